@@ -1,0 +1,592 @@
+//! AMAGOLD: stochastic-gradient HMC with an amortised Metropolis–Hastings correction
+//! (Zhang, Cooper & De Sa, AISTATS 2020, Algorithm 2).
+//!
+//! One [`step`](Amagold::step) is one outer iteration: T minibatch gradients along a
+//! second-order Langevin trajectory, then one full-data energy and one accept/reject test. The
+//! chain is exact (π is its stationary distribution) at a fixed step size.
+//!
+//! # Memory
+//!
+//! The sampler borrows one workspace of [`Amagold::workspace_len`]`(d) = 6·d` coordinates from the
+//! caller and allocates nothing. Its own fields (configuration, cached energy, generator, counters,
+//! adaptation state) are a few hundred bytes of plain data.
+//!
+//! # Arithmetic and draw order (the reproducibility contract)
+//!
+//! With `s2 = σ·σ`, the step's coefficients are computed in `f64` and rounded once to `T`:
+//! `half = ε/(2·s2)`, `full = ε/s2`, `a = 1 − ε·β`, `b = 1 + ε·β`, `sd = √(4·ε·β)·σ`. Then, per
+//! coordinate in `T`:
+//!
+//! ```text
+//! θ' = θ + half·r                                   (start)
+//! θ' = θ' + full·r                                  (inner steps t ≥ 1)
+//! r' = ((a·r − ε·g) + η) / b,   η = sd·z   (η = 0 when β = 0, and no normal is drawn)
+//! θ' = θ' + half·r                                  (end)
+//! ```
+//!
+//! ρ accumulates in `f64`: `ρ += half₆₄ · Σᵢ gᵢ·(rᵢ + r'ᵢ)` (sum in index order, terms widened to
+//! `f64` before the addition). `log a = (U(θ) − U(θ')) + ρ`, and the proposal is accepted when
+//! `ln u < log a`.
+//!
+//! Draws per outer iteration: in the reversible variant `d` normals for the momentum (index
+//! order); then for each inner step its minibatch seed ([`Rng::next_u64`]) followed by `d` noise
+//! normals (when β > 0); then one [`Rng::uniform_f64`] for the test, drawn on every iteration
+//! that is not aborted, whatever its outcome. The non-reversible variant draws its initial
+//! momentum (`d` normals) in `new`. A trajectory the gradient callback rejects stops there: that
+//! step's noise and the remaining inner steps draw nothing, and the uniform is still drawn.
+
+use crate::adapt::{accept_prob, DualAveraging};
+use crate::error::{Error, Stop};
+use crate::float::{all_finite, Float};
+use crate::model::Potential;
+use crate::rng::Rng;
+
+/// Which AMAGOLD chain to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Variant {
+    /// Momentum resampled at the start of every outer iteration (the paper's default).
+    Reversible = 0,
+    /// Skew-reversible: the momentum persists, is kept on accept and negated on reject.
+    NonReversible = 1,
+}
+
+/// Hyperparameters of an AMAGOLD chain. [`AmagoldConfig::new`] gives the paper's defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AmagoldConfig {
+    /// Step size ε > 0 (the initial one when `warmup > 0`).
+    pub step_size: f64,
+    /// Friction β ≥ 0. With β = 0 and exact gradients the chain is HMC.
+    pub friction: f64,
+    /// Momentum standard deviation σ > 0 (the mass matrix is σ²·I).
+    pub momentum_sd: f64,
+    /// Inner steps T ≥ 1 per outer iteration (one energy evaluation per T gradients).
+    pub steps: u32,
+    /// Reversible or skew-reversible.
+    pub variant: Variant,
+    /// Number of initial outer iterations that adapt ε by dual averaging (0: none). Samples
+    /// drawn during warm-up are not exact; [`AmagoldInfo::warmup`] labels them.
+    pub warmup: u64,
+    /// Target acceptance δ ∈ (0, 1) of the warm-up (ignored when `warmup = 0`).
+    pub target_accept: f64,
+    /// Seed of the generator.
+    pub seed: u64,
+    /// Stream id: chains with the same seed and different streams are independent.
+    pub stream: u64,
+}
+
+impl AmagoldConfig {
+    /// The paper's defaults at step size ε: reversible, T = 10, β = 0.25, σ = 1, no warm-up
+    /// (δ = 0.65 if one is switched on), seed 0, stream 0.
+    pub const fn new(step_size: f64) -> Self {
+        AmagoldConfig {
+            step_size,
+            friction: 0.25,
+            momentum_sd: 1.0,
+            steps: 10,
+            variant: Variant::Reversible,
+            warmup: 0,
+            target_accept: 0.65,
+            seed: 0,
+            stream: 0,
+        }
+    }
+
+    /// Checks every hyperparameter; the error names the first one out of range.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(self.step_size.is_finite() && self.step_size > 0.0) {
+            return Err(Error::InvalidStepSize);
+        }
+        if !(self.friction.is_finite() && self.friction >= 0.0) {
+            return Err(Error::InvalidFriction);
+        }
+        if !(self.momentum_sd.is_finite() && self.momentum_sd > 0.0) {
+            return Err(Error::InvalidMomentumScale);
+        }
+        if self.steps == 0 {
+            return Err(Error::InvalidSteps);
+        }
+        if self.warmup > 0 && !(self.target_accept > 0.0 && self.target_accept < 1.0) {
+            return Err(Error::InvalidTargetAcceptance);
+        }
+        Ok(())
+    }
+}
+
+/// How an outer iteration ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Outcome {
+    /// The proposal was accepted.
+    Accepted = 0,
+    /// The M-H test rejected the proposal.
+    Rejected = 1,
+    /// A callback said the trajectory left the domain: rejected.
+    OutOfDomain = 2,
+    /// The energy or ρ was not finite: rejected and counted as a divergence.
+    Divergent = 3,
+}
+
+/// What one outer iteration did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AmagoldInfo {
+    /// How the iteration ended.
+    pub outcome: Outcome,
+    /// `outcome == Accepted`.
+    pub accepted: bool,
+    /// log a = U(θ) − U(θ') + ρ; NaN when the trajectory left the domain before it was computed.
+    pub log_accept: f64,
+    /// The amortised correction ρ (NaN when the trajectory left the domain).
+    pub rho: f64,
+    /// U at the chain's state after the iteration.
+    pub energy: f64,
+    /// Accepted fraction of the iterations since `new` (during warm-up) or since the warm-up
+    /// ended (afterwards).
+    pub accept_rate: f64,
+    /// The step size ε this iteration used.
+    pub step_size: f64,
+    /// `true` when the iteration belonged to the warm-up (its sample is not exact).
+    pub warmup: bool,
+    /// Outer iterations done since `new`, this one included.
+    pub iteration: u64,
+    /// Divergent iterations since `new`.
+    pub divergences: u64,
+}
+
+/// Totals of a [`run`](Amagold::run).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunSummary {
+    /// Samples written.
+    pub samples: usize,
+    /// Accepted proposals among them.
+    pub accepted: usize,
+    /// Divergent iterations among them.
+    pub divergences: usize,
+    /// Info of the last iteration.
+    pub last: AmagoldInfo,
+}
+
+/// A [`run`](Amagold::run) that stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunError {
+    /// Why it stopped.
+    pub error: Error,
+    /// Samples written before it stopped (rows `0..completed` of the output are valid).
+    pub completed: usize,
+}
+
+/// Everything but the workspace: plain data, so the C API can keep it in caller memory.
+#[derive(Clone, Debug)]
+pub(crate) struct AmagoldCore {
+    pub(crate) d: usize,
+    cfg: AmagoldConfig,
+    eps: f64,
+    u: f64,
+    rng: Rng,
+    adapt: Option<DualAveraging>,
+    iterations: u64,
+    counted: u64,
+    accepted: u64,
+    divergences: u64,
+}
+
+/// Splits the workspace into its six vectors: θ, θ', r (persistent), r₀, r (working), g.
+#[allow(clippy::type_complexity)]
+fn parts<T>(
+    ws: &mut [T],
+    d: usize,
+) -> (&mut [T], &mut [T], &mut [T], &mut [T], &mut [T], &mut [T]) {
+    let (theta, rest) = ws.split_at_mut(d);
+    let (prop, rest) = rest.split_at_mut(d);
+    let (r, rest) = rest.split_at_mut(d);
+    let (r0, rest) = rest.split_at_mut(d);
+    let (rw, rest) = rest.split_at_mut(d);
+    (theta, prop, r, r0, rw, &mut rest[..d])
+}
+
+/// Workspace coordinates for dimension `d` (saturates instead of overflowing).
+pub(crate) const fn workspace_len(d: usize) -> usize {
+    d.saturating_mul(6)
+}
+
+impl AmagoldCore {
+    /// Validates everything, evaluates U(θ₀), then (only then) writes the workspace.
+    pub(crate) fn new<T: Float, M: Potential<T> + ?Sized>(
+        cfg: &AmagoldConfig,
+        theta0: &[T],
+        ws: &mut [T],
+        model: &mut M,
+    ) -> Result<Self, Error> {
+        let d = theta0.len();
+        if d == 0 {
+            return Err(Error::ZeroDimension);
+        }
+        match d.checked_mul(6) {
+            Some(n) if ws.len() >= n => {}
+            _ => return Err(Error::WorkspaceTooSmall),
+        }
+        cfg.validate()?;
+        if !all_finite(theta0) {
+            return Err(Error::InvalidPosition);
+        }
+        let u = match model.energy(theta0) {
+            Ok(u) if u.is_finite() => u,
+            Ok(_) | Err(Stop::Reject) => return Err(Error::InitialEnergyRejected),
+            Err(Stop::Abort) => return Err(Error::CallbackAborted),
+        };
+        let mut rng = Rng::new(cfg.seed, cfg.stream);
+        let (theta, _, r, _, _, _) = parts(ws, d);
+        theta.copy_from_slice(theta0);
+        let sigma = T::from_f64(cfg.momentum_sd);
+        for ri in r.iter_mut() {
+            *ri = match cfg.variant {
+                Variant::NonReversible => sigma * rng.normal_as::<T>(),
+                Variant::Reversible => T::ZERO,
+            };
+        }
+        Ok(AmagoldCore {
+            d,
+            cfg: *cfg,
+            eps: cfg.step_size,
+            u,
+            rng,
+            adapt: (cfg.warmup > 0).then(|| DualAveraging::new(cfg.step_size, cfg.target_accept)),
+            iterations: 0,
+            counted: 0,
+            accepted: 0,
+            divergences: 0,
+        })
+    }
+
+    /// One outer iteration. On `Err` nothing has changed, the generator included.
+    pub(crate) fn step<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        ws: &mut [T],
+        model: &mut M,
+    ) -> Result<AmagoldInfo, Error> {
+        let d = self.d;
+        if ws.len() < workspace_len(d) {
+            return Err(Error::WorkspaceTooSmall);
+        }
+        let saved_rng = self.rng.clone();
+        let (theta, prop, r, r0, rw, g) = parts(ws, d);
+        let cfg = &self.cfg;
+        let eps = self.eps;
+        let s2 = cfg.momentum_sd * cfg.momentum_sd;
+        let half64 = eps / (2.0 * s2);
+        let half = T::from_f64(half64);
+        let full = T::from_f64(eps / s2);
+        let eb = eps * cfg.friction;
+        let a = T::from_f64(1.0 - eb);
+        let b = T::from_f64(1.0 + eb);
+        let sd = T::from_f64(libm::sqrt(4.0 * eps * cfg.friction) * cfg.momentum_sd);
+        let eps_t = T::from_f64(eps);
+        let noisy = cfg.friction > 0.0;
+
+        match cfg.variant {
+            Variant::Reversible => {
+                let sigma = T::from_f64(cfg.momentum_sd);
+                for x in r0.iter_mut() {
+                    *x = sigma * self.rng.normal_as::<T>();
+                }
+            }
+            Variant::NonReversible => r0.copy_from_slice(r),
+        }
+        rw.copy_from_slice(r0);
+        for i in 0..d {
+            prop[i] = theta[i] + half * rw[i];
+        }
+        let mut rho = 0.0f64;
+        let mut left_domain = false;
+        for t in 0..cfg.steps {
+            if t != 0 {
+                for i in 0..d {
+                    prop[i] += full * rw[i];
+                }
+            }
+            let seed = self.rng.next_u64();
+            // The noise normals are drawn after the callback returns; the stream order (seed,
+            // then noise) is the documented one because the callback cannot draw from it.
+            match model.gradient(prop, seed, g) {
+                Ok(()) => {}
+                Err(Stop::Reject) => {
+                    left_domain = true;
+                    break;
+                }
+                Err(Stop::Abort) => {
+                    self.rng = saved_rng;
+                    return Err(Error::CallbackAborted);
+                }
+            }
+            let mut s = 0.0f64;
+            for i in 0..d {
+                let eta = if noisy {
+                    sd * self.rng.normal_as::<T>()
+                } else {
+                    T::ZERO
+                };
+                let rn = ((a * rw[i] - eps_t * g[i]) + eta) / b;
+                s += g[i].to_f64() * (rw[i].to_f64() + rn.to_f64());
+                rw[i] = rn;
+            }
+            rho += half64 * s;
+        }
+        let (outcome, log_a, u_new) = if left_domain {
+            (Outcome::OutOfDomain, f64::NAN, f64::NAN)
+        } else {
+            for i in 0..d {
+                prop[i] += half * rw[i];
+            }
+            match model.energy(prop) {
+                Err(Stop::Abort) => {
+                    self.rng = saved_rng;
+                    return Err(Error::CallbackAborted);
+                }
+                Err(Stop::Reject) => (Outcome::OutOfDomain, f64::NAN, f64::NAN),
+                Ok(u_new) => {
+                    let log_a = (self.u - u_new) + rho;
+                    if log_a.is_finite() {
+                        (Outcome::Rejected, log_a, u_new)
+                    } else {
+                        (Outcome::Divergent, log_a, u_new)
+                    }
+                }
+            }
+        };
+        let uniform = self.rng.uniform_f64();
+        let outcome = if outcome == Outcome::Rejected && libm::log(uniform) < log_a {
+            Outcome::Accepted
+        } else {
+            outcome
+        };
+        if outcome == Outcome::Accepted {
+            theta.copy_from_slice(prop);
+            r.copy_from_slice(rw);
+            self.u = u_new;
+        } else {
+            for i in 0..d {
+                r[i] = -r0[i];
+            }
+        }
+        Ok(self.finish(outcome, log_a, if left_domain { f64::NAN } else { rho }))
+    }
+
+    /// Counters and warm-up bookkeeping after an iteration.
+    fn finish(&mut self, outcome: Outcome, log_a: f64, rho: f64) -> AmagoldInfo {
+        let used_eps = self.eps;
+        let warmup = self.adapt.is_some();
+        self.iterations += 1;
+        self.counted += 1;
+        let accepted = outcome == Outcome::Accepted;
+        if accepted {
+            self.accepted += 1;
+        }
+        if outcome == Outcome::Divergent {
+            self.divergences += 1;
+        }
+        let accept_rate = self.accepted as f64 / self.counted as f64;
+        if let Some(adapt) = self.adapt.as_mut() {
+            let alpha = if outcome == Outcome::OutOfDomain {
+                0.0
+            } else {
+                accept_prob(log_a)
+            };
+            self.eps = adapt.update(alpha);
+            if self.iterations == self.cfg.warmup {
+                self.eps = adapt.final_step_size();
+                self.adapt = None;
+                self.counted = 0;
+                self.accepted = 0;
+            }
+        }
+        AmagoldInfo {
+            outcome,
+            accepted,
+            log_accept: log_a,
+            rho,
+            energy: self.u,
+            accept_rate,
+            step_size: used_eps,
+            warmup,
+            iteration: self.iterations,
+            divergences: self.divergences,
+        }
+    }
+
+    pub(crate) fn energy(&self) -> f64 {
+        self.u
+    }
+    pub(crate) fn step_size(&self) -> f64 {
+        self.eps
+    }
+    pub(crate) fn in_warmup(&self) -> bool {
+        self.adapt.is_some()
+    }
+    pub(crate) fn iterations(&self) -> u64 {
+        self.iterations
+    }
+    pub(crate) fn divergences(&self) -> u64 {
+        self.divergences
+    }
+    pub(crate) fn config(&self) -> &AmagoldConfig {
+        &self.cfg
+    }
+
+    /// Steps `out.len() / d` times, copying θ after each into the next row of `out`.
+    pub(crate) fn run<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        ws: &mut [T],
+        model: &mut M,
+        out: &mut [T],
+    ) -> Result<RunSummary, RunError> {
+        let d = self.d;
+        let fail = |error| RunError {
+            error,
+            completed: 0,
+        };
+        if out.len() % d != 0 {
+            return Err(fail(Error::LengthMismatch));
+        }
+        if ws.len() < workspace_len(d) {
+            return Err(fail(Error::WorkspaceTooSmall));
+        }
+        let mut summary = RunSummary {
+            samples: 0,
+            accepted: 0,
+            divergences: 0,
+            last: AmagoldInfo {
+                outcome: Outcome::Rejected,
+                accepted: false,
+                log_accept: f64::NAN,
+                rho: f64::NAN,
+                energy: self.u,
+                accept_rate: f64::NAN,
+                step_size: self.eps,
+                warmup: self.in_warmup(),
+                iteration: self.iterations,
+                divergences: self.divergences,
+            },
+        };
+        for (k, row) in out.chunks_exact_mut(d).enumerate() {
+            let info = self.step(ws, model).map_err(|error| RunError {
+                error,
+                completed: k,
+            })?;
+            row.copy_from_slice(&ws[..d]);
+            summary.samples += 1;
+            summary.accepted += info.accepted as usize;
+            summary.divergences += (info.outcome == Outcome::Divergent) as usize;
+            summary.last = info;
+        }
+        Ok(summary)
+    }
+}
+
+/// An AMAGOLD chain over a caller-supplied workspace.
+///
+/// ```
+/// use sgsample::{Amagold, AmagoldConfig, FnPotential, Stop};
+///
+/// // A standard normal target, U(θ) = |θ|²/2, with a noisy gradient.
+/// let mut model = FnPotential::new(
+///     |t: &[f64]| Ok(0.5 * t.iter().map(|x| x * x).sum::<f64>()),
+///     |t: &[f64], seed: u64, g: &mut [f64]| -> Result<(), Stop> {
+///         let noise = (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+///         for (gi, ti) in g.iter_mut().zip(t) { *gi = ti + noise; }
+///         Ok(())
+///     },
+/// );
+/// let mut ws = [0.0f64; 6 * 2];
+/// let mut chain = Amagold::new(&AmagoldConfig::new(0.2), &[1.0, -1.0], &mut ws, &mut model)?;
+/// let mut samples = [0.0f64; 2 * 100];
+/// let summary = chain.run(&mut model, &mut samples).map_err(|e| e.error)?;
+/// assert_eq!(summary.samples, 100);
+/// assert!(summary.accepted > 50);
+/// # Ok::<(), sgsample::Error>(())
+/// ```
+pub struct Amagold<'a, T: Float> {
+    core: AmagoldCore,
+    ws: &'a mut [T],
+}
+
+impl<'a, T: Float> Amagold<'a, T> {
+    /// Workspace length (in coordinates of type `T`) for dimension `d`: `6·d`.
+    pub const fn workspace_len(d: usize) -> usize {
+        workspace_len(d)
+    }
+
+    /// Validates the configuration and the buffers, evaluates U(θ₀) and starts the chain at θ₀.
+    /// The dimension is `theta0.len()`; the workspace may be longer than needed.
+    pub fn new<M: Potential<T> + ?Sized>(
+        config: &AmagoldConfig,
+        theta0: &[T],
+        workspace: &'a mut [T],
+        model: &mut M,
+    ) -> Result<Self, Error> {
+        let core = AmagoldCore::new(config, theta0, workspace, model)?;
+        Ok(Amagold {
+            core,
+            ws: workspace,
+        })
+    }
+
+    /// One outer iteration. On `Err` (only [`Error::CallbackAborted`]) the chain is exactly as
+    /// before the call, its generator included, so retrying repeats the same draws.
+    pub fn step<M: Potential<T> + ?Sized>(&mut self, model: &mut M) -> Result<AmagoldInfo, Error> {
+        self.core.step(self.ws, model)
+    }
+
+    /// Fills `out` (length a multiple of d) with `out.len() / d` successive states, row by row.
+    pub fn run<M: Potential<T> + ?Sized>(
+        &mut self,
+        model: &mut M,
+        out: &mut [T],
+    ) -> Result<RunSummary, RunError> {
+        self.core.run(self.ws, model, out)
+    }
+
+    /// The current state θ.
+    pub fn position(&self) -> &[T] {
+        &self.ws[..self.core.d]
+    }
+
+    /// The persistent momentum r (meaningful for the non-reversible variant).
+    pub fn momentum(&self) -> &[T] {
+        &self.ws[2 * self.core.d..3 * self.core.d]
+    }
+
+    /// The cached energy U(θ) of the current state.
+    pub fn energy(&self) -> f64 {
+        self.core.energy()
+    }
+
+    /// The step size the next iteration will use.
+    pub fn step_size(&self) -> f64 {
+        self.core.step_size()
+    }
+
+    /// `true` while the warm-up is adapting ε.
+    pub fn in_warmup(&self) -> bool {
+        self.core.in_warmup()
+    }
+
+    /// Outer iterations done.
+    pub fn iterations(&self) -> u64 {
+        self.core.iterations()
+    }
+
+    /// Divergent iterations so far.
+    pub fn divergences(&self) -> u64 {
+        self.core.divergences()
+    }
+
+    /// The dimension d.
+    pub fn dim(&self) -> usize {
+        self.core.d
+    }
+
+    /// The configuration the chain was started with.
+    pub fn config(&self) -> &AmagoldConfig {
+        self.core.config()
+    }
+}

@@ -1,0 +1,133 @@
+//! The floating-point abstraction every algorithm is written against.
+//!
+//! The samplers run their per-coordinate arithmetic in `f32` (microcontrollers with a
+//! single-precision FPU) or `f64` (simulation codes). Energies, the AMAGOLD correction ρ and the
+//! log acceptance ratio are always carried in `f64`, whatever the coordinate type.
+//!
+//! # Contract
+//!
+//! Every transcendental function goes through [`libm`], never through the platform's math
+//! library, so that the same inputs give the same bits on every target. Implementations must not
+//! fuse multiply-adds (Rust never contracts `a * b + c` on its own, and this trait offers no
+//! `mul_add`), because a fused operation rounds once where the reference rounds twice.
+
+use core::fmt::Debug;
+use core::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
+
+/// A coordinate type: implemented for `f32` and `f64` only (sealed).
+pub trait Float:
+    Copy
+    + Debug
+    + Default
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + private::Sealed
+    + 'static
+{
+    /// 0.
+    const ZERO: Self;
+    /// 1.
+    const ONE: Self;
+    /// Size of the type in bytes, for workspace arithmetic in the C API.
+    const BYTES: usize;
+    /// Rounds an `f64` to this type (round to nearest, ties to even).
+    fn from_f64(x: f64) -> Self;
+    /// Widens (or copies) to `f64`; exact.
+    fn to_f64(self) -> f64;
+    /// Square root through `libm`.
+    fn sqrt(self) -> Self;
+    /// Exponential through `libm`.
+    fn exp(self) -> Self;
+    /// Natural logarithm through `libm`.
+    fn ln(self) -> Self;
+    /// Absolute value.
+    fn abs(self) -> Self;
+    /// `true` unless NaN or ±∞.
+    fn is_finite(self) -> bool;
+}
+
+mod private {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+impl Float for f64 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    const BYTES: usize = 8;
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline]
+    fn sqrt(self) -> Self {
+        libm::sqrt(self)
+    }
+    #[inline]
+    fn exp(self) -> Self {
+        libm::exp(self)
+    }
+    #[inline]
+    fn ln(self) -> Self {
+        libm::log(self)
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        libm::fabs(self)
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+}
+
+impl Float for f32 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    const BYTES: usize = 4;
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline]
+    fn sqrt(self) -> Self {
+        libm::sqrtf(self)
+    }
+    #[inline]
+    fn exp(self) -> Self {
+        libm::expf(self)
+    }
+    #[inline]
+    fn ln(self) -> Self {
+        libm::logf(self)
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        libm::fabsf(self)
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+}
+
+/// `true` when every element of `xs` is finite.
+pub(crate) fn all_finite<T: Float>(xs: &[T]) -> bool {
+    xs.iter().all(|x| x.is_finite())
+}

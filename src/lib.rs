@@ -1,0 +1,50 @@
+//! # sgsample
+//!
+//! Exact stochastic-gradient sampling without a heap: **AMAGOLD** (SG-HMC with an amortised
+//! Metropolis–Hastings step, plus its SGHMC baseline) and **RBM-SVGD** (Stein variational
+//! gradient descent with random-batch interactions, plus full SVGD), over caller-supplied
+//! buffers and gradient callbacks, with a C API.
+//!
+//! ## Memory model
+//!
+//! The crate is `#![no_std]` and never allocates (the `std` feature adds only the plain
+//! reference implementations in [`reference`]). Every sampler borrows one workspace slice from the
+//! caller, sized by an associated `workspace_len` function, and keeps a few hundred bytes of plain
+//! data of its own. Nothing is global: any number of samplers may run on any number of threads.
+//!
+//! ## Errors
+//!
+//! Constructors check every length and hyperparameter and return a specific [`Error`]; a
+//! sampler's state is never touched by a failing call. Callbacks return [`Stop::Reject`] (the
+//! proposal is rejected) or [`Stop::Abort`] (the step returns [`Error::CallbackAborted`] and the
+//! sampler, generator included, is exactly as before the step).
+//!
+//! ## Reproducibility
+//!
+//! Same seed, stream and callback outputs ⇒ the same samples bit for bit on every target and in
+//! every build: one generator ([`Rng`]) consumed in the documented order of each sampler,
+//! transcendental functions through `libm`, sums in index order, no fused multiply-add.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(missing_docs)]
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+mod adapt;
+pub mod amagold;
+mod error;
+mod float;
+mod minibatch;
+mod model;
+pub mod rng;
+pub mod sghmc;
+mod ziggurat;
+
+#[cfg(feature = "std")]
+pub mod reference;
+
+pub use amagold::{Amagold, AmagoldConfig, AmagoldInfo, Outcome, RunError, RunSummary, Variant};
+pub use error::{Error, Stop};
+pub use float::Float;
+pub use minibatch::{minibatch, MINIBATCH_STREAM};
+pub use model::{FnPotential, Gradient, Potential};
+pub use rng::Rng;
+pub use sghmc::{Sghmc, SghmcConfig, SghmcInfo};
