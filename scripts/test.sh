@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test suite in order; stops at the first failure. Each suite is a script of its own
+# in scripts/ so that it can be run alone while working on one part.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+suites=(
+  scripts/test-rust.sh
+  scripts/test-nostd.sh
+)
+passed=0
+for s in "${suites[@]}"; do
+  echo "==> $s"
+  if ! "$s"; then
+    echo "suite $s FAILED"
+    echo "suites: $passed passed, 1 failed"
+    exit 1
+  fi
+  passed=$((passed + 1))
+done
+echo "suites: $passed passed, 0 failed"
