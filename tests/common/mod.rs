@@ -29,7 +29,11 @@ pub fn seed_noise(seed: u64, k: usize) -> f64 {
 
 impl<T: Float> Gradient<T> for DoubleWell {
     fn gradient(&mut self, x: &[T], seed: u64, g: &mut [T]) -> Result<(), Stop> {
-        let n = if self.noise > 0.0 { self.noise * seed_noise(seed, 0) } else { 0.0 };
+        let n = if self.noise > 0.0 {
+            self.noise * seed_noise(seed, 0)
+        } else {
+            0.0
+        };
         g[0] = T::from_f64(Self::du(x[0].to_f64()) + n);
         Ok(())
     }
@@ -75,7 +79,11 @@ impl<T: Float> Gradient<T> for Gaussian {
         let pd = self.pdiff(&xs);
         let mut r = Rng::new(seed, 77);
         for i in 0..g.len() {
-            let n = if self.noise > 0.0 { self.noise * r.normal() } else { 0.0 };
+            let n = if self.noise > 0.0 {
+                self.noise * r.normal()
+            } else {
+                0.0
+            };
             g[i] = T::from_f64(pd[i] + n);
         }
         Ok(())
@@ -86,7 +94,10 @@ impl<T: Float> Potential<T> for Gaussian {
     fn energy(&mut self, x: &[T]) -> Result<f64, Stop> {
         let xs: Vec<f64> = x.iter().map(|v| v.to_f64()).collect();
         let pd = self.pdiff(&xs);
-        Ok(0.5 * (0..xs.len()).map(|i| (xs[i] - self.mean[i]) * pd[i]).sum::<f64>())
+        Ok(0.5
+            * (0..xs.len())
+                .map(|i| (xs[i] - self.mean[i]) * pd[i])
+                .sum::<f64>())
     }
 }
 
