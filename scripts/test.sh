@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 suites=(
   scripts/test-rust.sh
   scripts/test-nostd.sh
+  scripts/test-firmware.sh
 )
 passed=0
 for s in "${suites[@]}"; do

@@ -1,0 +1,301 @@
+//! The runs the firmware performs and the host repeats, shared by both sides so that they cannot
+//! drift apart: the models, their parameters, the output format.
+//!
+//! This file is compiled into the firmware (`src/main.rs`, `no_std`) and into the host program
+//! (`../examples/firmware_host.rs`, through `#[path]`). Everything in it is `no_std` and
+//! allocation-free.
+//!
+//! # The models
+//!
+//! The gradient noise is a pure function of the minibatch seed, built from integer arithmetic
+//! and exact conversions only (SplitMix64, then the top 53 bits as a uniform, centred and scaled
+//! to unit variance), so a C program computes the same bits (`c/main.c` does). Model
+//! arithmetic runs in the coordinate type `T`, in the order written here, with no fused
+//! multiply-add: on the Cortex-M4F the `f32` models run on the FPU, the `f64` ones in software.
+//!
+//! # Output format
+//!
+//! One line per iteration, `<run> <k> <a|r> <hex>…`, the coordinates as the hexadecimal bits of
+//! their IEEE representation so that comparing text compares bits, then `<run> end <accepted>
+//! <energy bits>`.
+#![allow(dead_code)]
+
+use core::fmt::{self, Write};
+use sgsample::{Amagold, AmagoldConfig, Error, Float, Gradient, Potential, Stop, Variant};
+
+/// SplitMix64's output function applied to `x + γ`: a bijective 64-bit integer hash.
+pub const fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Noise number `k` of a minibatch seed: uniform on [−√3, √3) (mean 0, variance 1), 53 bits.
+pub fn seed_noise(seed: u64, k: u64) -> f64 {
+    let h = splitmix64(seed ^ k.wrapping_mul(0xD1B5_4A32_D192_ED03));
+    let u = (h >> 11) as f64 * (1.0 / 9007199254740992.0);
+    (u - 0.5) * 3.4641016151377544
+}
+
+/// The double well of ALGORITHMS.md §1.3, U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5, with
+/// ∇Ũ = ∇U + `noise`·ξ(seed) (ξ of unit variance, see [`seed_noise`]).
+pub struct DoubleWell {
+    /// Standard deviation of the gradient noise.
+    pub noise: f64,
+}
+
+impl<T: Float> Gradient<T> for DoubleWell {
+    fn gradient(&mut self, x: &[T], seed: u64, g: &mut [T]) -> Result<(), Stop> {
+        let (Some(&x), Some(g)) = (x.first(), g.first_mut()) else {
+            return Err(Stop::Abort);
+        };
+        let c = T::from_f64;
+        let x2 = x * x;
+        let du = (((c(4.0) * x2) * x + c(3.0) * x2) - c(26.0) * x - c(1.0)) / c(14.0);
+        *g = du + c(self.noise * seed_noise(seed, 0));
+        Ok(())
+    }
+}
+
+impl<T: Float> Potential<T> for DoubleWell {
+    fn energy(&mut self, x: &[T]) -> Result<f64, Stop> {
+        let Some(&x) = x.first() else {
+            return Err(Stop::Abort);
+        };
+        let c = T::from_f64;
+        let u = (x + c(4.0)) * (x + c(1.0)) * (x - c(1.0)) * (x - c(3.0)) / c(14.0) + c(0.5);
+        Ok(u.to_f64())
+    }
+}
+
+/// Dimension of [`Gauss3`].
+pub const G3_D: usize = 3;
+
+/// A correlated 3-D Gaussian, U = ½ θᵀPθ (P row-major below), with ∇Ũ = Pθ + `noise`·ξᵢ(seed).
+pub struct Gauss3 {
+    /// Standard deviation of the gradient noise per coordinate.
+    pub noise: f64,
+}
+
+/// The precision matrix of [`Gauss3`] (symmetric positive definite).
+pub const G3_P: [f64; 9] = [2.0, 0.5, 0.0, 0.5, 1.0, -0.25, 0.0, -0.25, 0.5];
+
+impl Gauss3 {
+    fn p_times<T: Float>(x: &[T], i: usize) -> T {
+        let c = T::from_f64;
+        let mut s = T::ZERO;
+        for (j, &xj) in x.iter().enumerate().take(G3_D) {
+            s += c(G3_P[i * G3_D + j]) * xj;
+        }
+        s
+    }
+}
+
+impl<T: Float> Gradient<T> for Gauss3 {
+    fn gradient(&mut self, x: &[T], seed: u64, g: &mut [T]) -> Result<(), Stop> {
+        if x.len() != G3_D || g.len() != G3_D {
+            return Err(Stop::Abort);
+        }
+        for (i, gi) in g.iter_mut().enumerate() {
+            *gi = Self::p_times(x, i) + T::from_f64(self.noise * seed_noise(seed, i as u64));
+        }
+        Ok(())
+    }
+}
+
+impl<T: Float> Potential<T> for Gauss3 {
+    fn energy(&mut self, x: &[T]) -> Result<f64, Stop> {
+        if x.len() != G3_D {
+            return Err(Stop::Abort);
+        }
+        let mut s = T::ZERO;
+        for (i, &xi) in x.iter().enumerate() {
+            s += xi * Self::p_times(x, i);
+        }
+        Ok((T::from_f64(0.5) * s).to_f64())
+    }
+}
+
+/// Which model a run samples.
+#[derive(Clone, Copy)]
+pub enum ModelKind {
+    /// [`DoubleWell`] with unit gradient noise (d = 1).
+    DoubleWell,
+    /// [`Gauss3`] with gradient noise 0.5 (d = 3).
+    Gauss3,
+}
+
+/// One AMAGOLD run: model, configuration, start, length.
+pub struct AmagoldRun {
+    /// Run label (first word of every output line).
+    pub name: &'static str,
+    /// The model.
+    pub model: ModelKind,
+    /// Sampler configuration.
+    pub cfg: AmagoldConfig,
+    /// Initial position (length d).
+    pub theta0: &'static [f64],
+    /// Outer iterations.
+    pub iterations: u32,
+}
+
+/// Largest dimension among the runs (for static buffers).
+pub const MAX_D: usize = G3_D;
+
+const fn cfg(
+    step_size: f64,
+    steps: u32,
+    variant: Variant,
+    warmup: u64,
+    seed: u64,
+    stream: u64,
+) -> AmagoldConfig {
+    let mut c = AmagoldConfig::new(step_size);
+    c.steps = steps;
+    c.variant = variant;
+    c.warmup = warmup;
+    c.seed = seed;
+    c.stream = stream;
+    c
+}
+
+/// The AMAGOLD runs, each done once in `f64` and once in `f32` (the name gets `-f64`/`-f32`).
+/// The double-well runs use §1.3's setting (ε = 0.25, β = 0.25, T = 10, σ = 1, θ₀ = 0); the first
+/// starts with a dual-averaging warm-up so the `exp`/`log`/`pow` path runs too.
+pub const AMAGOLD_RUNS: [AmagoldRun; 3] = [
+    AmagoldRun {
+        name: "amagold-dw-rev",
+        model: ModelKind::DoubleWell,
+        cfg: cfg(0.25, 10, Variant::Reversible, 40, 2020, 0),
+        theta0: &[0.0],
+        iterations: 160,
+    },
+    AmagoldRun {
+        name: "amagold-dw-nonrev",
+        model: ModelKind::DoubleWell,
+        cfg: cfg(0.25, 10, Variant::NonReversible, 0, 2020, 1),
+        theta0: &[0.0],
+        iterations: 80,
+    },
+    AmagoldRun {
+        name: "amagold-g3-rev",
+        model: ModelKind::Gauss3,
+        cfg: cfg(0.3, 5, Variant::Reversible, 0, 7, 3),
+        theta0: &[1.0, -1.0, 2.0],
+        iterations: 60,
+    },
+];
+
+/// A coordinate type printed as the hexadecimal bits of its IEEE representation.
+pub trait Bits: Float {
+    /// `f64` or `f32`.
+    const NAME: &'static str;
+    /// Writes the bits as fixed-width lower-case hex.
+    fn write_hex(self, w: &mut dyn Write) -> fmt::Result;
+}
+
+impl Bits for f64 {
+    const NAME: &'static str = "f64";
+    fn write_hex(self, w: &mut dyn Write) -> fmt::Result {
+        write!(w, "{:016x}", self.to_bits())
+    }
+}
+
+impl Bits for f32 {
+    const NAME: &'static str = "f32";
+    fn write_hex(self, w: &mut dyn Write) -> fmt::Result {
+        write!(w, "{:08x}", self.to_bits())
+    }
+}
+
+/// `<run>-<type> <k> <a|r> <hex>…`
+pub fn sample_line<T: Bits>(
+    w: &mut dyn Write,
+    name: &str,
+    k: u32,
+    accepted: bool,
+    x: &[T],
+) -> fmt::Result {
+    write!(
+        w,
+        "{}-{} {} {}",
+        name,
+        T::NAME,
+        k,
+        if accepted { 'a' } else { 'r' }
+    )?;
+    for &v in x {
+        w.write_char(' ')?;
+        v.write_hex(w)?;
+    }
+    w.write_char('\n')
+}
+
+/// `<run>-<type> end <accepted> <energy bits>`
+pub fn end_line<T: Bits>(w: &mut dyn Write, name: &str, accepted: u32, energy: f64) -> fmt::Result {
+    writeln!(
+        w,
+        "{}-{} end {} {:016x}",
+        name,
+        T::NAME,
+        accepted,
+        energy.to_bits()
+    )
+}
+
+/// Why a run stopped.
+#[derive(Debug)]
+pub enum Failure {
+    /// The sampler returned an error.
+    Sampler(Error),
+    /// Writing the output failed.
+    Output,
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Sampler(e)
+    }
+}
+
+impl From<fmt::Error> for Failure {
+    fn from(_: fmt::Error) -> Self {
+        Failure::Output
+    }
+}
+
+/// Runs `run` with the library's core sampler over `ws`, printing every iteration.
+pub fn amagold_core<T: Bits>(
+    w: &mut dyn Write,
+    run: &AmagoldRun,
+    ws: &mut [T],
+) -> Result<(), Failure> {
+    match run.model {
+        ModelKind::DoubleWell => amagold_with(w, run, ws, &mut DoubleWell { noise: 1.0 }),
+        ModelKind::Gauss3 => amagold_with(w, run, ws, &mut Gauss3 { noise: 0.5 }),
+    }
+}
+
+fn amagold_with<T: Bits, M: Potential<T>>(
+    w: &mut dyn Write,
+    run: &AmagoldRun,
+    ws: &mut [T],
+    model: &mut M,
+) -> Result<(), Failure> {
+    let d = run.theta0.len();
+    let mut theta0 = [T::ZERO; MAX_D];
+    let theta0 = theta0.get_mut(..d).ok_or(Error::LengthMismatch)?;
+    for (t, &v) in theta0.iter_mut().zip(run.theta0) {
+        *t = T::from_f64(v);
+    }
+    let mut chain = Amagold::new(&run.cfg, theta0, ws, model)?;
+    let mut accepted = 0;
+    for k in 0..run.iterations {
+        let info = chain.step(model)?;
+        accepted += info.accepted as u32;
+        sample_line(w, run.name, k, info.accepted, chain.position())?;
+    }
+    end_line::<T>(w, run.name, accepted, chain.energy())?;
+    Ok(())
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The firmware under QEMU, compared bit for bit with the host (issue 5):
+#   * examples-embedded/ built for Cortex-M4F (thumbv7em-none-eabihf, mps2-an386) and Cortex-M3
+#     without FPU (thumbv7m-none-eabi, mps2-an385), every sample printed as hex bits;
+#   * examples/firmware_host.rs prints the same runs on the host: f64 from the std reference
+#     implementation, f32 from the library's core;
+#   * the C firmware (examples-embedded/c/, when the C API is present) prints the same lines.
+# Any difference, a non-zero firmware exit status or a QEMU timeout fails the suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+qemu_run() { # <cpu> <machine> <elf> <output file>
+  local rc=0
+  timeout 60 qemu-system-arm -cpu "$1" -machine "$2" -nographic \
+    -semihosting-config enable=on,target=native -kernel "$3" >"$4" || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "firmware $3 on $2 exited with status $rc (124 = timeout); last lines:" >&2
+    tail -n 5 "$4" >&2
+    return 1
+  fi
+}
+
+compare() { # <label> <firmware output> <host output>
+  if ! cmp -s "$2" "$3"; then
+    echo "$1: output differs from the host (firmware < > host):" >&2
+    diff "$2" "$3" | head -n 20 >&2 || true
+    return 1
+  fi
+  echo "$1: $(wc -l <"$2") lines, identical to the host"
+}
+
+cargo run --release -q -p sgsample --features std --example firmware_host >"$tmp/host.txt"
+lines=$(wc -l <"$tmp/host.txt")
+if [ "$lines" -lt 100 ]; then
+  echo "host program printed only $lines lines" >&2
+  exit 1
+fi
+
+fail=0
+(cd examples-embedded && cargo build --release -q --target thumbv7em-none-eabihf \
+  && cargo build --release -q --target thumbv7m-none-eabi)
+for cfg in "thumbv7em-none-eabihf cortex-m4 mps2-an386" "thumbv7m-none-eabi cortex-m3 mps2-an385"; do
+  read -r target cpu machine <<<"$cfg"
+  elf="examples-embedded/target/$target/release/firmware"
+  if qemu_run "$cpu" "$machine" "$elf" "$tmp/$target.txt"; then
+    compare "Rust firmware, $cpu ($target)" "$tmp/$target.txt" "$tmp/host.txt" || fail=1
+  else
+    fail=1
+  fi
+done
+
+exit "$fail"
