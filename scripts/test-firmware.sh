@@ -39,8 +39,8 @@ if [ "$lines" -lt 100 ]; then
 fi
 
 fail=0
-(cd examples-embedded && cargo build --release -q --target thumbv7em-none-eabihf \
-  && cargo build --release -q --target thumbv7m-none-eabi)
+(cd examples-embedded && cargo build --release -q --bin firmware --target thumbv7em-none-eabihf \
+  && cargo build --release -q --bin firmware --target thumbv7m-none-eabi)
 for cfg in "thumbv7em-none-eabihf cortex-m4 mps2-an386" "thumbv7m-none-eabi cortex-m3 mps2-an385"; do
   read -r target cpu machine <<<"$cfg"
   elf="examples-embedded/target/$target/release/firmware"

@@ -1,0 +1,253 @@
+//! Footprint probe (`scripts/footprint.sh`, results in `docs/footprint.md`).
+//!
+//! Built four times: no sampler (the baseline: runtime, semihosting, formatting, the stack
+//! probe), `--features fp-amagold`, `--features fp-svgd`, and both; the differences of the
+//! section sizes are the library's share. `fp-f64` switches the coordinate type from `f32` to
+//! `f64`. Every input goes through [`black_box`] so nothing is constant-folded away: both AMAGOLD
+//! variants and the warm-up are reachable, as they would be in a firmware that reads its settings
+//! at run time.
+//!
+//! # Stack
+//!
+//! [`measure`] paints 16 KiB below the stack pointer with a pattern, calls the probed function
+//! through a function pointer (so it cannot be inlined into the painted frame), and returns the
+//! deepest byte that was overwritten, measured from the stack pointer at the call. The callbacks
+//! are trivial (U = ½|x|², ∇U = x) and record the stack depth at their entry, so the report shows
+//! the total, the depth at which the callbacks run, and the callbacks' own frames measured alone.
+#![no_std]
+#![no_main]
+
+use core::hint::black_box;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hio};
+use panic_semihosting as _;
+#[allow(unused_imports)]
+use sgsample::{Float, Gradient, Potential, Stop};
+
+#[cfg(feature = "fp-f64")]
+type Real = f64;
+#[cfg(not(feature = "fp-f64"))]
+type Real = f32;
+
+/// Bytes painted below the stack pointer.
+const PAINT: usize = 16 * 1024;
+const PATTERN: u32 = 0x5EED_C0DE;
+
+/// Lowest stack pointer seen at a callback's entry (the callbacks store it).
+static CALLBACK_SP: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+#[inline(always)]
+fn sp() -> usize {
+    cortex_m::register::msp::read() as usize
+}
+
+/// Stack bytes `f()` used, from the stack pointer of this frame down to the deepest word that no
+/// longer holds the paint, and the depth at which the callbacks ran (0 if they did not). `f` must
+/// do its work through a call that cannot be inlined (a function pointer through [`black_box`]),
+/// so that the probed frames lie below the painted stack pointer.
+#[inline(never)]
+fn measure(f: impl FnOnce()) -> (usize, usize) {
+    let top = sp();
+    let bottom = top - PAINT;
+    // SAFETY: [bottom, top) lies below the live stack (the stack grows down from the top of the
+    // 4 MiB RAM and the statics are a few KiB at its bottom), nothing else runs (no interrupts
+    // are enabled), and no frame below `top` is live while painting.
+    unsafe {
+        let mut p = bottom as *mut u32;
+        while (p as usize) < top {
+            p.write_volatile(PATTERN);
+            p = p.add(1);
+        }
+    }
+    CALLBACK_SP.store(usize::MAX, Ordering::Relaxed);
+    f();
+    let mut p = bottom as *const u32;
+    // SAFETY: reads of the painted region only.
+    unsafe {
+        while (p as usize) < top && p.read_volatile() == PATTERN {
+            p = p.add(1);
+        }
+    }
+    let cb = CALLBACK_SP.load(Ordering::Relaxed);
+    (
+        top - p as usize,
+        if cb == usize::MAX { 0 } else { top - cb },
+    )
+}
+
+/// The probed function's own worst stack use, callbacks excluded: when the deepest painted word
+/// lies below what the callbacks can reach (depth at their entry plus their own frames, measured
+/// alone), the deepest point is in the sampler's own code and `total` is exact; otherwise the
+/// deepest point may be inside a callback and the sampler's own use is at least the depth at
+/// which it calls them, which is reported instead (0 would flag that no callback ran).
+#[allow(dead_code)] // used by the sampler probes only
+fn own(total: usize, at_callback: usize, callbacks: usize) -> usize {
+    if total > at_callback + callbacks {
+        total
+    } else {
+        at_callback
+    }
+}
+
+/// U(x) = ½|x|², ∇U = x: the cheapest model, with non-inlined callbacks that note the stack depth.
+struct Trivial;
+
+impl<T: Float> Gradient<T> for Trivial {
+    #[inline(never)]
+    fn gradient(&mut self, x: &[T], _seed: u64, g: &mut [T]) -> Result<(), Stop> {
+        CALLBACK_SP.fetch_min(sp(), Ordering::Relaxed);
+        for (gi, &xi) in g.iter_mut().zip(x) {
+            *gi = xi;
+        }
+        Ok(())
+    }
+}
+
+impl<T: Float> Potential<T> for Trivial {
+    #[inline(never)]
+    fn energy(&mut self, x: &[T]) -> Result<f64, Stop> {
+        CALLBACK_SP.fetch_min(sp(), Ordering::Relaxed);
+        let mut s = T::ZERO;
+        for &xi in x {
+            s += xi * xi;
+        }
+        Ok(0.5 * s.to_f64())
+    }
+}
+
+type GradFn = fn(&mut Trivial, &[Real], u64, &mut [Real]) -> Result<(), Stop>;
+type EnergyFn = fn(&mut Trivial, &[Real]) -> Result<f64, Stop>;
+
+/// The callbacks' own frames: each called alone through a function pointer. Returns the larger
+/// of the two and the gradient (for the checksum).
+fn callbacks_alone(report: &mut Report) -> (usize, Real) {
+    let mut m = Trivial;
+    let x = [black_box(0.5 as Real)];
+    let mut g = [0.0 as Real; 1];
+    let grad: GradFn = <Trivial as Gradient<Real>>::gradient;
+    let energy: EnergyFn = <Trivial as Potential<Real>>::energy;
+    let (sg, _) = measure(|| {
+        let _ = black_box(black_box(grad)(&mut m, &x, 1, &mut g));
+    });
+    let (se, _) = measure(|| {
+        let _ = black_box(black_box(energy)(&mut m, &x));
+    });
+    report.push("stack.callback.gradient", sg);
+    report.push("stack.callback.energy", se);
+    (sg.max(se), g[0])
+}
+
+/// Up to 16 (label, value) results, printed by the same loop in every build.
+struct Report {
+    items: [(&'static str, usize); 16],
+    n: usize,
+}
+
+impl Report {
+    fn push(&mut self, label: &'static str, value: usize) {
+        if let Some(slot) = self.items.get_mut(self.n) {
+            *slot = (label, value);
+            self.n += 1;
+        }
+    }
+}
+
+#[cfg(feature = "fp-amagold")]
+mod amagold_probe {
+    use super::*;
+    use sgsample::{Amagold, AmagoldConfig, Variant};
+
+    pub const D: usize = 1;
+    pub const WS: usize = Amagold::<Real>::workspace_len(D);
+
+    pub struct Ctx {
+        pub chain: Amagold<'static, Real>,
+        pub model: Trivial,
+        pub checksum: u64,
+    }
+
+    /// Five outer iterations (the first five are the warm-up: dual averaging runs too).
+    pub fn five_steps(c: &mut Ctx) {
+        for _ in 0..5 {
+            if let Ok(info) = c.chain.step(&mut c.model) {
+                c.checksum = c.checksum.wrapping_add(info.energy.to_bits());
+            }
+        }
+    }
+
+    #[inline(never)]
+    pub fn run(report: &mut Report, ws: &'static mut [Real], callbacks: usize) -> u64 {
+        let mut cfg = AmagoldConfig::new(black_box(0.25));
+        cfg.warmup = black_box(5); // the first measured batch of five steps is the warm-up
+        cfg.variant = if black_box(false) {
+            Variant::NonReversible
+        } else {
+            Variant::Reversible
+        };
+        cfg.seed = black_box(1);
+        let theta0 = [black_box(0.5 as Real); D];
+        let mut model = Trivial;
+        let Ok(chain) = Amagold::new(&cfg, &theta0, ws, &mut model) else {
+            return 1;
+        };
+        let mut ctx = Ctx {
+            chain,
+            model,
+            checksum: 0,
+        };
+        let f: fn(&mut Ctx) = five_steps;
+        let (total, at_cb) = measure(|| black_box(f)(&mut ctx));
+        report.push("stack.amagold.warmup.total", total);
+        report.push("stack.amagold.warmup.at_callback", at_cb);
+        report.push("stack.amagold.warmup.own", own(total, at_cb, callbacks));
+        let (total, at_cb) = measure(|| black_box(f)(&mut ctx));
+        report.push("stack.amagold.total", total);
+        report.push("stack.amagold.at_callback", at_cb);
+        report.push("stack.amagold.own", own(total, at_cb, callbacks));
+        report.push(
+            "sizeof.Amagold",
+            core::mem::size_of::<Amagold<'static, Real>>(),
+        );
+        ctx.checksum
+    }
+}
+
+#[entry]
+fn main() -> ! {
+    #[cfg(feature = "fp-amagold")]
+    static mut AMAGOLD_WS: [Real; amagold_probe::WS] = [0.0; amagold_probe::WS];
+
+    let mut report = Report {
+        items: [("", 0); 16],
+        n: 0,
+    };
+    let (callbacks, g) = callbacks_alone(&mut report);
+    #[allow(unused_mut)]
+    let mut checksum = g.to_f64().to_bits() ^ callbacks as u64;
+    #[cfg(feature = "fp-amagold")]
+    {
+        checksum ^= amagold_probe::run(&mut report, AMAGOLD_WS, callbacks);
+    }
+    report.push("checksum", checksum as u32 as usize);
+
+    let status = match hio::hstdout() {
+        Ok(mut out) => {
+            use core::fmt::Write;
+            let mut ok = true;
+            for (label, value) in report.items.iter().take(report.n) {
+                ok &= writeln!(out, "{label}: {value}").is_ok();
+            }
+            if ok {
+                debug::EXIT_SUCCESS
+            } else {
+                debug::EXIT_FAILURE
+            }
+        }
+        Err(()) => debug::EXIT_FAILURE,
+    };
+    debug::exit(status);
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
