@@ -36,6 +36,7 @@ mod minibatch;
 mod model;
 pub mod rng;
 pub mod sghmc;
+pub mod svgd;
 mod ziggurat;
 
 #[cfg(feature = "std")]
@@ -48,3 +49,4 @@ pub use minibatch::{minibatch, MINIBATCH_STREAM};
 pub use model::{FnPotential, Gradient, Potential};
 pub use rng::Rng;
 pub use sghmc::{Sghmc, SghmcConfig, SghmcInfo};
+pub use svgd::{Batching, Kernel, KernelChoice, StepRule, Svgd, SvgdConfig, SvgdInfo};

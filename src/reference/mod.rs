@@ -3,3 +3,4 @@
 //! core; the tests require the core to reproduce them bit for bit.
 
 pub mod amagold;
+pub mod svgd;

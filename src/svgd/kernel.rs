@@ -1,0 +1,307 @@
+//! Interaction kernels for SVGD: the [`Kernel`] trait and the kernels the library ships.
+//!
+//! # Contract
+//!
+//! A kernel is **radial**: `k(x, y)` depends on `x, y` only through `r² = |x − y|²`, and its
+//! gradient in its second argument is a multiple of `x − y`:
+//!
+//! ```text
+//! ∇_y k(x, y) = c(r²) · (x − y)
+//! ```
+//!
+//! [`Kernel::eval`] returns the pair `(k, c)` for a given `r²`. This covers the Gaussian kernel,
+//! the inverse multiquadric `(c² + r²)^(−β)` (for β = α/2 the long-range, mollified `1/|x|^α`
+//! interaction the RBM-SVGD paper mentions) and any other isotropic positive-definite kernel.
+//!
+//! Once per iteration the sampler calls [`Kernel::prepare`] with all particles (at the start of
+//! the iteration) and a scratch slice of [`Kernel::scratch_len`] coordinates; whatever it
+//! returns (plain data, e.g. a bandwidth and its reciprocals rounded to `T`) is passed to every
+//! `eval` of that iteration. `prepare` draws no random numbers.
+//!
+//! # Arithmetic (part of the reproducibility contract)
+//!
+//! * Gaussian, bandwidth h (fixed, or from the median heuristic): `a = T(0.5 / h)`,
+//!   `b = T(1 / h)` (each computed in `f64`, rounded once to `T`), then
+//!   `k = exp(−(r²·a))`, `c = k·b`.
+//! * Inverse multiquadric: `c2 = T(c·c)`, `β = T(β)`, `β2 = T(2·β)`; then `s = c2 + r²`,
+//!   `k = exp(−(β·ln s))`, `c = (β2·k) / s`. (`exp` and `ln` through `libm`: the `Float` trait
+//!   has no `pow`, and `exp(−β ln s)` is deterministic on every target.)
+//! * Median heuristic: see [`GaussianMedian`].
+
+use super::median::median_pairwise_distance;
+use crate::error::Error;
+use crate::float::Float;
+
+/// A radial, positive-definite interaction kernel (see the module docs for the contract).
+pub trait Kernel<T: Float> {
+    /// What [`prepare`](Self::prepare) computes once per iteration and [`eval`](Self::eval)
+    /// reads: plain data.
+    type Prepared: Copy + core::fmt::Debug;
+
+    /// Checks the kernel's parameters (for the coordinate type `T`).
+    fn validate(&self) -> Result<(), Error>;
+
+    /// Scratch coordinates `prepare` needs for `n` particles (0 for most kernels).
+    fn scratch_len(&self, n: usize) -> usize;
+
+    /// Prepares one iteration from the particles `xs` (`xs.len() / d` rows of length `d`, all
+    /// finite) using `scratch` (at least `scratch_len(n)` long). Errors are
+    /// [`Error::NonFinite`] when a data-dependent parameter is not finite.
+    fn prepare(&self, xs: &[T], d: usize, scratch: &mut [T]) -> Result<Self::Prepared, Error>;
+
+    /// The bandwidth h this iteration uses, for the iteration's info record (NaN for kernels
+    /// without one).
+    fn bandwidth(&self, prepared: &Self::Prepared) -> f64;
+
+    /// `(k, c)` at squared distance `r2`, with `∇_y k(x, y) = c·(x − y)`.
+    fn eval(&self, prepared: &Self::Prepared, r2: T) -> (T, T);
+}
+
+/// The per-iteration constants of a Gaussian kernel: `h`, `a = T(0.5/h)`, `b = T(1/h)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GaussianParams<T> {
+    /// The bandwidth h.
+    pub h: f64,
+    /// `0.5 / h` rounded to `T`.
+    pub a: T,
+    /// `1 / h` rounded to `T`.
+    pub b: T,
+}
+
+impl<T: Float> GaussianParams<T> {
+    /// The constants for bandwidth `h`, or `None` when h or a constant is not finite and positive.
+    fn new(h: f64) -> Option<Self> {
+        let a = T::from_f64(0.5 / h);
+        let b = T::from_f64(1.0 / h);
+        let ok = h.is_finite() && h > 0.0;
+        let ok = ok && a.is_finite() && a > T::ZERO && b.is_finite() && b > T::ZERO;
+        ok.then_some(GaussianParams { h, a, b })
+    }
+
+    #[inline]
+    fn eval(&self, r2: T) -> (T, T) {
+        let k = (-(r2 * self.a)).exp();
+        (k, k * self.b)
+    }
+}
+
+/// `k(x, y) = exp(−|x − y|² / (2h))` with a fixed bandwidth `h > 0` (the paper's eq. 4-2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gaussian {
+    /// The bandwidth h (finite, positive).
+    pub h: f64,
+}
+
+impl<T: Float> Kernel<T> for Gaussian {
+    type Prepared = GaussianParams<T>;
+    fn validate(&self) -> Result<(), Error> {
+        GaussianParams::<T>::new(self.h)
+            .map(|_| ())
+            .ok_or(Error::InvalidBandwidth)
+    }
+    fn scratch_len(&self, _n: usize) -> usize {
+        0
+    }
+    fn prepare(&self, _xs: &[T], _d: usize, _s: &mut [T]) -> Result<GaussianParams<T>, Error> {
+        GaussianParams::new(self.h).ok_or(Error::InvalidBandwidth)
+    }
+    fn bandwidth(&self, p: &GaussianParams<T>) -> f64 {
+        p.h
+    }
+    #[inline]
+    fn eval(&self, p: &GaussianParams<T>, r2: T) -> (T, T) {
+        p.eval(r2)
+    }
+}
+
+/// The Gaussian kernel with the median heuristic, recomputed every iteration from the particles
+/// at its start: `h = med² / (2·ln N)`, med the median of the `N(N−1)/2` pairwise distances
+/// `|X_i − X_j|`, `i < j` (the mean of the two middle values when their count is even).
+/// `N = 1`, `med = 0` (or a NaN median) fall back to `h = 1`.
+///
+/// Arithmetic: each distance is `sqrt(r²)` in `T` (r² as in the sampler: index-order sum of
+/// squared differences); the median is found by selection (no sorting) and widened to `f64`
+/// (even count: `0.5·(lo + hi)` in `f64`); `h = (med·med) / (2·ln N)` in `f64`.
+///
+/// Needs `N(N−1)/2` scratch coordinates: the only O(N²) memory in the library. Meant for full
+/// SVGD (p = N), where the interaction is O(N²) anyway; it works with any p.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct GaussianMedian;
+
+/// `N(N−1)/2`, saturating.
+fn pair_count(n: usize) -> usize {
+    if n % 2 == 0 {
+        (n / 2).saturating_mul(n.saturating_sub(1))
+    } else {
+        n.saturating_mul((n - 1) / 2)
+    }
+}
+
+impl<T: Float> Kernel<T> for GaussianMedian {
+    type Prepared = GaussianParams<T>;
+    fn validate(&self) -> Result<(), Error> {
+        Ok(())
+    }
+    fn scratch_len(&self, n: usize) -> usize {
+        pair_count(n)
+    }
+    fn prepare(&self, xs: &[T], d: usize, scratch: &mut [T]) -> Result<GaussianParams<T>, Error> {
+        let n = if d == 0 { 0 } else { xs.len() / d };
+        let m = pair_count(n);
+        if scratch.len() < m {
+            return Err(Error::WorkspaceTooSmall);
+        }
+        let med = median_pairwise_distance(xs, d, &mut scratch[..m]);
+        let h = if n < 2 || !(med > 0.0) {
+            1.0
+        } else {
+            (med * med) / (2.0 * libm::log(n as f64))
+        };
+        GaussianParams::new(h).ok_or(Error::NonFinite)
+    }
+    fn bandwidth(&self, p: &GaussianParams<T>) -> f64 {
+        p.h
+    }
+    #[inline]
+    fn eval(&self, p: &GaussianParams<T>, r2: T) -> (T, T) {
+        p.eval(r2)
+    }
+}
+
+/// The per-iteration constants of an inverse multiquadric kernel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImqParams<T> {
+    /// `c·c` rounded to `T`.
+    pub c2: T,
+    /// β rounded to `T`.
+    pub beta: T,
+    /// `2·β` rounded to `T`.
+    pub two_beta: T,
+}
+
+impl<T: Float> ImqParams<T> {
+    fn new(c: f64, beta: f64) -> Option<Self> {
+        let p = ImqParams {
+            c2: T::from_f64(c * c),
+            beta: T::from_f64(beta),
+            two_beta: T::from_f64(2.0 * beta),
+        };
+        let ok = c.is_finite() && c > 0.0 && beta.is_finite() && beta > 0.0;
+        let ok = ok && p.c2.is_finite() && p.c2 > T::ZERO && p.beta > T::ZERO;
+        let ok = ok && p.two_beta.is_finite();
+        ok.then_some(p)
+    }
+
+    #[inline]
+    fn eval(&self, r2: T) -> (T, T) {
+        let s = self.c2 + r2;
+        let k = (-(self.beta * s.ln())).exp();
+        (k, (self.two_beta * k) / s)
+    }
+}
+
+/// The inverse multiquadric `k(x, y) = (c² + |x − y|²)^(−β)`, positive definite for every
+/// `c > 0`, `β > 0`, with `∇_y k = 2β·(c² + |x − y|²)^(−β−1)·(x − y)`. Long-range: it decays
+/// like `|x − y|^(−2β)`. Reports a NaN bandwidth.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InverseMultiquadric {
+    /// The softening length c > 0.
+    pub c: f64,
+    /// The exponent β > 0.
+    pub beta: f64,
+}
+
+impl<T: Float> Kernel<T> for InverseMultiquadric {
+    type Prepared = ImqParams<T>;
+    fn validate(&self) -> Result<(), Error> {
+        ImqParams::<T>::new(self.c, self.beta)
+            .map(|_| ())
+            .ok_or(Error::InvalidKernel)
+    }
+    fn scratch_len(&self, _n: usize) -> usize {
+        0
+    }
+    fn prepare(&self, _xs: &[T], _d: usize, _s: &mut [T]) -> Result<ImqParams<T>, Error> {
+        ImqParams::new(self.c, self.beta).ok_or(Error::InvalidKernel)
+    }
+    fn bandwidth(&self, _p: &ImqParams<T>) -> f64 {
+        f64::NAN
+    }
+    #[inline]
+    fn eval(&self, p: &ImqParams<T>, r2: T) -> (T, T) {
+        p.eval(r2)
+    }
+}
+
+/// The kernels above as one plain-data choice (what the C API stores).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KernelChoice {
+    /// [`Gaussian`] with fixed bandwidth h.
+    Gaussian {
+        /// The bandwidth h > 0.
+        h: f64,
+    },
+    /// [`GaussianMedian`]: the median heuristic, recomputed every iteration.
+    GaussianMedian,
+    /// [`InverseMultiquadric`] `(c² + r²)^(−β)`.
+    InverseMultiquadric {
+        /// The softening length c > 0.
+        c: f64,
+        /// The exponent β > 0.
+        beta: f64,
+    },
+}
+
+/// The prepared constants of a [`KernelChoice`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KernelParams<T> {
+    /// A Gaussian kernel (fixed or median bandwidth).
+    Gaussian(GaussianParams<T>),
+    /// An inverse multiquadric kernel.
+    InverseMultiquadric(ImqParams<T>),
+}
+
+impl<T: Float> Kernel<T> for KernelChoice {
+    type Prepared = KernelParams<T>;
+    fn validate(&self) -> Result<(), Error> {
+        match *self {
+            KernelChoice::Gaussian { h } => Kernel::<T>::validate(&Gaussian { h }),
+            KernelChoice::GaussianMedian => Kernel::<T>::validate(&GaussianMedian),
+            KernelChoice::InverseMultiquadric { c, beta } => {
+                Kernel::<T>::validate(&InverseMultiquadric { c, beta })
+            }
+        }
+    }
+    fn scratch_len(&self, n: usize) -> usize {
+        match *self {
+            KernelChoice::GaussianMedian => Kernel::<T>::scratch_len(&GaussianMedian, n),
+            _ => 0,
+        }
+    }
+    fn prepare(&self, xs: &[T], d: usize, s: &mut [T]) -> Result<KernelParams<T>, Error> {
+        Ok(match *self {
+            KernelChoice::Gaussian { h } => {
+                KernelParams::Gaussian(Gaussian { h }.prepare(xs, d, s)?)
+            }
+            KernelChoice::GaussianMedian => {
+                KernelParams::Gaussian(GaussianMedian.prepare(xs, d, s)?)
+            }
+            KernelChoice::InverseMultiquadric { c, beta } => KernelParams::InverseMultiquadric(
+                InverseMultiquadric { c, beta }.prepare(xs, d, s)?,
+            ),
+        })
+    }
+    fn bandwidth(&self, p: &KernelParams<T>) -> f64 {
+        match p {
+            KernelParams::Gaussian(g) => g.h,
+            KernelParams::InverseMultiquadric(_) => f64::NAN,
+        }
+    }
+    #[inline]
+    fn eval(&self, p: &KernelParams<T>, r2: T) -> (T, T) {
+        match p {
+            KernelParams::Gaussian(g) => g.eval(r2),
+            KernelParams::InverseMultiquadric(q) => q.eval(r2),
+        }
+    }
+}

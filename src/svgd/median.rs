@@ -1,0 +1,187 @@
+//! The exact median of the pairwise distances, by selection (no sorting, no allocation).
+//!
+//! [`select`] is an introselect: quickselect with a median-of-three pivot and a three-way
+//! partition (so runs of equal distances, e.g. coincident particles, cost O(n)), switching to
+//! the median-of-medians pivot after `2·⌊log₂ n⌋` rounds, which bounds the worst case at O(n).
+//! Every pivot is a deterministic function of the data: the result is reproducible (it is the
+//! k-th order statistic in any case; only the permutation left in the buffer depends on the
+//! rule).
+
+use super::sq_dist;
+use crate::float::Float;
+
+/// Ranges at most this long are finished by insertion sort.
+const SMALL: usize = 16;
+
+/// Fills `scratch` (exactly `n(n−1)/2` long, `n = xs.len() / d`) with the distances
+/// `sqrt(r²(X_i, X_j))`, `i < j` (i outer, j inner), and returns their median widened to `f64`
+/// (the mean, in `f64`, of the two middle values when the count is even). Returns 0 when there
+/// are no pairs.
+pub(crate) fn median_pairwise_distance<T: Float>(xs: &[T], d: usize, scratch: &mut [T]) -> f64 {
+    let mut slot = scratch.iter_mut();
+    for (i, xi) in xs.chunks_exact(d).enumerate() {
+        for xj in xs.chunks_exact(d).skip(i + 1) {
+            match slot.next() {
+                Some(s) => *s = sq_dist(xi, xj).sqrt(),
+                None => break,
+            }
+        }
+    }
+    let m = scratch.len();
+    if m == 0 {
+        return 0.0;
+    }
+    let k = m / 2;
+    select(scratch, k);
+    let hi = scratch[k].to_f64();
+    if m % 2 == 1 {
+        return hi;
+    }
+    // After selection everything left of k is ≤ scratch[k]: the lower middle value is their max.
+    let mut lo = scratch[0];
+    for &v in &scratch[1..k] {
+        if v > lo {
+            lo = v;
+        }
+    }
+    0.5 * (lo.to_f64() + hi)
+}
+
+/// Rearranges `v` so that `v[k]` is its k-th smallest element (0-based), everything before it
+/// `≤` and everything after it `≥` (for NaN-free data). Does nothing when `k ≥ v.len()`.
+pub(crate) fn select<T: Float>(v: &mut [T], k: usize) {
+    if k >= v.len() {
+        return;
+    }
+    let mut lo = 0;
+    let mut hi = v.len();
+    let mut budget = 2 * (usize::BITS - v.len().leading_zeros()) as usize;
+    while hi - lo > SMALL {
+        let range = &mut v[lo..hi];
+        let pivot = if budget > 0 {
+            budget -= 1;
+            median_of_three(range)
+        } else {
+            median_of_medians(range)
+        };
+        // The pivot is an element of the range, so the "equal" part is never empty and the
+        // range shrinks every round.
+        let (lt, gt) = partition3(range, pivot);
+        if k < lo + lt {
+            hi = lo + lt;
+        } else if k >= lo + gt {
+            lo += gt;
+        } else {
+            return;
+        }
+    }
+    insertion_sort(&mut v[lo..hi]);
+}
+
+/// Three-way partition around `pivot`: returns `(lt, gt)` with `v[..lt] < pivot`,
+/// `v[lt..gt]` equal (or unordered), `v[gt..] > pivot`.
+fn partition3<T: Float>(v: &mut [T], pivot: T) -> (usize, usize) {
+    let mut lt = 0;
+    let mut i = 0;
+    let mut gt = v.len();
+    while i < gt {
+        if v[i] < pivot {
+            v.swap(lt, i);
+            lt += 1;
+            i += 1;
+        } else if v[i] > pivot {
+            gt -= 1;
+            v.swap(i, gt);
+        } else {
+            i += 1;
+        }
+    }
+    (lt, gt)
+}
+
+/// The median of the first, middle and last elements (`v` non-empty).
+fn median_of_three<T: Float>(v: &[T]) -> T {
+    let a = v[0];
+    let b = v[v.len() / 2];
+    let c = v[v.len() - 1];
+    if (a < b) == (b < c) {
+        b
+    } else if (b < a) == (a < c) {
+        a
+    } else {
+        c
+    }
+}
+
+/// The median-of-medians pivot (groups of five): a value with at least ~30% of `v` on each side.
+fn median_of_medians<T: Float>(v: &mut [T]) -> T {
+    let groups = v.len() / 5;
+    if groups == 0 {
+        insertion_sort(v);
+        return v[v.len() / 2];
+    }
+    for g in 0..groups {
+        let group = &mut v[5 * g..5 * g + 5];
+        insertion_sort(group);
+        v.swap(g, 5 * g + 2);
+    }
+    let medians = &mut v[..groups];
+    select(medians, groups / 2);
+    medians[groups / 2]
+}
+
+fn insertion_sort<T: Float>(v: &mut [T]) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j] < v[j - 1] {
+            v.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rng;
+
+    /// Selection agrees with sorting on random data, on data full of ties, on sorted and
+    /// reverse-sorted data and on an organ-pipe pattern, for every k of a range of lengths.
+    #[test]
+    fn select_matches_sorting() {
+        let mut rng = Rng::new(7, 0);
+        for len in [1usize, 2, 3, 5, 16, 17, 40, 101, 300] {
+            for pattern in 0..5 {
+                let data: Vec<f64> = (0..len)
+                    .map(|i| match pattern {
+                        0 => rng.uniform_f64(),
+                        1 => rng.below(4) as f64,
+                        2 => i as f64,
+                        3 => (len - i) as f64,
+                        _ => (i.min(len - i)) as f64,
+                    })
+                    .collect();
+                let mut sorted = data.clone();
+                sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                for k in 0..len {
+                    let mut v = data.clone();
+                    select(&mut v, k);
+                    assert_eq!(v[k], sorted[k], "len {len} pattern {pattern} k {k}");
+                    assert!(v[..k].iter().all(|&x| x <= v[k]));
+                    assert!(v[k + 1..].iter().all(|&x| x >= v[k]));
+                }
+            }
+        }
+    }
+
+    /// The median-of-medians fallback alone also selects correctly.
+    #[test]
+    fn median_of_medians_pivot_is_central() {
+        let mut rng = Rng::new(8, 0);
+        let data: Vec<f64> = (0..1000).map(|_| rng.uniform_f64()).collect();
+        let mut v = data.clone();
+        let p = median_of_medians(&mut v);
+        let below = data.iter().filter(|&&x| x < p).count();
+        assert!(below > 250 && below < 750, "{below}");
+    }
+}

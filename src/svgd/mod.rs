@@ -1,0 +1,922 @@
+//! SVGD and RBM-SVGD: Stein variational gradient descent with random-batch interactions
+//! (Li, Li, Liu, Liu & Lu 2020; ALGORITHMS.md §2).
+//!
+//! N particles `X_1 … X_N` in `R^d` move along the Stein force. One [`step`](Svgd::step) is one
+//! iteration. With batch size `p` the interaction costs O(pNd) per iteration instead of O(N²d);
+//! `p = N` is full SVGD.
+//!
+//! # Memory
+//!
+//! The caller owns three buffers, all checked in [`Svgd::new`]:
+//!
+//! * the particles, `N·d` coordinates row by row (borrowed: the sampler moves them in place);
+//! * a workspace of [`Svgd::workspace_len`]`(N, d, &config)` coordinates of type `T`:
+//!   * without replacement: gradients `N·d`, forces φ `N·d`, AdaGrad history `N·d` (AdaGrad
+//!     only), kernel scratch (the median heuristic only: `N(N−1)/2`);
+//!   * with replacement: batch gradients `p·d`, batch forces `p·d`, AdaGrad history `N·d`
+//!     (AdaGrad only), batch positions `p·d`, working particles `N·d`, working history `N·d`
+//!     (AdaGrad only), kernel scratch;
+//! * an index slice of [`Svgd::index_len`]`(N) = N` `u32`s for the permutation (hence
+//!   `N ≤ 2³² − 1`). It is scratch: it carries no state between iterations.
+//!
+//! Memory is O(Nd + N); nothing is N×N except the median heuristic's pairwise distances. The
+//! sampler's own fields are plain data (configuration, generator, iteration count).
+//!
+//! # One iteration without replacement (ALGORITHMS.md §2, Algorithm 3)
+//!
+//! 1. Draw the iteration's minibatch seed, then a uniformly random permutation of `0..N`.
+//! 2. Prepare the kernel from the particles (e.g. the median bandwidth) and evaluate all N
+//!    gradients with one call `gradients(X, d, seed, G)`.
+//! 3. Cut the permutation into `⌊N/p⌋` consecutive batches of `p`; the last batch also takes the
+//!    `N mod p` left-over particles. For every batch `C` and `i ∈ C`, with all positions from
+//!    the start of the iteration:
+//!    `φ_i = (1/N)·F(X_i, X_i) + ((N−1)/N)·(1/(|C|−1))·Σ_{j∈C, j≠i} F(X_i, X_j)`,
+//!    `F(x, y) = k(x, y)·(−∇V(y)) + ∇_y k(x, y)`.
+//! 4. Check every φ, new position and new history value for finiteness, then move all particles
+//!    at once with the step rule ([`StepRule`]).
+//!
+//! Every φ is computed before any particle moves, so a callback ABORT, a REJECT (SVGD has no
+//! proposal to reject: it counts as a gradient that cannot be computed, [`Error::NonFinite`]),
+//! a non-finite gradient or a non-finite update leaves the particles, the AdaGrad history and
+//! the generator exactly as before the iteration.
+//!
+//! # With replacement (Algorithm 2)
+//!
+//! One iteration is `S = ⌊N/p⌋` sub-steps (the number of batches of the variant without
+//! replacement, so both do the same interaction work; when `p` does not divide `N` a particle
+//! moves `S·p/N < 1` times per iteration on average). Each sub-step draws `p` distinct
+//! particles, evaluates their gradients at their *current* positions (one
+//! `gradients(X_C, d, seed, G_C)` call on the gathered batch, rows in draw order), computes their
+//! φ with the formula above (`|C| = p`) and moves only them by a full step. The kernel is
+//! prepared once per iteration from the positions at its start. The sub-steps work on a copy of
+//! the particles (and of the history) that is written back only when the whole iteration
+//! succeeded.
+//!
+//! # Draw order (the reproducibility contract)
+//!
+//! Per iteration: one [`Rng::next_u64`] (the minibatch seed, shared by every gradient call of
+//! the iteration), then
+//!
+//! * without replacement: the permutation by forward Fisher–Yates on the identity,
+//!   `for t in 0..N−1 { j = t + below(N − t); swap(perm[t], perm[j]) }` (N − 1 `below` calls);
+//! * with replacement: `perm ← identity` once, then per sub-step the same loop over
+//!   `t in 0..min(p, N−1)` on the current `perm`; the batch is `perm[0..p]` in that order.
+//!
+//! The kernels draw nothing. An iteration that fails restores the generator.
+//!
+//! # Arithmetic (the reproducibility contract)
+//!
+//! In `T`, constants rounded once from `f64`: `inv_n = T(1/N)`,
+//! `w = T((N−1) / (N·(|C|−1)))` (numerator and denominator in `f64`), `(k₀, c₀) = eval(0)`.
+//! For a batch `C = (c_0, …, c_{m−1})` in permutation (draw) order, with `r²(x, y) = Σ_l (x_l −
+//! y_l)²` summed from 0 in index order:
+//!
+//! ```text
+//! s_i = 0;  for j in C in order, j ≠ i:  (k, c) = eval(r²(X_i, X_j));
+//!                                        s_il = s_il + ((c·(X_il − X_jl)) − (k·g_jl))
+//! F_self,il = (c₀·0) − (k₀·g_il)
+//! φ_il = (inv_n·F_self,il) + (w·s_il)
+//! ```
+//!
+//! (The implementation evaluates each unordered pair once and adds it to both rows; since
+//! `r²` is symmetric and `c·(y − x) = −(c·(x − y))` exactly, the bits are those of the loop
+//! above.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
+//! The info record's norms are `sqrt(Σ_l φ_il²)` in `f64` (terms widened before squaring).
+
+mod kernel;
+mod median;
+mod step_rule;
+
+pub use kernel::{
+    Gaussian, GaussianMedian, GaussianParams, ImqParams, InverseMultiquadric, Kernel, KernelChoice,
+    KernelParams,
+};
+pub use step_rule::{StepRule, ADAGRAD_FUDGE};
+
+use crate::amagold::RunError;
+use crate::error::{Error, Stop};
+use crate::float::{all_finite, Float};
+use crate::model::Gradient;
+use crate::rng::Rng;
+use step_rule::{Update, UNSET};
+
+/// Without or with replacement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Batching {
+    /// Algorithm 3: a random permutation cut into batches, every particle moves once per
+    /// iteration (the paper's main method).
+    WithoutReplacement = 0,
+    /// Algorithm 2: `⌊N/p⌋` sub-steps, each moving one random batch of p distinct particles.
+    WithReplacement = 1,
+}
+
+/// Hyperparameters of an SVGD / RBM-SVGD run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SvgdConfig<K> {
+    /// The interaction batch size p, `2 ≤ p ≤ N`; `p = N` is full SVGD.
+    pub batch_size: usize,
+    /// Without (default) or with replacement.
+    pub batching: Batching,
+    /// The interaction kernel.
+    pub kernel: K,
+    /// The step rule.
+    pub step_rule: StepRule,
+    /// Seed of the generator.
+    pub seed: u64,
+    /// Stream id: runs with the same seed and different streams are independent.
+    pub stream: u64,
+}
+
+impl<K> SvgdConfig<K> {
+    /// Batch size p, kernel and step rule; without replacement, seed 0, stream 0.
+    pub const fn new(batch_size: usize, kernel: K, step_rule: StepRule) -> Self {
+        SvgdConfig {
+            batch_size,
+            batching: Batching::WithoutReplacement,
+            kernel,
+            step_rule,
+            seed: 0,
+            stream: 0,
+        }
+    }
+}
+
+/// What one iteration did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SvgdInfo {
+    /// Iterations done since `new`, this one included.
+    pub iteration: u64,
+    /// The kernel bandwidth h this iteration used (NaN for kernels without one).
+    pub bandwidth: f64,
+    /// The step size η (η_k for the decaying rule) this iteration used.
+    pub step_size: f64,
+    /// Mean of `|φ_i|` over the particle moves of the iteration (N without replacement,
+    /// `⌊N/p⌋·p` with replacement).
+    pub mean_force: f64,
+    /// Largest `|φ_i|` of the iteration.
+    pub max_force: f64,
+    /// Kernel evaluations: unordered pairs `{i, j}` of batch mates, each serving both
+    /// `F(X_i, X_j)` and `F(X_j, X_i)` (self terms not counted).
+    pub interactions: u64,
+}
+
+/// `|x − y|²`, summed from 0 in index order.
+#[inline]
+pub(crate) fn sq_dist<T: Float>(x: &[T], y: &[T]) -> T {
+    let mut s = T::ZERO;
+    for (a, b) in x.iter().zip(y) {
+        let diff = *a - *b;
+        s += diff * diff;
+    }
+    s
+}
+
+/// Lengths of the workspace's parts (see the module docs), in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Layout {
+    grads: usize,
+    force: usize,
+    hist: usize,
+    xbatch: usize,
+    xwork: usize,
+    hwork: usize,
+    scratch: usize,
+}
+
+impl Layout {
+    fn new<T: Float, K: Kernel<T>>(n: usize, d: usize, cfg: &SvgdConfig<K>) -> Option<Layout> {
+        let nd = n.checked_mul(d)?;
+        let pd = cfg.batch_size.checked_mul(d)?;
+        let hist = if cfg.step_rule.has_history() { nd } else { 0 };
+        let scratch = cfg.kernel.scratch_len(n);
+        Some(match cfg.batching {
+            Batching::WithoutReplacement => Layout {
+                grads: nd,
+                force: nd,
+                hist,
+                xbatch: 0,
+                xwork: 0,
+                hwork: 0,
+                scratch,
+            },
+            Batching::WithReplacement => Layout {
+                grads: pd,
+                force: pd,
+                hist,
+                xbatch: pd,
+                xwork: nd,
+                hwork: hist,
+                scratch,
+            },
+        })
+    }
+
+    fn total(&self) -> Option<usize> {
+        [
+            self.force,
+            self.hist,
+            self.xbatch,
+            self.xwork,
+            self.hwork,
+            self.scratch,
+        ]
+        .iter()
+        .try_fold(self.grads, |acc, &x| acc.checked_add(x))
+    }
+}
+
+/// The workspace cut into its parts.
+struct Parts<'w, T> {
+    grads: &'w mut [T],
+    force: &'w mut [T],
+    hist: &'w mut [T],
+    xbatch: &'w mut [T],
+    xwork: &'w mut [T],
+    hwork: &'w mut [T],
+    scratch: &'w mut [T],
+}
+
+/// The next `len` elements of `rest` (fewer if it is short; callers check lengths first).
+fn take<'w, T>(rest: &mut &'w mut [T], len: usize) -> &'w mut [T] {
+    let all = core::mem::take(rest);
+    let (head, tail) = all.split_at_mut(len.min(all.len()));
+    *rest = tail;
+    head
+}
+
+fn split<'w, T>(ws: &'w mut [T], lay: &Layout) -> Parts<'w, T> {
+    let mut rest = ws;
+    Parts {
+        grads: take(&mut rest, lay.grads),
+        force: take(&mut rest, lay.force),
+        hist: take(&mut rest, lay.hist),
+        xbatch: take(&mut rest, lay.xbatch),
+        xwork: take(&mut rest, lay.xwork),
+        hwork: take(&mut rest, lay.hwork),
+        scratch: take(&mut rest, lay.scratch),
+    }
+}
+
+/// Workspace coordinates for `n` particles in dimension `d` under `cfg` (`usize::MAX` when the
+/// size overflows).
+pub(crate) fn workspace_len<T: Float, K: Kernel<T>>(
+    n: usize,
+    d: usize,
+    cfg: &SvgdConfig<K>,
+) -> usize {
+    Layout::new(n, d, cfg)
+        .and_then(|l| l.total())
+        .unwrap_or(usize::MAX)
+}
+
+/// Rows `i` and `j` (`i ≠ j`) of a row-major array, both mutable.
+#[inline]
+fn two_rows<T>(a: &mut [T], i: usize, j: usize, d: usize) -> (&mut [T], &mut [T]) {
+    if i < j {
+        let (lo, hi) = a.split_at_mut(j * d);
+        (&mut lo[i * d..(i + 1) * d], &mut hi[..d])
+    } else {
+        let (lo, hi) = a.split_at_mut(i * d);
+        (&mut hi[..d], &mut lo[j * d..(j + 1) * d])
+    }
+}
+
+/// The constants of the batch force.
+#[derive(Clone, Copy, Debug)]
+struct Weights<T> {
+    inv_n: T,
+    k0: T,
+    c0: T,
+}
+
+/// φ for the `m` members of one batch, whose rows in `x`, `g`, `phi` are `row(0..m)`
+/// (`m ≥ 2`, distinct rows). Returns the number of kernel evaluations.
+#[allow(clippy::too_many_arguments)]
+fn batch_force<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    n: usize,
+    m: usize,
+    row: impl Fn(usize) -> usize,
+    wt: &Weights<T>,
+) -> u64 {
+    let w = T::from_f64((n - 1) as f64 / (n as f64 * (m - 1) as f64));
+    for a in 0..m {
+        let i = row(a);
+        phi[i * d..(i + 1) * d].fill(T::ZERO);
+    }
+    for a in 0..m {
+        let i = row(a);
+        let xi = &x[i * d..(i + 1) * d];
+        let gi = &g[i * d..(i + 1) * d];
+        for b in a + 1..m {
+            let j = row(b);
+            let xj = &x[j * d..(j + 1) * d];
+            let gj = &g[j * d..(j + 1) * d];
+            let (k, c) = kernel.eval(prep, sq_dist(xi, xj));
+            let (pi, pj) = two_rows(phi, i, j, d);
+            for l in 0..d {
+                let cd = c * (xi[l] - xj[l]);
+                pi[l] += cd - k * gj[l];
+                pj[l] += -cd - k * gi[l];
+            }
+        }
+    }
+    for a in 0..m {
+        let i = row(a);
+        let gi = &g[i * d..(i + 1) * d];
+        for (p, &gl) in phi[i * d..(i + 1) * d].iter_mut().zip(gi) {
+            let fs = wt.c0 * T::ZERO - wt.k0 * gl;
+            *p = wt.inv_n * fs + w * *p;
+        }
+    }
+    (m * (m - 1) / 2) as u64
+}
+
+/// `for t in 0..count { j = t + below(len − t); swap(perm[t], perm[j]) }`.
+fn shuffle_prefix(rng: &mut Rng, perm: &mut [u32], count: usize) {
+    let len = perm.len();
+    for t in 0..count.min(len) {
+        let j = t + rng.below((len - t) as u64) as usize;
+        perm.swap(t, j);
+    }
+}
+
+/// Maps a gradient callback's refusal to the step's error.
+fn refusal(stop: Stop) -> Error {
+    match stop {
+        Stop::Abort => Error::CallbackAborted,
+        Stop::Reject => Error::NonFinite,
+    }
+}
+
+/// Running `|φ|` statistics of an iteration.
+#[derive(Clone, Copy, Debug, Default)]
+struct ForceStats {
+    sum: f64,
+    max: f64,
+    count: u64,
+}
+
+impl ForceStats {
+    fn add<T: Float>(&mut self, phi: &[T]) {
+        let mut s = 0.0f64;
+        for p in phi {
+            let v = p.to_f64();
+            s += v * v;
+        }
+        let norm = libm::sqrt(s);
+        self.sum += norm;
+        if norm > self.max {
+            self.max = norm;
+        }
+        self.count += 1;
+    }
+}
+
+/// An iteration between its start (draws, gradients) and its update.
+pub(crate) struct Pending<P, T> {
+    saved: Rng,
+    iteration: u64,
+    prepared: P,
+    weights: Weights<T>,
+}
+
+/// Everything but the buffers: plain data, so the C API can keep it in caller memory.
+#[derive(Clone, Debug)]
+pub(crate) struct SvgdCore<K> {
+    pub(crate) n: usize,
+    pub(crate) d: usize,
+    cfg: SvgdConfig<K>,
+    lay: Layout,
+    total: usize,
+    rng: Rng,
+    iterations: u64,
+}
+
+impl<K> SvgdCore<K> {
+    /// Validates everything, then (only then) initialises the history and the index slice.
+    pub(crate) fn new<T: Float>(
+        cfg: &SvgdConfig<K>,
+        d: usize,
+        particles: &[T],
+        ws: &mut [T],
+        idx: &mut [u32],
+    ) -> Result<Self, Error>
+    where
+        K: Kernel<T> + Clone,
+    {
+        if d == 0 {
+            return Err(Error::ZeroDimension);
+        }
+        if particles.is_empty() {
+            return Err(Error::ZeroParticles);
+        }
+        if particles.len() % d != 0 {
+            return Err(Error::LengthMismatch);
+        }
+        let n = particles.len() / d;
+        if n > u32::MAX as usize {
+            return Err(Error::InvalidArgument);
+        }
+        if cfg.batch_size < 2 || cfg.batch_size > n {
+            return Err(Error::InvalidBatchSize);
+        }
+        cfg.kernel.validate()?;
+        cfg.step_rule.validate::<T>()?;
+        let lay = Layout::new(n, d, cfg).ok_or(Error::WorkspaceTooSmall)?;
+        let total = lay.total().ok_or(Error::WorkspaceTooSmall)?;
+        if ws.len() < total || idx.len() < n {
+            return Err(Error::WorkspaceTooSmall);
+        }
+        if !all_finite(particles) {
+            return Err(Error::InvalidPosition);
+        }
+        split(ws, &lay).hist.fill(T::from_f64(UNSET));
+        for (t, v) in idx[..n].iter_mut().enumerate() {
+            *v = t as u32;
+        }
+        Ok(SvgdCore {
+            n,
+            d,
+            cfg: cfg.clone(),
+            lay,
+            total,
+            rng: Rng::new(cfg.seed, cfg.stream),
+            iterations: 0,
+        })
+    }
+
+    pub(crate) fn config(&self) -> &SvgdConfig<K> {
+        &self.cfg
+    }
+    pub(crate) fn iterations(&self) -> u64 {
+        self.iterations
+    }
+    /// Number of batches (without replacement) or sub-steps (with replacement).
+    pub(crate) fn batches(&self) -> usize {
+        self.n / self.cfg.batch_size
+    }
+    /// The φ region of the workspace: offset and length.
+    pub(crate) fn force_range(&self) -> (usize, usize) {
+        (self.lay.grads, self.lay.force)
+    }
+
+    fn check<T: Float>(&self, particles: &[T], ws: &[T], idx: &[u32]) -> Result<(), Error> {
+        if particles.len() != self.n * self.d {
+            return Err(Error::LengthMismatch);
+        }
+        if ws.len() < self.total || idx.len() < self.n {
+            return Err(Error::WorkspaceTooSmall);
+        }
+        if !all_finite(particles) {
+            return Err(Error::InvalidPosition);
+        }
+        Ok(())
+    }
+
+    /// One iteration. On `Err` the particles, the history and the generator are unchanged.
+    pub(crate) fn step<T: Float, M: Gradient<T> + ?Sized>(
+        &mut self,
+        particles: &mut [T],
+        ws: &mut [T],
+        idx: &mut [u32],
+        model: &mut M,
+    ) -> Result<SvgdInfo, Error>
+    where
+        K: Kernel<T>,
+    {
+        self.check(particles, ws, idx)?;
+        match self.cfg.batching {
+            Batching::WithoutReplacement => {
+                let pending = self.begin_iteration(particles, ws, idx, model)?;
+                let interactions =
+                    self.process_batches(&pending, 0, self.batches(), particles, ws, idx);
+                self.apply(pending, interactions, particles, ws)
+            }
+            Batching::WithReplacement => self.step_with_replacement(particles, ws, idx, model),
+        }
+    }
+
+    /// Without replacement, part 1: draws the seed and the permutation, prepares the kernel,
+    /// evaluates all gradients. On `Err` the generator is restored.
+    pub(crate) fn begin_iteration<T: Float, M: Gradient<T> + ?Sized>(
+        &mut self,
+        particles: &[T],
+        ws: &mut [T],
+        idx: &mut [u32],
+        model: &mut M,
+    ) -> Result<Pending<K::Prepared, T>, Error>
+    where
+        K: Kernel<T>,
+    {
+        let saved = self.rng.clone();
+        match self.begin_inner(particles, ws, idx, model) {
+            Ok((prepared, weights)) => Ok(Pending {
+                saved,
+                iteration: self.iterations + 1,
+                prepared,
+                weights,
+            }),
+            Err(e) => {
+                self.rng = saved;
+                Err(e)
+            }
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn begin_inner<T: Float, M: Gradient<T> + ?Sized>(
+        &mut self,
+        particles: &[T],
+        ws: &mut [T],
+        idx: &mut [u32],
+        model: &mut M,
+    ) -> Result<(K::Prepared, Weights<T>), Error>
+    where
+        K: Kernel<T>,
+    {
+        let (n, d) = (self.n, self.d);
+        let seed = self.rng.next_u64();
+        let perm = &mut idx[..n];
+        for (t, v) in perm.iter_mut().enumerate() {
+            *v = t as u32;
+        }
+        shuffle_prefix(&mut self.rng, perm, n - 1);
+        let parts = split(ws, &self.lay);
+        let prepared = self.cfg.kernel.prepare(particles, d, parts.scratch)?;
+        model
+            .gradients(particles, d, seed, parts.grads)
+            .map_err(refusal)?;
+        if !all_finite(parts.grads) {
+            return Err(Error::NonFinite);
+        }
+        Ok((prepared, self.weights(&prepared)))
+    }
+
+    fn weights<T: Float>(&self, prepared: &K::Prepared) -> Weights<T>
+    where
+        K: Kernel<T>,
+    {
+        let (k0, c0) = self.cfg.kernel.eval(prepared, T::ZERO);
+        Weights {
+            inv_n: T::from_f64(1.0 / self.n as f64),
+            k0,
+            c0,
+        }
+    }
+
+    /// Without replacement, part 2: φ for the particles of batches `a..b` of the iteration's
+    /// permutation (independent of every other batch). Returns the kernel evaluations.
+    pub(crate) fn process_batches<T: Float>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        a: usize,
+        b: usize,
+        particles: &[T],
+        ws: &mut [T],
+        idx: &[u32],
+    ) -> u64
+    where
+        K: Kernel<T>,
+    {
+        let (n, p) = (self.n, self.cfg.batch_size);
+        let nb = self.batches();
+        let parts = split(ws, &self.lay);
+        let mut interactions = 0;
+        for batch in a..b.min(nb) {
+            let start = batch * p;
+            let end = if batch + 1 == nb { n } else { start + p };
+            let members = &idx[start..end];
+            interactions += batch_force(
+                &self.cfg.kernel,
+                &pending.prepared,
+                particles,
+                parts.grads,
+                parts.force,
+                self.d,
+                n,
+                members.len(),
+                |t| members[t] as usize,
+                &pending.weights,
+            );
+        }
+        interactions
+    }
+
+    /// Without replacement, part 3: checks every new value, then moves all particles. On `Err`
+    /// ([`Error::NonFinite`]) nothing moved and the generator is restored.
+    pub(crate) fn apply<T: Float>(
+        &mut self,
+        pending: Pending<K::Prepared, T>,
+        interactions: u64,
+        particles: &mut [T],
+        ws: &mut [T],
+    ) -> Result<SvgdInfo, Error>
+    where
+        K: Kernel<T>,
+    {
+        let d = self.d;
+        let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
+        let history = self.cfg.step_rule.has_history();
+        let parts = split(ws, &self.lay);
+        let mut stats = ForceStats::default();
+        for (i, (x, phi)) in particles
+            .chunks_exact(d)
+            .zip(parts.force.chunks_exact(d))
+            .enumerate()
+        {
+            stats.add(phi);
+            for l in 0..d {
+                let h = if history {
+                    parts.hist[i * d + l]
+                } else {
+                    T::ZERO
+                };
+                let (xn, hn) = up.apply(x[l], h, phi[l]);
+                if !(phi[l].is_finite() && xn.is_finite() && hn.is_finite()) {
+                    self.rng = pending.saved;
+                    return Err(Error::NonFinite);
+                }
+            }
+        }
+        for (i, (x, phi)) in particles
+            .chunks_exact_mut(d)
+            .zip(parts.force.chunks_exact(d))
+            .enumerate()
+        {
+            for l in 0..d {
+                let h = if history {
+                    parts.hist[i * d + l]
+                } else {
+                    T::ZERO
+                };
+                let (xn, hn) = up.apply(x[l], h, phi[l]);
+                x[l] = xn;
+                if history {
+                    parts.hist[i * d + l] = hn;
+                }
+            }
+        }
+        Ok(self.finish(&pending.prepared, pending.iteration, &stats, interactions))
+    }
+
+    fn finish<T: Float>(
+        &mut self,
+        prepared: &K::Prepared,
+        iteration: u64,
+        stats: &ForceStats,
+        interactions: u64,
+    ) -> SvgdInfo
+    where
+        K: Kernel<T>,
+    {
+        self.iterations = iteration;
+        SvgdInfo {
+            iteration,
+            bandwidth: self.cfg.kernel.bandwidth(prepared),
+            step_size: self.cfg.step_rule.eta_at(iteration),
+            mean_force: stats.sum / stats.count.max(1) as f64,
+            max_force: stats.max,
+            interactions,
+        }
+    }
+
+    /// Algorithm 2 (with replacement). On `Err` nothing changed, the generator included.
+    fn step_with_replacement<T: Float, M: Gradient<T> + ?Sized>(
+        &mut self,
+        particles: &mut [T],
+        ws: &mut [T],
+        idx: &mut [u32],
+        model: &mut M,
+    ) -> Result<SvgdInfo, Error>
+    where
+        K: Kernel<T>,
+    {
+        let saved = self.rng.clone();
+        match self.with_replacement_inner(particles, ws, idx, model) {
+            Ok((prepared, stats, interactions)) => {
+                let parts = split(ws, &self.lay);
+                particles.copy_from_slice(parts.xwork);
+                parts.hist.copy_from_slice(parts.hwork);
+                Ok(self.finish(&prepared, self.iterations + 1, &stats, interactions))
+            }
+            Err(e) => {
+                self.rng = saved;
+                Err(e)
+            }
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn with_replacement_inner<T: Float, M: Gradient<T> + ?Sized>(
+        &mut self,
+        particles: &[T],
+        ws: &mut [T],
+        idx: &mut [u32],
+        model: &mut M,
+    ) -> Result<(K::Prepared, ForceStats, u64), Error>
+    where
+        K: Kernel<T>,
+    {
+        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
+        let seed = self.rng.next_u64();
+        let parts = split(ws, &self.lay);
+        let prepared = self.cfg.kernel.prepare(particles, d, parts.scratch)?;
+        let weights = self.weights(&prepared);
+        let up = Update::<T>::new(&self.cfg.step_rule, self.iterations + 1);
+        let history = self.cfg.step_rule.has_history();
+        parts.xwork.copy_from_slice(particles);
+        parts.hwork.copy_from_slice(parts.hist);
+        let perm = &mut idx[..n];
+        for (t, v) in perm.iter_mut().enumerate() {
+            *v = t as u32;
+        }
+        let mut stats = ForceStats::default();
+        let mut interactions = 0;
+        for _ in 0..self.batches() {
+            shuffle_prefix(&mut self.rng, perm, p.min(n - 1));
+            for (a, xb) in parts.xbatch.chunks_exact_mut(d).enumerate() {
+                let i = perm[a] as usize;
+                xb.copy_from_slice(&parts.xwork[i * d..(i + 1) * d]);
+            }
+            model
+                .gradients(parts.xbatch, d, seed, parts.grads)
+                .map_err(refusal)?;
+            if !all_finite(parts.grads) {
+                return Err(Error::NonFinite);
+            }
+            interactions += batch_force(
+                &self.cfg.kernel,
+                &prepared,
+                parts.xbatch,
+                parts.grads,
+                parts.force,
+                d,
+                n,
+                p,
+                |t| t,
+                &weights,
+            );
+            for (a, phi) in parts.force.chunks_exact(d).enumerate() {
+                let i = perm[a] as usize;
+                stats.add(phi);
+                for l in 0..d {
+                    let h = if history {
+                        parts.hwork[i * d + l]
+                    } else {
+                        T::ZERO
+                    };
+                    let (xn, hn) = up.apply(parts.xwork[i * d + l], h, phi[l]);
+                    if !(phi[l].is_finite() && xn.is_finite() && hn.is_finite()) {
+                        return Err(Error::NonFinite);
+                    }
+                    parts.xwork[i * d + l] = xn;
+                    if history {
+                        parts.hwork[i * d + l] = hn;
+                    }
+                }
+            }
+        }
+        Ok((prepared, stats, interactions))
+    }
+}
+
+/// An SVGD / RBM-SVGD particle system over caller-supplied buffers.
+///
+/// ```
+/// use sgsample::{Gradient, KernelChoice, Stop, StepRule, Svgd, SvgdConfig};
+///
+/// // Target N(1, 1) in 1-D: ∇V(x) = x − 1.
+/// struct Shifted;
+/// impl Gradient<f64> for Shifted {
+///     fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+///         g[0] = x[0] - 1.0;
+///         Ok(())
+///     }
+/// }
+///
+/// let n = 64;
+/// let cfg = SvgdConfig::new(8, KernelChoice::Gaussian { h: 0.5 }, StepRule::adagrad(0.1));
+/// let mut particles: Vec<f64> = (0..n).map(|i| -3.0 + 0.05 * i as f64).collect();
+/// let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, 1, &cfg)];
+/// let mut index = vec![0u32; Svgd::<f64>::index_len(n)];
+/// let mut svgd = Svgd::new(&cfg, 1, &mut particles, &mut ws, &mut index)?;
+/// let last = svgd.run(300, &mut Shifted).map_err(|e| e.error)?;
+/// assert_eq!(last.iteration, 300);
+/// let mean = svgd.particles().iter().sum::<f64>() / n as f64;
+/// assert!((mean - 1.0).abs() < 0.1, "{mean}");
+/// # Ok::<(), sgsample::Error>(())
+/// ```
+pub struct Svgd<'a, T: Float, K: Kernel<T> = KernelChoice> {
+    core: SvgdCore<K>,
+    particles: &'a mut [T],
+    ws: &'a mut [T],
+    idx: &'a mut [u32],
+}
+
+impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
+    /// Workspace length (coordinates of type `T`) for `n` particles in dimension `d` under
+    /// `config` (see the module docs for the parts). Saturates to `usize::MAX` on overflow.
+    pub fn workspace_len(n: usize, d: usize, config: &SvgdConfig<K>) -> usize {
+        workspace_len::<T, K>(n, d, config)
+    }
+
+    /// Length of the index slice for `n` particles: `n`.
+    pub const fn index_len(n: usize) -> usize {
+        n
+    }
+
+    /// Validates the configuration and the buffers and starts at `particles` (`N·d`
+    /// coordinates, row by row; N = `particles.len() / d`). Errors, in the order checked:
+    /// [`Error::ZeroDimension`], [`Error::ZeroParticles`], [`Error::LengthMismatch`] (length not
+    /// a multiple of d), [`Error::InvalidArgument`] (N ≥ 2³²), [`Error::InvalidBatchSize`],
+    /// the kernel's ([`Error::InvalidBandwidth`], [`Error::InvalidKernel`]), the step rule's
+    /// ([`Error::InvalidStepSize`], [`Error::InvalidStepRule`]), [`Error::WorkspaceTooSmall`]
+    /// (workspace or index slice), [`Error::InvalidPosition`]. Nothing is written on error.
+    pub fn new(
+        config: &SvgdConfig<K>,
+        d: usize,
+        particles: &'a mut [T],
+        workspace: &'a mut [T],
+        index: &'a mut [u32],
+    ) -> Result<Self, Error> {
+        let core = SvgdCore::new(config, d, particles, workspace, index)?;
+        Ok(Svgd {
+            core,
+            particles,
+            ws: workspace,
+            idx: index,
+        })
+    }
+
+    /// One iteration. On `Err` ([`Error::CallbackAborted`], [`Error::NonFinite`],
+    /// [`Error::InvalidPosition`] if the caller made a particle non-finite) the particles, the
+    /// AdaGrad history and the generator are exactly as before the call.
+    pub fn step<M: Gradient<T> + ?Sized>(&mut self, model: &mut M) -> Result<SvgdInfo, Error> {
+        self.core.step(self.particles, self.ws, self.idx, model)
+    }
+
+    /// `iterations ≥ 1` iterations; returns the last one's info. On error, `completed` says how
+    /// many iterations of this call succeeded (the failed one changed nothing).
+    pub fn run<M: Gradient<T> + ?Sized>(
+        &mut self,
+        iterations: u64,
+        model: &mut M,
+    ) -> Result<SvgdInfo, RunError> {
+        let mut last = Err(RunError {
+            error: Error::InvalidArgument,
+            completed: 0,
+        });
+        for k in 0..iterations {
+            last = Ok(self.step(model).map_err(|error| RunError {
+                error,
+                completed: k as usize,
+            })?);
+        }
+        last
+    }
+
+    /// The particles, `N·d` row by row.
+    pub fn particles(&self) -> &[T] {
+        self.particles
+    }
+
+    /// The particles, mutable (e.g. to reset them between iterations; they must stay finite).
+    pub fn particles_mut(&mut self) -> &mut [T] {
+        self.particles
+    }
+
+    /// The forces φ of the last iteration: without replacement all `N·d` (row i is particle i);
+    /// with replacement the `p·d` of its last sub-step (rows in draw order). Meaningless before
+    /// the first iteration and after a failed one.
+    pub fn force(&self) -> &[T] {
+        let (off, len) = self.core.force_range();
+        &self.ws[off..off + len]
+    }
+
+    /// Iterations done.
+    pub fn iterations(&self) -> u64 {
+        self.core.iterations()
+    }
+
+    /// The number of particles N.
+    pub fn num_particles(&self) -> usize {
+        self.core.n
+    }
+
+    /// The dimension d.
+    pub fn dim(&self) -> usize {
+        self.core.d
+    }
+
+    /// The configuration the system was started with.
+    pub fn config(&self) -> &SvgdConfig<K> {
+        self.core.config()
+    }
+}
