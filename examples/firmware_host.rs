@@ -9,7 +9,10 @@
 //! (`-- --workspace-table` prints the workspace sizes for docs/footprint.md instead).
 
 use sgsample::reference::amagold::{Amagold as RefAmagold, Model};
-use sgsample::{Amagold, Float, Potential, Stop, Variant};
+use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
+use sgsample::{
+    Amagold, Batching, Float, Gradient, KernelChoice, Potential, StepRule, Stop, Svgd, Variant,
+};
 use std::io::Write as _;
 
 #[path = "../examples-embedded/src/runs.rs"]
@@ -58,17 +61,93 @@ fn amagold_reference<T: runs::Bits, M: Potential<T>>(
     runs::end_line::<T>(out, run.name, accepted, chain.u).unwrap();
 }
 
-fn workspace_table() {
-    println!(
-        "AMAGOLD workspace: {} coordinates per dimension",
-        Amagold::<f32>::workspace_len(1)
+/// One SVGD run through the reference implementation, printed like the firmware prints it.
+fn svgd_reference<T: runs::Bits>(out: &mut String, run: &runs::SvgdRun) {
+    let c = &run.cfg;
+    let kernel = match c.kernel {
+        KernelChoice::Gaussian { h } => RefKernel::Gaussian(h),
+        KernelChoice::GaussianMedian => RefKernel::Median,
+        KernelChoice::InverseMultiquadric { c, beta } => RefKernel::Imq { c, beta },
+    };
+    let rule = match c.step_rule {
+        StepRule::Constant { eta } => RefRule::Constant(eta),
+        StepRule::Decaying { eta } => RefRule::Decaying(eta),
+        StepRule::AdaGrad { eta, alpha } => RefRule::AdaGrad { eta, alpha },
+    };
+    let mut x0 = vec![T::ZERO; runs::SVGD_N];
+    runs::svgd_init(run, &mut x0);
+    let mut svgd = RefSvgd::<T>::new(
+        &x0,
+        1,
+        c.batch_size,
+        c.batching == Batching::WithReplacement,
+        kernel,
+        rule,
+        c.seed,
+        c.stream,
     );
-    for d in [1usize, 2, 10, 100] {
-        println!(
-            "  d = {d:>3}: f32 {:>5} bytes, f64 {:>5} bytes",
-            Amagold::<f32>::workspace_len(d) * 4,
-            Amagold::<f64>::workspace_len(d) * 8
-        );
+    let mut grad = |x: &[T], seed: u64, g: &mut [T]| runs::Mixture.gradient(x, seed, g);
+    for k in 1..=run.iterations {
+        svgd.step(&mut grad).expect("reference SVGD step");
+        if run.checkpoints.contains(&k) {
+            runs::particles_line(out, run.name, k, &svgd.flat()).unwrap();
+        }
+    }
+}
+
+/// The workspace sizes of docs/footprint.md, from the library's size queries.
+fn workspace_table() {
+    println!("| sampler | d | N | p | workspace (coordinates) | f32 bytes | f64 bytes |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for d in [1usize, 10, 100] {
+        let len = Amagold::<f32>::workspace_len(d);
+        assert_eq!(len, Amagold::<f64>::workspace_len(d));
+        println!("| AMAGOLD | {d} | | | {len} | {} | {} |", 4 * len, 8 * len);
+    }
+    let variants: [(&str, Batching, KernelChoice, StepRule); 4] = [
+        (
+            "RBM-SVGD, fixed h, AdaGrad",
+            Batching::WithoutReplacement,
+            KernelChoice::Gaussian { h: 2.0 },
+            StepRule::adagrad(0.2),
+        ),
+        (
+            "RBM-SVGD, fixed h, constant η",
+            Batching::WithoutReplacement,
+            KernelChoice::Gaussian { h: 2.0 },
+            StepRule::Constant { eta: 0.1 },
+        ),
+        (
+            "RBM-SVGD, median h, AdaGrad",
+            Batching::WithoutReplacement,
+            KernelChoice::GaussianMedian,
+            StepRule::adagrad(0.2),
+        ),
+        (
+            "RBM-SVGD with replacement, fixed h, AdaGrad",
+            Batching::WithReplacement,
+            KernelChoice::Gaussian { h: 2.0 },
+            StepRule::adagrad(0.2),
+        ),
+    ];
+    for (label, batching, kernel, rule) in variants {
+        for (n, d, p) in [
+            (64usize, 1usize, 8usize),
+            (256, 1, 8),
+            (256, 2, 32),
+            (512, 2, 512),
+        ] {
+            let mut cfg = sgsample::SvgdConfig::new(p, kernel, rule);
+            cfg.batching = batching;
+            let len = Svgd::<f32>::workspace_len(n, d, &cfg);
+            assert_eq!(len, Svgd::<f64>::workspace_len(n, d, &cfg));
+            let idx = 4 * Svgd::<f32>::index_len(n);
+            println!(
+                "| {label} | {d} | {n} | {p} | {len} | {} + {idx} index | {} + {idx} index |",
+                4 * len,
+                8 * len
+            );
+        }
     }
 }
 
@@ -89,6 +168,14 @@ fn main() {
             }
         }
         runs::amagold_core::<f32>(&mut out, run, &mut ws32).expect("host f32 core run");
+    }
+    let mut particles = vec![0.0f32; runs::SVGD_N];
+    let mut index = vec![0u32; runs::SVGD_N];
+    for run in &runs::SVGD_RUNS {
+        svgd_reference::<f64>(&mut out, run);
+        let mut ws = vec![0.0f32; Svgd::<f32>::workspace_len(runs::SVGD_N, 1, &run.cfg)];
+        runs::svgd_core::<f32>(&mut out, run, &mut particles, &mut ws, &mut index)
+            .expect("host f32 core run");
     }
     std::io::stdout().write_all(out.as_bytes()).unwrap();
 }

@@ -27,6 +27,8 @@ configs=(
 variants=(
   "baseline -"
   "AMAGOLD fp-amagold"
+  "RBM-SVGD fp-svgd"
+  "both fp-amagold,fp-svgd"
 )
 
 # vector_table text rodata data bss
@@ -47,7 +49,7 @@ categories() {
       if (type ~ /[rR]/) c = "tables"
       else if (name ~ /ziggurat/) c = "ziggurat"
       else if (name ~ /^libm::/) c = "libm"
-      else if (name ~ /compiler_builtins::(float|int)|^__aeabi_[dfliu]/) c = "softfloat"
+      else if (name ~ /compiler_builtins::(float|int)|^__aeabi_[dfliu]|^__u?(div|mod)/) c = "softfloat"
       else if (name ~ /compiler_builtins::mem|^__aeabi_mem|^mem(cpy|move|set|cmp)$/) c = "mem"
       else if (name ~ /sgsample::|_probe::/) c = "sampler"
       else c = "other"
@@ -58,7 +60,7 @@ categories() {
 
 echo "# Flash and RAM (bytes; library share = probe with the sampler(s) minus the baseline probe)"
 echo
-echo "| build | sampler | flash | RAM | .text | .rodata | .data+.bss | sampler code | Ziggurat code | read-only tables | soft-float | libm | memcpy/memmove | rest |"
+echo "| build | sampler | flash | RAM | .text | .rodata | .data+.bss | sampler code | Ziggurat code | read-only tables | soft-float, int division | libm | memcpy/memmove | rest |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 stack_report=""
 for cfg in "${configs[@]}"; do

@@ -1,4 +1,5 @@
-//! sgsample on a Cortex-M under QEMU: runs the samplers of [`runs`] with static buffers, prints
+//! sgsample on a Cortex-M under QEMU: runs the samplers of [`runs`] (AMAGOLD and RBM-SVGD, each in
+//! `f64` and `f32`) with static buffers, prints
 //! every sample as hexadecimal bits over semihosting, and exits with status 0 (1 if a sampler
 //! returned an error, or on a panic).
 //!
@@ -24,9 +25,25 @@ fn main() -> ! {
     // cortex-m-rt turns these into `&'static mut` references: the buffers live in .bss.
     static mut WS64: [f64; AMAGOLD_WS] = [0.0; AMAGOLD_WS];
     static mut WS32: [f32; AMAGOLD_WS] = [0.0; AMAGOLD_WS];
+    static mut PARTICLES64: [f64; runs::SVGD_N] = [0.0; runs::SVGD_N];
+    static mut PARTICLES32: [f32; runs::SVGD_N] = [0.0; runs::SVGD_N];
+    static mut SVGD_WS64: [f64; runs::SVGD_WS] = [0.0; runs::SVGD_WS];
+    static mut SVGD_WS32: [f32; runs::SVGD_WS] = [0.0; runs::SVGD_WS];
+    static mut INDEX: [u32; runs::SVGD_N] = [0; runs::SVGD_N];
 
     let status = match hio::hstdout() {
-        Ok(mut out) => match run_all(&mut out, WS64, WS32) {
+        Ok(mut out) => match run_all(
+            &mut out,
+            Buffers {
+                ws64: WS64,
+                ws32: WS32,
+                particles64: PARTICLES64,
+                particles32: PARTICLES32,
+                svgd_ws64: SVGD_WS64,
+                svgd_ws32: SVGD_WS32,
+                index: INDEX,
+            },
+        ) {
             Ok(()) => debug::EXIT_SUCCESS,
             Err(e) => {
                 let _ = writeln!(out, "FAILED: {:?}", e);
@@ -41,10 +58,25 @@ fn main() -> ! {
     }
 }
 
-fn run_all(out: &mut dyn Write, ws64: &mut [f64], ws32: &mut [f32]) -> Result<(), runs::Failure> {
+/// The static buffers, borrowed for the whole run.
+struct Buffers {
+    ws64: &'static mut [f64],
+    ws32: &'static mut [f32],
+    particles64: &'static mut [f64],
+    particles32: &'static mut [f32],
+    svgd_ws64: &'static mut [f64],
+    svgd_ws32: &'static mut [f32],
+    index: &'static mut [u32],
+}
+
+fn run_all(out: &mut dyn Write, b: Buffers) -> Result<(), runs::Failure> {
     for run in &runs::AMAGOLD_RUNS {
-        runs::amagold_core::<f64>(out, run, ws64)?;
-        runs::amagold_core::<f32>(out, run, ws32)?;
+        runs::amagold_core::<f64>(out, run, b.ws64)?;
+        runs::amagold_core::<f32>(out, run, b.ws32)?;
+    }
+    for run in &runs::SVGD_RUNS {
+        runs::svgd_core::<f64>(out, run, b.particles64, b.svgd_ws64, b.index)?;
+        runs::svgd_core::<f32>(out, run, b.particles32, b.svgd_ws32, b.index)?;
     }
     Ok(())
 }

@@ -15,13 +15,17 @@
 //!
 //! # Output format
 //!
-//! One line per iteration, `<run> <k> <a|r> <hex>…`, the coordinates as the hexadecimal bits of
-//! their IEEE representation so that comparing text compares bits, then `<run> end <accepted>
-//! <energy bits>`.
+//! AMAGOLD: one line per iteration, `<run> <k> <a|r> <hex>…`, the coordinates as the hexadecimal
+//! bits of their IEEE representation so that comparing text compares bits, then `<run> end
+//! <accepted> <energy bits>`. SVGD: one line per checkpoint iteration k, `<run> <k> <hex>…` with
+//! all N particles.
 #![allow(dead_code)]
 
 use core::fmt::{self, Write};
-use sgsample::{Amagold, AmagoldConfig, Error, Float, Gradient, Potential, Stop, Variant};
+use sgsample::{
+    Amagold, AmagoldConfig, Batching, Error, Float, Gradient, KernelChoice, Potential, StepRule,
+    Stop, Svgd, SvgdConfig, Variant,
+};
 
 /// SplitMix64's output function applied to `x + γ`: a bijective 64-bit integer hash.
 pub const fn splitmix64(x: u64) -> u64 {
@@ -297,5 +301,124 @@ fn amagold_with<T: Bits, M: Potential<T>>(
         sample_line(w, run.name, k, info.accepted, chain.position())?;
     }
     end_line::<T>(w, run.name, accepted, chain.energy())?;
+    Ok(())
+}
+
+/// The 1-D Gaussian mixture of ALGORITHMS.md §2.4, π = ⅓N(−2, 1) + ⅔N(2, 1):
+/// ∇V(x) = x − 2 + 4/(2·e^{4x} + 1), in `T` (`exp` through libm, as the library's).
+pub struct Mixture;
+
+impl<T: Float> Gradient<T> for Mixture {
+    fn gradient(&mut self, x: &[T], _seed: u64, g: &mut [T]) -> Result<(), Stop> {
+        let (Some(&x), Some(g)) = (x.first(), g.first_mut()) else {
+            return Err(Stop::Abort);
+        };
+        let c = T::from_f64;
+        *g = (x - c(2.0)) + c(4.0) / (c(2.0) * (c(4.0) * x).exp() + c(1.0));
+        Ok(())
+    }
+}
+
+/// Particles of the SVGD runs.
+pub const SVGD_N: usize = 64;
+
+/// A workspace length that covers every SVGD run (checked against the size query at run time).
+pub const SVGD_WS: usize = 8 * SVGD_N + SVGD_N * (SVGD_N - 1) / 2;
+
+/// One SVGD run on [`Mixture`] with [`SVGD_N`] particles (d = 1).
+pub struct SvgdRun {
+    /// Run label.
+    pub name: &'static str,
+    /// Configuration.
+    pub cfg: SvgdConfig<KernelChoice>,
+    /// Iterations.
+    pub iterations: u32,
+    /// Iterations after which all particles are printed (ascending, the last = `iterations`).
+    pub checkpoints: &'static [u32],
+    /// Seed of the initial particles: x_i = −10 + ξ_i, ξ_i = [`seed_noise`]`(init_seed, i)`
+    /// (unit variance, computable in C; the paper draws from N(−10, 1)).
+    pub init_seed: u64,
+}
+
+const fn svgd_cfg(
+    p: usize,
+    batching: Batching,
+    kernel: KernelChoice,
+    step_rule: StepRule,
+    seed: u64,
+) -> SvgdConfig<KernelChoice> {
+    let mut c = SvgdConfig::new(p, kernel, step_rule);
+    c.batching = batching;
+    c.seed = seed;
+    c
+}
+
+/// The SVGD runs, each done in `f32` and `f64`: the paper's setting (fixed h = 2, AdaGrad with
+/// η = 0.2) at p = 8, and the variant with replacement with the median bandwidth.
+pub const SVGD_RUNS: [SvgdRun; 2] = [
+    SvgdRun {
+        name: "rbm-svgd-mix-p8",
+        cfg: svgd_cfg(
+            8,
+            Batching::WithoutReplacement,
+            KernelChoice::Gaussian { h: 2.0 },
+            StepRule::adagrad(0.2),
+            11,
+        ),
+        iterations: 200,
+        checkpoints: &[1, 10, 50, 200],
+        init_seed: 100,
+    },
+    SvgdRun {
+        name: "rbm-svgd-mix-p16-wr-median",
+        cfg: svgd_cfg(
+            16,
+            Batching::WithReplacement,
+            KernelChoice::GaussianMedian,
+            StepRule::Constant { eta: 0.05 },
+            12,
+        ),
+        iterations: 100,
+        checkpoints: &[1, 100],
+        init_seed: 200,
+    },
+];
+
+/// Writes the initial particles of `run` into `xs`.
+pub fn svgd_init<T: Float>(run: &SvgdRun, xs: &mut [T]) {
+    for (i, x) in xs.iter_mut().enumerate() {
+        *x = T::from_f64(-10.0 + seed_noise(run.init_seed, i as u64));
+    }
+}
+
+/// `<run>-<type> <k> <hex>…` (all particles after iteration k).
+pub fn particles_line<T: Bits>(w: &mut dyn Write, name: &str, k: u32, xs: &[T]) -> fmt::Result {
+    write!(w, "{}-{} {}", name, T::NAME, k)?;
+    for &v in xs {
+        w.write_char(' ')?;
+        v.write_hex(w)?;
+    }
+    w.write_char('\n')
+}
+
+/// Runs `run` with the library's core sampler over the given buffers, printing the checkpoints.
+pub fn svgd_core<T: Bits>(
+    w: &mut dyn Write,
+    run: &SvgdRun,
+    particles: &mut [T],
+    ws: &mut [T],
+    index: &mut [u32],
+) -> Result<(), Failure> {
+    let particles = particles.get_mut(..SVGD_N).ok_or(Error::LengthMismatch)?;
+    svgd_init(run, particles);
+    let mut svgd = Svgd::new(&run.cfg, 1, particles, ws, index)?;
+    let mut next = run.checkpoints.iter().peekable();
+    for k in 1..=run.iterations {
+        svgd.step(&mut Mixture)?;
+        if next.peek() == Some(&&k) {
+            next.next();
+            particles_line(w, run.name, k, svgd.particles())?;
+        }
+    }
     Ok(())
 }

@@ -138,9 +138,9 @@ fn callbacks_alone(report: &mut Report) -> (usize, Real) {
     (sg.max(se), g[0])
 }
 
-/// Up to 16 (label, value) results, printed by the same loop in every build.
+/// Up to 24 (label, value) results, printed by the same loop in every build.
 struct Report {
-    items: [(&'static str, usize); 16],
+    items: [(&'static str, usize); 24],
     n: usize,
 }
 
@@ -213,13 +213,123 @@ mod amagold_probe {
     }
 }
 
+#[cfg(feature = "fp-svgd")]
+mod svgd_probe {
+    use super::*;
+    use sgsample::{Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
+
+    pub const N: usize = 16;
+    /// Covers every configuration (checked by `Svgd::new`): 8·N plus the median's N(N−1)/2.
+    pub const WS: usize = 8 * N + N * (N - 1) / 2;
+
+    pub struct Ctx<'a> {
+        pub svgd: Svgd<'a, Real>,
+        pub model: Trivial,
+        pub checksum: u64,
+    }
+
+    /// Three iterations.
+    pub fn three_steps(c: &mut Ctx<'_>) {
+        for _ in 0..3 {
+            if let Ok(info) = c.svgd.step(&mut c.model) {
+                c.checksum = c.checksum.wrapping_add(info.mean_force.to_bits());
+            }
+        }
+    }
+
+    /// One system per configuration; `which` picks it at run time (through `black_box`).
+    fn config(which: u32) -> SvgdConfig<KernelChoice> {
+        let (batching, kernel, rule) = match which {
+            0 => (
+                Batching::WithoutReplacement,
+                KernelChoice::GaussianMedian,
+                StepRule::adagrad(black_box(0.2)),
+            ),
+            1 => (
+                Batching::WithReplacement,
+                KernelChoice::InverseMultiquadric {
+                    c: black_box(1.0),
+                    beta: black_box(0.5),
+                },
+                StepRule::Decaying {
+                    eta: black_box(0.1),
+                },
+            ),
+            _ => (
+                Batching::WithoutReplacement,
+                KernelChoice::Gaussian { h: black_box(2.0) },
+                StepRule::Constant {
+                    eta: black_box(0.1),
+                },
+            ),
+        };
+        let mut cfg = SvgdConfig::new(black_box(4), kernel, rule);
+        cfg.batching = batching;
+        cfg.seed = black_box(3);
+        cfg
+    }
+
+    #[inline(never)]
+    pub fn run(
+        report: &mut Report,
+        particles: &mut [Real],
+        ws: &mut [Real],
+        index: &mut [u32],
+        callbacks: usize,
+    ) -> u64 {
+        let mut checksum = 0;
+        // Two systems in turn over the same buffers: the median kernel with AdaGrad without
+        // replacement, then the inverse multiquadric, decaying steps, with replacement.
+        let labels = [
+            (
+                "stack.svgd.median_adagrad.total",
+                "stack.svgd.median_adagrad.at_callback",
+                "stack.svgd.median_adagrad.own",
+            ),
+            (
+                "stack.svgd.imq_replacement.total",
+                "stack.svgd.imq_replacement.at_callback",
+                "stack.svgd.imq_replacement.own",
+            ),
+        ];
+        for (which, (l_total, l_at, l_own)) in labels.into_iter().enumerate() {
+            for (i, x) in particles.iter_mut().enumerate() {
+                *x = black_box(i as Real * 0.25 - 2.0);
+            }
+            let cfg = config(black_box(which as u32));
+            let Ok(svgd) = Svgd::new(&cfg, 1, &mut *particles, &mut *ws, &mut *index) else {
+                return 1;
+            };
+            let mut ctx = Ctx {
+                svgd,
+                model: Trivial,
+                checksum: 0,
+            };
+            let f: fn(&mut Ctx<'_>) = three_steps;
+            let (total, at_cb) = measure(|| black_box(f)(&mut ctx));
+            report.push(l_total, total);
+            report.push(l_at, at_cb);
+            report.push(l_own, own(total, at_cb, callbacks));
+            checksum ^= ctx.checksum;
+        }
+        report.push("sizeof.Svgd", core::mem::size_of::<Svgd<'static, Real>>());
+        checksum
+    }
+}
+
 #[entry]
 fn main() -> ! {
     #[cfg(feature = "fp-amagold")]
     static mut AMAGOLD_WS: [Real; amagold_probe::WS] = [0.0; amagold_probe::WS];
+    #[cfg(feature = "fp-svgd")]
+    static mut SVGD_PARTICLES: [Real; svgd_probe::N] = [0.0; svgd_probe::N];
+    #[cfg(feature = "fp-svgd")]
+    static mut SVGD_WS: [Real; svgd_probe::WS] = [0.0; svgd_probe::WS];
+    #[cfg(feature = "fp-svgd")]
+    static mut SVGD_INDEX: [u32; svgd_probe::N] = [0; svgd_probe::N];
 
     let mut report = Report {
-        items: [("", 0); 16],
+        items: [("", 0); 24],
         n: 0,
     };
     let (callbacks, g) = callbacks_alone(&mut report);
@@ -228,6 +338,10 @@ fn main() -> ! {
     #[cfg(feature = "fp-amagold")]
     {
         checksum ^= amagold_probe::run(&mut report, AMAGOLD_WS, callbacks);
+    }
+    #[cfg(feature = "fp-svgd")]
+    {
+        checksum ^= svgd_probe::run(&mut report, SVGD_PARTICLES, SVGD_WS, SVGD_INDEX, callbacks);
     }
     report.push("checksum", checksum as u32 as usize);
 
