@@ -2,7 +2,7 @@
 # Everything `make test` and `make demo` need beyond the Rust toolchain. Idempotent.
 set -euo pipefail
 rustup target add thumbv7em-none-eabihf thumbv7m-none-eabi
-pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi)
+pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -7,6 +7,7 @@ suites=(
   scripts/test-rust.sh
   scripts/test-nostd.sh
   scripts/test-firmware.sh
+  scripts/test-ffi.sh
 )
 passed=0
 for s in "${suites[@]}"; do

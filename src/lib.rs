@@ -36,6 +36,8 @@ mod minibatch;
 mod model;
 pub mod rng;
 pub mod sghmc;
+#[cfg(feature = "ffi")]
+pub mod ffi;
 pub mod svgd;
 mod ziggurat;
 

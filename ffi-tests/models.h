@@ -1,0 +1,62 @@
+/* The test models of the C-vs-Rust reproducibility check, written so that ffi-tests/reference.rs
+ * can repeat them operation for operation: f64 arithmetic in the order written, one rounding to
+ * the coordinate type at the end, and gradient noise that is an integer hash of the minibatch
+ * seed (SplitMix64), so no random-number library is involved on either side.
+ * Compile with -ffp-contract=off: a fused multiply-add would round once where Rust rounds twice. */
+#ifndef SGS_FFI_TESTS_MODELS_H
+#define SGS_FFI_TESTS_MODELS_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+static uint64_t mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Noise number k of a minibatch seed: uniform on [-0.5, 0.5), 53 bits. */
+static double seed_noise(uint64_t seed, uint64_t k) {
+    uint64_t h = mix64(seed ^ mix64(k));
+    return (double)(h >> 11) * (1.0 / 9007199254740992.0) - 0.5;
+}
+
+/* MODEL_DW: the double well U = (x+4)(x+1)(x-1)(x-3)/14 + 0.5 (d = 1).
+ * MODEL_G3: U = 0.5 * sum a_i x_i^2 with a = {1, 4, 0.25} (d = 3); the energy REJECTs x_0 > 1.5
+ *           and the gradient REJECTs x_0 > 2.5 (the domain edge exercises out-of-domain paths). */
+enum { MODEL_DW = 0, MODEL_G3 = 1 };
+
+typedef struct {
+    int kind;
+    double noise; /* scale of the gradient noise */
+} model;
+
+static const double G3_A[3] = {1.0, 4.0, 0.25};
+
+static int32_t model_energy64(const model *m, const double *x, size_t d, double *u) {
+    if (m->kind == MODEL_DW) {
+        double t = x[0];
+        *u = (t + 4.0) * (t + 1.0) * (t - 1.0) * (t - 3.0) / 14.0 + 0.5;
+        return 0;
+    }
+    if (x[0] > 1.5) return 1;
+    double s = 0.0;
+    for (size_t i = 0; i < d; i++) s += G3_A[i] * x[i] * x[i];
+    *u = 0.5 * s;
+    return 0;
+}
+
+static int32_t model_gradient64(const model *m, const double *x, size_t d, uint64_t seed,
+                                double *g) {
+    if (m->kind == MODEL_DW) {
+        double t = x[0];
+        g[0] = (4.0 * t * t * t + 3.0 * t * t - 26.0 * t - 1.0) / 14.0 + m->noise * seed_noise(seed, 0);
+        return 0;
+    }
+    if (x[0] > 2.5) return 1;
+    for (size_t i = 0; i < d; i++) g[i] = G3_A[i] * x[i] + m->noise * seed_noise(seed, i);
+    return 0;
+}
+
+#endif

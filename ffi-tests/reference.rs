@@ -1,0 +1,338 @@
+//! The Rust half of the C-vs-Rust reproducibility check (`scripts/test-ffi.sh`): prints the runs
+//! of `ffi-tests/repro.c` in the same format, the `double` runs from the plain std reference
+//! build ([`sgsample::reference`]) and the `float` runs from the library's `f32` core through the
+//! Rust API. The models repeat `ffi-tests/models.h` operation for operation.
+//!
+//! `cargo run --release -p sgsample --features std --example ffi_reference`
+
+use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSghmc};
+use sgsample::{
+    Amagold, AmagoldConfig, Float, Gradient, Potential, Sghmc, SghmcConfig, Stop, Variant,
+};
+use std::fmt::Write as _;
+
+fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e3779b97f4a7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+    z ^ (z >> 31)
+}
+
+fn seed_noise(seed: u64, k: u64) -> f64 {
+    let h = mix64(seed ^ mix64(k));
+    (h >> 11) as f64 * (1.0 / 9007199254740992.0) - 0.5
+}
+
+const G3_A: [f64; 3] = [1.0, 4.0, 0.25];
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Dw,
+    G3,
+}
+
+#[derive(Clone, Copy)]
+struct M {
+    kind: Kind,
+    noise: f64,
+}
+
+impl M {
+    fn energy64(&self, x: &[f64]) -> Result<f64, Stop> {
+        match self.kind {
+            Kind::Dw => {
+                let t = x[0];
+                Ok((t + 4.0) * (t + 1.0) * (t - 1.0) * (t - 3.0) / 14.0 + 0.5)
+            }
+            Kind::G3 => {
+                if x[0] > 1.5 {
+                    return Err(Stop::Reject);
+                }
+                let mut s = 0.0;
+                for i in 0..x.len() {
+                    s += G3_A[i] * x[i] * x[i];
+                }
+                Ok(0.5 * s)
+            }
+        }
+    }
+    fn gradient64(&self, x: &[f64], seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+        match self.kind {
+            Kind::Dw => {
+                let t = x[0];
+                g[0] = (4.0 * t * t * t + 3.0 * t * t - 26.0 * t - 1.0) / 14.0
+                    + self.noise * seed_noise(seed, 0);
+            }
+            Kind::G3 => {
+                if x[0] > 2.5 {
+                    return Err(Stop::Reject);
+                }
+                for i in 0..x.len() {
+                    g[i] = G3_A[i] * x[i] + self.noise * seed_noise(seed, i as u64);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<T: Float> Gradient<T> for M {
+    fn gradient(&mut self, x: &[T], seed: u64, g: &mut [T]) -> Result<(), Stop> {
+        let xs: Vec<f64> = x.iter().map(|v| v.to_f64()).collect();
+        let mut gs = vec![0.0; x.len()];
+        self.gradient64(&xs, seed, &mut gs)?;
+        for (gi, v) in g.iter_mut().zip(gs) {
+            *gi = T::from_f64(v);
+        }
+        Ok(())
+    }
+}
+
+impl<T: Float> Potential<T> for M {
+    fn energy(&mut self, x: &[T]) -> Result<f64, Stop> {
+        let xs: Vec<f64> = x.iter().map(|v| v.to_f64()).collect();
+        self.energy64(&xs)
+    }
+}
+
+impl<T: Float> Model<T> for M {
+    fn energy(&mut self, x: &[T]) -> Result<f64, Stop> {
+        Potential::energy(self, x)
+    }
+    fn grad(&mut self, x: &[T], seed: u64, g: &mut [T]) -> Result<(), Stop> {
+        Gradient::gradient(self, x, seed, g)
+    }
+}
+
+/// Hex bits of a coordinate, as the C side prints them.
+trait Hex {
+    fn hex(self) -> String;
+}
+impl Hex for f64 {
+    fn hex(self) -> String {
+        format!("{:016x}", self.to_bits())
+    }
+}
+impl Hex for f32 {
+    fn hex(self) -> String {
+        format!("{:08x}", self.to_bits())
+    }
+}
+
+fn hex_or_nan(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else {
+        v.hex()
+    }
+}
+
+fn xs<T: Hex + Copy>(x: &[T]) -> String {
+    x.iter().map(|v| format!(" {}", v.hex())).collect()
+}
+
+fn amagold_ref(
+    out: &mut String,
+    name: &str,
+    mut m: M,
+    th0: &[f64],
+    c: &AmagoldConfig,
+    steps: usize,
+    runs: usize,
+) {
+    let mut ch = RefAmagold::<f64>::new(
+        &mut m,
+        th0,
+        c.step_size,
+        c.friction,
+        c.momentum_sd,
+        c.steps,
+        c.variant == Variant::Reversible,
+        c.warmup,
+        c.target_accept,
+        c.seed,
+        c.stream,
+    );
+    for k in 0..steps {
+        let s = ch.step(&mut m);
+        let _ = writeln!(
+            out,
+            "{name} s {k} acc={} la={} u={} x={}",
+            s.accepted as u32,
+            hex_or_nan(s.log_a),
+            hex_or_nan(ch.u),
+            xs(&ch.theta)
+        );
+    }
+    for k in 0..runs {
+        ch.step(&mut m);
+        let _ = writeln!(out, "{name} r {k} x={}", xs(&ch.theta));
+    }
+    let _ = writeln!(out, "{name} end it={} u={}", steps + runs, hex_or_nan(ch.u));
+}
+
+fn amagold_f32(
+    out: &mut String,
+    name: &str,
+    mut m: M,
+    th0: &[f64],
+    c: &AmagoldConfig,
+    steps: usize,
+    runs: usize,
+) {
+    let th0: Vec<f32> = th0.iter().map(|&v| v as f32).collect();
+    let d = th0.len();
+    let mut ws = vec![0.0f32; 6 * d];
+    let mut ch = Amagold::new(c, &th0, &mut ws, &mut m).expect("init");
+    for k in 0..steps {
+        let i = ch.step(&mut m).expect("step");
+        let _ = writeln!(
+            out,
+            "{name}_f32 s {k} acc={} la={} u={} x={}",
+            i.accepted as u32,
+            hex_or_nan(i.log_accept),
+            hex_or_nan(i.energy),
+            xs(ch.position())
+        );
+    }
+    let mut rows = vec![0.0f32; runs * d];
+    ch.run(&mut m, &mut rows).expect("run");
+    for (k, row) in rows.chunks(d).enumerate() {
+        let _ = writeln!(out, "{name}_f32 r {k} x={}", xs(row));
+    }
+    let _ = writeln!(
+        out,
+        "{name}_f32 end it={} u={}",
+        ch.iterations(),
+        hex_or_nan(ch.energy())
+    );
+}
+
+fn sghmc_ref(
+    out: &mut String,
+    name: &str,
+    mut m: M,
+    th0: &[f64],
+    c: &SghmcConfig,
+    steps: usize,
+    runs: usize,
+) {
+    let mut ch = RefSghmc::<f64>::new(
+        th0,
+        c.step_size,
+        c.friction,
+        c.momentum_sd,
+        c.steps,
+        c.resample_momentum,
+        c.seed,
+        c.stream,
+    );
+    for k in 0..steps {
+        let ok = ch.step(&mut m);
+        let _ = writeln!(out, "{name} s {k} rej={} x={}", (!ok) as u32, xs(&ch.theta));
+    }
+    for k in 0..runs {
+        ch.step(&mut m);
+        let _ = writeln!(out, "{name} r {k} x={}", xs(&ch.theta));
+    }
+    let _ = writeln!(out, "{name} end it={}", steps + runs);
+}
+
+fn sghmc_f32(
+    out: &mut String,
+    name: &str,
+    mut m: M,
+    th0: &[f64],
+    c: &SghmcConfig,
+    steps: usize,
+    runs: usize,
+) {
+    let th0: Vec<f32> = th0.iter().map(|&v| v as f32).collect();
+    let d = th0.len();
+    let mut ws = vec![0.0f32; 5 * d];
+    let mut ch = Sghmc::new(c, &th0, &mut ws).expect("init");
+    for k in 0..steps {
+        let i = ch.step(&mut m).expect("step");
+        let _ = writeln!(
+            out,
+            "{name}_f32 s {k} rej={} x={}",
+            i.rejected as u32,
+            xs(ch.position())
+        );
+    }
+    let mut rows = vec![0.0f32; runs * d];
+    ch.run(&mut m, &mut rows).expect("run");
+    for (k, row) in rows.chunks(d).enumerate() {
+        let _ = writeln!(out, "{name}_f32 r {k} x={}", xs(row));
+    }
+    let _ = writeln!(out, "{name}_f32 end it={}", ch.iterations());
+}
+
+/// The runs of `repro_impl.h`'s `all_runs`, in the same order.
+fn all_runs(out: &mut String, f32_core: bool) {
+    let dw = M {
+        kind: Kind::Dw,
+        noise: 1.0,
+    };
+    let g3 = M {
+        kind: Kind::G3,
+        noise: 0.5,
+    };
+    let dw0 = [-1.0];
+    let g30 = [0.5, -0.5, 1.0];
+    let am = if f32_core { amagold_f32 } else { amagold_ref };
+    let sg = if f32_core { sghmc_f32 } else { sghmc_ref };
+
+    let mut a = AmagoldConfig::new(0.15);
+    a.seed = 42;
+    am(out, "amagold_rev_dw", dw, &dw0, &a, 75, 75);
+
+    let mut a = AmagoldConfig::new(0.3);
+    a.friction = 0.5;
+    a.momentum_sd = 1.2;
+    a.steps = 7;
+    a.variant = Variant::NonReversible;
+    a.warmup = 40;
+    a.target_accept = 0.7;
+    a.seed = 7;
+    a.stream = 3;
+    am(out, "amagold_nonrev_g3", g3, &g30, &a, 75, 75);
+
+    let mut a = AmagoldConfig::new(0.6);
+    a.friction = 0.0;
+    a.steps = 3;
+    a.seed = 99;
+    am(out, "amagold_hmc_g3", g3, &g30, &a, 40, 40);
+
+    let mut h = SghmcConfig::new(0.1);
+    h.friction = 0.3;
+    h.steps = 5;
+    h.seed = 11;
+    h.stream = 1;
+    sg(out, "sghmc_resample_g3", g3, &g30, &h, 75, 75);
+
+    let mut h = SghmcConfig::new(0.05);
+    h.friction = 0.0;
+    h.momentum_sd = 0.8;
+    h.steps = 4;
+    h.resample_momentum = false;
+    h.seed = 5;
+    h.stream = 2;
+    sg(out, "sghmc_keep_dw", dw, &dw0, &h, 75, 75);
+}
+
+fn main() {
+    let mut out = String::new();
+    all_runs(&mut out, false);
+    all_runs(&mut out, true);
+    for seed in 1..=5u64 {
+        let mut idx = [0u64; 8];
+        sgsample::minibatch(seed, 50, &mut idx).expect("minibatch");
+        let _ = write!(out, "minibatch {seed}:");
+        for i in idx {
+            let _ = write!(out, " {i}");
+        }
+        let _ = writeln!(out);
+    }
+    print!("{out}");
+}

@@ -1,0 +1,126 @@
+/* One coordinate type's half of repro.c: included twice, with REAL = double / float and
+ * SFX(name) appending nothing / _f32 to the library's names. */
+
+static int32_t SFX(cb_energy)(void *ud, const REAL *x, size_t d, double *u) {
+    double xs[3] = {0.0, 0.0, 0.0};
+    if (d > 3) return SGS_CB_ABORT;
+    for (size_t i = 0; i < d; i++) xs[i] = (double)x[i];
+    return model_energy64((const model *)ud, xs, d, u);
+}
+
+static int32_t SFX(cb_gradient)(void *ud, const REAL *x, size_t d, uint64_t seed, REAL *g) {
+    double xs[3] = {0.0, 0.0, 0.0}, gs[3] = {0.0, 0.0, 0.0};
+    if (d > 3) return SGS_CB_ABORT;
+    for (size_t i = 0; i < d; i++) xs[i] = (double)x[i];
+    int32_t s = model_gradient64((const model *)ud, xs, d, seed, gs);
+    if (s == 0)
+        for (size_t i = 0; i < d; i++) g[i] = (REAL)gs[i];
+    return s;
+}
+
+static void SFX(print_x)(const REAL *x, size_t d) {
+    for (size_t i = 0; i < d; i++) printf(" %s", hex_of(x[i]));
+    printf("\n");
+}
+
+static void SFX(run_amagold)(const char *name, const model *m, const REAL *theta0, size_t d,
+                             sgs_amagold_config cfg, size_t steps, size_t runs) {
+    SFX(sgs_amagold) s = {{0}};
+    REAL ws[6 * 3], out[3 * 200];
+    CHECK(SFX(sgs_amagold_workspace_len)(d) == 6 * d);
+    CHECK(SFX(sgs_amagold_init)(&s, &cfg, theta0, d, ws, sizeof ws / sizeof ws[0],
+                                SFX(cb_energy), SFX(cb_gradient), (void *)m) == SGS_OK);
+    for (size_t k = 0; k < steps; k++) {
+        sgs_amagold_info info;
+        REAL x[3];
+        CHECK(SFX(sgs_amagold_step)(&s, &info) == SGS_OK);
+        CHECK(SFX(sgs_amagold_position)(&s, x, 3) == SGS_OK);
+        printf("%s%s s %zu acc=%u la=%s u=%s x=", name, SUFFIX, k, (unsigned)info.accepted,
+               hex64_or_nan(info.log_accept), hex64_or_nan(info.energy));
+        SFX(print_x)(x, d);
+    }
+    size_t done = 0;
+    sgs_amagold_run_summary sum;
+    CHECK(SFX(sgs_amagold_run)(&s, runs, out, sizeof out / sizeof out[0], &done, &sum) == SGS_OK);
+    CHECK(done == runs && sum.samples == runs);
+    for (size_t k = 0; k < runs; k++) {
+        printf("%s%s r %zu x=", name, SUFFIX, k);
+        SFX(print_x)(out + k * d, d);
+    }
+    uint64_t it;
+    double u;
+    CHECK(SFX(sgs_amagold_iterations)(&s, &it) == SGS_OK);
+    CHECK(SFX(sgs_amagold_energy)(&s, &u) == SGS_OK);
+    printf("%s%s end it=%llu u=%s\n", name, SUFFIX, (unsigned long long)it, hex64_or_nan(u));
+}
+
+static void SFX(run_sghmc)(const char *name, const model *m, const REAL *theta0, size_t d,
+                           sgs_sghmc_config cfg, size_t steps, size_t runs) {
+    SFX(sgs_sghmc) s = {{0}};
+    REAL ws[5 * 3], out[3 * 200];
+    CHECK(SFX(sgs_sghmc_workspace_len)(d) == 5 * d);
+    CHECK(SFX(sgs_sghmc_init)(&s, &cfg, theta0, d, ws, sizeof ws / sizeof ws[0], SFX(cb_gradient),
+                              (void *)m) == SGS_OK);
+    for (size_t k = 0; k < steps; k++) {
+        sgs_sghmc_info info;
+        REAL x[3];
+        CHECK(SFX(sgs_sghmc_step)(&s, &info) == SGS_OK);
+        CHECK(SFX(sgs_sghmc_position)(&s, x, 3) == SGS_OK);
+        printf("%s%s s %zu rej=%u x=", name, SUFFIX, k, (unsigned)info.rejected);
+        SFX(print_x)(x, d);
+    }
+    size_t done = 0;
+    uint64_t rejected = 0;
+    CHECK(SFX(sgs_sghmc_run)(&s, runs, out, sizeof out / sizeof out[0], &done, &rejected) == SGS_OK);
+    CHECK(done == runs);
+    for (size_t k = 0; k < runs; k++) {
+        printf("%s%s r %zu x=", name, SUFFIX, k);
+        SFX(print_x)(out + k * d, d);
+    }
+    uint64_t it;
+    CHECK(SFX(sgs_sghmc_iterations)(&s, &it) == SGS_OK);
+    printf("%s%s end it=%llu\n", name, SUFFIX, (unsigned long long)it);
+}
+
+static void SFX(all_runs)(void) {
+    model dw = {MODEL_DW, 1.0}, g3 = {MODEL_G3, 0.5};
+    const REAL dw0[1] = {(REAL)-1.0};
+    const REAL g30[3] = {(REAL)0.5, (REAL)-0.5, (REAL)1.0};
+
+    sgs_amagold_config a = sgs_amagold_config_default(0.15);
+    a.seed = 42;
+    SFX(run_amagold)("amagold_rev_dw", &dw, dw0, 1, a, 75, 75);
+
+    a = sgs_amagold_config_default(0.3);
+    a.friction = 0.5;
+    a.momentum_sd = 1.2;
+    a.steps = 7;
+    a.variant = SGS_VARIANT_NON_REVERSIBLE;
+    a.warmup = 40;
+    a.target_accept = 0.7;
+    a.seed = 7;
+    a.stream = 3;
+    SFX(run_amagold)("amagold_nonrev_g3", &g3, g30, 3, a, 75, 75);
+
+    a = sgs_amagold_config_default(0.6);
+    a.friction = 0.0;
+    a.steps = 3;
+    a.seed = 99;
+    SFX(run_amagold)("amagold_hmc_g3", &g3, g30, 3, a, 40, 40);
+
+    sgs_sghmc_config h = sgs_sghmc_config_default(0.1);
+    h.friction = 0.3;
+    h.steps = 5;
+    h.seed = 11;
+    h.stream = 1;
+    SFX(run_sghmc)("sghmc_resample_g3", &g3, g30, 3, h, 75, 75);
+
+    h = sgs_sghmc_config_default(0.05);
+    h.friction = 0.0;
+    h.momentum_sd = 0.8;
+    h.steps = 4;
+    h.resample_momentum = 0;
+    h.seed = 5;
+    h.stream = 2;
+    SFX(run_sghmc)("sghmc_keep_dw", &dw, dw0, 1, h, 75, 75);
+}

@@ -1,0 +1,55 @@
+//! The C API (feature `ffi`): the `extern "C"` functions, types and constants behind
+//! `include/sgsample.h`. The header is generated from this module by `tools/gen-header`
+//! (cbindgen); the documentation below is carried over into it.
+//!
+//! # Conventions
+//!
+//! * Every symbol starts with `sgs_` (types, functions) or `SGS_` (constants). Functions on
+//!   `double` coordinates have plain names; their `float` twins end in `_f32` and are generated
+//!   from the same Rust source. Energies are `double` in both.
+//! * Every fallible function returns an `int32_t` status: [`SGS_OK`] or one of the `SGS_ERR_…`
+//!   codes (the stable numbers of the Rust [`Error`](crate::Error)). [`sgs_status_str`] maps a
+//!   status to a static string. Enumerated options (variant, outcome, …) are `uint32_t` fields with
+//!   `SGS_…` constants, never C `enum` types (their size differs between compilers).
+//! * Arguments are checked in this order before anything is touched: null pointers
+//!   (`SGS_ERR_NULL_POINTER`), alignment and overlap of caller buffers (`SGS_ERR_INVALID_ARGUMENT`),
+//!   use before `init` (`SGS_ERR_NOT_INITIALISED`), sizes, then hyperparameters. A failing call leaves
+//!   the sampler state and the caller's buffers unchanged.
+//! * The caller owns all memory. A sampler state (`sgs_amagold`, …) is a fixed-size, opaque struct
+//!   the caller declares (on the stack, statically, anywhere); `init` fills it. It remembers the
+//!   workspace (whose length in coordinates the `…_workspace_len` query returns), the callbacks
+//!   and the `user_data` pointer, which must all stay valid until the state is no longer used.
+//!   Zero-initialise a state before its first use (`sgs_amagold s = {{0}};`) so that using it before
+//!   `init` is reported as `SGS_ERR_NOT_INITIALISED`. A state may be copied with `memcpy`; the
+//!   copy shares the workspace.
+//! * No global state: any number of samplers on any number of threads, one thread per sampler.
+//! * Callbacks are plain function pointers whose first argument is the `user_data` given to
+//!   `init`. They return [`SGS_CB_OK`], [`SGS_CB_REJECT`] (the point is outside the target's
+//!   domain: the proposal is rejected) or [`SGS_CB_ABORT`] (any other value also aborts: the call
+//!   returns `SGS_ERR_CALLBACK_ABORTED` and the chain stays at its last accepted state, its random
+//!   generator included). A non-finite energy counts as a divergence (a rejection), never as an
+//!   error. Callbacks must not unwind (C++ exceptions) or `longjmp` through the library and must
+//!   not call back into the sampler that called them.
+//! * Nothing here can panic: every index is checked before use.
+//!
+//! # Reproducibility
+//!
+//! The C functions run the same Rust code as the Rust API, so for the same seed, stream and
+//! callback outputs they give the same bits as the Rust samplers and the std reference build.
+
+#![allow(non_camel_case_types)]
+
+mod amagold;
+mod common;
+mod minibatch;
+mod sghmc;
+mod status;
+
+pub use amagold::*;
+pub use common::{
+    sgs_energy_fn, sgs_energy_fn_f32, sgs_gradient_fn, sgs_gradient_fn_f32, SGS_CB_ABORT,
+    SGS_CB_OK, SGS_CB_REJECT,
+};
+pub use minibatch::*;
+pub use sghmc::*;
+pub use status::*;
