@@ -86,7 +86,10 @@ fn svgd_reference<T: runs::Bits>(out: &mut String, run: &runs::SvgdRun) {
         c.seed,
         c.stream,
     );
-    let mut grad = |x: &[T], seed: u64, g: &mut [T]| runs::Mixture.gradient(x, seed, g);
+    let mut grad = |x: &[T], seed: u64, g: &mut [T]| match run.model {
+        runs::SvgdModel::Mixture => runs::Mixture.gradient(x, seed, g),
+        runs::SvgdModel::StudentT => runs::StudentT.gradient(x, seed, g),
+    };
     for k in 1..=run.iterations {
         svgd.step(&mut grad).expect("reference SVGD step");
         if run.checkpoints.contains(&k) {

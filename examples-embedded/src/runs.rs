@@ -319,16 +319,43 @@ impl<T: Float> Gradient<T> for Mixture {
     }
 }
 
+/// A Student-t target with ν = 3 degrees of freedom centred at 2, V(x) = 2·ln(1 + (x−2)²/3):
+/// ∇V(x) = 4(x−2)/(3 + (x−2)²), rational (no libm call), so a C program computes the same bits.
+pub struct StudentT;
+
+impl<T: Float> Gradient<T> for StudentT {
+    fn gradient(&mut self, x: &[T], _seed: u64, g: &mut [T]) -> Result<(), Stop> {
+        let (Some(&x), Some(g)) = (x.first(), g.first_mut()) else {
+            return Err(Stop::Abort);
+        };
+        let c = T::from_f64;
+        let z = x - c(2.0);
+        *g = (c(4.0) * z) / (c(3.0) + z * z);
+        Ok(())
+    }
+}
+
+/// Which target an SVGD run samples.
+#[derive(Clone, Copy)]
+pub enum SvgdModel {
+    /// [`Mixture`].
+    Mixture,
+    /// [`StudentT`] (also run by the C firmware).
+    StudentT,
+}
+
 /// Particles of the SVGD runs.
 pub const SVGD_N: usize = 64;
 
 /// A workspace length that covers every SVGD run (checked against the size query at run time).
 pub const SVGD_WS: usize = 8 * SVGD_N + SVGD_N * (SVGD_N - 1) / 2;
 
-/// One SVGD run on [`Mixture`] with [`SVGD_N`] particles (d = 1).
+/// One SVGD run with [`SVGD_N`] particles (d = 1).
 pub struct SvgdRun {
     /// Run label.
     pub name: &'static str,
+    /// The target.
+    pub model: SvgdModel,
     /// Configuration.
     pub cfg: SvgdConfig<KernelChoice>,
     /// Iterations.
@@ -353,11 +380,13 @@ const fn svgd_cfg(
     c
 }
 
-/// The SVGD runs, each done in `f32` and `f64`: the paper's setting (fixed h = 2, AdaGrad with
-/// η = 0.2) at p = 8, and the variant with replacement with the median bandwidth.
-pub const SVGD_RUNS: [SvgdRun; 2] = [
+/// The SVGD runs, each done in `f32` and `f64`: on the mixture the paper's setting (fixed h = 2,
+/// AdaGrad with η = 0.2) at p = 8 and the variant with replacement with the median bandwidth; on
+/// the Student-t target (the one the C firmware repeats) p = 8, h = 2, AdaGrad.
+pub const SVGD_RUNS: [SvgdRun; 3] = [
     SvgdRun {
         name: "rbm-svgd-mix-p8",
+        model: SvgdModel::Mixture,
         cfg: svgd_cfg(
             8,
             Batching::WithoutReplacement,
@@ -371,6 +400,7 @@ pub const SVGD_RUNS: [SvgdRun; 2] = [
     },
     SvgdRun {
         name: "rbm-svgd-mix-p16-wr-median",
+        model: SvgdModel::Mixture,
         cfg: svgd_cfg(
             16,
             Batching::WithReplacement,
@@ -381,6 +411,20 @@ pub const SVGD_RUNS: [SvgdRun; 2] = [
         iterations: 100,
         checkpoints: &[1, 100],
         init_seed: 200,
+    },
+    SvgdRun {
+        name: "rbm-svgd-t3-p8",
+        model: SvgdModel::StudentT,
+        cfg: svgd_cfg(
+            8,
+            Batching::WithoutReplacement,
+            KernelChoice::Gaussian { h: 2.0 },
+            StepRule::adagrad(0.2),
+            13,
+        ),
+        iterations: 100,
+        checkpoints: &[1, 100],
+        init_seed: 300,
     },
 ];
 
@@ -414,7 +458,10 @@ pub fn svgd_core<T: Bits>(
     let mut svgd = Svgd::new(&run.cfg, 1, particles, ws, index)?;
     let mut next = run.checkpoints.iter().peekable();
     for k in 1..=run.iterations {
-        svgd.step(&mut Mixture)?;
+        match run.model {
+            SvgdModel::Mixture => svgd.step(&mut Mixture)?,
+            SvgdModel::StudentT => svgd.step(&mut StudentT)?,
+        };
         if next.peek() == Some(&&k) {
             next.next();
             particles_line(w, run.name, k, svgd.particles())?;
