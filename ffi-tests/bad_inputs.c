@@ -530,6 +530,210 @@ static void status_and_version_cases(void) {
            NULL);
 }
 
+/* SVGD: U = |x|^2/2 per particle through the same misbehaving model (gradient calls counted per
+ * particle with the per-point callback). */
+enum { SN = 8, SD = 2 };
+
+typedef struct {
+    sgs_svgd s, saved;
+    double x[SN * SD], x_saved[SN * SD];
+    double ws[512], ws_saved[512];
+    uint32_t idx[SN], idx_saved[SN];
+    size_t ws_len;
+    prog p;
+} sfix;
+
+static void sfix_init(sfix *f, sgs_svgd_config cfg) {
+    memset(f, 0, sizeof *f);
+    for (size_t k = 0; k < SN * SD; k++) f->x[k] = (double)k / 7.0 - 0.5;
+    f->ws_len = sgs_svgd_workspace_len(SN, SD, &cfg);
+    if (f->ws_len == 0 || f->ws_len > 512 ||
+        sgs_svgd_init(&f->s, &cfg, f->x, SN, SD, f->ws, f->ws_len, f->idx, SN, prog_gradient, NULL,
+                      &f->p) != SGS_OK) {
+        printf("FAIL svgd fixture\n");
+        exit(1);
+    }
+    sgs_svgd_step(&f->s, NULL);
+}
+
+static void ssnap(sfix *f) {
+    memcpy(&f->saved, &f->s, sizeof f->s);
+    memcpy(f->x_saved, f->x, sizeof f->x);
+    memcpy(f->ws_saved, f->ws, sizeof f->ws);
+    memcpy(f->idx_saved, f->idx, sizeof f->idx);
+}
+
+/* State struct, particles, workspace and index all byte-identical to the last ssnap(). */
+static int ssame(const sfix *f) {
+    return memcmp(&f->saved, &f->s, sizeof f->s) == 0 && memcmp(f->x_saved, f->x, sizeof f->x) == 0 &&
+           memcmp(f->ws_saved, f->ws, sizeof f->ws) == 0 &&
+           memcmp(f->idx_saved, f->idx, sizeof f->idx) == 0;
+}
+
+/* The system's persistent part (state struct, particles, and the AdaGrad history, which follows
+ * the gradients and forces in the workspace: N*d each without replacement, p*d with) is as at
+ * the last ssnap(). */
+static int ssame_system(const sfix *f, const sgs_svgd_config *c) {
+    size_t rows = c->batching == SGS_BATCHING_WITH_REPLACEMENT ? (size_t)c->batch_size : SN;
+    size_t hist = c->step_rule == SGS_STEP_RULE_ADAGRAD ? SN * SD : 0;
+    return memcmp(&f->saved, &f->s, sizeof f->s) == 0 && memcmp(f->x_saved, f->x, sizeof f->x) == 0 &&
+           memcmp(f->ws_saved + 2 * rows * SD, f->ws + 2 * rows * SD, hist * sizeof(double)) == 0;
+}
+
+static void svgd_bad_config(const char *name, sgs_svgd_config c, int32_t want) {
+    sfix f;
+    sfix_init(&f, sgs_svgd_config_default(4, 0.1));
+    ssnap(&f);
+    double x2[SN * SD], ws2[512];
+    uint32_t idx2[SN];
+    for (size_t k = 0; k < SN * SD; k++) x2[k] = 0.25 * (double)k;
+    memset(ws2, 0x5a, sizeof ws2);
+    memset(idx2, 0x5a, sizeof idx2);
+    double x2s[SN * SD], ws2s[512];
+    uint32_t idx2s[SN];
+    memcpy(x2s, x2, sizeof x2);
+    memcpy(ws2s, ws2, sizeof ws2);
+    memcpy(idx2s, idx2, sizeof idx2);
+    CASE(name, sgs_svgd_init(&f.s, &c, x2, SN, SD, ws2, 512, idx2, SN, prog_gradient, NULL, &f.p), want,
+         ssame(&f) && memcmp(x2, x2s, sizeof x2) == 0 && memcmp(ws2, ws2s, sizeof ws2) == 0 &&
+             memcmp(idx2, idx2s, sizeof idx2) == 0);
+}
+
+static void svgd_cases(void) {
+    sgs_svgd_config c0 = sgs_svgd_config_default(4, 0.1), c;
+    c = c0; c.batch_size = 1; svgd_bad_config("svgd init: p = 1", c, SGS_ERR_INVALID_BATCH_SIZE);
+    c = c0; c.batch_size = 0; svgd_bad_config("svgd init: p = 0", c, SGS_ERR_INVALID_BATCH_SIZE);
+    c = c0; c.batch_size = SN + 1; svgd_bad_config("svgd init: p = N + 1", c, SGS_ERR_INVALID_BATCH_SIZE);
+    c = c0; c.batch_size = UINT64_MAX; svgd_bad_config("svgd init: p = 2^64 - 1", c, SGS_ERR_INVALID_BATCH_SIZE);
+    c = c0; c.batching = 2; svgd_bad_config("svgd init: batching 2", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.kernel = 3; svgd_bad_config("svgd init: kernel 3", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.step_rule = 7; svgd_bad_config("svgd init: step rule 7", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.reserved = 1; svgd_bad_config("svgd init: reserved != 0", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.kernel = SGS_KERNEL_GAUSSIAN; c.bandwidth = NAN;
+    svgd_bad_config("svgd init: bandwidth NaN", c, SGS_ERR_INVALID_BANDWIDTH);
+    c = c0; c.kernel = SGS_KERNEL_GAUSSIAN; c.bandwidth = -1.0;
+    svgd_bad_config("svgd init: bandwidth negative", c, SGS_ERR_INVALID_BANDWIDTH);
+    c = c0; c.kernel = SGS_KERNEL_GAUSSIAN; c.bandwidth = 0.0;
+    svgd_bad_config("svgd init: bandwidth 0", c, SGS_ERR_INVALID_BANDWIDTH);
+    c = c0; c.kernel = SGS_KERNEL_IMQ; c.imq_beta = 0.0;
+    svgd_bad_config("svgd init: IMQ beta 0", c, SGS_ERR_INVALID_KERNEL);
+    c = c0; c.kernel = SGS_KERNEL_IMQ; c.imq_c = INFINITY;
+    svgd_bad_config("svgd init: IMQ c +inf", c, SGS_ERR_INVALID_KERNEL);
+    c = c0; c.step_size = NAN; svgd_bad_config("svgd init: step size NaN", c, SGS_ERR_INVALID_STEP_SIZE);
+    c = c0; c.step_size = -1.0; svgd_bad_config("svgd init: step size negative", c, SGS_ERR_INVALID_STEP_SIZE);
+    c = c0; c.adagrad_alpha = 1.0; svgd_bad_config("svgd init: AdaGrad alpha 1", c, SGS_ERR_INVALID_STEP_RULE);
+    c = c0; c.adagrad_alpha = NAN; svgd_bad_config("svgd init: AdaGrad alpha NaN", c, SGS_ERR_INVALID_STEP_RULE);
+
+    sfix f;
+    sfix_init(&f, c0);
+    ssnap(&f);
+    double x2[SN * SD], ws2[512];
+    uint32_t idx2[SN];
+    for (size_t k = 0; k < SN * SD; k++) x2[k] = (double)k;
+    CASE("svgd init: both callbacks NULL",
+         sgs_svgd_init(&f.s, &c0, x2, SN, SD, ws2, 512, idx2, SN, NULL, NULL, &f.p), SGS_ERR_NULL_POINTER,
+         ssame(&f));
+    CASE("svgd init: index NULL", sgs_svgd_init(&f.s, &c0, x2, SN, SD, ws2, 512, NULL, SN, prog_gradient, NULL, &f.p),
+         SGS_ERR_NULL_POINTER, ssame(&f));
+    CASE("svgd init: n = 0", sgs_svgd_init(&f.s, &c0, x2, 0, SD, ws2, 512, idx2, SN, prog_gradient, NULL, &f.p),
+         SGS_ERR_ZERO_PARTICLES, ssame(&f));
+    CASE("svgd init: d = 0", sgs_svgd_init(&f.s, &c0, x2, SN, 0, ws2, 512, idx2, SN, prog_gradient, NULL, &f.p),
+         SGS_ERR_ZERO_DIMENSION, ssame(&f));
+    CASE("svgd init: workspace one short",
+         sgs_svgd_init(&f.s, &c0, x2, SN, SD, ws2, f.ws_len - 1, idx2, SN, prog_gradient, NULL, &f.p),
+         SGS_ERR_WORKSPACE_TOO_SMALL, ssame(&f));
+    CASE("svgd init: index one short",
+         sgs_svgd_init(&f.s, &c0, x2, SN, SD, ws2, 512, idx2, SN - 1, prog_gradient, NULL, &f.p),
+         SGS_ERR_WORKSPACE_TOO_SMALL, ssame(&f));
+    CASE("svgd init: particles overlap the workspace",
+         sgs_svgd_init(&f.s, &c0, ws2 + 100, SN, SD, ws2, 512, idx2, SN, prog_gradient, NULL, &f.p),
+         SGS_ERR_INVALID_ARGUMENT, ssame(&f));
+    CASE("svgd init: n * d overflows",
+         sgs_svgd_init(&f.s, &c0, x2, (size_t)-1 / 2, 3, ws2, 512, idx2, SN, prog_gradient, NULL, &f.p),
+         SGS_ERR_INVALID_ARGUMENT, ssame(&f));
+    x2[3] = NAN;
+    CASE("svgd init: a particle is NaN",
+         sgs_svgd_init(&f.s, &c0, x2, SN, SD, ws2, 512, idx2, SN, prog_gradient, NULL, &f.p),
+         SGS_ERR_INVALID_POSITION, ssame(&f));
+
+    sgs_svgd z;
+    memset(&z, 0, sizeof z);
+    CASE("svgd step before init", sgs_svgd_step(&z, NULL), SGS_ERR_NOT_INITIALISED, 1);
+    CASE("svgd f64 state passed to an f32 function", sgs_svgd_step_f32((sgs_svgd_f32 *)(void *)&f.s, NULL),
+         SGS_ERR_NOT_INITIALISED, ssame(&f));
+    double out[SN * SD];
+    CASE("svgd particles: out one short", sgs_svgd_particles(&f.s, out, SN * SD - 1), SGS_ERR_OUTPUT_TOO_SMALL,
+         ssame(&f));
+
+    /* Callback faults at several particles of an iteration: all leave the system as it was. */
+    struct {
+        const char *name;
+        int which; /* 0 abort, 1 reject, 2 NaN */
+        long at;
+        int32_t want;
+    } cb[] = {
+        {"svgd step: gradient ABORTs at particle 1", 0, 1, SGS_ERR_CALLBACK_ABORTED},
+        {"svgd step: gradient ABORTs at the last particle", 0, SN, SGS_ERR_CALLBACK_ABORTED},
+        {"svgd step: gradient REJECTs -> non-finite", 1, 3, SGS_ERR_NON_FINITE},
+        {"svgd step: gradient NaN at the last particle -> non-finite", 2, SN, SGS_ERR_NON_FINITE},
+    };
+    for (size_t k = 0; k < sizeof cb / sizeof cb[0]; k++) {
+        for (uint32_t batching = 0; batching < 2; batching++) {
+            sgs_svgd_config cc = c0;
+            cc.batching = batching;
+            sfix g, twin;
+            sfix_init(&g, cc);
+            sfix_init(&twin, cc);
+            ssnap(&g);
+            long at = g.p.g_calls + cb[k].at;
+            if (batching == 1 && cb[k].at == SN) at = g.p.g_calls + 4; /* p = 4 points per sub-step */
+            if (cb[k].which == 0) g.p.g_abort = at;
+            else if (cb[k].which == 1) g.p.g_reject = at;
+            else g.p.g_nan = at;
+            int32_t st = sgs_svgd_step(&g.s, NULL);
+            int unchanged = ssame_system(&g, &cc);
+            int ok = 1;
+            for (int i = 0; i < 4; i++) {
+                sgs_svgd_info a, b;
+                ok &= sgs_svgd_step(&g.s, &a) == SGS_OK && sgs_svgd_step(&twin.s, &b) == SGS_OK;
+                ok &= memcmp(&a, &b, sizeof a) == 0;
+            }
+            ok &= memcmp(g.x, twin.x, sizeof g.x) == 0;
+            char name[160];
+            snprintf(name, sizeof name, "%s (%s replacement)", cb[k].name, batching ? "with" : "without");
+            expect_status(name, st, cb[k].want, unchanged && ok);
+        }
+    }
+
+    /* A step whose update overflows: nothing moves. */
+    c = c0;
+    c.step_rule = SGS_STEP_RULE_CONSTANT;
+    c.step_size = 1e308;
+    sfix h;
+    memset(&h, 0, sizeof h);
+    for (size_t k = 0; k < SN * SD; k++) h.x[k] = 1e3 * ((double)k - 7.5);
+    h.ws_len = sgs_svgd_workspace_len(SN, SD, &c);
+    CASE("svgd init: huge constant step (valid)",
+         sgs_svgd_init(&h.s, &c, h.x, SN, SD, h.ws, h.ws_len, h.idx, SN, prog_gradient, NULL, &h.p), SGS_OK, 1);
+    ssnap(&h);
+    CASE("svgd step: update overflows -> non-finite, nothing moved", sgs_svgd_step(&h.s, NULL),
+         SGS_ERR_NON_FINITE, ssame_system(&h, &c));
+
+    /* The caller breaks a particle between iterations. */
+    sfix_init(&f, c0);
+    f.x[5] = INFINITY;
+    ssnap(&f);
+    CASE("svgd step: caller made a particle +inf", sgs_svgd_step(&f.s, NULL), SGS_ERR_INVALID_POSITION, ssame(&f));
+
+    /* run: an abort in iteration 3 of 5 leaves 2 done. */
+    sfix_init(&f, c0);
+    f.p.g_abort = f.p.g_calls + 2 * SN + 1;
+    uint64_t done = 0, it = 0;
+    sgs_svgd_info last;
+    CASE("svgd run: ABORT in iteration 3 -> 2 done", sgs_svgd_run(&f.s, 5, &done, &last), SGS_ERR_CALLBACK_ABORTED,
+         done == 2 && last.iteration == 3 && sgs_svgd_iterations(&f.s, &it) == SGS_OK && it == 3);
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -539,6 +743,7 @@ int main(void) {
     minibatch_cases();
     f32_cases();
     status_and_version_cases();
+    svgd_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

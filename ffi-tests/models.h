@@ -25,7 +25,8 @@ static double seed_noise(uint64_t seed, uint64_t k) {
 /* MODEL_DW: the double well U = (x+4)(x+1)(x-1)(x-3)/14 + 0.5 (d = 1).
  * MODEL_G3: U = 0.5 * sum a_i x_i^2 with a = {1, 4, 0.25} (d = 3); the energy REJECTs x_0 > 1.5
  *           and the gradient REJECTs x_0 > 2.5 (the domain edge exercises out-of-domain paths). */
-enum { MODEL_DW = 0, MODEL_G3 = 1 };
+/* MODEL_G3FREE: MODEL_G3 without the domain edge (for SVGD, where a REJECT is an error). */
+enum { MODEL_DW = 0, MODEL_G3 = 1, MODEL_G3FREE = 2 };
 
 typedef struct {
     int kind;
@@ -40,7 +41,7 @@ static int32_t model_energy64(const model *m, const double *x, size_t d, double 
         *u = (t + 4.0) * (t + 1.0) * (t - 1.0) * (t - 3.0) / 14.0 + 0.5;
         return 0;
     }
-    if (x[0] > 1.5) return 1;
+    if (m->kind == MODEL_G3 && x[0] > 1.5) return 1;
     double s = 0.0;
     for (size_t i = 0; i < d; i++) s += G3_A[i] * x[i] * x[i];
     *u = 0.5 * s;
@@ -54,9 +55,12 @@ static int32_t model_gradient64(const model *m, const double *x, size_t d, uint6
         g[0] = (4.0 * t * t * t + 3.0 * t * t - 26.0 * t - 1.0) / 14.0 + m->noise * seed_noise(seed, 0);
         return 0;
     }
-    if (x[0] > 2.5) return 1;
+    if (m->kind == MODEL_G3 && x[0] > 2.5) return 1;
     for (size_t i = 0; i < d; i++) g[i] = G3_A[i] * x[i] + m->noise * seed_noise(seed, i);
     return 0;
 }
+
+/* Particle i, coordinate l of the SVGD runs' start: a fixed, exactly computed pattern. */
+static double svgd_start(size_t i, size_t l) { return (double)((i * 7 + l * 3) % 11) / 5.0 - 1.0; }
 
 #endif

@@ -6,9 +6,11 @@
 //! `cargo run --release -p sgsample --features std --example ffi_reference`
 
 use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSghmc};
+use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::{
     Amagold, AmagoldConfig, Float, Gradient, Potential, Sghmc, SghmcConfig, Stop, Variant,
 };
+use sgsample::{Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
 use std::fmt::Write as _;
 
 fn mix64(mut z: u64) -> u64 {
@@ -29,6 +31,7 @@ const G3_A: [f64; 3] = [1.0, 4.0, 0.25];
 enum Kind {
     Dw,
     G3,
+    G3Free,
 }
 
 #[derive(Clone, Copy)]
@@ -44,8 +47,8 @@ impl M {
                 let t = x[0];
                 Ok((t + 4.0) * (t + 1.0) * (t - 1.0) * (t - 3.0) / 14.0 + 0.5)
             }
-            Kind::G3 => {
-                if x[0] > 1.5 {
+            Kind::G3 | Kind::G3Free => {
+                if matches!(self.kind, Kind::G3) && x[0] > 1.5 {
                     return Err(Stop::Reject);
                 }
                 let mut s = 0.0;
@@ -63,8 +66,8 @@ impl M {
                 g[0] = (4.0 * t * t * t + 3.0 * t * t - 26.0 * t - 1.0) / 14.0
                     + self.noise * seed_noise(seed, 0);
             }
-            Kind::G3 => {
-                if x[0] > 2.5 {
+            Kind::G3 | Kind::G3Free => {
+                if matches!(self.kind, Kind::G3) && x[0] > 2.5 {
                     return Err(Stop::Reject);
                 }
                 for i in 0..x.len() {
@@ -268,6 +271,73 @@ fn sghmc_f32(
     let _ = writeln!(out, "{name}_f32 end it={}", ch.iterations());
 }
 
+fn svgd_start(i: usize, l: usize) -> f64 {
+    ((i * 7 + l * 3) % 11) as f64 / 5.0 - 1.0
+}
+
+fn svgd_ref(
+    out: &mut String,
+    name: &str,
+    m: M,
+    n: usize,
+    d: usize,
+    c: &SvgdConfig<KernelChoice>,
+    iterations: usize,
+) {
+    let x0: Vec<f64> = (0..n * d).map(|k| svgd_start(k / d, k % d)).collect();
+    let kernel = match c.kernel {
+        KernelChoice::Gaussian { h } => RefKernel::Gaussian(h),
+        KernelChoice::GaussianMedian => RefKernel::Median,
+        KernelChoice::InverseMultiquadric { c, beta } => RefKernel::Imq { c, beta },
+    };
+    let rule = match c.step_rule {
+        StepRule::Constant { eta } => RefRule::Constant(eta),
+        StepRule::Decaying { eta } => RefRule::Decaying(eta),
+        StepRule::AdaGrad { eta, alpha } => RefRule::AdaGrad { eta, alpha },
+    };
+    let wr = c.batching == Batching::WithReplacement;
+    let mut sys = RefSvgd::<f64>::new(&x0, d, c.batch_size, wr, kernel, rule, c.seed, c.stream);
+    for k in 0..iterations {
+        let h = sys
+            .step(&mut |x: &[f64], seed: u64, g: &mut [f64]| m.gradient64(x, seed, g))
+            .expect("reference step");
+        let _ = writeln!(
+            out,
+            "{name} it {k} h={} x={}",
+            hex_or_nan(h),
+            xs(&sys.flat())
+        );
+    }
+    let _ = writeln!(out, "{name} end it={iterations}");
+}
+
+fn svgd_f32(
+    out: &mut String,
+    name: &str,
+    mut m: M,
+    n: usize,
+    d: usize,
+    c: &SvgdConfig<KernelChoice>,
+    iterations: usize,
+) {
+    let mut x: Vec<f32> = (0..n * d)
+        .map(|k| svgd_start(k / d, k % d) as f32)
+        .collect();
+    let mut ws = vec![0.0f32; Svgd::<f32>::workspace_len(n, d, c)];
+    let mut idx = vec![0u32; Svgd::<f32>::index_len(n)];
+    let mut sys = Svgd::new(c, d, &mut x, &mut ws, &mut idx).expect("init");
+    for k in 0..iterations {
+        let i = sys.step(&mut m).expect("step");
+        let _ = writeln!(
+            out,
+            "{name}_f32 it {k} h={} x={}",
+            hex_or_nan(i.bandwidth),
+            xs(sys.particles())
+        );
+    }
+    let _ = writeln!(out, "{name}_f32 end it={}", sys.iterations());
+}
+
 /// The runs of `repro_impl.h`'s `all_runs`, in the same order.
 fn all_runs(out: &mut String, f32_core: bool) {
     let dw = M {
@@ -319,6 +389,34 @@ fn all_runs(out: &mut String, f32_core: bool) {
     h.seed = 5;
     h.stream = 2;
     sg(out, "sghmc_keep_dw", dw, &dw0, &h, 75, 75);
+
+    let sv = if f32_core { svgd_f32 } else { svgd_ref };
+    let gf = M {
+        kind: Kind::G3Free,
+        noise: 0.5,
+    };
+    let mut v = SvgdConfig::new(4, KernelChoice::Gaussian { h: 0.7 }, StepRule::adagrad(0.1));
+    v.seed = 3;
+    sv(out, "rbm_svgd_wo_adagrad", gf, 20, 3, &v, 30);
+
+    let imq = KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 };
+    let mut v = SvgdConfig::new(5, imq, StepRule::Constant { eta: 0.05 });
+    v.batching = Batching::WithReplacement;
+    v.seed = 4;
+    v.stream = 1;
+    sv(out, "rbm_svgd_wr_imq", gf, 17, 3, &v, 20);
+
+    let mut v = SvgdConfig::new(
+        12,
+        KernelChoice::GaussianMedian,
+        StepRule::Decaying { eta: 0.3 },
+    );
+    v.seed = 8;
+    sv(out, "svgd_full_median", gf, 12, 3, &v, 20);
+
+    let mut v = SvgdConfig::new(3, KernelChoice::GaussianMedian, StepRule::adagrad(0.2));
+    v.seed = 6;
+    sv(out, "rbm_svgd_dw", dw, 30, 1, &v, 25);
 }
 
 fn main() {

@@ -18,6 +18,15 @@ static int32_t SFX(cb_gradient)(void *ud, const REAL *x, size_t d, uint64_t seed
     return s;
 }
 
+static int32_t SFX(cb_gradients)(void *ud, const REAL *xs, size_t n, size_t d, uint64_t seed,
+                                 REAL *gs) {
+    for (size_t i = 0; i < n; i++) {
+        int32_t s = SFX(cb_gradient)(ud, xs + i * d, d, seed, gs + i * d);
+        if (s != 0) return s;
+    }
+    return 0;
+}
+
 static void SFX(print_x)(const REAL *x, size_t d) {
     for (size_t i = 0; i < d; i++) printf(" %s", hex_of(x[i]));
     printf("\n");
@@ -82,6 +91,32 @@ static void SFX(run_sghmc)(const char *name, const model *m, const REAL *theta0,
     printf("%s%s end it=%llu\n", name, SUFFIX, (unsigned long long)it);
 }
 
+static void SFX(run_svgd)(const char *name, const model *m, size_t n, size_t d,
+                          sgs_svgd_config cfg, int batched, size_t iterations) {
+    REAL x[40 * 3], ws[4000];
+    uint32_t idx[40];
+    SFX(sgs_svgd) s = {{0}};
+    CHECK(n <= 40 && d <= 3);
+    for (size_t i = 0; i < n; i++)
+        for (size_t l = 0; l < d; l++) x[i * d + l] = (REAL)svgd_start(i, l);
+    size_t need = SFX(sgs_svgd_workspace_len)(n, d, &cfg);
+    CHECK(need > 0 && need <= sizeof ws / sizeof ws[0]);
+    CHECK(SFX(sgs_svgd_index_len)(n) == n);
+    CHECK(SFX(sgs_svgd_init)(&s, &cfg, x, n, d, ws, need, idx, n,
+                             batched ? NULL : SFX(cb_gradient),
+                             batched ? SFX(cb_gradients) : NULL, (void *)m) == SGS_OK);
+    for (size_t k = 0; k < iterations; k++) {
+        sgs_svgd_info info;
+        CHECK(SFX(sgs_svgd_step)(&s, &info) == SGS_OK);
+        CHECK(info.iteration == k + 1);
+        printf("%s%s it %zu h=%s x=", name, SUFFIX, k, hex64_or_nan(info.bandwidth));
+        SFX(print_x)(x, n * d);
+    }
+    uint64_t it;
+    CHECK(SFX(sgs_svgd_iterations)(&s, &it) == SGS_OK);
+    printf("%s%s end it=%llu\n", name, SUFFIX, (unsigned long long)it);
+}
+
 static void SFX(all_runs)(void) {
     model dw = {MODEL_DW, 1.0}, g3 = {MODEL_G3, 0.5};
     const REAL dw0[1] = {(REAL)-1.0};
@@ -123,4 +158,28 @@ static void SFX(all_runs)(void) {
     h.seed = 5;
     h.stream = 2;
     SFX(run_sghmc)("sghmc_keep_dw", &dw, dw0, 1, h, 75, 75);
+
+    model gf = {MODEL_G3FREE, 0.5};
+    sgs_svgd_config v = sgs_svgd_config_default(4, 0.1);
+    v.kernel = SGS_KERNEL_GAUSSIAN;
+    v.bandwidth = 0.7;
+    v.seed = 3;
+    SFX(run_svgd)("rbm_svgd_wo_adagrad", &gf, 20, 3, v, 0, 30);
+
+    v = sgs_svgd_config_default(5, 0.05);
+    v.batching = SGS_BATCHING_WITH_REPLACEMENT;
+    v.kernel = SGS_KERNEL_IMQ;
+    v.step_rule = SGS_STEP_RULE_CONSTANT;
+    v.seed = 4;
+    v.stream = 1;
+    SFX(run_svgd)("rbm_svgd_wr_imq", &gf, 17, 3, v, 1, 20);
+
+    v = sgs_svgd_config_default(12, 0.3);
+    v.step_rule = SGS_STEP_RULE_DECAYING;
+    v.seed = 8;
+    SFX(run_svgd)("svgd_full_median", &gf, 12, 3, v, 0, 20);
+
+    v = sgs_svgd_config_default(3, 0.2);
+    v.seed = 6;
+    SFX(run_svgd)("rbm_svgd_dw", &dw, 30, 1, v, 1, 25);
 }

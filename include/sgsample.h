@@ -196,6 +196,51 @@
 #define SGS_VERSION_PATCH 0
 
 /**
+ * `sgs_svgd_config.batching`: a random permutation cut into batches of p; every particle moves
+ * once per iteration (the paper's Algorithm 3, the default).
+ */
+#define SGS_BATCHING_WITHOUT_REPLACEMENT 0
+
+/**
+ * `sgs_svgd_config.batching`: ⌊N/p⌋ sub-steps, each moving one random batch of p particles
+ * (Algorithm 2).
+ */
+#define SGS_BATCHING_WITH_REPLACEMENT 1
+
+/**
+ * `sgs_svgd_config.kernel`: Gaussian `exp(−|x−y|²/(2h))` with the fixed bandwidth
+ * `sgs_svgd_config.bandwidth`.
+ */
+#define SGS_KERNEL_GAUSSIAN 0
+
+/**
+ * `sgs_svgd_config.kernel`: Gaussian with the median heuristic `h = med²/(2 ln N)`, recomputed
+ * every iteration (needs N(N−1)/2 workspace elements: meant for full SVGD).
+ */
+#define SGS_KERNEL_GAUSSIAN_MEDIAN 1
+
+/**
+ * `sgs_svgd_config.kernel`: inverse multiquadric `(c² + |x−y|²)^(−β)` with `imq_c`, `imq_beta`.
+ */
+#define SGS_KERNEL_IMQ 2
+
+/**
+ * `sgs_svgd_config.step_rule`: `x ← x + η·φ`.
+ */
+#define SGS_STEP_RULE_CONSTANT 0
+
+/**
+ * `sgs_svgd_config.step_rule`: `x ← x + (η/k)·φ` at iteration k = 1, 2, ….
+ */
+#define SGS_STEP_RULE_DECAYING 1
+
+/**
+ * `sgs_svgd_config.step_rule`: the RMSProp-like AdaGrad of the reference SVGD code,
+ * `H ← α·H + (1−α)·φ²` (H ← φ² at first), `x ← x + η·φ/(1e-6 + √H)`, element-wise.
+ */
+#define SGS_STEP_RULE_ADAGRAD 2
+
+/**
  * Hyperparameters of an AMAGOLD chain (shared by the double and float functions). Start from
  * `sgs_amagold_config_default(step_size)` and change fields as needed.
  */
@@ -426,6 +471,129 @@ typedef struct sgs_sghmc_info {
 typedef struct sgs_sghmc_f32 {
   uint64_t _opaque[24];
 } sgs_sghmc_f32;
+
+/**
+ * Hyperparameters of an SVGD / RBM-SVGD particle system (shared by the double and float
+ * functions). Start from `sgs_svgd_config_default(batch_size, step_size)`.
+ */
+typedef struct sgs_svgd_config {
+  /**
+   * The step size η > 0 (η₁ for the decaying rule).
+   */
+  double step_size;
+  /**
+   * AdaGrad's history decay α ∈ [0, 1) (used by `SGS_STEP_RULE_ADAGRAD` only).
+   */
+  double adagrad_alpha;
+  /**
+   * The bandwidth h > 0 of `SGS_KERNEL_GAUSSIAN` (ignored by the other kernels).
+   */
+  double bandwidth;
+  /**
+   * The softening length c > 0 of `SGS_KERNEL_IMQ`.
+   */
+  double imq_c;
+  /**
+   * The exponent β > 0 of `SGS_KERNEL_IMQ`.
+   */
+  double imq_beta;
+  /**
+   * The interaction batch size p, 2 ≤ p ≤ N; p = N is full SVGD.
+   */
+  uint64_t batch_size;
+  /**
+   * Seed of the generator.
+   */
+  uint64_t seed;
+  /**
+   * Stream id: same seed, different streams give independent runs.
+   */
+  uint64_t stream;
+  /**
+   * One of the `SGS_BATCHING_…` values.
+   */
+  uint32_t batching;
+  /**
+   * One of the `SGS_KERNEL_…` values.
+   */
+  uint32_t kernel;
+  /**
+   * One of the `SGS_STEP_RULE_…` values.
+   */
+  uint32_t step_rule;
+  /**
+   * Must be 0 (padding made explicit).
+   */
+  uint32_t reserved;
+} sgs_svgd_config;
+
+/**
+ * An SVGD particle system on `double` coordinates, in caller memory. Opaque: fill it with
+ * `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
+ */
+typedef struct sgs_svgd {
+  uint64_t _opaque[48];
+} sgs_svgd;
+
+/**
+ * Batched gradient callback (`double` coordinates, SVGD): writes ∇V(x_i) (the negative log
+ * density's gradient, possibly on a minibatch chosen by `minibatch_seed`) for the `n` points
+ * `xs` (`n·d` values, row by row) into `grads` (same shape) and returns an `SGS_CB_…` status.
+ * One call serves all particles of an iteration (or of a sub-step), so a model can vectorise.
+ */
+typedef int32_t (*sgs_gradients_fn)(void *user_data,
+                                    const double *xs,
+                                    size_t n,
+                                    size_t d,
+                                    uint64_t minibatch_seed,
+                                    double *grads);
+
+/**
+ * What one SVGD iteration did.
+ */
+typedef struct sgs_svgd_info {
+  /**
+   * Iterations done since init, this one included.
+   */
+  uint64_t iteration;
+  /**
+   * Kernel evaluations (unordered pairs of batch mates) of the iteration.
+   */
+  uint64_t interactions;
+  /**
+   * The kernel bandwidth h the iteration used (NaN for the IMQ kernel).
+   */
+  double bandwidth;
+  /**
+   * The step size the iteration used (η/k for the decaying rule).
+   */
+  double step_size;
+  /**
+   * Mean of |φ_i| over the particle moves of the iteration.
+   */
+  double mean_force;
+  /**
+   * Largest |φ_i| of the iteration.
+   */
+  double max_force;
+} sgs_svgd_info;
+
+/**
+ * An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
+ */
+typedef struct sgs_svgd_f32 {
+  uint64_t _opaque[48];
+} sgs_svgd_f32;
+
+/**
+ * Batched gradient callback (`float` coordinates, SVGD).
+ */
+typedef int32_t (*sgs_gradients_fn_f32)(void *user_data,
+                                        const float *xs,
+                                        size_t n,
+                                        size_t d,
+                                        uint64_t minibatch_seed,
+                                        float *grads);
 
 #ifdef __cplusplus
 extern "C" {
@@ -961,6 +1129,276 @@ const char *sgs_status_str(int32_t status);
  * `SGS_VERSION_STRING` of the header the program was compiled against when the two match.
  */
 const char *sgs_version(void);
+
+/**
+ * The paper's RBM-SVGD settings: batch size p, AdaGrad with step size η and α = 0.9, the
+ * median-heuristic Gaussian kernel, without replacement, seed 0, stream 0 (the fixed-bandwidth
+ * and IMQ fields are set to h = 1, c = 1, β = 0.5 for when the kernel is switched). Nothing is
+ * validated here; `sgs_svgd_init` does that.
+ */
+struct sgs_svgd_config sgs_svgd_config_default(uint64_t batch_size, double step_size);
+
+/**
+ * Workspace length, in `double` elements, for `n` particles in
+ * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
+ * p·d with), the AdaGrad history (N·d, AdaGrad only), with replacement also p·d batch
+ * positions and N·d (+ N·d for AdaGrad) working copies, and N(N−1)/2 for the median
+ * kernel. SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * has an unknown option (init then names the problem).
+ *
+ * # Safety
+ * `config`, when non-null, must point to a readable config.
+ */
+size_t sgs_svgd_workspace_len(size_t n, size_t d, const struct sgs_svgd_config *config);
+
+/**
+ * Length of the index buffer (`uint32_t` elements) for `n` particles: `n`.
+ */
+size_t sgs_svgd_index_len(size_t n);
+
+/**
+ * Starts an SVGD / RBM-SVGD system of `n` particles of dimension `d` (`double`).
+ *
+ * `particles` (`n·d` values, row by row) is the state: the sampler moves the particles
+ * in place, and the caller may read them (or change them, keeping them finite) between
+ * calls. `workspace` (`…_workspace_len(n, d, config)` elements) and `index`
+ * (`…_index_len(n)` `uint32_t`s) are scratch. The three buffers must not overlap each
+ * other or `state`, and must stay alive (with the callbacks and `user_data`) while the
+ * state is used. Give `gradient` (called once per particle) or `gradients` (called once
+ * per iteration, or per sub-step with replacement, with all points; used when both are
+ * given). A callback REJECT counts as a gradient that cannot be computed:
+ * `SGS_ERR_NON_FINITE`.
+ *
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (a buffer, or both callbacks),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflowing,
+ * N ≥ 2³²), `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_OPTION`
+ * (batching, kernel or step rule unknown, `reserved` ≠ 0), `SGS_ERR_INVALID_BATCH_SIZE`
+ * (p < 2 or p > N), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_INVALID_KERNEL`,
+ * `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_STEP_RULE` (α ∉ [0, 1)),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL` (workspace or index), `SGS_ERR_INVALID_POSITION`.
+ * On error `*state` and the buffers are not modified.
+ *
+ * # Safety
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
+ */
+int32_t sgs_svgd_init(struct sgs_svgd *state,
+                      const struct sgs_svgd_config *config,
+                      double *particles,
+                      size_t n,
+                      size_t d,
+                      double *workspace,
+                      size_t workspace_len,
+                      uint32_t *index,
+                      size_t index_len,
+                      sgs_gradient_fn gradient,
+                      sgs_gradients_fn gradients,
+                      void *user_data);
+
+/**
+ * One iteration: every particle moves once along its (random-batch) Stein force.
+ * Writes what happened to `*info` unless NULL.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT`, `SGS_ERR_INVALID_POSITION` (the caller made a particle
+ * non-finite), `SGS_ERR_CALLBACK_ABORTED`, or `SGS_ERR_NON_FINITE` (a gradient was
+ * REJECTed or not finite, or an update would not be finite). On an error the particles,
+ * the AdaGrad history and the generator are exactly as before the call.
+ *
+ * # Safety
+ * `state` must be a valid state whose buffers and callbacks are alive.
+ */
+int32_t sgs_svgd_step(struct sgs_svgd *state, struct sgs_svgd_info *info);
+
+/**
+ * Runs `iterations` iterations. `*iterations_done` (unless NULL; written also on error)
+ * counts the successful ones, `*last` (unless NULL) gets the info of the last one.
+ * Statuses as for the step function; on an error the particles are those after the
+ * last successful iteration.
+ *
+ * # Safety
+ * As for the step function.
+ */
+int32_t sgs_svgd_run(struct sgs_svgd *state,
+                     uint64_t iterations,
+                     uint64_t *iterations_done,
+                     struct sgs_svgd_info *last);
+
+/**
+ * Copies the particles (N·d values, row by row) into `out` (capacity `out_len`).
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+int32_t sgs_svgd_particles(const struct sgs_svgd *state, double *out, size_t out_len);
+
+/**
+ * Copies the forces φ of the last iteration into `out`: N·d values (row i is particle
+ * i) without replacement, p·d (the last sub-step's batch, in draw order) with. Not
+ * meaningful before the first iteration or after a failed one. Statuses as for the
+ * particles getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+int32_t sgs_svgd_force(const struct sgs_svgd *state, double *out, size_t out_len);
+
+/**
+ * Writes the number of iterations done to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ *
+ * # Safety
+ * `state` valid; `iterations` valid for a write.
+ */
+int32_t sgs_svgd_iterations(const struct sgs_svgd *state, uint64_t *iterations);
+
+/**
+ * Writes the number of particles N to `*n`. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `n` valid for a write.
+ */
+int32_t sgs_svgd_num_particles(const struct sgs_svgd *state, size_t *n);
+
+/**
+ * Writes the dimension d to `*d`. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `d` valid for a write.
+ */
+int32_t sgs_svgd_dim(const struct sgs_svgd *state, size_t *d);
+
+/**
+ * Workspace length, in `float` elements, for `n` particles in
+ * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
+ * p·d with), the AdaGrad history (N·d, AdaGrad only), with replacement also p·d batch
+ * positions and N·d (+ N·d for AdaGrad) working copies, and N(N−1)/2 for the median
+ * kernel. SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * has an unknown option (init then names the problem).
+ *
+ * # Safety
+ * `config`, when non-null, must point to a readable config.
+ */
+size_t sgs_svgd_workspace_len_f32(size_t n, size_t d, const struct sgs_svgd_config *config);
+
+/**
+ * Length of the index buffer (`uint32_t` elements) for `n` particles: `n`.
+ */
+size_t sgs_svgd_index_len_f32(size_t n);
+
+/**
+ * Starts an SVGD / RBM-SVGD system of `n` particles of dimension `d` (`float`).
+ *
+ * `particles` (`n·d` values, row by row) is the state: the sampler moves the particles
+ * in place, and the caller may read them (or change them, keeping them finite) between
+ * calls. `workspace` (`…_workspace_len(n, d, config)` elements) and `index`
+ * (`…_index_len(n)` `uint32_t`s) are scratch. The three buffers must not overlap each
+ * other or `state`, and must stay alive (with the callbacks and `user_data`) while the
+ * state is used. Give `gradient` (called once per particle) or `gradients` (called once
+ * per iteration, or per sub-step with replacement, with all points; used when both are
+ * given). A callback REJECT counts as a gradient that cannot be computed:
+ * `SGS_ERR_NON_FINITE`.
+ *
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (a buffer, or both callbacks),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflowing,
+ * N ≥ 2³²), `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_OPTION`
+ * (batching, kernel or step rule unknown, `reserved` ≠ 0), `SGS_ERR_INVALID_BATCH_SIZE`
+ * (p < 2 or p > N), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_INVALID_KERNEL`,
+ * `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_STEP_RULE` (α ∉ [0, 1)),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL` (workspace or index), `SGS_ERR_INVALID_POSITION`.
+ * On error `*state` and the buffers are not modified.
+ *
+ * # Safety
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
+ */
+int32_t sgs_svgd_init_f32(struct sgs_svgd_f32 *state,
+                          const struct sgs_svgd_config *config,
+                          float *particles,
+                          size_t n,
+                          size_t d,
+                          float *workspace,
+                          size_t workspace_len,
+                          uint32_t *index,
+                          size_t index_len,
+                          sgs_gradient_fn_f32 gradient,
+                          sgs_gradients_fn_f32 gradients,
+                          void *user_data);
+
+/**
+ * One iteration: every particle moves once along its (random-batch) Stein force.
+ * Writes what happened to `*info` unless NULL.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT`, `SGS_ERR_INVALID_POSITION` (the caller made a particle
+ * non-finite), `SGS_ERR_CALLBACK_ABORTED`, or `SGS_ERR_NON_FINITE` (a gradient was
+ * REJECTed or not finite, or an update would not be finite). On an error the particles,
+ * the AdaGrad history and the generator are exactly as before the call.
+ *
+ * # Safety
+ * `state` must be a valid state whose buffers and callbacks are alive.
+ */
+int32_t sgs_svgd_step_f32(struct sgs_svgd_f32 *state, struct sgs_svgd_info *info);
+
+/**
+ * Runs `iterations` iterations. `*iterations_done` (unless NULL; written also on error)
+ * counts the successful ones, `*last` (unless NULL) gets the info of the last one.
+ * Statuses as for the step function; on an error the particles are those after the
+ * last successful iteration.
+ *
+ * # Safety
+ * As for the step function.
+ */
+int32_t sgs_svgd_run_f32(struct sgs_svgd_f32 *state,
+                         uint64_t iterations,
+                         uint64_t *iterations_done,
+                         struct sgs_svgd_info *last);
+
+/**
+ * Copies the particles (N·d values, row by row) into `out` (capacity `out_len`).
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+int32_t sgs_svgd_particles_f32(const struct sgs_svgd_f32 *state, float *out, size_t out_len);
+
+/**
+ * Copies the forces φ of the last iteration into `out`: N·d values (row i is particle
+ * i) without replacement, p·d (the last sub-step's batch, in draw order) with. Not
+ * meaningful before the first iteration or after a failed one. Statuses as for the
+ * particles getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+int32_t sgs_svgd_force_f32(const struct sgs_svgd_f32 *state, float *out, size_t out_len);
+
+/**
+ * Writes the number of iterations done to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ *
+ * # Safety
+ * `state` valid; `iterations` valid for a write.
+ */
+int32_t sgs_svgd_iterations_f32(const struct sgs_svgd_f32 *state, uint64_t *iterations);
+
+/**
+ * Writes the number of particles N to `*n`. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `n` valid for a write.
+ */
+int32_t sgs_svgd_num_particles_f32(const struct sgs_svgd_f32 *state, size_t *n);
+
+/**
+ * Writes the dimension d to `*d`. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `d` valid for a write.
+ */
+int32_t sgs_svgd_dim_f32(const struct sgs_svgd_f32 *state, size_t *d);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -48,6 +48,36 @@ pub type sgs_gradient_fn_f32 = Option<
     ) -> i32,
 >;
 
+/// Batched gradient callback (`double` coordinates, SVGD): writes ∇V(x_i) (the negative log
+/// density's gradient, possibly on a minibatch chosen by `minibatch_seed`) for the `n` points
+/// `xs` (`n·d` values, row by row) into `grads` (same shape) and returns an `SGS_CB_…` status.
+/// One call serves all particles of an iteration (or of a sub-step), so a model can vectorise.
+pub type sgs_gradients_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        xs: *const f64,
+        n: usize,
+        d: usize,
+        minibatch_seed: u64,
+        grads: *mut f64,
+    ) -> i32,
+>;
+/// Batched gradient callback (`float` coordinates, SVGD).
+pub type sgs_gradients_fn_f32 = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        xs: *const f32,
+        n: usize,
+        d: usize,
+        minibatch_seed: u64,
+        grads: *mut f32,
+    ) -> i32,
+>;
+
+/// The batched gradient callback for coordinate type `T`.
+pub(crate) type RawGradients<T> =
+    unsafe extern "C" fn(*mut c_void, *const T, usize, usize, u64, *mut T) -> i32;
+
 /// The energy callback for coordinate type `T`.
 pub(crate) type RawEnergy<T> = unsafe extern "C" fn(*mut c_void, *const T, usize, *mut f64) -> i32;
 /// The gradient callback for coordinate type `T`.
@@ -55,7 +85,7 @@ pub(crate) type RawGradient<T> =
     unsafe extern "C" fn(*mut c_void, *const T, usize, u64, *mut T) -> i32;
 
 /// OK → value, REJECT → reject, anything else → abort.
-fn stop_of(status: i32) -> Result<(), Stop> {
+pub(crate) fn stop_of(status: i32) -> Result<(), Stop> {
     match status {
         SGS_CB_OK => Ok(()),
         SGS_CB_REJECT => Err(Stop::Reject),

@@ -44,12 +44,14 @@ mod common;
 mod minibatch;
 mod sghmc;
 mod status;
+mod svgd;
 
 pub use amagold::*;
 pub use common::{
-    sgs_energy_fn, sgs_energy_fn_f32, sgs_gradient_fn, sgs_gradient_fn_f32, SGS_CB_ABORT,
-    SGS_CB_OK, SGS_CB_REJECT,
+    sgs_energy_fn, sgs_energy_fn_f32, sgs_gradient_fn, sgs_gradient_fn_f32, sgs_gradients_fn,
+    sgs_gradients_fn_f32, SGS_CB_ABORT, SGS_CB_OK, SGS_CB_REJECT,
 };
 pub use minibatch::*;
 pub use sghmc::*;
 pub use status::*;
+pub use svgd::*;

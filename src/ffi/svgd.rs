@@ -1,0 +1,655 @@
+//! RBM-SVGD and SVGD through the C ABI: `sgs_svgd_…` (double) and `sgs_svgd_…_f32` (float).
+
+use super::common::*;
+use crate::error::{Error, Stop};
+use crate::float::Float;
+use crate::model::Gradient;
+use crate::svgd::{workspace_len, SvgdCore};
+use crate::{Batching, KernelChoice, StepRule, SvgdConfig, SvgdInfo};
+use core::ffi::c_void;
+use core::mem::{align_of, size_of};
+
+/// `sgs_svgd_config.batching`: a random permutation cut into batches of p; every particle moves
+/// once per iteration (the paper's Algorithm 3, the default).
+pub const SGS_BATCHING_WITHOUT_REPLACEMENT: u32 = 0;
+/// `sgs_svgd_config.batching`: ⌊N/p⌋ sub-steps, each moving one random batch of p particles
+/// (Algorithm 2).
+pub const SGS_BATCHING_WITH_REPLACEMENT: u32 = 1;
+
+/// `sgs_svgd_config.kernel`: Gaussian `exp(−|x−y|²/(2h))` with the fixed bandwidth
+/// `sgs_svgd_config.bandwidth`.
+pub const SGS_KERNEL_GAUSSIAN: u32 = 0;
+/// `sgs_svgd_config.kernel`: Gaussian with the median heuristic `h = med²/(2 ln N)`, recomputed
+/// every iteration (needs N(N−1)/2 workspace elements: meant for full SVGD).
+pub const SGS_KERNEL_GAUSSIAN_MEDIAN: u32 = 1;
+/// `sgs_svgd_config.kernel`: inverse multiquadric `(c² + |x−y|²)^(−β)` with `imq_c`, `imq_beta`.
+pub const SGS_KERNEL_IMQ: u32 = 2;
+
+/// `sgs_svgd_config.step_rule`: `x ← x + η·φ`.
+pub const SGS_STEP_RULE_CONSTANT: u32 = 0;
+/// `sgs_svgd_config.step_rule`: `x ← x + (η/k)·φ` at iteration k = 1, 2, ….
+pub const SGS_STEP_RULE_DECAYING: u32 = 1;
+/// `sgs_svgd_config.step_rule`: the RMSProp-like AdaGrad of the reference SVGD code,
+/// `H ← α·H + (1−α)·φ²` (H ← φ² at first), `x ← x + η·φ/(1e-6 + √H)`, element-wise.
+pub const SGS_STEP_RULE_ADAGRAD: u32 = 2;
+
+/// Hyperparameters of an SVGD / RBM-SVGD particle system (shared by the double and float
+/// functions). Start from `sgs_svgd_config_default(batch_size, step_size)`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct sgs_svgd_config {
+    /// The step size η > 0 (η₁ for the decaying rule).
+    pub step_size: f64,
+    /// AdaGrad's history decay α ∈ [0, 1) (used by `SGS_STEP_RULE_ADAGRAD` only).
+    pub adagrad_alpha: f64,
+    /// The bandwidth h > 0 of `SGS_KERNEL_GAUSSIAN` (ignored by the other kernels).
+    pub bandwidth: f64,
+    /// The softening length c > 0 of `SGS_KERNEL_IMQ`.
+    pub imq_c: f64,
+    /// The exponent β > 0 of `SGS_KERNEL_IMQ`.
+    pub imq_beta: f64,
+    /// The interaction batch size p, 2 ≤ p ≤ N; p = N is full SVGD.
+    pub batch_size: u64,
+    /// Seed of the generator.
+    pub seed: u64,
+    /// Stream id: same seed, different streams give independent runs.
+    pub stream: u64,
+    /// One of the `SGS_BATCHING_…` values.
+    pub batching: u32,
+    /// One of the `SGS_KERNEL_…` values.
+    pub kernel: u32,
+    /// One of the `SGS_STEP_RULE_…` values.
+    pub step_rule: u32,
+    /// Must be 0 (padding made explicit).
+    pub reserved: u32,
+}
+
+/// What one SVGD iteration did.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct sgs_svgd_info {
+    /// Iterations done since init, this one included.
+    pub iteration: u64,
+    /// Kernel evaluations (unordered pairs of batch mates) of the iteration.
+    pub interactions: u64,
+    /// The kernel bandwidth h the iteration used (NaN for the IMQ kernel).
+    pub bandwidth: f64,
+    /// The step size the iteration used (η/k for the decaying rule).
+    pub step_size: f64,
+    /// Mean of |φ_i| over the particle moves of the iteration.
+    pub mean_force: f64,
+    /// Largest |φ_i| of the iteration.
+    pub max_force: f64,
+}
+
+/// An SVGD particle system on `double` coordinates, in caller memory. Opaque: fill it with
+/// `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
+#[repr(C)]
+pub struct sgs_svgd {
+    _opaque: [u64; 48],
+}
+
+/// An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
+#[repr(C)]
+pub struct sgs_svgd_f32 {
+    _opaque: [u64; 48],
+}
+
+#[repr(C)]
+struct State<T> {
+    tag: u64,
+    particles: *mut T,
+    n_coords: usize,
+    ws: *mut T,
+    ws_len: usize,
+    idx: *mut u32,
+    idx_len: usize,
+    gradient: Option<RawGradient<T>>,
+    gradients: Option<RawGradients<T>>,
+    user_data: *mut c_void,
+    core: SvgdCore<KernelChoice>,
+}
+
+const _: () = {
+    assert!(size_of::<State<f64>>() <= size_of::<sgs_svgd>());
+    assert!(align_of::<State<f64>>() <= align_of::<sgs_svgd>());
+    assert!(size_of::<State<f32>>() <= size_of::<sgs_svgd_f32>());
+    assert!(align_of::<State<f32>>() <= align_of::<sgs_svgd_f32>());
+};
+
+const TAG_F64: u64 = u64::from_le_bytes(*b"sgsSVG64");
+const TAG_F32: u64 = u64::from_le_bytes(*b"sgsSVG32");
+
+/// The caller's per-point or batched gradient callback as a Rust model.
+struct SvgdModel<T> {
+    gradient: Option<RawGradient<T>>,
+    gradients: Option<RawGradients<T>>,
+    user_data: *mut c_void,
+}
+
+impl<T: Float> Gradient<T> for SvgdModel<T> {
+    fn gradient(&mut self, x: &[T], seed: u64, grad: &mut [T]) -> Result<(), Stop> {
+        let s = match (self.gradients, self.gradient) {
+            // SAFETY: live slices of the stated lengths; the callback contract.
+            (Some(f), _) => unsafe {
+                f(
+                    self.user_data,
+                    x.as_ptr(),
+                    1,
+                    x.len(),
+                    seed,
+                    grad.as_mut_ptr(),
+                )
+            },
+            // SAFETY: as above.
+            (None, Some(f)) => unsafe {
+                f(self.user_data, x.as_ptr(), x.len(), seed, grad.as_mut_ptr())
+            },
+            (None, None) => SGS_CB_ABORT,
+        };
+        stop_of(s)
+    }
+
+    fn gradients(&mut self, xs: &[T], d: usize, seed: u64, grads: &mut [T]) -> Result<(), Stop> {
+        match self.gradients {
+            Some(f) => {
+                let n = xs.len().checked_div(d).unwrap_or(0);
+                // SAFETY: `xs` and `grads` are live slices of n·d values.
+                let s = unsafe { f(self.user_data, xs.as_ptr(), n, d, seed, grads.as_mut_ptr()) };
+                stop_of(s)
+            }
+            None => {
+                for (x, g) in xs.chunks_exact(d).zip(grads.chunks_exact_mut(d)) {
+                    self.gradient(x, seed, g)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn config_from(c: &sgs_svgd_config) -> Result<SvgdConfig<KernelChoice>, Error> {
+    let batching = match c.batching {
+        SGS_BATCHING_WITHOUT_REPLACEMENT => Batching::WithoutReplacement,
+        SGS_BATCHING_WITH_REPLACEMENT => Batching::WithReplacement,
+        _ => return Err(Error::InvalidOption),
+    };
+    let kernel = match c.kernel {
+        SGS_KERNEL_GAUSSIAN => KernelChoice::Gaussian { h: c.bandwidth },
+        SGS_KERNEL_GAUSSIAN_MEDIAN => KernelChoice::GaussianMedian,
+        SGS_KERNEL_IMQ => KernelChoice::InverseMultiquadric {
+            c: c.imq_c,
+            beta: c.imq_beta,
+        },
+        _ => return Err(Error::InvalidOption),
+    };
+    let eta = c.step_size;
+    let step_rule = match c.step_rule {
+        SGS_STEP_RULE_CONSTANT => StepRule::Constant { eta },
+        SGS_STEP_RULE_DECAYING => StepRule::Decaying { eta },
+        SGS_STEP_RULE_ADAGRAD => StepRule::AdaGrad {
+            eta,
+            alpha: c.adagrad_alpha,
+        },
+        _ => return Err(Error::InvalidOption),
+    };
+    if c.reserved != 0 {
+        return Err(Error::InvalidOption);
+    }
+    let batch_size = usize::try_from(c.batch_size).map_err(|_| Error::InvalidBatchSize)?;
+    Ok(SvgdConfig {
+        batch_size,
+        batching,
+        kernel,
+        step_rule,
+        seed: c.seed,
+        stream: c.stream,
+    })
+}
+
+fn info_from(i: &SvgdInfo) -> sgs_svgd_info {
+    sgs_svgd_info {
+        iteration: i.iteration,
+        interactions: i.interactions,
+        bandwidth: i.bandwidth,
+        step_size: i.step_size,
+        mean_force: i.mean_force,
+        max_force: i.max_force,
+    }
+}
+
+/// # Safety
+/// `config`, when non-null, must be readable.
+unsafe fn ws_len<T: Float>(n: usize, d: usize, config: *const sgs_svgd_config) -> usize {
+    if check_ptr(config).is_err() {
+        return 0;
+    }
+    // SAFETY: checked non-null and aligned; every bit pattern is a valid config.
+    match config_from(unsafe { &config.read() }) {
+        Ok(cfg) => workspace_len::<T, KernelChoice>(n, d, &cfg),
+        Err(_) => 0,
+    }
+}
+
+/// # Safety
+/// The C contract of `sgs_svgd_init`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn init<T: Float, S>(
+    tag: u64,
+    state: *mut S,
+    config: *const sgs_svgd_config,
+    particles: *mut T,
+    n: usize,
+    d: usize,
+    ws: *mut T,
+    ws_len: usize,
+    idx: *mut u32,
+    idx_len: usize,
+    gradient: Option<RawGradient<T>>,
+    gradients: Option<RawGradients<T>>,
+    user_data: *mut c_void,
+) -> Result<(), Error> {
+    check_ptr(state)?;
+    check_ptr(config)?;
+    check_ptr(particles)?;
+    check_ptr(ws)?;
+    check_ptr(idx)?;
+    if gradient.is_none() && gradients.is_none() {
+        return Err(Error::NullPointer);
+    }
+    let coords = n.checked_mul(d).ok_or(Error::InvalidArgument)?;
+    check_array(particles, coords)?;
+    check_array(ws, ws_len)?;
+    check_array(idx, idx_len)?;
+    if overlap(particles, coords, ws, ws_len)
+        || overlap(particles, coords, idx, idx_len)
+        || overlap(ws, ws_len, idx, idx_len)
+        || overlap(state, 1, particles, coords)
+        || overlap(state, 1, ws, ws_len)
+        || overlap(state, 1, idx, idx_len)
+    {
+        return Err(Error::InvalidArgument);
+    }
+    if d == 0 {
+        return Err(Error::ZeroDimension);
+    }
+    if n == 0 {
+        return Err(Error::ZeroParticles);
+    }
+    // SAFETY: checked non-null and aligned; every bit pattern is a valid config.
+    let cfg = config_from(unsafe { &config.read() })?;
+    // SAFETY: checked above; the three buffers are pairwise disjoint.
+    let (xs, ws_slice, idx_slice) = unsafe {
+        (
+            core::slice::from_raw_parts(particles, coords),
+            workspace(ws, ws_len),
+            core::slice::from_raw_parts_mut(idx, idx_len),
+        )
+    };
+    let core = SvgdCore::new(&cfg, d, xs, ws_slice, idx_slice)?;
+    // SAFETY: `state` is non-null, aligned, and large enough (compile-time assertions).
+    unsafe {
+        state.cast::<State<T>>().write(State {
+            tag,
+            particles,
+            n_coords: coords,
+            ws,
+            ws_len,
+            idx,
+            idx_len,
+            gradient,
+            gradients,
+            user_data,
+            core,
+        })
+    };
+    Ok(())
+}
+
+/// One iteration of a stored state.
+///
+/// # Safety
+/// The buffers recorded at init must be alive.
+unsafe fn step_state<T: Float>(st: &mut State<T>) -> Result<SvgdInfo, Error> {
+    let mut model = SvgdModel {
+        gradient: st.gradient,
+        gradients: st.gradients,
+        user_data: st.user_data,
+    };
+    // SAFETY: checked at init, pairwise disjoint, alive by the caller's contract.
+    let (xs, ws, idx) = unsafe {
+        (
+            core::slice::from_raw_parts_mut(st.particles, st.n_coords),
+            workspace(st.ws, st.ws_len),
+            core::slice::from_raw_parts_mut(st.idx, st.idx_len),
+        )
+    };
+    st.core.step(xs, ws, idx, &mut model)
+}
+
+/// # Safety
+/// The C contract of `sgs_svgd_step`.
+unsafe fn step<T: Float, S>(
+    tag: u64,
+    state: *mut S,
+    info: *mut sgs_svgd_info,
+) -> Result<(), Error> {
+    check_opt(info)?;
+    // SAFETY: contract of the caller.
+    let st: &mut State<T> = unsafe { state_mut(state, tag)? };
+    if !info.is_null()
+        && (overlap(info, 1, state, 1)
+            || overlap(info, 1, st.particles, st.n_coords)
+            || overlap(info, 1, st.ws, st.ws_len))
+    {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: the buffers recorded at init.
+    let i = unsafe { step_state(st)? };
+    // SAFETY: checked aligned; NULL skips.
+    unsafe { put(info, info_from(&i)) };
+    Ok(())
+}
+
+/// # Safety
+/// The C contract of `sgs_svgd_run`.
+unsafe fn run<T: Float, S>(
+    tag: u64,
+    state: *mut S,
+    iterations: u64,
+    done: *mut u64,
+    last: *mut sgs_svgd_info,
+) -> Result<(), Error> {
+    check_opt(done)?;
+    check_opt(last)?;
+    // SAFETY: checked aligned; NULL skips.
+    unsafe { put(done, 0) };
+    // SAFETY: contract of the caller.
+    let st: &mut State<T> = unsafe { state_mut(state, tag)? };
+    let mut k = 0u64;
+    let mut result = Ok(());
+    while k < iterations {
+        // SAFETY: the buffers recorded at init.
+        match unsafe { step_state(st) } {
+            Ok(i) => {
+                k += 1;
+                // SAFETY: checked aligned; NULL skips.
+                unsafe { put(last, info_from(&i)) };
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    // SAFETY: checked aligned; NULL skips.
+    unsafe { put(done, k) };
+    result
+}
+
+/// Copies `len` elements starting at `src` of a state's buffer into `out`.
+///
+/// # Safety
+/// The C contract of the copying getters.
+unsafe fn copy_out<T: Float, S>(
+    tag: u64,
+    state: *const S,
+    which: fn(&State<T>) -> (*const T, usize),
+    out: *mut T,
+    out_len: usize,
+) -> Result<(), Error> {
+    check_ptr(out)?;
+    // SAFETY: contract of the caller.
+    let st: &State<T> = unsafe { state_ref(state, tag)? };
+    check_array(out, out_len)?;
+    if overlap(out, out_len, st.particles, st.n_coords)
+        || overlap(out, out_len, st.ws, st.ws_len)
+        || overlap(out, out_len, state, 1)
+    {
+        return Err(Error::InvalidArgument);
+    }
+    let (src, len) = which(st);
+    if out_len < len {
+        return Err(Error::OutputTooSmall);
+    }
+    // SAFETY: `src..src+len` lies in a buffer checked at init, disjoint from `out`.
+    unsafe { core::ptr::copy_nonoverlapping(src, out, len) };
+    Ok(())
+}
+
+fn particles_of<T>(st: &State<T>) -> (*const T, usize) {
+    (st.particles, st.n_coords)
+}
+
+fn force_of<T>(st: &State<T>) -> (*const T, usize) {
+    let (off, len) = st.core.force_range();
+    // SAFETY (of the later read): init checked that the workspace holds the whole layout, of
+    // which the force region `off..off + len` is a part.
+    (st.ws.wrapping_add(off), len)
+}
+
+/// # Safety
+/// The C contract of the value getters.
+unsafe fn get<T: Float, S, V>(
+    tag: u64,
+    state: *const S,
+    out: *mut V,
+    f: impl FnOnce(&SvgdCore<KernelChoice>) -> V,
+) -> Result<(), Error> {
+    check_ptr(out)?;
+    // SAFETY: contract of the caller.
+    let st: &State<T> = unsafe { state_ref(state, tag)? };
+    // SAFETY: checked non-null and aligned.
+    unsafe { out.write(f(&st.core)) };
+    Ok(())
+}
+
+macro_rules! svgd_api {
+    (
+        float = $T:ty, ctype = $ctype:literal, state = $S:ident, tag = $tag:expr,
+        gradient_fn = $G:ident, gradients_fn = $GS:ident, workspace_len = $ws_len:ident,
+        index_len = $index_len:ident, init = $init:ident, step = $step:ident, run = $run:ident,
+        particles = $particles:ident, force = $force:ident, iterations = $iterations:ident,
+        num_particles = $num_particles:ident, dim = $dim:ident,
+    ) => {
+        #[doc = concat!(" Workspace length, in `", $ctype, "` elements, for `n` particles in")]
+        /// dimension `d` under `*config`: gradients and forces (N·d each without replacement,
+        /// p·d with), the AdaGrad history (N·d, AdaGrad only), with replacement also p·d batch
+        /// positions and N·d (+ N·d for AdaGrad) working copies, and N(N−1)/2 for the median
+        /// kernel. SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+        /// has an unknown option (init then names the problem).
+        ///
+        /// # Safety
+        /// `config`, when non-null, must point to a readable config.
+        #[no_mangle]
+        pub unsafe extern "C" fn $ws_len(n: usize, d: usize, config: *const sgs_svgd_config) -> usize {
+            // SAFETY: forwarded C contract.
+            unsafe { ws_len::<$T>(n, d, config) }
+        }
+
+        /// Length of the index buffer (`uint32_t` elements) for `n` particles: `n`.
+        #[no_mangle]
+        pub extern "C" fn $index_len(n: usize) -> usize {
+            n
+        }
+
+        #[doc = concat!(" Starts an SVGD / RBM-SVGD system of `n` particles of dimension `d` (`", $ctype, "`).")]
+        ///
+        /// `particles` (`n·d` values, row by row) is the state: the sampler moves the particles
+        /// in place, and the caller may read them (or change them, keeping them finite) between
+        /// calls. `workspace` (`…_workspace_len(n, d, config)` elements) and `index`
+        /// (`…_index_len(n)` `uint32_t`s) are scratch. The three buffers must not overlap each
+        /// other or `state`, and must stay alive (with the callbacks and `user_data`) while the
+        /// state is used. Give `gradient` (called once per particle) or `gradients` (called once
+        /// per iteration, or per sub-step with replacement, with all points; used when both are
+        /// given). A callback REJECT counts as a gradient that cannot be computed:
+        /// `SGS_ERR_NON_FINITE`.
+        ///
+        /// Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (a buffer, or both callbacks),
+        /// `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflowing,
+        /// N ≥ 2³²), `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_OPTION`
+        /// (batching, kernel or step rule unknown, `reserved` ≠ 0), `SGS_ERR_INVALID_BATCH_SIZE`
+        /// (p < 2 or p > N), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_INVALID_KERNEL`,
+        /// `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_STEP_RULE` (α ∉ [0, 1)),
+        /// `SGS_ERR_WORKSPACE_TOO_SMALL` (workspace or index), `SGS_ERR_INVALID_POSITION`.
+        /// On error `*state` and the buffers are not modified.
+        ///
+        /// # Safety
+        /// Pointers must be valid for the stated lengths; callbacks must follow their contract.
+        #[no_mangle]
+        pub unsafe extern "C" fn $init(
+            state: *mut $S,
+            config: *const sgs_svgd_config,
+            particles: *mut $T,
+            n: usize,
+            d: usize,
+            workspace: *mut $T,
+            workspace_len: usize,
+            index: *mut u32,
+            index_len: usize,
+            gradient: $G,
+            gradients: $GS,
+            user_data: *mut c_void,
+        ) -> i32 {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe {
+                init::<$T, $S>(
+                    $tag, state, config, particles, n, d, workspace, workspace_len, index,
+                    index_len, gradient, gradients, user_data,
+                )
+            })
+        }
+
+        /// One iteration: every particle moves once along its (random-batch) Stein force.
+        /// Writes what happened to `*info` unless NULL.
+        ///
+        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+        /// `SGS_ERR_INVALID_ARGUMENT`, `SGS_ERR_INVALID_POSITION` (the caller made a particle
+        /// non-finite), `SGS_ERR_CALLBACK_ABORTED`, or `SGS_ERR_NON_FINITE` (a gradient was
+        /// REJECTed or not finite, or an update would not be finite). On an error the particles,
+        /// the AdaGrad history and the generator are exactly as before the call.
+        ///
+        /// # Safety
+        /// `state` must be a valid state whose buffers and callbacks are alive.
+        #[no_mangle]
+        pub unsafe extern "C" fn $step(state: *mut $S, info: *mut sgs_svgd_info) -> i32 {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { step::<$T, $S>($tag, state, info) })
+        }
+
+        /// Runs `iterations` iterations. `*iterations_done` (unless NULL; written also on error)
+        /// counts the successful ones, `*last` (unless NULL) gets the info of the last one.
+        /// Statuses as for the step function; on an error the particles are those after the
+        /// last successful iteration.
+        ///
+        /// # Safety
+        /// As for the step function.
+        #[no_mangle]
+        pub unsafe extern "C" fn $run(
+            state: *mut $S,
+            iterations: u64,
+            iterations_done: *mut u64,
+            last: *mut sgs_svgd_info,
+        ) -> i32 {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { run::<$T, $S>($tag, state, iterations, iterations_done, last) })
+        }
+
+        /// Copies the particles (N·d values, row by row) into `out` (capacity `out_len`).
+        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+        /// `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+        ///
+        /// # Safety
+        /// `state` valid; `out` valid for `out_len` elements.
+        #[no_mangle]
+        pub unsafe extern "C" fn $particles(state: *const $S, out: *mut $T, out_len: usize) -> i32 {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { copy_out::<$T, $S>($tag, state, particles_of::<$T>, out, out_len) })
+        }
+
+        /// Copies the forces φ of the last iteration into `out`: N·d values (row i is particle
+        /// i) without replacement, p·d (the last sub-step's batch, in draw order) with. Not
+        /// meaningful before the first iteration or after a failed one. Statuses as for the
+        /// particles getter.
+        ///
+        /// # Safety
+        /// `state` valid; `out` valid for `out_len` elements.
+        #[no_mangle]
+        pub unsafe extern "C" fn $force(state: *const $S, out: *mut $T, out_len: usize) -> i32 {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { copy_out::<$T, $S>($tag, state, force_of::<$T>, out, out_len) })
+        }
+
+        /// Writes the number of iterations done to `*iterations`. Returns `SGS_OK`,
+        /// `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+        ///
+        /// # Safety
+        /// `state` valid; `iterations` valid for a write.
+        #[no_mangle]
+        pub unsafe extern "C" fn $iterations(state: *const $S, iterations: *mut u64) -> i32 {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { get::<$T, $S, u64>($tag, state, iterations, |c| c.iterations()) })
+        }
+
+        /// Writes the number of particles N to `*n`. Statuses as for the iterations getter.
+        ///
+        /// # Safety
+        /// `state` valid; `n` valid for a write.
+        #[no_mangle]
+        pub unsafe extern "C" fn $num_particles(state: *const $S, n: *mut usize) -> i32 {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { get::<$T, $S, usize>($tag, state, n, |c| c.n) })
+        }
+
+        /// Writes the dimension d to `*d`. Statuses as for the iterations getter.
+        ///
+        /// # Safety
+        /// `state` valid; `d` valid for a write.
+        #[no_mangle]
+        pub unsafe extern "C" fn $dim(state: *const $S, d: *mut usize) -> i32 {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { get::<$T, $S, usize>($tag, state, d, |c| c.d) })
+        }
+    };
+}
+
+/// The paper's RBM-SVGD settings: batch size p, AdaGrad with step size η and α = 0.9, the
+/// median-heuristic Gaussian kernel, without replacement, seed 0, stream 0 (the fixed-bandwidth
+/// and IMQ fields are set to h = 1, c = 1, β = 0.5 for when the kernel is switched). Nothing is
+/// validated here; `sgs_svgd_init` does that.
+#[no_mangle]
+pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sgs_svgd_config {
+    sgs_svgd_config {
+        step_size,
+        adagrad_alpha: 0.9,
+        bandwidth: 1.0,
+        imq_c: 1.0,
+        imq_beta: 0.5,
+        batch_size,
+        seed: 0,
+        stream: 0,
+        batching: SGS_BATCHING_WITHOUT_REPLACEMENT,
+        kernel: SGS_KERNEL_GAUSSIAN_MEDIAN,
+        step_rule: SGS_STEP_RULE_ADAGRAD,
+        reserved: 0,
+    }
+}
+
+svgd_api! {
+    float = f64, ctype = "double", state = sgs_svgd, tag = TAG_F64,
+    gradient_fn = sgs_gradient_fn, gradients_fn = sgs_gradients_fn,
+    workspace_len = sgs_svgd_workspace_len, index_len = sgs_svgd_index_len,
+    init = sgs_svgd_init, step = sgs_svgd_step, run = sgs_svgd_run,
+    particles = sgs_svgd_particles, force = sgs_svgd_force, iterations = sgs_svgd_iterations,
+    num_particles = sgs_svgd_num_particles, dim = sgs_svgd_dim,
+}
+
+svgd_api! {
+    float = f32, ctype = "float", state = sgs_svgd_f32, tag = TAG_F32,
+    gradient_fn = sgs_gradient_fn_f32, gradients_fn = sgs_gradients_fn_f32,
+    workspace_len = sgs_svgd_workspace_len_f32, index_len = sgs_svgd_index_len_f32,
+    init = sgs_svgd_init_f32, step = sgs_svgd_step_f32, run = sgs_svgd_run_f32,
+    particles = sgs_svgd_particles_f32, force = sgs_svgd_force_f32,
+    iterations = sgs_svgd_iterations_f32, num_particles = sgs_svgd_num_particles_f32,
+    dim = sgs_svgd_dim_f32,
+}
