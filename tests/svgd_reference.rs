@@ -143,6 +143,7 @@ fn core_matches_reference_f32() {
 /// p = N is SVGD: φ_i = (1/N) Σ_j F(X_i, X_j) computed here from the formula, in a different
 /// summation order, so equality is up to rounding (relative 1e-12).
 #[test]
+#[allow(clippy::needless_range_loop)]
 fn full_batch_is_svgd() {
     let (n, d, h) = (17, 2, 0.8);
     let x0 = init::<f64>(n, d, 3);

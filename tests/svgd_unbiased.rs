@@ -63,7 +63,7 @@ fn batch_force_stats(p: usize) -> Stats {
     let mut ws = vec![0.0; Svgd::<f64>::workspace_len(N, D, &cfg)];
     let mut idx = vec![0u32; N];
     let mut s = Svgd::new(&cfg, D, &mut x, &mut ws, &mut idx).unwrap();
-    let mut samples = vec![Vec::with_capacity(M); N * D];
+    let mut samples: Vec<Vec<f64>> = (0..N * D).map(|_| Vec::with_capacity(M)).collect();
     for _ in 0..M {
         s.particles_mut().copy_from_slice(&x0);
         s.step(&mut Model).unwrap();

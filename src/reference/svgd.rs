@@ -5,6 +5,8 @@
 //! follows the arithmetic and draw order documented in [`crate::svgd`], which is what lets the
 //! tests demand identical bits from the core; it shares nothing with the core but [`Rng`].
 
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+
 use crate::{Float, Rng, Stop};
 use std::vec;
 use std::vec::Vec;

@@ -130,7 +130,7 @@ pub struct GaussianMedian;
 
 /// `N(N−1)/2`, saturating.
 fn pair_count(n: usize) -> usize {
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         (n / 2).saturating_mul(n.saturating_sub(1))
     } else {
         n.saturating_mul((n - 1) / 2)
@@ -146,13 +146,13 @@ impl<T: Float> Kernel<T> for GaussianMedian {
         pair_count(n)
     }
     fn prepare(&self, xs: &[T], d: usize, scratch: &mut [T]) -> Result<GaussianParams<T>, Error> {
-        let n = if d == 0 { 0 } else { xs.len() / d };
+        let n = xs.len().checked_div(d).unwrap_or(0);
         let m = pair_count(n);
         if scratch.len() < m {
             return Err(Error::WorkspaceTooSmall);
         }
         let med = median_pairwise_distance(xs, d, &mut scratch[..m]);
-        let h = if n < 2 || !(med > 0.0) {
+        let h = if n < 2 || med.is_nan() || med <= 0.0 {
             1.0
         } else {
             (med * med) / (2.0 * libm::log(n as f64))

@@ -417,7 +417,7 @@ impl<K> SvgdCore<K> {
         if particles.is_empty() {
             return Err(Error::ZeroParticles);
         }
-        if particles.len() % d != 0 {
+        if !particles.len().is_multiple_of(d) {
             return Err(Error::LengthMismatch);
         }
         let n = particles.len() / d;
@@ -713,7 +713,7 @@ impl<K> SvgdCore<K> {
         }
     }
 
-    #[allow(clippy::type_complexity)]
+    #[allow(clippy::type_complexity, clippy::needless_range_loop)]
     fn with_replacement_inner<T: Float, M: Gradient<T> + ?Sized>(
         &mut self,
         particles: &[T],

@@ -62,7 +62,7 @@ impl StepRule {
         let eta = match *self {
             StepRule::Constant { eta } | StepRule::Decaying { eta } => eta,
             StepRule::AdaGrad { eta, alpha } => {
-                if !(alpha >= 0.0 && alpha < 1.0) {
+                if !(0.0..1.0).contains(&alpha) {
                     return Err(Error::InvalidStepRule);
                 }
                 eta
