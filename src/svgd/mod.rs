@@ -920,3 +920,46 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
         self.core.config()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Quadratic;
+    impl Gradient<f64> for Quadratic {
+        fn gradient(&mut self, x: &[f64], seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+            for (gl, xl) in g.iter_mut().zip(x) {
+                *gl = *xl + (seed % 7) as f64 * 0.01;
+            }
+            Ok(())
+        }
+    }
+
+    /// The batches of one iteration are independent: processing them in any split and order
+    /// (as threads or MPI ranks would) gives the serial `step` bit for bit.
+    #[test]
+    fn batches_split_in_any_order_give_the_serial_result() {
+        let (n, d) = (23, 2);
+        let cfg = SvgdConfig::new(4, KernelChoice::Gaussian { h: 0.6 }, StepRule::adagrad(0.1));
+        let mut rng = Rng::new(3, 3);
+        let x0: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+        let len = workspace_len::<f64, _>(n, d, &cfg);
+        let (mut xa, mut wa, mut ia) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
+        let (mut xb, mut wb, mut ib) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
+        let mut a = SvgdCore::new(&cfg, d, &xa, &mut wa, &mut ia).unwrap();
+        let mut b = SvgdCore::new(&cfg, d, &xb, &mut wb, &mut ib).unwrap();
+        let nb = b.batches();
+        for _ in 0..5 {
+            let ia_ = a.step(&mut xa, &mut wa, &mut ia, &mut Quadratic).unwrap();
+            let pending = b
+                .begin_iteration(&xb, &mut wb, &mut ib, &mut Quadratic)
+                .unwrap();
+            let mut count = b.process_batches(&pending, 3, nb + 10, &xb, &mut wb, &ib);
+            count += b.process_batches(&pending, 1, 3, &xb, &mut wb, &ib);
+            count += b.process_batches(&pending, 0, 1, &xb, &mut wb, &ib);
+            let ib_ = b.apply(pending, count, &mut xb, &mut wb).unwrap();
+            assert_eq!(ia_, ib_);
+            assert_eq!(xa, xb);
+        }
+    }
+}
