@@ -55,11 +55,15 @@ no_personality() {
   ! nm -u "$lib" 2>/dev/null | grep -q rust_eh_personality && echo "no undefined rust_eh_personality"
 }
 
+# The shared library exports exactly the functions the header declares, nothing else.
 cdylib_exports_only_sgs() {
   local other
   other=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^sgs_' || true)
   echo "exported: $(nm -D --defined-only "$so" | grep -c ' sgs_') sgs_ symbols"
   [ -z "$other" ] || { echo "non-sgs_ exports: $other"; return 1; }
+  diff <(nm -D --defined-only "$so" | awk '{print $3}' | sort) \
+    <(grep -o '\bsgs_[a-z0-9_]*(' include/sgsample.h | tr -d '(' | sort -u) &&
+    echo "exports == functions declared in include/sgsample.h"
 }
 
 link_plain() {
