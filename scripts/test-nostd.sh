@@ -8,9 +8,10 @@ for target in thumbv7em-none-eabihf thumbv7m-none-eabi; do
   cargo build --release -p sgsample-capi --target "$target"
   lib="target/$target/release/libsgsample.a"
   # The check below means something only if the C API is in the archive.
-  nm "$lib" 2>/dev/null | grep -q ' T sgs_amagold_step$' || { echo "sgs_amagold_step missing from $lib" >&2; exit 1; }
+  syms=$(nm "$lib" 2>/dev/null)
+  grep -q ' T sgs_amagold_step$' <<<"$syms" || { echo "sgs_amagold_step missing from $lib" >&2; exit 1; }
   # Undefined or defined allocator entry points would mean something allocates.
-  if nm -A "$lib" 2>/dev/null | grep -E '__rust_alloc|__rg_alloc|__rust_no_alloc_shim|__rdl_alloc| malloc$| calloc$| realloc$| free$'; then
+  if grep -E '__rust_alloc|__rg_alloc|__rust_no_alloc_shim|__rdl_alloc| malloc$| calloc$| realloc$| free$' <<<"$syms"; then
     echo "allocator symbol referenced by $lib" >&2
     exit 1
   fi
