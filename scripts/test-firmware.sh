@@ -4,7 +4,7 @@
 #     without FPU (thumbv7m-none-eabi, mps2-an385), every sample printed as hex bits;
 #   * examples/firmware_host.rs prints the same runs on the host: f64 from the std reference
 #     implementation, f32 from the library's core;
-#   * the C firmware (examples-embedded/c/, when the C API is present) prints the same lines.
+#   * the C firmware (examples-embedded/c/, through the C API) prints the same lines for its runs.
 # Any difference, a non-zero firmware exit status or a QEMU timeout fails the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,5 +50,28 @@ for cfg in "thumbv7em-none-eabihf cortex-m4 mps2-an386" "thumbv7m-none-eabi cort
     fail=1
   fi
 done
+
+# The C firmware: C main() + startup + linker script, newlib with semihosting (librdimon), linked
+# against the library's thumbv7em staticlib through include/sgsample.h. It prints the AMAGOLD
+# lines and those of the Student-t RBM-SVGD run (its models need no libm).
+if ! out=$(cargo build --release -q -p sgsample-capi --target thumbv7em-none-eabihf 2>&1); then
+  echo "$out" >&2
+  exit 1
+fi
+# cargo warns that it drops the cdylib crate type for a bare-metal target: expected.
+printf '%s\n' "$out" | grep -v -e "dropping unsupported crate type" -e "^$" || true
+lib=target/thumbv7em-none-eabihf/release/libsgsample.a
+c=examples-embedded/c
+arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 \
+  -O2 -std=c11 -ffp-contract=off -Wall -Wextra -Werror -I include \
+  --specs=rdimon.specs -nostartfiles -T "$c/mps2-an386.ld" -Wl,--gc-sections -Wl,--no-warn-execstack \
+  "$c/startup.c" "$c/main.c" "$lib" -o "$tmp/c-firmware.elf"
+grep -E '^(amagold-|rbm-svgd-t3-)' "$tmp/host.txt" >"$tmp/host-c.txt"
+if qemu_run cortex-m4 mps2-an386 "$tmp/c-firmware.elf" "$tmp/c.txt"; then
+  compare "C firmware, cortex-m4 (arm-none-eabi-gcc + libsgsample.a)" "$tmp/c.txt" "$tmp/host-c.txt" \
+    || fail=1
+else
+  fail=1
+fi
 
 exit "$fail"
