@@ -36,9 +36,9 @@ mod minibatch;
 mod model;
 pub mod rng;
 pub mod sghmc;
+pub mod svgd;
 #[cfg(feature = "ffi")]
 pub mod ffi;
-pub mod svgd;
 mod ziggurat;
 
 #[cfg(feature = "std")]
@@ -52,3 +52,8 @@ pub use model::{FnPotential, Gradient, Potential};
 pub use rng::Rng;
 pub use sghmc::{Sghmc, SghmcConfig, SghmcInfo};
 pub use svgd::{Batching, Kernel, KernelChoice, StepRule, Svgd, SvgdConfig, SvgdInfo};
+
+/// The README's Rust examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
