@@ -8,6 +8,7 @@ suites=(
   scripts/test-nostd.sh
   scripts/test-firmware.sh
   scripts/test-ffi.sh
+  scripts/test-examples.sh
 )
 passed=0
 for s in "${suites[@]}"; do

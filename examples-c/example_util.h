@@ -1,0 +1,162 @@
+/* Small helpers shared by the C examples (header-only, C99; also valid C++):
+ *   - deterministic random numbers from an integer seed (SplitMix64 hash, Box–Muller), so that a
+ *     gradient callback can draw its noise from the minibatch seed the sampler gives it;
+ *   - a wall clock (clock_gettime, CLOCK_MONOTONIC) and a median;
+ *   - batch-means standard errors;
+ *   - quick mode (`--quick` or SGS_QUICK=1 in the environment: smaller runs for the smoke test);
+ *   - CHECK: a claim the example makes about its own numbers; any failed claim makes the program
+ *     exit with status 1, so a run that prints numbers off the truth cannot pass silently.
+ * The examples use the library only through include/sgsample.h. */
+#ifndef SGS_EXAMPLE_UTIL_H
+#define SGS_EXAMPLE_UTIL_H
+
+#if !defined(_POSIX_C_SOURCE) && !defined(__cplusplus)
+#define _POSIX_C_SOURCE 199309L
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sgsample.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* ---- deterministic random numbers -------------------------------------------------------- */
+
+/* SplitMix64's output function: a bijective 64-bit hash. */
+static inline uint64_t ex_mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A SplitMix64 stream: state advanced by the golden-ratio increment, output hashed. */
+typedef struct {
+    uint64_t s;
+} ex_rng;
+
+static inline ex_rng ex_rng_new(uint64_t seed, uint64_t stream) {
+    ex_rng r;
+    r.s = ex_mix64(seed) ^ ex_mix64(stream + 0x632be59bd9b4e019ULL);
+    return r;
+}
+
+static inline uint64_t ex_next(ex_rng *r) {
+    r->s += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = r->s;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform on (0, 1): 53 bits, never 0 (safe under log). */
+static inline double ex_uniform(ex_rng *r) {
+    return ((double)(ex_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* Standard normal by Box–Muller (one of the pair; simple rather than fast). */
+static inline double ex_normal(ex_rng *r) {
+    double u1 = ex_uniform(r), u2 = ex_uniform(r);
+    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+/* The k-th standard normal determined by a minibatch seed: a pure function of (seed, k). */
+static inline double ex_seed_normal(uint64_t seed, uint64_t k) {
+    ex_rng r = ex_rng_new(seed, k);
+    return ex_normal(&r);
+}
+
+/* ---- time ---------------------------------------------------------------------------------- */
+
+static inline double ex_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int ex_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorts v). */
+static inline double ex_median(double *v, size_t n) {
+    qsort(v, n, sizeof v[0], ex_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- statistics ---------------------------------------------------------------------------- */
+
+/* Mean of f(x[i]) and its batch-means standard error (b batches of equal length; the tail that
+ * does not fill a batch is left out of the error, not of the mean). f = NULL is the identity. */
+typedef double (*ex_fn)(double, const void *);
+
+static inline void ex_batch_means(const double *x, size_t n, size_t stride, ex_fn f,
+                                  const void *arg, size_t b, double *mean, double *se) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += f ? f(x[i * stride], arg) : x[i * stride];
+    double m = s / (double)n;
+    size_t len = n / b;
+    double ss = 0.0;
+    for (size_t k = 0; k < b; k++) {
+        double bs = 0.0;
+        for (size_t i = k * len; i < (k + 1) * len; i++)
+            bs += f ? f(x[i * stride], arg) : x[i * stride];
+        double e = bs / (double)len - m;
+        ss += e * e;
+    }
+    *mean = m;
+    *se = sqrt(ss / ((double)b * (double)(b - 1)));
+}
+
+/* ---- quick mode and checks ----------------------------------------------------------------- */
+
+static inline int ex_quick(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--quick") == 0) return 1;
+    const char *e = getenv("SGS_QUICK");
+    return e != NULL && e[0] != '\0' && strcmp(e, "0") != 0;
+}
+
+static int ex_failures = 0;
+
+/* Records a claim: prints it only when it fails (the tables show the numbers). */
+#define CHECK(cond, ...)                                    \
+    do {                                                    \
+        if (!(cond)) {                                      \
+            ex_failures++;                                  \
+            fprintf(stderr, "CHECK FAILED (%s:%d): ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                   \
+            fprintf(stderr, "\n");                          \
+        }                                                   \
+    } while (0)
+
+/* Dies with the library's description of a status that is not SGS_OK. */
+#define SGS_TRY(call)                                                              \
+    do {                                                                           \
+        int32_t st_ = (call);                                                      \
+        if (st_ != SGS_OK) {                                                       \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,          \
+                    sgs_status_str(st_));                                          \
+            exit(2);                                                               \
+        }                                                                          \
+    } while (0)
+
+/* The exit status of main: 0 when every CHECK held. */
+static inline int ex_finish(const char *name) {
+    if (ex_failures) {
+        fprintf(stderr, "%s: %d check(s) FAILED\n", name, ex_failures);
+        return 1;
+    }
+    printf("%s: all checks passed\n", name);
+    return 0;
+}
+
+#endif
