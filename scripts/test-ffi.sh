@@ -52,7 +52,7 @@ version_matches() {
 # landing pads are compiled under panic = abort and nothing references rust_eh_personality;
 # that is checked here rather than papered over with a stub symbol (see capi/src/lib.rs).
 no_personality() {
-  ! nm -u "$lib" 2>/dev/null | grep -q rust_eh_personality && echo "no undefined rust_eh_personality"
+  ! nm -u "$lib" 2>/dev/null | grep rust_eh_personality >/dev/null && echo "no undefined rust_eh_personality"
 }
 
 # The shared library exports exactly the functions the header declares, nothing else.
@@ -77,7 +77,7 @@ link_cxx() {
 
 link_cdylib() {
   gcc "${cflags[@]}" examples-c/minimal.c -Ltarget/release -lsgsample -lm -o "$build/minimal_so" &&
-    LD_LIBRARY_PATH=target/release "$build/minimal_so" && ldd "$build/minimal_so" | grep -q libsgsample.so
+    LD_LIBRARY_PATH=target/release "$build/minimal_so" && ldd "$build/minimal_so" | grep libsgsample.so >/dev/null
 }
 
 repro() {

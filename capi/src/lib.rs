@@ -12,11 +12,38 @@
 //! is shipped from the workspace's release profile (`panic = "abort"`, `lto = true`,
 //! `codegen-units = 1`): fat LTO recompiles `core` together with this crate under
 //! `panic = "abort"`, so no reference survives and a C program links `libsgsample.a` with `-lm`
-//! alone (`scripts/test-ffi.sh` checks both). We deliberately do not define a stub
-//! `rust_eh_personality` here: a C program that also links a Rust `std` library (which defines
-//! the real one) would get a duplicate symbol or, worse, our stub in place of the real routine.
-//! A build without LTO does reference the symbol; link such a build with `-Wl,--gc-sections`.
+//! alone (`scripts/test-ffi.sh` checks both).
+//!
+//! A build without LTO (the dev profile, `cargo build -p sgsample-capi`) keeps the reference. For
+//! it this crate defines the symbol **weak**, on x86_64 and aarch64 hosts: the link succeeds, and a
+//! program that also links a Rust `std` library gets that library's real (strong) routine, with
+//! no duplicate-symbol error. The weak body traps: with `panic = "abort"` nothing in the library
+//! unwinds, and callbacks must not unwind through it, so a personality routine is never called.
+//! The cdylib's export list hides the symbol; other hosts link a dev build with
+//! `-Wl,--gc-sections` or use the release build.
 #![no_std]
+
+#[cfg(all(not(feature = "std"), not(target_os = "none"), target_arch = "x86_64"))]
+core::arch::global_asm!(
+    ".pushsection .text.rust_eh_personality,\"ax\",@progbits",
+    ".weak rust_eh_personality",
+    ".type rust_eh_personality,@function",
+    "rust_eh_personality:",
+    "ud2",
+    ".size rust_eh_personality, . - rust_eh_personality",
+    ".popsection",
+);
+
+#[cfg(all(not(feature = "std"), not(target_os = "none"), target_arch = "aarch64"))]
+core::arch::global_asm!(
+    ".pushsection .text.rust_eh_personality,\"ax\",@progbits",
+    ".weak rust_eh_personality",
+    ".type rust_eh_personality,%function",
+    "rust_eh_personality:",
+    "brk #1",
+    ".size rust_eh_personality, . - rust_eh_personality",
+    ".popsection",
+);
 
 pub use sgsample::*;
 
