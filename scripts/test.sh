@@ -9,6 +9,7 @@ suites=(
   scripts/test-firmware.sh
   scripts/test-ffi.sh
   scripts/test-examples.sh
+  scripts/test-docs.sh
 )
 passed=0
 for s in "${suites[@]}"; do
