@@ -196,6 +196,7 @@ static double accuracy(const data_set *ds, const double *prob, double count) {
 
 typedef struct {
     double eps, accept, acc, z2, time;
+    double mean[DW], sd[DW]; /* posterior mean and sd of the weights */
 } amagold_result;
 
 /* AMAGOLD from (ŵ, 0) with the given gradient estimate; prints the accuracy over iterations
@@ -258,6 +259,8 @@ static amagold_result run_amagold(const data_set *ds, sgs_gradient_fn grad, size
     res.z2 = 0.0;
     for (size_t j = 0; j < DW; j++) {
         double m = wsum[j] / count, v = wsq[j] / count - m * m;
+        res.mean[j] = m;
+        res.sd[j] = sqrt(v);
         res.z2 += (m - ds->w_true[j]) * (m - ds->w_true[j]) / v / DW;
     }
     return res;
@@ -306,7 +309,7 @@ int main(int argc, char **argv) {
     /* ---- RBM-SVGD ---- */
     const size_t np = 64, iters = quick ? 300 : 1000;
     const size_t ps[3] = {4, 16, np};
-    double acc_svgd[3], t_svgd[3];
+    double acc_svgd[3], t_svgd[3], z2_svgd[3];
     double *parts = malloc(np * DIM * sizeof *parts);
     uint32_t idx[64];
     if (!parts) return 2;
@@ -345,6 +348,13 @@ int main(int argc, char **argv) {
             }
         }
         t_svgd[k] = ex_now() - ts - t_eval;
+        /* the particle mean of w against w*, in units of AMAGOLD's posterior sd */
+        z2_svgd[k] = 0.0;
+        for (size_t j = 0; j < DW; j++) {
+            double m = 0.0;
+            for (size_t i = 0; i < np; i++) m += parts[i * DIM + j] / (double)np;
+            z2_svgd[k] += (m - ds.w_true[j]) * (m - ds.w_true[j]) / (cv.sd[j] * cv.sd[j]) / DW;
+        }
         acc_svgd[k] = table[5][k];
         free(sws);
     }
@@ -356,6 +366,9 @@ int main(int argc, char **argv) {
     printf("%10s", "time");
     for (int k = 0; k < 3; k++) printf("   %12.2f s", t_svgd[k]);
     printf("   (sampling only, accuracy evaluations excluded)\n");
+    printf("%10s", "z^2");
+    for (int k = 0; k < 3; k++) printf("   %14.2f", z2_svgd[k]);
+    printf("   (particle mean vs w*, in AMAGOLD's posterior sd)\n");
 
     /* Claims: every method ends within 0.02 of the true weights' test accuracy (its estimation
      * error on this many training points is below that; a sign error in the likelihood
@@ -364,6 +377,8 @@ int main(int argc, char **argv) {
      * e.g. the prior or likelihood counted twice, gives ≈ 4). */
     CHECK(fabs(cv.acc - acc_true) <= 0.02, "AMAGOLD accuracy %.4f vs %.4f", cv.acc, acc_true);
     CHECK(cv.z2 > 0.3 && cv.z2 < 3.0, "AMAGOLD calibration %.2f", cv.z2);
+    for (int k = 0; k < 3; k++)
+        CHECK(z2_svgd[k] > 0.3 && z2_svgd[k] < 3.0, "SVGD p = %zu: z^2 %.2f", ps[k], z2_svgd[k]);
     for (int k = 0; k < 3; k++)
         CHECK(fabs(acc_svgd[k] - acc_true) <= 0.02, "SVGD p = %zu accuracy %.4f vs %.4f", ps[k],
               acc_svgd[k], acc_true);
