@@ -311,7 +311,7 @@ int main(int argc, char **argv) try {
                 static_cast<std::size_t>(cfg.warmup), n, chain.step_size(),
                 double(summary.accepted) / double(summary.samples),
                 static_cast<unsigned long long>(summary.divergences));
-    std::printf("%-8s %10s %18s %10s %14s\n", "param", "true", "posterior mean", "sd",
+    std::printf("%-8s %10s %21s %9s %14s\n", "param", "true", "posterior mean", "sd",
                 "(mean-true)/sd");
     int failures = 0;
     for (int c = 0; c < 3; c++) {
@@ -332,7 +332,7 @@ int main(int argc, char **argv) try {
         }
         double se = std::sqrt(ss / double(b * (b - 1)));
         double z = (m - truth[c]) / sd;
-        std::printf("%-8s %10.3f %11.3f ± %.3f %10.3f %+14.2f\n", names[c], truth[c], m, se, sd,
+        std::printf("%-8s %10.3f %11.4f ± %-7.2g %9.4f %+14.2f\n", names[c], truth[c], m, se, sd,
                     z);
         // The data were simulated from the true values, so they lie in the posterior's bulk:
         // |mean − true| ≤ 4 sd (a sign error in a sensitivity or a wrong likelihood scale moves
