@@ -1,0 +1,141 @@
+//! Instruction counts under Callgrind: repeatable where wall-clock time on a shared machine is
+//! not. `benches/callgrind.sh` runs this binary under `valgrind --tool=callgrind` once per case
+//! with collection switched on only inside the `measured_*` functions below, and divides the
+//! instruction count by the number of measured calls.
+//!
+//! Usage: `instructions CASE` with CASE one of the names in [`CASES`]; any other argument
+//! (e.g. `--bench`, what `cargo bench` passes) runs every case once, quickly, as a smoke test.
+
+use sgsample::{
+    Amagold, AmagoldConfig, Float, Gradient, KernelChoice, Potential, Rng, Sghmc, SghmcConfig,
+    StepRule, Stop, Svgd, SvgdConfig,
+};
+use std::hint::black_box;
+
+/// (name, measured calls). Warm-up calls (not counted) come first in every case.
+pub const CASES: [(&str, u32); 8] = [
+    ("amagold_f64_d1", 1000),
+    ("amagold_f64_d100", 100),
+    ("sghmc_f64_d1", 1000),
+    ("sghmc_f64_d100", 100),
+    ("rbm_svgd_p8", 20),
+    ("rbm_svgd_p32", 20),
+    ("svgd_p256", 5),
+    ("svgd_median", 5),
+];
+
+/// U(θ) = |θ|²/2 with its exact gradient (as in the `samplers` bench).
+struct StdNormal;
+
+impl<T: Float> Gradient<T> for StdNormal {
+    fn gradient(&mut self, x: &[T], _seed: u64, g: &mut [T]) -> Result<(), Stop> {
+        g.copy_from_slice(x);
+        Ok(())
+    }
+}
+
+impl<T: Float> Potential<T> for StdNormal {
+    fn energy(&mut self, x: &[T]) -> Result<f64, Stop> {
+        let mut s = 0.0;
+        for v in x {
+            let v = v.to_f64();
+            s += v * v;
+        }
+        Ok(0.5 * s)
+    }
+}
+
+/// ∇V of the 1-D mixture ⅓N(−2, 1) + ⅔N(2, 1).
+struct Mixture;
+
+impl Gradient<f64> for Mixture {
+    fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+        g[0] = x[0] - 2.0 + 4.0 / (2.0 * libm::exp(4.0 * x[0]) + 1.0);
+        Ok(())
+    }
+}
+
+#[inline(never)]
+fn measured_amagold_step(chain: &mut Amagold<'_, f64>, model: &mut StdNormal) {
+    black_box(chain.step(model).unwrap());
+}
+
+#[inline(never)]
+fn measured_sghmc_step(chain: &mut Sghmc<'_, f64>, model: &mut StdNormal) {
+    black_box(chain.step(model).unwrap());
+}
+
+#[inline(never)]
+fn measured_svgd_step(s: &mut Svgd<'_, f64>) {
+    black_box(s.step(&mut Mixture).unwrap());
+}
+
+fn amagold(d: usize, calls: u32) {
+    let cfg = AmagoldConfig::new(0.5 / (d as f64).powf(0.25));
+    let mut ws = vec![0.0; Amagold::<f64>::workspace_len(d)];
+    let mut model = StdNormal;
+    let mut chain = Amagold::new(&cfg, &vec![0.0; d], &mut ws, &mut model).unwrap();
+    for _ in 0..100 {
+        chain.step(&mut model).unwrap();
+    }
+    for _ in 0..calls {
+        measured_amagold_step(&mut chain, &mut model);
+    }
+}
+
+fn sghmc(d: usize, calls: u32) {
+    let cfg = SghmcConfig::new(0.5 / (d as f64).powf(0.25));
+    let mut ws = vec![0.0; Sghmc::<f64>::workspace_len(d)];
+    let mut model = StdNormal;
+    let mut chain = Sghmc::new(&cfg, &vec![0.0; d], &mut ws).unwrap();
+    for _ in 0..100 {
+        chain.step(&mut model).unwrap();
+    }
+    for _ in 0..calls {
+        measured_sghmc_step(&mut chain, &mut model);
+    }
+}
+
+fn svgd(p: usize, kernel: KernelChoice, calls: u32) {
+    const N: usize = 256;
+    let mut rng = Rng::new(1, 99);
+    let mut x: Vec<f64> = (0..N).map(|_| -10.0 + rng.normal()).collect();
+    let cfg = SvgdConfig::new(p, kernel, StepRule::adagrad(0.2));
+    let mut ws = vec![0.0; Svgd::<f64>::workspace_len(N, 1, &cfg)];
+    let mut idx = vec![0u32; Svgd::<f64>::index_len(N)];
+    let mut s = Svgd::new(&cfg, 1, &mut x, &mut ws, &mut idx).unwrap();
+    // Converged particles, as in the `svgd` bench (fewer warm-up iterations under Valgrind).
+    s.run(200, &mut Mixture).unwrap();
+    for _ in 0..calls {
+        measured_svgd_step(&mut s);
+    }
+}
+
+fn run(name: &str, calls: u32) -> bool {
+    let h2 = KernelChoice::Gaussian { h: 2.0 };
+    match name {
+        "amagold_f64_d1" => amagold(1, calls),
+        "amagold_f64_d100" => amagold(100, calls),
+        "sghmc_f64_d1" => sghmc(1, calls),
+        "sghmc_f64_d100" => sghmc(100, calls),
+        "rbm_svgd_p8" => svgd(8, h2, calls),
+        "rbm_svgd_p32" => svgd(32, h2, calls),
+        "svgd_p256" => svgd(256, h2, calls),
+        "svgd_median" => svgd(256, KernelChoice::GaussianMedian, calls),
+        _ => return false,
+    }
+    true
+}
+
+fn main() {
+    let arg = std::env::args().nth(1).unwrap_or_default();
+    if let Some(&(name, calls)) = CASES.iter().find(|(n, _)| *n == arg) {
+        run(name, calls);
+        println!("{name}: {calls} measured calls");
+    } else {
+        for (name, _) in CASES {
+            run(name, 1);
+        }
+        println!("instructions: smoke run done (instruction counts: benches/callgrind.sh)");
+    }
+}
