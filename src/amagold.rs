@@ -444,7 +444,7 @@ impl AmagoldCore {
             error,
             completed: 0,
         };
-        if out.len() % d != 0 {
+        if !out.len().is_multiple_of(d) {
             return Err(fail(Error::LengthMismatch));
         }
         if ws.len() < workspace_len(d) {

@@ -93,7 +93,6 @@ impl Rng {
             return 0;
         }
         if n <= 1 << 32 {
-            let n = n as u64;
             let threshold = (1u64 << 32) % n;
             loop {
                 let m = self.next_u32() as u64 * n;

@@ -211,7 +211,7 @@ impl SghmcCore {
         out: &mut [T],
     ) -> Result<usize, crate::RunError> {
         let d = self.d;
-        if out.len() % d != 0 {
+        if !out.len().is_multiple_of(d) {
             return Err(crate::RunError {
                 error: Error::LengthMismatch,
                 completed: 0,

@@ -124,7 +124,7 @@ impl<T: Float> Amagold<T> {
         for step in 0..self.steps {
             if step != 0 {
                 for i in 0..d {
-                    th[i] = th[i] + t(full) * r[i];
+                    th[i] += t(full) * r[i];
                 }
             }
             let seed = self.rng.next_u64();
@@ -156,7 +156,7 @@ impl<T: Float> Amagold<T> {
         let mut log_a = f64::NAN;
         if !out_of_domain {
             for i in 0..d {
-                th[i] = th[i] + t(half) * r[i];
+                th[i] += t(half) * r[i];
             }
             match model.energy(&th) {
                 Ok(u) => {
@@ -272,7 +272,7 @@ impl<T: Float> Sghmc<T> {
         let mut g = vec![T::ZERO; d];
         for _ in 0..self.steps {
             for i in 0..d {
-                th[i] = th[i] + t(eps / (sigma * sigma)) * r[i];
+                th[i] += t(eps / (sigma * sigma)) * r[i];
             }
             let seed = self.rng.next_u64();
             if model.grad(&th, seed, &mut g).is_err() {
