@@ -238,6 +238,7 @@ struct Parts<'w, T> {
 }
 
 /// The next `len` elements of `rest` (fewer if it is short; callers check lengths first).
+#[inline(always)]
 fn take<'w, T>(rest: &mut &'w mut [T], len: usize) -> &'w mut [T] {
     let all = core::mem::take(rest);
     let (head, tail) = all.split_at_mut(len.min(all.len()));
@@ -245,6 +246,7 @@ fn take<'w, T>(rest: &mut &'w mut [T], len: usize) -> &'w mut [T] {
     head
 }
 
+#[inline(always)]
 fn split<'w, T>(ws: &'w mut [T], lay: &Layout) -> Parts<'w, T> {
     let mut rest = ws;
     Parts {
@@ -270,16 +272,52 @@ pub(crate) fn workspace_len<T: Float, K: Kernel<T>>(
         .unwrap_or(usize::MAX)
 }
 
-/// Rows `i` and `j` (`i ≠ j`) of a row-major array, both mutable.
+/// Row `i` (`d` coordinates) of a row-major array; empty when it lies outside (callers check
+/// lengths first, so that never happens: the fallback only keeps panics out of the code).
 #[inline]
-fn two_rows<T>(a: &mut [T], i: usize, j: usize, d: usize) -> (&mut [T], &mut [T]) {
-    if i < j {
-        let (lo, hi) = a.split_at_mut(j * d);
-        (&mut lo[i * d..(i + 1) * d], &mut hi[..d])
-    } else {
-        let (lo, hi) = a.split_at_mut(i * d);
-        (&mut hi[..d], &mut lo[j * d..(j + 1) * d])
+fn row<T>(a: &[T], i: usize, d: usize) -> &[T] {
+    match i.checked_mul(d).and_then(|s| a.get(s..)) {
+        Some(r) => r.get(..d).unwrap_or(&[]),
+        None => &[],
     }
+}
+
+/// Row `i` of a row-major array, mutable; empty when it lies outside.
+#[inline]
+fn row_mut<T>(a: &mut [T], i: usize, d: usize) -> &mut [T] {
+    match i.checked_mul(d).and_then(|s| a.get_mut(s..)) {
+        Some(r) => {
+            let len = d.min(r.len());
+            &mut r[..len]
+        }
+        None => &mut [],
+    }
+}
+
+/// Rows `i` and `j` of a row-major array, both mutable (`None` if `i = j` or one lies outside).
+#[inline]
+fn two_rows<T>(a: &mut [T], i: usize, j: usize, d: usize) -> Option<(&mut [T], &mut [T])> {
+    let (first, second) = if i < j { (i, j) } else { (j, i) };
+    let (lo, hi) = a.split_at_mut_checked(second.checked_mul(d)?)?;
+    let r_first = lo.get_mut(first.checked_mul(d)?..)?.get_mut(..d)?;
+    let r_second = hi.get_mut(..d)?;
+    Some(if i < j {
+        (r_first, r_second)
+    } else {
+        (r_second, r_first)
+    })
+}
+
+/// `a.chunks_exact(d)` without the panic path of `d = 0` (`d ≥ 1` is checked in `new`).
+#[inline]
+fn rows<T>(a: &[T], d: usize) -> core::slice::ChunksExact<'_, T> {
+    a.chunks_exact(d.max(1))
+}
+
+/// `a.chunks_exact_mut(d)` without the panic path of `d = 0`.
+#[inline]
+fn rows_mut<T>(a: &mut [T], d: usize) -> core::slice::ChunksExactMut<'_, T> {
+    a.chunks_exact_mut(d.max(1))
 }
 
 /// The constants of the batch force.
@@ -290,9 +328,38 @@ struct Weights<T> {
     c0: T,
 }
 
-/// φ for the `m` members of one batch, whose rows in `x`, `g`, `phi` are `row(0..m)`
-/// (`m ≥ 2`, distinct rows). Returns the number of kernel evaluations.
+/// Where the members of a batch lie in the row-major arrays.
+#[derive(Clone, Copy)]
+enum Members<'i> {
+    /// Member `t` is row `perm[t]` (without replacement: a slice of the permutation).
+    Perm(&'i [u32]),
+    /// Member `t` is row `t`, `t < m` (with replacement: the gathered batch).
+    First(usize),
+}
+
+impl Members<'_> {
+    #[inline]
+    fn len(self) -> usize {
+        match self {
+            Members::Perm(p) => p.len(),
+            Members::First(m) => m,
+        }
+    }
+
+    /// The row of member `t` (`usize::MAX`, i.e. no row, when `t` is out of range).
+    #[inline]
+    fn get(self, t: usize) -> usize {
+        match self {
+            Members::Perm(p) => p.get(t).map_or(usize::MAX, |&r| r as usize),
+            Members::First(_) => t,
+        }
+    }
+}
+
+/// φ for the `m ≥ 2` members of one batch (distinct rows of `x`, `g`, `phi`). Returns the number
+/// of kernel evaluations.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 fn batch_force<T: Float, K: Kernel<T>>(
     kernel: &K,
     prep: &K::Prepared,
@@ -301,36 +368,68 @@ fn batch_force<T: Float, K: Kernel<T>>(
     phi: &mut [T],
     d: usize,
     n: usize,
-    m: usize,
-    row: impl Fn(usize) -> usize,
+    members: Members<'_>,
     wt: &Weights<T>,
 ) -> u64 {
-    let w = T::from_f64((n - 1) as f64 / (n as f64 * (m - 1) as f64));
+    pair_sums(kernel, prep, x, g, phi, d, members);
+    finish_force(g, phi, d, n, members, wt)
+}
+
+/// The pair sums `s_i` of a batch (into the rows of `phi`): zeroes the rows, then adds every
+/// unordered pair `{i, j}` to both rows. Never inlined, like the other phases: its locals stay
+/// out of its callers' frames.
+#[inline(never)]
+fn pair_sums<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    members: Members<'_>,
+) {
+    let m = members.len();
     for a in 0..m {
-        let i = row(a);
-        phi[i * d..(i + 1) * d].fill(T::ZERO);
+        row_mut(phi, members.get(a), d).fill(T::ZERO);
     }
     for a in 0..m {
-        let i = row(a);
-        let xi = &x[i * d..(i + 1) * d];
-        let gi = &g[i * d..(i + 1) * d];
+        let i = members.get(a);
+        let xi = row(x, i, d);
+        let gi = row(g, i, d);
         for b in a + 1..m {
-            let j = row(b);
-            let xj = &x[j * d..(j + 1) * d];
-            let gj = &g[j * d..(j + 1) * d];
+            let j = members.get(b);
+            let xj = row(x, j, d);
+            let gj = row(g, j, d);
             let (k, c) = kernel.eval(prep, sq_dist(xi, xj));
-            let (pi, pj) = two_rows(phi, i, j, d);
-            for l in 0..d {
-                let cd = c * (xi[l] - xj[l]);
-                pi[l] += cd - k * gj[l];
-                pj[l] += -cd - k * gi[l];
+            let Some((pi, pj)) = two_rows(phi, i, j, d) else {
+                continue;
+            };
+            let coords = xi.iter().zip(xj).zip(gi.iter().zip(gj));
+            for ((pil, pjl), ((&xil, &xjl), (&gil, &gjl))) in pi.iter_mut().zip(pj).zip(coords) {
+                let cd = c * (xil - xjl);
+                *pil += cd - k * gjl;
+                *pjl += -cd - k * gil;
             }
         }
     }
+}
+
+/// `φ_i = (inv_n·F_self,i) + (w·s_i)` for the members of a batch whose pair sums are in `phi`.
+/// Returns the number of kernel evaluations, `m(m−1)/2`.
+#[inline(never)]
+fn finish_force<T: Float>(
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    n: usize,
+    members: Members<'_>,
+    wt: &Weights<T>,
+) -> u64 {
+    let m = members.len();
+    let w = T::from_f64((n - 1) as f64 / (n as f64 * (m - 1) as f64));
     for a in 0..m {
-        let i = row(a);
-        let gi = &g[i * d..(i + 1) * d];
-        for (p, &gl) in phi[i * d..(i + 1) * d].iter_mut().zip(gi) {
+        let i = members.get(a);
+        for (p, &gl) in row_mut(phi, i, d).iter_mut().zip(row(g, i, d)) {
             let fs = wt.c0 * T::ZERO - wt.k0 * gl;
             *p = wt.inv_n * fs + w * *p;
         }
@@ -343,7 +442,51 @@ fn shuffle_prefix(rng: &mut Rng, perm: &mut [u32], count: usize) {
     let len = perm.len();
     for t in 0..count.min(len) {
         let j = t + rng.below((len - t) as u64) as usize;
-        perm.swap(t, j);
+        // Always true (`below(k) < k`); it lets the compiler drop the bounds check.
+        if j < len {
+            perm.swap(t, j);
+        }
+    }
+}
+
+/// `dst ← src` element by element (equal lengths by construction; no length-mismatch panic).
+#[inline]
+fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
+    for (a, b) in dst.iter_mut().zip(src) {
+        *a = *b;
+    }
+}
+
+/// Whether one row's update is finite: every `φ_l`, new `x_l` and new `H_l` (`h` is the row's
+/// history, `None` without AdaGrad).
+#[inline(never)]
+fn row_is_finite<T: Float>(up: &Update<T>, x: &[T], h: Option<&[T]>, phi: &[T]) -> bool {
+    match h {
+        Some(h) => x.iter().zip(h).zip(phi).all(|((&xl, &hl), &pl)| {
+            let (xn, hn) = up.apply(xl, hl, pl);
+            pl.is_finite() && xn.is_finite() && hn.is_finite()
+        }),
+        None => x.iter().zip(phi).all(|(&xl, &pl)| {
+            let (xn, hn) = up.apply(xl, T::ZERO, pl);
+            pl.is_finite() && xn.is_finite() && hn.is_finite()
+        }),
+    }
+}
+
+/// Moves one row (and its history, with AdaGrad) by the step rule.
+#[inline(never)]
+fn update_row<T: Float>(up: &Update<T>, x: &mut [T], h: Option<&mut [T]>, phi: &[T]) {
+    match h {
+        Some(h) => {
+            for ((xl, hl), &pl) in x.iter_mut().zip(h.iter_mut()).zip(phi) {
+                (*xl, *hl) = up.apply(*xl, *hl, pl);
+            }
+        }
+        None => {
+            for (xl, &pl) in x.iter_mut().zip(phi) {
+                *xl = up.apply(*xl, T::ZERO, pl).0;
+            }
+        }
     }
 }
 
@@ -385,6 +528,14 @@ pub(crate) struct Pending<P, T> {
     iteration: u64,
     prepared: P,
     weights: Weights<T>,
+}
+
+/// The constants shared by the sub-steps of one iteration with replacement.
+struct SubSteps<P, T> {
+    prepared: P,
+    weights: Weights<T>,
+    up: Update<T>,
+    seed: u64,
 }
 
 /// Everything but the buffers: plain data, so the C API can keep it in caller memory.
@@ -460,7 +611,7 @@ impl<K> SvgdCore<K> {
     }
     /// Number of batches (without replacement) or sub-steps (with replacement).
     pub(crate) fn batches(&self) -> usize {
-        self.n / self.cfg.batch_size
+        self.n.checked_div(self.cfg.batch_size).unwrap_or(0)
     }
     /// The φ region of the workspace: offset and length.
     pub(crate) fn force_range(&self) -> (usize, usize) {
@@ -494,17 +645,38 @@ impl<K> SvgdCore<K> {
         self.check(particles, ws, idx)?;
         match self.cfg.batching {
             Batching::WithoutReplacement => {
-                let pending = self.begin_iteration(particles, ws, idx, model)?;
-                let interactions =
-                    self.process_batches(&pending, 0, self.batches(), particles, ws, idx);
-                self.apply(pending, interactions, particles, ws)
+                self.step_without_replacement(particles, ws, idx, model)
             }
             Batching::WithReplacement => self.step_with_replacement(particles, ws, idx, model),
         }
     }
 
+    /// Algorithm 3: the three parts below in turn. (Each phase is a function of its own, never
+    /// inlined, so that their locals do not pile up in one frame: docs/footprint.md.)
+    #[inline(never)]
+    fn step_without_replacement<T: Float, M: Gradient<T> + ?Sized>(
+        &mut self,
+        particles: &mut [T],
+        ws: &mut [T],
+        idx: &mut [u32],
+        model: &mut M,
+    ) -> Result<SvgdInfo, Error>
+    where
+        K: Kernel<T>,
+    {
+        match self.begin_iteration(particles, ws, idx, model) {
+            Ok(ref pending) => {
+                let interactions =
+                    self.process_batches(pending, 0, self.batches(), particles, ws, idx);
+                self.apply_pending(pending, interactions, particles, ws)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Without replacement, part 1: draws the seed and the permutation, prepares the kernel,
     /// evaluates all gradients. On `Err` the generator is restored.
+    #[inline(never)]
     pub(crate) fn begin_iteration<T: Float, M: Gradient<T> + ?Sized>(
         &mut self,
         particles: &[T],
@@ -543,7 +715,7 @@ impl<K> SvgdCore<K> {
     {
         let (n, d) = (self.n, self.d);
         let seed = self.rng.next_u64();
-        let perm = &mut idx[..n];
+        let perm = idx.get_mut(..n).ok_or(Error::WorkspaceTooSmall)?;
         for (t, v) in perm.iter_mut().enumerate() {
             *v = t as u32;
         }
@@ -573,6 +745,7 @@ impl<K> SvgdCore<K> {
 
     /// Without replacement, part 2: φ for the particles of batches `a..b` of the iteration's
     /// permutation (independent of every other batch). Returns the kernel evaluations.
+    #[inline(never)]
     pub(crate) fn process_batches<T: Float>(
         &self,
         pending: &Pending<K::Prepared, T>,
@@ -592,7 +765,9 @@ impl<K> SvgdCore<K> {
         for batch in a..b.min(nb) {
             let start = batch * p;
             let end = if batch + 1 == nb { n } else { start + p };
-            let members = &idx[start..end];
+            let Some(members) = idx.get(start..end) else {
+                break;
+            };
             interactions += batch_force(
                 &self.cfg.kernel,
                 &pending.prepared,
@@ -601,8 +776,7 @@ impl<K> SvgdCore<K> {
                 parts.force,
                 self.d,
                 n,
-                members.len(),
-                |t| members[t] as usize,
+                Members::Perm(members),
                 &pending.weights,
             );
         }
@@ -611,9 +785,26 @@ impl<K> SvgdCore<K> {
 
     /// Without replacement, part 3: checks every new value, then moves all particles. On `Err`
     /// ([`Error::NonFinite`]) nothing moved and the generator is restored.
+    #[inline]
+    #[allow(dead_code)] // `step` calls `apply_pending`; this is the by-value entry of the 3 parts
     pub(crate) fn apply<T: Float>(
         &mut self,
         pending: Pending<K::Prepared, T>,
+        interactions: u64,
+        particles: &mut [T],
+        ws: &mut [T],
+    ) -> Result<SvgdInfo, Error>
+    where
+        K: Kernel<T>,
+    {
+        self.apply_pending(&pending, interactions, particles, ws)
+    }
+
+    /// [`apply`](Self::apply) with the pending iteration borrowed (no copy of it on the stack).
+    #[inline(never)]
+    fn apply_pending<T: Float>(
+        &mut self,
+        pending: &Pending<K::Prepared, T>,
         interactions: u64,
         particles: &mut [T],
         ws: &mut [T],
@@ -626,42 +817,19 @@ impl<K> SvgdCore<K> {
         let history = self.cfg.step_rule.has_history();
         let parts = split(ws, &self.lay);
         let mut stats = ForceStats::default();
-        for (i, (x, phi)) in particles
-            .chunks_exact(d)
-            .zip(parts.force.chunks_exact(d))
-            .enumerate()
-        {
+        let mut hrows = rows(parts.hist, d);
+        for (x, phi) in rows(particles, d).zip(rows(parts.force, d)) {
             stats.add(phi);
-            for l in 0..d {
-                let h = if history {
-                    parts.hist[i * d + l]
-                } else {
-                    T::ZERO
-                };
-                let (xn, hn) = up.apply(x[l], h, phi[l]);
-                if !(phi[l].is_finite() && xn.is_finite() && hn.is_finite()) {
-                    self.rng = pending.saved;
-                    return Err(Error::NonFinite);
-                }
+            let h = if history { hrows.next() } else { None };
+            if !row_is_finite(&up, x, h, phi) {
+                self.rng = pending.saved.clone();
+                return Err(Error::NonFinite);
             }
         }
-        for (i, (x, phi)) in particles
-            .chunks_exact_mut(d)
-            .zip(parts.force.chunks_exact(d))
-            .enumerate()
-        {
-            for l in 0..d {
-                let h = if history {
-                    parts.hist[i * d + l]
-                } else {
-                    T::ZERO
-                };
-                let (xn, hn) = up.apply(x[l], h, phi[l]);
-                x[l] = xn;
-                if history {
-                    parts.hist[i * d + l] = hn;
-                }
-            }
+        let mut hrows = rows_mut(parts.hist, d);
+        for (x, phi) in rows_mut(particles, d).zip(rows(parts.force, d)) {
+            let h = if history { hrows.next() } else { None };
+            update_row(&up, x, h, phi);
         }
         Ok(self.finish(&pending.prepared, pending.iteration, &stats, interactions))
     }
@@ -688,6 +856,7 @@ impl<K> SvgdCore<K> {
     }
 
     /// Algorithm 2 (with replacement). On `Err` nothing changed, the generator included.
+    #[inline(never)]
     fn step_with_replacement<T: Float, M: Gradient<T> + ?Sized>(
         &mut self,
         particles: &mut [T],
@@ -699,12 +868,13 @@ impl<K> SvgdCore<K> {
         K: Kernel<T>,
     {
         let saved = self.rng.clone();
-        match self.with_replacement_inner(particles, ws, idx, model) {
-            Ok((prepared, stats, interactions)) => {
+        let mut stats = ForceStats::default();
+        match self.with_replacement_inner(particles, ws, idx, model, &mut stats) {
+            Ok((ref prepared, interactions)) => {
                 let parts = split(ws, &self.lay);
-                particles.copy_from_slice(parts.xwork);
-                parts.hist.copy_from_slice(parts.hwork);
-                Ok(self.finish(&prepared, self.iterations + 1, &stats, interactions))
+                copy(particles, parts.xwork);
+                copy(parts.hist, parts.hwork);
+                Ok(self.finish(prepared, self.iterations + 1, &stats, interactions))
             }
             Err(e) => {
                 self.rng = saved;
@@ -713,77 +883,95 @@ impl<K> SvgdCore<K> {
         }
     }
 
-    #[allow(clippy::type_complexity, clippy::needless_range_loop)]
+    /// The iteration of [`step_with_replacement`](Self::step_with_replacement) on the working
+    /// copies: returns the prepared kernel and the kernel evaluations.
     fn with_replacement_inner<T: Float, M: Gradient<T> + ?Sized>(
         &mut self,
         particles: &[T],
         ws: &mut [T],
         idx: &mut [u32],
         model: &mut M,
-    ) -> Result<(K::Prepared, ForceStats, u64), Error>
+        stats: &mut ForceStats,
+    ) -> Result<(K::Prepared, u64), Error>
+    where
+        K: Kernel<T>,
+    {
+        let n = self.n;
+        let seed = self.rng.next_u64();
+        let parts = split(ws, &self.lay);
+        let prepared = self.cfg.kernel.prepare(particles, self.d, parts.scratch)?;
+        let it = SubSteps {
+            weights: self.weights(&prepared),
+            prepared,
+            up: Update::<T>::new(&self.cfg.step_rule, self.iterations + 1),
+            seed,
+        };
+        copy(parts.xwork, particles);
+        copy(parts.hwork, parts.hist);
+        let perm = idx.get_mut(..n).ok_or(Error::WorkspaceTooSmall)?;
+        for (t, v) in perm.iter_mut().enumerate() {
+            *v = t as u32;
+        }
+        let mut interactions = 0;
+        for _ in 0..self.batches() {
+            interactions += self.sub_step(&it, ws, perm, model, stats)?;
+        }
+        Ok((it.prepared, interactions))
+    }
+
+    /// One sub-step of Algorithm 2: draws a batch, evaluates its gradients and φ, moves it (in the
+    /// working copies). Returns the kernel evaluations.
+    #[inline(always)]
+    fn sub_step<T: Float, M: Gradient<T> + ?Sized>(
+        &mut self,
+        it: &SubSteps<K::Prepared, T>,
+        ws: &mut [T],
+        perm: &mut [u32],
+        model: &mut M,
+        stats: &mut ForceStats,
+    ) -> Result<u64, Error>
     where
         K: Kernel<T>,
     {
         let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
-        let seed = self.rng.next_u64();
-        let parts = split(ws, &self.lay);
-        let prepared = self.cfg.kernel.prepare(particles, d, parts.scratch)?;
-        let weights = self.weights(&prepared);
-        let up = Update::<T>::new(&self.cfg.step_rule, self.iterations + 1);
         let history = self.cfg.step_rule.has_history();
-        parts.xwork.copy_from_slice(particles);
-        parts.hwork.copy_from_slice(parts.hist);
-        let perm = &mut idx[..n];
-        for (t, v) in perm.iter_mut().enumerate() {
-            *v = t as u32;
+        let parts = split(ws, &self.lay);
+        shuffle_prefix(&mut self.rng, perm, p.min(n - 1));
+        for (xb, &i) in rows_mut(parts.xbatch, d).zip(perm.iter()) {
+            copy(xb, row(parts.xwork, i as usize, d));
         }
-        let mut stats = ForceStats::default();
-        let mut interactions = 0;
-        for _ in 0..self.batches() {
-            shuffle_prefix(&mut self.rng, perm, p.min(n - 1));
-            for (a, xb) in parts.xbatch.chunks_exact_mut(d).enumerate() {
-                let i = perm[a] as usize;
-                xb.copy_from_slice(&parts.xwork[i * d..(i + 1) * d]);
-            }
-            model
-                .gradients(parts.xbatch, d, seed, parts.grads)
-                .map_err(refusal)?;
-            if !all_finite(parts.grads) {
+        model
+            .gradients(parts.xbatch, d, it.seed, parts.grads)
+            .map_err(refusal)?;
+        if !all_finite(parts.grads) {
+            return Err(Error::NonFinite);
+        }
+        let interactions = batch_force(
+            &self.cfg.kernel,
+            &it.prepared,
+            parts.xbatch,
+            parts.grads,
+            parts.force,
+            d,
+            n,
+            Members::First(p),
+            &it.weights,
+        );
+        for (phi, &i) in rows(parts.force, d).zip(perm.iter()) {
+            let i = i as usize;
+            stats.add(phi);
+            let x = row_mut(parts.xwork, i, d);
+            let h = if history {
+                Some(row_mut(parts.hwork, i, d))
+            } else {
+                None
+            };
+            if !row_is_finite(&it.up, x, h.as_deref(), phi) {
                 return Err(Error::NonFinite);
             }
-            interactions += batch_force(
-                &self.cfg.kernel,
-                &prepared,
-                parts.xbatch,
-                parts.grads,
-                parts.force,
-                d,
-                n,
-                p,
-                |t| t,
-                &weights,
-            );
-            for (a, phi) in parts.force.chunks_exact(d).enumerate() {
-                let i = perm[a] as usize;
-                stats.add(phi);
-                for l in 0..d {
-                    let h = if history {
-                        parts.hwork[i * d + l]
-                    } else {
-                        T::ZERO
-                    };
-                    let (xn, hn) = up.apply(parts.xwork[i * d + l], h, phi[l]);
-                    if !(phi[l].is_finite() && xn.is_finite() && hn.is_finite()) {
-                        return Err(Error::NonFinite);
-                    }
-                    parts.xwork[i * d + l] = xn;
-                    if history {
-                        parts.hwork[i * d + l] = hn;
-                    }
-                }
-            }
+            update_row(&it.up, x, h, phi);
         }
-        Ok((prepared, stats, interactions))
+        Ok(interactions)
     }
 }
 
