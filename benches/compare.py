@@ -1,0 +1,707 @@
+#!/usr/bin/env python3
+"""Side-by-side comparison of sgsample with numpy and BlackJAX on the papers' problems.
+
+Run from the repository root (see docs/benchmarks.md):
+
+    pip install numpy blackjax          # once; jax CPU, no GPU needed
+    python3 benches/compare.py          # ~2-3 minutes on 2 cores
+
+In one process, on the same problems and the same starting points:
+
+* sgsample through its C library (target/release/libsgsample.so, via ctypes: the FFI path),
+  with the model callbacks in C (benches/compare_models.c, compiled here) so that the timing is
+  the library's; plus one row per problem with the callback written in Python, to show what a
+  pure-Python caller pays;
+* numpy: a straightforward vectorised RBM-SVGD / SVGD and SGHMC written below;
+* BlackJAX: ``blackjax.svgd`` (full O(N^2) SVGD only: it has no random-batch method) and
+  ``blackjax.sghmc``, jit-compiled; the compile time is measured apart and reported separately.
+
+Problems (ALGORITHMS.md):
+
+1. The 1-D Gaussian mixture 1/3 N(-2, 1) + 2/3 N(2, 1) (section 2.4): N = 256 particles from
+   N(-10, 1), 500 iterations, AdaGrad eta = 0.2 (alpha = 0.9, H = phi^2 at the first iteration),
+   fixed h = 2 for p in {2, 8, 32, 256}, and the median heuristic for full SVGD. Accuracy: the
+   particle averages of x, x^2, cos 2x minus their exact values 2/3, 5, e^-2 cos 4.
+2. The double well (section 1.3) with gradient noise N(0, 1): eps = 0.25, beta = 0.25, T = 10,
+   sigma = 1, theta0 = 0. Accuracy: mean and variance of the chain vs the truth -2.148 / 2.862.
+   SGHMC is biased at this step size; AMAGOLD (sgsample only) is exact.
+
+Timing: wall clock of a whole run divided by its iterations, median over the repeated runs
+(different seeds), everything single-threaded (XLA and BLAS pinned to one thread). The machine is
+shared: compare ratios measured in the same run, not absolute numbers across runs.
+"""
+
+import argparse
+import ctypes as C
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+# Single-threaded everywhere (sgsample is single-threaded; the machine has 2 shared cores).
+os.environ.setdefault(
+    "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+)
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import numpy as np  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXACT_MIX = (2.0 / 3.0, 5.0, math.exp(-2.0) * math.cos(4.0))
+TRUTH_DW = (-2.148, 2.862)
+
+# ---------------------------------------------------------------------------------------------
+# The C library through ctypes
+
+
+class AmagoldConfig(C.Structure):
+    _fields_ = [
+        ("step_size", C.c_double),
+        ("friction", C.c_double),
+        ("momentum_sd", C.c_double),
+        ("target_accept", C.c_double),
+        ("warmup", C.c_uint64),
+        ("seed", C.c_uint64),
+        ("stream", C.c_uint64),
+        ("steps", C.c_uint32),
+        ("variant", C.c_uint32),
+    ]
+
+
+class AmagoldInfo(C.Structure):
+    _fields_ = [
+        ("log_accept", C.c_double),
+        ("rho", C.c_double),
+        ("energy", C.c_double),
+        ("accept_rate", C.c_double),
+        ("step_size", C.c_double),
+        ("iteration", C.c_uint64),
+        ("divergences", C.c_uint64),
+        ("outcome", C.c_uint32),
+        ("accepted", C.c_uint32),
+        ("warmup", C.c_uint32),
+        ("reserved", C.c_uint32),
+    ]
+
+
+class AmagoldSummary(C.Structure):
+    _fields_ = [
+        ("samples", C.c_uint64),
+        ("accepted", C.c_uint64),
+        ("divergences", C.c_uint64),
+        ("last", AmagoldInfo),
+    ]
+
+
+class AmagoldState(C.Structure):
+    _fields_ = [("_opaque", C.c_uint64 * 48)]
+
+
+class SghmcConfig(C.Structure):
+    _fields_ = [
+        ("step_size", C.c_double),
+        ("friction", C.c_double),
+        ("momentum_sd", C.c_double),
+        ("seed", C.c_uint64),
+        ("stream", C.c_uint64),
+        ("steps", C.c_uint32),
+        ("resample_momentum", C.c_uint32),
+    ]
+
+
+class SghmcState(C.Structure):
+    _fields_ = [("_opaque", C.c_uint64 * 24)]
+
+
+class SvgdConfig(C.Structure):
+    _fields_ = [
+        ("step_size", C.c_double),
+        ("adagrad_alpha", C.c_double),
+        ("bandwidth", C.c_double),
+        ("imq_c", C.c_double),
+        ("imq_beta", C.c_double),
+        ("batch_size", C.c_uint64),
+        ("seed", C.c_uint64),
+        ("stream", C.c_uint64),
+        ("batching", C.c_uint32),
+        ("kernel", C.c_uint32),
+        ("step_rule", C.c_uint32),
+        ("reserved", C.c_uint32),
+    ]
+
+
+class SvgdInfo(C.Structure):
+    _fields_ = [
+        ("iteration", C.c_uint64),
+        ("interactions", C.c_uint64),
+        ("bandwidth", C.c_double),
+        ("step_size", C.c_double),
+        ("mean_force", C.c_double),
+        ("max_force", C.c_double),
+    ]
+
+
+class SvgdState(C.Structure):
+    _fields_ = [("_opaque", C.c_uint64 * 48)]
+
+
+SGS_KERNEL_GAUSSIAN = 0
+SGS_KERNEL_GAUSSIAN_MEDIAN = 1
+SGS_STEP_RULE_ADAGRAD = 2
+
+DPTR = C.POINTER(C.c_double)
+GRAD_FN = C.CFUNCTYPE(C.c_int32, C.c_void_p, DPTR, C.c_size_t, C.c_uint64, DPTR)
+GRADS_FN = C.CFUNCTYPE(C.c_int32, C.c_void_p, DPTR, C.c_size_t, C.c_size_t, C.c_uint64, DPTR)
+
+
+def dptr(a):
+    return a.ctypes.data_as(DPTR)
+
+
+def build(args):
+    """Builds the C library (cargo) and the C models (cc); returns (lib, models)."""
+    so = os.path.join(ROOT, "target", "release", "libsgsample.so")
+    if not args.no_build:
+        subprocess.run(
+            ["cargo", "build", "--release", "-q", "-p", "sgsample-capi"], cwd=ROOT, check=True
+        )
+    out_dir = os.path.join(ROOT, "target", "compare")
+    os.makedirs(out_dir, exist_ok=True)
+    models_so = os.path.join(out_dir, "libcompare_models.so")
+    subprocess.run(
+        ["cc", "-O2", "-shared", "-fPIC", "-o", models_so,
+         os.path.join(ROOT, "benches", "compare_models.c"), "-lm"],
+        check=True,
+    )
+    lib = C.CDLL(so)
+    models = C.CDLL(models_so)
+    vp, sz, u64, i32 = C.c_void_p, C.c_size_t, C.c_uint64, C.c_int32
+    sigs = {
+        "sgs_amagold_config_default": ([C.c_double], AmagoldConfig),
+        "sgs_amagold_workspace_len": ([sz], sz),
+        "sgs_amagold_init": (
+            [C.POINTER(AmagoldState), C.POINTER(AmagoldConfig), DPTR, sz, DPTR, sz, vp, vp, vp],
+            i32,
+        ),
+        "sgs_amagold_run": (
+            [C.POINTER(AmagoldState), sz, DPTR, sz, C.POINTER(sz), C.POINTER(AmagoldSummary)],
+            i32,
+        ),
+        "sgs_sghmc_config_default": ([C.c_double], SghmcConfig),
+        "sgs_sghmc_workspace_len": ([sz], sz),
+        "sgs_sghmc_init": (
+            [C.POINTER(SghmcState), C.POINTER(SghmcConfig), DPTR, sz, DPTR, sz, vp, vp], i32
+        ),
+        "sgs_sghmc_run": (
+            [C.POINTER(SghmcState), sz, DPTR, sz, C.POINTER(sz), C.POINTER(u64)], i32
+        ),
+        "sgs_svgd_config_default": ([u64, C.c_double], SvgdConfig),
+        "sgs_svgd_workspace_len": ([sz, sz, C.POINTER(SvgdConfig)], sz),
+        "sgs_svgd_index_len": ([sz], sz),
+        "sgs_svgd_init": (
+            [C.POINTER(SvgdState), C.POINTER(SvgdConfig), DPTR, sz, sz, DPTR, sz,
+             C.POINTER(C.c_uint32), sz, vp, vp, vp],
+            i32,
+        ),
+        "sgs_svgd_run": ([C.POINTER(SvgdState), u64, C.POINTER(u64), C.POINTER(SvgdInfo)], i32),
+        "sgs_svgd_particles": ([C.POINTER(SvgdState), DPTR, sz], i32),
+        "sgs_status_str": ([i32], C.c_char_p),
+        "sgs_version": ([], C.c_char_p),
+    }
+    for name, (argtypes, restype) in sigs.items():
+        f = getattr(lib, name)
+        f.argtypes = argtypes
+        f.restype = restype
+    return lib, models
+
+
+def check(lib, status, what):
+    if status != 0:
+        raise RuntimeError(f"{what}: {lib.sgs_status_str(status).decode()}")
+
+
+def fnptr(models, name):
+    return C.cast(getattr(models, name), C.c_void_p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Problem 1: the 1-D mixture
+
+
+def mix_grad_np(x):
+    """grad V of the mixture, vectorised (the same formula as the C model)."""
+    return x - 2.0 + 4.0 / (2.0 * np.exp(4.0 * x) + 1.0)
+
+
+def mix_errors(x):
+    x = np.asarray(x).ravel()
+    return (
+        x.mean() - EXACT_MIX[0],
+        (x * x).mean() - EXACT_MIX[1],
+        np.cos(2.0 * x).mean() - EXACT_MIX[2],
+    )
+
+
+def mix_start(run, n):
+    return -10.0 + np.random.default_rng(1000 + run).standard_normal(n)
+
+
+def sgs_svgd(lib, models, x0, p, kernel, iters, seed, py_callback=False):
+    """One sgsample run through the C API; returns (seconds, final particles)."""
+    n = x0.size
+    cfg = lib.sgs_svgd_config_default(p, 0.2)
+    cfg.kernel = kernel
+    cfg.bandwidth = 2.0
+    cfg.step_rule = SGS_STEP_RULE_ADAGRAD
+    cfg.seed = seed
+    x = x0.astype(np.float64).copy()
+    ws = np.zeros(lib.sgs_svgd_workspace_len(n, 1, C.byref(cfg)))
+    idx = np.zeros(lib.sgs_svgd_index_len(n), dtype=np.uint32)
+    st = SvgdState()
+    keep = None
+    if py_callback:
+        def grads(_ud, xs, m, d, _seed, out):
+            a = np.ctypeslib.as_array(xs, shape=(m * d,))
+            np.ctypeslib.as_array(out, shape=(m * d,))[:] = mix_grad_np(a)
+            return 0
+
+        keep = GRADS_FN(grads)
+        gradients = C.cast(keep, C.c_void_p)
+    else:
+        gradients = fnptr(models, "mix_gradients")
+    check(lib, lib.sgs_svgd_init(
+        C.byref(st), C.byref(cfg), dptr(x), n, 1, dptr(ws), ws.size,
+        idx.ctypes.data_as(C.POINTER(C.c_uint32)), idx.size, None, gradients, None,
+    ), "svgd init")
+    done = C.c_uint64()
+    t0 = time.perf_counter()
+    check(lib, lib.sgs_svgd_run(C.byref(st), iters, C.byref(done), None), "svgd run")
+    dt = time.perf_counter() - t0
+    del keep
+    return dt, x.copy()
+
+
+def np_svgd(x0, p, median, iters, seed, eta=0.2, alpha=0.9, h_fixed=2.0):
+    """RBM-SVGD without replacement (p < N) or SVGD (p = N), as in ALGORITHMS.md section 2:
+    random permutation cut into N // p batches (the last takes the N mod p left-overs), batch
+    force with the self term weighted 1/N and the others (N-1)/(N(|C|-1)), AdaGrad update."""
+    rng = np.random.default_rng(seed)
+    x = x0.astype(np.float64).reshape(-1, 1).copy()
+    n = x.shape[0]
+    hist = None
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        if median:
+            dist = np.abs(x[:, None, 0] - x[None, :, 0])
+            med = np.median(dist[np.triu_indices(n, 1)])
+            h = med * med / (2.0 * math.log(n)) if med > 0 else 1.0
+        else:
+            h = h_fixed
+        g = mix_grad_np(x)
+        perm = rng.permutation(n) if p < n else np.arange(n)
+        nb = n // p
+        phi = np.empty_like(x)
+        groups = [perm[: nb * p].reshape(nb, p)]
+        if n % p:  # the last batch takes the left-overs: do it on its own
+            groups = [perm[: (nb - 1) * p].reshape(nb - 1, p), perm[(nb - 1) * p:][None, :]]
+        for grp in groups:
+            if grp.size == 0:
+                continue
+            m = grp.shape[1]
+            xb, gb = x[grp], g[grp]  # (batches, m, d)
+            diff = xb[:, :, None, :] - xb[:, None, :, :]  # x_i - x_j
+            k = np.exp(-(diff * diff).sum(-1) / (2.0 * h))  # (batches, m, m)
+            s = -(k @ gb) + (k[..., None] * diff).sum(2) / h  # sum_j F(x_i, x_j), j = i included
+            w = (n - 1) / (n * (m - 1))
+            phi[grp] = -gb / n + w * (s + gb)  # self term apart: F(x_i, x_i) = -g_i
+        hist = phi * phi if hist is None else alpha * hist + (1.0 - alpha) * phi * phi
+        x = x + eta * phi / (1e-6 + np.sqrt(hist))
+    return time.perf_counter() - t0, x.ravel()
+
+
+def bj_svgd_setup(median, iters, eta=0.2, alpha=0.9):
+    """A jitted BlackJAX SVGD run of `iters` iterations; returns run(x0) -> final particles."""
+    import jax
+    import jax.numpy as jnp
+    import optax
+    import blackjax
+    from blackjax.vi.svgd import median_heuristic
+
+    def grad_logdensity(x):
+        return -(x - 2.0 + 4.0 / (2.0 * jnp.exp(4.0 * x) + 1.0))
+
+    def adagrad_svgd():
+        # The SVGD reference code's "AdaGrad" (ALGORITHMS.md section 2.2) as an optax
+        # transformation. BlackJAX hands the optimiser -phi (a descent direction).
+        def init(params):
+            return (jnp.zeros_like(params), jnp.zeros((), jnp.int32))
+
+        def update(updates, state, params=None):
+            del params
+            hist, k = state
+            g2 = updates * updates
+            hist = jnp.where(k == 0, g2, alpha * hist + (1.0 - alpha) * g2)
+            return -eta * updates / (1e-6 + jnp.sqrt(hist)), (hist, k + 1)
+
+        return optax.GradientTransformation(init, update)
+
+    opt = adagrad_svgd()
+    if median:
+        svgd = blackjax.svgd(grad_logdensity, opt)  # median heuristic after every step
+    else:
+        svgd = blackjax.svgd(grad_logdensity, opt, update_kernel_parameters=lambda s: s)
+
+    def run(x0):
+        if median:
+            params = median_heuristic({"length_scale": 1.0}, x0)
+        else:
+            params = {"length_scale": 4.0}  # exp(-r^2 / (2h)) with h = 2
+        state = svgd.init(x0, params)
+        state = jax.lax.fori_loop(0, iters, lambda i, s: svgd.step(s), state)
+        return state.particles
+
+    return jax.jit(run)
+
+
+# ---------------------------------------------------------------------------------------------
+# Problem 2: the double well
+
+
+def dw_grad_np(t):
+    return (4.0 * t**3 + 3.0 * t**2 - 26.0 * t - 1.0) / 14.0
+
+
+def _splitmix64(x):
+    m = 0xFFFFFFFFFFFFFFFF
+    x = (x + 0x9E3779B97F4A7C15) & m
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+    return x ^ (x >> 31)
+
+
+def _seed_normal(seed):
+    """The C model's noise, in Python (splitmix64 -> Box-Muller)."""
+    a = _splitmix64(seed)
+    b = _splitmix64(a)
+    u1 = ((a >> 11) + 1) * (1.0 / 9007199254740992.0)
+    u2 = (b >> 11) * (1.0 / 9007199254740992.0)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(6.283185307179586 * u2)
+
+
+def sgs_chain(lib, models, kind, iters, seed, eps, py_callback=False):
+    """An AMAGOLD or SGHMC run of `iters` outer iterations; returns (seconds, samples, accept)."""
+    theta0 = np.zeros(1)
+    out = np.zeros(iters)
+    done = C.c_size_t()
+    keep = None
+    if py_callback:
+        def grad(_ud, x, _d, seed_, g):
+            t = x[0]
+            g[0] = (4.0 * t * t * t + 3.0 * t * t - 26.0 * t - 1.0) / 14.0 + _seed_normal(seed_)
+            return 0
+
+        keep = GRAD_FN(grad)
+        gradient = C.cast(keep, C.c_void_p)
+    else:
+        gradient = fnptr(models, "dw_gradient")
+    accept = float("nan")
+    if kind == "amagold":
+        cfg = lib.sgs_amagold_config_default(eps)
+        cfg.seed = seed
+        ws = np.zeros(lib.sgs_amagold_workspace_len(1))
+        st = AmagoldState()
+        check(lib, lib.sgs_amagold_init(
+            C.byref(st), C.byref(cfg), dptr(theta0), 1, dptr(ws), ws.size,
+            fnptr(models, "dw_energy"), gradient, None,
+        ), "amagold init")
+        summary = AmagoldSummary()
+        t0 = time.perf_counter()
+        check(lib, lib.sgs_amagold_run(
+            C.byref(st), iters, dptr(out), out.size, C.byref(done), C.byref(summary)
+        ), "amagold run")
+        dt = time.perf_counter() - t0
+        accept = summary.accepted / summary.samples
+    else:
+        cfg = lib.sgs_sghmc_config_default(eps)
+        cfg.seed = seed
+        ws = np.zeros(lib.sgs_sghmc_workspace_len(1))
+        st = SghmcState()
+        check(lib, lib.sgs_sghmc_init(
+            C.byref(st), C.byref(cfg), dptr(theta0), 1, dptr(ws), ws.size, gradient, None
+        ), "sghmc init")
+        rejected = C.c_uint64()
+        t0 = time.perf_counter()
+        check(lib, lib.sgs_sghmc_run(
+            C.byref(st), iters, dptr(out), out.size, C.byref(done), C.byref(rejected)
+        ), "sghmc run")
+        dt = time.perf_counter() - t0
+    del keep
+    return dt, out, accept
+
+
+def np_sghmc(iters, seed, eps, beta=0.25, sigma=1.0, steps=10):
+    """SGHMC as in ALGORITHMS.md section 1.1 (momentum resampled every outer iteration),
+    vectorised over the coordinates; the noises of an outer iteration are drawn at once."""
+    rng = np.random.default_rng(seed)
+    theta = np.zeros(1)
+    out = np.empty(iters)
+    full, c, sd = eps / sigma**2, 2.0 * eps * beta, math.sqrt(4.0 * eps * beta) * sigma
+    t0 = time.perf_counter()
+    for k in range(iters):
+        z = rng.standard_normal((2 * steps + 1, 1))
+        r = sigma * z[0]
+        for t in range(steps):
+            theta = theta + full * r
+            g = dw_grad_np(theta) + z[1 + t]
+            r = r - eps * g - c * r + sd * z[1 + steps + t]
+        out[k] = theta[0]
+    return time.perf_counter() - t0, out
+
+
+def bj_sghmc_setup(iters, eps, beta=0.25, steps=10):
+    """A jitted BlackJAX SGHMC run; returns run(key) -> samples (iters,).
+
+    blackjax.sghmc's integrator: theta <- theta + eps*p, p <- (1 - alpha*eps) p + eps*grad log pi
+    + sqrt(2 alpha eps) z, with the gradient taken before the position moves; alpha = 2*beta
+    gives this problem's friction and noise. It resamples p ~ N(0, 1) at every call (= outer
+    iteration). It calls the gradient estimator with one minibatch for all T inner steps, so
+    the fresh N(0, 1) gradient noise per inner step is drawn from the minibatch key folded with
+    the position's bits (a pure function of (key, theta), like the C model's seed noise)."""
+    import jax
+    import jax.numpy as jnp
+    import blackjax
+
+    def grad_estimator(theta, key):
+        bits = jax.lax.bitcast_convert_type(theta[0], jnp.uint64)
+        k = jax.random.fold_in(key, (bits ^ (bits >> 32)).astype(jnp.uint32))
+        noise = jax.random.normal(k, theta.shape, dtype=theta.dtype)
+        return -(dw_grad_np(theta) + noise)
+
+    sghmc = blackjax.sghmc(grad_estimator, num_integration_steps=steps, alpha=2.0 * beta)
+
+    def run(key):
+        def body(theta, key_k):
+            k1, k2 = jax.random.split(key_k)
+            theta = sghmc.step(k1, theta, k2, eps)
+            return theta, theta[0]
+
+        _, samples = jax.lax.scan(body, jnp.zeros(1), jax.random.split(key, iters))
+        return samples
+
+    return jax.jit(run)
+
+
+def batch_se(chains, batches=10):
+    """Standard error of the pooled mean from batch means within each chain."""
+    means = []
+    for ch in chains:
+        bl = len(ch) // batches
+        means.extend(ch[b * bl:(b + 1) * bl].mean() for b in range(batches))
+    means = np.array(means)
+    return means.std(ddof=1) / math.sqrt(len(means))
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+
+def fmt_time(s):
+    us = s * 1e6
+    if us >= 1000:
+        return f"{us / 1000:.2f} ms"
+    return f"{us:.1f} µs" if us >= 10 else f"{us:.2f} µs"
+
+
+def machine_lines(lib):
+    try:
+        import jax
+        import blackjax
+
+        jax_v = f"jax {jax.__version__} (CPU, x64 on), blackjax {blackjax.__version__}"
+    except ImportError:
+        jax_v = "no BlackJAX"
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    lines = [
+        f"- CPU: {cpu}, {os.cpu_count()} cores (shared with other jobs); "
+        f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}",
+        f"- sgsample {lib.sgs_version().decode()} (C library, release: LTO, codegen-units=1), "
+        f"{rustc}; Python {platform.python_version()}, numpy {np.__version__}, {jax_v}",
+        f"- threads: XLA_FLAGS={os.environ.get('XLA_FLAGS')!r}, "
+        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, "
+        f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}",
+    ]
+    try:
+        from threadpoolctl import threadpool_info
+
+        for pool in threadpool_info():
+            lines.append(
+                f"- numpy BLAS: {pool.get('internal_api')} {pool.get('version')}, "
+                f"core type {pool.get('architecture')}, {pool.get('num_threads')} thread(s)"
+            )
+    except ImportError:
+        pass
+    return lines
+
+
+def double_well(lib, models, args, eps, jax_ok):
+    """Problem 2 at step size eps: one table."""
+    iters, runs = args.chain_iters, args.chain_runs
+    print(f"### Double well, ε = {eps}, β = 0.25, T = 10, gradient noise N(0, 1): "
+          f"{runs} runs × {iters} outer iterations\n")
+    print("| method | tool | time / outer iteration | ratio to sgsample SGHMC | compile (JAX) "
+          "| mean (truth −2.148) | var (truth 2.862) | acceptance |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    tools = [
+        ("SGHMC", "sgsample (C API, C callback)",
+         lambda r: sgs_chain(lib, models, "sghmc", iters, r, eps)),
+        ("SGHMC", "sgsample (C API, Python callback)",
+         lambda r: sgs_chain(lib, models, "sghmc", iters, r, eps, py_callback=True)),
+        ("SGHMC", "numpy", lambda r: np_sghmc(iters, r, eps) + (float("nan"),)),
+    ]
+    compile_s = None
+    if jax_ok:
+        import jax
+
+        t0 = time.perf_counter()
+        fn = bj_sghmc_setup(iters, eps).lower(jax.random.key(0)).compile()
+        compile_s = time.perf_counter() - t0
+
+        def bj(r, fn=fn):
+            key = jax.random.key(r)
+            t0 = time.perf_counter()
+            out = fn(key).block_until_ready()
+            return time.perf_counter() - t0, np.asarray(out), float("nan")
+
+        tools.append(("SGHMC", "BlackJAX (jit)", bj))
+    tools.append(("AMAGOLD", "sgsample (C API, C callback)",
+                  lambda r: sgs_chain(lib, models, "amagold", iters, r, eps)))
+    base = None
+    burn = iters // 20
+    for method, name, f in tools:
+        times, chains, accs, diverged = [], [], [], []
+        for r in range(runs):
+            dt, xs, acc = f(r)
+            xs = np.asarray(xs)
+            times.append(dt / iters)
+            bad = np.flatnonzero(~np.isfinite(xs))
+            if bad.size:
+                diverged.append(int(bad[0]) + 1)
+            chains.append(xs[burn:])
+            accs.append(acc)
+        t = statistics.median(times)
+        base = t if base is None else base
+        comp = f"{compile_s:.2f} s" if name.startswith("BlackJAX") else ""
+        acc = np.mean(accs)
+        acc_s = "—" if math.isnan(acc) else f"{acc:.3f}"
+        if diverged:
+            mean_s = f"diverged in {len(diverged)}/{runs} runs"
+            var_s = "(non-finite at iteration " + ", ".join(map(str, diverged)) + ")"
+        else:
+            pooled = np.concatenate(chains)
+            mean_s = f"{pooled.mean():.3f} ± {batch_se(chains):.3f}"
+            var_s = f"{pooled.var(ddof=1):.3f}"
+        print(f"| {method} | {name} | {fmt_time(t)} | {t / base:.2f} | {comp} "
+              f"| {mean_s} | {var_s} | {acc_s} |", flush=True)
+    print(f"\nmean ± batch-means standard error over the pooled runs (first {burn} iterations "
+          "of each run dropped).\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=5, help="runs (seeds) per SVGD row")
+    ap.add_argument("--svgd-iters", type=int, default=500)
+    ap.add_argument("--chain-runs", type=int, default=3, help="runs (seeds) per SG-MCMC row")
+    ap.add_argument("--chain-iters", type=int, default=100000, help="outer iterations per run")
+    ap.add_argument("--eps", type=float, nargs="+", default=[0.25, 0.1],
+                    help="SG-MCMC step sizes (one double-well table each)")
+    ap.add_argument("--no-build", action="store_true", help="use the existing libsgsample.so")
+    ap.add_argument("--skip-blackjax", action="store_true")
+    args = ap.parse_args()
+
+    lib, models = build(args)
+    jax_ok = not args.skip_blackjax
+    if jax_ok:
+        try:
+            import jax
+
+            jax.config.update("jax_enable_x64", True)
+            import blackjax  # noqa: F401
+        except ImportError:
+            print("BlackJAX not installed (pip install numpy blackjax): skipping it")
+            jax_ok = False
+    for line in machine_lines(lib):
+        print(line)
+    print()
+
+    # ---- Problem 1 -----------------------------------------------------------------------
+    n, iters, runs = 256, args.svgd_iters, args.runs
+    print(f"### 1-D mixture: N = {n}, {iters} iterations, AdaGrad 0.2; {runs} runs "
+          "(same starts for every tool)\n")
+    print("| method | tool | time / iteration | ratio to sgsample | compile (JAX) "
+          "| err x | err x² | err cos 2x |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    configs = [(f"RBM-SVGD p={p}, h=2", p, False) for p in (2, 8, 32)]
+    configs += [(f"SVGD (p=N), h=2", n, False), ("SVGD, median h", n, True)]
+    starts = [mix_start(r, n) for r in range(runs)]
+    for label, p, median in configs:
+        kernel = SGS_KERNEL_GAUSSIAN_MEDIAN if median else SGS_KERNEL_GAUSSIAN
+        rows = []
+        tools = [
+            ("sgsample (C API, C callback)",
+             lambda r: sgs_svgd(lib, models, starts[r], p, kernel, iters, r)),
+            ("sgsample (C API, numpy callback)",
+             lambda r: sgs_svgd(lib, models, starts[r], p, kernel, iters, r, py_callback=True)),
+            ("numpy", lambda r: np_svgd(starts[r], p, median, iters, r)),
+        ]
+        compile_s = None
+        if jax_ok and p == n:
+            import jax.numpy as jnp
+
+            t0 = time.perf_counter()
+            fn = bj_svgd_setup(median, iters).lower(jnp.asarray(starts[0])).compile()
+            compile_s = time.perf_counter() - t0
+
+            def bj(r, fn=fn):
+                x0 = jnp.asarray(starts[r])
+                t0 = time.perf_counter()
+                out = fn(x0).block_until_ready()
+                return time.perf_counter() - t0, np.asarray(out)
+
+            tools.append(("BlackJAX (jit)", bj))
+        base = None
+        for name, f in tools:
+            times, errs = [], []
+            for r in range(runs):
+                dt, x = f(r)
+                times.append(dt / iters)
+                errs.append(mix_errors(x))
+            t = statistics.median(times)
+            base = t if base is None else base
+            e = np.mean(errs, axis=0)
+            comp = f"{compile_s:.2f} s" if name.startswith("BlackJAX") else ""
+            rows.append(f"| {label} | {name} | {fmt_time(t)} | {t / base:.2f} | {comp} "
+                        f"| {e[0]:+.4f} | {e[1]:+.4f} | {e[2]:+.4f} |")
+        print("\n".join(rows), flush=True)
+    print("\nerr = particle average − exact (2/3, 5, e⁻²cos 4), mean over the runs.\n")
+
+    # ---- Problem 2 -----------------------------------------------------------------------
+    for eps in args.eps:
+        double_well(lib, models, args, eps, jax_ok)
+    print(f"\nload average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

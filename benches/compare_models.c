@@ -1,0 +1,57 @@
+/* Models for benches/compare.py: the C callbacks sgsample calls when driven through its C
+ * library from Python (ctypes), so that the timing is the library's and not Python's.
+ *
+ *   dw_energy / dw_gradient   the double well of ALGORITHMS.md §1.3,
+ *                             U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5, ∇Ũ = ∇U + N(0, 1);
+ *                             the noise is a pure function of the minibatch seed
+ *                             (splitmix64 → two uniforms → Box–Muller), like a minibatch.
+ *   mix_gradients             ∇V of the 1-D mixture ⅓N(−2, 1) + ⅔N(2, 1) (§2.4) for n points.
+ *
+ * Built by compare.py with `cc -O2 -shared -fPIC benches/compare_models.c -lm`. */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+static uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* One N(0, 1) draw from the seed alone. */
+static double seed_normal(uint64_t seed) {
+    uint64_t a = splitmix64(seed);
+    uint64_t b = splitmix64(a);
+    double u1 = ((a >> 11) + 1) * (1.0 / 9007199254740992.0); /* (0, 1] */
+    double u2 = (b >> 11) * (1.0 / 9007199254740992.0);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+int32_t dw_energy(void *user_data, const double *theta, size_t d, double *u) {
+    (void)user_data;
+    (void)d;
+    double x = theta[0];
+    *u = (x + 4.0) * (x + 1.0) * (x - 1.0) * (x - 3.0) / 14.0 + 0.5;
+    return 0;
+}
+
+/* user_data: NULL (noise sd 1) or a pointer to the noise standard deviation. */
+int32_t dw_gradient(void *user_data, const double *x, size_t d, uint64_t seed, double *g) {
+    (void)d;
+    double sd = user_data ? *(const double *)user_data : 1.0;
+    double t = x[0];
+    g[0] = (4.0 * t * t * t + 3.0 * t * t - 26.0 * t - 1.0) / 14.0 + sd * seed_normal(seed);
+    return 0;
+}
+
+int32_t mix_gradients(void *user_data, const double *xs, size_t n, size_t d, uint64_t seed,
+                      double *grads) {
+    (void)user_data;
+    (void)seed;
+    for (size_t i = 0; i < n * d; i++) {
+        double x = xs[i];
+        grads[i] = x - 2.0 + 4.0 / (2.0 * exp(4.0 * x) + 1.0);
+    }
+    return 0;
+}
