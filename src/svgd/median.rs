@@ -17,8 +17,12 @@ const SMALL: usize = 16;
 /// `sqrt(r²(X_i, X_j))`, `i < j` (i outer, j inner), and returns their median widened to `f64`
 /// (the mean, in `f64`, of the two middle values when the count is even). Returns 0 when there
 /// are no pairs.
+///
+/// No indexing that could panic: every access is checked, and the (unreachable) fallbacks keep
+/// panic paths out of the code.
 pub(crate) fn median_pairwise_distance<T: Float>(xs: &[T], d: usize, scratch: &mut [T]) -> f64 {
     let mut slot = scratch.iter_mut();
+    let d = d.max(1);
     for (i, xi) in xs.chunks_exact(d).enumerate() {
         for xj in xs.chunks_exact(d).skip(i + 1) {
             match slot.next() {
@@ -28,18 +32,21 @@ pub(crate) fn median_pairwise_distance<T: Float>(xs: &[T], d: usize, scratch: &m
         }
     }
     let m = scratch.len();
-    if m == 0 {
-        return 0.0;
-    }
     let k = m / 2;
     select(scratch, k);
-    let hi = scratch[k].to_f64();
+    let (left, right) = scratch.split_at(k);
+    let Some(hi) = right.first().map(|v| v.to_f64()) else {
+        return 0.0;
+    };
     if m % 2 == 1 {
         return hi;
     }
     // After selection everything left of k is ≤ scratch[k]: the lower middle value is their max.
-    let mut lo = scratch[0];
-    for &v in &scratch[1..k] {
+    let Some((&first, rest)) = left.split_first() else {
+        return hi;
+    };
+    let mut lo = first;
+    for &v in rest {
         if v > lo {
             lo = v;
         }
@@ -57,7 +64,9 @@ pub(crate) fn select<T: Float>(v: &mut [T], k: usize) {
     let mut hi = v.len();
     let mut budget = 2 * (usize::BITS - v.len().leading_zeros()) as usize;
     while hi - lo > SMALL {
-        let range = &mut v[lo..hi];
+        let Some(range) = v.get_mut(lo..hi) else {
+            return;
+        };
         let pivot = if budget > 0 {
             budget -= 1;
             median_of_three(range)
@@ -75,7 +84,17 @@ pub(crate) fn select<T: Float>(v: &mut [T], k: usize) {
             return;
         }
     }
-    insertion_sort(&mut v[lo..hi]);
+    if let Some(range) = v.get_mut(lo..hi) {
+        insertion_sort(range);
+    }
+}
+
+/// `v.swap(a, b)` when both are in range (always, at the call sites; no panic path).
+#[inline]
+fn swap<T>(v: &mut [T], a: usize, b: usize) {
+    if a < v.len() && b < v.len() {
+        v.swap(a, b);
+    }
 }
 
 /// Three-way partition around `pivot`: returns `(lt, gt)` with `v[..lt] < pivot`,
@@ -85,13 +104,16 @@ fn partition3<T: Float>(v: &mut [T], pivot: T) -> (usize, usize) {
     let mut i = 0;
     let mut gt = v.len();
     while i < gt {
-        if v[i] < pivot {
-            v.swap(lt, i);
+        let Some(&x) = v.get(i) else {
+            break;
+        };
+        if x < pivot {
+            swap(v, lt, i);
             lt += 1;
             i += 1;
-        } else if v[i] > pivot {
+        } else if x > pivot {
             gt -= 1;
-            v.swap(i, gt);
+            swap(v, i, gt);
         } else {
             i += 1;
         }
@@ -99,11 +121,11 @@ fn partition3<T: Float>(v: &mut [T], pivot: T) -> (usize, usize) {
     (lt, gt)
 }
 
-/// The median of the first, middle and last elements (`v` non-empty).
+/// The median of the first, middle and last elements (`v` non-empty; 0 otherwise).
 fn median_of_three<T: Float>(v: &[T]) -> T {
-    let a = v[0];
-    let b = v[v.len() / 2];
-    let c = v[v.len() - 1];
+    let (Some(&a), Some(&b), Some(&c)) = (v.first(), v.get(v.len() / 2), v.last()) else {
+        return T::ZERO;
+    };
     if (a < b) == (b < c) {
         b
     } else if (b < a) == (a < c) {
@@ -118,23 +140,30 @@ fn median_of_medians<T: Float>(v: &mut [T]) -> T {
     let groups = v.len() / 5;
     if groups == 0 {
         insertion_sort(v);
-        return v[v.len() / 2];
+        return v.get(v.len() / 2).copied().unwrap_or(T::ZERO);
     }
     for g in 0..groups {
-        let group = &mut v[5 * g..5 * g + 5];
-        insertion_sort(group);
-        v.swap(g, 5 * g + 2);
+        if let Some(group) = v.get_mut(5 * g..5 * g + 5) {
+            insertion_sort(group);
+        }
+        swap(v, g, 5 * g + 2);
     }
-    let medians = &mut v[..groups];
+    let Some(medians) = v.get_mut(..groups) else {
+        return T::ZERO;
+    };
     select(medians, groups / 2);
-    medians[groups / 2]
+    medians.get(groups / 2).copied().unwrap_or(T::ZERO)
 }
 
 fn insertion_sort<T: Float>(v: &mut [T]) {
     for i in 1..v.len() {
         let mut j = i;
-        while j > 0 && v[j] < v[j - 1] {
-            v.swap(j, j - 1);
+        // Sift v[i] down: swap adjacent pairs (j − 1, j) while out of order.
+        while j > 0 {
+            match v.get_mut(j - 1..=j).map(<&mut [T; 2]>::try_from) {
+                Some(Ok(pair)) if pair[1] < pair[0] => pair.swap(0, 1),
+                _ => break,
+            }
             j -= 1;
         }
     }

@@ -458,33 +458,34 @@ fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
 }
 
 /// Whether one row's update is finite: every `φ_l`, new `x_l` and new `H_l` (`h` is the row's
-/// history, `None` without AdaGrad).
+/// history: `Some` exactly for AdaGrad).
 #[inline(never)]
 fn row_is_finite<T: Float>(up: &Update<T>, x: &[T], h: Option<&[T]>, phi: &[T]) -> bool {
-    match h {
-        Some(h) => x.iter().zip(h).zip(phi).all(|((&xl, &hl), &pl)| {
-            let (xn, hn) = up.apply(xl, hl, pl);
+    match (up.adagrad_constants(), h) {
+        (Some(c), Some(h)) => x.iter().zip(h).zip(phi).all(|((&xl, &hl), &pl)| {
+            let (xn, hn) = up.adagrad(c, xl, hl, pl);
             pl.is_finite() && xn.is_finite() && hn.is_finite()
         }),
-        None => x.iter().zip(phi).all(|(&xl, &pl)| {
-            let (xn, hn) = up.apply(xl, T::ZERO, pl);
-            pl.is_finite() && xn.is_finite() && hn.is_finite()
-        }),
+        // Without history the "new H" is the 0 the rule ignores: always finite.
+        _ => x
+            .iter()
+            .zip(phi)
+            .all(|(&xl, &pl)| pl.is_finite() && up.plain(xl, pl).is_finite()),
     }
 }
 
 /// Moves one row (and its history, with AdaGrad) by the step rule.
 #[inline(never)]
 fn update_row<T: Float>(up: &Update<T>, x: &mut [T], h: Option<&mut [T]>, phi: &[T]) {
-    match h {
-        Some(h) => {
+    match (up.adagrad_constants(), h) {
+        (Some(c), Some(h)) => {
             for ((xl, hl), &pl) in x.iter_mut().zip(h.iter_mut()).zip(phi) {
-                (*xl, *hl) = up.apply(*xl, *hl, pl);
+                (*xl, *hl) = up.adagrad(c, *xl, *hl, pl);
             }
         }
-        None => {
+        _ => {
             for (xl, &pl) in x.iter_mut().zip(phi) {
-                *xl = up.apply(*xl, T::ZERO, pl).0;
+                *xl = up.plain(*xl, pl);
             }
         }
     }

@@ -111,20 +111,27 @@ impl<T: Float> Update<T> {
         Update { eta, adagrad }
     }
 
-    /// The new `(x, H)` of one coordinate; `h` is ignored (and returned) without AdaGrad.
+    /// The AdaGrad constants `(α, ω, ε)`, `None` for the rules without history.
     #[inline]
-    pub(crate) fn apply(&self, x: T, h: T, phi: T) -> (T, T) {
-        match self.adagrad {
-            None => (x + self.eta * phi, h),
-            Some((alpha, omega, fudge)) => {
-                let sq = phi * phi;
-                let h = if h < T::ZERO {
-                    sq
-                } else {
-                    alpha * h + omega * sq
-                };
-                (x + (self.eta * phi) / (fudge + h.sqrt()), h)
-            }
-        }
+    pub(crate) fn adagrad_constants(&self) -> Option<(T, T, T)> {
+        self.adagrad
+    }
+
+    /// Constant and decaying rules: the new `x` of one coordinate.
+    #[inline]
+    pub(crate) fn plain(&self, x: T, phi: T) -> T {
+        x + self.eta * phi
+    }
+
+    /// AdaGrad with constants `(α, ω, ε)`: the new `(x, H)` of one coordinate.
+    #[inline]
+    pub(crate) fn adagrad(&self, (alpha, omega, fudge): (T, T, T), x: T, h: T, phi: T) -> (T, T) {
+        let sq = phi * phi;
+        let h = if h < T::ZERO {
+            sq
+        } else {
+            alpha * h + omega * sq
+        };
+        (x + (self.eta * phi) / (fudge + h.sqrt()), h)
     }
 }
