@@ -15,8 +15,8 @@ for l in sys.stdin:
 out=target/callgrind
 mkdir -p "$out"
 cases=$(sed -n 's/^ *("\([a-z0-9_]*\)", \([0-9]*\)),$/\1:\2/p' benches/instructions.rs)
-printf '| case | measured calls | instructions per call | libm exp | Ziggurat normals | median select |\n'
-printf '|---|---:|---:|---:|---:|---:|\n'
+printf '| case | measured calls | instructions per call | where (self cost, top 3 functions) |\n'
+printf '|---|---:|---:|---|\n'
 for c in $cases; do
   name=${c%%:*}
   calls=${c##*:}
@@ -24,15 +24,20 @@ for c in $cases; do
   valgrind --tool=callgrind --callgrind-out-file="$file" \
     --toggle-collect='*measured_*' "$exe" "$name" >/dev/null 2>&1
   total=$(sed -n 's/^totals: \([0-9]*\).*/\1/p' "$file")
-  # Exclusive (self) cost of the leaf functions that dominate, as shares of the total.
-  shares=$(callgrind_annotate "$file" 2>/dev/null | python3 -c '
+  # Exclusive (self) cost of the three most expensive functions (what LTO left out of line).
+  top=$(callgrind_annotate "$file" 2>/dev/null | python3 -c '
 import re, sys
 total = int(sys.argv[1])
-want = {"libm::math::exp::exp": 0, "sgsample::ziggurat::normal": 0, "sgsample::svgd::median::select": 0}
+rows = []
 for line in sys.stdin:
-    m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+\S*?:(\S+)", line)
-    if m and m.group(2) in want:
-        want[m.group(2)] += int(m.group(1).replace(",", ""))
-print(" | ".join(f"{v / total:.0%}" if v else "—" for v in want.values()))' "$total")
-  printf '| %s | %s | %s | %s |\n' "$name" "$calls" "$((total / calls))" "$shares"
+    m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+[^:]*:(.+?) \[", line)
+    if m and "measured_" not in m.group(2) and len(rows) < 3:
+        name = m.group(2)
+        while re.search(r"<[^<>]*>", name):
+            name = re.sub(r"<[^<>]*>", "", name)
+        name = name.split("::")[-1]
+        cost = int(m.group(1).replace(",", ""))
+        rows.append(f"{name} {cost / total:.0%}")
+print(", ".join(rows))' "$total")
+  printf '| %s | %s | %s | %s |\n' "$name" "$calls" "$((total / calls))" "$top"
 done
