@@ -272,34 +272,34 @@ pub(crate) fn workspace_len<T: Float, K: Kernel<T>>(
         .unwrap_or(usize::MAX)
 }
 
-/// Row `i` (`d` coordinates) of a row-major array; empty when it lies outside (callers check
-/// lengths first, so that never happens: the fallback only keeps panics out of the code).
+/// The index range of row `i` (`d` coordinates) of a row-major array. Wrapping arithmetic: for
+/// a valid row (`i` below the row count, whose product with `d` was checked in `new`) nothing
+/// wraps; for any other `i` the range is out of bounds or at worst another row, never a panic.
+#[inline]
+fn span(i: usize, d: usize) -> core::ops::Range<usize> {
+    let s = i.wrapping_mul(d);
+    s..s.wrapping_add(d)
+}
+
+/// Row `i` of a row-major array; empty when it lies outside (callers check lengths first, so
+/// that never happens: the fallback only keeps panics out of the code).
 #[inline]
 fn row<T>(a: &[T], i: usize, d: usize) -> &[T] {
-    match i.checked_mul(d).and_then(|s| a.get(s..)) {
-        Some(r) => r.get(..d).unwrap_or(&[]),
-        None => &[],
-    }
+    a.get(span(i, d)).unwrap_or(&[])
 }
 
 /// Row `i` of a row-major array, mutable; empty when it lies outside.
 #[inline]
 fn row_mut<T>(a: &mut [T], i: usize, d: usize) -> &mut [T] {
-    match i.checked_mul(d).and_then(|s| a.get_mut(s..)) {
-        Some(r) => {
-            let len = d.min(r.len());
-            &mut r[..len]
-        }
-        None => &mut [],
-    }
+    a.get_mut(span(i, d)).unwrap_or(&mut [])
 }
 
 /// Rows `i` and `j` of a row-major array, both mutable (`None` if `i = j` or one lies outside).
 #[inline]
 fn two_rows<T>(a: &mut [T], i: usize, j: usize, d: usize) -> Option<(&mut [T], &mut [T])> {
     let (first, second) = if i < j { (i, j) } else { (j, i) };
-    let (lo, hi) = a.split_at_mut_checked(second.checked_mul(d)?)?;
-    let r_first = lo.get_mut(first.checked_mul(d)?..)?.get_mut(..d)?;
+    let (lo, hi) = a.split_at_mut_checked(second.wrapping_mul(d))?;
+    let r_first = lo.get_mut(span(first, d))?;
     let r_second = hi.get_mut(..d)?;
     Some(if i < j {
         (r_first, r_second)
@@ -345,15 +345,6 @@ impl Members<'_> {
             Members::First(m) => m,
         }
     }
-
-    /// The row of member `t` (`usize::MAX`, i.e. no row, when `t` is out of range).
-    #[inline]
-    fn get(self, t: usize) -> usize {
-        match self {
-            Members::Perm(p) => p.get(t).map_or(usize::MAX, |&r| r as usize),
-            Members::First(_) => t,
-        }
-    }
 }
 
 /// φ for the `m ≥ 2` members of one batch (distinct rows of `x`, `g`, `phi`). Returns the number
@@ -388,27 +379,52 @@ fn pair_sums<T: Float, K: Kernel<T>>(
     d: usize,
     members: Members<'_>,
 ) {
-    let m = members.len();
+    // One copy of the loops per kind of batch: indirect rows (without replacement) or the first
+    // m rows (with replacement, the gathered batch), each with its row map inlined.
+    match members {
+        Members::Perm(perm) => pair_sums_by(kernel, prep, x, g, phi, d, perm.len(), |t| {
+            perm.get(t).map_or(usize::MAX, |&r| r as usize)
+        }),
+        Members::First(m) => pair_sums_by(kernel, prep, x, g, phi, d, m, |t| t),
+    }
+}
+
+/// The loops of [`pair_sums`] for the row map `member`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn pair_sums_by<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    m: usize,
+    member: impl Fn(usize) -> usize,
+) {
     for a in 0..m {
-        row_mut(phi, members.get(a), d).fill(T::ZERO);
+        row_mut(phi, member(a), d).fill(T::ZERO);
     }
     for a in 0..m {
-        let i = members.get(a);
-        let xi = row(x, i, d);
-        let gi = row(g, i, d);
+        let i = member(a);
+        // Rows as `get(range)`: their length is d by construction of the range, so the
+        // coordinate loop below has no bounds checks; a row outside (impossible) is skipped.
+        let (Some(xi), Some(gi)) = (x.get(span(i, d)), g.get(span(i, d))) else {
+            continue;
+        };
         for b in a + 1..m {
-            let j = members.get(b);
-            let xj = row(x, j, d);
-            let gj = row(g, j, d);
+            let j = member(b);
+            let (Some(xj), Some(gj)) = (x.get(span(j, d)), g.get(span(j, d))) else {
+                continue;
+            };
             let (k, c) = kernel.eval(prep, sq_dist(xi, xj));
             let Some((pi, pj)) = two_rows(phi, i, j, d) else {
                 continue;
             };
-            let coords = xi.iter().zip(xj).zip(gi.iter().zip(gj));
-            for ((pil, pjl), ((&xil, &xjl), (&gil, &gjl))) in pi.iter_mut().zip(pj).zip(coords) {
-                let cd = c * (xil - xjl);
-                *pil += cd - k * gjl;
-                *pjl += -cd - k * gil;
+            for l in 0..d {
+                let cd = c * (xi[l] - xj[l]);
+                pi[l] += cd - k * gj[l];
+                pj[l] += -cd - k * gi[l];
             }
         }
     }
@@ -427,11 +443,27 @@ fn finish_force<T: Float>(
 ) -> u64 {
     let m = members.len();
     let w = T::from_f64((n - 1) as f64 / (n as f64 * (m - 1) as f64));
-    for a in 0..m {
-        let i = members.get(a);
-        for (p, &gl) in row_mut(phi, i, d).iter_mut().zip(row(g, i, d)) {
-            let fs = wt.c0 * T::ZERO - wt.k0 * gl;
-            *p = wt.inv_n * fs + w * *p;
+    let phi_i = |p: &mut T, gl: T| {
+        let fs = wt.c0 * T::ZERO - wt.k0 * gl;
+        *p = wt.inv_n * fs + w * *p;
+    };
+    match members {
+        // Element-wise: the gathered batch's rows are the first m, one flat run.
+        Members::First(m) => {
+            let len = m.wrapping_mul(d);
+            if let (Some(ps), Some(gs)) = (phi.get_mut(..len), g.get(..len)) {
+                for (p, &gl) in ps.iter_mut().zip(gs) {
+                    phi_i(p, gl);
+                }
+            }
+        }
+        Members::Perm(perm) => {
+            for &i in perm {
+                let i = i as usize;
+                for (p, &gl) in row_mut(phi, i, d).iter_mut().zip(row(g, i, d)) {
+                    phi_i(p, gl);
+                }
+            }
         }
     }
     (m * (m - 1) / 2) as u64
@@ -457,36 +489,37 @@ fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
     }
 }
 
-/// Whether one row's update is finite: every `φ_l`, new `x_l` and new `H_l` (`h` is the row's
-/// history: `Some` exactly for AdaGrad).
+/// Moves the coordinates `x` (and their history `h`, with AdaGrad) by the step rule along the
+/// parallel `phi`, if every `φ_l`, new `x_l` and new `H_l` is finite; otherwise changes nothing
+/// and returns `false`. Called on all N rows at once (without replacement: every value is
+/// checked before any particle moves) or on one row (with replacement, in the working copies).
 #[inline(never)]
-fn row_is_finite<T: Float>(up: &Update<T>, x: &[T], h: Option<&[T]>, phi: &[T]) -> bool {
-    match (up.adagrad_constants(), h) {
-        (Some(c), Some(h)) => x.iter().zip(h).zip(phi).all(|((&xl, &hl), &pl)| {
-            let (xn, hn) = up.adagrad(c, xl, hl, pl);
-            pl.is_finite() && xn.is_finite() && hn.is_finite()
-        }),
-        // Without history the "new H" is the 0 the rule ignores: always finite.
-        _ => x
-            .iter()
-            .zip(phi)
-            .all(|(&xl, &pl)| pl.is_finite() && up.plain(xl, pl).is_finite()),
-    }
-}
-
-/// Moves one row (and its history, with AdaGrad) by the step rule.
-#[inline(never)]
-fn update_row<T: Float>(up: &Update<T>, x: &mut [T], h: Option<&mut [T]>, phi: &[T]) {
+fn move_checked<T: Float>(up: &Update<T>, x: &mut [T], h: Option<&mut [T]>, phi: &[T]) -> bool {
     match (up.adagrad_constants(), h) {
         (Some(c), Some(h)) => {
-            for ((xl, hl), &pl) in x.iter_mut().zip(h.iter_mut()).zip(phi) {
-                (*xl, *hl) = up.adagrad(c, *xl, *hl, pl);
+            let ok = x.iter().zip(h.iter()).zip(phi).all(|((&xl, &hl), &pl)| {
+                let (xn, hn) = up.adagrad(c, xl, hl, pl);
+                pl.is_finite() && xn.is_finite() && hn.is_finite()
+            });
+            if ok {
+                for ((xl, hl), &pl) in x.iter_mut().zip(h.iter_mut()).zip(phi) {
+                    (*xl, *hl) = up.adagrad(c, *xl, *hl, pl);
+                }
             }
+            ok
         }
+        // Without history the "new H" is the 0 the rule ignores: always finite.
         _ => {
-            for (xl, &pl) in x.iter_mut().zip(phi) {
-                *xl = up.plain(*xl, pl);
+            let ok = x
+                .iter()
+                .zip(phi)
+                .all(|(&xl, &pl)| pl.is_finite() && up.plain(xl, pl).is_finite());
+            if ok {
+                for (xl, &pl) in x.iter_mut().zip(phi) {
+                    *xl = up.plain(*xl, pl);
+                }
             }
+            ok
         }
     }
 }
@@ -529,14 +562,6 @@ pub(crate) struct Pending<P, T> {
     iteration: u64,
     prepared: P,
     weights: Weights<T>,
-}
-
-/// The constants shared by the sub-steps of one iteration with replacement.
-struct SubSteps<P, T> {
-    prepared: P,
-    weights: Weights<T>,
-    up: Update<T>,
-    seed: u64,
 }
 
 /// Everything but the buffers: plain data, so the C API can keep it in caller memory.
@@ -813,24 +838,21 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        let d = self.d;
         let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
-        let history = self.cfg.step_rule.has_history();
         let parts = split(ws, &self.lay);
-        let mut stats = ForceStats::default();
-        let mut hrows = rows(parts.hist, d);
-        for (x, phi) in rows(particles, d).zip(rows(parts.force, d)) {
-            stats.add(phi);
-            let h = if history { hrows.next() } else { None };
-            if !row_is_finite(&up, x, h, phi) {
-                self.rng = pending.saved.clone();
-                return Err(Error::NonFinite);
-            }
+        // The particles, φ and the history are parallel N·d arrays: checked, then moved, whole.
+        let hist = if self.cfg.step_rule.has_history() {
+            Some(parts.hist)
+        } else {
+            None
+        };
+        if !move_checked(&up, particles, hist, parts.force) {
+            self.rng = pending.saved.clone();
+            return Err(Error::NonFinite);
         }
-        let mut hrows = rows_mut(parts.hist, d);
-        for (x, phi) in rows_mut(particles, d).zip(rows(parts.force, d)) {
-            let h = if history { hrows.next() } else { None };
-            update_row(&up, x, h, phi);
+        let mut stats = ForceStats::default();
+        for phi in rows(parts.force, self.d) {
+            stats.add(phi);
         }
         Ok(self.finish(&pending.prepared, pending.iteration, &stats, interactions))
     }
@@ -897,16 +919,11 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        let n = self.n;
+        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
         let seed = self.rng.next_u64();
         let parts = split(ws, &self.lay);
-        let prepared = self.cfg.kernel.prepare(particles, self.d, parts.scratch)?;
-        let it = SubSteps {
-            weights: self.weights(&prepared),
-            prepared,
-            up: Update::<T>::new(&self.cfg.step_rule, self.iterations + 1),
-            seed,
-        };
+        let prepared = self.cfg.kernel.prepare(particles, d, parts.scratch)?;
+        let weights = self.weights(&prepared);
         copy(parts.xwork, particles);
         copy(parts.hwork, parts.hist);
         let perm = idx.get_mut(..n).ok_or(Error::WorkspaceTooSmall)?;
@@ -915,49 +932,73 @@ impl<K> SvgdCore<K> {
         }
         let mut interactions = 0;
         for _ in 0..self.batches() {
-            interactions += self.sub_step(&it, ws, perm, model, stats)?;
+            // One sub-step in three functions, so that no frame holds the locals of another
+            // phase: draw and gather the batch and evaluate its gradients; its pair sums; its φ
+            // and its move in the working copies.
+            self.draw_batch(seed, ws, perm, model)?;
+            let parts = split(ws, &self.lay);
+            pair_sums(
+                &self.cfg.kernel,
+                &prepared,
+                parts.xbatch,
+                parts.grads,
+                parts.force,
+                d,
+                Members::First(p),
+            );
+            interactions += self.move_batch(&weights, ws, perm, stats)?;
         }
-        Ok((it.prepared, interactions))
+        Ok((prepared, interactions))
     }
 
-    /// One sub-step of Algorithm 2: draws a batch, evaluates its gradients and φ, moves it (in the
-    /// working copies). Returns the kernel evaluations.
-    #[inline(always)]
-    fn sub_step<T: Float, M: Gradient<T> + ?Sized>(
+    /// The start of a sub-step with replacement: draws its batch (`perm[0..p]`), gathers the
+    /// batch's working positions (rows in draw order) and evaluates their gradients.
+    #[inline(never)]
+    fn draw_batch<T: Float, M: Gradient<T> + ?Sized>(
         &mut self,
-        it: &SubSteps<K::Prepared, T>,
+        seed: u64,
         ws: &mut [T],
         perm: &mut [u32],
         model: &mut M,
+    ) -> Result<(), Error>
+    where
+        K: Kernel<T>,
+    {
+        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
+        shuffle_prefix(&mut self.rng, perm, p.min(n - 1));
+        let parts = split(ws, &self.lay);
+        for (xb, &i) in rows_mut(parts.xbatch, d).zip(perm.iter()) {
+            copy(xb, row(parts.xwork, i as usize, d));
+        }
+        model
+            .gradients(parts.xbatch, d, seed, parts.grads)
+            .map_err(refusal)?;
+        if !all_finite(parts.grads) {
+            return Err(Error::NonFinite);
+        }
+        Ok(())
+    }
+
+    /// The end of a sub-step with replacement: φ of the batch from its pair sums, then the move
+    /// of its particles (`perm[0..p]`) in the working copies. Returns the kernel evaluations.
+    /// The step constants are recomputed here for every sub-step: the same values every time
+    /// (a pure function of the configuration and the iteration), so the same bits.
+    #[inline(never)]
+    fn move_batch<T: Float>(
+        &self,
+        weights: &Weights<T>,
+        ws: &mut [T],
+        perm: &[u32],
         stats: &mut ForceStats,
     ) -> Result<u64, Error>
     where
         K: Kernel<T>,
     {
         let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
-        let history = self.cfg.step_rule.has_history();
         let parts = split(ws, &self.lay);
-        shuffle_prefix(&mut self.rng, perm, p.min(n - 1));
-        for (xb, &i) in rows_mut(parts.xbatch, d).zip(perm.iter()) {
-            copy(xb, row(parts.xwork, i as usize, d));
-        }
-        model
-            .gradients(parts.xbatch, d, it.seed, parts.grads)
-            .map_err(refusal)?;
-        if !all_finite(parts.grads) {
-            return Err(Error::NonFinite);
-        }
-        let interactions = batch_force(
-            &self.cfg.kernel,
-            &it.prepared,
-            parts.xbatch,
-            parts.grads,
-            parts.force,
-            d,
-            n,
-            Members::First(p),
-            &it.weights,
-        );
+        let interactions = finish_force(parts.grads, parts.force, d, n, Members::First(p), weights);
+        let up = Update::<T>::new(&self.cfg.step_rule, self.iterations + 1);
+        let history = self.cfg.step_rule.has_history();
         for (phi, &i) in rows(parts.force, d).zip(perm.iter()) {
             let i = i as usize;
             stats.add(phi);
@@ -967,10 +1008,9 @@ impl<K> SvgdCore<K> {
             } else {
                 None
             };
-            if !row_is_finite(&it.up, x, h.as_deref(), phi) {
+            if !move_checked(&up, x, h, phi) {
                 return Err(Error::NonFinite);
             }
-            update_row(&it.up, x, h, phi);
         }
         Ok(interactions)
     }
