@@ -22,6 +22,12 @@
 //! Memory is O(Nd + N); nothing is N×N except the median heuristic's pairwise distances. The
 //! sampler's own fields are plain data (configuration, generator, iteration count).
 //!
+//! Stack: an iteration is a chain of phase functions that are never inlined (preparation and
+//! gradients, pair sums, self terms, the checked move; with replacement the same per sub-step),
+//! so their locals never share one frame: at most 776 bytes on a Cortex-M4F in `f64`, callbacks
+//! excluded (docs/footprint.md). No indexing in this module can panic: rows are taken with
+//! checked `get`s whose (unreachable) failure skips the row.
+//!
 //! # One iteration without replacement (ALGORITHMS.md §2, Algorithm 3)
 //!
 //! 1. Draw the iteration's minibatch seed, then a uniformly random permutation of `0..N`.
