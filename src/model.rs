@@ -32,6 +32,9 @@ pub trait Gradient<T: Float> {
         minibatch_seed: u64,
         grads: &mut [T],
     ) -> Result<(), Stop> {
+        // `d.max(1)`: the samplers never pass d = 0, and without it `chunks_exact` would link a
+        // panic path into every firmware (744 bytes of flash on a Cortex-M4F).
+        let d = d.max(1);
         for (x, g) in xs.chunks_exact(d).zip(grads.chunks_exact_mut(d)) {
             self.gradient(x, minibatch_seed, g)?;
         }
