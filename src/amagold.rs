@@ -37,7 +37,7 @@
 
 use crate::adapt::{accept_prob, DualAveraging};
 use crate::error::{Error, Stop};
-use crate::float::{all_finite, Float};
+use crate::float::{add_scaled, all_finite, copy, Float};
 use crate::model::Potential;
 use crate::rng::Rng;
 
@@ -190,18 +190,33 @@ pub(crate) struct AmagoldCore {
     divergences: u64,
 }
 
-/// Splits the workspace into its six vectors: θ, θ', r (persistent), r₀, r (working), g.
-#[allow(clippy::type_complexity)]
-fn parts<T>(
-    ws: &mut [T],
-    d: usize,
-) -> (&mut [T], &mut [T], &mut [T], &mut [T], &mut [T], &mut [T]) {
-    let (theta, rest) = ws.split_at_mut(d);
-    let (prop, rest) = rest.split_at_mut(d);
-    let (r, rest) = rest.split_at_mut(d);
-    let (r0, rest) = rest.split_at_mut(d);
-    let (rw, rest) = rest.split_at_mut(d);
-    (theta, prop, r, r0, rw, &mut rest[..d])
+/// The workspace's six vectors of length d.
+struct Parts<'w, T> {
+    theta: &'w mut [T],
+    prop: &'w mut [T],
+    r: &'w mut [T],
+    r0: &'w mut [T],
+    rw: &'w mut [T],
+    g: &'w mut [T],
+}
+
+/// Splits the workspace into θ, θ', r (persistent), r₀, r (working), g; `None` if it is shorter
+/// than 6·d. Checked splits instead of indexing: no panic path in the sampler.
+fn parts<T>(ws: &mut [T], d: usize) -> Option<Parts<'_, T>> {
+    let (theta, rest) = ws.split_at_mut_checked(d)?;
+    let (prop, rest) = rest.split_at_mut_checked(d)?;
+    let (r, rest) = rest.split_at_mut_checked(d)?;
+    let (r0, rest) = rest.split_at_mut_checked(d)?;
+    let (rw, rest) = rest.split_at_mut_checked(d)?;
+    let (g, _) = rest.split_at_mut_checked(d)?;
+    Some(Parts {
+        theta,
+        prop,
+        r,
+        r0,
+        rw,
+        g,
+    })
 }
 
 /// Workspace coordinates for dimension `d` (saturates instead of overflowing).
@@ -235,8 +250,8 @@ impl AmagoldCore {
             Err(Stop::Abort) => return Err(Error::CallbackAborted),
         };
         let mut rng = Rng::new(cfg.seed, cfg.stream);
-        let (theta, _, r, _, _, _) = parts(ws, d);
-        theta.copy_from_slice(theta0);
+        let Parts { theta, r, .. } = parts(ws, d).ok_or(Error::WorkspaceTooSmall)?;
+        copy(theta, theta0);
         let sigma = T::from_f64(cfg.momentum_sd);
         for ri in r.iter_mut() {
             *ri = match cfg.variant {
@@ -264,12 +279,15 @@ impl AmagoldCore {
         ws: &mut [T],
         model: &mut M,
     ) -> Result<AmagoldInfo, Error> {
-        let d = self.d;
-        if ws.len() < workspace_len(d) {
-            return Err(Error::WorkspaceTooSmall);
-        }
+        let Parts {
+            theta,
+            prop,
+            r,
+            r0,
+            rw,
+            g,
+        } = parts(ws, self.d).ok_or(Error::WorkspaceTooSmall)?;
         let saved_rng = self.rng.clone();
-        let (theta, prop, r, r0, rw, g) = parts(ws, d);
         let cfg = &self.cfg;
         let eps = self.eps;
         let s2 = cfg.momentum_sd * cfg.momentum_sd;
@@ -290,19 +308,16 @@ impl AmagoldCore {
                     *x = sigma * self.rng.normal_as::<T>();
                 }
             }
-            Variant::NonReversible => r0.copy_from_slice(r),
+            Variant::NonReversible => copy(r0, r),
         }
-        rw.copy_from_slice(r0);
-        for i in 0..d {
-            prop[i] = theta[i] + half * rw[i];
-        }
+        copy(rw, r0);
+        copy(prop, theta);
+        add_scaled(prop, half, rw);
         let mut rho = 0.0f64;
         let mut left_domain = false;
         for t in 0..cfg.steps {
             if t != 0 {
-                for i in 0..d {
-                    prop[i] += full * rw[i];
-                }
+                add_scaled(prop, full, rw);
             }
             let seed = self.rng.next_u64();
             // The noise normals are drawn after the callback returns; the stream order (seed,
@@ -319,24 +334,22 @@ impl AmagoldCore {
                 }
             }
             let mut s = 0.0f64;
-            for i in 0..d {
+            for (ri, &gi) in rw.iter_mut().zip(g.iter()) {
                 let eta = if noisy {
                     sd * self.rng.normal_as::<T>()
                 } else {
                     T::ZERO
                 };
-                let rn = ((a * rw[i] - eps_t * g[i]) + eta) / b;
-                s += g[i].to_f64() * (rw[i].to_f64() + rn.to_f64());
-                rw[i] = rn;
+                let rn = ((a * *ri - eps_t * gi) + eta) / b;
+                s += gi.to_f64() * (ri.to_f64() + rn.to_f64());
+                *ri = rn;
             }
             rho += half64 * s;
         }
         let (outcome, log_a, u_new) = if left_domain {
             (Outcome::OutOfDomain, f64::NAN, f64::NAN)
         } else {
-            for i in 0..d {
-                prop[i] += half * rw[i];
-            }
+            add_scaled(prop, half, rw);
             match model.energy(prop) {
                 Err(Stop::Abort) => {
                     self.rng = saved_rng;
@@ -360,12 +373,12 @@ impl AmagoldCore {
             outcome
         };
         if outcome == Outcome::Accepted {
-            theta.copy_from_slice(prop);
-            r.copy_from_slice(rw);
+            copy(theta, prop);
+            copy(r, rw);
             self.u = u_new;
         } else {
-            for i in 0..d {
-                r[i] = -r0[i];
+            for (ri, &r0i) in r.iter_mut().zip(r0.iter()) {
+                *ri = -r0i;
             }
         }
         Ok(self.finish(outcome, log_a, if left_domain { f64::NAN } else { rho }))
@@ -472,7 +485,7 @@ impl AmagoldCore {
                 error,
                 completed: k,
             })?;
-            row.copy_from_slice(&ws[..d]);
+            copy(row, ws);
             summary.samples += 1;
             summary.accepted += info.accepted as usize;
             summary.divergences += (info.outcome == Outcome::Divergent) as usize;

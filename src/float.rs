@@ -131,3 +131,20 @@ impl Float for f32 {
 pub(crate) fn all_finite<T: Float>(xs: &[T]) -> bool {
     xs.iter().all(|x| x.is_finite())
 }
+
+/// `dst[i] = src[i]` over the common length. Unlike `copy_from_slice` it has no length assertion,
+/// so no panic path is linked into firmware; callers pass equal lengths.
+#[inline]
+pub(crate) fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = *s;
+    }
+}
+
+/// `x[i] = x[i] + c·v[i]` over the common length (one rounding per operation, in that order).
+#[inline]
+pub(crate) fn add_scaled<T: Float>(x: &mut [T], c: T, v: &[T]) {
+    for (xi, &vi) in x.iter_mut().zip(v) {
+        *xi += c * vi;
+    }
+}

@@ -13,7 +13,7 @@
 //! Memory: a workspace of [`Sghmc::workspace_len`]`(d) = 5·d` coordinates.
 
 use crate::error::{Error, Stop};
-use crate::float::{all_finite, Float};
+use crate::float::{add_scaled, all_finite, copy, Float};
 use crate::model::Gradient;
 use crate::rng::Rng;
 
@@ -92,14 +92,15 @@ pub(crate) const fn workspace_len(d: usize) -> usize {
     d.saturating_mul(5)
 }
 
-/// θ, θ (working), r, r (working), g.
+/// θ, θ (working), r, r (working), g; `None` if the workspace is shorter than 5·d.
 #[allow(clippy::type_complexity)]
-fn parts<T>(ws: &mut [T], d: usize) -> (&mut [T], &mut [T], &mut [T], &mut [T], &mut [T]) {
-    let (theta, rest) = ws.split_at_mut(d);
-    let (tw, rest) = rest.split_at_mut(d);
-    let (r, rest) = rest.split_at_mut(d);
-    let (rw, rest) = rest.split_at_mut(d);
-    (theta, tw, r, rw, &mut rest[..d])
+fn parts<T>(ws: &mut [T], d: usize) -> Option<(&mut [T], &mut [T], &mut [T], &mut [T], &mut [T])> {
+    let (theta, rest) = ws.split_at_mut_checked(d)?;
+    let (tw, rest) = rest.split_at_mut_checked(d)?;
+    let (r, rest) = rest.split_at_mut_checked(d)?;
+    let (rw, rest) = rest.split_at_mut_checked(d)?;
+    let (g, _) = rest.split_at_mut_checked(d)?;
+    Some((theta, tw, r, rw, g))
 }
 
 impl SghmcCore {
@@ -121,8 +122,8 @@ impl SghmcCore {
             return Err(Error::InvalidPosition);
         }
         let mut rng = Rng::new(cfg.seed, cfg.stream);
-        let (theta, _, r, _, _) = parts(ws, d);
-        theta.copy_from_slice(theta0);
+        let (theta, _, r, _, _) = parts(ws, d).ok_or(Error::WorkspaceTooSmall)?;
+        copy(theta, theta0);
         let sigma = T::from_f64(cfg.momentum_sd);
         for ri in r.iter_mut() {
             *ri = if cfg.resample_momentum {
@@ -144,12 +145,8 @@ impl SghmcCore {
         ws: &mut [T],
         model: &mut G,
     ) -> Result<SghmcInfo, Error> {
-        let d = self.d;
-        if ws.len() < workspace_len(d) {
-            return Err(Error::WorkspaceTooSmall);
-        }
+        let (theta, tw, r, rw, g) = parts(ws, self.d).ok_or(Error::WorkspaceTooSmall)?;
         let saved_rng = self.rng.clone();
-        let (theta, tw, r, rw, g) = parts(ws, d);
         let cfg = &self.cfg;
         let eps = cfg.step_size;
         let full = T::from_f64(eps / (cfg.momentum_sd * cfg.momentum_sd));
@@ -158,20 +155,18 @@ impl SghmcCore {
         let eps_t = T::from_f64(eps);
         let noisy = cfg.friction > 0.0;
 
-        tw.copy_from_slice(theta);
+        copy(tw, theta);
         if cfg.resample_momentum {
             let sigma = T::from_f64(cfg.momentum_sd);
             for x in rw.iter_mut() {
                 *x = sigma * self.rng.normal_as::<T>();
             }
         } else {
-            rw.copy_from_slice(r);
+            copy(rw, r);
         }
         let mut rejected = false;
         for _ in 0..cfg.steps {
-            for i in 0..d {
-                tw[i] += full * rw[i];
-            }
+            add_scaled(tw, full, rw);
             let seed = self.rng.next_u64();
             match model.gradient(tw, seed, g) {
                 Ok(()) => {}
@@ -184,18 +179,18 @@ impl SghmcCore {
                     return Err(Error::CallbackAborted);
                 }
             }
-            for i in 0..d {
+            for (ri, &gi) in rw.iter_mut().zip(g.iter()) {
                 let eta = if noisy {
                     sd * self.rng.normal_as::<T>()
                 } else {
                     T::ZERO
                 };
-                rw[i] = ((rw[i] - eps_t * g[i]) - c * rw[i]) + eta;
+                *ri = ((*ri - eps_t * gi) - c * *ri) + eta;
             }
         }
         if !rejected {
-            theta.copy_from_slice(tw);
-            r.copy_from_slice(rw);
+            copy(theta, tw);
+            copy(r, rw);
         }
         self.iterations += 1;
         Ok(SghmcInfo {
@@ -224,7 +219,7 @@ impl SghmcCore {
                 completed: k,
             })?;
             rejected += info.rejected as usize;
-            row.copy_from_slice(&ws[..d]);
+            copy(row, ws);
         }
         Ok(rejected)
     }
