@@ -17,3 +17,20 @@ for target in thumbv7em-none-eabihf thumbv7m-none-eabi; do
   fi
   echo "$target: core and C library build, no allocator symbol in $lib"
 done
+
+# No panic path is reachable from the samplers: the footprint probe, which links AMAGOLD (both
+# variants, warm-up) and RBM-SVGD (every kernel, step rule and batching, chosen at run time through
+# black_box), in f32 and f64, must contain no panic machinery at all. An index, slice or length
+# check the compiler cannot prove away would link `panic_bounds_check`, `slice_index_fail`,
+# `len_mismatch_fail` and `panic_fmt`.
+for feats in fp-amagold,fp-svgd fp-amagold,fp-svgd,fp-f64; do
+  (cd examples-embedded && cargo build --release -q --bin footprint --target thumbv7em-none-eabihf --features "$feats")
+  elf=examples-embedded/target/thumbv7em-none-eabihf/release/footprint
+  syms=$(arm-none-eabi-nm -C "$elf")
+  grep -q 'sgsample' <<<"$syms" || { echo "the probe does not link sgsample ($feats)" >&2; exit 1; }
+  if grep -iE 'panic|slice_index|len_mismatch|bounds_check|rust_begin_unwind' <<<"$syms"; then
+    echo "a panic path is linked into the footprint probe ($feats)" >&2
+    exit 1
+  fi
+  echo "footprint probe ($feats): no panic path linked"
+done
