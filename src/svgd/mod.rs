@@ -300,20 +300,6 @@ fn row_mut<T>(a: &mut [T], i: usize, d: usize) -> &mut [T] {
     a.get_mut(span(i, d)).unwrap_or(&mut [])
 }
 
-/// Rows `i` and `j` of a row-major array, both mutable (`None` if `i = j` or one lies outside).
-#[inline]
-fn two_rows<T>(a: &mut [T], i: usize, j: usize, d: usize) -> Option<(&mut [T], &mut [T])> {
-    let (first, second) = if i < j { (i, j) } else { (j, i) };
-    let (lo, hi) = a.split_at_mut_checked(second.wrapping_mul(d))?;
-    let r_first = lo.get_mut(span(first, d))?;
-    let r_second = hi.get_mut(..d)?;
-    Some(if i < j {
-        (r_first, r_second)
-    } else {
-        (r_second, r_first)
-    })
-}
-
 /// `a.chunks_exact(d)` without the panic path of `d = 0` (`d ≥ 1` is checked in `new`).
 #[inline]
 fn rows<T>(a: &[T], d: usize) -> core::slice::ChunksExact<'_, T> {
@@ -395,7 +381,9 @@ fn pair_sums<T: Float, K: Kernel<T>>(
     }
 }
 
-/// The loops of [`pair_sums`] for the row map `member`.
+/// The loops of [`pair_sums`] for the row map `member`: zero the rows, then one copy of the pair
+/// loop for `d = 1` (rows are single coordinates, row i's sum kept in a local) and one for any
+/// `d`. Both add the same terms in the same order as the loop of the module docs.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn pair_sums_by<T: Float, K: Kernel<T>>(
@@ -411,11 +399,88 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
     for a in 0..m {
         row_mut(phi, member(a), d).fill(T::ZERO);
     }
+    if d == 1 {
+        pair_sums_d1(kernel, prep, x, g, phi, m, member);
+    } else {
+        pair_sums_rows(kernel, prep, x, g, phi, d, m, member);
+    }
+}
+
+/// The pair loop at `d = 1`. For member `a` (row `i`), `φ_i` accumulates in a local over the
+/// inner loop and is stored once at its end: its sum gets the same terms in the same order as
+/// in memory (the earlier members' updates of `φ_i` came before, in `a` order), and no borrow
+/// of it is held, so each later member's `φ_j` is one checked element of `phi`. The three
+/// arrays are cut to their common length first, so that one check covers `x_j`, `g_j` and
+/// `φ_j`. `j = i` (impossible: batch members are distinct) or a row outside is skipped.
+#[inline(always)]
+fn pair_sums_d1<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    m: usize,
+    member: impl Fn(usize) -> usize,
+) {
+    let len = x.len().min(g.len()).min(phi.len());
+    let (Some(x), Some(g), Some(phi)) = (x.get(..len), g.get(..len), phi.get_mut(..len)) else {
+        return;
+    };
     for a in 0..m {
         let i = member(a);
-        // Rows as `get(range)`: their length is d by construction of the range, so the
-        // coordinate loop below has no bounds checks; a row outside (impossible) is skipped.
+        let (Some(&xi), Some(&gi), Some(&pi)) = (x.get(i), g.get(i), phi.get(i)) else {
+            continue;
+        };
+        let mut si = pi;
+        for b in a + 1..m {
+            let j = member(b);
+            if j == i {
+                continue;
+            }
+            let (Some(&xj), Some(&gj), Some(pj)) = (x.get(j), g.get(j), phi.get_mut(j)) else {
+                continue;
+            };
+            // r² exactly as `sq_dist` on one coordinate: 0 + diff².
+            let diff = xi - xj;
+            let mut r2 = T::ZERO;
+            r2 += diff * diff;
+            let (k, c) = kernel.eval(prep, r2);
+            let cd = c * diff;
+            si += cd - k * gj;
+            *pj += -cd - k * gi;
+        }
+        if let Some(pi) = phi.get_mut(i) {
+            *pi = si;
+        }
+    }
+}
+
+/// The pair loop for any `d`: for member `a` (row `i`), `phi` is split once into the rows
+/// before row `i`, row `i` and the rows after it, so that each later member `j` finds its row
+/// on one side with one check (no per-pair split). `j = i` or a row outside is skipped.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn pair_sums_rows<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    m: usize,
+    member: impl Fn(usize) -> usize,
+) {
+    for a in 0..m {
+        let i = member(a);
+        // Rows as `get(range)`: their length is d by construction of the range; a row outside
+        // (impossible) is skipped.
         let (Some(xi), Some(gi)) = (x.get(span(i, d)), g.get(span(i, d))) else {
+            continue;
+        };
+        let Some((lo, rest)) = phi.split_at_mut_checked(i.wrapping_mul(d)) else {
+            continue;
+        };
+        let Some((pi, hi)) = rest.split_at_mut_checked(d) else {
             continue;
         };
         for b in a + 1..m {
@@ -423,10 +488,15 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
             let (Some(xj), Some(gj)) = (x.get(span(j, d)), g.get(span(j, d))) else {
                 continue;
             };
-            let (k, c) = kernel.eval(prep, sq_dist(xi, xj));
-            let Some((pi, pj)) = two_rows(phi, i, j, d) else {
+            let pj = if j < i {
+                lo.get_mut(span(j, d))
+            } else {
+                hi.get_mut(span(j.wrapping_sub(i).wrapping_sub(1), d))
+            };
+            let Some(pj) = pj else {
                 continue;
             };
+            let (k, c) = kernel.eval(prep, sq_dist(xi, xj));
             for l in 0..d {
                 let cd = c * (xi[l] - xj[l]);
                 pi[l] += cd - k * gj[l];
