@@ -132,6 +132,18 @@ fn core_matches_reference_f64() {
     }
 }
 
+/// d = 1 has a pair loop of its own (the papers' 1-D mixture runs through it): the same contract.
+#[test]
+fn core_matches_reference_in_one_dimension() {
+    for cfg in configs(13) {
+        compare::<f64>(13, 1, &cfg, 30);
+    }
+    for cfg in configs(16).into_iter().step_by(3) {
+        compare::<f64>(16, 1, &cfg, 30);
+        compare::<f32>(16, 1, &cfg, 30);
+    }
+}
+
 /// The same contract holds in f32 (the arithmetic is written once for both types).
 #[test]
 fn core_matches_reference_f32() {
