@@ -31,14 +31,14 @@
 mod adapt;
 pub mod amagold;
 mod error;
+#[cfg(feature = "ffi")]
+pub mod ffi;
 mod float;
 mod minibatch;
 mod model;
 pub mod rng;
 pub mod sghmc;
 pub mod svgd;
-#[cfg(feature = "ffi")]
-pub mod ffi;
 mod ziggurat;
 
 #[cfg(feature = "std")]
