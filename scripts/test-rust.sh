@@ -10,3 +10,7 @@ if cargo fmt --version >/dev/null 2>&1; then
 else
   echo "rustfmt not installed: formatting not checked"
 fi
+# The API docs build without a warning (broken or ambiguous links), with and without std.
+RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample
+RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample --features std,ffi
+echo "rust docs: 2 passed, 0 failed"

@@ -8,7 +8,7 @@
 //! ## Memory model
 //!
 //! The crate is `#![no_std]` and never allocates (the `std` feature adds only the plain
-//! reference implementations in [`reference`]). Every sampler borrows one workspace slice from the
+//! reference implementations in `sgsample::reference`). Every sampler borrows one workspace slice from the
 //! caller, sized by an associated `workspace_len` function, and keeps a few hundred bytes of plain
 //! data of its own. Nothing is global: any number of samplers may run on any number of threads.
 //!
