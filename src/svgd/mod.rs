@@ -770,7 +770,7 @@ impl<K> SvgdCore<K> {
             Ok(ref pending) => {
                 let interactions =
                     self.process_batches(pending, 0, self.batches(), particles, ws, idx);
-                self.apply_pending(pending, interactions, particles, ws)
+                self.apply(pending, interactions, particles, ws)
             }
             Err(e) => Err(e),
         }
@@ -886,25 +886,10 @@ impl<K> SvgdCore<K> {
     }
 
     /// Without replacement, part 3: checks every new value, then moves all particles. On `Err`
-    /// ([`Error::NonFinite`]) nothing moved and the generator is restored.
-    #[inline]
-    #[allow(dead_code)] // `step` calls `apply_pending`; this is the by-value entry of the 3 parts
-    pub(crate) fn apply<T: Float>(
-        &mut self,
-        pending: Pending<K::Prepared, T>,
-        interactions: u64,
-        particles: &mut [T],
-        ws: &mut [T],
-    ) -> Result<SvgdInfo, Error>
-    where
-        K: Kernel<T>,
-    {
-        self.apply_pending(&pending, interactions, particles, ws)
-    }
-
-    /// [`apply`](Self::apply) with the pending iteration borrowed (no copy of it on the stack).
+    /// ([`Error::NonFinite`]) nothing moved and the generator is restored. The pending iteration
+    /// is borrowed, so it is not copied onto the stack.
     #[inline(never)]
-    fn apply_pending<T: Float>(
+    pub(crate) fn apply<T: Float>(
         &mut self,
         pending: &Pending<K::Prepared, T>,
         interactions: u64,
@@ -1262,7 +1247,7 @@ mod tests {
             let mut count = b.process_batches(&pending, 3, nb + 10, &xb, &mut wb, &ib);
             count += b.process_batches(&pending, 1, 3, &xb, &mut wb, &ib);
             count += b.process_batches(&pending, 0, 1, &xb, &mut wb, &ib);
-            let ib_ = b.apply(pending, count, &mut xb, &mut wb).unwrap();
+            let ib_ = b.apply(&pending, count, &mut xb, &mut wb).unwrap();
             assert_eq!(ia_, ib_);
             assert_eq!(xa, xb);
         }
