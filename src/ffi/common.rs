@@ -182,6 +182,53 @@ pub(crate) unsafe fn state_mut<'a, S, I>(p: *mut S, tag: u64) -> Result<&'a mut 
     Ok(unsafe { &mut *p.cast::<I>() })
 }
 
+/// The body of every value getter: checks `out` (so a null `out` is reported before an
+/// uninitialised state), finds the state, and writes `f(state)` to `out`.
+///
+/// # Safety
+/// As [`state_ref`]; a non-null, aligned `out` must be valid for writes.
+pub(crate) unsafe fn get_value<S, I, V>(
+    tag: u64,
+    state: *const S,
+    out: *mut V,
+    f: impl FnOnce(&I) -> V,
+) -> Result<(), Error> {
+    check_ptr(out)?;
+    // SAFETY: contract of the caller.
+    let st: &I = unsafe { state_ref(state, tag)? };
+    // SAFETY: checked non-null and aligned.
+    unsafe { out.write(f(st)) };
+    Ok(())
+}
+
+/// The tail of every copying getter: copies `len` elements at `src` into the caller's `out`
+/// (capacity `out_len`), refusing an `out` that is not a valid array, that overlaps the state or
+/// one of its `buffers` (`InvalidArgument`), or that is too short (`OutputTooSmall`).
+///
+/// # Safety
+/// `src..src + len` must lie in one of `buffers`, checked at init; a valid `out` array must be
+/// writable.
+pub(crate) unsafe fn copy_to_caller<T, S>(
+    state: *const S,
+    buffers: &[(*const T, usize)],
+    src: *const T,
+    len: usize,
+    out: *mut T,
+    out_len: usize,
+) -> Result<(), Error> {
+    check_array(out, out_len)?;
+    if overlap(out, out_len, state, 1) || buffers.iter().any(|&(b, n)| overlap(out, out_len, b, n))
+    {
+        return Err(Error::InvalidArgument);
+    }
+    if out_len < len {
+        return Err(Error::OutputTooSmall);
+    }
+    // SAFETY: contract of the caller; `out` is disjoint from every buffer `src` can lie in.
+    unsafe { core::ptr::copy_nonoverlapping(src, out, len) };
+    Ok(())
+}
+
 /// Coordinates of the workspace a stored state points to.
 ///
 /// # Safety

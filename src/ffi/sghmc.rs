@@ -252,6 +252,8 @@ unsafe fn run<T: Float, S>(
     result
 }
 
+/// Copies block `block` (of d coordinates) of the workspace into `out`.
+///
 /// # Safety
 /// The C contract of the getters.
 unsafe fn copy_out<T: Float, S>(
@@ -265,18 +267,21 @@ unsafe fn copy_out<T: Float, S>(
     // SAFETY: contract of the caller.
     let st: &State<T> = unsafe { state_ref(state, tag)? };
     let d = st.core.d;
-    check_array(out, out_len)?;
-    if overlap(out, out_len, st.ws, st.ws_len) || overlap(out, out_len, state, 1) {
-        return Err(Error::InvalidArgument);
+    // SAFETY: the workspace checked at init holds at least 5·d coordinates.
+    unsafe {
+        copy_to_caller(
+            state,
+            &[(st.ws, st.ws_len)],
+            st.ws.wrapping_add(block * d),
+            d,
+            out,
+            out_len,
+        )
     }
-    if out_len < d {
-        return Err(Error::OutputTooSmall);
-    }
-    // SAFETY: the workspace checked at init holds at least 5·d coordinates; disjoint from `out`.
-    unsafe { core::ptr::copy_nonoverlapping(st.ws.add(block * d), out, d) };
-    Ok(())
 }
 
+/// Reads one value of a state.
+///
 /// # Safety
 /// The C contract of the getters.
 unsafe fn get<T: Float, S, V>(
@@ -285,12 +290,8 @@ unsafe fn get<T: Float, S, V>(
     out: *mut V,
     f: impl FnOnce(&SghmcCore) -> V,
 ) -> Result<(), Error> {
-    check_ptr(out)?;
     // SAFETY: contract of the caller.
-    let st: &State<T> = unsafe { state_ref(state, tag)? };
-    // SAFETY: checked non-null and aligned.
-    unsafe { out.write(f(&st.core)) };
-    Ok(())
+    unsafe { get_value(tag, state, out, |st: &State<T>| f(&st.core)) }
 }
 
 macro_rules! sghmc_api {

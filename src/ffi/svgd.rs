@@ -387,7 +387,7 @@ unsafe fn run<T: Float, S>(
     result
 }
 
-/// Copies `len` elements starting at `src` of a state's buffer into `out`.
+/// Copies the region `which` picks (particles or the last force) into `out`.
 ///
 /// # Safety
 /// The C contract of the copying getters.
@@ -401,20 +401,13 @@ unsafe fn copy_out<T: Float, S>(
     check_ptr(out)?;
     // SAFETY: contract of the caller.
     let st: &State<T> = unsafe { state_ref(state, tag)? };
-    check_array(out, out_len)?;
-    if overlap(out, out_len, st.particles, st.n_coords)
-        || overlap(out, out_len, st.ws, st.ws_len)
-        || overlap(out, out_len, state, 1)
-    {
-        return Err(Error::InvalidArgument);
-    }
     let (src, len) = which(st);
-    if out_len < len {
-        return Err(Error::OutputTooSmall);
-    }
-    // SAFETY: `src..src+len` lies in a buffer checked at init, disjoint from `out`.
-    unsafe { core::ptr::copy_nonoverlapping(src, out, len) };
-    Ok(())
+    let buffers = [
+        (st.particles as *const T, st.n_coords),
+        (st.ws as *const T, st.ws_len),
+    ];
+    // SAFETY: `src..src+len` lies in a buffer checked at init.
+    unsafe { copy_to_caller(state, &buffers, src, len, out, out_len) }
 }
 
 fn particles_of<T>(st: &State<T>) -> (*const T, usize) {
@@ -436,12 +429,8 @@ unsafe fn get<T: Float, S, V>(
     out: *mut V,
     f: impl FnOnce(&SvgdCore<KernelChoice>) -> V,
 ) -> Result<(), Error> {
-    check_ptr(out)?;
     // SAFETY: contract of the caller.
-    let st: &State<T> = unsafe { state_ref(state, tag)? };
-    // SAFETY: checked non-null and aligned.
-    unsafe { out.write(f(&st.core)) };
-    Ok(())
+    unsafe { get_value(tag, state, out, |st: &State<T>| f(&st.core)) }
 }
 
 macro_rules! svgd_api {
