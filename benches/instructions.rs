@@ -7,10 +7,12 @@
 //! (e.g. `--bench`, what `cargo bench` passes) runs every case once, quickly, as a smoke test.
 
 use sgsample::{
-    Amagold, AmagoldConfig, Float, Gradient, KernelChoice, Potential, Rng, Sghmc, SghmcConfig,
-    StepRule, Stop, Svgd, SvgdConfig,
+    Amagold, AmagoldConfig, KernelChoice, Rng, Sghmc, SghmcConfig, StepRule, Svgd, SvgdConfig,
 };
 use std::hint::black_box;
+
+mod models;
+use models::{Mixture, StdNormal};
 
 /// (name, measured calls). Warm-up calls (not counted) come first in every case.
 pub const CASES: [(&str, u32); 8] = [
@@ -23,37 +25,6 @@ pub const CASES: [(&str, u32); 8] = [
     ("svgd_p256", 5),
     ("svgd_median", 5),
 ];
-
-/// U(θ) = |θ|²/2 with its exact gradient (as in the `samplers` bench).
-struct StdNormal;
-
-impl<T: Float> Gradient<T> for StdNormal {
-    fn gradient(&mut self, x: &[T], _seed: u64, g: &mut [T]) -> Result<(), Stop> {
-        g.copy_from_slice(x);
-        Ok(())
-    }
-}
-
-impl<T: Float> Potential<T> for StdNormal {
-    fn energy(&mut self, x: &[T]) -> Result<f64, Stop> {
-        let mut s = 0.0;
-        for v in x {
-            let v = v.to_f64();
-            s += v * v;
-        }
-        Ok(0.5 * s)
-    }
-}
-
-/// ∇V of the 1-D mixture ⅓N(−2, 1) + ⅔N(2, 1).
-struct Mixture;
-
-impl Gradient<f64> for Mixture {
-    fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
-        g[0] = x[0] - 2.0 + 4.0 / (2.0 * libm::exp(4.0 * x[0]) + 1.0);
-        Ok(())
-    }
-}
 
 #[inline(never)]
 fn measured_amagold_step(chain: &mut Amagold<'_, f64>, model: &mut StdNormal) {

@@ -9,30 +9,12 @@
 //! Run: `cargo bench --bench samplers`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use sgsample::{Amagold, AmagoldConfig, Float, Gradient, Potential, Sghmc, SghmcConfig, Stop};
+use sgsample::{Amagold, AmagoldConfig, Float, Sghmc, SghmcConfig};
 use std::hint::black_box;
 use std::time::Duration;
 
-/// U(θ) = |θ|²/2, ∇U = θ (exact: no gradient noise, so the model costs almost nothing).
-struct StdNormal;
-
-impl<T: Float> Gradient<T> for StdNormal {
-    fn gradient(&mut self, x: &[T], _seed: u64, g: &mut [T]) -> Result<(), Stop> {
-        g.copy_from_slice(x);
-        Ok(())
-    }
-}
-
-impl<T: Float> Potential<T> for StdNormal {
-    fn energy(&mut self, x: &[T]) -> Result<f64, Stop> {
-        let mut s = 0.0;
-        for v in x {
-            let v = v.to_f64();
-            s += v * v;
-        }
-        Ok(0.5 * s)
-    }
-}
+mod models;
+use models::StdNormal;
 
 const DIMS: [usize; 3] = [1, 10, 100];
 

@@ -10,21 +10,14 @@
 //! Run: `cargo bench --bench svgd`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use sgsample::{Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
+use sgsample::{KernelChoice, Rng, StepRule, Svgd, SvgdConfig};
 use std::hint::black_box;
 use std::time::Duration;
 
+mod models;
+use models::Mixture;
+
 const N: usize = 256;
-
-/// ∇V of the mixture: x − 2 + 4/(2e^{4x} + 1).
-struct Mixture;
-
-impl Gradient<f64> for Mixture {
-    fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
-        g[0] = x[0] - 2.0 + 4.0 / (2.0 * libm::exp(4.0 * x[0]) + 1.0);
-        Ok(())
-    }
-}
 
 fn start() -> Vec<f64> {
     let mut rng = Rng::new(1, 99);
