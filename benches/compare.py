@@ -16,7 +16,7 @@ In one process, on the same problems and the same starting points:
 * BlackJAX: ``blackjax.svgd`` (full O(N^2) SVGD only: it has no random-batch method) and
   ``blackjax.sghmc``, jit-compiled; the compile time is measured apart and reported separately.
 
-Problems (ALGORITHMS.md):
+Problems (docs/algorithms.md):
 
 1. The 1-D Gaussian mixture 1/3 N(-2, 1) + 2/3 N(2, 1) (section 2.4): N = 256 particles from
    N(-10, 1), 500 iterations, AdaGrad eta = 0.2 (alpha = 0.9, H = phi^2 at the first iteration),
@@ -286,7 +286,7 @@ def sgs_svgd(lib, models, x0, p, kernel, iters, seed, py_callback=False):
 
 
 def np_svgd(x0, p, median, iters, seed, eta=0.2, alpha=0.9, h_fixed=2.0):
-    """RBM-SVGD without replacement (p < N) or SVGD (p = N), as in ALGORITHMS.md section 2:
+    """RBM-SVGD without replacement (p < N) or SVGD (p = N), as in docs/algorithms.md section 2:
     random permutation cut into N // p batches (the last takes the N mod p left-overs), batch
     force with the self term weighted 1/N and the others (N-1)/(N(|C|-1)), AdaGrad update."""
     rng = np.random.default_rng(seed)
@@ -335,7 +335,7 @@ def bj_svgd_setup(median, iters, eta=0.2, alpha=0.9):
         return -(x - 2.0 + 4.0 / (2.0 * jnp.exp(4.0 * x) + 1.0))
 
     def adagrad_svgd():
-        # The SVGD reference code's "AdaGrad" (ALGORITHMS.md section 2.2) as an optax
+        # The SVGD reference code's "AdaGrad" (docs/algorithms.md section 2.2) as an optax
         # transformation. BlackJAX hands the optimiser -phi (a descent direction).
         def init(params):
             return (jnp.zeros_like(params), jnp.zeros((), jnp.int32))
@@ -444,7 +444,7 @@ def sgs_chain(lib, models, kind, iters, seed, eps, py_callback=False):
 
 
 def np_sghmc(iters, seed, eps, beta=0.25, sigma=1.0, steps=10):
-    """SGHMC as in ALGORITHMS.md section 1.1 (momentum resampled every outer iteration),
+    """SGHMC as in docs/algorithms.md section 1.1 (momentum resampled every outer iteration),
     vectorised over the coordinates; the noises of an outer iteration are drawn at once."""
     rng = np.random.default_rng(seed)
     theta = np.zeros(1)

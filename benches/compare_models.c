@@ -1,7 +1,7 @@
 /* Models for benches/compare.py: the C callbacks sgsample calls when driven through its C
  * library from Python (ctypes), so that the timing is the library's and not Python's.
  *
- *   dw_energy / dw_gradient   the double well of ALGORITHMS.md §1.3,
+ *   dw_energy / dw_gradient   the double well of docs/algorithms.md §1.3,
  *                             U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5, ∇Ũ = ∇U + N(0, 1);
  *                             the noise is a pure function of the minibatch seed
  *                             (splitmix64 → two uniforms → Box–Muller), like a minibatch.

@@ -1,4 +1,4 @@
-//! RBM-SVGD and SVGD: one iteration on the 1-D Gaussian mixture of ALGORITHMS.md §2.4,
+//! RBM-SVGD and SVGD: one iteration on the 1-D Gaussian mixture of docs/algorithms.md §2.4,
 //! π = ⅓N(−2, 1) + ⅔N(2, 1), N = 256 particles, fixed h = 2, AdaGrad η = 0.2, for batch sizes
 //! p ∈ {2, 8, 32, 256} (p = N is full SVGD), plus full SVGD with the median heuristic (the
 //! bandwidth recomputed every iteration from the N(N−1)/2 pairwise distances).

@@ -1,4 +1,4 @@
-/* The double banana of the RBM-SVGD paper (ALGORITHMS.md §2.4; the paper's Table 2) through the
+/* The double banana of the RBM-SVGD paper (docs/algorithms.md §2.4; the paper's Table 2) through the
  * C API: RBM-SVGD and SVGD against random-walk Metropolis–Hastings.
  *
  *   prior N(0, I₂), F(x) = log((1 − x₁)² + 100(x₂ − x₁²)²), y = 3.57857342, σ = 0.3
@@ -251,7 +251,7 @@ int main(int argc, char **argv) {
     tl = ex_now() - tl;
     double total = ex_now() - t0;
 
-    printf("Double banana (ALGORITHMS.md §2.4) through the C API, sgsample %s%s\n", sgs_version(),
+    printf("Double banana (docs/algorithms.md §2.4) through the C API, sgsample %s%s\n", sgs_version(),
            quick ? " (quick mode)" : "");
     printf("SVGD/RBM-SVGD: N = %d, h = 0.1, AdaGrad eta = 0.01, %d iterations, %d run(s) each;\n"
            "RWMH: %d iterations, proposal variance 5e-3, second half thinned to %d samples, %d "

@@ -1,4 +1,4 @@
-/* The double well of the AMAGOLD paper (ALGORITHMS.md §1.3) through the C API: AMAGOLD (both
+/* The double well of the AMAGOLD paper (docs/algorithms.md §1.3) through the C API: AMAGOLD (both
  * variants) against SGHMC at step sizes 0.05, 0.15, 0.25; mean, variance and P(θ > 0) with
  * batch-means standard errors, and the acceptance rate, against the quadrature truth.
  *
@@ -11,7 +11,7 @@
  *
  * For comparison the program also runs a few lines of "momentum-first" SGHMC (r updated before
  * θ, the order of the AMAGOLD authors' code) written here in C; the library's SGHMC follows
- * ALGORITHMS.md §1.1 (θ first). Both are biased at finite ε, by different amounts.
+ * docs/algorithms.md §1.1 (θ first). Both are biased at finite ε, by different amounts.
  *
  * Exit status 1 when a number is off by more than its Monte Carlo error allows (see CHECK). */
 #include "example_util.h"
@@ -144,7 +144,7 @@ int main(int argc, char **argv) {
     const int quick = ex_quick(argc, argv);
     const size_t n = quick ? 40000 : 200000;
     const double eps_list[3] = {0.05, 0.15, 0.25};
-    /* Acceptance of independent re-implementations (ALGORITHMS.md §1.3), given to ≈ 0.01. */
+    /* Acceptance of independent re-implementations (docs/algorithms.md §1.3), given to ≈ 0.01. */
     const double acc_ref[3] = {0.95, 0.83, 0.724};
     double tm, tv, tp;
     truth(&tm, &tv, &tp);
@@ -152,7 +152,7 @@ int main(int argc, char **argv) {
     double *x = malloc(n * sizeof *x), *acc = malloc(n * sizeof *acc);
     if (!x || !acc) return 2;
 
-    printf("Double well (ALGORITHMS.md §1.3) through the C API, sgsample %s\n", sgs_version());
+    printf("Double well (docs/algorithms.md §1.3) through the C API, sgsample %s\n", sgs_version());
     printf("noisy gradient dU + N(0,1), T = %d, beta = %.2f, sigma = 1, theta0 = 0, %zu outer "
            "iterations per chain%s\n",
            DW_STEPS, DW_FRICTION, n, quick ? " (quick mode)" : "");
@@ -193,7 +193,7 @@ int main(int argc, char **argv) {
     }
     double elapsed = ex_now() - t0;
     printf("\nSGHMC has no Metropolis-Hastings correction and is biased at finite step size. The\n"
-           "library's SGHMC updates the position first (ALGORITHMS.md §1.1); the AMAGOLD paper's\n"
+           "library's SGHMC updates the position first (docs/algorithms.md §1.1); the AMAGOLD paper's\n"
            "SGHMC numbers at eps = 0.25 (mean ≈ -1.91, variance ≈ 3.45) come from the authors'\n"
            "momentum-first order, reproduced by the 'momentum first' rows. Both are biased.\n");
     printf("time: %.2f s for the 12 chains (%zu x 10 gradients each)\n", elapsed, n);

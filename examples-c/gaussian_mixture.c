@@ -1,4 +1,4 @@
-/* The 1-D Gaussian mixture of the RBM-SVGD paper (ALGORITHMS.md §2.4; the paper's Table 1 and
+/* The 1-D Gaussian mixture of the RBM-SVGD paper (docs/algorithms.md §2.4; the paper's Table 1 and
  * Figure 2) through the C API:
  *
  *   π = ⅓N(−2, 1) + ⅔N(2, 1),  ∇V(x) = x − 2 + 4/(2e^{4x} + 1)
@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
     if (rows == 9) res[8] = run_batch_size(NP, SGS_KERNEL_GAUSSIAN_MEDIAN, reps);
     double total = ex_now() - t0;
 
-    printf("1-D Gaussian mixture (ALGORITHMS.md §2.4) through the C API, sgsample %s\n",
+    printf("1-D Gaussian mixture (docs/algorithms.md §2.4) through the C API, sgsample %s\n",
            sgs_version());
     printf("pi = 1/3 N(-2,1) + 2/3 N(2,1); N = %d particles from N(-10,1); h = 2; AdaGrad eta = 0.2;"
            " %d iterations;\n%d initialisations per row (the paper uses 100; %d keeps this program"

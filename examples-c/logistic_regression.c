@@ -1,4 +1,4 @@
-/* Bayesian logistic regression (ALGORITHMS.md §2.4, the Covertype setting on a synthetic data set
+/* Bayesian logistic regression (docs/algorithms.md §2.4, the Covertype setting on a synthetic data set
  * of the same kind) through the C API, with AMAGOLD and RBM-SVGD.
  *
  * Data (generated here from a fixed seed): n = 10 000 points, 54 features (53 standard normal
@@ -275,7 +275,7 @@ int main(int argc, char **argv) {
     add_predictive(&ds, ds.w_true, prob);
     const double acc_true = accuracy(&ds, prob, 1.0);
 
-    printf("Bayesian logistic regression (ALGORITHMS.md §2.4) through the C API, sgsample %s%s\n",
+    printf("Bayesian logistic regression (docs/algorithms.md §2.4) through the C API, sgsample %s%s\n",
            sgs_version(), quick ? " (quick mode)" : "");
     printf("synthetic data: %zu train + %zu test points, %d features; theta = (w, log alpha), "
            "d = %d;\ngradients on data minibatches of %d (sgs_minibatch), full-data energy for "

@@ -1,4 +1,4 @@
-//! The double well of the AMAGOLD paper (ALGORITHMS.md §1.3): AMAGOLD (both variants) and SGHMC
+//! The double well of the AMAGOLD paper (docs/algorithms.md §1.3): AMAGOLD (both variants) and SGHMC
 //! with noisy gradients, moments against the quadrature truth.
 //!
 //! `cargo run --release --example double_well`

@@ -1,4 +1,4 @@
-//! Dual-averaging adaptation of the step size (Hoffman & Gelman 2014, §3.2.1), as ALGORITHMS.md
+//! Dual-averaging adaptation of the step size (Hoffman & Gelman 2014, §3.2.1), as docs/algorithms.md
 //! §1.2 fixes it: μ = log(10·ε₀), γ = 0.05, t₀ = 10, κ = 0.75.
 
 /// State of the adaptation between outer iterations. Plain data, so a sampler (and the C state

@@ -110,7 +110,7 @@ fn sghmc_is_detectably_biased_at_eps_025() {
     let mut samples = vec![0.0; 400_000];
     chain.run(&mut model, &mut samples).unwrap();
     let z = z_scores(&samples);
-    // With the position-first order of ALGORITHMS.md §1.1 this chain gives mean ≈ −1.81 and
+    // With the position-first order of docs/algorithms.md §1.1 this chain gives mean ≈ −1.81 and
     // variance ≈ 3.81 (truth −2.148, 2.862): both more than 15 standard errors off. (The
     // published −1.91 / 3.45 come from the authors' momentum-first order; it is biased too.)
     assert!(z[0] > 6.0 && z[1] > 6.0, "SGHMC z-scores {z:?}");

@@ -1,4 +1,4 @@
-//! The double banana (ALGORITHMS.md §2.4): prior N(0, I₂), F(x) = log((1 − x₁)² + 100(x₂ − x₁²)²),
+//! The double banana (docs/algorithms.md §2.4): prior N(0, I₂), F(x) = log((1 − x₁)² + 100(x₂ − x₁²)²),
 //! y = 3.57857342, σ = 0.3, V(x) = |x|²/2 + (y − F(x))²/(2σ²). N = 512 particles initialised
 //! from N(0, 0.4²I) (the paper's initialisation), fixed h = 0.1, 800 iterations, AdaGrad with
 //! η = 0.01 (the paper does not give its step rule; with η = 0.1 the normalised AdaGrad steps

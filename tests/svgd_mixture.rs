@@ -1,4 +1,4 @@
-//! The paper's 1-D Gaussian mixture (ALGORITHMS.md §2.4): π = ⅓N(−2, 1) + ⅔N(2, 1), particles
+//! The paper's 1-D Gaussian mixture (docs/algorithms.md §2.4): π = ⅓N(−2, 1) + ⅔N(2, 1), particles
 //! from N(−10, 1), N = 256, h = 2, AdaGrad η = 0.2, 500 iterations. Test functions x, x², cos 2x
 //! with exact expectations 2/3, 5, e^{−2}·cos 4.
 //!

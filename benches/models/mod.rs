@@ -25,7 +25,7 @@ impl<T: Float> Potential<T> for StdNormal {
     }
 }
 
-/// ∇V of the 1-D mixture ⅓N(−2, 1) + ⅔N(2, 1) (ALGORITHMS.md §2.4).
+/// ∇V of the 1-D mixture ⅓N(−2, 1) + ⅔N(2, 1) (docs/algorithms.md §2.4).
 pub struct Mixture;
 
 impl Gradient<f64> for Mixture {

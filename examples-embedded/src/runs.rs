@@ -42,7 +42,7 @@ pub fn seed_noise(seed: u64, k: u64) -> f64 {
     (u - 0.5) * 3.4641016151377544
 }
 
-/// The double well of ALGORITHMS.md §1.3, U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5, with
+/// The double well of docs/algorithms.md §1.3, U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5, with
 /// ∇Ũ = ∇U + `noise`·ξ(seed) (ξ of unit variance, see [`seed_noise`]).
 pub struct DoubleWell {
     /// Standard deviation of the gradient noise.
@@ -304,7 +304,7 @@ fn amagold_with<T: Bits, M: Potential<T>>(
     Ok(())
 }
 
-/// The 1-D Gaussian mixture of ALGORITHMS.md §2.4, π = ⅓N(−2, 1) + ⅔N(2, 1):
+/// The 1-D Gaussian mixture of docs/algorithms.md §2.4, π = ⅓N(−2, 1) + ⅔N(2, 1):
 /// ∇V(x) = x − 2 + 4/(2·e^{4x} + 1), in `T` (`exp` through libm, as the library's).
 pub struct Mixture;
 

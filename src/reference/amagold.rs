@@ -1,4 +1,4 @@
-//! AMAGOLD (Algorithm 2) and SGHMC (Algorithm 1), line by line from ALGORITHMS.md §1, on `Vec`s.
+//! AMAGOLD (Algorithm 2) and SGHMC (Algorithm 1), line by line from docs/algorithms.md §1, on `Vec`s.
 //!
 //! Deliberately plain: one function per algorithm, the state in a struct, no workspace, no
 //! generics beyond the coordinate type. It follows the arithmetic and draw order documented in
@@ -45,7 +45,7 @@ pub struct Amagold<T> {
     rng: Rng,
     warmup: u64,
     delta: f64,
-    // Dual averaging (ALGORITHMS.md §1.2).
+    // Dual averaging (docs/algorithms.md §1.2).
     mu: f64,
     h_bar: f64,
     log_eps_bar: f64,

@@ -1,5 +1,5 @@
 //! Plain reference implementations (the `std` feature): `Vec`s, no workspaces, written straight
-//! from ALGORITHMS.md. They share only the random-number primitives ([`Rng`](crate::Rng)) with the
+//! from docs/algorithms.md. They share only the random-number primitives ([`Rng`](crate::Rng)) with the
 //! core; the tests require the core to reproduce them bit for bit.
 
 pub mod amagold;

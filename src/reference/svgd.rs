@@ -1,4 +1,4 @@
-//! SVGD and RBM-SVGD (ALGORITHMS.md §2), straight from the formulas, on `Vec`s.
+//! SVGD and RBM-SVGD (docs/algorithms.md §2), straight from the formulas, on `Vec`s.
 //!
 //! Deliberately plain: particles as a `Vec` of rows, every `F(X_i, X_j)` computed on its own,
 //! the median by sorting a copy, the AdaGrad "first update" tracked by a flag per particle. It

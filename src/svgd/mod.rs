@@ -1,5 +1,5 @@
 //! SVGD and RBM-SVGD: Stein variational gradient descent with random-batch interactions
-//! (Li, Li, Liu, Liu & Lu 2020; ALGORITHMS.md §2).
+//! (Li, Li, Liu, Liu & Lu 2020; docs/algorithms.md §2).
 //!
 //! N particles `X_1 … X_N` in `R^d` move along the Stein force. One [`step`](Svgd::step) is one
 //! iteration. With batch size `p` the interaction costs O(pNd) per iteration instead of O(N²d);
@@ -28,7 +28,7 @@
 //! excluded (docs/footprint.md). No indexing in this module can panic: rows are taken with
 //! checked `get`s whose (unreachable) failure skips the row.
 //!
-//! # One iteration without replacement (ALGORITHMS.md §2, Algorithm 3)
+//! # One iteration without replacement (docs/algorithms.md §2, Algorithm 3)
 //!
 //! 1. Draw the iteration's minibatch seed, then a uniformly random permutation of `0..N`.
 //! 2. Prepare the kernel from the particles (e.g. the median bandwidth) and evaluate all N

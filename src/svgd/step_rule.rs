@@ -1,4 +1,4 @@
-//! SVGD step rules (ALGORITHMS.md §2.2): constant, decaying `η₁/k`, and the RMSProp-like
+//! SVGD step rules (docs/algorithms.md §2.2): constant, decaying `η₁/k`, and the RMSProp-like
 //! "AdaGrad" of the reference SVGD code.
 //!
 //! # Arithmetic (part of the reproducibility contract)

@@ -4,7 +4,7 @@
 use sgsample::reference::amagold::Model;
 use sgsample::{Float, Gradient, Potential, Rng, Stop};
 
-/// The double well of ALGORITHMS.md §1.3: U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5, gradient noise
+/// The double well of docs/algorithms.md §1.3: U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5, gradient noise
 /// N(0, 1) drawn from the minibatch seed (so the core and the reference see the same noise).
 #[derive(Clone, Copy, Default)]
 pub struct DoubleWell {
