@@ -129,13 +129,13 @@ static result run_svgd(const char *name, size_t p, int reps, const double *truth
         init_points(x, r);
         cfg.seed = (uint64_t)r;
         sgs_svgd s = {{0}};
-        sgs_svgd_info last;
+        sgs_svgd_run_summary sum;
         double t0 = ex_now();
         SGS_TRY(sgs_svgd_init(&s, &cfg, x, NP, 2, ws, wlen, idx, NP, NULL, banana_gradients,
                               NULL));
-        SGS_TRY(sgs_svgd_run(&s, ITERS, NULL, &last));
+        SGS_TRY(sgs_svgd_run(&s, ITERS, &sum));
         times[r] = ex_now() - t0;
-        force += last.mean_force / reps;
+        force += sum.last.mean_force / reps;
         moments(x, NP, m);
         for (int f = 0; f < NMOM; f++) {
             s1[f] += m[f];

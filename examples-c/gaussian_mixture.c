@@ -50,7 +50,7 @@ static result run_batch_size(size_t p, uint32_t kernel, int reps) {
         double t0 = ex_now();
         SGS_TRY(sgs_svgd_init(&s, &cfg, x, NP, 1, ws, wlen, idx, NP, NULL, mixture_gradients,
                               NULL));
-        SGS_TRY(sgs_svgd_run(&s, ITERS, NULL, NULL));
+        SGS_TRY(sgs_svgd_run(&s, ITERS, NULL));
         times[r] = ex_now() - t0;
         double avg[3] = {0, 0, 0};
         for (size_t i = 0; i < NP; i++) {

@@ -63,7 +63,7 @@ int main(void) {
             var[i] += e * e / (double)done;
         }
     printf("sgsample %s: %zu samples, acceptance %.3f\n", sgs_version(), done,
-           (double)summary.accepted / (double)summary.samples);
+           (double)summary.accepted / (double)summary.iterations);
     for (size_t i = 0; i < D; i++)
         printf("  x[%zu]: mean %+.3f (truth 0), variance %.3f (truth 1)\n", i, mean[i], var[i]);
     return 0;

@@ -309,7 +309,7 @@ int main(int argc, char **argv) try {
                 "%zu warm-up + %zu samples\nstep size after warm-up %.4f, acceptance %.3f, "
                 "divergences %llu\n\n",
                 static_cast<std::size_t>(cfg.warmup), n, chain.step_size(),
-                double(summary.accepted) / double(summary.samples),
+                double(summary.accepted) / double(summary.iterations),
                 static_cast<unsigned long long>(summary.divergences));
     std::printf("%-8s %10s %21s %9s %14s\n", "param", "true", "posterior mean", "sd",
                 "(mean-true)/sd");

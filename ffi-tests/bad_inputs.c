@@ -247,8 +247,8 @@ static void use_before_init_cases(void) {
     uint64_t it;
     CASE("step before init", sgs_amagold_step(&z, NULL), SGS_ERR_NOT_INITIALISED,
                   memcmp(&z, &zs, sizeof z) == 0);
-    CASE("run before init", sgs_amagold_run(&z, 4, out, 4 * D, &done, NULL),
-                  SGS_ERR_NOT_INITIALISED, memcmp(&z, &zs, sizeof z) == 0 && done == 0);
+    CASE("run before init: nothing written", sgs_amagold_run(&z, 4, out, 4 * D, &done, NULL),
+                  SGS_ERR_NOT_INITIALISED, memcmp(&z, &zs, sizeof z) == 0 && done == 99);
     CASE("position before init", sgs_amagold_position(&z, x, D), SGS_ERR_NOT_INITIALISED, 1);
     CASE("iterations before init", sgs_amagold_iterations(&z, &it), SGS_ERR_NOT_INITIALISED, 1);
     /* A state of another type (a cast in C) is caught by its tag. */
@@ -276,12 +276,13 @@ static void amagold_call_cases(void) {
     CASE("step: info misaligned",
                   sgs_amagold_step(&f.s, (sgs_amagold_info *)(void *)(raw.b + 2)),
                   SGS_ERR_INVALID_ARGUMENT, same(&f));
-    CASE("run: out NULL with n > 0", sgs_amagold_run(&f.s, 3, NULL, 3 * D, &done, NULL),
-                  SGS_ERR_NULL_POINTER, same(&f) && done == 0);
+    done = 99;
+    CASE("run: out NULL with n > 0, nothing written", sgs_amagold_run(&f.s, 3, NULL, 3 * D, &done, NULL),
+                  SGS_ERR_NULL_POINTER, same(&f) && done == 99);
     CASE("run: out one element short", sgs_amagold_run(&f.s, 4, out, 4 * D - 1, &done, NULL),
                   SGS_ERR_OUTPUT_TOO_SMALL, same(&f) && done == 0);
     CASE("run: n * d overflows", sgs_amagold_run(&f.s, (size_t)-1, out, 8 * D, &done, NULL),
-                  SGS_ERR_OUTPUT_TOO_SMALL, same(&f) && done == 0);
+                  SGS_ERR_INVALID_ARGUMENT, same(&f) && done == 0);
     CASE("run: out overlaps the workspace", sgs_amagold_run(&f.s, 1, f.ws + 1, D, &done, NULL),
                   SGS_ERR_INVALID_ARGUMENT, same(&f));
     CASE("run: n = 0 with out NULL is fine", sgs_amagold_run(&f.s, 0, NULL, 0, &done, NULL),
@@ -394,7 +395,7 @@ static void callback_cases(void) {
     sgs_amagold_iterations(&f.s, &it);
     CASE("run: energy ABORTs at iteration 5 -> 4 rows, chain at row 4", st,
                   SGS_ERR_CALLBACK_ABORTED,
-                  done == 4 && sum.samples == 4 && it == 6 && memcmp(x, out + 3 * D, sizeof x) == 0);
+                  done == 4 && sum.iterations == 4 && sum.has_last == 1 && it == 6 && memcmp(x, out + 3 * D, sizeof x) == 0);
 }
 
 static int32_t sg_grad(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
@@ -447,15 +448,17 @@ static void sghmc_cases(void) {
     st = sgs_sghmc_step(&s, &info);
     sgs_sghmc_position(&s, x, D);
     CASE("sghmc step: gradient REJECTs -> iteration discarded", st, SGS_OK,
-                  info.rejected == 1 && info.iteration == 2 && memcmp(x, ws_saved, sizeof x) == 0);
+                  info.outcome == SGS_OUTCOME_OUT_OF_DOMAIN && info.iteration == 2 && memcmp(x, ws_saved, sizeof x) == 0);
 
     double out[3 * D];
     size_t done = 7;
-    uint64_t rej = 7;
+    sgs_sghmc_run_summary sum;
+    memset(&sum, 7, sizeof sum);
     memcpy(&saved, &s, sizeof s);
     memcpy(ws_saved, ws, sizeof ws);
-    st = sgs_sghmc_run(&s, 3, out, 3 * D - 1, &done, &rej);
-    CASE("sghmc run: out too small", st, SGS_ERR_OUTPUT_TOO_SMALL, SAME && done == 0 && rej == 0);
+    st = sgs_sghmc_run(&s, 3, out, 3 * D - 1, &done, &sum);
+    CASE("sghmc run: out too small", st, SGS_ERR_OUTPUT_TOO_SMALL,
+         SAME && done == 0 && sum.iterations == 0 && sum.has_last == 0);
 #undef SAME
 }
 
@@ -509,7 +512,7 @@ static void f32_cases(void) {
 
 static void status_and_version_cases(void) {
     int ok = 1;
-    for (int32_t a = 0; a <= SGS_ERR_INVALID_ARGUMENT; a++) {
+    for (int32_t a = 0; a <= SGS_ERR_GRADIENT_REJECTED; a++) {
         const char *sa = sgs_status_str(a);
         ok &= sa != NULL && strcmp(sa, "unknown status") != 0;
         for (int32_t b = 0; b < a; b++) ok &= strcmp(sa, sgs_status_str(b)) != 0;
@@ -517,9 +520,25 @@ static void status_and_version_cases(void) {
     expect("status strings: one distinct static string per code", ok, NULL);
     expect("status strings: unknown codes",
            strcmp(sgs_status_str(-1), "unknown status") == 0 &&
-               strcmp(sgs_status_str(SGS_ERR_INVALID_ARGUMENT + 1), "unknown status") == 0 &&
+               strcmp(sgs_status_str(SGS_ERR_GRADIENT_REJECTED + 1), "unknown status") == 0 &&
                strcmp(sgs_status_str(INT32_MIN), "unknown status") == 0,
            NULL);
+#define ALIGNOF(T) offsetof(struct { char c; T t; }, t)
+    expect("state size and alignment queries == sizeof/alignof of the header's structs",
+           sgs_amagold_state_size() == sizeof(sgs_amagold) && sgs_amagold_state_align() == ALIGNOF(sgs_amagold) &&
+               sgs_amagold_state_size_f32() == sizeof(sgs_amagold_f32) &&
+               sgs_amagold_state_align_f32() == ALIGNOF(sgs_amagold_f32) &&
+               sgs_sghmc_state_size() == sizeof(sgs_sghmc) && sgs_sghmc_state_align() == ALIGNOF(sgs_sghmc) &&
+               sgs_sghmc_state_size_f32() == sizeof(sgs_sghmc_f32) &&
+               sgs_sghmc_state_align_f32() == ALIGNOF(sgs_sghmc_f32) &&
+               sgs_sgld_state_size() == sizeof(sgs_sgld) && sgs_sgld_state_align() == ALIGNOF(sgs_sgld) &&
+               sgs_sgld_state_size_f32() == sizeof(sgs_sgld_f32) &&
+               sgs_sgld_state_align_f32() == ALIGNOF(sgs_sgld_f32) &&
+               sgs_svgd_state_size() == sizeof(sgs_svgd) && sgs_svgd_state_align() == ALIGNOF(sgs_svgd) &&
+               sgs_svgd_state_size_f32() == sizeof(sgs_svgd_f32) &&
+               sgs_svgd_state_align_f32() == ALIGNOF(sgs_svgd_f32),
+           NULL);
+#undef ALIGNOF
     char v[64];
     snprintf(v, sizeof v, "%d.%d.%d", SGS_VERSION_MAJOR, SGS_VERSION_MINOR, SGS_VERSION_PATCH);
     expect("version: sgs_version() == SGS_VERSION_STRING == MAJOR.MINOR.PATCH",
@@ -674,7 +693,7 @@ static void svgd_cases(void) {
     } cb[] = {
         {"svgd step: gradient ABORTs at particle 1", 0, 1, SGS_ERR_CALLBACK_ABORTED},
         {"svgd step: gradient ABORTs at the last particle", 0, SN, SGS_ERR_CALLBACK_ABORTED},
-        {"svgd step: gradient REJECTs -> non-finite", 1, 3, SGS_ERR_NON_FINITE},
+        {"svgd step: gradient REJECTs -> gradient rejected", 1, 3, SGS_ERR_GRADIENT_REJECTED},
         {"svgd step: gradient NaN at the last particle -> non-finite", 2, SN, SGS_ERR_NON_FINITE},
     };
     for (size_t k = 0; k < sizeof cb / sizeof cb[0]; k++) {
@@ -728,10 +747,15 @@ static void svgd_cases(void) {
     /* run: an abort in iteration 3 of 5 leaves 2 done. */
     sfix_init(&f, c0);
     f.p.g_abort = f.p.g_calls + 2 * SN + 1;
-    uint64_t done = 0, it = 0;
-    sgs_svgd_info last;
-    CASE("svgd run: ABORT in iteration 3 -> 2 done", sgs_svgd_run(&f.s, 5, &done, &last), SGS_ERR_CALLBACK_ABORTED,
-         done == 2 && last.iteration == 3 && sgs_svgd_iterations(&f.s, &it) == SGS_OK && it == 3);
+    uint64_t it = 0;
+    sgs_svgd_run_summary sum;
+    CASE("svgd run: ABORT in iteration 3 -> 2 done", sgs_svgd_run(&f.s, 5, &sum), SGS_ERR_CALLBACK_ABORTED,
+         sum.iterations == 2 && sum.has_last == 1 && sum.last.iteration == 3 &&
+             sgs_svgd_iterations(&f.s, &it) == SGS_OK && it == 3);
+    CASE("svgd run: 0 iterations is OK and does nothing", sgs_svgd_run(&f.s, 0, &sum), SGS_OK,
+         sum.iterations == 0 && sum.has_last == 0 && sgs_svgd_iterations(&f.s, &it) == SGS_OK && it == 3);
+    CASE("svgd run: summary inside the state", sgs_svgd_run(&f.s, 1, (sgs_svgd_run_summary *)(void *)&f.s),
+         SGS_ERR_INVALID_ARGUMENT, sgs_svgd_iterations(&f.s, &it) == SGS_OK && it == 3);
 }
 
 int main(void) {

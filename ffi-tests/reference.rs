@@ -6,9 +6,11 @@
 //! `cargo run --release -p sgsample --features std --example ffi_reference`
 
 use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSghmc};
+use sgsample::reference::sgld::Sgld as RefSgld;
 use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::{
-    Amagold, AmagoldConfig, Float, Gradient, Potential, Sghmc, SghmcConfig, Stop, Variant,
+    Amagold, AmagoldConfig, Float, Gradient, Outcome, Potential, Sghmc, SghmcConfig, Sgld,
+    SgldConfig, Stop, Variant,
 };
 use sgsample::{Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
 use std::fmt::Write as _;
@@ -259,7 +261,7 @@ fn sghmc_f32(
         let _ = writeln!(
             out,
             "{name}_f32 s {k} rej={} x={}",
-            i.rejected as u32,
+            (i.outcome != Outcome::Accepted) as u32,
             xs(ch.position())
         );
     }
@@ -269,6 +271,25 @@ fn sghmc_f32(
         let _ = writeln!(out, "{name}_f32 r {k} x={}", xs(row));
     }
     let _ = writeln!(out, "{name}_f32 end it={}", ch.iterations());
+}
+
+fn sgld_ref(out: &mut String, name: &str, mut m: M, th0: &[f64], c: &SgldConfig, steps: usize) {
+    let mut ch = RefSgld::<f64>::new(th0, c.step_size, c.steps, c.seed, c.stream);
+    for k in 0..steps {
+        let ok = ch.step(&mut m);
+        let _ = writeln!(out, "{name} s {k} rej={} x={}", (!ok) as u32, xs(&ch.theta));
+    }
+}
+
+fn sgld_f32(out: &mut String, name: &str, mut m: M, th0: &[f64], c: &SgldConfig, steps: usize) {
+    let th0: Vec<f32> = th0.iter().map(|&v| v as f32).collect();
+    let mut ws = vec![0.0f32; 3 * th0.len()];
+    let mut ch = Sgld::new(c, &th0, &mut ws).expect("init");
+    for k in 0..steps {
+        let i = ch.step(&mut m).expect("step");
+        let rej = (i.outcome != Outcome::Accepted) as u32;
+        let _ = writeln!(out, "{name}_f32 s {k} rej={rej} x={}", xs(ch.position()));
+    }
 }
 
 fn svgd_start(i: usize, l: usize) -> f64 {
@@ -389,6 +410,16 @@ fn all_runs(out: &mut String, f32_core: bool) {
     h.seed = 5;
     h.stream = 2;
     sg(out, "sghmc_keep_dw", dw, &dw0, &h, 75, 75);
+
+    let sl = if f32_core { sgld_f32 } else { sgld_ref };
+    let mut l = SgldConfig::new(0.05);
+    l.steps = 3;
+    l.seed = 13;
+    l.stream = 4;
+    sl(out, "sgld_g3", g3, &g30, &l, 60);
+    let mut l = SgldConfig::new(0.2);
+    l.seed = 21;
+    sl(out, "sgld_dw", dw, &dw0, &l, 60);
 
     let sv = if f32_core { svgd_f32 } else { svgd_ref };
     let gf = M {

@@ -51,7 +51,7 @@ static void SFX(run_amagold)(const char *name, const model *m, const REAL *theta
     size_t done = 0;
     sgs_amagold_run_summary sum;
     CHECK(SFX(sgs_amagold_run)(&s, runs, out, sizeof out / sizeof out[0], &done, &sum) == SGS_OK);
-    CHECK(done == runs && sum.samples == runs);
+    CHECK(done == runs && sum.iterations == runs);
     for (size_t k = 0; k < runs; k++) {
         printf("%s%s r %zu x=", name, SUFFIX, k);
         SFX(print_x)(out + k * d, d);
@@ -75,13 +75,14 @@ static void SFX(run_sghmc)(const char *name, const model *m, const REAL *theta0,
         REAL x[3];
         CHECK(SFX(sgs_sghmc_step)(&s, &info) == SGS_OK);
         CHECK(SFX(sgs_sghmc_position)(&s, x, 3) == SGS_OK);
-        printf("%s%s s %zu rej=%u x=", name, SUFFIX, k, (unsigned)info.rejected);
+        printf("%s%s s %zu rej=%u x=", name, SUFFIX, k,
+               (unsigned)(info.outcome != SGS_OUTCOME_ACCEPTED));
         SFX(print_x)(x, d);
     }
     size_t done = 0;
-    uint64_t rejected = 0;
-    CHECK(SFX(sgs_sghmc_run)(&s, runs, out, sizeof out / sizeof out[0], &done, &rejected) == SGS_OK);
-    CHECK(done == runs);
+    sgs_sghmc_run_summary sum;
+    CHECK(SFX(sgs_sghmc_run)(&s, runs, out, sizeof out / sizeof out[0], &done, &sum) == SGS_OK);
+    CHECK(done == runs && sum.iterations == runs && sum.has_last == 1);
     for (size_t k = 0; k < runs; k++) {
         printf("%s%s r %zu x=", name, SUFFIX, k);
         SFX(print_x)(out + k * d, d);
@@ -89,6 +90,25 @@ static void SFX(run_sghmc)(const char *name, const model *m, const REAL *theta0,
     uint64_t it;
     CHECK(SFX(sgs_sghmc_iterations)(&s, &it) == SGS_OK);
     printf("%s%s end it=%llu\n", name, SUFFIX, (unsigned long long)it);
+}
+
+/* SGLD prints only when it is not the f64 reference's "run" rows: step by step. */
+static void SFX(run_sgld)(const char *name, const model *m, const REAL *theta0, size_t d,
+                          sgs_sgld_config cfg, size_t steps) {
+    SFX(sgs_sgld) s = {{0}};
+    REAL ws[3 * 3];
+    CHECK(SFX(sgs_sgld_workspace_len)(d) == 3 * d);
+    CHECK(SFX(sgs_sgld_init)(&s, &cfg, theta0, d, ws, sizeof ws / sizeof ws[0], SFX(cb_gradient),
+                             (void *)m) == SGS_OK);
+    for (size_t k = 0; k < steps; k++) {
+        sgs_sgld_info info;
+        REAL x[3];
+        CHECK(SFX(sgs_sgld_step)(&s, &info) == SGS_OK);
+        CHECK(SFX(sgs_sgld_position)(&s, x, 3) == SGS_OK);
+        printf("%s%s s %zu rej=%u x=", name, SUFFIX, k,
+               (unsigned)(info.outcome != SGS_OUTCOME_ACCEPTED));
+        SFX(print_x)(x, d);
+    }
 }
 
 static void SFX(run_svgd)(const char *name, const model *m, size_t n, size_t d,
@@ -159,6 +179,15 @@ static void SFX(all_runs)(void) {
     h.stream = 2;
     SFX(run_sghmc)("sghmc_keep_dw", &dw, dw0, 1, h, 75, 75);
 
+    sgs_sgld_config l = sgs_sgld_config_default(0.05);
+    l.steps = 3;
+    l.seed = 13;
+    l.stream = 4;
+    SFX(run_sgld)("sgld_g3", &g3, g30, 3, l, 60);
+    l = sgs_sgld_config_default(0.2);
+    l.seed = 21;
+    SFX(run_sgld)("sgld_dw", &dw, dw0, 1, l, 60);
+
     model gf = {MODEL_G3FREE, 0.5};
     sgs_svgd_config v = sgs_svgd_config_default(4, 0.1);
     v.kernel = SGS_KERNEL_GAUSSIAN;
@@ -175,11 +204,13 @@ static void SFX(all_runs)(void) {
     SFX(run_svgd)("rbm_svgd_wr_imq", &gf, 17, 3, v, 1, 20);
 
     v = sgs_svgd_config_default(12, 0.3);
+    v.kernel = SGS_KERNEL_GAUSSIAN_MEDIAN;
     v.step_rule = SGS_STEP_RULE_DECAYING;
     v.seed = 8;
     SFX(run_svgd)("svgd_full_median", &gf, 12, 3, v, 0, 20);
 
     v = sgs_svgd_config_default(3, 0.2);
+    v.kernel = SGS_KERNEL_GAUSSIAN_MEDIAN;
     v.seed = 6;
     SFX(run_svgd)("rbm_svgd_dw", &dw, 30, 1, v, 1, 25);
 }

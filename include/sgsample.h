@@ -24,24 +24,27 @@
 #define SGS_VARIANT_NON_REVERSIBLE 1
 
 /**
- * `sgs_amagold_info.outcome`: the proposal was accepted.
+ * Outcome of an iteration (`info.outcome`): the proposal was accepted (SGHMC, SGLD: the
+ * trajectory was kept).
  */
-#define SGS_OUTCOME_ACCEPTED 0
+#define SGS_OUTCOME_ACCEPTED (uint32_t)Accepted
 
 /**
- * `sgs_amagold_info.outcome`: the Metropolis–Hastings test rejected the proposal.
+ * Outcome: the Metropolis–Hastings test rejected the proposal (AMAGOLD).
  */
-#define SGS_OUTCOME_REJECTED 1
+#define SGS_OUTCOME_REJECTED (uint32_t)Rejected
 
 /**
- * `sgs_amagold_info.outcome`: a callback returned REJECT (the trajectory left the domain).
+ * Outcome: a callback returned REJECT (the trajectory left the domain); the iteration was
+ * discarded and the chain stayed where it was.
  */
-#define SGS_OUTCOME_OUT_OF_DOMAIN 2
+#define SGS_OUTCOME_OUT_OF_DOMAIN (uint32_t)OutOfDomain
 
 /**
- * `sgs_amagold_info.outcome`: the energy or ρ was not finite (rejected, counted as divergence).
+ * Outcome: the energy, ρ, a gradient or the new position was not finite; discarded and counted
+ * as a divergence.
  */
-#define SGS_OUTCOME_DIVERGENT 3
+#define SGS_OUTCOME_DIVERGENT (uint32_t)Divergent
 
 /**
  * Callback status: the value was computed.
@@ -58,127 +61,6 @@
  * keeps its last accepted state. Any value other than OK and REJECT is treated as ABORT.
  */
 #define SGS_CB_ABORT 2
-
-/**
- * Success.
- */
-#define SGS_OK 0
-
-/**
- * A required pointer was null.
- */
-#define SGS_ERR_NULL_POINTER 1
-
-/**
- * The dimension d is zero.
- */
-#define SGS_ERR_ZERO_DIMENSION 2
-
-/**
- * The workspace is shorter than the size query says it must be.
- */
-#define SGS_ERR_WORKSPACE_TOO_SMALL 3
-
-/**
- * A buffer's length does not match the dimension (or particle count) it must hold.
- */
-#define SGS_ERR_LENGTH_MISMATCH 4
-
-/**
- * The step size is not finite and positive.
- */
-#define SGS_ERR_INVALID_STEP_SIZE 5
-
-/**
- * The friction is negative or not finite (SGHMC: or step size × friction ≥ 1).
- */
-#define SGS_ERR_INVALID_FRICTION 6
-
-/**
- * The momentum scale sigma is not finite and positive.
- */
-#define SGS_ERR_INVALID_MOMENTUM_SCALE 7
-
-/**
- * The number of inner steps T is zero.
- */
-#define SGS_ERR_INVALID_STEPS 8
-
-/**
- * The initial position contains a NaN or an infinity.
- */
-#define SGS_ERR_INVALID_POSITION 9
-
-/**
- * The energy callback rejected the initial position or returned a non-finite energy there.
- */
-#define SGS_ERR_INITIAL_ENERGY_REJECTED 10
-
-/**
- * A callback returned ABORT; the state is the one before the call.
- */
-#define SGS_ERR_CALLBACK_ABORTED 11
-
-/**
- * The warm-up's target acceptance is not in (0, 1).
- */
-#define SGS_ERR_INVALID_TARGET_ACCEPTANCE 12
-
-/**
- * The interaction batch size p is below 2 or above the number of particles.
- */
-#define SGS_ERR_INVALID_BATCH_SIZE 13
-
-/**
- * The kernel bandwidth is not finite and positive.
- */
-#define SGS_ERR_INVALID_BANDWIDTH 14
-
-/**
- * The number of particles is zero.
- */
-#define SGS_ERR_ZERO_PARTICLES 15
-
-/**
- * A step-rule parameter is out of range.
- */
-#define SGS_ERR_INVALID_STEP_RULE 16
-
-/**
- * The output buffer cannot hold the requested values.
- */
-#define SGS_ERR_OUTPUT_TOO_SMALL 17
-
-/**
- * A kernel parameter is out of range.
- */
-#define SGS_ERR_INVALID_KERNEL 18
-
-/**
- * An enumerated option (variant, kernel kind, step rule) has an unknown value.
- */
-#define SGS_ERR_INVALID_OPTION 19
-
-/**
- * The requested minibatch is larger than the data set, or the data set is empty.
- */
-#define SGS_ERR_INVALID_MINIBATCH 20
-
-/**
- * The sampler state has not been initialised (its tag is wrong).
- */
-#define SGS_ERR_NOT_INITIALISED 21
-
-/**
- * A gradient or particle became non-finite; the particles are those from before the call.
- */
-#define SGS_ERR_NON_FINITE 22
-
-/**
- * An argument is out of range: a misaligned or overlapping buffer, or a configuration value not
- * covered by a more specific code.
- */
-#define SGS_ERR_INVALID_ARGUMENT 23
 
 /**
  * Major version of the library (also `SGS_VERSION_STRING`, `sgs_version()`).
@@ -215,7 +97,9 @@
 
 /**
  * `sgs_svgd_config.kernel`: Gaussian with the median heuristic `h = med²/(2 ln N)`, recomputed
- * every iteration (needs N(N−1)/2 workspace elements: meant for full SVGD).
+ * every iteration from all N(N−1)/2 pairwise distances. **Costs O(N²·d) time and N(N−1)/2
+ * workspace elements per iteration whatever the batch size p**: meant for full SVGD (p = N);
+ * with p < N it takes away RBM-SVGD's O(p·N) advantage (the RBM-SVGD paper uses a fixed h).
  */
 #define SGS_KERNEL_GAUSSIAN_MEDIAN 1
 
@@ -239,6 +123,164 @@
  * `H ← α·H + (1−α)·φ²` (H ← φ² at first), `x ← x + η·φ/(1e-6 + √H)`, element-wise.
  */
 #define SGS_STEP_RULE_ADAGRAD 2
+
+/**
+ * A status returned by every fallible C function: `SGS_OK` (0) or an `SGS_ERR_…`
+ * code, stable across versions. In C it is an `int32_t` (a typedef, never an `enum`
+ * of compiler-chosen size), so it may be stored in any `int32_t`.
+ */
+enum sgs_status
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Success.
+   */
+  SGS_OK = 0,
+  /**
+   * A required pointer was null (C API only).
+   */
+  SGS_ERR_NULL_POINTER = 1,
+  /**
+   * The dimension `d` is zero.
+   */
+  SGS_ERR_ZERO_DIMENSION = 2,
+  /**
+   * The workspace (or SVGD index) is shorter than the size query says it must be.
+   */
+  SGS_ERR_WORKSPACE_TOO_SMALL = 3,
+  /**
+   * A buffer's length does not match the dimension (or particle count) it must hold.
+   */
+  SGS_ERR_LENGTH_MISMATCH = 4,
+  /**
+   * The step size ε (or learning rate η) is not finite and positive.
+   */
+  SGS_ERR_INVALID_STEP_SIZE = 5,
+  /**
+   * The friction β is negative or not finite (for SGHMC also: `ε·β ≥ 1`).
+   */
+  SGS_ERR_INVALID_FRICTION = 6,
+  /**
+   * The momentum scale σ is not finite and positive.
+   */
+  SGS_ERR_INVALID_MOMENTUM_SCALE = 7,
+  /**
+   * The number of inner steps T is zero.
+   */
+  SGS_ERR_INVALID_STEPS = 8,
+  /**
+   * The initial position contains a NaN or an infinity.
+   */
+  SGS_ERR_INVALID_POSITION = 9,
+  /**
+   * The energy callback rejected the initial position or returned a non-finite energy there.
+   */
+  SGS_ERR_INITIAL_ENERGY_REJECTED = 10,
+  /**
+   * A callback returned ABORT. The state is the one before the call: nothing was lost.
+   */
+  SGS_ERR_CALLBACK_ABORTED = 11,
+  /**
+   * The warm-up's target acceptance δ is not in (0, 1).
+   */
+  SGS_ERR_INVALID_TARGET_ACCEPTANCE = 12,
+  /**
+   * The interaction batch size p is below 2 or above the number of particles.
+   */
+  SGS_ERR_INVALID_BATCH_SIZE = 13,
+  /**
+   * The kernel bandwidth h is not finite and positive.
+   */
+  SGS_ERR_INVALID_BANDWIDTH = 14,
+  /**
+   * The number of particles is zero.
+   */
+  SGS_ERR_ZERO_PARTICLES = 15,
+  /**
+   * A step-rule parameter is out of range (e.g. AdaGrad's α not in [0, 1)).
+   */
+  SGS_ERR_INVALID_STEP_RULE = 16,
+  /**
+   * The output buffer cannot hold the requested values.
+   */
+  SGS_ERR_OUTPUT_TOO_SMALL = 17,
+  /**
+   * A kernel parameter is out of range.
+   */
+  SGS_ERR_INVALID_KERNEL = 18,
+  /**
+   * An enumerated option (variant, kernel kind, step rule kind, flag) has an unknown value.
+   */
+  SGS_ERR_INVALID_OPTION = 19,
+  /**
+   * The requested minibatch is larger than the data set, or the data set is empty.
+   */
+  SGS_ERR_INVALID_MINIBATCH = 20,
+  /**
+   * The sampler has not been initialised (C API only: the state's tag is wrong, or the state
+   * belongs to another sampler or float type).
+   */
+  SGS_ERR_NOT_INITIALISED = 21,
+  /**
+   * A particle's gradient, force or new position is not finite (SVGD). The particles are
+   * those from before the iteration.
+   */
+  SGS_ERR_NON_FINITE = 22,
+  /**
+   * An argument is out of range: a misaligned or overlapping buffer, a size that overflows,
+   * or a configuration value not covered by a more specific code.
+   */
+  SGS_ERR_INVALID_ARGUMENT = 23,
+  /**
+   * The gradient callback returned REJECT during an SVGD iteration. SVGD has no proposal to
+   * reject, so the iteration cannot be completed; the particles, history and generator are as
+   * before it.
+   */
+  SGS_ERR_GRADIENT_REJECTED = 24,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum sgs_status sgs_status;
+#else
+typedef int32_t sgs_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How one iteration of a chain sampler ended.
+ */
+enum Outcome
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The proposal was accepted (for samplers without an accept test: the trajectory was kept).
+   */
+  Accepted = 0,
+  /**
+   * The Metropolis–Hastings test rejected the proposal (AMAGOLD only).
+   */
+  Rejected = 1,
+  /**
+   * A callback said the trajectory left the domain: the iteration was discarded.
+   */
+  OutOfDomain = 2,
+  /**
+   * A value became non-finite (energy, ρ, gradient or new position): the iteration was
+   * discarded and counted as a divergence.
+   */
+  Divergent = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum Outcome Outcome;
+#else
+typedef uint32_t Outcome;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
 
 /**
  * Hyperparameters of an AMAGOLD chain (shared by the double and float functions). Start from
@@ -286,7 +328,8 @@ typedef struct sgs_amagold_config {
 /**
  * An AMAGOLD chain on `double` coordinates, in caller memory. Opaque: fill it with
  * `sgs_amagold_init`. Zero-initialise it (`sgs_amagold s = {{0}};`) so that use before init is
- * detected.
+ * detected. Its size and alignment are also `sgs_amagold_state_size()` and
+ * `sgs_amagold_state_align()`.
  */
 typedef struct sgs_amagold {
   uint64_t _opaque[48];
@@ -343,7 +386,7 @@ typedef struct sgs_amagold_info {
    */
   uint64_t divergences;
   /**
-   * One of the `SGS_OUTCOME_…` values.
+   * One of the `SGS_OUTCOME_…` values (accepted, rejected, out of domain, divergent).
    */
   uint32_t outcome;
   /**
@@ -365,9 +408,9 @@ typedef struct sgs_amagold_info {
  */
 typedef struct sgs_amagold_run_summary {
   /**
-   * Samples written (also on error: rows `0..samples` of the output are valid).
+   * Iterations completed (also on error: rows `0..iterations` of the output are valid).
    */
-  uint64_t samples;
+  uint64_t iterations;
   /**
    * Accepted proposals among them.
    */
@@ -377,7 +420,16 @@ typedef struct sgs_amagold_run_summary {
    */
   uint64_t divergences;
   /**
-   * Info of the last completed iteration (its `iteration` field is 0 when none completed).
+   * 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
+   * zero).
+   */
+  uint32_t has_last;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+  /**
+   * Info of the last completed iteration.
    */
   struct sgs_amagold_info last;
 } sgs_amagold_run_summary;
@@ -440,30 +492,75 @@ typedef struct sgs_sghmc_config {
 
 /**
  * An SGHMC chain on `double` coordinates, in caller memory. Opaque: fill it with
- * `sgs_sghmc_init`; zero-initialise it first (`sgs_sghmc s = {{0}};`).
+ * `sgs_sghmc_init`; zero-initialise it first (`sgs_sghmc s = {{0}};`). Its size and alignment
+ * are also `sgs_sghmc_state_size()` and `sgs_sghmc_state_align()`.
  */
 typedef struct sgs_sghmc {
   uint64_t _opaque[24];
 } sgs_sghmc;
 
 /**
- * What one SGHMC outer iteration did.
+ * What one outer iteration of a chain without an accept test (SGHMC, SGLD) did.
  */
-typedef struct sgs_sghmc_info {
+typedef struct sgs_chain_info {
   /**
    * Outer iterations done since init, this one included.
    */
   uint64_t iteration;
   /**
-   * 1 if the gradient callback returned REJECT and the iteration was discarded (the chain
-   * stayed where it was; the generator moved on), else 0.
+   * Divergent iterations since init.
    */
-  uint32_t rejected;
+  uint64_t divergences;
+  /**
+   * `SGS_OUTCOME_ACCEPTED`, `SGS_OUTCOME_OUT_OF_DOMAIN` or `SGS_OUTCOME_DIVERGENT`.
+   */
+  uint32_t outcome;
   /**
    * Always 0 (padding made explicit).
    */
   uint32_t reserved;
-} sgs_sghmc_info;
+} sgs_chain_info;
+
+/**
+ * What one SGHMC outer iteration did.
+ */
+typedef struct sgs_chain_info sgs_sghmc_info;
+
+/**
+ * Totals of an `sgs_sghmc_run` / `sgs_sgld_run`.
+ */
+typedef struct sgs_chain_run_summary {
+  /**
+   * Iterations completed (also on error: rows `0..iterations` of the output are valid).
+   */
+  uint64_t iterations;
+  /**
+   * Iterations whose trajectory was kept (outcome `SGS_OUTCOME_ACCEPTED`).
+   */
+  uint64_t accepted;
+  /**
+   * Divergent iterations among them.
+   */
+  uint64_t divergences;
+  /**
+   * 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
+   * zero).
+   */
+  uint32_t has_last;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+  /**
+   * The info of the last completed iteration.
+   */
+  struct sgs_chain_info last;
+} sgs_chain_run_summary;
+
+/**
+ * Totals of an `sgs_sghmc_run`.
+ */
+typedef struct sgs_chain_run_summary sgs_sghmc_run_summary;
 
 /**
  * An SGHMC chain on `float` coordinates, in caller memory (see `sgs_sghmc`).
@@ -471,6 +568,59 @@ typedef struct sgs_sghmc_info {
 typedef struct sgs_sghmc_f32 {
   uint64_t _opaque[24];
 } sgs_sghmc_f32;
+
+/**
+ * Hyperparameters of an SGLD chain (shared by the double and float functions). Start from
+ * `sgs_sgld_config_default(step_size)`.
+ */
+typedef struct sgs_sgld_config {
+  /**
+   * Step size ε > 0: each update is θ ← θ − (ε/2)·∇Ũ(θ) + N(0, ε).
+   */
+  double step_size;
+  /**
+   * Seed of the generator.
+   */
+  uint64_t seed;
+  /**
+   * Stream id.
+   */
+  uint64_t stream;
+  /**
+   * Updates T ≥ 1 per stored sample.
+   */
+  uint32_t steps;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+} sgs_sgld_config;
+
+/**
+ * An SGLD chain on `double` coordinates, in caller memory. Opaque: fill it with
+ * `sgs_sgld_init`; zero-initialise it first (`sgs_sgld s = {{0}};`). Its size and alignment
+ * are also `sgs_sgld_state_size()` and `sgs_sgld_state_align()`.
+ */
+typedef struct sgs_sgld {
+  uint64_t _opaque[16];
+} sgs_sgld;
+
+/**
+ * What one SGLD outer iteration did.
+ */
+typedef struct sgs_chain_info sgs_sgld_info;
+
+/**
+ * Totals of an `sgs_sgld_run`.
+ */
+typedef struct sgs_chain_run_summary sgs_sgld_run_summary;
+
+/**
+ * An SGLD chain on `float` coordinates, in caller memory (see `sgs_sgld`).
+ */
+typedef struct sgs_sgld_f32 {
+  uint64_t _opaque[16];
+} sgs_sgld_f32;
 
 /**
  * Hyperparameters of an SVGD / RBM-SVGD particle system (shared by the double and float
@@ -579,6 +729,37 @@ typedef struct sgs_svgd_info {
 } sgs_svgd_info;
 
 /**
+ * Totals of an `sgs_svgd_run`.
+ */
+typedef struct sgs_svgd_run_summary {
+  /**
+   * Iterations completed (also on error).
+   */
+  uint64_t iterations;
+  /**
+   * Equal to `iterations` (an SVGD iteration either moves every particle or nothing).
+   */
+  uint64_t accepted;
+  /**
+   * Always 0 (a non-finite value is an error for SVGD, not a divergence).
+   */
+  uint64_t divergences;
+  /**
+   * 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
+   * zero).
+   */
+  uint32_t has_last;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+  /**
+   * Info of the last completed iteration.
+   */
+  struct sgs_svgd_info last;
+} sgs_svgd_run_summary;
+
+/**
  * An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
  */
 typedef struct sgs_svgd_f32 {
@@ -595,6 +776,8 @@ typedef int32_t (*sgs_gradients_fn_f32)(void *user_data,
                                         uint64_t minibatch_seed,
                                         float *grads);
 
+
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -607,296 +790,332 @@ extern "C" {
 struct sgs_amagold_config sgs_amagold_config_default(double step_size);
 
 /**
- * Workspace length, in `double` elements, of an AMAGOLD chain of
- * dimension `d`: 6·d (saturating at SIZE_MAX; 0 for d = 0).
+ * Workspace length, in `double` elements, of an AMAGOLD
+ * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
  */
 size_t sgs_amagold_workspace_len(size_t d);
 
 /**
+ * `sizeof(sgs_amagold)`, for bindings that allocate the state
+ * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
+ */
+size_t sgs_amagold_state_size(void);
+
+/**
+ * The alignment `_Alignof(sgs_amagold)` the state needs.
+ */
+size_t sgs_amagold_state_align(void);
+
+/**
  * Starts an AMAGOLD chain on `double` coordinates at `theta0`.
  *
- * Checks every argument, evaluates `energy` at `theta0` (once), then fills `*state` and
- * the workspace. `workspace` must hold at least `…_workspace_len(d)` elements, must not
- * overlap `state` or `theta0`, and must stay alive (with the callbacks and `user_data`)
- * while the state is used. The reversible variant draws nothing here; the
- * non-reversible one draws its initial momentum.
+ * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
+ * evaluates the energy at `theta0` once if the sampler has an energy callback, then
+ * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
+ * elements, must not overlap `state` or `theta0`, and must stay alive (with the
+ * callbacks and `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
- * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (variant),
- * `SGS_ERR_WORKSPACE_TOO_SMALL`, `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_FRICTION`,
- * `SGS_ERR_INVALID_MOMENTUM_SCALE`, `SGS_ERR_INVALID_STEPS`,
- * `SGS_ERR_INVALID_TARGET_ACCEPTANCE`, `SGS_ERR_INVALID_POSITION`,
- * `SGS_ERR_INITIAL_ENERGY_REJECTED`, `SGS_ERR_CALLBACK_ABORTED`. On error neither
- * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
+ * error neither `*state` nor the workspace is modified (a previously initialised state
+ * stays usable).
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
  */
-int32_t sgs_amagold_init(struct sgs_amagold *state,
-                         const struct sgs_amagold_config *config,
-                         const double *theta0,
-                         size_t d,
-                         double *workspace,
-                         size_t workspace_len,
-                         sgs_energy_fn energy,
-                         sgs_gradient_fn gradient,
-                         void *user_data);
+sgs_status sgs_amagold_init(struct sgs_amagold *state,
+                            const struct sgs_amagold_config *config,
+                            const double *theta0,
+                            size_t d,
+                            double *workspace,
+                            size_t workspace_len,
+                            sgs_energy_fn energy,
+                            sgs_gradient_fn gradient,
+                            void *user_data);
 
 /**
- * One outer iteration: T stochastic-gradient steps, one energy evaluation, one
- * accept/reject test. Writes what happened to `*info` unless `info` is NULL.
+ * One outer iteration of an AMAGOLD chain. Writes what happened to
+ * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`) or
- * `SGS_ERR_CALLBACK_ABORTED`; on an error the chain (position, momentum, energy,
- * counters, generator) is exactly as before the call, so retrying repeats the same draws.
- * The scratch part of the workspace is not preserved.
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
+ * chain (position, momentum, energy, counters, generator) is exactly as before the call,
+ * so retrying repeats the same draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
  */
-int32_t sgs_amagold_step(struct sgs_amagold *state, struct sgs_amagold_info *info);
+sgs_status sgs_amagold_step(struct sgs_amagold *state, struct sgs_amagold_info *info);
 
 /**
- * Runs `n` outer iterations, copying the position after each into the next row of `out`
- * (`n` rows of d values; `out_len` is the capacity of `out` in elements, at least n·d).
- * `*samples_done` (always written unless NULL) counts the rows written, also on error;
- * `*summary` (unless NULL) gets the totals. `out` may be NULL when `n` is 0.
+ * Runs `n` outer iterations of an AMAGOLD chain, copying the position
+ * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
+ * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
+ *
+ * Every pointer is checked before anything is written. Then `*samples_done` and
+ * `*summary` (each unless NULL) get the rows written and the totals, also when the run
+ * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
+ * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
+ * nothing.
  *
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (the chain
- * is at its state after the last written row).
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
  */
-int32_t sgs_amagold_run(struct sgs_amagold *state,
-                        size_t n,
-                        double *out,
-                        size_t out_len,
-                        size_t *samples_done,
-                        struct sgs_amagold_run_summary *summary);
+sgs_status sgs_amagold_run(struct sgs_amagold *state,
+                           size_t n,
+                           double *out,
+                           size_t out_len,
+                           size_t *samples_done,
+                           struct sgs_amagold_run_summary *summary);
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
  */
-int32_t sgs_amagold_position(const struct sgs_amagold *state, double *out, size_t out_len);
+sgs_status sgs_amagold_position(const struct sgs_amagold *state, double *out, size_t out_len);
 
 /**
- * Copies the persistent momentum r (d values; meaningful for the non-reversible
- * variant) into `out`. Statuses as for the position getter.
- *
- * # Safety
- * `state` valid; `out` valid for `out_len` elements.
- */
-int32_t sgs_amagold_momentum(const struct sgs_amagold *state, double *out, size_t out_len);
-
-/**
- * Writes the cached energy U(θ) of the current state to `*u`.
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or
- * `SGS_ERR_NOT_INITIALISED`.
- *
- * # Safety
- * `state` valid; `u` valid for a write.
- */
-int32_t sgs_amagold_energy(const struct sgs_amagold *state, double *u);
-
-/**
- * Writes the step size the next iteration will use to `*step_size`. Statuses as for
- * the energy getter.
- *
- * # Safety
- * `state` valid; `step_size` valid for a write.
- */
-int32_t sgs_amagold_step_size(const struct sgs_amagold *state, double *step_size);
-
-/**
- * Writes the number of outer iterations done to `*iterations`. Statuses as for the
- * energy getter.
+ * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
  */
-int32_t sgs_amagold_iterations(const struct sgs_amagold *state, uint64_t *iterations);
+sgs_status sgs_amagold_iterations(const struct sgs_amagold *state, uint64_t *iterations);
 
 /**
  * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
- * the energy getter.
+ * the iterations getter.
  *
  * # Safety
  * `state` valid; `divergences` valid for a write.
  */
-int32_t sgs_amagold_divergences(const struct sgs_amagold *state, uint64_t *divergences);
+sgs_status sgs_amagold_divergences(const struct sgs_amagold *state, uint64_t *divergences);
 
 /**
- * Writes 1 to `*in_warmup` while the warm-up is adapting the step size, else 0.
- * Statuses as for the energy getter.
- *
- * # Safety
- * `state` valid; `in_warmup` valid for a write.
- */
-int32_t sgs_amagold_in_warmup(const struct sgs_amagold *state, uint32_t *in_warmup);
-
-/**
- * Writes the dimension d to `*d`. Statuses as for the energy getter.
+ * Writes the dimension d to `*d`. Statuses as for the iterations getter.
  *
  * # Safety
  * `state` valid; `d` valid for a write.
  */
-int32_t sgs_amagold_dim(const struct sgs_amagold *state, size_t *d);
+sgs_status sgs_amagold_dim(const struct sgs_amagold *state, size_t *d);
 
 /**
- * Workspace length, in `float` elements, of an AMAGOLD chain of
- * dimension `d`: 6·d (saturating at SIZE_MAX; 0 for d = 0).
+ * Workspace length, in `float` elements, of an AMAGOLD
+ * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
  */
 size_t sgs_amagold_workspace_len_f32(size_t d);
 
 /**
+ * `sizeof(sgs_amagold_f32)`, for bindings that allocate the state
+ * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
+ */
+size_t sgs_amagold_state_size_f32(void);
+
+/**
+ * The alignment `_Alignof(sgs_amagold_f32)` the state needs.
+ */
+size_t sgs_amagold_state_align_f32(void);
+
+/**
  * Starts an AMAGOLD chain on `float` coordinates at `theta0`.
  *
- * Checks every argument, evaluates `energy` at `theta0` (once), then fills `*state` and
- * the workspace. `workspace` must hold at least `…_workspace_len(d)` elements, must not
- * overlap `state` or `theta0`, and must stay alive (with the callbacks and `user_data`)
- * while the state is used. The reversible variant draws nothing here; the
- * non-reversible one draws its initial momentum.
+ * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
+ * evaluates the energy at `theta0` once if the sampler has an energy callback, then
+ * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
+ * elements, must not overlap `state` or `theta0`, and must stay alive (with the
+ * callbacks and `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
- * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (variant),
- * `SGS_ERR_WORKSPACE_TOO_SMALL`, `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_FRICTION`,
- * `SGS_ERR_INVALID_MOMENTUM_SCALE`, `SGS_ERR_INVALID_STEPS`,
- * `SGS_ERR_INVALID_TARGET_ACCEPTANCE`, `SGS_ERR_INVALID_POSITION`,
- * `SGS_ERR_INITIAL_ENERGY_REJECTED`, `SGS_ERR_CALLBACK_ABORTED`. On error neither
- * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
+ * error neither `*state` nor the workspace is modified (a previously initialised state
+ * stays usable).
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
  */
-int32_t sgs_amagold_init_f32(struct sgs_amagold_f32 *state,
-                             const struct sgs_amagold_config *config,
-                             const float *theta0,
-                             size_t d,
-                             float *workspace,
-                             size_t workspace_len,
-                             sgs_energy_fn_f32 energy,
-                             sgs_gradient_fn_f32 gradient,
-                             void *user_data);
+sgs_status sgs_amagold_init_f32(struct sgs_amagold_f32 *state,
+                                const struct sgs_amagold_config *config,
+                                const float *theta0,
+                                size_t d,
+                                float *workspace,
+                                size_t workspace_len,
+                                sgs_energy_fn_f32 energy,
+                                sgs_gradient_fn_f32 gradient,
+                                void *user_data);
 
 /**
- * One outer iteration: T stochastic-gradient steps, one energy evaluation, one
- * accept/reject test. Writes what happened to `*info` unless `info` is NULL.
+ * One outer iteration of an AMAGOLD chain. Writes what happened to
+ * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`) or
- * `SGS_ERR_CALLBACK_ABORTED`; on an error the chain (position, momentum, energy,
- * counters, generator) is exactly as before the call, so retrying repeats the same draws.
- * The scratch part of the workspace is not preserved.
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
+ * chain (position, momentum, energy, counters, generator) is exactly as before the call,
+ * so retrying repeats the same draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
  */
-int32_t sgs_amagold_step_f32(struct sgs_amagold_f32 *state, struct sgs_amagold_info *info);
+sgs_status sgs_amagold_step_f32(struct sgs_amagold_f32 *state, struct sgs_amagold_info *info);
 
 /**
- * Runs `n` outer iterations, copying the position after each into the next row of `out`
- * (`n` rows of d values; `out_len` is the capacity of `out` in elements, at least n·d).
- * `*samples_done` (always written unless NULL) counts the rows written, also on error;
- * `*summary` (unless NULL) gets the totals. `out` may be NULL when `n` is 0.
+ * Runs `n` outer iterations of an AMAGOLD chain, copying the position
+ * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
+ * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
+ *
+ * Every pointer is checked before anything is written. Then `*samples_done` and
+ * `*summary` (each unless NULL) get the rows written and the totals, also when the run
+ * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
+ * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
+ * nothing.
  *
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (the chain
- * is at its state after the last written row).
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
  */
-int32_t sgs_amagold_run_f32(struct sgs_amagold_f32 *state,
-                            size_t n,
-                            float *out,
-                            size_t out_len,
-                            size_t *samples_done,
-                            struct sgs_amagold_run_summary *summary);
+sgs_status sgs_amagold_run_f32(struct sgs_amagold_f32 *state,
+                               size_t n,
+                               float *out,
+                               size_t out_len,
+                               size_t *samples_done,
+                               struct sgs_amagold_run_summary *summary);
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
  */
-int32_t sgs_amagold_position_f32(const struct sgs_amagold_f32 *state, float *out, size_t out_len);
+sgs_status sgs_amagold_position_f32(const struct sgs_amagold_f32 *state,
+                                    float *out,
+                                    size_t out_len);
 
 /**
- * Copies the persistent momentum r (d values; meaningful for the non-reversible
- * variant) into `out`. Statuses as for the position getter.
- *
- * # Safety
- * `state` valid; `out` valid for `out_len` elements.
- */
-int32_t sgs_amagold_momentum_f32(const struct sgs_amagold_f32 *state, float *out, size_t out_len);
-
-/**
- * Writes the cached energy U(θ) of the current state to `*u`.
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or
- * `SGS_ERR_NOT_INITIALISED`.
- *
- * # Safety
- * `state` valid; `u` valid for a write.
- */
-int32_t sgs_amagold_energy_f32(const struct sgs_amagold_f32 *state, double *u);
-
-/**
- * Writes the step size the next iteration will use to `*step_size`. Statuses as for
- * the energy getter.
- *
- * # Safety
- * `state` valid; `step_size` valid for a write.
- */
-int32_t sgs_amagold_step_size_f32(const struct sgs_amagold_f32 *state, double *step_size);
-
-/**
- * Writes the number of outer iterations done to `*iterations`. Statuses as for the
- * energy getter.
+ * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
  */
-int32_t sgs_amagold_iterations_f32(const struct sgs_amagold_f32 *state, uint64_t *iterations);
+sgs_status sgs_amagold_iterations_f32(const struct sgs_amagold_f32 *state, uint64_t *iterations);
 
 /**
  * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
- * the energy getter.
+ * the iterations getter.
  *
  * # Safety
  * `state` valid; `divergences` valid for a write.
  */
-int32_t sgs_amagold_divergences_f32(const struct sgs_amagold_f32 *state, uint64_t *divergences);
+sgs_status sgs_amagold_divergences_f32(const struct sgs_amagold_f32 *state, uint64_t *divergences);
 
 /**
- * Writes 1 to `*in_warmup` while the warm-up is adapting the step size, else 0.
- * Statuses as for the energy getter.
- *
- * # Safety
- * `state` valid; `in_warmup` valid for a write.
- */
-int32_t sgs_amagold_in_warmup_f32(const struct sgs_amagold_f32 *state, uint32_t *in_warmup);
-
-/**
- * Writes the dimension d to `*d`. Statuses as for the energy getter.
+ * Writes the dimension d to `*d`. Statuses as for the iterations getter.
  *
  * # Safety
  * `state` valid; `d` valid for a write.
  */
-int32_t sgs_amagold_dim_f32(const struct sgs_amagold_f32 *state, size_t *d);
+sgs_status sgs_amagold_dim_f32(const struct sgs_amagold_f32 *state, size_t *d);
+
+/**
+ * Copies the persistent momentum r (d values; meaningful for the non-reversible variant) into `out`.
+ * Statuses as for the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_amagold_momentum(const struct sgs_amagold *state,
+                                double *out,
+                                size_t out_len);
+
+/**
+ * Copies the persistent momentum r (d values; meaningful for the non-reversible variant) into `out`.
+ * Statuses as for the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_amagold_momentum_f32(const struct sgs_amagold_f32 *state,
+                                    float *out,
+                                    size_t out_len);
+
+/**
+ * Writes the cached energy U(θ) of the current state to `*out`.
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_energy(const struct sgs_amagold *state, double *out);
+
+/**
+ * Writes the cached energy U(θ) of the current state to `*out`.
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_energy_f32(const struct sgs_amagold_f32 *state, double *out);
+
+/**
+ * Writes the step size the next iteration will use to `*out`.
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_step_size(const struct sgs_amagold *state, double *out);
+
+/**
+ * Writes the step size the next iteration will use to `*out`.
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_step_size_f32(const struct sgs_amagold_f32 *state, double *out);
+
+/**
+ * Writes 1 to `*out` while the warm-up is adapting the step size, else 0.
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_in_warmup(const struct sgs_amagold *state, uint32_t *out);
+
+/**
+ * Writes 1 to `*out` while the warm-up is adapting the step size, else 0.
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_in_warmup_f32(const struct sgs_amagold_f32 *state, uint32_t *out);
 
 /**
  * Fills `out[0..len]` with `len` distinct indices drawn uniformly from `0..n`, in random order,
@@ -910,96 +1129,111 @@ int32_t sgs_amagold_dim_f32(const struct sgs_amagold_f32 *state, size_t *d);
  * # Safety
  * `out` must be valid for `len` writes.
  */
-int32_t sgs_minibatch(uint64_t seed, uint64_t n, uint64_t *out, size_t len);
+sgs_status sgs_minibatch(uint64_t seed, uint64_t n, uint64_t *out, size_t len);
 
 /**
- * The AMAGOLD paper's SGHMC settings at step size ε: T = 10, friction 0.25, σ = 1, momentum
+ * The AMAGOLD paper's settings at step size ε: T = 10, friction 0.25, σ = 1, momentum
  * resampled, seed 0, stream 0. Nothing is validated here; `sgs_sghmc_init` does that.
  */
 struct sgs_sghmc_config sgs_sghmc_config_default(double step_size);
 
 /**
- * Workspace length, in `double` elements, of an SGHMC chain of
- * dimension `d`: 5·d (saturating at SIZE_MAX; 0 for d = 0).
+ * Workspace length, in `double` elements, of an SGHMC
+ * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
  */
 size_t sgs_sghmc_workspace_len(size_t d);
 
 /**
+ * `sizeof(sgs_sghmc)`, for bindings that allocate the state
+ * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
+ */
+size_t sgs_sghmc_state_size(void);
+
+/**
+ * The alignment `_Alignof(sgs_sghmc)` the state needs.
+ */
+size_t sgs_sghmc_state_align(void);
+
+/**
  * Starts an SGHMC chain on `double` coordinates at `theta0`.
  *
- * `workspace` must hold at least `…_workspace_len(d)` elements, must not overlap
- * `state` or `theta0`, and must stay alive (with the callback and `user_data`) while
- * the state is used. Without momentum resampling the initial momentum is drawn here.
+ * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
+ * evaluates the energy at `theta0` once if the sampler has an energy callback, then
+ * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
+ * elements, must not overlap `state` or `theta0`, and must stay alive (with the
+ * callbacks and `user_data`) while the state is used.
  *
- * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned or
- * overlapping buffers), `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION`
- * (`resample_momentum` not 0 or 1), `SGS_ERR_WORKSPACE_TOO_SMALL`,
- * `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_FRICTION`,
- * `SGS_ERR_INVALID_MOMENTUM_SCALE`, `SGS_ERR_INVALID_STEPS`, `SGS_ERR_INVALID_POSITION`.
- * On error neither `*state` nor the workspace is modified.
- *
- * # Safety
- * Pointers must be valid for the stated lengths; the callback must follow its contract.
- */
-int32_t sgs_sghmc_init(struct sgs_sghmc *state,
-                       const struct sgs_sghmc_config *config,
-                       const double *theta0,
-                       size_t d,
-                       double *workspace,
-                       size_t workspace_len,
-                       sgs_gradient_fn gradient,
-                       void *user_data);
-
-/**
- * One outer iteration of T inner steps. Writes what happened to `*info` unless NULL.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_CALLBACK_ABORTED` (the chain, generator
- * included, is as before the call; the workspace's scratch part is not preserved).
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
+ * error neither `*state` nor the workspace is modified (a previously initialised state
+ * stays usable).
  *
  * # Safety
- * `state` must be a valid state whose workspace and callback are alive.
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
  */
-int32_t sgs_sghmc_step(struct sgs_sghmc *state, struct sgs_sghmc_info *info);
+sgs_status sgs_sghmc_init(struct sgs_sghmc *state,
+                          const struct sgs_sghmc_config *config,
+                          const double *theta0,
+                          size_t d,
+                          double *workspace,
+                          size_t workspace_len,
+                          sgs_gradient_fn gradient,
+                          void *user_data);
 
 /**
- * Runs `n` outer iterations, copying the position after each into the next row of `out`
- * (capacity `out_len` ≥ n·d elements; may be NULL when `n` is 0). `*samples_done` and
- * `*rejected` (each unless NULL, written also on error) count the rows written and the
- * iterations discarded because the gradient callback returned REJECT.
+ * One outer iteration of an SGHMC chain. Writes what happened to
+ * `*info` unless `info` is NULL.
+ *
+ * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
+ * chain (position, momentum, energy, counters, generator) is exactly as before the call,
+ * so retrying repeats the same draws.
+ *
+ * # Safety
+ * `state` must be a valid state whose workspace and callbacks are alive.
+ */
+sgs_status sgs_sghmc_step(struct sgs_sghmc *state, sgs_sghmc_info *info);
+
+/**
+ * Runs `n` outer iterations of an SGHMC chain, copying the position
+ * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
+ * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
+ *
+ * Every pointer is checked before anything is written. Then `*samples_done` and
+ * `*summary` (each unless NULL) get the rows written and the totals, also when the run
+ * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
+ * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
+ * nothing.
  *
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT`, `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or
- * `SGS_ERR_CALLBACK_ABORTED` (the chain is at its state after the last written row).
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
  */
-int32_t sgs_sghmc_run(struct sgs_sghmc *state,
-                      size_t n,
-                      double *out,
-                      size_t out_len,
-                      size_t *samples_done,
-                      uint64_t *rejected);
+sgs_status sgs_sghmc_run(struct sgs_sghmc *state,
+                         size_t n,
+                         double *out,
+                         size_t out_len,
+                         size_t *samples_done,
+                         sgs_sghmc_run_summary *summary);
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
  */
-int32_t sgs_sghmc_position(const struct sgs_sghmc *state, double *out, size_t out_len);
-
-/**
- * Copies the current momentum r (d values) into `out`. Statuses as for the position
- * getter.
- *
- * # Safety
- * `state` valid; `out` valid for `out_len` elements.
- */
-int32_t sgs_sghmc_momentum(const struct sgs_sghmc *state, double *out, size_t out_len);
+sgs_status sgs_sghmc_position(const struct sgs_sghmc *state, double *out, size_t out_len);
 
 /**
  * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
@@ -1008,7 +1242,16 @@ int32_t sgs_sghmc_momentum(const struct sgs_sghmc *state, double *out, size_t ou
  * # Safety
  * `state` valid; `iterations` valid for a write.
  */
-int32_t sgs_sghmc_iterations(const struct sgs_sghmc *state, uint64_t *iterations);
+sgs_status sgs_sghmc_iterations(const struct sgs_sghmc *state, uint64_t *iterations);
+
+/**
+ * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
+ * the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `divergences` valid for a write.
+ */
+sgs_status sgs_sghmc_divergences(const struct sgs_sghmc *state, uint64_t *divergences);
 
 /**
  * Writes the dimension d to `*d`. Statuses as for the iterations getter.
@@ -1016,90 +1259,105 @@ int32_t sgs_sghmc_iterations(const struct sgs_sghmc *state, uint64_t *iterations
  * # Safety
  * `state` valid; `d` valid for a write.
  */
-int32_t sgs_sghmc_dim(const struct sgs_sghmc *state, size_t *d);
+sgs_status sgs_sghmc_dim(const struct sgs_sghmc *state, size_t *d);
 
 /**
- * Workspace length, in `float` elements, of an SGHMC chain of
- * dimension `d`: 5·d (saturating at SIZE_MAX; 0 for d = 0).
+ * Workspace length, in `float` elements, of an SGHMC
+ * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
  */
 size_t sgs_sghmc_workspace_len_f32(size_t d);
 
 /**
+ * `sizeof(sgs_sghmc_f32)`, for bindings that allocate the state
+ * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
+ */
+size_t sgs_sghmc_state_size_f32(void);
+
+/**
+ * The alignment `_Alignof(sgs_sghmc_f32)` the state needs.
+ */
+size_t sgs_sghmc_state_align_f32(void);
+
+/**
  * Starts an SGHMC chain on `float` coordinates at `theta0`.
  *
- * `workspace` must hold at least `…_workspace_len(d)` elements, must not overlap
- * `state` or `theta0`, and must stay alive (with the callback and `user_data`) while
- * the state is used. Without momentum resampling the initial momentum is drawn here.
+ * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
+ * evaluates the energy at `theta0` once if the sampler has an energy callback, then
+ * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
+ * elements, must not overlap `state` or `theta0`, and must stay alive (with the
+ * callbacks and `user_data`) while the state is used.
  *
- * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned or
- * overlapping buffers), `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION`
- * (`resample_momentum` not 0 or 1), `SGS_ERR_WORKSPACE_TOO_SMALL`,
- * `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_FRICTION`,
- * `SGS_ERR_INVALID_MOMENTUM_SCALE`, `SGS_ERR_INVALID_STEPS`, `SGS_ERR_INVALID_POSITION`.
- * On error neither `*state` nor the workspace is modified.
- *
- * # Safety
- * Pointers must be valid for the stated lengths; the callback must follow its contract.
- */
-int32_t sgs_sghmc_init_f32(struct sgs_sghmc_f32 *state,
-                           const struct sgs_sghmc_config *config,
-                           const float *theta0,
-                           size_t d,
-                           float *workspace,
-                           size_t workspace_len,
-                           sgs_gradient_fn_f32 gradient,
-                           void *user_data);
-
-/**
- * One outer iteration of T inner steps. Writes what happened to `*info` unless NULL.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_CALLBACK_ABORTED` (the chain, generator
- * included, is as before the call; the workspace's scratch part is not preserved).
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
+ * error neither `*state` nor the workspace is modified (a previously initialised state
+ * stays usable).
  *
  * # Safety
- * `state` must be a valid state whose workspace and callback are alive.
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
  */
-int32_t sgs_sghmc_step_f32(struct sgs_sghmc_f32 *state, struct sgs_sghmc_info *info);
+sgs_status sgs_sghmc_init_f32(struct sgs_sghmc_f32 *state,
+                              const struct sgs_sghmc_config *config,
+                              const float *theta0,
+                              size_t d,
+                              float *workspace,
+                              size_t workspace_len,
+                              sgs_gradient_fn_f32 gradient,
+                              void *user_data);
 
 /**
- * Runs `n` outer iterations, copying the position after each into the next row of `out`
- * (capacity `out_len` ≥ n·d elements; may be NULL when `n` is 0). `*samples_done` and
- * `*rejected` (each unless NULL, written also on error) count the rows written and the
- * iterations discarded because the gradient callback returned REJECT.
+ * One outer iteration of an SGHMC chain. Writes what happened to
+ * `*info` unless `info` is NULL.
+ *
+ * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
+ * chain (position, momentum, energy, counters, generator) is exactly as before the call,
+ * so retrying repeats the same draws.
+ *
+ * # Safety
+ * `state` must be a valid state whose workspace and callbacks are alive.
+ */
+sgs_status sgs_sghmc_step_f32(struct sgs_sghmc_f32 *state, sgs_sghmc_info *info);
+
+/**
+ * Runs `n` outer iterations of an SGHMC chain, copying the position
+ * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
+ * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
+ *
+ * Every pointer is checked before anything is written. Then `*samples_done` and
+ * `*summary` (each unless NULL) get the rows written and the totals, also when the run
+ * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
+ * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
+ * nothing.
  *
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT`, `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or
- * `SGS_ERR_CALLBACK_ABORTED` (the chain is at its state after the last written row).
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
  */
-int32_t sgs_sghmc_run_f32(struct sgs_sghmc_f32 *state,
-                          size_t n,
-                          float *out,
-                          size_t out_len,
-                          size_t *samples_done,
-                          uint64_t *rejected);
+sgs_status sgs_sghmc_run_f32(struct sgs_sghmc_f32 *state,
+                             size_t n,
+                             float *out,
+                             size_t out_len,
+                             size_t *samples_done,
+                             sgs_sghmc_run_summary *summary);
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
  */
-int32_t sgs_sghmc_position_f32(const struct sgs_sghmc_f32 *state, float *out, size_t out_len);
-
-/**
- * Copies the current momentum r (d values) into `out`. Statuses as for the position
- * getter.
- *
- * # Safety
- * `state` valid; `out` valid for `out_len` elements.
- */
-int32_t sgs_sghmc_momentum_f32(const struct sgs_sghmc_f32 *state, float *out, size_t out_len);
+sgs_status sgs_sghmc_position_f32(const struct sgs_sghmc_f32 *state, float *out, size_t out_len);
 
 /**
  * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
@@ -1108,7 +1366,16 @@ int32_t sgs_sghmc_momentum_f32(const struct sgs_sghmc_f32 *state, float *out, si
  * # Safety
  * `state` valid; `iterations` valid for a write.
  */
-int32_t sgs_sghmc_iterations_f32(const struct sgs_sghmc_f32 *state, uint64_t *iterations);
+sgs_status sgs_sghmc_iterations_f32(const struct sgs_sghmc_f32 *state, uint64_t *iterations);
+
+/**
+ * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
+ * the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `divergences` valid for a write.
+ */
+sgs_status sgs_sghmc_divergences_f32(const struct sgs_sghmc_f32 *state, uint64_t *divergences);
 
 /**
  * Writes the dimension d to `*d`. Statuses as for the iterations getter.
@@ -1116,7 +1383,279 @@ int32_t sgs_sghmc_iterations_f32(const struct sgs_sghmc_f32 *state, uint64_t *it
  * # Safety
  * `state` valid; `d` valid for a write.
  */
-int32_t sgs_sghmc_dim_f32(const struct sgs_sghmc_f32 *state, size_t *d);
+sgs_status sgs_sghmc_dim_f32(const struct sgs_sghmc_f32 *state, size_t *d);
+
+/**
+ * Copies the current momentum r (d values) into `out`.
+ * Statuses as for the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sghmc_momentum(const struct sgs_sghmc *state, double *out, size_t out_len);
+
+/**
+ * Copies the current momentum r (d values) into `out`.
+ * Statuses as for the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sghmc_momentum_f32(const struct sgs_sghmc_f32 *state, float *out, size_t out_len);
+
+/**
+ * Step size ε, one update per sample, seed 0, stream 0. Nothing is validated here;
+ * `sgs_sgld_init` does that.
+ */
+struct sgs_sgld_config sgs_sgld_config_default(double step_size);
+
+/**
+ * Workspace length, in `double` elements, of an SGLD
+ * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+ */
+size_t sgs_sgld_workspace_len(size_t d);
+
+/**
+ * `sizeof(sgs_sgld)`, for bindings that allocate the state
+ * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
+ */
+size_t sgs_sgld_state_size(void);
+
+/**
+ * The alignment `_Alignof(sgs_sgld)` the state needs.
+ */
+size_t sgs_sgld_state_align(void);
+
+/**
+ * Starts an SGLD chain on `double` coordinates at `theta0`.
+ *
+ * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
+ * evaluates the energy at `theta0` once if the sampler has an energy callback, then
+ * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
+ * elements, must not overlap `state` or `theta0`, and must stay alive (with the
+ * callbacks and `user_data`) while the state is used.
+ *
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
+ * error neither `*state` nor the workspace is modified (a previously initialised state
+ * stays usable).
+ *
+ * # Safety
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
+ */
+sgs_status sgs_sgld_init(struct sgs_sgld *state,
+                         const struct sgs_sgld_config *config,
+                         const double *theta0,
+                         size_t d,
+                         double *workspace,
+                         size_t workspace_len,
+                         sgs_gradient_fn gradient,
+                         void *user_data);
+
+/**
+ * One outer iteration of an SGLD chain. Writes what happened to
+ * `*info` unless `info` is NULL.
+ *
+ * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
+ * chain (position, momentum, energy, counters, generator) is exactly as before the call,
+ * so retrying repeats the same draws.
+ *
+ * # Safety
+ * `state` must be a valid state whose workspace and callbacks are alive.
+ */
+sgs_status sgs_sgld_step(struct sgs_sgld *state, sgs_sgld_info *info);
+
+/**
+ * Runs `n` outer iterations of an SGLD chain, copying the position
+ * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
+ * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
+ *
+ * Every pointer is checked before anything is written. Then `*samples_done` and
+ * `*summary` (each unless NULL) get the rows written and the totals, also when the run
+ * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
+ * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
+ * nothing.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ *
+ * # Safety
+ * As for the step function; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sgld_run(struct sgs_sgld *state,
+                        size_t n,
+                        double *out,
+                        size_t out_len,
+                        size_t *samples_done,
+                        sgs_sgld_run_summary *summary);
+
+/**
+ * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sgld_position(const struct sgs_sgld *state, double *out, size_t out_len);
+
+/**
+ * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ *
+ * # Safety
+ * `state` valid; `iterations` valid for a write.
+ */
+sgs_status sgs_sgld_iterations(const struct sgs_sgld *state, uint64_t *iterations);
+
+/**
+ * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
+ * the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `divergences` valid for a write.
+ */
+sgs_status sgs_sgld_divergences(const struct sgs_sgld *state, uint64_t *divergences);
+
+/**
+ * Writes the dimension d to `*d`. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `d` valid for a write.
+ */
+sgs_status sgs_sgld_dim(const struct sgs_sgld *state, size_t *d);
+
+/**
+ * Workspace length, in `float` elements, of an SGLD
+ * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+ */
+size_t sgs_sgld_workspace_len_f32(size_t d);
+
+/**
+ * `sizeof(sgs_sgld_f32)`, for bindings that allocate the state
+ * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
+ */
+size_t sgs_sgld_state_size_f32(void);
+
+/**
+ * The alignment `_Alignof(sgs_sgld_f32)` the state needs.
+ */
+size_t sgs_sgld_state_align_f32(void);
+
+/**
+ * Starts an SGLD chain on `float` coordinates at `theta0`.
+ *
+ * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
+ * evaluates the energy at `theta0` once if the sampler has an energy callback, then
+ * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
+ * elements, must not overlap `state` or `theta0`, and must stay alive (with the
+ * callbacks and `user_data`) while the state is used.
+ *
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
+ * error neither `*state` nor the workspace is modified (a previously initialised state
+ * stays usable).
+ *
+ * # Safety
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
+ */
+sgs_status sgs_sgld_init_f32(struct sgs_sgld_f32 *state,
+                             const struct sgs_sgld_config *config,
+                             const float *theta0,
+                             size_t d,
+                             float *workspace,
+                             size_t workspace_len,
+                             sgs_gradient_fn_f32 gradient,
+                             void *user_data);
+
+/**
+ * One outer iteration of an SGLD chain. Writes what happened to
+ * `*info` unless `info` is NULL.
+ *
+ * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
+ * chain (position, momentum, energy, counters, generator) is exactly as before the call,
+ * so retrying repeats the same draws.
+ *
+ * # Safety
+ * `state` must be a valid state whose workspace and callbacks are alive.
+ */
+sgs_status sgs_sgld_step_f32(struct sgs_sgld_f32 *state, sgs_sgld_info *info);
+
+/**
+ * Runs `n` outer iterations of an SGLD chain, copying the position
+ * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
+ * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
+ *
+ * Every pointer is checked before anything is written. Then `*samples_done` and
+ * `*summary` (each unless NULL) get the rows written and the totals, also when the run
+ * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
+ * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
+ * nothing.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ *
+ * # Safety
+ * As for the step function; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sgld_run_f32(struct sgs_sgld_f32 *state,
+                            size_t n,
+                            float *out,
+                            size_t out_len,
+                            size_t *samples_done,
+                            sgs_sgld_run_summary *summary);
+
+/**
+ * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sgld_position_f32(const struct sgs_sgld_f32 *state, float *out, size_t out_len);
+
+/**
+ * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ *
+ * # Safety
+ * `state` valid; `iterations` valid for a write.
+ */
+sgs_status sgs_sgld_iterations_f32(const struct sgs_sgld_f32 *state, uint64_t *iterations);
+
+/**
+ * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
+ * the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `divergences` valid for a write.
+ */
+sgs_status sgs_sgld_divergences_f32(const struct sgs_sgld_f32 *state, uint64_t *divergences);
+
+/**
+ * Writes the dimension d to `*d`. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `d` valid for a write.
+ */
+sgs_status sgs_sgld_dim_f32(const struct sgs_sgld_f32 *state, size_t *d);
 
 /**
  * A static, nul-terminated description of a status code ("unknown status" for a value that is
@@ -1131,9 +1670,12 @@ const char *sgs_status_str(int32_t status);
 const char *sgs_version(void);
 
 /**
- * The paper's RBM-SVGD settings: batch size p, AdaGrad with step size η and α = 0.9, the
- * median-heuristic Gaussian kernel, without replacement, seed 0, stream 0 (the fixed-bandwidth
- * and IMQ fields are set to h = 1, c = 1, β = 0.5 for when the kernel is switched). Nothing is
+ * The paper's RBM-SVGD settings: batch size p, a Gaussian kernel with the fixed bandwidth
+ * h = 1 (set `bandwidth` to your problem's scale: the paper uses h = 2 on its 1-D mixture),
+ * AdaGrad with step size η and α = 0.9, without replacement, seed 0, stream 0 (the IMQ fields
+ * are c = 1, β = 0.5 for when the kernel is switched). The cost per iteration is O(p·N·d).
+ * The median heuristic (`SGS_KERNEL_GAUSSIAN_MEDIAN`) is not the default because it costs
+ * O(N²) time and N(N−1)/2 workspace elements per iteration whatever p is. Nothing is
  * validated here; `sgs_svgd_init` does that.
  */
 struct sgs_svgd_config sgs_svgd_config_default(uint64_t batch_size, double step_size);
@@ -1181,18 +1723,18 @@ size_t sgs_svgd_index_len(size_t n);
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
  */
-int32_t sgs_svgd_init(struct sgs_svgd *state,
-                      const struct sgs_svgd_config *config,
-                      double *particles,
-                      size_t n,
-                      size_t d,
-                      double *workspace,
-                      size_t workspace_len,
-                      uint32_t *index,
-                      size_t index_len,
-                      sgs_gradient_fn gradient,
-                      sgs_gradients_fn gradients,
-                      void *user_data);
+sgs_status sgs_svgd_init(struct sgs_svgd *state,
+                         const struct sgs_svgd_config *config,
+                         double *particles,
+                         size_t n,
+                         size_t d,
+                         double *workspace,
+                         size_t workspace_len,
+                         uint32_t *index,
+                         size_t index_len,
+                         sgs_gradient_fn gradient,
+                         sgs_gradients_fn gradients,
+                         void *user_data);
 
 /**
  * One iteration: every particle moves once along its (random-batch) Stein force.
@@ -1207,21 +1749,31 @@ int32_t sgs_svgd_init(struct sgs_svgd *state,
  * # Safety
  * `state` must be a valid state whose buffers and callbacks are alive.
  */
-int32_t sgs_svgd_step(struct sgs_svgd *state, struct sgs_svgd_info *info);
+sgs_status sgs_svgd_step(struct sgs_svgd *state, struct sgs_svgd_info *info);
 
 /**
- * Runs `iterations` iterations. `*iterations_done` (unless NULL; written also on error)
- * counts the successful ones, `*last` (unless NULL) gets the info of the last one.
- * Statuses as for the step function; on an error the particles are those after the
- * last successful iteration.
+ * Runs `iterations` iterations (0 succeeds and does nothing). `*summary` (unless NULL;
+ * checked before anything runs, written also on error) gets the number completed and
+ * the info of the last one. Statuses as for the step function, plus
+ * `SGS_ERR_INVALID_ARGUMENT` for a `summary` inside the state or a buffer; on an error
+ * the particles are those after the last completed iteration.
  *
  * # Safety
  * As for the step function.
  */
-int32_t sgs_svgd_run(struct sgs_svgd *state,
-                     uint64_t iterations,
-                     uint64_t *iterations_done,
-                     struct sgs_svgd_info *last);
+sgs_status sgs_svgd_run(struct sgs_svgd *state,
+                        uint64_t iterations,
+                        struct sgs_svgd_run_summary *summary);
+
+/**
+ * `sizeof` of the state struct, for bindings that allocate it themselves.
+ */
+size_t sgs_svgd_state_size(void);
+
+/**
+ * The alignment the state struct needs.
+ */
+size_t sgs_svgd_state_align(void);
 
 /**
  * Copies the particles (N·d values, row by row) into `out` (capacity `out_len`).
@@ -1231,7 +1783,7 @@ int32_t sgs_svgd_run(struct sgs_svgd *state,
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
  */
-int32_t sgs_svgd_particles(const struct sgs_svgd *state, double *out, size_t out_len);
+sgs_status sgs_svgd_particles(const struct sgs_svgd *state, double *out, size_t out_len);
 
 /**
  * Copies the forces φ of the last iteration into `out`: N·d values (row i is particle
@@ -1242,7 +1794,7 @@ int32_t sgs_svgd_particles(const struct sgs_svgd *state, double *out, size_t out
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
  */
-int32_t sgs_svgd_force(const struct sgs_svgd *state, double *out, size_t out_len);
+sgs_status sgs_svgd_force(const struct sgs_svgd *state, double *out, size_t out_len);
 
 /**
  * Writes the number of iterations done to `*iterations`. Returns `SGS_OK`,
@@ -1251,7 +1803,7 @@ int32_t sgs_svgd_force(const struct sgs_svgd *state, double *out, size_t out_len
  * # Safety
  * `state` valid; `iterations` valid for a write.
  */
-int32_t sgs_svgd_iterations(const struct sgs_svgd *state, uint64_t *iterations);
+sgs_status sgs_svgd_iterations(const struct sgs_svgd *state, uint64_t *iterations);
 
 /**
  * Writes the number of particles N to `*n`. Statuses as for the iterations getter.
@@ -1259,7 +1811,7 @@ int32_t sgs_svgd_iterations(const struct sgs_svgd *state, uint64_t *iterations);
  * # Safety
  * `state` valid; `n` valid for a write.
  */
-int32_t sgs_svgd_num_particles(const struct sgs_svgd *state, size_t *n);
+sgs_status sgs_svgd_num_particles(const struct sgs_svgd *state, size_t *n);
 
 /**
  * Writes the dimension d to `*d`. Statuses as for the iterations getter.
@@ -1267,7 +1819,7 @@ int32_t sgs_svgd_num_particles(const struct sgs_svgd *state, size_t *n);
  * # Safety
  * `state` valid; `d` valid for a write.
  */
-int32_t sgs_svgd_dim(const struct sgs_svgd *state, size_t *d);
+sgs_status sgs_svgd_dim(const struct sgs_svgd *state, size_t *d);
 
 /**
  * Workspace length, in `float` elements, for `n` particles in
@@ -1312,18 +1864,18 @@ size_t sgs_svgd_index_len_f32(size_t n);
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
  */
-int32_t sgs_svgd_init_f32(struct sgs_svgd_f32 *state,
-                          const struct sgs_svgd_config *config,
-                          float *particles,
-                          size_t n,
-                          size_t d,
-                          float *workspace,
-                          size_t workspace_len,
-                          uint32_t *index,
-                          size_t index_len,
-                          sgs_gradient_fn_f32 gradient,
-                          sgs_gradients_fn_f32 gradients,
-                          void *user_data);
+sgs_status sgs_svgd_init_f32(struct sgs_svgd_f32 *state,
+                             const struct sgs_svgd_config *config,
+                             float *particles,
+                             size_t n,
+                             size_t d,
+                             float *workspace,
+                             size_t workspace_len,
+                             uint32_t *index,
+                             size_t index_len,
+                             sgs_gradient_fn_f32 gradient,
+                             sgs_gradients_fn_f32 gradients,
+                             void *user_data);
 
 /**
  * One iteration: every particle moves once along its (random-batch) Stein force.
@@ -1338,21 +1890,31 @@ int32_t sgs_svgd_init_f32(struct sgs_svgd_f32 *state,
  * # Safety
  * `state` must be a valid state whose buffers and callbacks are alive.
  */
-int32_t sgs_svgd_step_f32(struct sgs_svgd_f32 *state, struct sgs_svgd_info *info);
+sgs_status sgs_svgd_step_f32(struct sgs_svgd_f32 *state, struct sgs_svgd_info *info);
 
 /**
- * Runs `iterations` iterations. `*iterations_done` (unless NULL; written also on error)
- * counts the successful ones, `*last` (unless NULL) gets the info of the last one.
- * Statuses as for the step function; on an error the particles are those after the
- * last successful iteration.
+ * Runs `iterations` iterations (0 succeeds and does nothing). `*summary` (unless NULL;
+ * checked before anything runs, written also on error) gets the number completed and
+ * the info of the last one. Statuses as for the step function, plus
+ * `SGS_ERR_INVALID_ARGUMENT` for a `summary` inside the state or a buffer; on an error
+ * the particles are those after the last completed iteration.
  *
  * # Safety
  * As for the step function.
  */
-int32_t sgs_svgd_run_f32(struct sgs_svgd_f32 *state,
-                         uint64_t iterations,
-                         uint64_t *iterations_done,
-                         struct sgs_svgd_info *last);
+sgs_status sgs_svgd_run_f32(struct sgs_svgd_f32 *state,
+                            uint64_t iterations,
+                            struct sgs_svgd_run_summary *summary);
+
+/**
+ * `sizeof` of the state struct, for bindings that allocate it themselves.
+ */
+size_t sgs_svgd_state_size_f32(void);
+
+/**
+ * The alignment the state struct needs.
+ */
+size_t sgs_svgd_state_align_f32(void);
 
 /**
  * Copies the particles (N·d values, row by row) into `out` (capacity `out_len`).
@@ -1362,7 +1924,7 @@ int32_t sgs_svgd_run_f32(struct sgs_svgd_f32 *state,
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
  */
-int32_t sgs_svgd_particles_f32(const struct sgs_svgd_f32 *state, float *out, size_t out_len);
+sgs_status sgs_svgd_particles_f32(const struct sgs_svgd_f32 *state, float *out, size_t out_len);
 
 /**
  * Copies the forces φ of the last iteration into `out`: N·d values (row i is particle
@@ -1373,7 +1935,7 @@ int32_t sgs_svgd_particles_f32(const struct sgs_svgd_f32 *state, float *out, siz
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
  */
-int32_t sgs_svgd_force_f32(const struct sgs_svgd_f32 *state, float *out, size_t out_len);
+sgs_status sgs_svgd_force_f32(const struct sgs_svgd_f32 *state, float *out, size_t out_len);
 
 /**
  * Writes the number of iterations done to `*iterations`. Returns `SGS_OK`,
@@ -1382,7 +1944,7 @@ int32_t sgs_svgd_force_f32(const struct sgs_svgd_f32 *state, float *out, size_t 
  * # Safety
  * `state` valid; `iterations` valid for a write.
  */
-int32_t sgs_svgd_iterations_f32(const struct sgs_svgd_f32 *state, uint64_t *iterations);
+sgs_status sgs_svgd_iterations_f32(const struct sgs_svgd_f32 *state, uint64_t *iterations);
 
 /**
  * Writes the number of particles N to `*n`. Statuses as for the iterations getter.
@@ -1390,7 +1952,7 @@ int32_t sgs_svgd_iterations_f32(const struct sgs_svgd_f32 *state, uint64_t *iter
  * # Safety
  * `state` valid; `n` valid for a write.
  */
-int32_t sgs_svgd_num_particles_f32(const struct sgs_svgd_f32 *state, size_t *n);
+sgs_status sgs_svgd_num_particles_f32(const struct sgs_svgd_f32 *state, size_t *n);
 
 /**
  * Writes the dimension d to `*d`. Statuses as for the iterations getter.
@@ -1398,7 +1960,7 @@ int32_t sgs_svgd_num_particles_f32(const struct sgs_svgd_f32 *state, size_t *n);
  * # Safety
  * `state` valid; `d` valid for a write.
  */
-int32_t sgs_svgd_dim_f32(const struct sgs_svgd_f32 *state, size_t *d);
+sgs_status sgs_svgd_dim_f32(const struct sgs_svgd_f32 *state, size_t *d);
 
 #ifdef __cplusplus
 }  // extern "C"

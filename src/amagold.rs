@@ -36,10 +36,12 @@
 //! step's noise and the remaining inner steps draw nothing, and the uniform is still drawn.
 
 use crate::adapt::{accept_prob, DualAveraging};
+use crate::chain::{Chain, ChainKind, ChainStep, Sealed};
 use crate::error::{Error, Stop};
 use crate::float::{add_scaled, all_finite, copy, Float};
 use crate::model::Potential;
 use crate::rng::Rng;
+use crate::run::{Outcome, StepInfo};
 
 /// Which AMAGOLD chain to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,20 +115,6 @@ impl AmagoldConfig {
     }
 }
 
-/// How an outer iteration ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum Outcome {
-    /// The proposal was accepted.
-    Accepted = 0,
-    /// The M-H test rejected the proposal.
-    Rejected = 1,
-    /// A callback said the trajectory left the domain: rejected.
-    OutOfDomain = 2,
-    /// The energy or ρ was not finite: rejected and counted as a divergence.
-    Divergent = 3,
-}
-
 /// What one outer iteration did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AmagoldInfo {
@@ -153,32 +141,11 @@ pub struct AmagoldInfo {
     pub divergences: u64,
 }
 
-/// Totals of a [`run`](Amagold::run).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RunSummary {
-    /// Samples written.
-    pub samples: usize,
-    /// Accepted proposals among them.
-    pub accepted: usize,
-    /// Divergent iterations among them.
-    pub divergences: usize,
-    /// Info of the last iteration.
-    pub last: AmagoldInfo,
-}
-
-/// A [`run`](Amagold::run) that stopped early.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunError {
-    /// Why it stopped.
-    pub error: Error,
-    /// Samples written before it stopped (rows `0..completed` of the output are valid).
-    pub completed: usize,
-}
-
-/// Everything but the workspace: plain data, so the C API can keep it in caller memory.
+/// The plain-data state of an AMAGOLD chain (everything but the workspace), so that the C API
+/// can keep it in caller memory. Used through [`Amagold`].
 #[derive(Clone, Debug)]
-pub(crate) struct AmagoldCore {
-    pub(crate) d: usize,
+pub struct AmagoldCore {
+    d: usize,
     cfg: AmagoldConfig,
     eps: f64,
     u: f64,
@@ -350,18 +317,24 @@ impl AmagoldCore {
             (Outcome::OutOfDomain, f64::NAN, f64::NAN)
         } else {
             add_scaled(prop, half, rw);
-            match model.energy(prop) {
-                Err(Stop::Abort) => {
-                    self.rng = saved_rng;
-                    return Err(Error::CallbackAborted);
-                }
-                Err(Stop::Reject) => (Outcome::OutOfDomain, f64::NAN, f64::NAN),
-                Ok(u_new) => {
-                    let log_a = (self.u - u_new) + rho;
-                    if log_a.is_finite() {
-                        (Outcome::Rejected, log_a, u_new)
-                    } else {
-                        (Outcome::Divergent, log_a, u_new)
+            // A trajectory that overflowed (possible in f32 with huge gradients) is a
+            // divergence whatever the energy callback would say there: θ must stay finite.
+            if !all_finite(prop) {
+                (Outcome::Divergent, f64::NAN, f64::NAN)
+            } else {
+                match model.energy(prop) {
+                    Err(Stop::Abort) => {
+                        self.rng = saved_rng;
+                        return Err(Error::CallbackAborted);
+                    }
+                    Err(Stop::Reject) => (Outcome::OutOfDomain, f64::NAN, f64::NAN),
+                    Ok(u_new) => {
+                        let log_a = (self.u - u_new) + rho;
+                        if log_a.is_finite() {
+                            (Outcome::Rejected, log_a, u_new)
+                        } else {
+                            (Outcome::Divergent, log_a, u_new)
+                        }
                     }
                 }
             }
@@ -435,67 +408,52 @@ impl AmagoldCore {
     pub(crate) fn in_warmup(&self) -> bool {
         self.adapt.is_some()
     }
-    pub(crate) fn iterations(&self) -> u64 {
-        self.iterations
-    }
-    pub(crate) fn divergences(&self) -> u64 {
-        self.divergences
-    }
-    pub(crate) fn config(&self) -> &AmagoldConfig {
-        &self.cfg
-    }
+}
 
-    /// Steps `out.len() / d` times, copying θ after each into the next row of `out`.
-    pub(crate) fn run<T: Float, M: Potential<T> + ?Sized>(
-        &mut self,
-        ws: &mut [T],
-        model: &mut M,
-        out: &mut [T],
-    ) -> Result<RunSummary, RunError> {
-        let d = self.d;
-        let fail = |error| RunError {
-            error,
-            completed: 0,
-        };
-        if !out.len().is_multiple_of(d) {
-            return Err(fail(Error::LengthMismatch));
-        }
-        if ws.len() < workspace_len(d) {
-            return Err(fail(Error::WorkspaceTooSmall));
-        }
-        let mut summary = RunSummary {
-            samples: 0,
-            accepted: 0,
-            divergences: 0,
-            last: AmagoldInfo {
-                outcome: Outcome::Rejected,
-                accepted: false,
-                log_accept: f64::NAN,
-                rho: f64::NAN,
-                energy: self.u,
-                accept_rate: f64::NAN,
-                step_size: self.eps,
-                warmup: self.in_warmup(),
-                iteration: self.iterations,
-                divergences: self.divergences,
-            },
-        };
-        for (k, row) in out.chunks_exact_mut(d).enumerate() {
-            let info = self.step(ws, model).map_err(|error| RunError {
-                error,
-                completed: k,
-            })?;
-            copy(row, ws);
-            summary.samples += 1;
-            summary.accepted += info.accepted as usize;
-            summary.divergences += (info.outcome == Outcome::Divergent) as usize;
-            summary.last = info;
-        }
-        Ok(summary)
+impl StepInfo for AmagoldInfo {
+    fn outcome(&self) -> Outcome {
+        self.outcome
     }
 }
 
-/// An AMAGOLD chain over a caller-supplied workspace.
+impl Sealed for AmagoldCore {}
+
+impl ChainKind for AmagoldCore {
+    type Config = AmagoldConfig;
+    type Info = AmagoldInfo;
+    fn workspace_len(d: usize) -> usize {
+        workspace_len(d)
+    }
+    fn dim(&self) -> usize {
+        self.d
+    }
+    fn iterations(&self) -> u64 {
+        self.iterations
+    }
+    fn divergences(&self) -> u64 {
+        self.divergences
+    }
+    fn config(&self) -> &AmagoldConfig {
+        &self.cfg
+    }
+}
+
+impl<T: Float, M: Potential<T> + ?Sized> ChainStep<T, M> for AmagoldCore {
+    fn start(
+        cfg: &AmagoldConfig,
+        theta0: &[T],
+        ws: &mut [T],
+        model: &mut M,
+    ) -> Result<Self, Error> {
+        AmagoldCore::new(cfg, theta0, ws, model)
+    }
+    fn step(&mut self, ws: &mut [T], model: &mut M) -> Result<AmagoldInfo, Error> {
+        AmagoldCore::step(self, ws, model)
+    }
+}
+
+/// An AMAGOLD chain over a caller-supplied workspace (a [`Chain`]: `step`, `run`, `position`,
+/// `iterations`, `divergences`, `config` and `workspace_len` are documented there).
 ///
 /// ```
 /// use sgsample::{Amagold, AmagoldConfig, FnPotential, Stop};
@@ -513,59 +471,28 @@ impl AmagoldCore {
 /// let mut chain = Amagold::new(&AmagoldConfig::new(0.2), &[1.0, -1.0], &mut ws, &mut model)?;
 /// let mut samples = [0.0f64; 2 * 100];
 /// let summary = chain.run(&mut model, &mut samples).map_err(|e| e.error)?;
-/// assert_eq!(summary.samples, 100);
+/// assert_eq!(summary.iterations, 100);
 /// assert!(summary.accepted > 50);
 /// # Ok::<(), sgsample::Error>(())
 /// ```
-pub struct Amagold<'a, T: Float> {
-    core: AmagoldCore,
-    ws: &'a mut [T],
-}
+pub type Amagold<'a, T> = Chain<'a, T, AmagoldCore>;
 
-impl<'a, T: Float> Amagold<'a, T> {
-    /// Workspace length (in coordinates of type `T`) for dimension `d`: `6·d`.
-    pub const fn workspace_len(d: usize) -> usize {
-        workspace_len(d)
-    }
-
+impl<'a, T: Float> Chain<'a, T, AmagoldCore> {
     /// Validates the configuration and the buffers, evaluates U(θ₀) and starts the chain at θ₀.
-    /// The dimension is `theta0.len()`; the workspace may be longer than needed.
+    /// The dimension is `theta0.len()`; the workspace (at least `6·d` coordinates) may be longer
+    /// than needed.
     pub fn new<M: Potential<T> + ?Sized>(
         config: &AmagoldConfig,
         theta0: &[T],
         workspace: &'a mut [T],
         model: &mut M,
     ) -> Result<Self, Error> {
-        let core = AmagoldCore::new(config, theta0, workspace, model)?;
-        Ok(Amagold {
-            core,
-            ws: workspace,
-        })
-    }
-
-    /// One outer iteration. On `Err` (only [`Error::CallbackAborted`]) the chain is exactly as
-    /// before the call, its generator included, so retrying repeats the same draws.
-    pub fn step<M: Potential<T> + ?Sized>(&mut self, model: &mut M) -> Result<AmagoldInfo, Error> {
-        self.core.step(self.ws, model)
-    }
-
-    /// Fills `out` (length a multiple of d) with `out.len() / d` successive states, row by row.
-    pub fn run<M: Potential<T> + ?Sized>(
-        &mut self,
-        model: &mut M,
-        out: &mut [T],
-    ) -> Result<RunSummary, RunError> {
-        self.core.run(self.ws, model, out)
-    }
-
-    /// The current state θ.
-    pub fn position(&self) -> &[T] {
-        &self.ws[..self.core.d]
+        Chain::start(config, theta0, workspace, model)
     }
 
     /// The persistent momentum r (meaningful for the non-reversible variant).
     pub fn momentum(&self) -> &[T] {
-        &self.ws[2 * self.core.d..3 * self.core.d]
+        self.block(2)
     }
 
     /// The cached energy U(θ) of the current state.
@@ -581,25 +508,5 @@ impl<'a, T: Float> Amagold<'a, T> {
     /// `true` while the warm-up is adapting ε.
     pub fn in_warmup(&self) -> bool {
         self.core.in_warmup()
-    }
-
-    /// Outer iterations done.
-    pub fn iterations(&self) -> u64 {
-        self.core.iterations()
-    }
-
-    /// Divergent iterations so far.
-    pub fn divergences(&self) -> u64 {
-        self.core.divergences()
-    }
-
-    /// The dimension d.
-    pub fn dim(&self) -> usize {
-        self.core.d
-    }
-
-    /// The configuration the chain was started with.
-    pub fn config(&self) -> &AmagoldConfig {
-        self.core.config()
     }
 }

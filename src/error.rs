@@ -1,63 +1,135 @@
 //! Errors and callback outcomes.
 //!
 //! Every error has a stable integer code (the C API's status values) and a static description.
-//! Codes are never renumbered; new ones are appended.
+//! Codes are never renumbered; new ones are appended. The table below is the **only** place a
+//! status is defined: the Rust [`Error`] enum, its codes and messages, the C status enum
+//! `sgs_status` with its `SGS_ERR_…` names, the C strings of `sgs_status_str`, and the README's
+//! status table (checked by `tests/status_table.rs`) all come from it.
 
 use core::fmt;
 
-/// Why a call failed. The sampler's state is unchanged when any of these is returned, except
-/// where a variant says otherwise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(i32)]
-#[non_exhaustive]
-pub enum Error {
+/// Defines [`Error`] and, with the `ffi` feature, the C status enum, from one table of
+/// `Variant = code, SGS_NAME, "message";` rows.
+macro_rules! statuses {
+    ($($(#[doc = $doc:literal])* $name:ident = $code:literal, $cname:ident, $msg:literal;)*) => {
+        /// Why a call failed. The sampler's state is unchanged when any of these is returned,
+        /// except where a variant says otherwise.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(i32)]
+        #[non_exhaustive]
+        pub enum Error {
+            $($(#[doc = $doc])* $name = $code,)*
+        }
+
+        impl Error {
+            /// Every error, in code order.
+            pub const ALL: &'static [Error] = &[$(Error::$name),*];
+
+            /// The static description, with a trailing nul for C.
+            const fn message_nul(self) -> &'static str {
+                match self {
+                    $(Error::$name => concat!($msg, "\0"),)*
+                }
+            }
+
+            /// The name of the C status constant (`SGS_ERR_…`).
+            pub const fn c_name(self) -> &'static str {
+                match self {
+                    $(Error::$name => stringify!($cname),)*
+                }
+            }
+        }
+
+        /// A status returned by every fallible C function: `SGS_OK` (0) or an `SGS_ERR_…`
+        /// code, stable across versions. In C it is an `int32_t` (a typedef, never an `enum`
+        /// of compiler-chosen size), so it may be stored in any `int32_t`.
+        #[cfg(feature = "ffi")]
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(i32)]
+        pub enum sgs_status {
+            /// Success.
+            SGS_OK = 0,
+            $($(#[doc = $doc])* $cname = $code,)*
+        }
+
+        #[cfg(feature = "ffi")]
+        impl From<Error> for sgs_status {
+            fn from(e: Error) -> sgs_status {
+                match e {
+                    $(Error::$name => sgs_status::$cname,)*
+                }
+            }
+        }
+    };
+}
+
+statuses! {
     /// A required pointer was null (C API only).
-    NullPointer = 1,
+    NullPointer = 1, SGS_ERR_NULL_POINTER, "a required pointer is null";
     /// The dimension `d` is zero.
-    ZeroDimension = 2,
-    /// The workspace is shorter than the size query says it must be.
-    WorkspaceTooSmall = 3,
+    ZeroDimension = 2, SGS_ERR_ZERO_DIMENSION, "the dimension d is zero";
+    /// The workspace (or SVGD index) is shorter than the size query says it must be.
+    WorkspaceTooSmall = 3, SGS_ERR_WORKSPACE_TOO_SMALL,
+        "the workspace is smaller than the size query requires";
     /// A buffer's length does not match the dimension (or particle count) it must hold.
-    LengthMismatch = 4,
+    LengthMismatch = 4, SGS_ERR_LENGTH_MISMATCH, "a buffer length does not match the dimension";
     /// The step size ε (or learning rate η) is not finite and positive.
-    InvalidStepSize = 5,
+    InvalidStepSize = 5, SGS_ERR_INVALID_STEP_SIZE, "the step size is not finite and positive";
     /// The friction β is negative or not finite (for SGHMC also: `ε·β ≥ 1`).
-    InvalidFriction = 6,
+    InvalidFriction = 6, SGS_ERR_INVALID_FRICTION,
+        "the friction is negative, not finite, or too large";
     /// The momentum scale σ is not finite and positive.
-    InvalidMomentumScale = 7,
+    InvalidMomentumScale = 7, SGS_ERR_INVALID_MOMENTUM_SCALE,
+        "the momentum scale sigma is not finite and positive";
     /// The number of inner steps T is zero.
-    InvalidSteps = 8,
+    InvalidSteps = 8, SGS_ERR_INVALID_STEPS, "the number of inner steps T is zero";
     /// The initial position contains a NaN or an infinity.
-    InvalidPosition = 9,
+    InvalidPosition = 9, SGS_ERR_INVALID_POSITION, "the initial position is not finite";
     /// The energy callback rejected the initial position or returned a non-finite energy there.
-    InitialEnergyRejected = 10,
+    InitialEnergyRejected = 10, SGS_ERR_INITIAL_ENERGY_REJECTED,
+        "the energy callback rejected the initial position or returned a non-finite value";
     /// A callback returned ABORT. The state is the one before the call: nothing was lost.
-    CallbackAborted = 11,
+    CallbackAborted = 11, SGS_ERR_CALLBACK_ABORTED,
+        "a callback aborted; the state is the one before the call";
     /// The warm-up's target acceptance δ is not in (0, 1).
-    InvalidTargetAcceptance = 12,
+    InvalidTargetAcceptance = 12, SGS_ERR_INVALID_TARGET_ACCEPTANCE,
+        "the target acceptance is not in (0, 1)";
     /// The interaction batch size p is below 2 or above the number of particles.
-    InvalidBatchSize = 13,
+    InvalidBatchSize = 13, SGS_ERR_INVALID_BATCH_SIZE,
+        "the batch size p is below 2 or above the particle count";
     /// The kernel bandwidth h is not finite and positive.
-    InvalidBandwidth = 14,
+    InvalidBandwidth = 14, SGS_ERR_INVALID_BANDWIDTH,
+        "the kernel bandwidth is not finite and positive";
     /// The number of particles is zero.
-    ZeroParticles = 15,
+    ZeroParticles = 15, SGS_ERR_ZERO_PARTICLES, "the number of particles is zero";
     /// A step-rule parameter is out of range (e.g. AdaGrad's α not in [0, 1)).
-    InvalidStepRule = 16,
-    /// The output buffer cannot hold the requested samples.
-    OutputTooSmall = 17,
+    InvalidStepRule = 16, SGS_ERR_INVALID_STEP_RULE, "a step-rule parameter is out of range";
+    /// The output buffer cannot hold the requested values.
+    OutputTooSmall = 17, SGS_ERR_OUTPUT_TOO_SMALL,
+        "the output buffer is too small for the requested samples";
     /// A kernel parameter is out of range.
-    InvalidKernel = 18,
-    /// An enumerated option (variant, kernel kind, step rule kind) has an unknown value.
-    InvalidOption = 19,
+    InvalidKernel = 18, SGS_ERR_INVALID_KERNEL, "a kernel parameter is out of range";
+    /// An enumerated option (variant, kernel kind, step rule kind, flag) has an unknown value.
+    InvalidOption = 19, SGS_ERR_INVALID_OPTION, "an option has an unknown value";
     /// The requested minibatch is larger than the data set, or the data set is empty.
-    InvalidMinibatch = 20,
-    /// The sampler has not been initialised (C API only: the state's tag is wrong).
-    NotInitialised = 21,
-    /// A particle's gradient or a particle position became non-finite. The particles are those
-    /// from before the iteration.
-    NonFinite = 22,
-    /// A configuration has an out-of-range value not covered by a more specific code.
-    InvalidArgument = 23,
+    InvalidMinibatch = 20, SGS_ERR_INVALID_MINIBATCH,
+        "the minibatch is larger than the data set, or it is empty";
+    /// The sampler has not been initialised (C API only: the state's tag is wrong, or the state
+    /// belongs to another sampler or float type).
+    NotInitialised = 21, SGS_ERR_NOT_INITIALISED, "the sampler has not been initialised";
+    /// A particle's gradient, force or new position is not finite (SVGD). The particles are
+    /// those from before the iteration.
+    NonFinite = 22, SGS_ERR_NON_FINITE,
+        "a gradient or particle became non-finite; particles unchanged";
+    /// An argument is out of range: a misaligned or overlapping buffer, a size that overflows,
+    /// or a configuration value not covered by a more specific code.
+    InvalidArgument = 23, SGS_ERR_INVALID_ARGUMENT, "an argument is out of range";
+    /// The gradient callback returned REJECT during an SVGD iteration. SVGD has no proposal to
+    /// reject, so the iteration cannot be completed; the particles, history and generator are as
+    /// before it.
+    GradientRejected = 24, SGS_ERR_GRADIENT_REJECTED,
+        "the gradient callback rejected a particle; particles unchanged";
 }
 
 impl Error {
@@ -67,34 +139,21 @@ impl Error {
     }
 
     /// A static, human-readable description.
-    pub const fn message(self) -> &'static str {
-        match self {
-            Error::NullPointer => "a required pointer is null",
-            Error::ZeroDimension => "the dimension d is zero",
-            Error::WorkspaceTooSmall => "the workspace is smaller than the size query requires",
-            Error::LengthMismatch => "a buffer length does not match the dimension",
-            Error::InvalidStepSize => "the step size is not finite and positive",
-            Error::InvalidFriction => "the friction is negative, not finite, or too large",
-            Error::InvalidMomentumScale => "the momentum scale sigma is not finite and positive",
-            Error::InvalidSteps => "the number of inner steps T is zero",
-            Error::InvalidPosition => "the initial position is not finite",
-            Error::InitialEnergyRejected => {
-                "the energy callback rejected the initial position or returned a non-finite value"
-            }
-            Error::CallbackAborted => "a callback aborted; the state is the one before the call",
-            Error::InvalidTargetAcceptance => "the target acceptance is not in (0, 1)",
-            Error::InvalidBatchSize => "the batch size p is below 2 or above the particle count",
-            Error::InvalidBandwidth => "the kernel bandwidth is not finite and positive",
-            Error::ZeroParticles => "the number of particles is zero",
-            Error::InvalidStepRule => "a step-rule parameter is out of range",
-            Error::OutputTooSmall => "the output buffer is too small for the requested samples",
-            Error::InvalidKernel => "a kernel parameter is out of range",
-            Error::InvalidOption => "an option has an unknown value",
-            Error::InvalidMinibatch => "the minibatch is larger than the data set, or it is empty",
-            Error::NotInitialised => "the sampler has not been initialised",
-            Error::NonFinite => "a gradient or particle became non-finite; particles unchanged",
-            Error::InvalidArgument => "an argument is out of range",
-        }
+    pub fn message(self) -> &'static str {
+        let s = self.message_nul();
+        s.strip_suffix('\0').unwrap_or(s)
+    }
+
+    /// The description as a nul-terminated C string (for `sgs_status_str`).
+    #[cfg(feature = "ffi")]
+    pub(crate) fn message_c(self) -> &'static core::ffi::CStr {
+        // The macro appends exactly one nul and the messages contain none.
+        core::ffi::CStr::from_bytes_with_nul(self.message_nul().as_bytes()).unwrap_or(c"")
+    }
+
+    /// The error with this code, if there is one.
+    pub fn from_code(code: i32) -> Option<Error> {
+        Error::ALL.iter().copied().find(|e| e.code() == code)
     }
 }
 
@@ -116,4 +175,20 @@ pub enum Stop {
     /// Stop now: the call returns [`Error::CallbackAborted`] and the sampler keeps the state it
     /// had before the call.
     Abort,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_dense_and_messages_plain() {
+        for (i, e) in Error::ALL.iter().enumerate() {
+            assert_eq!(e.code(), i as i32 + 1, "{e:?}");
+            assert_eq!(Error::from_code(e.code()), Some(*e));
+            assert!(!e.message().is_empty() && !e.message().contains('\0'));
+            assert!(e.c_name().starts_with("SGS_ERR_"));
+        }
+        assert_eq!(Error::from_code(0), None);
+    }
 }

@@ -1,7 +1,7 @@
 //! # sgsample
 //!
 //! Exact stochastic-gradient sampling without a heap: **AMAGOLD** (SG-HMC with an amortised
-//! Metropolis–Hastings step, plus its SGHMC baseline) and **RBM-SVGD** (Stein variational
+//! Metropolis–Hastings step, plus the SGHMC and SGLD baselines) and **RBM-SVGD** (Stein variational
 //! gradient descent with random-batch interactions, plus full SVGD), over caller-supplied
 //! buffers and gradient callbacks, with a C API.
 //!
@@ -30,6 +30,7 @@
 
 mod adapt;
 pub mod amagold;
+pub mod chain;
 mod error;
 #[cfg(feature = "ffi")]
 pub mod ffi;
@@ -37,20 +38,25 @@ mod float;
 mod minibatch;
 mod model;
 pub mod rng;
+pub mod run;
 pub mod sghmc;
+pub mod sgld;
 pub mod svgd;
 mod ziggurat;
 
 #[cfg(feature = "std")]
 pub mod reference;
 
-pub use amagold::{Amagold, AmagoldConfig, AmagoldInfo, Outcome, RunError, RunSummary, Variant};
+pub use amagold::{Amagold, AmagoldConfig, AmagoldCore, AmagoldInfo, Variant};
+pub use chain::{Chain, ChainInfo, ChainKind, ChainStep};
 pub use error::{Error, Stop};
 pub use float::Float;
 pub use minibatch::{minibatch, MINIBATCH_STREAM};
 pub use model::{FnPotential, Gradient, Potential};
 pub use rng::Rng;
-pub use sghmc::{Sghmc, SghmcConfig, SghmcInfo};
+pub use run::{Outcome, RunError, RunSummary, StepInfo};
+pub use sghmc::{Sghmc, SghmcConfig, SghmcCore, SghmcInfo};
+pub use sgld::{Sgld, SgldConfig, SgldCore, SgldInfo};
 pub use svgd::{Batching, Kernel, KernelChoice, StepRule, Svgd, SvgdConfig, SvgdInfo};
 
 /// The README's Rust examples, compiled and run as doc tests.

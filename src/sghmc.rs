@@ -12,10 +12,12 @@
 //!
 //! Memory: a workspace of [`Sghmc::workspace_len`]`(d) = 5·d` coordinates.
 
+use crate::chain::{Chain, ChainInfo, ChainKind, ChainStep, Sealed};
 use crate::error::{Error, Stop};
 use crate::float::{add_scaled, all_finite, copy, Float};
 use crate::model::Gradient;
 use crate::rng::Rng;
+use crate::run::Outcome;
 
 /// Hyperparameters of an SGHMC chain.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,21 +73,17 @@ impl SghmcConfig {
 }
 
 /// What one SGHMC outer iteration did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SghmcInfo {
-    /// The gradient callback rejected a point of the trajectory: the iteration was discarded and
-    /// the chain stayed where it was (the generator moved on).
-    pub rejected: bool,
-    /// Outer iterations done, this one included.
-    pub iteration: u64,
-}
+pub type SghmcInfo = ChainInfo;
 
+/// The plain-data state of an SGHMC chain (everything but the workspace). Used through
+/// [`Sghmc`].
 #[derive(Clone, Debug)]
-pub(crate) struct SghmcCore {
-    pub(crate) d: usize,
+pub struct SghmcCore {
+    d: usize,
     cfg: SghmcConfig,
     rng: Rng,
     iterations: u64,
+    divergences: u64,
 }
 
 pub(crate) const fn workspace_len(d: usize) -> usize {
@@ -137,6 +135,7 @@ impl SghmcCore {
             cfg: *cfg,
             rng,
             iterations: 0,
+            divergences: 0,
         })
     }
 
@@ -188,51 +187,63 @@ impl SghmcCore {
                 *ri = ((*ri - eps_t * gi) - c * *ri) + eta;
             }
         }
-        if !rejected {
+        // NaN and ∞ propagate through the updates, so checking the end of the trajectory finds a
+        // non-finite gradient or update anywhere along it: the iteration is discarded.
+        let outcome = if rejected {
+            Outcome::OutOfDomain
+        } else if !(all_finite(tw) && all_finite(rw)) {
+            Outcome::Divergent
+        } else {
             copy(theta, tw);
             copy(r, rw);
-        }
+            Outcome::Accepted
+        };
         self.iterations += 1;
-        Ok(SghmcInfo {
-            rejected,
+        self.divergences += (outcome == Outcome::Divergent) as u64;
+        Ok(ChainInfo {
+            outcome,
             iteration: self.iterations,
+            divergences: self.divergences,
         })
-    }
-
-    pub(crate) fn run<T: Float, G: Gradient<T> + ?Sized>(
-        &mut self,
-        ws: &mut [T],
-        model: &mut G,
-        out: &mut [T],
-    ) -> Result<usize, crate::RunError> {
-        let d = self.d;
-        if !out.len().is_multiple_of(d) {
-            return Err(crate::RunError {
-                error: Error::LengthMismatch,
-                completed: 0,
-            });
-        }
-        let mut rejected = 0;
-        for (k, row) in out.chunks_exact_mut(d).enumerate() {
-            let info = self.step(ws, model).map_err(|error| crate::RunError {
-                error,
-                completed: k,
-            })?;
-            rejected += info.rejected as usize;
-            copy(row, ws);
-        }
-        Ok(rejected)
-    }
-
-    pub(crate) fn iterations(&self) -> u64 {
-        self.iterations
     }
 }
 
-/// An SGHMC chain over a caller-supplied workspace.
+impl Sealed for SghmcCore {}
+
+impl ChainKind for SghmcCore {
+    type Config = SghmcConfig;
+    type Info = ChainInfo;
+    fn workspace_len(d: usize) -> usize {
+        workspace_len(d)
+    }
+    fn dim(&self) -> usize {
+        self.d
+    }
+    fn iterations(&self) -> u64 {
+        self.iterations
+    }
+    fn divergences(&self) -> u64 {
+        self.divergences
+    }
+    fn config(&self) -> &SghmcConfig {
+        &self.cfg
+    }
+}
+
+impl<T: Float, G: Gradient<T> + ?Sized> ChainStep<T, G> for SghmcCore {
+    fn start(cfg: &SghmcConfig, theta0: &[T], ws: &mut [T], _model: &mut G) -> Result<Self, Error> {
+        SghmcCore::new(cfg, theta0, ws)
+    }
+    fn step(&mut self, ws: &mut [T], model: &mut G) -> Result<ChainInfo, Error> {
+        SghmcCore::step(self, ws, model)
+    }
+}
+
+/// An SGHMC chain over a caller-supplied workspace (a [`Chain`]: `step`, `run`, `position`,
+/// `iterations`, `divergences`, `config` and `workspace_len` are documented there).
 ///
 /// ```
-/// use sgsample::{Sghmc, SghmcConfig, Stop};
+/// use sgsample::{Outcome, Sghmc, SghmcConfig, Stop};
 /// struct Normal;
 /// impl sgsample::Gradient<f64> for Normal {
 ///     fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
@@ -243,61 +254,24 @@ impl SghmcCore {
 /// let mut ws = [0.0; 5];
 /// let mut chain = Sghmc::new(&SghmcConfig::new(0.1), &[0.0], &mut ws)?;
 /// let info = chain.step(&mut Normal)?;
-/// assert!(!info.rejected);
+/// assert_eq!(info.outcome, Outcome::Accepted);
 /// # Ok::<(), sgsample::Error>(())
 /// ```
-pub struct Sghmc<'a, T: Float> {
-    core: SghmcCore,
-    ws: &'a mut [T],
-}
+pub type Sghmc<'a, T> = Chain<'a, T, SghmcCore>;
 
-impl<'a, T: Float> Sghmc<'a, T> {
-    /// Workspace length for dimension `d`: `5·d`.
-    pub const fn workspace_len(d: usize) -> usize {
-        workspace_len(d)
-    }
-
-    /// Validates and starts the chain at θ₀ (dimension `theta0.len()`).
+impl<'a, T: Float> Chain<'a, T, SghmcCore> {
+    /// Validates and starts the chain at θ₀ (dimension `theta0.len()`; the workspace needs
+    /// `5·d` coordinates).
     pub fn new(config: &SghmcConfig, theta0: &[T], workspace: &'a mut [T]) -> Result<Self, Error> {
         let core = SghmcCore::new(config, theta0, workspace)?;
-        Ok(Sghmc {
+        Ok(Chain {
             core,
             ws: workspace,
         })
     }
 
-    /// One outer iteration (T inner steps). On `Err` the chain is unchanged, generator included.
-    pub fn step<G: Gradient<T> + ?Sized>(&mut self, model: &mut G) -> Result<SghmcInfo, Error> {
-        self.core.step(self.ws, model)
-    }
-
-    /// Fills `out` with `out.len() / d` successive states; returns how many iterations were
-    /// discarded because the gradient callback rejected a point.
-    pub fn run<G: Gradient<T> + ?Sized>(
-        &mut self,
-        model: &mut G,
-        out: &mut [T],
-    ) -> Result<usize, crate::RunError> {
-        self.core.run(self.ws, model, out)
-    }
-
-    /// The current state θ.
-    pub fn position(&self) -> &[T] {
-        &self.ws[..self.core.d]
-    }
-
     /// The current momentum r.
     pub fn momentum(&self) -> &[T] {
-        &self.ws[2 * self.core.d..3 * self.core.d]
-    }
-
-    /// Outer iterations done.
-    pub fn iterations(&self) -> u64 {
-        self.core.iterations()
-    }
-
-    /// The dimension d.
-    pub fn dim(&self) -> usize {
-        self.core.d
+        self.block(2)
     }
 }

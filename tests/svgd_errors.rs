@@ -253,7 +253,7 @@ fn failed_iterations_change_nothing() {
             };
             let cases: [(Option<Stop>, bool, Error); 3] = [
                 (Some(Stop::Abort), false, Error::CallbackAborted),
-                (Some(Stop::Reject), false, Error::NonFinite),
+                (Some(Stop::Reject), false, Error::GradientRejected),
                 (None, true, Error::NonFinite),
             ];
             for (how, nan, err) in cases {
@@ -364,18 +364,19 @@ fn info_record() {
     let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, D, &c)];
     let mut idx = vec![0u32; n];
     let mut s = Svgd::new(&c, D, &mut x, &mut ws, &mut idx).unwrap();
-    let info = s.run(5, &mut Scripted::ok()).unwrap();
+    let info = s.run(5, &mut Scripted::ok()).unwrap().last.unwrap();
     assert!(info.bandwidth.is_nan());
     assert_eq!(info.iteration, 5);
     assert_eq!(info.interactions, (n * (n - 1) / 2) as u64);
     let e = s
         .run(3, &mut Scripted::failing(n + 2, Some(Stop::Abort), false))
         .unwrap_err();
-    assert_eq!((e.error, e.completed), (Error::CallbackAborted, 1));
-    assert_eq!(
-        s.run(0, &mut Scripted::ok()).unwrap_err().error,
-        Error::InvalidArgument
-    );
+    assert_eq!((e.error, e.completed()), (Error::CallbackAborted, 1));
+    assert_eq!(e.partial.last.map(|i| i.iteration), Some(6));
+    // Zero iterations: nothing to do, nothing done (as in C).
+    let none = s.run(0, &mut Scripted::ok()).unwrap();
+    assert_eq!((none.iterations, none.last), (0, None));
+    assert_eq!(s.iterations(), 6);
 }
 
 /// Coincident particles: the median of the distances is 0, the bandwidth falls back to 1.

@@ -56,7 +56,7 @@ fn run(p: usize, seed: u64) -> [f64; 3] {
     let mut ws = vec![0.0; Svgd::<f64>::workspace_len(N, 1, &cfg)];
     let mut idx = vec![0u32; N];
     let mut s = Svgd::new(&cfg, 1, &mut x, &mut ws, &mut idx).unwrap();
-    let info = s.run(500, &mut Mixture).unwrap();
+    let info = s.run(500, &mut Mixture).unwrap().last.unwrap();
     assert_eq!(info.bandwidth, 2.0);
     let xs = s.particles();
     let avg = |f: &dyn Fn(f64) -> f64| xs.iter().map(|&v| f(v)).sum::<f64>() / N as f64;

@@ -102,6 +102,11 @@ pub(crate) struct CModel<T> {
 
 impl<T: Float> Gradient<T> for CModel<T> {
     fn gradient(&mut self, x: &[T], seed: u64, grad: &mut [T]) -> Result<(), Stop> {
+        // A callback that writes nothing must not silently reuse the previous gradient: NaN
+        // makes it a divergence.
+        for g in grad.iter_mut() {
+            *g = T::from_f64(f64::NAN);
+        }
         // SAFETY: the pointers come from live slices of the stated length; the callback's
         // contract is to read `d` values and write `d` values.
         let s = unsafe {
@@ -239,11 +244,44 @@ pub(crate) unsafe fn workspace<'a, T>(ws: *mut T, len: usize) -> &'a mut [T] {
 }
 
 /// Turns a result into a status.
-pub(crate) fn to_status(r: Result<(), Error>) -> i32 {
+pub(crate) fn to_status(r: Result<(), Error>) -> super::sgs_status {
     match r {
-        Ok(()) => super::SGS_OK,
-        Err(e) => super::status::status(e),
+        Ok(()) => super::sgs_status::SGS_OK,
+        Err(e) => e.into(),
     }
+}
+
+/// The byte range of a caller buffer (empty for NULL).
+#[derive(Clone, Copy)]
+pub(crate) struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl Span {
+    /// `len` elements of `T` at `p`.
+    pub(crate) fn of<T>(p: *const T, len: usize) -> Span {
+        let start = p as usize;
+        let bytes = if p.is_null() {
+            0
+        } else {
+            len.saturating_mul(size_of::<T>())
+        };
+        Span {
+            start,
+            end: start.saturating_add(bytes),
+        }
+    }
+}
+
+/// `true` when two of the spans intersect (empty spans intersect nothing).
+pub(crate) fn any_overlap(spans: &[Span]) -> bool {
+    spans.iter().enumerate().any(|(i, a)| {
+        spans
+            .iter()
+            .skip(i + 1)
+            .any(|b| a.start < a.end && b.start < b.end && a.start < b.end && b.start < a.end)
+    })
 }
 
 /// Writes through an optional out-pointer (NULL: nothing is written).

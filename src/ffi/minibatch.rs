@@ -1,6 +1,7 @@
 //! The minibatch helper through the C ABI.
 
 use super::common::{check_array, to_status};
+use super::sgs_status;
 use crate::error::Error;
 
 /// Fills `out[0..len]` with `len` distinct indices drawn uniformly from `0..n`, in random order,
@@ -14,7 +15,7 @@ use crate::error::Error;
 /// # Safety
 /// `out` must be valid for `len` writes.
 #[no_mangle]
-pub unsafe extern "C" fn sgs_minibatch(seed: u64, n: u64, out: *mut u64, len: usize) -> i32 {
+pub unsafe extern "C" fn sgs_minibatch(seed: u64, n: u64, out: *mut u64, len: usize) -> sgs_status {
     to_status((|| -> Result<(), Error> {
         check_array(out, len)?;
         // SAFETY: checked non-null, aligned and of representable length; valid per the contract.

@@ -40,18 +40,25 @@
 #![allow(non_camel_case_types)]
 
 mod amagold;
-mod common;
+pub(crate) mod chain;
+pub(crate) mod common;
 mod minibatch;
 mod sghmc;
+mod sgld;
 mod status;
 mod svgd;
 
 pub use amagold::*;
+pub use chain::{
+    sgs_chain_info, sgs_chain_run_summary, SGS_OUTCOME_ACCEPTED, SGS_OUTCOME_DIVERGENT,
+    SGS_OUTCOME_OUT_OF_DOMAIN, SGS_OUTCOME_REJECTED,
+};
 pub use common::{
     sgs_energy_fn, sgs_energy_fn_f32, sgs_gradient_fn, sgs_gradient_fn_f32, sgs_gradients_fn,
     sgs_gradients_fn_f32, SGS_CB_ABORT, SGS_CB_OK, SGS_CB_REJECT,
 };
 pub use minibatch::*;
 pub use sghmc::*;
+pub use sgld::*;
 pub use status::*;
 pub use svgd::*;

@@ -1,9 +1,12 @@
 //! RBM-SVGD and SVGD through the C ABI: `sgs_svgd_…` (double) and `sgs_svgd_…_f32` (float).
 
+use super::chain::{c_summary, CSummary};
 use super::common::*;
+use super::sgs_status;
 use crate::error::{Error, Stop};
 use crate::float::Float;
 use crate::model::Gradient;
+use crate::run::run_iterations;
 use crate::svgd::{workspace_len, SvgdCore};
 use crate::{Batching, KernelChoice, StepRule, SvgdConfig, SvgdInfo};
 use core::ffi::c_void;
@@ -20,7 +23,9 @@ pub const SGS_BATCHING_WITH_REPLACEMENT: u32 = 1;
 /// `sgs_svgd_config.bandwidth`.
 pub const SGS_KERNEL_GAUSSIAN: u32 = 0;
 /// `sgs_svgd_config.kernel`: Gaussian with the median heuristic `h = med²/(2 ln N)`, recomputed
-/// every iteration (needs N(N−1)/2 workspace elements: meant for full SVGD).
+/// every iteration from all N(N−1)/2 pairwise distances. **Costs O(N²·d) time and N(N−1)/2
+/// workspace elements per iteration whatever the batch size p**: meant for full SVGD (p = N);
+/// with p < N it takes away RBM-SVGD's O(p·N) advantage (the RBM-SVGD paper uses a fixed h).
 pub const SGS_KERNEL_GAUSSIAN_MEDIAN: u32 = 1;
 /// `sgs_svgd_config.kernel`: inverse multiquadric `(c² + |x−y|²)^(−β)` with `imq_c`, `imq_beta`.
 pub const SGS_KERNEL_IMQ: u32 = 2;
@@ -81,6 +86,38 @@ pub struct sgs_svgd_info {
     /// Largest |φ_i| of the iteration.
     pub max_force: f64,
 }
+
+/// Totals of an `sgs_svgd_run`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct sgs_svgd_run_summary {
+    /// Iterations completed (also on error).
+    pub iterations: u64,
+    /// Equal to `iterations` (an SVGD iteration either moves every particle or nothing).
+    pub accepted: u64,
+    /// Always 0 (a non-finite value is an error for SVGD, not a divergence).
+    pub divergences: u64,
+    /// 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
+    /// zero).
+    pub has_last: u32,
+    /// Always 0 (padding made explicit).
+    pub reserved: u32,
+    /// Info of the last completed iteration.
+    pub last: sgs_svgd_info,
+}
+
+c_summary!(
+    sgs_svgd_run_summary,
+    sgs_svgd_info,
+    sgs_svgd_info {
+        iteration: 0,
+        interactions: 0,
+        bandwidth: 0.0,
+        step_size: 0.0,
+        mean_force: 0.0,
+        max_force: 0.0,
+    }
+);
 
 /// An SVGD particle system on `double` coordinates, in caller memory. Opaque: fill it with
 /// `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
@@ -352,38 +389,33 @@ unsafe fn step<T: Float, S>(
 }
 
 /// # Safety
-/// The C contract of `sgs_svgd_run`.
+/// The C contract of `sgs_svgd_run`: every pointer checked before anything is written, then the
+/// shared run loop, whose totals are reported also when it stops early.
 unsafe fn run<T: Float, S>(
     tag: u64,
     state: *mut S,
     iterations: u64,
-    done: *mut u64,
-    last: *mut sgs_svgd_info,
+    summary: *mut sgs_svgd_run_summary,
 ) -> Result<(), Error> {
-    check_opt(done)?;
-    check_opt(last)?;
-    // SAFETY: checked aligned; NULL skips.
-    unsafe { put(done, 0) };
+    check_opt(summary)?;
     // SAFETY: contract of the caller.
     let st: &mut State<T> = unsafe { state_mut(state, tag)? };
-    let mut k = 0u64;
-    let mut result = Ok(());
-    while k < iterations {
-        // SAFETY: the buffers recorded at init.
-        match unsafe { step_state(st) } {
-            Ok(i) => {
-                k += 1;
-                // SAFETY: checked aligned; NULL skips.
-                unsafe { put(last, info_from(&i)) };
-            }
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
+    if any_overlap(&[
+        Span::of(summary, 1),
+        Span::of(state, 1),
+        Span::of(st.particles, st.n_coords),
+        Span::of(st.ws, st.ws_len),
+        Span::of(st.idx, st.idx_len),
+    ]) {
+        return Err(Error::InvalidArgument);
     }
-    // SAFETY: checked aligned; NULL skips.
-    unsafe { put(done, k) };
+    // SAFETY: the buffers recorded at init.
+    let (result, totals) = match run_iterations(iterations, || unsafe { step_state(st) }) {
+        Ok(t) => (Ok(()), t),
+        Err(e) => (Err(e.error), e.partial),
+    };
+    // SAFETY: checked aligned and disjoint from every buffer; NULL skips.
+    unsafe { put(summary, sgs_svgd_run_summary::from_run(&totals, info_from)) };
     result
 }
 
@@ -436,7 +468,7 @@ unsafe fn get<T: Float, S, V>(
 macro_rules! svgd_api {
     (
         float = $T:ty, ctype = $ctype:literal, state = $S:ident, tag = $tag:expr,
-        gradient_fn = $G:ident, gradients_fn = $GS:ident, workspace_len = $ws_len:ident,
+        gradient_fn = $G:ident, gradients_fn = $GS:ident, workspace_len = $ws_len:ident, state_size = $size:ident, state_align = $align:ident,
         index_len = $index_len:ident, init = $init:ident, step = $step:ident, run = $run:ident,
         particles = $particles:ident, force = $force:ident, iterations = $iterations:ident,
         num_particles = $num_particles:ident, dim = $dim:ident,
@@ -499,7 +531,7 @@ macro_rules! svgd_api {
             gradient: $G,
             gradients: $GS,
             user_data: *mut c_void,
-        ) -> i32 {
+        ) -> sgs_status {
             // SAFETY: forwarded C contract.
             to_status(unsafe {
                 init::<$T, $S>(
@@ -521,15 +553,16 @@ macro_rules! svgd_api {
         /// # Safety
         /// `state` must be a valid state whose buffers and callbacks are alive.
         #[no_mangle]
-        pub unsafe extern "C" fn $step(state: *mut $S, info: *mut sgs_svgd_info) -> i32 {
+        pub unsafe extern "C" fn $step(state: *mut $S, info: *mut sgs_svgd_info) -> sgs_status {
             // SAFETY: forwarded C contract.
             to_status(unsafe { step::<$T, $S>($tag, state, info) })
         }
 
-        /// Runs `iterations` iterations. `*iterations_done` (unless NULL; written also on error)
-        /// counts the successful ones, `*last` (unless NULL) gets the info of the last one.
-        /// Statuses as for the step function; on an error the particles are those after the
-        /// last successful iteration.
+        /// Runs `iterations` iterations (0 succeeds and does nothing). `*summary` (unless NULL;
+        /// checked before anything runs, written also on error) gets the number completed and
+        /// the info of the last one. Statuses as for the step function, plus
+        /// `SGS_ERR_INVALID_ARGUMENT` for a `summary` inside the state or a buffer; on an error
+        /// the particles are those after the last completed iteration.
         ///
         /// # Safety
         /// As for the step function.
@@ -537,11 +570,22 @@ macro_rules! svgd_api {
         pub unsafe extern "C" fn $run(
             state: *mut $S,
             iterations: u64,
-            iterations_done: *mut u64,
-            last: *mut sgs_svgd_info,
-        ) -> i32 {
+            summary: *mut sgs_svgd_run_summary,
+        ) -> sgs_status {
             // SAFETY: forwarded C contract.
-            to_status(unsafe { run::<$T, $S>($tag, state, iterations, iterations_done, last) })
+            to_status(unsafe { run::<$T, $S>($tag, state, iterations, summary) })
+        }
+
+        /// `sizeof` of the state struct, for bindings that allocate it themselves.
+        #[no_mangle]
+        pub extern "C" fn $size() -> usize {
+            size_of::<$S>()
+        }
+
+        /// The alignment the state struct needs.
+        #[no_mangle]
+        pub extern "C" fn $align() -> usize {
+            align_of::<$S>()
         }
 
         /// Copies the particles (N·d values, row by row) into `out` (capacity `out_len`).
@@ -551,7 +595,7 @@ macro_rules! svgd_api {
         /// # Safety
         /// `state` valid; `out` valid for `out_len` elements.
         #[no_mangle]
-        pub unsafe extern "C" fn $particles(state: *const $S, out: *mut $T, out_len: usize) -> i32 {
+        pub unsafe extern "C" fn $particles(state: *const $S, out: *mut $T, out_len: usize) -> sgs_status {
             // SAFETY: forwarded C contract.
             to_status(unsafe { copy_out::<$T, $S>($tag, state, particles_of::<$T>, out, out_len) })
         }
@@ -564,7 +608,7 @@ macro_rules! svgd_api {
         /// # Safety
         /// `state` valid; `out` valid for `out_len` elements.
         #[no_mangle]
-        pub unsafe extern "C" fn $force(state: *const $S, out: *mut $T, out_len: usize) -> i32 {
+        pub unsafe extern "C" fn $force(state: *const $S, out: *mut $T, out_len: usize) -> sgs_status {
             // SAFETY: forwarded C contract.
             to_status(unsafe { copy_out::<$T, $S>($tag, state, force_of::<$T>, out, out_len) })
         }
@@ -575,7 +619,7 @@ macro_rules! svgd_api {
         /// # Safety
         /// `state` valid; `iterations` valid for a write.
         #[no_mangle]
-        pub unsafe extern "C" fn $iterations(state: *const $S, iterations: *mut u64) -> i32 {
+        pub unsafe extern "C" fn $iterations(state: *const $S, iterations: *mut u64) -> sgs_status {
             // SAFETY: forwarded C contract.
             to_status(unsafe { get::<$T, $S, u64>($tag, state, iterations, |c| c.iterations()) })
         }
@@ -585,7 +629,7 @@ macro_rules! svgd_api {
         /// # Safety
         /// `state` valid; `n` valid for a write.
         #[no_mangle]
-        pub unsafe extern "C" fn $num_particles(state: *const $S, n: *mut usize) -> i32 {
+        pub unsafe extern "C" fn $num_particles(state: *const $S, n: *mut usize) -> sgs_status {
             // SAFETY: forwarded C contract.
             to_status(unsafe { get::<$T, $S, usize>($tag, state, n, |c| c.n) })
         }
@@ -595,16 +639,19 @@ macro_rules! svgd_api {
         /// # Safety
         /// `state` valid; `d` valid for a write.
         #[no_mangle]
-        pub unsafe extern "C" fn $dim(state: *const $S, d: *mut usize) -> i32 {
+        pub unsafe extern "C" fn $dim(state: *const $S, d: *mut usize) -> sgs_status {
             // SAFETY: forwarded C contract.
             to_status(unsafe { get::<$T, $S, usize>($tag, state, d, |c| c.d) })
         }
     };
 }
 
-/// The paper's RBM-SVGD settings: batch size p, AdaGrad with step size η and α = 0.9, the
-/// median-heuristic Gaussian kernel, without replacement, seed 0, stream 0 (the fixed-bandwidth
-/// and IMQ fields are set to h = 1, c = 1, β = 0.5 for when the kernel is switched). Nothing is
+/// The paper's RBM-SVGD settings: batch size p, a Gaussian kernel with the fixed bandwidth
+/// h = 1 (set `bandwidth` to your problem's scale: the paper uses h = 2 on its 1-D mixture),
+/// AdaGrad with step size η and α = 0.9, without replacement, seed 0, stream 0 (the IMQ fields
+/// are c = 1, β = 0.5 for when the kernel is switched). The cost per iteration is O(p·N·d).
+/// The median heuristic (`SGS_KERNEL_GAUSSIAN_MEDIAN`) is not the default because it costs
+/// O(N²) time and N(N−1)/2 workspace elements per iteration whatever p is. Nothing is
 /// validated here; `sgs_svgd_init` does that.
 #[no_mangle]
 pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sgs_svgd_config {
@@ -618,7 +665,7 @@ pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sg
         seed: 0,
         stream: 0,
         batching: SGS_BATCHING_WITHOUT_REPLACEMENT,
-        kernel: SGS_KERNEL_GAUSSIAN_MEDIAN,
+        kernel: SGS_KERNEL_GAUSSIAN,
         step_rule: SGS_STEP_RULE_ADAGRAD,
         reserved: 0,
     }
@@ -627,7 +674,8 @@ pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sg
 svgd_api! {
     float = f64, ctype = "double", state = sgs_svgd, tag = TAG_F64,
     gradient_fn = sgs_gradient_fn, gradients_fn = sgs_gradients_fn,
-    workspace_len = sgs_svgd_workspace_len, index_len = sgs_svgd_index_len,
+    workspace_len = sgs_svgd_workspace_len, state_size = sgs_svgd_state_size,
+    state_align = sgs_svgd_state_align, index_len = sgs_svgd_index_len,
     init = sgs_svgd_init, step = sgs_svgd_step, run = sgs_svgd_run,
     particles = sgs_svgd_particles, force = sgs_svgd_force, iterations = sgs_svgd_iterations,
     num_particles = sgs_svgd_num_particles, dim = sgs_svgd_dim,
@@ -636,7 +684,8 @@ svgd_api! {
 svgd_api! {
     float = f32, ctype = "float", state = sgs_svgd_f32, tag = TAG_F32,
     gradient_fn = sgs_gradient_fn_f32, gradients_fn = sgs_gradients_fn_f32,
-    workspace_len = sgs_svgd_workspace_len_f32, index_len = sgs_svgd_index_len_f32,
+    workspace_len = sgs_svgd_workspace_len_f32, state_size = sgs_svgd_state_size_f32,
+    state_align = sgs_svgd_state_align_f32, index_len = sgs_svgd_index_len_f32,
     init = sgs_svgd_init_f32, step = sgs_svgd_step_f32, run = sgs_svgd_run_f32,
     particles = sgs_svgd_particles_f32, force = sgs_svgd_force_f32,
     iterations = sgs_svgd_iterations_f32, num_particles = sgs_svgd_num_particles_f32,

@@ -158,12 +158,15 @@ impl<T: Float> Amagold<T> {
             for i in 0..d {
                 th[i] += t(half) * r[i];
             }
-            match model.energy(&th) {
-                Ok(u) => {
-                    u_new = u;
-                    log_a = (self.u - u_new) + rho;
+            // A non-finite θ' is a divergence (log a stays NaN); the energy is not asked there.
+            if th.iter().all(|x| x.is_finite()) {
+                match model.energy(&th) {
+                    Ok(u) => {
+                        u_new = u;
+                        log_a = (self.u - u_new) + rho;
+                    }
+                    Err(_) => out_of_domain = true,
                 }
-                Err(_) => out_of_domain = true,
             }
         }
         let uniform = self.rng.uniform_f64();

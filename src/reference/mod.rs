@@ -3,4 +3,5 @@
 //! core; the tests require the core to reproduce them bit for bit.
 
 pub mod amagold;
+pub mod sgld;
 pub mod svgd;

@@ -42,7 +42,7 @@
 //!    at once with the step rule ([`StepRule`]).
 //!
 //! Every φ is computed before any particle moves, so a callback ABORT, a REJECT (SVGD has no
-//! proposal to reject: it counts as a gradient that cannot be computed, [`Error::NonFinite`]),
+//! proposal to reject: the iteration cannot be completed, [`Error::GradientRejected`]),
 //! a non-finite gradient or a non-finite update leaves the particles, the AdaGrad history and
 //! the generator exactly as before the iteration.
 //!
@@ -99,11 +99,11 @@ pub use kernel::{
 };
 pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 
-use crate::amagold::RunError;
 use crate::error::{Error, Stop};
 use crate::float::{all_finite, Float};
 use crate::model::Gradient;
 use crate::rng::Rng;
+use crate::run::{run_iterations, Outcome, RunError, RunSummary, StepInfo};
 use step_rule::{Update, UNSET};
 
 /// Without or with replacement.
@@ -165,6 +165,14 @@ pub struct SvgdInfo {
     /// Kernel evaluations: unordered pairs `{i, j}` of batch mates, each serving both
     /// `F(X_i, X_j)` and `F(X_j, X_i)` (self terms not counted).
     pub interactions: u64,
+}
+
+/// An SVGD iteration either completes (every particle moved) or fails and changes nothing, so it
+/// always reports [`Outcome::Accepted`] to the run loop.
+impl StepInfo for SvgdInfo {
+    fn outcome(&self) -> Outcome {
+        Outcome::Accepted
+    }
 }
 
 /// `|x − y|²`, summed from 0 in index order.
@@ -604,7 +612,7 @@ fn move_checked<T: Float>(up: &Update<T>, x: &mut [T], h: Option<&mut [T]>, phi:
 fn refusal(stop: Stop) -> Error {
     match stop {
         Stop::Abort => Error::CallbackAborted,
-        Stop::Reject => Error::NonFinite,
+        Stop::Reject => Error::GradientRejected,
     }
 }
 
@@ -1097,8 +1105,8 @@ impl<K> SvgdCore<K> {
 /// let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, 1, &cfg)];
 /// let mut index = vec![0u32; Svgd::<f64>::index_len(n)];
 /// let mut svgd = Svgd::new(&cfg, 1, &mut particles, &mut ws, &mut index)?;
-/// let last = svgd.run(300, &mut Shifted).map_err(|e| e.error)?;
-/// assert_eq!(last.iteration, 300);
+/// let summary = svgd.run(300, &mut Shifted).map_err(|e| e.error)?;
+/// assert_eq!(summary.last.map(|i| i.iteration), Some(300));
 /// let mean = svgd.particles().iter().sum::<f64>() / n as f64;
 /// assert!((mean - 1.0).abs() < 0.1, "{mean}");
 /// # Ok::<(), sgsample::Error>(())
@@ -1152,24 +1160,15 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
         self.core.step(self.particles, self.ws, self.idx, model)
     }
 
-    /// `iterations ≥ 1` iterations; returns the last one's info. On error, `completed` says how
-    /// many iterations of this call succeeded (the failed one changed nothing).
+    /// `iterations` iterations (0 is allowed and does nothing). On error,
+    /// [`RunError::partial`] has the totals of the iterations that completed; the failed one
+    /// changed nothing.
     pub fn run<M: Gradient<T> + ?Sized>(
         &mut self,
         iterations: u64,
         model: &mut M,
-    ) -> Result<SvgdInfo, RunError> {
-        let mut last = Err(RunError {
-            error: Error::InvalidArgument,
-            completed: 0,
-        });
-        for k in 0..iterations {
-            last = Ok(self.step(model).map_err(|error| RunError {
-                error,
-                completed: k as usize,
-            })?);
-        }
-        last
+    ) -> Result<RunSummary<SvgdInfo>, RunError<SvgdInfo>> {
+        run_iterations(iterations, || self.step(model))
     }
 
     /// The particles, `N·d` row by row.

@@ -1,0 +1,185 @@
+//! One shape for every Markov-chain sampler: AMAGOLD, SGHMC and SGLD are the same kind of
+//! object, and so is the next one (plain HMC, SGNHT, …).
+//!
+//! A chain sampler is two parts:
+//!
+//! * its **core**, plain data (configuration, generator, counters) that implements
+//!   [`ChainKind`] and [`ChainStep`]: `start` checks everything and fills the workspace, `step`
+//!   runs one outer iteration over the workspace and is all-or-nothing on error;
+//! * its **workspace**, one caller slice of [`ChainKind::workspace_len`]`(d)` coordinates whose
+//!   first `d` values are always the current position.
+//!
+//! [`Chain`] pairs the two for Rust callers ([`Amagold`](crate::Amagold),
+//! [`Sghmc`](crate::Sghmc) and [`Sgld`](crate::Sgld) are `Chain`s), and the C layer
+//! (`src/ffi/chain.rs`) pairs the same core with caller memory. Both run through one loop
+//! ([`crate::run`]), so `run` means the same in Rust and in C. Adding a sampler is a core file
+//! that implements these two traits, plus a short C mapping.
+
+use crate::error::Error;
+use crate::float::{copy, Float};
+use crate::run::{run_rows, Outcome, RunError, RunSummary, StepInfo};
+
+mod sealed {
+    pub trait Sealed {}
+}
+pub(crate) use sealed::Sealed;
+
+/// What a chain sampler's core is, independent of coordinate type and model. Sealed: implemented
+/// by the library's samplers only.
+pub trait ChainKind: Sized + Sealed {
+    /// The hyperparameters.
+    type Config: Copy;
+    /// What one outer iteration reports.
+    type Info: StepInfo;
+    /// Workspace coordinates for dimension `d` (saturating; the position is the first `d`).
+    fn workspace_len(d: usize) -> usize;
+    /// The dimension d.
+    fn dim(&self) -> usize;
+    /// Outer iterations done since `start`.
+    fn iterations(&self) -> u64;
+    /// Divergent iterations since `start`.
+    fn divergences(&self) -> u64;
+    /// The configuration the chain was started with.
+    fn config(&self) -> &Self::Config;
+}
+
+/// Starting and stepping a chain on coordinates `T` with the model `M` (a
+/// [`Gradient`](crate::Gradient), or for AMAGOLD a [`Potential`](crate::Potential)).
+pub trait ChainStep<T: Float, M: ?Sized>: ChainKind {
+    /// Checks the configuration and the buffers, then (only then) writes the workspace. The
+    /// dimension is `theta0.len()`.
+    fn start(
+        config: &Self::Config,
+        theta0: &[T],
+        workspace: &mut [T],
+        model: &mut M,
+    ) -> Result<Self, Error>;
+
+    /// One outer iteration. On `Err` the chain is exactly as before the call, its generator
+    /// included, so a retry repeats the same draws.
+    fn step(&mut self, workspace: &mut [T], model: &mut M) -> Result<Self::Info, Error>;
+}
+
+/// What one outer iteration of a chain without an accept test (SGHMC, SGLD) did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChainInfo {
+    /// [`Outcome::Accepted`]: the trajectory was kept. [`Outcome::OutOfDomain`]: the gradient
+    /// callback returned REJECT and the iteration was discarded (the chain stayed where it was;
+    /// the generator moved on). [`Outcome::Divergent`]: a gradient or an update was not finite;
+    /// discarded likewise and counted.
+    pub outcome: Outcome,
+    /// Outer iterations done since `new`, this one included.
+    pub iteration: u64,
+    /// Divergent iterations since `new`.
+    pub divergences: u64,
+}
+
+impl StepInfo for ChainInfo {
+    fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+}
+
+/// The one run loop of every chain: `out.len() / d` steps, the position after each copied into
+/// the next row of `out`.
+pub(crate) fn run_chain<T: Float, M: ?Sized, C: ChainStep<T, M>>(
+    core: &mut C,
+    ws: &mut [T],
+    model: &mut M,
+    out: &mut [T],
+) -> Result<RunSummary<C::Info>, RunError<C::Info>> {
+    run_rows(core.dim(), out, |row| {
+        let info = core.step(ws, model)?;
+        copy(row, ws);
+        Ok(info)
+    })
+}
+
+/// A chain sampler over a caller-supplied workspace: the core `C` of one of the library's
+/// samplers paired with its workspace. Use it through its aliases
+/// [`Amagold`](crate::Amagold), [`Sghmc`](crate::Sghmc), [`Sgld`](crate::Sgld).
+pub struct Chain<'a, T: Float, C> {
+    pub(crate) core: C,
+    pub(crate) ws: &'a mut [T],
+}
+
+impl<'a, T: Float, C: ChainKind> Chain<'a, T, C> {
+    /// Workspace length (coordinates of type `T`) for dimension `d`.
+    pub fn workspace_len(d: usize) -> usize {
+        C::workspace_len(d)
+    }
+
+    /// Starts the chain at `theta0` (see each sampler's `new`, which calls this).
+    pub(crate) fn start<M: ?Sized>(
+        config: &C::Config,
+        theta0: &[T],
+        workspace: &'a mut [T],
+        model: &mut M,
+    ) -> Result<Self, Error>
+    where
+        C: ChainStep<T, M>,
+    {
+        let core = C::start(config, theta0, workspace, model)?;
+        Ok(Chain {
+            core,
+            ws: workspace,
+        })
+    }
+
+    /// One outer iteration. On `Err` the chain is exactly as before the call, its generator
+    /// included, so retrying repeats the same draws.
+    pub fn step<M: ?Sized>(&mut self, model: &mut M) -> Result<C::Info, Error>
+    where
+        C: ChainStep<T, M>,
+    {
+        self.core.step(self.ws, model)
+    }
+
+    /// Fills `out` (length a multiple of d) with `out.len() / d` successive positions, row by
+    /// row. On error, [`RunError::partial`] has the totals of the rows written before it; the
+    /// failed iteration changed nothing.
+    pub fn run<M: ?Sized>(
+        &mut self,
+        model: &mut M,
+        out: &mut [T],
+    ) -> Result<RunSummary<C::Info>, RunError<C::Info>>
+    where
+        C: ChainStep<T, M>,
+    {
+        run_chain(&mut self.core, self.ws, model, out)
+    }
+
+    /// The current position θ (d values).
+    pub fn position(&self) -> &[T] {
+        self.ws.get(..self.core.dim()).unwrap_or(&[])
+    }
+
+    /// The dimension d.
+    pub fn dim(&self) -> usize {
+        self.core.dim()
+    }
+
+    /// Outer iterations done.
+    pub fn iterations(&self) -> u64 {
+        self.core.iterations()
+    }
+
+    /// Divergent iterations so far.
+    pub fn divergences(&self) -> u64 {
+        self.core.divergences()
+    }
+
+    /// The configuration the chain was started with.
+    pub fn config(&self) -> &C::Config {
+        self.core.config()
+    }
+
+    /// Block `k` (of `d` values) of the workspace: 0 is the position; what the others hold is
+    /// each sampler's business.
+    pub(crate) fn block(&self, k: usize) -> &[T] {
+        let d = self.core.dim();
+        self.ws
+            .get(k.saturating_mul(d)..k.saturating_add(1).saturating_mul(d))
+            .unwrap_or(&[])
+    }
+}
