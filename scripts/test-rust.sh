@@ -10,16 +10,16 @@ if cargo fmt --version >/dev/null 2>&1; then
 else
   echo "rustfmt not installed: formatting not checked"
 fi
-# Clippy with warnings as errors, which includes the MSRV check (clippy::incompatible_msrv against
-# rust-version in Cargo.toml) and undocumented unsafe blocks ([lints.clippy] in Cargo.toml):
-#   * every package and target (lib, tests, benches, examples) with std and the C API on; the
-#     capi crate gets its `std` feature from the same flag;
-#   * the no_std builds as shipped: the core alone, and the C library (the core with `ffi`).
-cargo clippy -q --workspace --all-targets --features std,ffi -- -D warnings
-cargo clippy -q -p sgsample --lib -- -D warnings
-cargo clippy -q -p sgsample-capi --lib -- -D warnings
-echo "clippy: 3 passed, 0 failed"
 # The API docs build without a warning (broken or ambiguous links), with and without std.
 RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample
 RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample --features std,ffi
 echo "rust docs: 2 passed, 0 failed"
+# Clippy with warnings as errors, which includes the MSRV check (clippy::incompatible_msrv against
+# rust-version in Cargo.toml) and undocumented unsafe blocks ([lints.clippy] in Cargo.toml):
+#   * the no_std builds as shipped: the core alone, and the C library (the core with `ffi`);
+#   * every package and target (lib, tests, benches, examples) with std and the C API on; the
+#     capi crate gets its `std` feature from the same flag.
+cargo clippy -q -p sgsample --lib -- -D warnings
+cargo clippy -q -p sgsample-capi --lib -- -D warnings
+cargo clippy -q --workspace --all-targets --features std,ffi -- -D warnings
+echo "clippy: 3 passed, 0 failed"
