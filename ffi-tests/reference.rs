@@ -8,6 +8,7 @@
 use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSghmc};
 use sgsample::reference::sgld::Sgld as RefSgld;
 use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
+use sgsample::rng::splitmix64;
 use sgsample::{
     Amagold, AmagoldConfig, Float, Gradient, Outcome, Potential, Sghmc, SghmcConfig, Sgld,
     SgldConfig, Stop, Variant,
@@ -15,15 +16,8 @@ use sgsample::{
 use sgsample::{Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
 use std::fmt::Write as _;
 
-fn mix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-    z ^ (z >> 31)
-}
-
 fn seed_noise(seed: u64, k: u64) -> f64 {
-    let h = mix64(seed ^ mix64(k));
+    let h = splitmix64(seed ^ splitmix64(k));
     (h >> 11) as f64 * (1.0 / 9007199254740992.0) - 0.5
 }
 

@@ -4,5 +4,8 @@
 # table against the known truth.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The C/C++ examples need the host C and C++ compilers: installed here if missing (or, without
+# root, one line saying what to run under sudo).
+scripts/install-deps.sh --check demo >/dev/null || scripts/install-deps.sh demo
 cargo run --release -q -p sgsample --features std --example double_well
 make -C examples-c demo

@@ -1,14 +1,77 @@
 #!/usr/bin/env bash
-# Everything `make test` and `make demo` need beyond the Rust toolchain. Idempotent.
+# Everything `make test` and `make demo` need beyond the Rust toolchain. Idempotent: installs only
+# what is missing, so running it when nothing is costs a fraction of a second.
+#
+#   scripts/install-deps.sh [--check] [test|demo]
+#
+#   test (default)  what `make test` needs: the two bare-metal Rust targets (rustup, no root) and
+#                   the apt packages below (root)
+#   demo            what `make demo` needs: the C and C++ compilers only
+#   --check         install nothing: print what is missing and exit 1 if anything is
+#
+# scripts/test.sh and scripts/demo.sh call it themselves, so a fresh machine needs no set-up step;
+# without root, missing apt packages end it with one line saying to run it under sudo.
 set -euo pipefail
-rustup target add thumbv7em-none-eabihf thumbv7m-none-eabi
-pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+cd "$(dirname "$0")/.."
+
+check=0
+need=test
+for a in "$@"; do
+  case "$a" in
+    --check) check=1 ;;
+    test | demo) need=$a ;;
+    *) echo "usage: scripts/install-deps.sh [--check] [test|demo]" >&2; exit 2 ;;
+  esac
 done
-if [ "${#missing[@]}" -gt 0 ]; then
+
+if [ "$need" = test ]; then
+  targets=(thumbv7em-none-eabihf thumbv7m-none-eabi)
+  pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils)
+else
+  targets=()
+  pkgs=(gcc g++ binutils)
+fi
+
+missing_targets=()
+if [ "${#targets[@]}" -gt 0 ]; then
+  if command -v rustup >/dev/null 2>&1; then
+    installed=$(rustup target list --installed)
+    for t in "${targets[@]}"; do
+      grep -qx "$t" <<<"$installed" || missing_targets+=("$t")
+    done
+  elif [ "$(id -u)" -eq 0 ]; then
+    # Root under sudo often has no rustup on its PATH. The targets belong to the toolchain's
+    # owner, and scripts/test.sh adds them without root.
+    echo "rustup not on root's PATH: Rust targets ${targets[*]} left to scripts/test.sh" >&2
+  else
+    echo "rustup not found: cannot add the Rust targets ${targets[*]}" >&2
+    exit 1
+  fi
+fi
+
+missing_pkgs=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing_pkgs+=("$p")
+done
+
+if [ "$check" -eq 1 ]; then
+  [ "${#missing_targets[@]}" -eq 0 ] || echo "missing Rust targets: ${missing_targets[*]}"
+  [ "${#missing_pkgs[@]}" -eq 0 ] || echo "missing apt packages: ${missing_pkgs[*]}"
+  [ "${#missing_targets[@]}" -eq 0 ] && [ "${#missing_pkgs[@]}" -eq 0 ]
+  exit
+fi
+
+if [ "${#missing_targets[@]}" -gt 0 ]; then
+  rustup target add "${missing_targets[@]}"
+fi
+if [ "${#missing_pkgs[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    arg=""
+    [ "$need" = test ] || arg=" $need"
+    echo "missing apt packages: ${missing_pkgs[*]}; install them with: sudo scripts/install-deps.sh$arg" >&2
+    exit 1
+  fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
-  apt-get install -y -q --no-install-recommends "${missing[@]}"
+  apt-get install -y -q --no-install-recommends "${missing_pkgs[@]}"
 fi

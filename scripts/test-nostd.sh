@@ -18,6 +18,13 @@ for target in thumbv7em-none-eabihf thumbv7m-none-eabi; do
   echo "$target: core and C library build, no allocator symbol in $lib"
 done
 
+# Clippy on the firmware crate (its own workspace, bare-metal only, so not in test-rust.sh):
+# warnings are errors, and incompatible_msrv checks its rust-version.
+for feats in "" fp-amagold,fp-svgd,fp-f64; do
+  (cd examples-embedded && cargo clippy -q --bins --target thumbv7em-none-eabihf ${feats:+--features "$feats"} -- -D warnings)
+done
+echo "examples-embedded: clippy clean"
+
 # No panic path is reachable from the samplers: the footprint probe, which links AMAGOLD (both
 # variants, warm-up) and RBM-SVGD (every kernel, step rule and batching, chosen at run time through
 # black_box), in f32 and f64, must contain no panic machinery at all. An index, slice or length

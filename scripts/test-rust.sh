@@ -14,3 +14,12 @@ fi
 RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample
 RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample --features std,ffi
 echo "rust docs: 2 passed, 0 failed"
+# Clippy with warnings as errors, which includes the MSRV check (clippy::incompatible_msrv against
+# rust-version in Cargo.toml) and undocumented unsafe blocks ([lints.clippy] in Cargo.toml):
+#   * the no_std builds as shipped: the core alone, and the C library (the core with `ffi`);
+#   * every package and target (lib, tests, benches, examples) with std and the C API on; the
+#     capi crate gets its `std` feature from the same flag.
+cargo clippy -q -p sgsample --lib -- -D warnings
+cargo clippy -q -p sgsample-capi --lib -- -D warnings
+cargo clippy -q --workspace --all-targets --features std,ffi -- -D warnings
+echo "clippy: 3 passed, 0 failed"

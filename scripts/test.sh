@@ -3,6 +3,10 @@
 # in scripts/ so that it can be run alone while working on one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A fresh machine needs no set-up step: install what is missing (the bare-metal Rust targets, QEMU,
+# the ARM and host C toolchains). Takes a fraction of a second when nothing is; without root and
+# with apt packages missing, it stops here with one line saying what to run under sudo.
+scripts/install-deps.sh --check >/dev/null || scripts/install-deps.sh test
 suites=(
   scripts/test-rust.sh
   scripts/test-nostd.sh

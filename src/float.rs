@@ -33,10 +33,6 @@ pub trait Float:
 {
     /// 0.
     const ZERO: Self;
-    /// 1.
-    const ONE: Self;
-    /// Size of the type in bytes, for workspace arithmetic in the C API.
-    const BYTES: usize;
     /// Rounds an `f64` to this type (round to nearest, ties to even).
     fn from_f64(x: f64) -> Self;
     /// Widens (or copies) to `f64`; exact.
@@ -61,8 +57,6 @@ mod private {
 
 impl Float for f64 {
     const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
-    const BYTES: usize = 8;
     #[inline]
     fn from_f64(x: f64) -> Self {
         x
@@ -95,8 +89,6 @@ impl Float for f64 {
 
 impl Float for f32 {
     const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
-    const BYTES: usize = 4;
     #[inline]
     fn from_f64(x: f64) -> Self {
         x as f32

@@ -1,64 +1,8 @@
 //! Invalid input gets its specific error and changes nothing; a callback's ABORT loses nothing.
 
 mod common;
-use common::DoubleWell;
-use sgsample::{
-    Amagold, AmagoldConfig, Error, Gradient, Outcome, Potential, Sghmc, SghmcConfig, Stop, Variant,
-};
-
-/// The double well, with a failure scheduled at the n-th gradient or energy call (counted from
-/// the moment the schedule is set).
-#[derive(Clone)]
-struct Faulty {
-    inner: DoubleWell,
-    grad_calls: usize,
-    energy_calls: usize,
-    fail_grad_at: Option<(usize, Stop)>,
-    fail_energy_at: Option<(usize, Stop)>,
-    energy_value: Option<f64>,
-}
-
-impl Faulty {
-    fn new() -> Self {
-        Faulty {
-            inner: DoubleWell { noise: 1.0 },
-            grad_calls: 0,
-            energy_calls: 0,
-            fail_grad_at: None,
-            fail_energy_at: None,
-            energy_value: None,
-        }
-    }
-}
-
-impl Gradient<f64> for Faulty {
-    fn gradient(&mut self, x: &[f64], seed: u64, g: &mut [f64]) -> Result<(), Stop> {
-        self.grad_calls += 1;
-        if let Some((n, s)) = self.fail_grad_at {
-            if self.grad_calls == n {
-                return Err(s);
-            }
-        }
-        self.inner.gradient(x, seed, g)
-    }
-}
-
-impl Potential<f64> for Faulty {
-    fn energy(&mut self, x: &[f64]) -> Result<f64, Stop> {
-        self.energy_calls += 1;
-        if let Some((n, s)) = self.fail_energy_at {
-            if self.energy_calls == n {
-                return Err(s);
-            }
-        }
-        if let Some(v) = self.energy_value {
-            return Ok(v);
-        }
-        self.inner.energy(x)
-    }
-}
-
-const SENTINEL: f64 = 12345.678;
+use common::{Faulty, SENTINEL};
+use sgsample::{Amagold, AmagoldConfig, Error, Outcome, Stop, Variant};
 
 fn try_new(cfg: AmagoldConfig, theta0: &[f64], ws_len: usize, model: &mut Faulty) -> Error {
     let mut ws = vec![SENTINEL; ws_len];
@@ -144,62 +88,6 @@ fn amagold_new_rejects_every_invalid_input() {
         f.energy_value = Some(v);
         assert_eq!(try_new(ok, &[0.0], 6, &mut f), Error::InitialEnergyRejected);
     }
-}
-
-#[test]
-fn sghmc_new_rejects_every_invalid_input() {
-    let ok = SghmcConfig::new(0.2);
-    let check = |c: SghmcConfig, theta: &[f64], n: usize, want: Error| {
-        let mut ws = vec![SENTINEL; n];
-        assert_eq!(Sghmc::new(&c, theta, &mut ws).err(), Some(want));
-        assert!(ws.iter().all(|&x| x == SENTINEL));
-    };
-    check(ok, &[], 5, Error::ZeroDimension);
-    check(ok, &[0.0], 4, Error::WorkspaceTooSmall);
-    check(
-        SghmcConfig {
-            step_size: 0.0,
-            ..ok
-        },
-        &[0.0],
-        5,
-        Error::InvalidStepSize,
-    );
-    check(
-        SghmcConfig {
-            friction: -1.0,
-            ..ok
-        },
-        &[0.0],
-        5,
-        Error::InvalidFriction,
-    );
-    // ε·β ≥ 1 makes the momentum update unstable.
-    check(
-        SghmcConfig {
-            friction: 5.0,
-            ..ok
-        },
-        &[0.0],
-        5,
-        Error::InvalidFriction,
-    );
-    check(
-        SghmcConfig {
-            momentum_sd: f64::NAN,
-            ..ok
-        },
-        &[0.0],
-        5,
-        Error::InvalidMomentumScale,
-    );
-    check(
-        SghmcConfig { steps: 0, ..ok },
-        &[0.0],
-        5,
-        Error::InvalidSteps,
-    );
-    check(ok, &[f64::NAN], 5, Error::InvalidPosition);
 }
 
 /// Snapshot of everything observable about a chain.
@@ -330,29 +218,4 @@ fn run_checks_its_output_and_reports_progress_on_abort() {
     assert!(out[6..].iter().all(|&x| x == SENTINEL));
     assert_eq!(chain.iterations(), 3);
     assert_eq!(chain.position(), &out[4..6]);
-}
-
-#[test]
-fn sghmc_abort_and_reject_leave_the_chain_in_place() {
-    let cfg = SghmcConfig {
-        resample_momentum: false,
-        ..SghmcConfig::new(0.1)
-    };
-    let mut m = Faulty::new();
-    let mut ws = [0.0; 5];
-    let mut chain = Sghmc::new(&cfg, &[0.3], &mut ws).unwrap();
-    chain.step(&mut m).unwrap();
-    let (theta, r, it) = (chain.position()[0], chain.momentum()[0], chain.iterations());
-    m.grad_calls = 0;
-    m.fail_grad_at = Some((5, Stop::Abort));
-    assert_eq!(chain.step(&mut m), Err(Error::CallbackAborted));
-    assert_eq!(
-        (chain.position()[0], chain.momentum()[0], chain.iterations()),
-        (theta, r, it)
-    );
-    m.grad_calls = 0;
-    m.fail_grad_at = Some((5, Stop::Reject));
-    let info = chain.step(&mut m).unwrap();
-    assert_eq!(info.outcome, sgsample::Outcome::OutOfDomain);
-    assert_eq!((chain.position()[0], chain.momentum()[0]), (theta, r));
 }

@@ -26,14 +26,8 @@ use sgsample::{
     Amagold, AmagoldConfig, Batching, Error, Float, Gradient, KernelChoice, Potential, StepRule,
     Stop, Svgd, SvgdConfig, Variant,
 };
-
-/// SplitMix64's output function applied to `x + γ`: a bijective 64-bit integer hash.
-pub const fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+// SplitMix64 (a bijective 64-bit integer hash): the library's, the one `c/main.c` repeats.
+use sgsample::rng::splitmix64;
 
 /// Noise number `k` of a minibatch seed: uniform on [−√3, √3) (mean 0, variance 1), 53 bits.
 pub fn seed_noise(seed: u64, k: u64) -> f64 {
