@@ -3,7 +3,7 @@
 # reference build on. Release mode: the statistical tests draw millions of samples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --release -p sgsample --features std
+cargo test --release -p sgsample --features std,ffi
 # Formatting (the toolchain's rustfmt; skipped with a note where the component is absent).
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all -- --check

@@ -478,6 +478,11 @@ impl<T: Float, M: Potential<T> + ?Sized> ChainStep<T, M> for AmagoldCore {
 pub type Amagold<'a, T> = Chain<'a, T, AmagoldCore>;
 
 impl<'a, T: Float> Chain<'a, T, AmagoldCore> {
+    /// Workspace length (in coordinates of type `T`) for dimension `d`: `6·d`.
+    pub const fn workspace_len(d: usize) -> usize {
+        workspace_len(d)
+    }
+
     /// Validates the configuration and the buffers, evaluates U(θ₀) and starts the chain at θ₀.
     /// The dimension is `theta0.len()`; the workspace (at least `6·d` coordinates) may be longer
     /// than needed.

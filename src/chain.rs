@@ -96,7 +96,8 @@ pub(crate) fn run_chain<T: Float, M: ?Sized, C: ChainStep<T, M>>(
 }
 
 /// A chain sampler over a caller-supplied workspace: the core `C` of one of the library's
-/// samplers paired with its workspace. Use it through its aliases
+/// samplers paired with its workspace. Each sampler adds its own `new` and a `const fn
+/// workspace_len(d)` (usable in a `static` array length). Use it through its aliases
 /// [`Amagold`](crate::Amagold), [`Sghmc`](crate::Sghmc), [`Sgld`](crate::Sgld).
 pub struct Chain<'a, T: Float, C> {
     pub(crate) core: C,
@@ -104,11 +105,6 @@ pub struct Chain<'a, T: Float, C> {
 }
 
 impl<'a, T: Float, C: ChainKind> Chain<'a, T, C> {
-    /// Workspace length (coordinates of type `T`) for dimension `d`.
-    pub fn workspace_len(d: usize) -> usize {
-        C::workspace_len(d)
-    }
-
     /// Starts the chain at `theta0` (see each sampler's `new`, which calls this).
     pub(crate) fn start<M: ?Sized>(
         config: &C::Config,

@@ -260,6 +260,11 @@ impl<T: Float, G: Gradient<T> + ?Sized> ChainStep<T, G> for SghmcCore {
 pub type Sghmc<'a, T> = Chain<'a, T, SghmcCore>;
 
 impl<'a, T: Float> Chain<'a, T, SghmcCore> {
+    /// Workspace length for dimension `d`: `5·d`.
+    pub const fn workspace_len(d: usize) -> usize {
+        workspace_len(d)
+    }
+
     /// Validates and starts the chain at θ₀ (dimension `theta0.len()`; the workspace needs
     /// `5·d` coordinates).
     pub fn new(config: &SghmcConfig, theta0: &[T], workspace: &'a mut [T]) -> Result<Self, Error> {

@@ -207,6 +207,11 @@ impl<T: Float, G: Gradient<T> + ?Sized> ChainStep<T, G> for SgldCore {
 pub type Sgld<'a, T> = Chain<'a, T, SgldCore>;
 
 impl<'a, T: Float> Chain<'a, T, SgldCore> {
+    /// Workspace length for dimension `d`: `3·d`.
+    pub const fn workspace_len(d: usize) -> usize {
+        workspace_len(d)
+    }
+
     /// Validates and starts the chain at θ₀ (dimension `theta0.len()`; the workspace needs
     /// `3·d` coordinates).
     pub fn new(config: &SgldConfig, theta0: &[T], workspace: &'a mut [T]) -> Result<Self, Error> {

@@ -40,14 +40,17 @@ mod tests {
     fn statuses_are_the_error_codes_with_their_messages() {
         for &e in Error::ALL {
             assert_eq!(sgs_status::from(e) as i32, e.code(), "{e:?}");
+            // SAFETY: sgs_status_str returns a static nul-terminated string.
             let s = unsafe { core::ffi::CStr::from_ptr(sgs_status_str(e.code())) };
             assert_eq!(s.to_str().unwrap(), e.message());
         }
         assert_eq!(sgs_status::SGS_OK as i32, 0);
+        // SAFETY: as above.
         let s = unsafe { core::ffi::CStr::from_ptr(sgs_status_str(0)) };
         assert_eq!(s.to_str().unwrap(), "success");
         let past = Error::ALL.len() as i32 + 1;
         for bad in [-1, past, i32::MIN, i32::MAX] {
+            // SAFETY: as above.
             let s = unsafe { core::ffi::CStr::from_ptr(sgs_status_str(bad)) };
             assert_eq!(s.to_str().unwrap(), "unknown status");
         }
@@ -59,6 +62,7 @@ mod tests {
         assert_eq!(SGS_VERSION_MAJOR, want(env!("CARGO_PKG_VERSION_MAJOR")));
         assert_eq!(SGS_VERSION_MINOR, want(env!("CARGO_PKG_VERSION_MINOR")));
         assert_eq!(SGS_VERSION_PATCH, want(env!("CARGO_PKG_VERSION_PATCH")));
+        // SAFETY: sgs_version returns a static str ending in a nul.
         let s = unsafe { core::ffi::CStr::from_ptr(sgs_version()) };
         assert_eq!(s.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
     }

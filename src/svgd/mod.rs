@@ -100,7 +100,7 @@ pub use kernel::{
 pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 
 use crate::error::{Error, Stop};
-use crate::float::{all_finite, Float};
+use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
 use crate::rng::Rng;
 use crate::run::{run_iterations, Outcome, RunError, RunSummary, StepInfo};
@@ -562,14 +562,6 @@ fn shuffle_prefix(rng: &mut Rng, perm: &mut [u32], count: usize) {
         if j < len {
             perm.swap(t, j);
         }
-    }
-}
-
-/// `dst ← src` element by element (equal lengths by construction; no length-mismatch panic).
-#[inline]
-fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
-    for (a, b) in dst.iter_mut().zip(src) {
-        *a = *b;
     }
 }
 
