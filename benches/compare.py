@@ -88,17 +88,33 @@ class AmagoldInfo(C.Structure):
     ]
 
 
-class AmagoldSummary(C.Structure):
+def summary_of(info):
+    """The ctypes mirror of a run summary whose last field is `info`."""
+
+    class Summary(C.Structure):
+        _fields_ = [
+            ("iterations", C.c_uint64),
+            ("accepted", C.c_uint64),
+            ("divergences", C.c_uint64),
+            ("has_last", C.c_uint32),
+            ("reserved", C.c_uint32),
+            ("last", info),
+        ]
+
+    return Summary
+
+
+class ChainInfo(C.Structure):
     _fields_ = [
-        ("samples", C.c_uint64),
-        ("accepted", C.c_uint64),
+        ("iteration", C.c_uint64),
         ("divergences", C.c_uint64),
-        ("last", AmagoldInfo),
+        ("outcome", C.c_uint32),
+        ("reserved", C.c_uint32),
     ]
 
 
-class AmagoldState(C.Structure):
-    _fields_ = [("_opaque", C.c_uint64 * 48)]
+AmagoldSummary = summary_of(AmagoldInfo)
+ChainSummary = summary_of(ChainInfo)
 
 
 class SghmcConfig(C.Structure):
@@ -111,10 +127,6 @@ class SghmcConfig(C.Structure):
         ("steps", C.c_uint32),
         ("resample_momentum", C.c_uint32),
     ]
-
-
-class SghmcState(C.Structure):
-    _fields_ = [("_opaque", C.c_uint64 * 24)]
 
 
 class SvgdConfig(C.Structure):
@@ -145,8 +157,7 @@ class SvgdInfo(C.Structure):
     ]
 
 
-class SvgdState(C.Structure):
-    _fields_ = [("_opaque", C.c_uint64 * 48)]
+SvgdSummary = summary_of(SvgdInfo)
 
 
 SGS_KERNEL_GAUSSIAN = 0
@@ -156,6 +167,18 @@ SGS_STEP_RULE_ADAGRAD = 2
 DPTR = C.POINTER(C.c_double)
 GRAD_FN = C.CFUNCTYPE(C.c_int32, C.c_void_p, DPTR, C.c_size_t, C.c_uint64, DPTR)
 GRADS_FN = C.CFUNCTYPE(C.c_int32, C.c_void_p, DPTR, C.c_size_t, C.c_size_t, C.c_uint64, DPTR)
+
+
+STATE = C.POINTER(C.c_uint64)
+
+
+def new_state(lib, sampler):
+    """A zeroed state of the size and alignment the library reports (no hand-copied sizes)."""
+    size = getattr(lib, f"sgs_{sampler}_state_size")()
+    align = getattr(lib, f"sgs_{sampler}_state_align")()
+    if align > C.alignment(C.c_uint64):
+        raise RuntimeError(f"sgs_{sampler} needs alignment {align}")
+    return (C.c_uint64 * ((size + 7) // 8))()
 
 
 def dptr(a):
@@ -184,32 +207,38 @@ def build(args):
         "sgs_amagold_config_default": ([C.c_double], AmagoldConfig),
         "sgs_amagold_workspace_len": ([sz], sz),
         "sgs_amagold_init": (
-            [C.POINTER(AmagoldState), C.POINTER(AmagoldConfig), DPTR, sz, DPTR, sz, vp, vp, vp],
+            [STATE, C.POINTER(AmagoldConfig), DPTR, sz, DPTR, sz, vp, vp, vp],
             i32,
         ),
         "sgs_amagold_run": (
-            [C.POINTER(AmagoldState), sz, DPTR, sz, C.POINTER(sz), C.POINTER(AmagoldSummary)],
+            [STATE, sz, DPTR, sz, C.POINTER(sz), C.POINTER(AmagoldSummary)],
             i32,
         ),
         "sgs_sghmc_config_default": ([C.c_double], SghmcConfig),
         "sgs_sghmc_workspace_len": ([sz], sz),
         "sgs_sghmc_init": (
-            [C.POINTER(SghmcState), C.POINTER(SghmcConfig), DPTR, sz, DPTR, sz, vp, vp], i32
+            [STATE, C.POINTER(SghmcConfig), DPTR, sz, DPTR, sz, vp, vp], i32
         ),
         "sgs_sghmc_run": (
-            [C.POINTER(SghmcState), sz, DPTR, sz, C.POINTER(sz), C.POINTER(u64)], i32
+            [STATE, sz, DPTR, sz, C.POINTER(sz), C.POINTER(ChainSummary)], i32
         ),
         "sgs_svgd_config_default": ([u64, C.c_double], SvgdConfig),
         "sgs_svgd_workspace_len": ([sz, sz, C.POINTER(SvgdConfig)], sz),
         "sgs_svgd_index_len": ([sz], sz),
         "sgs_svgd_init": (
-            [C.POINTER(SvgdState), C.POINTER(SvgdConfig), DPTR, sz, sz, DPTR, sz,
+            [STATE, C.POINTER(SvgdConfig), DPTR, sz, sz, DPTR, sz,
              C.POINTER(C.c_uint32), sz, vp, vp, vp],
             i32,
         ),
-        "sgs_svgd_run": ([C.POINTER(SvgdState), u64, C.POINTER(u64), C.POINTER(SvgdInfo)], i32),
-        "sgs_svgd_particles": ([C.POINTER(SvgdState), DPTR, sz], i32),
+        "sgs_svgd_run": ([STATE, u64, C.POINTER(SvgdSummary)], i32),
+        "sgs_svgd_particles": ([STATE, DPTR, sz], i32),
         "sgs_status_str": ([i32], C.c_char_p),
+        "sgs_amagold_state_size": ([], sz),
+        "sgs_amagold_state_align": ([], sz),
+        "sgs_sghmc_state_size": ([], sz),
+        "sgs_sghmc_state_align": ([], sz),
+        "sgs_svgd_state_size": ([], sz),
+        "sgs_svgd_state_align": ([], sz),
         "sgs_version": ([], C.c_char_p),
     }
     for name, (argtypes, restype) in sigs.items():
@@ -261,7 +290,7 @@ def sgs_svgd(lib, models, x0, p, kernel, iters, seed, py_callback=False):
     x = x0.astype(np.float64).copy()
     ws = np.zeros(lib.sgs_svgd_workspace_len(n, 1, C.byref(cfg)))
     idx = np.zeros(lib.sgs_svgd_index_len(n), dtype=np.uint32)
-    st = SvgdState()
+    st = new_state(lib, "svgd")
     keep = None
     if py_callback:
         def grads(_ud, xs, m, d, _seed, out):
@@ -274,12 +303,11 @@ def sgs_svgd(lib, models, x0, p, kernel, iters, seed, py_callback=False):
     else:
         gradients = fnptr(models, "mix_gradients")
     check(lib, lib.sgs_svgd_init(
-        C.byref(st), C.byref(cfg), dptr(x), n, 1, dptr(ws), ws.size,
+        st, C.byref(cfg), dptr(x), n, 1, dptr(ws), ws.size,
         idx.ctypes.data_as(C.POINTER(C.c_uint32)), idx.size, None, gradients, None,
     ), "svgd init")
-    done = C.c_uint64()
     t0 = time.perf_counter()
-    check(lib, lib.sgs_svgd_run(C.byref(st), iters, C.byref(done), None), "svgd run")
+    check(lib, lib.sgs_svgd_run(st, iters, None), "svgd run")
     dt = time.perf_counter() - t0
     del keep
     return dt, x.copy()
@@ -413,30 +441,30 @@ def sgs_chain(lib, models, kind, iters, seed, eps, py_callback=False):
         cfg = lib.sgs_amagold_config_default(eps)
         cfg.seed = seed
         ws = np.zeros(lib.sgs_amagold_workspace_len(1))
-        st = AmagoldState()
+        st = new_state(lib, "amagold")
         check(lib, lib.sgs_amagold_init(
-            C.byref(st), C.byref(cfg), dptr(theta0), 1, dptr(ws), ws.size,
+            st, C.byref(cfg), dptr(theta0), 1, dptr(ws), ws.size,
             fnptr(models, "dw_energy"), gradient, None,
         ), "amagold init")
         summary = AmagoldSummary()
         t0 = time.perf_counter()
         check(lib, lib.sgs_amagold_run(
-            C.byref(st), iters, dptr(out), out.size, C.byref(done), C.byref(summary)
+            st, iters, dptr(out), out.size, C.byref(done), C.byref(summary)
         ), "amagold run")
         dt = time.perf_counter() - t0
-        accept = summary.accepted / summary.samples
+        accept = summary.accepted / summary.iterations
     else:
         cfg = lib.sgs_sghmc_config_default(eps)
         cfg.seed = seed
         ws = np.zeros(lib.sgs_sghmc_workspace_len(1))
-        st = SghmcState()
+        st = new_state(lib, "sghmc")
         check(lib, lib.sgs_sghmc_init(
-            C.byref(st), C.byref(cfg), dptr(theta0), 1, dptr(ws), ws.size, gradient, None
+            st, C.byref(cfg), dptr(theta0), 1, dptr(ws), ws.size, gradient, None
         ), "sghmc init")
-        rejected = C.c_uint64()
+        summary = ChainSummary()
         t0 = time.perf_counter()
         check(lib, lib.sgs_sghmc_run(
-            C.byref(st), iters, dptr(out), out.size, C.byref(done), C.byref(rejected)
+            st, iters, dptr(out), out.size, C.byref(done), C.byref(summary)
         ), "sghmc run")
         dt = time.perf_counter() - t0
     del keep

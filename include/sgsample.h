@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /** The library version as a string literal (see sgs_version()). */
-#define SGS_VERSION_STRING "0.1.0"
+#define SGS_VERSION_STRING "0.2.0"
 
 /**
  * `sgs_amagold_config.variant`: momentum resampled every outer iteration (the paper's default).
@@ -70,7 +70,7 @@
 /**
  * Minor version of the library.
  */
-#define SGS_VERSION_MINOR 1
+#define SGS_VERSION_MINOR 2
 
 /**
  * Patch version of the library.
@@ -326,10 +326,10 @@ typedef struct sgs_amagold_config {
 } sgs_amagold_config;
 
 /**
- * An AMAGOLD chain on `double` coordinates, in caller memory. Opaque: fill it with
- * `sgs_amagold_init`. Zero-initialise it (`sgs_amagold s = {{0}};`) so that use before init is
- * detected. Its size and alignment are also `sgs_amagold_state_size()` and
- * `sgs_amagold_state_align()`.
+ * An AMAGOLD chain on `double` coordinates, in caller memory. Opaque: fill
+ * it with `sgs_amagold_init`. Zero-initialise it (`sgs_amagold s = {{0}};`)
+ * so that use before init is detected. Its size and alignment are also returned by the
+ * `…_state_size()` and `…_state_align()` queries.
  */
 typedef struct sgs_amagold {
   uint64_t _opaque[48];
@@ -491,9 +491,10 @@ typedef struct sgs_sghmc_config {
 } sgs_sghmc_config;
 
 /**
- * An SGHMC chain on `double` coordinates, in caller memory. Opaque: fill it with
- * `sgs_sghmc_init`; zero-initialise it first (`sgs_sghmc s = {{0}};`). Its size and alignment
- * are also `sgs_sghmc_state_size()` and `sgs_sghmc_state_align()`.
+ * An SGHMC chain on `double` coordinates, in caller memory. Opaque: fill
+ * it with `sgs_sghmc_init`. Zero-initialise it (`sgs_sghmc s = {{0}};`)
+ * so that use before init is detected. Its size and alignment are also returned by the
+ * `…_state_size()` and `…_state_align()` queries.
  */
 typedef struct sgs_sghmc {
   uint64_t _opaque[24];
@@ -558,7 +559,7 @@ typedef struct sgs_chain_run_summary {
 } sgs_chain_run_summary;
 
 /**
- * Totals of an `sgs_sghmc_run`.
+ * Totals of a SGHMC run.
  */
 typedef struct sgs_chain_run_summary sgs_sghmc_run_summary;
 
@@ -570,6 +571,13 @@ typedef struct sgs_sghmc_f32 {
 } sgs_sghmc_f32;
 
 /**
+ * An SGLD chain on `float` coordinates, in caller memory (see `sgs_sgld`).
+ */
+typedef struct sgs_sgld_f32 {
+  uint64_t _opaque[16];
+} sgs_sgld_f32;
+
+/**
  * Hyperparameters of an SGLD chain (shared by the double and float functions). Start from
  * `sgs_sgld_config_default(step_size)`.
  */
@@ -579,31 +587,22 @@ typedef struct sgs_sgld_config {
    */
   double step_size;
   /**
-   * Seed of the generator.
-   */
-  uint64_t seed;
-  /**
-   * Stream id.
-   */
-  uint64_t stream;
-  /**
    * Updates T ≥ 1 per stored sample.
    */
   uint32_t steps;
   /**
-   * Always 0 (padding made explicit).
+   * Must be 0 (padding made explicit).
    */
   uint32_t reserved;
+  /**
+   * Seed of the generator (its stream: `stream`).
+   */
+  uint64_t seed;
+  /**
+   * Stream id: same seed, different streams give independent chains.
+   */
+  uint64_t stream;
 } sgs_sgld_config;
-
-/**
- * An SGLD chain on `double` coordinates, in caller memory. Opaque: fill it with
- * `sgs_sgld_init`; zero-initialise it first (`sgs_sgld s = {{0}};`). Its size and alignment
- * are also `sgs_sgld_state_size()` and `sgs_sgld_state_align()`.
- */
-typedef struct sgs_sgld {
-  uint64_t _opaque[16];
-} sgs_sgld;
 
 /**
  * What one SGLD outer iteration did.
@@ -611,16 +610,19 @@ typedef struct sgs_sgld {
 typedef struct sgs_chain_info sgs_sgld_info;
 
 /**
- * Totals of an `sgs_sgld_run`.
+ * Totals of a SGLD run.
  */
 typedef struct sgs_chain_run_summary sgs_sgld_run_summary;
 
 /**
- * An SGLD chain on `float` coordinates, in caller memory (see `sgs_sgld`).
+ * An SGLD chain on `double` coordinates, in caller memory. Opaque: fill
+ * it with `sgs_sgld_init`. Zero-initialise it (`sgs_sgld s = {{0}};`)
+ * so that use before init is detected. Its size and alignment are also returned by the
+ * `…_state_size()` and `…_state_align()` queries.
  */
-typedef struct sgs_sgld_f32 {
+typedef struct sgs_sgld {
   uint64_t _opaque[16];
-} sgs_sgld_f32;
+} sgs_sgld;
 
 /**
  * Hyperparameters of an SVGD / RBM-SVGD particle system (shared by the double and float
@@ -1404,6 +1406,130 @@ sgs_status sgs_sghmc_momentum(const struct sgs_sghmc *state, double *out, size_t
 sgs_status sgs_sghmc_momentum_f32(const struct sgs_sghmc_f32 *state, float *out, size_t out_len);
 
 /**
+ * Workspace length, in `float` elements, of an SGLD
+ * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+ */
+size_t sgs_sgld_workspace_len_f32(size_t d);
+
+/**
+ * `sizeof(sgs_sgld_f32)`, for bindings that allocate the state
+ * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
+ */
+size_t sgs_sgld_state_size_f32(void);
+
+/**
+ * The alignment `_Alignof(sgs_sgld_f32)` the state needs.
+ */
+size_t sgs_sgld_state_align_f32(void);
+
+/**
+ * Starts an SGLD chain on `float` coordinates at `theta0`.
+ *
+ * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
+ * evaluates the energy at `theta0` once if the sampler has an energy callback, then
+ * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
+ * elements, must not overlap `state` or `theta0`, and must stay alive (with the
+ * callbacks and `user_data`) while the state is used.
+ *
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
+ * error neither `*state` nor the workspace is modified (a previously initialised state
+ * stays usable).
+ *
+ * # Safety
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
+ */
+sgs_status sgs_sgld_init_f32(struct sgs_sgld_f32 *state,
+                             const struct sgs_sgld_config *config,
+                             const float *theta0,
+                             size_t d,
+                             float *workspace,
+                             size_t workspace_len,
+                             sgs_gradient_fn_f32 gradient,
+                             void *user_data);
+
+/**
+ * One outer iteration of an SGLD chain. Writes what happened to
+ * `*info` unless `info` is NULL.
+ *
+ * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
+ * chain (position, momentum, energy, counters, generator) is exactly as before the call,
+ * so retrying repeats the same draws.
+ *
+ * # Safety
+ * `state` must be a valid state whose workspace and callbacks are alive.
+ */
+sgs_status sgs_sgld_step_f32(struct sgs_sgld_f32 *state, sgs_sgld_info *info);
+
+/**
+ * Runs `n` outer iterations of an SGLD chain, copying the position
+ * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
+ * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
+ *
+ * Every pointer is checked before anything is written. Then `*samples_done` and
+ * `*summary` (each unless NULL) get the rows written and the totals, also when the run
+ * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
+ * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
+ * nothing.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ *
+ * # Safety
+ * As for the step function; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sgld_run_f32(struct sgs_sgld_f32 *state,
+                            size_t n,
+                            float *out,
+                            size_t out_len,
+                            size_t *samples_done,
+                            sgs_sgld_run_summary *summary);
+
+/**
+ * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sgld_position_f32(const struct sgs_sgld_f32 *state, float *out, size_t out_len);
+
+/**
+ * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ *
+ * # Safety
+ * `state` valid; `iterations` valid for a write.
+ */
+sgs_status sgs_sgld_iterations_f32(const struct sgs_sgld_f32 *state, uint64_t *iterations);
+
+/**
+ * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
+ * the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `divergences` valid for a write.
+ */
+sgs_status sgs_sgld_divergences_f32(const struct sgs_sgld_f32 *state, uint64_t *divergences);
+
+/**
+ * Writes the dimension d to `*d`. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `d` valid for a write.
+ */
+sgs_status sgs_sgld_dim_f32(const struct sgs_sgld_f32 *state, size_t *d);
+
+/**
  * Step size ε, one update per sample, seed 0, stream 0. Nothing is validated here;
  * `sgs_sgld_init` does that.
  */
@@ -1532,130 +1658,6 @@ sgs_status sgs_sgld_divergences(const struct sgs_sgld *state, uint64_t *divergen
  * `state` valid; `d` valid for a write.
  */
 sgs_status sgs_sgld_dim(const struct sgs_sgld *state, size_t *d);
-
-/**
- * Workspace length, in `float` elements, of an SGLD
- * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
- */
-size_t sgs_sgld_workspace_len_f32(size_t d);
-
-/**
- * `sizeof(sgs_sgld_f32)`, for bindings that allocate the state
- * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
- */
-size_t sgs_sgld_state_size_f32(void);
-
-/**
- * The alignment `_Alignof(sgs_sgld_f32)` the state needs.
- */
-size_t sgs_sgld_state_align_f32(void);
-
-/**
- * Starts an SGLD chain on `float` coordinates at `theta0`.
- *
- * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
- * evaluates the energy at `theta0` once if the sampler has an energy callback, then
- * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements, must not overlap `state` or `theta0`, and must stay alive (with the
- * callbacks and `user_data`) while the state is used.
- *
- * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
- * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
- * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
- * error neither `*state` nor the workspace is modified (a previously initialised state
- * stays usable).
- *
- * # Safety
- * Pointers must be valid for the stated lengths; callbacks must follow their contract.
- */
-sgs_status sgs_sgld_init_f32(struct sgs_sgld_f32 *state,
-                             const struct sgs_sgld_config *config,
-                             const float *theta0,
-                             size_t d,
-                             float *workspace,
-                             size_t workspace_len,
-                             sgs_gradient_fn_f32 gradient,
-                             void *user_data);
-
-/**
- * One outer iteration of an SGLD chain. Writes what happened to
- * `*info` unless `info` is NULL.
- *
- * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
- * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
- * chain (position, momentum, energy, counters, generator) is exactly as before the call,
- * so retrying repeats the same draws.
- *
- * # Safety
- * `state` must be a valid state whose workspace and callbacks are alive.
- */
-sgs_status sgs_sgld_step_f32(struct sgs_sgld_f32 *state, sgs_sgld_info *info);
-
-/**
- * Runs `n` outer iterations of an SGLD chain, copying the position
- * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
- * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
- *
- * Every pointer is checked before anything is written. Then `*samples_done` and
- * `*summary` (each unless NULL) get the rows written and the totals, also when the run
- * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
- * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
- * nothing.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
- *
- * # Safety
- * As for the step function; `out` valid for `out_len` elements.
- */
-sgs_status sgs_sgld_run_f32(struct sgs_sgld_f32 *state,
-                            size_t n,
-                            float *out,
-                            size_t out_len,
-                            size_t *samples_done,
-                            sgs_sgld_run_summary *summary);
-
-/**
- * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
- * `SGS_ERR_OUTPUT_TOO_SMALL`.
- *
- * # Safety
- * `state` valid; `out` valid for `out_len` elements.
- */
-sgs_status sgs_sgld_position_f32(const struct sgs_sgld_f32 *state, float *out, size_t out_len);
-
-/**
- * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
- *
- * # Safety
- * `state` valid; `iterations` valid for a write.
- */
-sgs_status sgs_sgld_iterations_f32(const struct sgs_sgld_f32 *state, uint64_t *iterations);
-
-/**
- * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
- * the iterations getter.
- *
- * # Safety
- * `state` valid; `divergences` valid for a write.
- */
-sgs_status sgs_sgld_divergences_f32(const struct sgs_sgld_f32 *state, uint64_t *divergences);
-
-/**
- * Writes the dimension d to `*d`. Statuses as for the iterations getter.
- *
- * # Safety
- * `state` valid; `d` valid for a write.
- */
-sgs_status sgs_sgld_dim_f32(const struct sgs_sgld_f32 *state, size_t *d);
 
 /**
  * A static, nul-terminated description of a status code ("unknown status" for a value that is

@@ -36,7 +36,7 @@
 //! step's noise and the remaining inner steps draw nothing, and the uniform is still drawn.
 
 use crate::adapt::{accept_prob, DualAveraging};
-use crate::chain::{Chain, ChainKind, ChainStep, Sealed};
+use crate::chain::{chain_kind, check_start, gradient_or_rollback, Chain, ChainStep};
 use crate::error::{Error, Stop};
 use crate::float::{add_scaled, all_finite, copy, Float};
 use crate::model::Potential;
@@ -199,18 +199,7 @@ impl AmagoldCore {
         ws: &mut [T],
         model: &mut M,
     ) -> Result<Self, Error> {
-        let d = theta0.len();
-        if d == 0 {
-            return Err(Error::ZeroDimension);
-        }
-        match d.checked_mul(6) {
-            Some(n) if ws.len() >= n => {}
-            _ => return Err(Error::WorkspaceTooSmall),
-        }
-        cfg.validate()?;
-        if !all_finite(theta0) {
-            return Err(Error::InvalidPosition);
-        }
+        let d = check_start(theta0, ws.len(), 6, cfg.validate())?;
         let u = match model.energy(theta0) {
             Ok(u) if u.is_finite() => u,
             Ok(_) | Err(Stop::Reject) => return Err(Error::InitialEnergyRejected),
@@ -289,16 +278,9 @@ impl AmagoldCore {
             let seed = self.rng.next_u64();
             // The noise normals are drawn after the callback returns; the stream order (seed,
             // then noise) is the documented one because the callback cannot draw from it.
-            match model.gradient(prop, seed, g) {
-                Ok(()) => {}
-                Err(Stop::Reject) => {
-                    left_domain = true;
-                    break;
-                }
-                Err(Stop::Abort) => {
-                    self.rng = saved_rng;
-                    return Err(Error::CallbackAborted);
-                }
+            if !gradient_or_rollback(model, prop, seed, g, &mut self.rng, &saved_rng)? {
+                left_domain = true;
+                break;
             }
             let mut s = 0.0f64;
             for (ri, &gi) in rw.iter_mut().zip(g.iter()) {
@@ -402,6 +384,12 @@ impl AmagoldCore {
     pub(crate) fn energy(&self) -> f64 {
         self.u
     }
+    fn iterations(&self) -> u64 {
+        self.iterations
+    }
+    fn divergences(&self) -> u64 {
+        self.divergences
+    }
     pub(crate) fn step_size(&self) -> f64 {
         self.eps
     }
@@ -416,27 +404,7 @@ impl StepInfo for AmagoldInfo {
     }
 }
 
-impl Sealed for AmagoldCore {}
-
-impl ChainKind for AmagoldCore {
-    type Config = AmagoldConfig;
-    type Info = AmagoldInfo;
-    fn workspace_len(d: usize) -> usize {
-        workspace_len(d)
-    }
-    fn dim(&self) -> usize {
-        self.d
-    }
-    fn iterations(&self) -> u64 {
-        self.iterations
-    }
-    fn divergences(&self) -> u64 {
-        self.divergences
-    }
-    fn config(&self) -> &AmagoldConfig {
-        &self.cfg
-    }
-}
+chain_kind!(AmagoldCore, AmagoldConfig, AmagoldInfo, workspace_len);
 
 impl<T: Float, M: Potential<T> + ?Sized> ChainStep<T, M> for AmagoldCore {
     fn start(

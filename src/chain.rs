@@ -15,8 +15,10 @@
 //! ([`crate::run`]), so `run` means the same in Rust and in C. Adding a sampler is a core file
 //! that implements these two traits, plus a short C mapping.
 
-use crate::error::Error;
-use crate::float::{copy, Float};
+use crate::error::{Error, Stop};
+use crate::float::{all_finite, copy, Float};
+use crate::model::Gradient;
+use crate::rng::Rng;
 use crate::run::{run_rows, Outcome, RunError, RunSummary, StepInfo};
 
 mod sealed {
@@ -77,6 +79,143 @@ pub struct ChainInfo {
 impl StepInfo for ChainInfo {
     fn outcome(&self) -> Outcome {
         self.outcome
+    }
+}
+
+/// The checks every chain's `start` makes, in this order: d ≠ 0, a workspace of `per_d·d`
+/// coordinates, the configuration, a finite θ₀. Returns d.
+pub(crate) fn check_start<T: Float>(
+    theta0: &[T],
+    ws_len: usize,
+    per_d: usize,
+    config: Result<(), Error>,
+) -> Result<usize, Error> {
+    let d = theta0.len();
+    if d == 0 {
+        return Err(Error::ZeroDimension);
+    }
+    match d.checked_mul(per_d) {
+        Some(n) if ws_len >= n => {}
+        _ => return Err(Error::WorkspaceTooSmall),
+    }
+    config?;
+    if !all_finite(theta0) {
+        return Err(Error::InvalidPosition);
+    }
+    Ok(d)
+}
+
+/// The counters of a chain without an accept test, and how one of its trajectories ends: a
+/// REJECT discards it (out of domain), a non-finite end discards it as a divergence (NaN and ∞
+/// propagate through the updates, so the end shows a bad value anywhere along it), else `keep`
+/// copies it into the chain.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) iterations: u64,
+    pub(crate) divergences: u64,
+}
+
+impl Counters {
+    pub(crate) fn finish(
+        &mut self,
+        rejected: bool,
+        finite: bool,
+        keep: impl FnOnce(),
+    ) -> ChainInfo {
+        let outcome = if rejected {
+            Outcome::OutOfDomain
+        } else if !finite {
+            Outcome::Divergent
+        } else {
+            keep();
+            Outcome::Accepted
+        };
+        self.iterations += 1;
+        self.divergences += (outcome == Outcome::Divergent) as u64;
+        ChainInfo {
+            outcome,
+            iteration: self.iterations,
+            divergences: self.divergences,
+        }
+    }
+}
+
+/// `ChainKind` for a core with fields `d`, `cfg` and methods `iterations()`, `divergences()`.
+macro_rules! chain_kind {
+    ($Core:ty, $Config:ty, $Info:ty, $ws_len:path) => {
+        impl $crate::chain::Sealed for $Core {}
+
+        impl $crate::chain::ChainKind for $Core {
+            type Config = $Config;
+            type Info = $Info;
+            fn workspace_len(d: usize) -> usize {
+                $ws_len(d)
+            }
+            fn dim(&self) -> usize {
+                self.d
+            }
+            fn iterations(&self) -> u64 {
+                <$Core>::iterations(self)
+            }
+            fn divergences(&self) -> u64 {
+                <$Core>::divergences(self)
+            }
+            fn config(&self) -> &$Config {
+                &self.cfg
+            }
+        }
+    };
+}
+pub(crate) use chain_kind;
+
+/// What a chain that needs only a gradient (SGHMC, SGLD) adds to its core's inherent `new` and
+/// `step`: the `ChainStep` impl (the model is not asked at start) and, on its `Chain` alias, the
+/// `const fn workspace_len` and `new`. `gradient_chain!(Core, Config, per_d)`.
+macro_rules! gradient_chain {
+    ($Core:ident, $Config:ty, $per_d:literal) => {
+        impl<T: Float, G: Gradient<T> + ?Sized> $crate::chain::ChainStep<T, G> for $Core {
+            fn start(cfg: &$Config, theta0: &[T], ws: &mut [T], _model: &mut G) -> Result<Self, Error> {
+                $Core::new(cfg, theta0, ws)
+            }
+            fn step(&mut self, ws: &mut [T], model: &mut G) -> Result<ChainInfo, Error> {
+                $Core::step(self, ws, model)
+            }
+        }
+
+        impl<'a, T: Float> Chain<'a, T, $Core> {
+            #[doc = concat!(" Workspace length for dimension `d`: `", stringify!($per_d), "·d`.")]
+            pub const fn workspace_len(d: usize) -> usize {
+                d.saturating_mul($per_d)
+            }
+
+            #[doc = concat!(" Validates and starts the chain at θ₀ (dimension `theta0.len()`; the workspace needs `", stringify!($per_d), "·d`")]
+            /// coordinates). Draws what the sampler's module docs say it draws at the start.
+            pub fn new(config: &$Config, theta0: &[T], workspace: &'a mut [T]) -> Result<Self, Error> {
+                let core = $Core::new(config, theta0, workspace)?;
+                Ok(Chain { core, ws: workspace })
+            }
+        }
+    };
+}
+pub(crate) use gradient_chain;
+
+/// Calls the gradient of one inner step: `Ok(true)` when computed, `Ok(false)` on REJECT; on
+/// ABORT the generator goes back to `saved` (the iteration's start) and the error is returned.
+pub(crate) fn gradient_or_rollback<T: Float, G: Gradient<T> + ?Sized>(
+    model: &mut G,
+    x: &[T],
+    seed: u64,
+    g: &mut [T],
+    rng: &mut Rng,
+    saved: &Rng,
+) -> Result<bool, Error> {
+    match model.gradient(x, seed, g) {
+        Ok(()) => Ok(true),
+        Err(Stop::Reject) => Ok(false),
+        Err(Stop::Abort) => {
+            *rng = saved.clone();
+            Err(Error::CallbackAborted)
+        }
     }
 }
 

@@ -12,12 +12,13 @@
 //!
 //! Memory: a workspace of [`Sghmc::workspace_len`]`(d) = 5·d` coordinates.
 
-use crate::chain::{Chain, ChainInfo, ChainKind, ChainStep, Sealed};
-use crate::error::{Error, Stop};
+use crate::chain::{
+    chain_kind, check_start, gradient_chain, gradient_or_rollback, Chain, ChainInfo, Counters,
+};
+use crate::error::Error;
 use crate::float::{add_scaled, all_finite, copy, Float};
 use crate::model::Gradient;
 use crate::rng::Rng;
-use crate::run::Outcome;
 
 /// Hyperparameters of an SGHMC chain.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,8 +83,7 @@ pub struct SghmcCore {
     d: usize,
     cfg: SghmcConfig,
     rng: Rng,
-    iterations: u64,
-    divergences: u64,
+    counters: Counters,
 }
 
 pub(crate) const fn workspace_len(d: usize) -> usize {
@@ -102,23 +102,20 @@ fn parts<T>(ws: &mut [T], d: usize) -> Option<(&mut [T], &mut [T], &mut [T], &mu
 }
 
 impl SghmcCore {
+    fn iterations(&self) -> u64 {
+        self.counters.iterations
+    }
+
+    fn divergences(&self) -> u64 {
+        self.counters.divergences
+    }
+
     pub(crate) fn new<T: Float>(
         cfg: &SghmcConfig,
         theta0: &[T],
         ws: &mut [T],
     ) -> Result<Self, Error> {
-        let d = theta0.len();
-        if d == 0 {
-            return Err(Error::ZeroDimension);
-        }
-        match d.checked_mul(5) {
-            Some(n) if ws.len() >= n => {}
-            _ => return Err(Error::WorkspaceTooSmall),
-        }
-        cfg.validate()?;
-        if !all_finite(theta0) {
-            return Err(Error::InvalidPosition);
-        }
+        let d = check_start(theta0, ws.len(), 5, cfg.validate())?;
         let mut rng = Rng::new(cfg.seed, cfg.stream);
         let (theta, _, r, _, _) = parts(ws, d).ok_or(Error::WorkspaceTooSmall)?;
         copy(theta, theta0);
@@ -134,8 +131,7 @@ impl SghmcCore {
             d,
             cfg: *cfg,
             rng,
-            iterations: 0,
-            divergences: 0,
+            counters: Counters::default(),
         })
     }
 
@@ -167,16 +163,9 @@ impl SghmcCore {
         for _ in 0..cfg.steps {
             add_scaled(tw, full, rw);
             let seed = self.rng.next_u64();
-            match model.gradient(tw, seed, g) {
-                Ok(()) => {}
-                Err(Stop::Reject) => {
-                    rejected = true;
-                    break;
-                }
-                Err(Stop::Abort) => {
-                    self.rng = saved_rng;
-                    return Err(Error::CallbackAborted);
-                }
+            if !gradient_or_rollback(model, tw, seed, g, &mut self.rng, &saved_rng)? {
+                rejected = true;
+                break;
             }
             for (ri, &gi) in rw.iter_mut().zip(g.iter()) {
                 let eta = if noisy {
@@ -187,57 +176,17 @@ impl SghmcCore {
                 *ri = ((*ri - eps_t * gi) - c * *ri) + eta;
             }
         }
-        // NaN and ∞ propagate through the updates, so checking the end of the trajectory finds a
-        // non-finite gradient or update anywhere along it: the iteration is discarded.
-        let outcome = if rejected {
-            Outcome::OutOfDomain
-        } else if !(all_finite(tw) && all_finite(rw)) {
-            Outcome::Divergent
-        } else {
+        let finite = all_finite(tw) && all_finite(rw);
+        Ok(self.counters.finish(rejected, finite, || {
             copy(theta, tw);
             copy(r, rw);
-            Outcome::Accepted
-        };
-        self.iterations += 1;
-        self.divergences += (outcome == Outcome::Divergent) as u64;
-        Ok(ChainInfo {
-            outcome,
-            iteration: self.iterations,
-            divergences: self.divergences,
-        })
+        }))
     }
 }
 
-impl Sealed for SghmcCore {}
+chain_kind!(SghmcCore, SghmcConfig, ChainInfo, workspace_len);
 
-impl ChainKind for SghmcCore {
-    type Config = SghmcConfig;
-    type Info = ChainInfo;
-    fn workspace_len(d: usize) -> usize {
-        workspace_len(d)
-    }
-    fn dim(&self) -> usize {
-        self.d
-    }
-    fn iterations(&self) -> u64 {
-        self.iterations
-    }
-    fn divergences(&self) -> u64 {
-        self.divergences
-    }
-    fn config(&self) -> &SghmcConfig {
-        &self.cfg
-    }
-}
-
-impl<T: Float, G: Gradient<T> + ?Sized> ChainStep<T, G> for SghmcCore {
-    fn start(cfg: &SghmcConfig, theta0: &[T], ws: &mut [T], _model: &mut G) -> Result<Self, Error> {
-        SghmcCore::new(cfg, theta0, ws)
-    }
-    fn step(&mut self, ws: &mut [T], model: &mut G) -> Result<ChainInfo, Error> {
-        SghmcCore::step(self, ws, model)
-    }
-}
+gradient_chain!(SghmcCore, SghmcConfig, 5);
 
 /// An SGHMC chain over a caller-supplied workspace (a [`Chain`]: `step`, `run`, `position`,
 /// `iterations`, `divergences`, `config` and `workspace_len` are documented there).
@@ -260,21 +209,6 @@ impl<T: Float, G: Gradient<T> + ?Sized> ChainStep<T, G> for SghmcCore {
 pub type Sghmc<'a, T> = Chain<'a, T, SghmcCore>;
 
 impl<'a, T: Float> Chain<'a, T, SghmcCore> {
-    /// Workspace length for dimension `d`: `5·d`.
-    pub const fn workspace_len(d: usize) -> usize {
-        workspace_len(d)
-    }
-
-    /// Validates and starts the chain at θ₀ (dimension `theta0.len()`; the workspace needs
-    /// `5·d` coordinates).
-    pub fn new(config: &SghmcConfig, theta0: &[T], workspace: &'a mut [T]) -> Result<Self, Error> {
-        let core = SghmcCore::new(config, theta0, workspace)?;
-        Ok(Chain {
-            core,
-            ws: workspace,
-        })
-    }
-
     /// The current momentum r.
     pub fn momentum(&self) -> &[T] {
         self.block(2)

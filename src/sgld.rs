@@ -14,12 +14,13 @@
 //!
 //! Memory: a workspace of [`Sgld::workspace_len`]`(d) = 3·d` coordinates.
 
-use crate::chain::{Chain, ChainInfo, ChainKind, ChainStep, Sealed};
-use crate::error::{Error, Stop};
+use crate::chain::{
+    chain_kind, check_start, gradient_chain, gradient_or_rollback, Chain, ChainInfo, Counters,
+};
+use crate::error::Error;
 use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
 use crate::rng::Rng;
-use crate::run::Outcome;
 
 /// Hyperparameters of an SGLD chain.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,18 +58,17 @@ impl SgldConfig {
     }
 }
 
-/// What one SGLD outer iteration did.
-pub type SgldInfo = ChainInfo;
-
 /// The plain-data state of an SGLD chain (everything but the workspace). Used through [`Sgld`].
 #[derive(Clone, Debug)]
 pub struct SgldCore {
     d: usize,
     cfg: SgldConfig,
     rng: Rng,
-    iterations: u64,
-    divergences: u64,
+    counters: Counters,
 }
+
+/// What one SGLD outer iteration did.
+pub type SgldInfo = ChainInfo;
 
 const fn workspace_len(d: usize) -> usize {
     d.saturating_mul(3)
@@ -83,27 +83,23 @@ fn parts<T>(ws: &mut [T], d: usize) -> Option<(&mut [T], &mut [T], &mut [T])> {
 }
 
 impl SgldCore {
+    fn iterations(&self) -> u64 {
+        self.counters.iterations
+    }
+
+    fn divergences(&self) -> u64 {
+        self.counters.divergences
+    }
+
     fn new<T: Float>(cfg: &SgldConfig, theta0: &[T], ws: &mut [T]) -> Result<Self, Error> {
-        let d = theta0.len();
-        if d == 0 {
-            return Err(Error::ZeroDimension);
-        }
-        match d.checked_mul(3) {
-            Some(n) if ws.len() >= n => {}
-            _ => return Err(Error::WorkspaceTooSmall),
-        }
-        cfg.validate()?;
-        if !all_finite(theta0) {
-            return Err(Error::InvalidPosition);
-        }
+        let d = check_start(theta0, ws.len(), 3, cfg.validate())?;
         let (theta, _, _) = parts(ws, d).ok_or(Error::WorkspaceTooSmall)?;
         copy(theta, theta0);
         Ok(SgldCore {
             d,
             cfg: *cfg,
             rng: Rng::new(cfg.seed, cfg.stream),
-            iterations: 0,
-            divergences: 0,
+            counters: Counters::default(),
         })
     }
 
@@ -121,69 +117,22 @@ impl SgldCore {
         let mut rejected = false;
         for _ in 0..self.cfg.steps {
             let seed = self.rng.next_u64();
-            match model.gradient(tw, seed, g) {
-                Ok(()) => {}
-                Err(Stop::Reject) => {
-                    rejected = true;
-                    break;
-                }
-                Err(Stop::Abort) => {
-                    self.rng = saved_rng;
-                    return Err(Error::CallbackAborted);
-                }
+            if !gradient_or_rollback(model, tw, seed, g, &mut self.rng, &saved_rng)? {
+                rejected = true;
+                break;
             }
             for (x, &gi) in tw.iter_mut().zip(g.iter()) {
                 *x = (*x - half * gi) + sd * self.rng.normal_as::<T>();
             }
         }
-        let outcome = if rejected {
-            Outcome::OutOfDomain
-        } else if !all_finite(tw) {
-            Outcome::Divergent
-        } else {
-            copy(theta, tw);
-            Outcome::Accepted
-        };
-        self.iterations += 1;
-        self.divergences += (outcome == Outcome::Divergent) as u64;
-        Ok(ChainInfo {
-            outcome,
-            iteration: self.iterations,
-            divergences: self.divergences,
-        })
+        let finite = all_finite(tw);
+        Ok(self.counters.finish(rejected, finite, || copy(theta, tw)))
     }
 }
 
-impl Sealed for SgldCore {}
+chain_kind!(SgldCore, SgldConfig, ChainInfo, workspace_len);
 
-impl ChainKind for SgldCore {
-    type Config = SgldConfig;
-    type Info = ChainInfo;
-    fn workspace_len(d: usize) -> usize {
-        workspace_len(d)
-    }
-    fn dim(&self) -> usize {
-        self.d
-    }
-    fn iterations(&self) -> u64 {
-        self.iterations
-    }
-    fn divergences(&self) -> u64 {
-        self.divergences
-    }
-    fn config(&self) -> &SgldConfig {
-        &self.cfg
-    }
-}
-
-impl<T: Float, G: Gradient<T> + ?Sized> ChainStep<T, G> for SgldCore {
-    fn start(cfg: &SgldConfig, theta0: &[T], ws: &mut [T], _model: &mut G) -> Result<Self, Error> {
-        SgldCore::new(cfg, theta0, ws)
-    }
-    fn step(&mut self, ws: &mut [T], model: &mut G) -> Result<ChainInfo, Error> {
-        SgldCore::step(self, ws, model)
-    }
-}
+gradient_chain!(SgldCore, SgldConfig, 3);
 
 /// An SGLD chain over a caller-supplied workspace (a [`Chain`]: `step`, `run`, `position`,
 /// `iterations`, `divergences`, `config` and `workspace_len` are documented there).
@@ -205,20 +154,3 @@ impl<T: Float, G: Gradient<T> + ?Sized> ChainStep<T, G> for SgldCore {
 /// # Ok::<(), sgsample::Error>(())
 /// ```
 pub type Sgld<'a, T> = Chain<'a, T, SgldCore>;
-
-impl<'a, T: Float> Chain<'a, T, SgldCore> {
-    /// Workspace length for dimension `d`: `3·d`.
-    pub const fn workspace_len(d: usize) -> usize {
-        workspace_len(d)
-    }
-
-    /// Validates and starts the chain at θ₀ (dimension `theta0.len()`; the workspace needs
-    /// `3·d` coordinates).
-    pub fn new(config: &SgldConfig, theta0: &[T], workspace: &'a mut [T]) -> Result<Self, Error> {
-        let core = SgldCore::new(config, theta0, workspace)?;
-        Ok(Chain {
-            core,
-            ws: workspace,
-        })
-    }
-}

@@ -1,7 +1,7 @@
 //! AMAGOLD in C: its config, info and state types and the mapping onto the generic chain layer
 //! (`chain.rs`), which generates `sgs_amagold_…` (double) and `sgs_amagold_…_f32` (float).
 
-use super::chain::{c_summary, chain_api, chain_getter, CChain};
+use super::chain::{c_summary, chain_api, chain_getter, chain_states, tags, CChain};
 use super::common::*;
 use crate::amagold::AmagoldCore;
 use crate::error::Error;
@@ -102,29 +102,13 @@ c_summary!(
     }
 );
 
-/// An AMAGOLD chain on `double` coordinates, in caller memory. Opaque: fill it with
-/// `sgs_amagold_init`. Zero-initialise it (`sgs_amagold s = {{0}};`) so that use before init is
-/// detected. Its size and alignment are also `sgs_amagold_state_size()` and
-/// `sgs_amagold_state_align()`.
-#[repr(C)]
-pub struct sgs_amagold {
-    _opaque: [u64; 48],
-}
-
-/// An AMAGOLD chain on `float` coordinates, in caller memory (see `sgs_amagold`).
-#[repr(C)]
-pub struct sgs_amagold_f32 {
-    _opaque: [u64; 48],
-}
+chain_states!(sgs_amagold, sgs_amagold_f32, 48, "An AMAGOLD");
 
 impl CChain for AmagoldCore {
     type CConfig = sgs_amagold_config;
     type CInfo = sgs_amagold_info;
     type CSummary = sgs_amagold_run_summary;
-    const TAGS: [u64; 2] = [
-        u64::from_le_bytes(*b"sgsAMG64"),
-        u64::from_le_bytes(*b"sgsAMG32"),
-    ];
+    const TAGS: [u64; 2] = tags(b"sgsAMG");
     const NEEDS_ENERGY: bool = true;
 
     fn config_from(c: &sgs_amagold_config) -> Result<AmagoldConfig, Error> {

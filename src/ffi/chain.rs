@@ -567,6 +567,67 @@ macro_rules! chain_api {
 }
 pub(crate) use chain_api;
 
+/// The two opaque C state structs of a chain sampler (`double` and `float`), `words` 8-byte
+/// words each: `chain_states!(sgs_x, sgs_x_f32, words, "Name")`.
+macro_rules! chain_states {
+    ($S64:ident, $S32:ident, $words:literal, $name:literal) => {
+        #[doc = concat!(" ", $name, " chain on `double` coordinates, in caller memory. Opaque: fill")]
+        #[doc = concat!(" it with `", stringify!($S64), "_init`. Zero-initialise it (`", stringify!($S64), " s = {{0}};`)")]
+        /// so that use before init is detected. Its size and alignment are also returned by the
+        /// `…_state_size()` and `…_state_align()` queries.
+        #[repr(C)]
+        pub struct $S64 {
+            _opaque: [u64; $words],
+        }
+
+        #[doc = concat!(" ", $name, " chain on `float` coordinates, in caller memory (see `", stringify!($S64), "`).")]
+        #[repr(C)]
+        pub struct $S32 {
+            _opaque: [u64; $words],
+        }
+    };
+}
+pub(crate) use chain_states;
+
+/// The state tags of a sampler: the first word of an initialised `double` and `float` state,
+/// from a 6-byte name (`tags(b"sgsAMG")`).
+pub(crate) const fn tags(name: &[u8; 6]) -> [u64; 2] {
+    let n = name;
+    [
+        u64::from_le_bytes([n[0], n[1], n[2], n[3], n[4], n[5], b'6', b'4']),
+        u64::from_le_bytes([n[0], n[1], n[2], n[3], n[4], n[5], b'3', b'2']),
+    ]
+}
+
+/// The [`CChain`] mapping of a chain that reports [`ChainInfo`](crate::ChainInfo) and needs only a
+/// gradient (SGHMC, SGLD), with the C names of its info and summary types:
+/// `gradient_chain_mapping!(Core, CConfig, b"sgsXXX", config_from, info, summary, "Name")`.
+macro_rules! gradient_chain_mapping {
+    ($Core:ty, $CConfig:ty, $tag:literal, $config_from:path, $info:ident, $summary:ident,
+     $name:literal) => {
+        #[doc = concat!(" What one ", $name, " outer iteration did.")]
+        pub type $info = $crate::ffi::chain::sgs_chain_info;
+
+        #[doc = concat!(" Totals of a ", $name, " run.")]
+        pub type $summary = $crate::ffi::chain::sgs_chain_run_summary;
+
+        impl $crate::ffi::chain::CChain for $Core {
+            type CConfig = $CConfig;
+            type CInfo = $crate::ffi::chain::sgs_chain_info;
+            type CSummary = $crate::ffi::chain::sgs_chain_run_summary;
+            const TAGS: [u64; 2] = $crate::ffi::chain::tags($tag);
+            const NEEDS_ENERGY: bool = false;
+            fn config_from(c: &$CConfig) -> Result<Self::Config, $crate::Error> {
+                $config_from(c)
+            }
+            fn info_to_c(i: &$crate::ChainInfo) -> $crate::ffi::chain::sgs_chain_info {
+                $crate::ffi::chain::sgs_chain_info::from_rust(i)
+            }
+        }
+    };
+}
+pub(crate) use gradient_chain_mapping;
+
 /// A getter of one more workspace block or value for one sampler and coordinate type:
 /// `chain_getter!(block Core, T, State, name, k, "doc")` copies block `k` (d values);
 /// `chain_getter!(value Core, T, State, name, V, |core| expr, "doc")` writes one value.

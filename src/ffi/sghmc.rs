@@ -1,11 +1,11 @@
 //! SGHMC in C: its config and state types and the mapping onto the generic chain layer
 //! (`chain.rs`), which generates `sgs_sghmc_…` (double) and `sgs_sghmc_…_f32` (float).
 
-use super::chain::{chain_api, chain_getter, sgs_chain_info, sgs_chain_run_summary, CChain};
+use super::chain::{chain_api, chain_getter, chain_states, gradient_chain_mapping};
 use super::common::*;
 use crate::error::Error;
 use crate::sghmc::SghmcCore;
-use crate::{ChainInfo, SghmcConfig};
+use crate::SghmcConfig;
 
 /// Hyperparameters of an SGHMC chain (shared by the double and float functions). Start from
 /// `sgs_sghmc_config_default(step_size)`.
@@ -28,57 +28,35 @@ pub struct sgs_sghmc_config {
     pub resample_momentum: u32,
 }
 
-/// What one SGHMC outer iteration did.
-pub type sgs_sghmc_info = sgs_chain_info;
+chain_states!(sgs_sghmc, sgs_sghmc_f32, 24, "An SGHMC");
 
-/// Totals of an `sgs_sghmc_run`.
-pub type sgs_sghmc_run_summary = sgs_chain_run_summary;
-
-/// An SGHMC chain on `double` coordinates, in caller memory. Opaque: fill it with
-/// `sgs_sghmc_init`; zero-initialise it first (`sgs_sghmc s = {{0}};`). Its size and alignment
-/// are also `sgs_sghmc_state_size()` and `sgs_sghmc_state_align()`.
-#[repr(C)]
-pub struct sgs_sghmc {
-    _opaque: [u64; 24],
+/// The Rust configuration of a C one.
+fn config_from(c: &sgs_sghmc_config) -> Result<SghmcConfig, Error> {
+    let resample_momentum = match c.resample_momentum {
+        0 => false,
+        1 => true,
+        _ => return Err(Error::InvalidOption),
+    };
+    Ok(SghmcConfig {
+        step_size: c.step_size,
+        friction: c.friction,
+        momentum_sd: c.momentum_sd,
+        steps: c.steps,
+        resample_momentum,
+        seed: c.seed,
+        stream: c.stream,
+    })
 }
 
-/// An SGHMC chain on `float` coordinates, in caller memory (see `sgs_sghmc`).
-#[repr(C)]
-pub struct sgs_sghmc_f32 {
-    _opaque: [u64; 24],
-}
-
-impl CChain for SghmcCore {
-    type CConfig = sgs_sghmc_config;
-    type CInfo = sgs_chain_info;
-    type CSummary = sgs_chain_run_summary;
-    const TAGS: [u64; 2] = [
-        u64::from_le_bytes(*b"sgsSGH64"),
-        u64::from_le_bytes(*b"sgsSGH32"),
-    ];
-    const NEEDS_ENERGY: bool = false;
-
-    fn config_from(c: &sgs_sghmc_config) -> Result<SghmcConfig, Error> {
-        let resample_momentum = match c.resample_momentum {
-            0 => false,
-            1 => true,
-            _ => return Err(Error::InvalidOption),
-        };
-        Ok(SghmcConfig {
-            step_size: c.step_size,
-            friction: c.friction,
-            momentum_sd: c.momentum_sd,
-            steps: c.steps,
-            resample_momentum,
-            seed: c.seed,
-            stream: c.stream,
-        })
-    }
-
-    fn info_to_c(i: &ChainInfo) -> sgs_chain_info {
-        sgs_chain_info::from_rust(i)
-    }
-}
+gradient_chain_mapping!(
+    SghmcCore,
+    sgs_sghmc_config,
+    b"sgsSGH",
+    config_from,
+    sgs_sghmc_info,
+    sgs_sghmc_run_summary,
+    "SGHMC"
+);
 
 /// The AMAGOLD paper's settings at step size ε: T = 10, friction 0.25, σ = 1, momentum
 /// resampled, seed 0, stream 0. Nothing is validated here; `sgs_sghmc_init` does that.

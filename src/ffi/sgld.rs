@@ -1,11 +1,11 @@
 //! SGLD in C: its config and state types and the mapping onto the generic chain layer
 //! (`chain.rs`), which generates `sgs_sgld_…` (double) and `sgs_sgld_…_f32` (float).
 
-use super::chain::{chain_api, sgs_chain_info, sgs_chain_run_summary, CChain};
+use super::chain::{chain_api, chain_states, gradient_chain_mapping};
 use super::common::*;
 use crate::error::Error;
 use crate::sgld::SgldCore;
-use crate::{ChainInfo, SgldConfig};
+use crate::SgldConfig;
 
 /// Hyperparameters of an SGLD chain (shared by the double and float functions). Start from
 /// `sgs_sgld_config_default(step_size)`.
@@ -14,62 +14,46 @@ use crate::{ChainInfo, SgldConfig};
 pub struct sgs_sgld_config {
     /// Step size ε > 0: each update is θ ← θ − (ε/2)·∇Ũ(θ) + N(0, ε).
     pub step_size: f64,
-    /// Seed of the generator.
-    pub seed: u64,
-    /// Stream id.
-    pub stream: u64,
     /// Updates T ≥ 1 per stored sample.
     pub steps: u32,
-    /// Always 0 (padding made explicit).
+    /// Must be 0 (padding made explicit).
     pub reserved: u32,
+    /// Seed of the generator (its stream: `stream`).
+    pub seed: u64,
+    /// Stream id: same seed, different streams give independent chains.
+    pub stream: u64,
 }
 
-/// What one SGLD outer iteration did.
-pub type sgs_sgld_info = sgs_chain_info;
-
-/// Totals of an `sgs_sgld_run`.
-pub type sgs_sgld_run_summary = sgs_chain_run_summary;
-
-/// An SGLD chain on `double` coordinates, in caller memory. Opaque: fill it with
-/// `sgs_sgld_init`; zero-initialise it first (`sgs_sgld s = {{0}};`). Its size and alignment
-/// are also `sgs_sgld_state_size()` and `sgs_sgld_state_align()`.
-#[repr(C)]
-pub struct sgs_sgld {
-    _opaque: [u64; 16],
-}
-
-/// An SGLD chain on `float` coordinates, in caller memory (see `sgs_sgld`).
-#[repr(C)]
-pub struct sgs_sgld_f32 {
-    _opaque: [u64; 16],
-}
-
-impl CChain for SgldCore {
-    type CConfig = sgs_sgld_config;
-    type CInfo = sgs_chain_info;
-    type CSummary = sgs_chain_run_summary;
-    const TAGS: [u64; 2] = [
-        u64::from_le_bytes(*b"sgsSGL64"),
-        u64::from_le_bytes(*b"sgsSGL32"),
-    ];
-    const NEEDS_ENERGY: bool = false;
-
-    fn config_from(c: &sgs_sgld_config) -> Result<SgldConfig, Error> {
-        if c.reserved != 0 {
-            return Err(Error::InvalidOption);
-        }
-        Ok(SgldConfig {
-            step_size: c.step_size,
-            steps: c.steps,
-            seed: c.seed,
-            stream: c.stream,
-        })
+/// The Rust configuration of a C one.
+fn config_from(c: &sgs_sgld_config) -> Result<SgldConfig, Error> {
+    if c.reserved != 0 {
+        return Err(Error::InvalidOption);
     }
-
-    fn info_to_c(i: &ChainInfo) -> sgs_chain_info {
-        sgs_chain_info::from_rust(i)
-    }
+    Ok(SgldConfig {
+        step_size: c.step_size,
+        steps: c.steps,
+        seed: c.seed,
+        stream: c.stream,
+    })
 }
+
+chain_states!(sgs_sgld, sgs_sgld_f32, 16, "An SGLD");
+
+gradient_chain_mapping!(
+    SgldCore,
+    sgs_sgld_config,
+    b"sgsSGL",
+    config_from,
+    sgs_sgld_info,
+    sgs_sgld_run_summary,
+    "SGLD"
+);
+
+chain_api!(SgldCore, f32, "float", "SGLD", sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info,
+    sgs_sgld_run_summary, sgs_gradient_fn_f32, [], sgs_sgld_workspace_len_f32
+    sgs_sgld_state_size_f32 sgs_sgld_state_align_f32 sgs_sgld_init_f32 sgs_sgld_step_f32
+    sgs_sgld_run_f32 sgs_sgld_position_f32 sgs_sgld_iterations_f32 sgs_sgld_divergences_f32
+    sgs_sgld_dim_f32);
 
 /// Step size ε, one update per sample, seed 0, stream 0. Nothing is validated here;
 /// `sgs_sgld_init` does that.
@@ -89,9 +73,3 @@ chain_api!(SgldCore, f64, "double", "SGLD", sgs_sgld, sgs_sgld_config, sgs_sgld_
     sgs_sgld_run_summary, sgs_gradient_fn, [], sgs_sgld_workspace_len sgs_sgld_state_size
     sgs_sgld_state_align sgs_sgld_init sgs_sgld_step sgs_sgld_run sgs_sgld_position
     sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim);
-
-chain_api!(SgldCore, f32, "float", "SGLD", sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info,
-    sgs_sgld_run_summary, sgs_gradient_fn_f32, [], sgs_sgld_workspace_len_f32
-    sgs_sgld_state_size_f32 sgs_sgld_state_align_f32 sgs_sgld_init_f32 sgs_sgld_step_f32
-    sgs_sgld_run_f32 sgs_sgld_position_f32 sgs_sgld_iterations_f32 sgs_sgld_divergences_f32
-    sgs_sgld_dim_f32);
