@@ -46,7 +46,7 @@ pub trait ChainKind: Sized + Sealed {
 }
 
 /// Starting and stepping a chain on coordinates `T` with the model `M` (a
-/// [`Gradient`](crate::Gradient), or for AMAGOLD a [`Potential`](crate::Potential)).
+/// [`Gradient`], or for AMAGOLD a [`Potential`](crate::Potential)).
 pub trait ChainStep<T: Float, M: ?Sized>: ChainKind {
     /// Checks the configuration and the buffers, then (only then) writes the workspace. The
     /// dimension is `theta0.len()`.

@@ -7,11 +7,11 @@
 //! * Every symbol starts with `sgs_` (types, functions) or `SGS_` (constants). Functions on
 //!   `double` coordinates have plain names; their `float` twins end in `_f32` and are generated
 //!   from the same Rust source. Energies are `double` in both.
-//! * Every fallible function returns an `int32_t` status: [`SGS_OK`] or one of the `SGS_ERR_…`
-//!   codes (the stable numbers of the Rust [`Error`](crate::Error)). [`sgs_status_str`] maps a
-//!   status to a static string. Enumerated options (variant, outcome, …) are `uint32_t` fields with
+//! * Every fallible function returns an [`sgs_status`] (an `int32_t` in C): `SGS_OK` or one of the
+//!   `SGS_ERR_…` codes (the stable numbers of the Rust [`Error`](crate::Error), defined once in
+//!   `src/error.rs`). [`sgs_status_str`] maps a status to a static string. Enumerated options (variant, outcome, …) are `uint32_t` fields with
 //!   `SGS_…` constants, never C `enum` types (their size differs between compilers).
-//! * Arguments are checked in this order before anything is touched: null pointers
+//! * Arguments are checked in this order before anything is written: null pointers
 //!   (`SGS_ERR_NULL_POINTER`), alignment and overlap of caller buffers (`SGS_ERR_INVALID_ARGUMENT`),
 //!   use before `init` (`SGS_ERR_NOT_INITIALISED`), sizes, then hyperparameters. A failing call leaves
 //!   the sampler state and the caller's buffers unchanged.
