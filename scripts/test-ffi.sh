@@ -55,6 +55,17 @@ no_personality() {
   ! nm -u "$lib" 2>/dev/null | grep rust_eh_personality >/dev/null && echo "no undefined rust_eh_personality"
 }
 
+# No panic machinery is reachable from the C API: in the .so (linked with --gc-sections by
+# cargo) and in a program linking the .a with --gc-sections (scripts/no-panic-linked.sh). The
+# panic handler aborts, but it must never be reachable at all.
+no_panic_path() {
+  if nm -C "$so" | grep -iE 'panic|slice_index|len_mismatch|bounds_check|rust_begin_unwind'; then
+    echo "a panic path is linked into $so"
+    return 1
+  fi
+  echo "$so: no panic path" && bash scripts/no-panic-linked.sh "$lib" "$build/no-panic" gcc -O2
+}
+
 # The shared library exports exactly the functions the header declares, nothing else.
 cdylib_exports_only_sgs() {
   local other
@@ -111,6 +122,7 @@ check header-alone-c99-c11-cxx11-cxx17 header_alone
 check version-vs-cargo-toml version_matches
 check staticlib-no-eh-personality no_personality
 check cdylib-exports-only-sgs cdylib_exports_only_sgs
+check no-panic-path-linked no_panic_path
 check link-staticlib-only-lm link_plain
 check link-from-cxx17 link_cxx
 check link-cdylib link_cdylib

@@ -195,6 +195,9 @@ impl<T: Float> Gradient<T> for SvgdModel<T> {
                 let s = unsafe { f(self.user_data, xs.as_ptr(), n, d, seed, grads.as_mut_ptr()) };
                 stop_of(s)
             }
+            // `chunks_exact` panics on a zero chunk size; d ≥ 1 is checked at init and on
+            // every entry, and this guard lets the compiler drop the panic path.
+            None if d == 0 => Err(Stop::Abort),
             None => {
                 for (x, g) in xs.chunks_exact(d).zip(grads.chunks_exact_mut(d)) {
                     self.gradient(x, seed, g)?;
