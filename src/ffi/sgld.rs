@@ -35,13 +35,13 @@ pub type sgs_sgld_run_summary = sgs_chain_run_summary;
 /// are also `sgs_sgld_state_size()` and `sgs_sgld_state_align()`.
 #[repr(C)]
 pub struct sgs_sgld {
-    _opaque: [u64; 16],
+    _opaque: [u64; 18],
 }
 
 /// An SGLD chain on `float` coordinates, in caller memory (see `sgs_sgld`).
 #[repr(C)]
 pub struct sgs_sgld_f32 {
-    _opaque: [u64; 16],
+    _opaque: [u64; 18],
 }
 
 impl CChain for SgldCore {
@@ -88,10 +88,10 @@ pub extern "C" fn sgs_sgld_config_default(step_size: f64) -> sgs_sgld_config {
 chain_api!(SgldCore, f64, "double", "SGLD", sgs_sgld, sgs_sgld_config, sgs_sgld_info,
     sgs_sgld_run_summary, sgs_gradient_fn, [], sgs_sgld_workspace_len sgs_sgld_state_size
     sgs_sgld_state_align sgs_sgld_init sgs_sgld_step sgs_sgld_run sgs_sgld_position
-    sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim);
+    sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim sgs_sgld_clear sgs_sgld_copy);
 
 chain_api!(SgldCore, f32, "float", "SGLD", sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info,
     sgs_sgld_run_summary, sgs_gradient_fn_f32, [], sgs_sgld_workspace_len_f32
     sgs_sgld_state_size_f32 sgs_sgld_state_align_f32 sgs_sgld_init_f32 sgs_sgld_step_f32
     sgs_sgld_run_f32 sgs_sgld_position_f32 sgs_sgld_iterations_f32 sgs_sgld_divergences_f32
-    sgs_sgld_dim_f32);
+    sgs_sgld_dim_f32 sgs_sgld_clear_f32 sgs_sgld_copy_f32);
