@@ -2,7 +2,8 @@
 # The C API: header freshness and stand-alone compilation (C99, C11, C++11, C++17), the host
 # builds of the C library (no_std staticlib and cdylib: link needs, exported symbols), C output
 # vs the Rust std reference build bit for bit (f64) and vs the Rust f32 core (f32), the bad-input
-# matrix through the C ABI, and all C programs once more under ASan + UBSan.
+# matrix through the C ABI, all C programs once more under ASan + UBSan, no panic path reachable
+# from the C API, and two threads of independent samplers under ThreadSanitizer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=ffi-tests/build
@@ -113,6 +114,13 @@ sanitized() {
     repro _san "${san[@]}"
 }
 
+# Two threads x independent samplers of every kind under ThreadSanitizer, bit-identical to a
+# one-thread run.
+tsan() {
+  gcc -std=c11 -O1 -g -ffp-contract=off "${warn[@]}" -fsanitize=thread -Iinclude ffi-tests/threads.c \
+    "$lib" -lm -lpthread -o "$build/threads_tsan" && "$build/threads_tsan"
+}
+
 echo "building: header check, C library (no_std, release), Rust reference output"
 check header-current cargo run -q -p sgsample-gen-header -- --check
 check rust-ffi-unit cargo test -q --release -p sgsample --features std,ffi --lib ffi
@@ -129,5 +137,6 @@ check link-cdylib link_cdylib
 check c-vs-rust-bit-for-bit repro ""
 check bad-input-matrix bad_inputs
 check asan-ubsan sanitized
+check threads-tsan tsan
 echo "ffi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
