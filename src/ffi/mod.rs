@@ -7,8 +7,8 @@
 //! * Every symbol starts with `sgs_` (types, functions) or `SGS_` (constants). Functions on
 //!   `double` coordinates have plain names; their `float` twins end in `_f32` and are generated
 //!   from the same Rust source. Energies are `double` in both.
-//! * Every fallible function returns an `int32_t` status: [`SGS_OK`] or one of the `SGS_ERR_…`
-//!   codes (the stable numbers of the Rust [`Error`](crate::Error)). [`sgs_status_str`] maps a
+//! * Every fallible function returns an `int32_t` status: [`SGS_OK`](sgs_status::SGS_OK) or one
+//!   of the `SGS_ERR_…` codes (the stable numbers of the Rust [`Error`](crate::Error)). [`sgs_status_str`] maps a
 //!   status to a static string. Enumerated options (variant, outcome, …) are `uint32_t` fields with
 //!   `SGS_…` constants, never C `enum` types (their size differs between compilers).
 //! * Arguments are checked in this order before anything is touched: null pointers
