@@ -26,7 +26,11 @@ done
 
 if [ "$need" = test ]; then
   targets=(thumbv7em-none-eabihf thumbv7m-none-eabi)
-  pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils)
+  # octave, liboctave-dev: the MATLAB/Octave binding (mkoctfile --mex, octave-cli). gnuplot-nox and
+  # fonts-freefont-otf: Octave's only headless graphics toolkit and the font its text renderer
+  # needs, for the binding's PNG example (print -dpngcairo; -dpng would also need ghostscript).
+  pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils
+    octave liboctave-dev gnuplot-nox fonts-freefont-otf)
 else
   targets=()
   pkgs=(gcc g++ binutils)
