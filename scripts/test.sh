@@ -14,6 +14,7 @@ suites=(
   scripts/test-ffi.sh
   scripts/test-examples.sh
   scripts/test-docs.sh
+  scripts/test-python.sh
 )
 passed=0
 for s in "${suites[@]}"; do
