@@ -4,8 +4,8 @@
 #
 #   scripts/install-deps.sh [--check] [test|demo]
 #
-#   test (default)  what `make test` needs: the two bare-metal Rust targets (rustup, no root) and
-#                   the apt packages below (root)
+#   test (default)  what `make test` needs: the two bare-metal Rust targets (rustup, no root),
+#                   the apt packages below and python3-venv when python3 cannot make a venv (root)
 #   demo            what `make demo` needs: the C and C++ compilers only
 #   --check         install nothing: print what is missing and exit 1 if anything is
 #
@@ -57,6 +57,13 @@ missing_pkgs=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing_pkgs+=("$p")
 done
+# scripts/test-python.sh makes a virtual environment: it needs a python3 with venv and ensurepip
+# (Debian and Ubuntu ship those in python3-venv). Checked by what works, not by package name, so
+# that a python3 from elsewhere (pyenv, a distribution build) that has them is left alone.
+if [ "$need" = test ] && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
+  missing_pkgs+=(python3-venv)
+fi
 
 if [ "$check" -eq 1 ]; then
   [ "${#missing_targets[@]}" -eq 0 ] || echo "missing Rust targets: ${missing_targets[*]}"

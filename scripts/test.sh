@@ -15,6 +15,7 @@ suites=(
   scripts/test-examples.sh
   scripts/test-docs.sh
   scripts/test-matlab.sh
+  scripts/test-python.sh
 )
 passed=0
 for s in "${suites[@]}"; do
