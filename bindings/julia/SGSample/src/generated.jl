@@ -52,6 +52,9 @@ const SGS_ERR_NOT_INITIALISED = Int32(21)
 const SGS_ERR_NON_FINITE = Int32(22)
 const SGS_ERR_INVALID_ARGUMENT = Int32(23)
 const SGS_ERR_GRADIENT_REJECTED = Int32(24)
+const SGS_ERR_STATE_CORRUPTED = Int32(25)
+const SGS_ERR_STATE_MOVED = Int32(26)
+const SGS_ERR_BUSY = Int32(27)
 const Outcome_Accepted = UInt32(0)
 const Outcome_Rejected = UInt32(1)
 const Outcome_OutOfDomain = UInt32(2)
@@ -138,7 +141,7 @@ struct sgs_sghmc_f32
     _opaque::NTuple{24, UInt64}
 end
 struct sgs_sgld_f32
-    _opaque::NTuple{16, UInt64}
+    _opaque::NTuple{18, UInt64}
 end
 struct sgs_sgld_config
     step_size::Cdouble
@@ -148,7 +151,7 @@ struct sgs_sgld_config
     stream::UInt64
 end
 struct sgs_sgld
-    _opaque::NTuple{16, UInt64}
+    _opaque::NTuple{18, UInt64}
 end
 struct sgs_svgd_config
     step_size::Cdouble
@@ -199,6 +202,8 @@ sgs_amagold_position(state, out, out_len) = @ccall libsgsample.sgs_amagold_posit
 sgs_amagold_iterations(state, iterations) = @ccall libsgsample.sgs_amagold_iterations(state::Ptr{sgs_amagold}, iterations::Ptr{UInt64})::sgs_status
 sgs_amagold_divergences(state, divergences) = @ccall libsgsample.sgs_amagold_divergences(state::Ptr{sgs_amagold}, divergences::Ptr{UInt64})::sgs_status
 sgs_amagold_dim(state, d) = @ccall libsgsample.sgs_amagold_dim(state::Ptr{sgs_amagold}, d::Ptr{Csize_t})::sgs_status
+sgs_amagold_clear(state) = @ccall libsgsample.sgs_amagold_clear(state::Ptr{sgs_amagold})::sgs_status
+sgs_amagold_copy(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_amagold_copy(dst::Ptr{sgs_amagold}, dst_workspace::Ptr{Cdouble}, dst_workspace_len::Csize_t, src::Ptr{sgs_amagold})::sgs_status
 sgs_amagold_workspace_len_f32(d) = @ccall libsgsample.sgs_amagold_workspace_len_f32(d::Csize_t)::Csize_t
 sgs_amagold_state_size_f32() = @ccall libsgsample.sgs_amagold_state_size_f32()::Csize_t
 sgs_amagold_state_align_f32() = @ccall libsgsample.sgs_amagold_state_align_f32()::Csize_t
@@ -209,6 +214,8 @@ sgs_amagold_position_f32(state, out, out_len) = @ccall libsgsample.sgs_amagold_p
 sgs_amagold_iterations_f32(state, iterations) = @ccall libsgsample.sgs_amagold_iterations_f32(state::Ptr{sgs_amagold_f32}, iterations::Ptr{UInt64})::sgs_status
 sgs_amagold_divergences_f32(state, divergences) = @ccall libsgsample.sgs_amagold_divergences_f32(state::Ptr{sgs_amagold_f32}, divergences::Ptr{UInt64})::sgs_status
 sgs_amagold_dim_f32(state, d) = @ccall libsgsample.sgs_amagold_dim_f32(state::Ptr{sgs_amagold_f32}, d::Ptr{Csize_t})::sgs_status
+sgs_amagold_clear_f32(state) = @ccall libsgsample.sgs_amagold_clear_f32(state::Ptr{sgs_amagold_f32})::sgs_status
+sgs_amagold_copy_f32(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_amagold_copy_f32(dst::Ptr{sgs_amagold_f32}, dst_workspace::Ptr{Cfloat}, dst_workspace_len::Csize_t, src::Ptr{sgs_amagold_f32})::sgs_status
 sgs_amagold_momentum(state, out, out_len) = @ccall libsgsample.sgs_amagold_momentum(state::Ptr{sgs_amagold}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
 sgs_amagold_momentum_f32(state, out, out_len) = @ccall libsgsample.sgs_amagold_momentum_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
 sgs_amagold_energy(state, out) = @ccall libsgsample.sgs_amagold_energy(state::Ptr{sgs_amagold}, out::Ptr{Cdouble})::sgs_status
@@ -229,6 +236,8 @@ sgs_sghmc_position(state, out, out_len) = @ccall libsgsample.sgs_sghmc_position(
 sgs_sghmc_iterations(state, iterations) = @ccall libsgsample.sgs_sghmc_iterations(state::Ptr{sgs_sghmc}, iterations::Ptr{UInt64})::sgs_status
 sgs_sghmc_divergences(state, divergences) = @ccall libsgsample.sgs_sghmc_divergences(state::Ptr{sgs_sghmc}, divergences::Ptr{UInt64})::sgs_status
 sgs_sghmc_dim(state, d) = @ccall libsgsample.sgs_sghmc_dim(state::Ptr{sgs_sghmc}, d::Ptr{Csize_t})::sgs_status
+sgs_sghmc_clear(state) = @ccall libsgsample.sgs_sghmc_clear(state::Ptr{sgs_sghmc})::sgs_status
+sgs_sghmc_copy(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sghmc_copy(dst::Ptr{sgs_sghmc}, dst_workspace::Ptr{Cdouble}, dst_workspace_len::Csize_t, src::Ptr{sgs_sghmc})::sgs_status
 sgs_sghmc_workspace_len_f32(d) = @ccall libsgsample.sgs_sghmc_workspace_len_f32(d::Csize_t)::Csize_t
 sgs_sghmc_state_size_f32() = @ccall libsgsample.sgs_sghmc_state_size_f32()::Csize_t
 sgs_sghmc_state_align_f32() = @ccall libsgsample.sgs_sghmc_state_align_f32()::Csize_t
@@ -239,6 +248,8 @@ sgs_sghmc_position_f32(state, out, out_len) = @ccall libsgsample.sgs_sghmc_posit
 sgs_sghmc_iterations_f32(state, iterations) = @ccall libsgsample.sgs_sghmc_iterations_f32(state::Ptr{sgs_sghmc_f32}, iterations::Ptr{UInt64})::sgs_status
 sgs_sghmc_divergences_f32(state, divergences) = @ccall libsgsample.sgs_sghmc_divergences_f32(state::Ptr{sgs_sghmc_f32}, divergences::Ptr{UInt64})::sgs_status
 sgs_sghmc_dim_f32(state, d) = @ccall libsgsample.sgs_sghmc_dim_f32(state::Ptr{sgs_sghmc_f32}, d::Ptr{Csize_t})::sgs_status
+sgs_sghmc_clear_f32(state) = @ccall libsgsample.sgs_sghmc_clear_f32(state::Ptr{sgs_sghmc_f32})::sgs_status
+sgs_sghmc_copy_f32(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sghmc_copy_f32(dst::Ptr{sgs_sghmc_f32}, dst_workspace::Ptr{Cfloat}, dst_workspace_len::Csize_t, src::Ptr{sgs_sghmc_f32})::sgs_status
 sgs_sghmc_momentum(state, out, out_len) = @ccall libsgsample.sgs_sghmc_momentum(state::Ptr{sgs_sghmc}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
 sgs_sghmc_momentum_f32(state, out, out_len) = @ccall libsgsample.sgs_sghmc_momentum_f32(state::Ptr{sgs_sghmc_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
 sgs_sgld_workspace_len_f32(d) = @ccall libsgsample.sgs_sgld_workspace_len_f32(d::Csize_t)::Csize_t
@@ -251,6 +262,8 @@ sgs_sgld_position_f32(state, out, out_len) = @ccall libsgsample.sgs_sgld_positio
 sgs_sgld_iterations_f32(state, iterations) = @ccall libsgsample.sgs_sgld_iterations_f32(state::Ptr{sgs_sgld_f32}, iterations::Ptr{UInt64})::sgs_status
 sgs_sgld_divergences_f32(state, divergences) = @ccall libsgsample.sgs_sgld_divergences_f32(state::Ptr{sgs_sgld_f32}, divergences::Ptr{UInt64})::sgs_status
 sgs_sgld_dim_f32(state, d) = @ccall libsgsample.sgs_sgld_dim_f32(state::Ptr{sgs_sgld_f32}, d::Ptr{Csize_t})::sgs_status
+sgs_sgld_clear_f32(state) = @ccall libsgsample.sgs_sgld_clear_f32(state::Ptr{sgs_sgld_f32})::sgs_status
+sgs_sgld_copy_f32(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sgld_copy_f32(dst::Ptr{sgs_sgld_f32}, dst_workspace::Ptr{Cfloat}, dst_workspace_len::Csize_t, src::Ptr{sgs_sgld_f32})::sgs_status
 sgs_sgld_config_default(step_size) = @ccall libsgsample.sgs_sgld_config_default(step_size::Cdouble)::sgs_sgld_config
 sgs_sgld_workspace_len(d) = @ccall libsgsample.sgs_sgld_workspace_len(d::Csize_t)::Csize_t
 sgs_sgld_state_size() = @ccall libsgsample.sgs_sgld_state_size()::Csize_t
@@ -262,6 +275,8 @@ sgs_sgld_position(state, out, out_len) = @ccall libsgsample.sgs_sgld_position(st
 sgs_sgld_iterations(state, iterations) = @ccall libsgsample.sgs_sgld_iterations(state::Ptr{sgs_sgld}, iterations::Ptr{UInt64})::sgs_status
 sgs_sgld_divergences(state, divergences) = @ccall libsgsample.sgs_sgld_divergences(state::Ptr{sgs_sgld}, divergences::Ptr{UInt64})::sgs_status
 sgs_sgld_dim(state, d) = @ccall libsgsample.sgs_sgld_dim(state::Ptr{sgs_sgld}, d::Ptr{Csize_t})::sgs_status
+sgs_sgld_clear(state) = @ccall libsgsample.sgs_sgld_clear(state::Ptr{sgs_sgld})::sgs_status
+sgs_sgld_copy(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sgld_copy(dst::Ptr{sgs_sgld}, dst_workspace::Ptr{Cdouble}, dst_workspace_len::Csize_t, src::Ptr{sgs_sgld})::sgs_status
 sgs_status_str(status) = @ccall libsgsample.sgs_status_str(status::Int32)::Ptr{Cchar}
 sgs_version() = @ccall libsgsample.sgs_version()::Ptr{Cchar}
 sgs_svgd_config_default(batch_size, step_size) = @ccall libsgsample.sgs_svgd_config_default(batch_size::UInt64, step_size::Cdouble)::sgs_svgd_config
@@ -277,6 +292,8 @@ sgs_svgd_force(state, out, out_len) = @ccall libsgsample.sgs_svgd_force(state::P
 sgs_svgd_iterations(state, iterations) = @ccall libsgsample.sgs_svgd_iterations(state::Ptr{sgs_svgd}, iterations::Ptr{UInt64})::sgs_status
 sgs_svgd_num_particles(state, n) = @ccall libsgsample.sgs_svgd_num_particles(state::Ptr{sgs_svgd}, n::Ptr{Csize_t})::sgs_status
 sgs_svgd_dim(state, d) = @ccall libsgsample.sgs_svgd_dim(state::Ptr{sgs_svgd}, d::Ptr{Csize_t})::sgs_status
+sgs_svgd_clear(state) = @ccall libsgsample.sgs_svgd_clear(state::Ptr{sgs_svgd})::sgs_status
+sgs_svgd_copy(dst, particles, particles_len, workspace, workspace_len, index, index_len, src) = @ccall libsgsample.sgs_svgd_copy(dst::Ptr{sgs_svgd}, particles::Ptr{Cdouble}, particles_len::Csize_t, workspace::Ptr{Cdouble}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, src::Ptr{sgs_svgd})::sgs_status
 sgs_svgd_workspace_len_f32(n, d, config) = @ccall libsgsample.sgs_svgd_workspace_len_f32(n::Csize_t, d::Csize_t, config::Ptr{sgs_svgd_config})::Csize_t
 sgs_svgd_index_len_f32(n) = @ccall libsgsample.sgs_svgd_index_len_f32(n::Csize_t)::Csize_t
 sgs_svgd_init_f32(state, config, particles, n, d, workspace, workspace_len, index, index_len, gradient, gradients, user_data) = @ccall libsgsample.sgs_svgd_init_f32(state::Ptr{sgs_svgd_f32}, config::Ptr{sgs_svgd_config}, particles::Ptr{Cfloat}, n::Csize_t, d::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, gradient::sgs_gradient_fn_f32, gradients::sgs_gradients_fn_f32, user_data::Ptr{Cvoid})::sgs_status
@@ -289,3 +306,5 @@ sgs_svgd_force_f32(state, out, out_len) = @ccall libsgsample.sgs_svgd_force_f32(
 sgs_svgd_iterations_f32(state, iterations) = @ccall libsgsample.sgs_svgd_iterations_f32(state::Ptr{sgs_svgd_f32}, iterations::Ptr{UInt64})::sgs_status
 sgs_svgd_num_particles_f32(state, n) = @ccall libsgsample.sgs_svgd_num_particles_f32(state::Ptr{sgs_svgd_f32}, n::Ptr{Csize_t})::sgs_status
 sgs_svgd_dim_f32(state, d) = @ccall libsgsample.sgs_svgd_dim_f32(state::Ptr{sgs_svgd_f32}, d::Ptr{Csize_t})::sgs_status
+sgs_svgd_clear_f32(state) = @ccall libsgsample.sgs_svgd_clear_f32(state::Ptr{sgs_svgd_f32})::sgs_status
+sgs_svgd_copy_f32(dst, particles, particles_len, workspace, workspace_len, index, index_len, src) = @ccall libsgsample.sgs_svgd_copy_f32(dst::Ptr{sgs_svgd_f32}, particles::Ptr{Cfloat}, particles_len::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, src::Ptr{sgs_svgd_f32})::sgs_status
