@@ -27,24 +27,24 @@
  * Outcome of an iteration (`info.outcome`): the proposal was accepted (SGHMC, SGLD: the
  * trajectory was kept).
  */
-#define SGS_OUTCOME_ACCEPTED (uint32_t)Accepted
+#define SGS_OUTCOME_ACCEPTED 0
 
 /**
  * Outcome: the Metropolis–Hastings test rejected the proposal (AMAGOLD).
  */
-#define SGS_OUTCOME_REJECTED (uint32_t)Rejected
+#define SGS_OUTCOME_REJECTED 1
 
 /**
  * Outcome: a callback returned REJECT (the trajectory left the domain); the iteration was
  * discarded and the chain stayed where it was.
  */
-#define SGS_OUTCOME_OUT_OF_DOMAIN (uint32_t)OutOfDomain
+#define SGS_OUTCOME_OUT_OF_DOMAIN 2
 
 /**
  * Outcome: the energy, ρ, a gradient or the new position was not finite; discarded and counted
  * as a divergence.
  */
-#define SGS_OUTCOME_DIVERGENT (uint32_t)Divergent
+#define SGS_OUTCOME_DIVERGENT 3
 
 /**
  * Callback status: the value was computed.
@@ -262,40 +262,6 @@ enum sgs_status
 typedef enum sgs_status sgs_status;
 #else
 typedef int32_t sgs_status;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * How one iteration of a chain sampler ended.
- */
-enum Outcome
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * The proposal was accepted (for samplers without an accept test: the trajectory was kept).
-   */
-  Accepted = 0,
-  /**
-   * The Metropolis–Hastings test rejected the proposal (AMAGOLD only).
-   */
-  Rejected = 1,
-  /**
-   * A callback said the trajectory left the domain: the iteration was discarded.
-   */
-  OutOfDomain = 2,
-  /**
-   * A value became non-finite (energy, ρ, gradient or new position): the iteration was
-   * discarded and counted as a divergence.
-   */
-  Divergent = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum Outcome Outcome;
-#else
-typedef uint32_t Outcome;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 

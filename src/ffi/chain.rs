@@ -16,15 +16,23 @@ use core::ffi::c_void;
 
 /// Outcome of an iteration (`info.outcome`): the proposal was accepted (SGHMC, SGLD: the
 /// trajectory was kept).
-pub const SGS_OUTCOME_ACCEPTED: u32 = Outcome::Accepted as u32;
+pub const SGS_OUTCOME_ACCEPTED: u32 = 0;
 /// Outcome: the Metropolis–Hastings test rejected the proposal (AMAGOLD).
-pub const SGS_OUTCOME_REJECTED: u32 = Outcome::Rejected as u32;
+pub const SGS_OUTCOME_REJECTED: u32 = 1;
 /// Outcome: a callback returned REJECT (the trajectory left the domain); the iteration was
 /// discarded and the chain stayed where it was.
-pub const SGS_OUTCOME_OUT_OF_DOMAIN: u32 = Outcome::OutOfDomain as u32;
+pub const SGS_OUTCOME_OUT_OF_DOMAIN: u32 = 2;
 /// Outcome: the energy, ρ, a gradient or the new position was not finite; discarded and counted
 /// as a divergence.
-pub const SGS_OUTCOME_DIVERGENT: u32 = Outcome::Divergent as u32;
+pub const SGS_OUTCOME_DIVERGENT: u32 = 3;
+
+// Literals above so that the header has plain numbers; they are the Rust discriminants.
+const _: () = {
+    assert!(SGS_OUTCOME_ACCEPTED == Outcome::Accepted as u32);
+    assert!(SGS_OUTCOME_REJECTED == Outcome::Rejected as u32);
+    assert!(SGS_OUTCOME_OUT_OF_DOMAIN == Outcome::OutOfDomain as u32);
+    assert!(SGS_OUTCOME_DIVERGENT == Outcome::Divergent as u32);
+};
 
 /// What one outer iteration of a chain without an accept test (SGHMC, SGLD) did.
 #[repr(C)]

@@ -26,7 +26,6 @@ const SGS_STEP_RULE_ADAGRAD = 2
 
 # Scalar typedefs (as C99 sees them) and enum members
 const sgs_status = Int32
-const Outcome = UInt32
 const SGS_OK = Int32(0)
 const SGS_ERR_NULL_POINTER = Int32(1)
 const SGS_ERR_ZERO_DIMENSION = Int32(2)
@@ -55,10 +54,6 @@ const SGS_ERR_GRADIENT_REJECTED = Int32(24)
 const SGS_ERR_STATE_CORRUPTED = Int32(25)
 const SGS_ERR_STATE_MOVED = Int32(26)
 const SGS_ERR_BUSY = Int32(27)
-const Outcome_Accepted = UInt32(0)
-const Outcome_Rejected = UInt32(1)
-const Outcome_OutOfDomain = UInt32(2)
-const Outcome_Divergent = UInt32(3)
 
 # Callback types: C function pointers (make them with @cfunction)
 const sgs_energy_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Ptr{Cdouble})
