@@ -31,6 +31,12 @@ const ARENA: usize = 32 * 1024;
 const HUGE: usize = 1 << 61;
 const MAX_OPS: usize = 48;
 
+/// `SGS_FUZZ_TRACE=1 cargo fuzz run c_api <input>` prints each call and its status.
+fn trace() -> bool {
+    static T: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *T.get_or_init(|| std::env::var_os("SGS_FUZZ_TRACE").is_some())
+}
+
 // ---------------------------------------------------------------------------------------------
 // Input decoding.
 
@@ -830,6 +836,9 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
     // length the library must refuse); the callbacks follow their contract.
     let s = unsafe { C::init(sp, cfg_ptr, thp, d, wsp, wl, energy, gradient, ud) };
     check_status("init", s);
+    if trace() {
+        eprintln!("chain init kind {} at {state:?} d {d} ws {ws_off:?}+{wl} th {th_off:?} -> {s}", C::KIND);
+    }
     let replaced = state.and_then(|o| cx.live.iter().position(|l| l.state == o));
     if s == 0 {
         let (so, wo) = (state.unwrap(), ws_off.unwrap());
@@ -900,6 +909,10 @@ fn abort_allowance(cx: &Ctx, me: Option<usize>, s: i32) -> Vec<(usize, usize)> {
 fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
     let t = <C::T as Flt>::SIZE;
     let (state, live) = cx.state_for_call(b, C::STATE);
+    if trace() {
+        eprintln!("chain call kind {} state {state:?} live {live:?} of {:?}", C::KIND,
+            cx.live.iter().map(|l| (l.kind, &l.owned)).collect::<Vec<_>>());
+    }
     // Only a live state of this very kind is changed by a successful call.
     let me = live.filter(|&i| cx.live[i].kind == C::KIND);
     let (d, owned) = me.map_or((1, vec![]), |i| (cx.live[i].d, cx.live[i].owned.clone()));
@@ -923,6 +936,8 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
                 }
             } else {
                 cx.check_only("failed step", s, &abort_allowance(cx, me, s));
+                // The aborted iteration's scratch may lie in another sampler's memory.
+                let me = cx.forget_clobbered(me);
                 assert!(view == chain_view::<C>(cx, me), "failed step changed the chain");
             }
         }
@@ -1100,6 +1115,9 @@ fn svgd_init<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
     // SAFETY: as for the chains.
     let s = unsafe { V::init(sp, cfg_ptr, pp, n, d, wp, wl, ip, il, g1, g2, ud) };
     check_status("svgd init", s);
+    if trace() {
+        eprintln!("svgd init kind {} n {n} d {d} wl {wl} il {il} cb {g1}/{g2} {cfg:?} -> {s}", V::KIND);
+    }
     let replaced = state.and_then(|o| cx.live.iter().position(|l| l.state == o));
     if s == 0 {
         let (so, po, wo, io) = (state.unwrap(), p_off.unwrap(), ws_off.unwrap(), idx_off.unwrap());
@@ -1154,6 +1172,15 @@ fn svgd_call<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
                 }
             };
             check_status("svgd step/run", s);
+            if trace() {
+                let ps: Vec<f64> = parts.map_or(vec![], |(po, _)| {
+                    (0..coords).map(|k| {
+                        // SAFETY: inside the particles.
+                        unsafe { cx.bytes().as_ptr().add(po + k * t).cast::<V::T>().read_unaligned() }.to_f64()
+                    }).collect()
+                });
+                eprintln!("svgd {} (live {me:?}) its {its} -> {s}; particles {ps:?}", if run { "run" } else { "step" });
+            }
             let mut allowed = vec![];
             let iters = if run {
                 allowed.extend(io.map(|o| (o, o + sum_size)));
@@ -1175,7 +1202,9 @@ fn svgd_call<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
             }
             cx.check_only("svgd step/run", s, &allowed);
             cx.forget_clobbered(me);
-            if let (0, Some((po, _))) = (s, parts) {
+            // After an iteration ran (`run(0)` does nothing and checks nothing, so particles the
+            // caller itself made non-finite stay so).
+            if let (0, Some((po, _)), false) = (s, parts, run && its == 0) {
                 assert!(cx.all_finite::<V::T>(po, coords), "non-finite particle after SGS_OK");
             }
         }
@@ -1302,6 +1331,9 @@ fn move_state(cx: &mut Ctx, b: &mut Bytes) {
     unsafe { core::ptr::copy_nonoverlapping(base.add(l.state), base.add(dst), size) };
     cx.live.remove(i);
     cx.forget_clobbered(None);
+    if trace() {
+        eprintln!("move state {} -> {dst}", l.state);
+    }
     let mut l = l;
     l.owned[0] = to;
     l.state = dst;
