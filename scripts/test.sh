@@ -14,6 +14,8 @@ suites=(
   scripts/test-ffi.sh
   scripts/test-examples.sh
   scripts/test-docs.sh
+  scripts/test-fuzz.sh
+  scripts/test-miri.sh
 )
 passed=0
 for s in "${suites[@]}"; do
