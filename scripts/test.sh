@@ -16,6 +16,8 @@ suites=(
   scripts/test-docs.sh
   scripts/test-matlab.sh
   scripts/test-python.sh
+  scripts/test-fuzz.sh
+  scripts/test-miri.sh
 )
 passed=0
 for s in "${suites[@]}"; do
