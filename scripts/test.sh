@@ -16,7 +16,6 @@ suites=(
   scripts/test-docs.sh
   scripts/test-matlab.sh
   scripts/test-python.sh
-  scripts/test-fuzz.sh
   scripts/test-miri.sh
 )
 passed=0
