@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A short, bounded libFuzzer run (nightly, AddressSanitizer, debug assertions) of the C-API fuzz
 # target fuzz/fuzz_targets/c_api.rs over the committed seed corpus fuzz/seeds/c_api. The long run
-# and its figures are in docs/fuzzing.md. Skipped, with one line, without a nightly toolchain.
+# (no long-run figure recorded yet). Skipped, with one line, without a nightly toolchain.
 #
 #   FUZZ_SECONDS=60 scripts/test-fuzz.sh
 set -euo pipefail
