@@ -217,9 +217,9 @@ fn c_gradient_chain<S, Cfg>(
     let mut cws = vec![0.0; ws_len];
     let mut out = vec![0.0; n * D];
     let mut sum = core::mem::MaybeUninit::<sgs_chain_run_summary>::zeroed();
+    let model: *mut Scripted = &mut cm;
     // SAFETY: live locals of the stated lengths; the state stays where init put it.
     let status = unsafe {
-        let ud = (&mut cm as *mut Scripted).cast();
         let s = init(
             st.as_mut_ptr(),
             cfg,
@@ -228,10 +228,11 @@ fn c_gradient_chain<S, Cfg>(
             cws.as_mut_ptr(),
             cws.len(),
             Some(c_gradient),
-            ud,
+            model.cast(),
         );
         assert_eq!(s, sgs_status::SGS_OK);
-        cm.abort_at = abort_at;
+        // Through the pointer the callbacks use: the model is theirs until the run returns.
+        (*model).abort_at = abort_at;
         run(
             st.as_mut_ptr(),
             n,
