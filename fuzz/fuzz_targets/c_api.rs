@@ -1365,6 +1365,10 @@ fn minibatch(cx: &mut Ctx, b: &mut Bytes) {
 // buffers, and a state moved byte-wise (memcpy, realloc, struct assignment) must be refused with
 // exactly `SGS_ERR_STATE_MOVED` until `sgs_*_copy(s, its buffers, s)` re-homes it.
 
+/// What a successful copy made: the byte ranges it owns (state, workspace, index) and its
+/// particles.
+type Made = (Vec<(usize, usize)>, Option<(usize, usize)>);
+
 /// What the state operations need of one sampler kind, whatever its API shape.
 trait StateOps {
     fn size(&self) -> usize;
@@ -1376,12 +1380,7 @@ trait StateOps {
     unsafe fn copy_onto(&self, cx: &mut Ctx, dst: usize, l: &Live, src: usize) -> i32;
     /// `copy(dst, new buffers, l's state)` with fuzzed pointers and lengths: on `SGS_OK`, the
     /// byte ranges the copy owns and its particles.
-    unsafe fn copy_new(
-        &self,
-        cx: &mut Ctx,
-        b: &mut Bytes,
-        l: &Live,
-    ) -> (i32, Option<(Vec<(usize, usize)>, Option<(usize, usize)>)>);
+    unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>);
     /// The chain's view (position, momentum) or the particles, through the getters.
     fn view(&self, cx: &mut Ctx, l: &Live) -> Vec<u64>;
 }
@@ -1416,12 +1415,7 @@ impl<C: ChainApi> StateOps for ChainOps<C> {
         // SAFETY: all inside the arena, `l`'s workspace with its recorded length.
         unsafe { C::copy(d, w, (we - l.owned[1].0) / <C::T as Flt>::SIZE, s) }
     }
-    unsafe fn copy_new(
-        &self,
-        cx: &mut Ctx,
-        b: &mut Bytes,
-        l: &Live,
-    ) -> (i32, Option<(Vec<(usize, usize)>, Option<(usize, usize)>)>) {
+    unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>) {
         let t = <C::T as Flt>::SIZE;
         let need = C::ws_len(l.d);
         let dst = cx.pick(b, C::STATE, 8);
@@ -1477,12 +1471,7 @@ impl<V: SvgdApi> StateOps for SvgdOps<V> {
         // SAFETY: `l`'s own buffers with their recorded lengths.
         unsafe { V::copy(dp, pp, (pe - p) / t, wp, (we - w) / t, ip, (xe - x) / 4, sp) }
     }
-    unsafe fn copy_new(
-        &self,
-        cx: &mut Ctx,
-        b: &mut Bytes,
-        l: &Live,
-    ) -> (i32, Option<(Vec<(usize, usize)>, Option<(usize, usize)>)>) {
+    unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>) {
         let t = <V::T as Flt>::SIZE;
         let (coords, ws_need, idx_need) = (
             l.n * l.d,
