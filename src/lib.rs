@@ -41,6 +41,7 @@ pub mod rng;
 pub mod run;
 pub mod sghmc;
 pub mod sgld;
+pub mod stats;
 pub mod svgd;
 mod ziggurat;
 
