@@ -35,6 +35,7 @@ mod error;
 #[cfg(feature = "ffi")]
 pub mod ffi;
 mod float;
+mod mass;
 mod minibatch;
 mod model;
 pub mod rng;

@@ -42,7 +42,7 @@ struct Head {
 }
 
 const _: () = assert!(size_of::<Head>() <= size_of::<sgs_stats>());
-const _: () = assert!(size_of::<sgs_stats>() % align_of::<CSeries>() == 0);
+const _: () = assert!(size_of::<sgs_stats>().is_multiple_of(align_of::<CSeries>()));
 const _: () = assert!(align_of::<CSeries>() <= align_of::<sgs_stats>());
 
 impl Fixed for Head {
@@ -102,6 +102,9 @@ unsafe fn series_mut<'a>(p: *mut sgs_stats, d: usize) -> &'a mut [CSeries] {
 
 /// Writes the bytes a diagnostics state of dimension `d` needs into `*bytes`
 /// (`SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_ARGUMENT` when it does not fit in memory).
+///
+/// # Safety
+/// `bytes` must be valid for one write.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_state_size(d: usize, bytes: *mut usize) -> sgs_status {
     to_status((|| {
@@ -125,6 +128,9 @@ pub extern "C" fn sgs_stats_state_align() -> usize {
 /// Starts `d` empty accumulators (one per coordinate) in the `bytes` bytes at `state`, which must
 /// be at least `sgs_stats_state_size(d)` (`SGS_ERR_WORKSPACE_TOO_SMALL`) and aligned to
 /// `sgs_stats_state_align()` (`SGS_ERR_INVALID_ARGUMENT`). Re-initialising restarts the counts.
+///
+/// # Safety
+/// `state` must be valid for `bytes` reads and writes, and stay so while the state is used.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_init(
     state: *mut sgs_stats,
@@ -168,6 +174,9 @@ pub unsafe extern "C" fn sgs_stats_init(
 }
 
 /// Zeroes the head of a state (its later use is `SGS_ERR_NOT_INITIALISED`).
+///
+/// # Safety
+/// `state` must be valid for writes of `sizeof(sgs_stats)` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_clear(state: *mut sgs_stats) -> sgs_status {
     // SAFETY: the head is an `sgs_stats`; contract of the caller.
@@ -200,6 +209,9 @@ unsafe fn push<T: Float>(state: *mut sgs_stats, x: *const T, d: usize) -> Result
 
 /// Adds one draw `x` (`d` doubles, `d` as at init: `SGS_ERR_LENGTH_MISMATCH`). A draw with a
 /// NaN or infinite coordinate is refused (`SGS_ERR_NON_FINITE`), nothing pushed.
+///
+/// # Safety
+/// `state` must be a state given to `sgs_stats_init` (with the size it was given); `x` valid for `d` reads.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_push(
     state: *mut sgs_stats,
@@ -211,6 +223,9 @@ pub unsafe extern "C" fn sgs_stats_push(
 }
 
 /// `sgs_stats_push` for a `float` draw (the sums are `double` all the same).
+///
+/// # Safety
+/// As `sgs_stats_push`.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_push_f32(
     state: *mut sgs_stats,
@@ -222,6 +237,9 @@ pub unsafe extern "C" fn sgs_stats_push_f32(
 }
 
 /// Writes the number of draws pushed into `*count`.
+///
+/// # Safety
+/// `state` as for `sgs_stats_push`; `count` valid for one write.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_count(state: *const sgs_stats, count: *mut u64) -> sgs_status {
     to_status((|| {
@@ -280,6 +298,9 @@ unsafe fn per_coordinate(
 
 /// Writes the mean of each coordinate's draws into `out[0..d]` (`out_len ≥ d`, else
 /// `SGS_ERR_OUTPUT_TOO_SMALL`; NaN before the first draw).
+///
+/// # Safety
+/// `state` as for `sgs_stats_push`; `out` valid for `out_len` writes.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_mean(
     state: *const sgs_stats,
@@ -291,6 +312,9 @@ pub unsafe extern "C" fn sgs_stats_mean(
 }
 
 /// Writes each coordinate's sample variance (n − 1 in the denominator; NaN below 2 draws).
+///
+/// # Safety
+/// As `sgs_stats_mean`.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_variance(
     state: *const sgs_stats,
@@ -303,6 +327,9 @@ pub unsafe extern "C" fn sgs_stats_variance(
 
 /// Writes each coordinate's effective sample size (Geyer's initial monotone sequence over the
 /// autocorrelation window, batch means beyond it; NaN below 4 draws).
+///
+/// # Safety
+/// As `sgs_stats_mean`.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_ess(
     state: *const sgs_stats,
@@ -314,6 +341,9 @@ pub unsafe extern "C" fn sgs_stats_ess(
 }
 
 /// Writes each coordinate's Monte Carlo standard error of the mean, √(variance / ESS).
+///
+/// # Safety
+/// As `sgs_stats_mean`.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_mcse(
     state: *const sgs_stats,
@@ -388,6 +418,9 @@ unsafe fn across(
 /// dimension, `SGS_ERR_LENGTH_MISMATCH` otherwise, and with the same number of draws,
 /// `SGS_ERR_LENGTH_MISMATCH`) into `out[0..d]`. Each chain's halves are taken from its completed
 /// batches (exactly its two halves when its draw count is 16·2^j). NaN before 4 draws per chain.
+///
+/// # Safety
+/// `chains` valid for `k` reads, each entry as `state` in `sgs_stats_push`; `out` valid for `out_len` writes.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_rhat(
     chains: *const *const sgs_stats,
@@ -401,6 +434,9 @@ pub unsafe extern "C" fn sgs_stats_rhat(
 
 /// Writes the ESS of each coordinate over the `k` chains together (within- and between-chain
 /// variance combined as in ArviZ) into `out[0..d]`. Errors as `sgs_stats_rhat`.
+///
+/// # Safety
+/// As `sgs_stats_rhat`.
 #[no_mangle]
 pub unsafe extern "C" fn sgs_stats_ess_chains(
     chains: *const *const sgs_stats,
