@@ -10,7 +10,7 @@
 //! * Welford's running mean and sum of squared deviations (the variance);
 //! * the lag-product sums `Σ y_t·y_{t−k}` for the lags `k = 1..=L`, the first `L` draws and a ring
 //!   of the last `L` draws: from these the autocovariance at each lag `k ≤ L`, around the final
-//!   mean, is recovered exactly (docs/algorithms.md §6.2), so the ESS is Geyer's initial monotone
+//!   mean, is recovered exactly (docs/algorithms.md §4.2), so the ESS is Geyer's initial monotone
 //!   sequence estimate computed the way ArviZ and Stan compute it on stored draws;
 //! * [`BATCHES`] batch means with their own Welford sums, merged pairwise as the draw count doubles:
 //!   they give the halves for split-R̂ and a batch-means ESS used when the autocorrelation is still
@@ -243,7 +243,7 @@ impl<const L: usize> Series<L> {
     }
 
     /// The biased (÷ n) autocovariance at lag `k ≤ min(L, n − 1)`, around the mean of all
-    /// draws, from the lag-product sum and the head and tail sums (docs/algorithms.md §6.2).
+    /// draws, from the lag-product sum and the head and tail sums (docs/algorithms.md §4.2).
     fn autocov(&self, k: usize) -> f64 {
         let n = self.all.n;
         let nf = n as f64;
@@ -299,7 +299,7 @@ pub fn push_all<T: Float, const L: usize>(series: &mut [Series<L>], x: &[T]) -> 
 }
 
 /// The effective sample size of `k ≥ 1` chains of the same length together (ArviZ's formula,
-/// docs/algorithms.md §6.3). `ZeroDimension` for no chains, `LengthMismatch` when the chains'
+/// docs/algorithms.md §4.3). `ZeroDimension` for no chains, `LengthMismatch` when the chains'
 /// draw counts differ; NaN below 4 draws per chain.
 pub fn ess<const L: usize>(chains: &[&Series<L>]) -> Result<f64, Error> {
     ess_by(chains.len(), |c| chains.get(c).copied())

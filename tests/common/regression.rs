@@ -1,5 +1,5 @@
 //! A badly scaled Bayesian linear regression (docs/algorithms.md §1.5): three predictors on the
-//! scales 1, 10 and 100, so the posterior standard deviations of the weights differ by about 100×.
+//! scales 0.05, 0.5 and 5, so the posterior standard deviations of the weights differ by 100×.
 //! The posterior is Gaussian, so its mean and variances are exact (a 3×3 solve). Shared by
 //! tests/amagold_mass.rs and examples/mass_warmup.rs (which measures ESS per gradient).
 

@@ -80,7 +80,7 @@ int32_t count_grad(void *ud, const double *t, size_t d, uint64_t seed, double *g
 
 /* Centred Gaussian with per-coordinate scales: U = sum_i t_i^2 / (2 s_i^2). user_data points to
  * d + 1 doubles: the scales s_0..s_{d-1}, then the gradient noise sd (0: exact gradient, with
- * which SGLD is an exact AR(1) chain, docs/algorithms.md §6.4). */
+ * which SGLD is an exact AR(1) chain, docs/algorithms.md §4.5). */
 int32_t gauss_energy(void *ud, const double *t, size_t d, double *u) {
     const double *s = (const double *)ud;
     double acc = 0.0;

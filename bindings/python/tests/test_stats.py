@@ -3,7 +3,7 @@ integrated autocorrelation time of an AR(1) chain.
 
 The draws come from the library: SGLD with the exact gradient of a N(0, s²) target is the AR(1)
 chain x' = φ·x + √ε·z with φ = 1 − ε/(2s²), whose integrated autocorrelation time is exactly
-(1 + φ)/(1 − φ) (docs/algorithms.md §6.4); the AMAGOLD draws are a real run on a badly scaled
+(1 + φ)/(1 − φ) (docs/algorithms.md §4.5); the AMAGOLD draws are a real run on a badly scaled
 Gaussian with noisy gradients. Agreement reached (measured when this test was written, AR(1)
 with 4 × 65536 draws and AMAGOLD with 4 × 32768 draws of 2 coordinates):
 
