@@ -7,8 +7,7 @@
 mod regression;
 
 use regression::{Regression, D};
-use sgsample::stats::{ess, push_all, split_rhat, Series};
-use sgsample::{Amagold, AmagoldConfig};
+use sgsample::stats::{ess, split_rhat, Series};
 
 fn main() {
     let args: Vec<u64> = std::env::args()
@@ -20,43 +19,19 @@ fn main() {
     let chains = args.get(2).copied().unwrap_or(4) as usize;
     let truth = Regression::new();
     println!(
-        "Bayesian linear regression, {} observations, predictors on scales 1, 10, 100; AMAGOLD \
+        "Bayesian linear regression, {} observations, predictors on scales 0.05, 0.5, 5; AMAGOLD \
          T = 10, β = 0.25, ε₀ = 1e-3, dual averaging δ = 0.65; {warmup} warm-up + {draws} draws × \
          {chains} chains",
         regression::N
     );
     println!("posterior sd: {:?}", truth.var.map(f64::sqrt));
     for adapt_mass in [false, true] {
-        let mut series: Vec<[Series<128>; D]> = Vec::new();
-        let (mut grads_warm, mut grads_draw) = (0u64, 0u64);
-        let mut eps = Vec::new();
-        let mut kk = Vec::new();
-        for c in 0..chains {
-            let mut model = Regression::new();
-            let cfg = AmagoldConfig {
-                warmup,
-                adapt_mass,
-                seed: 9,
-                stream: c as u64,
-                ..AmagoldConfig::new(1e-3)
-            };
-            let mut ws = vec![0.0; Amagold::<f64>::workspace_len_mass(D)];
-            let mut chain = Amagold::new(&cfg, &[0.0; D], &mut ws, &mut model).unwrap();
-            for _ in 0..warmup {
-                chain.step(&mut model).unwrap();
-            }
-            grads_warm += model.gradients;
-            model.gradients = 0;
-            let mut s: [Series<128>; D] = core::array::from_fn(|_| Series::new());
-            for _ in 0..draws {
-                chain.step(&mut model).unwrap();
-                push_all(&mut s, chain.position()).unwrap();
-            }
-            grads_draw += model.gradients;
-            eps.push(chain.step_size());
-            kk.push(chain.inverse_mass().map(|k| k.to_vec()).unwrap_or_default());
-            series.push(s);
-        }
+        let runs: Vec<regression::ChainRun> = (0..chains as u64)
+            .map(|c| regression::run_chain(adapt_mass, warmup, draws, c))
+            .collect();
+        let grads_warm: u64 = runs.iter().map(|r| r.gradients_warmup).sum();
+        let grads_draw: u64 = runs.iter().map(|r| r.gradients_draws).sum();
+        let eps: Vec<f64> = runs.iter().map(|r| r.step_size).collect();
         println!(
             "\nmass matrix {}: final step sizes {:?}",
             if adapt_mass {
@@ -67,13 +42,13 @@ fn main() {
             eps
         );
         if adapt_mass {
-            println!("inverse mass (chain 0): {:?}", kk[0]);
+            println!("inverse mass (chain 0): {:?}", runs[0].inverse_mass);
         }
         println!(
             "coord  mean (truth)           R-hat       ESS  ESS/1000 gradients (sampling; incl. warm-up)"
         );
         for j in 0..D {
-            let cs: Vec<&Series<128>> = series.iter().map(|s| &s[j]).collect();
+            let cs: Vec<&Series<128>> = runs.iter().map(|r| &r.series[j]).collect();
             let n_eff = ess(&cs).unwrap();
             let mean = cs.iter().map(|s| s.mean()).sum::<f64>() / chains as f64;
             let rhat = split_rhat(&cs).unwrap();

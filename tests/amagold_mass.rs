@@ -6,57 +6,30 @@
 #[path = "common/regression.rs"]
 mod regression;
 
-use regression::{Regression, D};
-use sgsample::stats::{ess, push_all, split_rhat, Series};
+use regression::{run_chain, ChainRun, Regression, D};
+use sgsample::stats::{ess, split_rhat, Series};
 use sgsample::{Amagold, AmagoldConfig, Error};
 
 const CHAINS: usize = 4;
 
 struct Run {
-    series: Vec<[Series<128>; D]>,
-    inverse_mass: Vec<Vec<f64>>,
+    chains: Vec<ChainRun>,
     accept: f64,
 }
 
 fn run(adapt_mass: bool, warmup: u64, draws: usize) -> Run {
-    let mut series = Vec::new();
-    let mut inverse_mass = Vec::new();
-    let mut accept = 0.0;
-    for c in 0..CHAINS {
-        let mut model = Regression::new();
-        let cfg = AmagoldConfig {
-            warmup,
-            adapt_mass,
-            seed: 9,
-            stream: c as u64,
-            ..AmagoldConfig::new(1e-3)
-        };
-        let mut ws = vec![0.0; Amagold::<f64>::workspace_len_mass(D)];
-        let mut chain = Amagold::new(&cfg, &[0.0; D], &mut ws, &mut model).unwrap();
-        for _ in 0..warmup {
-            chain.step(&mut model).unwrap();
-        }
-        assert!(!chain.in_warmup());
-        let mut s: [Series<128>; D] = core::array::from_fn(|_| Series::new());
-        let mut accepted = 0;
-        for _ in 0..draws {
-            let info = chain.step(&mut model).unwrap();
-            accepted += info.accepted as u32;
-            push_all(&mut s, chain.position()).unwrap();
-        }
-        accept += accepted as f64 / (draws * CHAINS) as f64;
-        inverse_mass.push(chain.inverse_mass().map(|k| k.to_vec()).unwrap_or_default());
-        series.push(s);
-    }
+    let chains: Vec<ChainRun> = (0..CHAINS as u64)
+        .map(|c| run_chain(adapt_mass, warmup, draws, c))
+        .collect();
+    let accepted: u64 = chains.iter().map(|c| c.accepted).sum();
     Run {
-        series,
-        inverse_mass,
-        accept,
+        accept: accepted as f64 / (draws * CHAINS) as f64,
+        chains,
     }
 }
 
 fn chains_of(r: &Run, j: usize) -> Vec<&Series<128>> {
-    r.series.iter().map(|s| &s[j]).collect()
+    r.chains.iter().map(|c| &c.series[j]).collect()
 }
 
 /// Per coordinate: the mean over chains, its standard error from the pooled ESS, the mean
@@ -95,7 +68,7 @@ fn adapted_mass_matrix_samples_the_exact_posterior() {
         // that is still settling; measured up to 2× off for w0): within a factor 3 in every
         // chain, for variances that differ by 10⁴ (a mass set to the precision instead, or not
         // set, is off by 10² or more for w1 and w2).
-        for k in &r.inverse_mass {
+        for k in r.chains.iter().map(|c| &c.inverse_mass) {
             assert!(
                 k[j] > truth.var[j] / 3.0 && k[j] < 3.0 * truth.var[j],
                 "w{j}: inverse mass {} vs posterior variance {} (sd {sd})",

@@ -3,7 +3,8 @@
 //! The posterior is Gaussian, so its mean and variances are exact (a 3×3 solve). Shared by
 //! tests/amagold_mass.rs and examples/mass_warmup.rs (which measures ESS per gradient).
 
-use sgsample::{minibatch, Potential, Rng, Stop};
+use sgsample::stats::{push_all, Series};
+use sgsample::{minibatch, Amagold, AmagoldConfig, Potential, Rng, Stop};
 
 /// Predictors, observations, minibatch size.
 pub const D: usize = 3;
@@ -121,5 +122,51 @@ impl Potential<f64> for Regression {
             u += r * r / (2.0 * NOISE * NOISE);
         }
         Ok(u)
+    }
+}
+
+/// One AMAGOLD chain on the regression (T = 10, β = 0.25, σ = 1, ε₀ = 10⁻³, seed 9, stream
+/// `stream`): `warmup` iterations, then `draws` pushed into one accumulator per coordinate.
+/// (The test reads some fields, the example the others: each build sees the rest unread.)
+#[allow(dead_code)]
+pub struct ChainRun {
+    pub series: [Series<128>; D],
+    /// The learnt inverse mass (empty without `adapt_mass`).
+    pub inverse_mass: Vec<f64>,
+    pub step_size: f64,
+    pub accepted: u64,
+    pub gradients_warmup: u64,
+    pub gradients_draws: u64,
+}
+
+pub fn run_chain(adapt_mass: bool, warmup: u64, draws: usize, stream: u64) -> ChainRun {
+    let mut model = Regression::new();
+    let cfg = AmagoldConfig {
+        warmup,
+        adapt_mass,
+        seed: 9,
+        stream,
+        ..AmagoldConfig::new(1e-3)
+    };
+    let mut ws = vec![0.0; Amagold::<f64>::workspace_len_mass(D)];
+    let mut chain = Amagold::new(&cfg, &[0.0; D], &mut ws, &mut model).unwrap();
+    for _ in 0..warmup {
+        chain.step(&mut model).unwrap();
+    }
+    assert!(!chain.in_warmup());
+    let gradients_warmup = std::mem::take(&mut model.gradients);
+    let mut series: [Series<128>; D] = core::array::from_fn(|_| Series::new());
+    let mut accepted = 0;
+    for _ in 0..draws {
+        accepted += chain.step(&mut model).unwrap().accepted as u64;
+        push_all(&mut series, chain.position()).unwrap();
+    }
+    ChainRun {
+        series,
+        inverse_mass: chain.inverse_mass().map(|k| k.to_vec()).unwrap_or_default(),
+        step_size: chain.step_size(),
+        accepted,
+        gradients_warmup,
+        gradients_draws: model.gradients,
     }
 }
