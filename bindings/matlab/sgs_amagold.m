@@ -28,9 +28,10 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %
 %   Errors have identifiers 'sgsample:...' and the library's status text. An error inside
 %   ENERGY or GRADIENT stops the sampler cleanly and is rethrown unchanged. Ctrl-C stops the run
-%   between iterations (see README.md for what Octave does).
+%   cleanly, then reaches the prompt as the usual interrupt (MATLAB: error sgsample:interrupted);
+%   see README.md.
 %
-%   See also SGS_SGHMC, SGS_SGLD, SGS_SVGD, SGS_MINIBATCH.
+%   See also SGS.AMAGOLD (step by step), SGS_SGHMC, SGS_SGLD, SGS_SVGD, SGS_MINIBATCH.
   if nargin < 3
     error('sgsample:badArguments', 'usage: [samples, info] = sgs_amagold(@energy, @gradient, theta0, Name, Value, ...)');
   end

@@ -1,9 +1,11 @@
-/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_svgd and sgs_minibatch.
+/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_svgd, sgs_minibatch
+ * and the step-wise objects sgs.Amagold, sgs.Sghmc, sgs.Sgld.
  *
  * Portable between MATLAB's `mex` and GNU Octave's `mkoctfile --mex`; it uses only the documented
- * MEX C API (separate-complex mxGetPr, so it builds with either API version) plus, for Ctrl-C,
- * MATLAB's undocumented utIsInterruptPending (link with -lut; define SGS_NO_UT to leave it out) or
- * Octave's exported octave_interrupt_state. Users call the .m wrappers, not this file:
+ * MEX C API (separate-complex mxGetPr, so it builds with either API version). Its C++ part,
+ * sgsample_trap.cpp, holds mexFunction and makes every call into the interpreter, so that what
+ * the interpreter throws (Octave's Ctrl-C) never unwinds through the library (see there). Users
+ * call the .m wrappers, not this file:
  *
  *   [samples, info] = sgsample_mex('amagold', energy, gradient, theta0, opts, trampoline)
  *   [samples, info] = sgsample_mex('sghmc'|'sgld', gradient, theta0, opts, trampoline)
@@ -11,6 +13,10 @@
  *   idx             = sgsample_mex('minibatch', seed, n, B)        (1-based, B×1 double)
  *   text            = sgsample_mex('status', code)                 (sgs_status_str)
  *   v               = sgsample_mex('version')
+ *   id              = sgsample_mex('new', kind, energy, gradient, theta0, opts, trampoline)
+ *   [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline)
+ *   s               = sgsample_mex('query', id)                    (position, iterations, ...)
+ *   found           = sgsample_mex('free', id)
  *
  * `opts` holds only the options the user gave (canonical snake_case names of the C config
  * fields plus samples/burnin/warmup/iterations/log_accept); every other field keeps the C
@@ -26,8 +32,9 @@
  * trampoline private/sgs_call.m (try/catch, returns the MException as a second output); the
  * trap stays as a second line of defence.
  *
- * Memory: all buffers come from mxMalloc/mxCalloc and are freed with mxFree on every path before
- * an error is raised (MEX would also free them when the function exits with an error). */
+ * Memory: all buffers of a one-shot run come from mxMalloc/mxCalloc and are freed with mxFree on
+ * every path before an error is raised (MEX would also free them when the function exits with an
+ * error). The persistent chains are plain malloc memory, freed by 'free' and by mexAtExit. */
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
