@@ -369,6 +369,20 @@ typedef union {
     sgs_sgld_config l;
 } chain_config;
 
+/* Fields that several configurations have under the same names (read in the order of the
+ * library's struct, though the order does not matter). */
+#define READ_MOMENTUM_FIELDS(b, opts, c)                                          \
+    do {                                                                          \
+        (c)->friction = opt_double(b, opts, "friction", (c)->friction);          \
+        (c)->momentum_sd = opt_double(b, opts, "momentum_sd", (c)->momentum_sd); \
+    } while (0)
+#define READ_CHAIN_FIELDS(b, opts, c)                          \
+    do {                                                       \
+        (c)->steps = opt_u32(b, opts, "steps", (c)->steps);    \
+        (c)->seed = opt_u64(b, opts, "seed", (c)->seed);       \
+        (c)->stream = opt_u64(b, opts, "stream", (c)->stream); \
+    } while (0)
+
 /* The configuration from the options (on a bad option: error, after freeing b); returns the
  * step size asked for. */
 static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint64_t warmup, chain_config *cfg) {
@@ -376,39 +390,29 @@ static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint6
     if (kind == AMAGOLD) {
         sgs_amagold_config *a = &cfg->a;
         *a = sgs_amagold_config_default(step);
-        a->friction = opt_double(b, opts, "friction", a->friction);
-        a->momentum_sd = opt_double(b, opts, "momentum_sd", a->momentum_sd);
+        READ_MOMENTUM_FIELDS(b, opts, a);
+        READ_CHAIN_FIELDS(b, opts, a);
         a->target_accept = opt_double(b, opts, "target_accept", a->target_accept);
-        a->steps = opt_u32(b, opts, "steps", a->steps);
         a->variant = opt_u32(b, opts, "variant", a->variant);
-        a->seed = opt_u64(b, opts, "seed", a->seed);
-        a->stream = opt_u64(b, opts, "stream", a->stream);
         a->warmup = warmup;
     } else if (kind == SGHMC) {
         sgs_sghmc_config *h = &cfg->h;
         *h = sgs_sghmc_config_default(step);
-        h->friction = opt_double(b, opts, "friction", h->friction);
-        h->momentum_sd = opt_double(b, opts, "momentum_sd", h->momentum_sd);
-        h->steps = opt_u32(b, opts, "steps", h->steps);
+        READ_MOMENTUM_FIELDS(b, opts, h);
+        READ_CHAIN_FIELDS(b, opts, h);
         h->resample_momentum = opt_u32(b, opts, "resample_momentum", h->resample_momentum);
-        h->seed = opt_u64(b, opts, "seed", h->seed);
-        h->stream = opt_u64(b, opts, "stream", h->stream);
     } else {
         sgs_sgld_config *l = &cfg->l;
         *l = sgs_sgld_config_default(step);
-        l->steps = opt_u32(b, opts, "steps", l->steps);
-        l->seed = opt_u64(b, opts, "seed", l->seed);
-        l->stream = opt_u64(b, opts, "stream", l->stream);
+        READ_CHAIN_FIELDS(b, opts, l);
     }
     return step;
 }
 
-static size_t chain_state_size(int kind) {
-    return kind == AMAGOLD ? sgs_amagold_state_size() : kind == SGHMC ? sgs_sghmc_state_size() : sgs_sgld_state_size();
-}
-
-static size_t chain_state_align(int kind) {
-    return kind == AMAGOLD ? sgs_amagold_state_align() : kind == SGHMC ? sgs_sghmc_state_align() : sgs_sgld_state_align();
+/* Size and alignment of a state. */
+static void chain_state_layout(int kind, size_t *size, size_t *align) {
+    *size = kind == AMAGOLD ? sgs_amagold_state_size() : kind == SGHMC ? sgs_sghmc_state_size() : sgs_sgld_state_size();
+    *align = kind == AMAGOLD ? sgs_amagold_state_align() : kind == SGHMC ? sgs_sghmc_state_align() : sgs_sgld_state_align();
 }
 
 static size_t chain_workspace_len(int kind, size_t d) {
@@ -555,7 +559,9 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
     const double *th = d ? mxGetPr(theta0) : &dummy;
     size_t dd = d ? d : 1;
 
-    void *state = take(&b, 1, chain_state_size(kind), chain_state_align(kind));
+    size_t ssize, align;
+    chain_state_layout(kind, &ssize, &align);
+    void *state = take(&b, 1, ssize, align);
     size_t wlen = chain_workspace_len(kind, dd);
     double *ws = (double *)take(&b, wlen, sizeof(double), 8);
     int32_t st = chain_init(kind, state, &cfg, th, d, ws, wlen, &c);
@@ -769,8 +775,10 @@ static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
         if (!chains[i]) slot = i;
     if (slot < 0) mexErrMsgIdAndTxt("sgsample:tooManyObjects", "more than %d live sampler objects; delete some", MAX_CHAINS);
 
-    size_t dd = d ? d : 1, align = chain_state_align(kind);
-    size_t ssize = (chain_state_size(kind) + 7) / 8 * 8, wlen = chain_workspace_len(kind, dd);
+    size_t dd = d ? d : 1, ssize, align;
+    chain_state_layout(kind, &ssize, &align);
+    ssize = (ssize + 7) / 8 * 8; /* the workspace follows, 8-aligned */
+    size_t wlen = chain_workspace_len(kind, dd);
     chain_obj *o = (chain_obj *)calloc(1, sizeof *o);
     void *raw = wlen < SIZE_MAX / 8 - ssize - align ? calloc(1, align + ssize + wlen * 8) : NULL;
     if (!o || !raw) {

@@ -15,11 +15,8 @@ classdef Amagold < sgs.Chain
 %
 %   See also SGS.CHAIN, SGS_AMAGOLD.
   methods
-    function obj = Amagold(energy, gradient, theta0, varargin)
-      if nargin < 3
-        error('sgsample:badArguments', 'usage: c = sgs.Amagold(@energy, @gradient, theta0, Name, Value, ...)');
-      end
-      obj@sgs.Chain('amagold', 'sgs.Amagold', energy, gradient, theta0, varargin);
+    function obj = Amagold(varargin)
+      obj@sgs.Chain('amagold', 'sgs.Amagold', 'sgs.Amagold(@energy, @gradient, theta0, Name, Value, ...)', varargin);
     end
   end
 end

@@ -40,8 +40,18 @@ classdef Chain < handle
   end
 
   methods (Access = protected)
-    function obj = Chain(kind, caller, energy, gradient, theta0, args)
-      [obj.Id, obj.Trampoline] = sgs_chain_open(kind, caller, energy, gradient, theta0, args);
+    % ARGS: the subclass constructor's arguments, (energy,) gradient, theta0, Name, Value, ...
+    function obj = Chain(kind, caller, usage, args)
+      npos = 2 + strcmp(kind, 'amagold');
+      if numel(args) < npos
+        error('sgsample:badArguments', 'usage: c = %s', usage);
+      end
+      energy = [];
+      if npos == 3
+        energy = args{1};
+      end
+      gradient = args{npos - 1};
+      [obj.Id, obj.Trampoline] = sgs_chain_open(kind, caller, energy, gradient, args{npos}, args(npos + 1:end));
       obj.Kind = kind;
       obj.Energy = energy;
       obj.Gradient = gradient;
@@ -60,21 +70,10 @@ classdef Chain < handle
       [samples, info] = sgsample_mex('run', obj.Id, n, obj.Energy, obj.Gradient, obj.Trampoline);
     end
 
-    function v = get.Position(obj)
-      v = obj.query().position;
-    end
-
-    function v = get.Iterations(obj)
-      v = obj.query().iterations;
-    end
-
-    function v = get.Divergences(obj)
-      v = obj.query().divergences;
-    end
-
-    function v = get.StepSize(obj)
-      v = obj.query().step_size;
-    end
+    function v = get.Position(obj), v = obj.query().position; end
+    function v = get.Iterations(obj), v = obj.query().iterations; end
+    function v = get.Divergences(obj), v = obj.query().divergences; end
+    function v = get.StepSize(obj), v = obj.query().step_size; end
 
     function delete(obj)
       % A destructor must not throw: an id that is gone already (clear mex) is not an error

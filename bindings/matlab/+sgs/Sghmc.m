@@ -8,11 +8,8 @@ classdef Sghmc < sgs.Chain
 %
 %   See also SGS.CHAIN, SGS_SGHMC.
   methods
-    function obj = Sghmc(gradient, theta0, varargin)
-      if nargin < 2
-        error('sgsample:badArguments', 'usage: c = sgs.Sghmc(@gradient, theta0, Name, Value, ...)');
-      end
-      obj@sgs.Chain('sghmc', 'sgs.Sghmc', [], gradient, theta0, varargin);
+    function obj = Sghmc(varargin)
+      obj@sgs.Chain('sghmc', 'sgs.Sghmc', 'sgs.Sghmc(@gradient, theta0, Name, Value, ...)', varargin);
     end
   end
 end

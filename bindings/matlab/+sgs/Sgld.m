@@ -8,11 +8,8 @@ classdef Sgld < sgs.Chain
 %
 %   See also SGS.CHAIN, SGS_SGLD.
   methods
-    function obj = Sgld(gradient, theta0, varargin)
-      if nargin < 2
-        error('sgsample:badArguments', 'usage: c = sgs.Sgld(@gradient, theta0, Name, Value, ...)');
-      end
-      obj@sgs.Chain('sgld', 'sgs.Sgld', [], gradient, theta0, varargin);
+    function obj = Sgld(varargin)
+      obj@sgs.Chain('sgld', 'sgs.Sgld', 'sgs.Sgld(@gradient, theta0, Name, Value, ...)', varargin);
     end
   end
 end
