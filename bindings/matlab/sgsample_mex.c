@@ -697,7 +697,7 @@ static void minibatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
  * memory manager would free mxMalloc memory at the end of the call), allocated once and never
  * moved, because the library's states are address-bound. The object holds only an id; ids are
  * never reused, so a stale id cannot reach a newer chain: a counter on top of a per-load value
- * from the clock, because `clear mex` unloads this file (mexAtExit frees every chain) and the
+ * from the clocks, because `clear mex` unloads this file (mexAtExit frees every chain) and the
  * counter starts again. The function handles stay with the
  * object and come with every call (an mxArray kept between calls would need to be made
  * persistent; passing them is simpler and always current). */
@@ -810,11 +810,11 @@ static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
         exit_hook = 1;
     }
     if (next_chain_id == 0) {
-        /* 33 bits of microseconds (wraps every 2.4 h) above a 20-bit counter: exact in a double. */
-        struct timespec ts;
-        timespec_get(&ts, TIME_UTC);
-        uint64_t us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-        next_chain_id = ((us & ((UINT64_C(1) << 33) - 1)) << 20) + 1;
+        /* 33 bits from the clocks above a 20-bit counter (exact in a double): the wall clock in
+         * seconds and the process's CPU time (clock(), which has advanced between two loads in
+         * the same second). C89 functions, for compilers that mex runs in C99 mode. */
+        uint64_t t = (uint64_t)time(NULL) * 1000003u + (uint64_t)clock();
+        next_chain_id = ((t & ((UINT64_C(1) << 33) - 1)) << 20) + 1;
     }
     o->id = next_chain_id++;
     chains[slot] = o;

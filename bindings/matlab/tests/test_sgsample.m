@@ -420,7 +420,7 @@ function t = interrupts(t)
   fprintf(fid, '%s\n', cmds{:});
   fclose(fid);
   octave = fullfile(OCTAVE_HOME, 'bin', 'octave-cli');
-  [status, out] = system(sprintf('%s --no-gui --no-history --quiet --no-window-system --interactive --no-line-editing < %s 2>&1', octave, file));
+  [status, out] = system(sprintf('"%s" --no-gui --no-history --quiet --no-window-system --interactive --no-line-editing < "%s" 2>&1', octave, file));
   delete(file);
   num = @(tag) sscanf(regexp(out, [tag, ' [0-9 ]*'], 'match', 'once'), [tag, ' %d %d'])';
   t = check(t, 'Ctrl-C: no try/catch saw it, nothing printed as an error', status == 0 && ...
