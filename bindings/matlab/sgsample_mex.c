@@ -817,6 +817,7 @@ static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
         next_chain_id = ((t & ((UINT64_C(1) << 33) - 1)) << 20) + 1;
     }
     o->id = next_chain_id++;
+    o->c.energy = o->c.gradient = o->c.trampoline = NULL; /* this call's handles die with it */
     chains[slot] = o;
     plhs[0] = mxCreateDoubleScalar((double)o->id);
 }
