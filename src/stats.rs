@@ -485,7 +485,8 @@ mod tests {
             let n = i as u64 + 1;
             let covered: u64 = s.batches[..s.full].iter().map(|b| b.n).sum::<u64>() + s.partial.n;
             assert_eq!(covered, n);
-            assert!(s.full >= 1 || n < s.batch_len);
+            // Complete batches are all of the current length.
+            assert!(s.batches[..s.full].iter().all(|b| b.n == s.batch_len));
         }
         assert_eq!((s.full, s.batch_len, s.partial.n), (BATCHES, 8, 0));
     }
