@@ -4,7 +4,7 @@
 //!
 //! # What a `Series` keeps
 //!
-//! A [`Series<L>`] is plain data of fixed size (about `3·L + 40` `f64`s) that never grows, whatever
+//! A [`Series<L>`] is plain data of fixed size (`24·L + 456` bytes) that never grows, whatever
 //! the number of draws:
 //!
 //! * Welford's running mean and sum of squared deviations (the variance);

@@ -323,7 +323,7 @@ mod stats_probe {
     use super::*;
     use sgsample::stats::{ess, split_rhat, Series};
 
-    /// The window of the probe's accumulators (lags); RAM per accumulator is about 3·L + 40 f64s.
+    /// The window of the probe's accumulators (lags); RAM per accumulator is 24·L + 456 bytes.
     pub const L: usize = 32;
 
     /// One draw into each of two chains' accumulators.
