@@ -37,6 +37,8 @@ pub mod ffi;
 mod float;
 mod minibatch;
 mod model;
+#[cfg(feature = "parallel")]
+pub mod parallel;
 pub mod rng;
 pub mod run;
 pub mod sghmc;
