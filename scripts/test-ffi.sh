@@ -3,7 +3,8 @@
 # builds of the C library (no_std staticlib and cdylib: link needs, exported symbols), C output
 # vs the Rust std reference build bit for bit (f64) and vs the Rust f32 core (f32), the bad-input
 # matrix through the C ABI, all C programs once more under ASan + UBSan, no panic path reachable
-# from the C API, and two threads of independent samplers under ThreadSanitizer.
+# from the C API, two threads of independent samplers under ThreadSanitizer, and one SVGD
+# iteration in phases on several threads under ThreadSanitizer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=ffi-tests/build
@@ -121,6 +122,13 @@ tsan() {
     "$lib" -lm -lpthread -o "$build/threads_tsan" && "$build/threads_tsan"
 }
 
+# An SVGD iteration in phases on 1-4 threads under ThreadSanitizer: bit-identical to the serial
+# step, racing overlapping ranges refused.
+phases_tsan() {
+  gcc -std=c11 -O1 -g -ffp-contract=off "${warn[@]}" -fsanitize=thread -Iinclude ffi-tests/phases_threads.c \
+    "$lib" -lm -lpthread -o "$build/phases_threads_tsan" && "$build/phases_threads_tsan"
+}
+
 echo "building: header check, C library (no_std, release), Rust reference output"
 check header-current cargo run -q -p sgsample-gen-header -- --check
 check rust-ffi-unit cargo test -q --release -p sgsample --features std,ffi --lib ffi
@@ -138,5 +146,6 @@ check c-vs-rust-bit-for-bit repro ""
 check bad-input-matrix bad_inputs
 check asan-ubsan sanitized
 check threads-tsan tsan
+check svgd-phases-threads-tsan phases_tsan
 echo "ffi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -738,6 +738,12 @@ impl<K> SvgdCore<K> {
         (b < nb).then(|| (self.batch_start(b), self.batch_start(b + 1)))
     }
 
+    /// The batching the system was started with.
+    #[cfg(feature = "ffi")]
+    pub(crate) fn batching(&self) -> Batching {
+        self.cfg.batching
+    }
+
     /// The first slot of batch `b` (`N` for `b ≥` the number of batches).
     pub(crate) fn batch_start(&self, b: usize) -> usize {
         if b >= self.batches() {
@@ -747,9 +753,24 @@ impl<K> SvgdCore<K> {
         }
     }
 
-    /// The batching the system was started with.
-    pub(crate) fn batching(&self) -> Batching {
-        self.cfg.batching
+    /// Phase 1 over whole buffers: checks them (as [`step`](Self::step) does), refuses a system
+    /// with replacement ([`Error::InvalidOption`]: its sub-steps are sequential), then
+    /// [`begin`](Self::begin) with the permutation in `idx[..N]`.
+    pub(crate) fn begin_phases<T: Float>(
+        &mut self,
+        particles: &[T],
+        ws: &mut [T],
+        idx: &mut [u32],
+    ) -> Result<Pending<K::Prepared, T>, Error>
+    where
+        K: Kernel<T>,
+    {
+        self.check(particles, ws, idx)?;
+        if self.cfg.batching != Batching::WithoutReplacement {
+            return Err(Error::InvalidOption);
+        }
+        let perm = idx.get_mut(..self.n).ok_or(Error::WorkspaceTooSmall)?;
+        self.begin(particles, split(ws, &self.lay).scratch, perm)
     }
 
     fn check<T: Float>(&self, particles: &[T], ws: &[T], idx: &[u32]) -> Result<(), Error> {

@@ -8,7 +8,6 @@ use super::{split, take, Kernel, Pending, Svgd, SvgdCore, SvgdInfo};
 use crate::error::Error;
 use crate::float::Float;
 use crate::model::Gradient;
-use crate::Batching;
 use core::ops::Range;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
@@ -33,23 +32,12 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
     /// [`Error::InvalidPosition`] (a particle made non-finite), the kernel's
     /// ([`Error::NonFinite`]); nothing changed on error.
     pub fn begin(&mut self) -> Result<SvgdIteration<'_, T, K>, Error> {
-        self.core.check(self.particles, self.ws, self.idx)?;
-        if self.core.batching() != Batching::WithoutReplacement {
-            return Err(Error::InvalidOption);
-        }
-        let lay = self.core.lay;
-        let perm = self
-            .idx
-            .get_mut(..self.core.n)
-            .ok_or(Error::WorkspaceTooSmall)?;
-        let pending = self
-            .core
-            .begin(self.particles, split(self.ws, &lay).scratch, perm)?;
+        let pending = self.core.begin_phases(self.particles, self.ws, self.idx)?;
         Ok(SvgdIteration {
+            perm: self.idx.get(..self.core.n).unwrap_or(&[]),
             core: &mut self.core,
             particles: self.particles,
             ws: self.ws,
-            perm,
             pending,
             done: AtomicUsize::new(0),
             open: true,
