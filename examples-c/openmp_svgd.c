@@ -9,6 +9,7 @@
  *   ./openmp_svgd            # mixture and logistic regression on 1..4 threads, checked
  *   ./openmp_svgd --quick    # the same, smaller (scripts/test-examples.sh)
  *   ./openmp_svgd --bench mixture|logistic N p ITERS    # serial vs all threads, median times
+ *   ./openmp_svgd --big N d p                            # one iteration of a large system
  *
  * Build: cc -std=c99 -O2 -fopenmp -Iinclude examples-c/openmp_svgd.c target/release/libsgsample.a -lm */
 #include <omp.h>
@@ -18,11 +19,17 @@
 
 #include "parallel_models.h"
 
+/* Seconds spent in begin, in the parallel ranges and in finish, summed over iterations (for the
+ * serial-fraction estimate of docs/scaling.md). */
+static double t_begin, t_ranges, t_finish;
+
 /* One iteration with the batches on the OpenMP threads (dynamic schedule: any thread may take
  * any batch). Returns the first failing status in batch order, after cancelling. */
 static int32_t omp_iteration(sgs_svgd *s, size_t nb, sgs_svgd_info *info) {
+    double t0 = omp_get_wtime();
     int32_t st = sgs_svgd_begin(s);
     if (st != SGS_OK) return st;
+    double t1 = omp_get_wtime();
     int32_t *status = malloc(nb * sizeof *status);
     if (!status) {
         sgs_svgd_cancel(s);
@@ -44,7 +51,11 @@ static int32_t omp_iteration(sgs_svgd *s, size_t nb, sgs_svgd_info *info) {
         sgs_svgd_cancel(s);
         return st;
     }
-    return sgs_svgd_finish(s, info);
+    double t2 = omp_get_wtime();
+    st = sgs_svgd_finish(s, info);
+    double t3 = omp_get_wtime();
+    t_begin += t1 - t0, t_ranges += t2 - t1, t_finish += t3 - t2;
+    return st;
 }
 
 typedef struct {
@@ -105,6 +116,7 @@ static int bench(const char *model, size_t n, size_t p, size_t iters) {
     sys a, b;
     if (!sys_init(&a, n, d, p, g, &data) || !sys_init(&b, n, d, p, g, &data)) return 1;
     double *ts = malloc(iters * sizeof *ts), *tp = malloc(iters * sizeof *tp);
+    t_begin = t_ranges = t_finish = 0.0;
     for (size_t k = 0; k < iters; k++) {
         double t0 = omp_get_wtime();
         if (sgs_svgd_step(&b.s, NULL) != SGS_OK) return 1;
@@ -117,14 +129,39 @@ static int bench(const char *model, size_t n, size_t p, size_t iters) {
     qsort(ts, iters, sizeof *ts, cmp_double);
     qsort(tp, iters, sizeof *tp, cmp_double);
     double ms = ts[(iters - 1) / 2], mp = tp[(iters - 1) / 2];
-    printf("bench %s N %zu d %zu p %zu: serial %.6f s, %d threads %.6f s, speed-up %.2f, bit-identical %s\n", model,
-           n, d, p, ms, omp_get_max_threads(), mp, ms / mp, same ? "yes" : "NO");
+    printf("bench %s N %zu d %zu p %zu: serial %.6f s, %d threads %.6f s, speed-up %.2f, bit-identical %s; "
+           "begin+finish %.1f%% of the parallel iteration\n",
+           model, n, d, p, ms, omp_get_max_threads(), mp, ms / mp, same ? "yes" : "NO",
+           100.0 * (t_begin + t_finish) / (t_begin + t_ranges + t_finish));
     sys_free(&a), sys_free(&b);
     lr_free(&data);
     return same ? 0 : 1;
 }
 
+/* One OpenMP iteration of the mixture (per coordinate) on one large system: the memory check of
+ * docs/scaling.md. Prints the time and the bytes the sampler's buffers take. */
+static int one_big(size_t n, size_t d, size_t p) {
+    sys a;
+    double t0 = omp_get_wtime();
+    if (!sys_init(&a, n, d, p, mixture_gradient, NULL)) {
+        printf("big N %zu d %zu: allocation or init failed\n", n, d);
+        return 1;
+    }
+    double t1 = omp_get_wtime();
+    sgs_svgd_info info;
+    int32_t st = omp_iteration(&a.s, n / p, &info);
+    double t2 = omp_get_wtime();
+    sgs_svgd_config c = sgs_svgd_config_default(p, 0.05);
+    size_t bytes = n * d * sizeof(double) + sgs_svgd_workspace_len(n, d, &c) * sizeof(double) + n * sizeof(uint32_t);
+    printf("big N %zu d %zu p %zu: buffers %.2f GiB, init %.1f s, one iteration on %d threads %.1f s: %s\n", n, d, p,
+           (double)bytes / (1024.0 * 1024.0 * 1024.0), t1 - t0, omp_get_max_threads(), t2 - t1, sgs_status_str(st));
+    sys_free(&a);
+    return st == SGS_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 5 && !strcmp(argv[1], "--big"))
+        return one_big(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10));
     if (argc == 6 && !strcmp(argv[1], "--bench"))
         return bench(argv[2], strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10));
     int quick = argc > 1 && !strcmp(argv[1], "--quick");

@@ -127,9 +127,8 @@ fn phases_refuse_an_unfinished_iteration_and_dropping_cancels() {
     assert_eq!(it.num_batches(), 5);
     assert_eq!(it.batch_rows(4), Some(32..40));
     assert_eq!(it.batch_rows(5), None);
-    let mut pieces = it.pieces(2);
-    pieces.next().unwrap().run(&mut { CLEAN }).unwrap(); // batches 0, 1 only
-    drop(pieces);
+    // Batches 0 and 1 only.
+    it.pieces(2).next().unwrap().run(&mut { CLEAN }).unwrap();
     assert_eq!(it.finish().unwrap_err(), Error::IterationIncomplete);
     assert_eq!(svgd.particles(), &x0[..]);
     // Pieces in reverse order, then finish: the serial step.

@@ -13,6 +13,7 @@
  *   mpiexec -n 4 ./svgd_mpi --check               # compare with the serial run on rank 0
  *   mpiexec -n 2 ./svgd_mpi --abort-rank 1 --abort-iter 3 --check
  *   mpiexec -n 2 ./svgd_mpi --model logistic --n 4096 --p 8 --iters 20 --bench
+ *   mpiexec -n 2 ./svgd_mpi --allgather 1000000     # the exchange alone, 1e6 doubles
  *
  * Options: --model mixture|logistic, --n N, --d d (mixture only; logistic has d = 55), --p p,
  * --iters K, --check, --bench, --abort-rank r --abort-iter k. Exit status 0 when every check
@@ -108,11 +109,40 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The exchange alone: median time of an MPI_Allgatherv of `count` doubles split evenly over the
+ * ranks (what an iteration sends: N*d forces), for the cluster model of docs/scaling.md. */
+static void allgather_bench(size_t count, int rank, int size) {
+    int *counts = malloc((size_t)size * sizeof *counts), *displs = malloc((size_t)size * sizeof *displs);
+    int off = 0;
+    for (int r = 0; r < size; r++) {
+        counts[r] = (int)((size_t)(r + 1) * count / (size_t)size - (size_t)r * count / (size_t)size);
+        displs[r] = off;
+        off += counts[r];
+    }
+    double *buf = calloc(count, sizeof *buf), t[21];
+    for (int k = 0; k < 21; k++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
+        t[k] = MPI_Wtime() - t0;
+    }
+    qsort(t, 21, sizeof *t, cmp_double);
+    if (rank == 0)
+        printf("allgather %d ranks, %zu doubles (%.1f MB): median %.6f s\n", size, count,
+               (double)count * 8.0 / 1e6, t[10]);
+    free(buf), free(counts), free(displs);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc == 3 && !strcmp(argv[1], "--allgather")) {
+        allgather_bench(strtoul(argv[2], NULL, 10), rank, size);
+        MPI_Finalize();
+        return 0;
+    }
     size_t n = 1000, d = 1, p = 8, iters = 10;
     int check = 0, bench = 0, abort_rank = -1;
     long abort_iter = -1;
