@@ -74,57 +74,39 @@ static int run_threads(const void *state, int f32, int threads, size_t batches) 
     return ok;
 }
 
-static void f64_threads(int threads) {
-    sgs_svgd_config c = sgs_svgd_config_default(P, 0.05);
-    c.bandwidth = 0.5;
-    size_t len = sgs_svgd_workspace_len(N, D, &c);
-    double *x = malloc(N * D * sizeof *x), *y = malloc(N * D * sizeof *y);
-    double *ws = malloc(len * sizeof *ws), *wt = malloc(len * sizeof *wt);
-    uint32_t *ix = malloc(N * sizeof *ix), *iy = malloc(N * sizeof *iy);
-    for (size_t k = 0; k < N * D; k++) x[k] = y[k] = sin(0.37 * (double)k) * 2.0;
-    sgs_svgd s, twin;
-    memset(&s, 0, sizeof s);
-    memset(&twin, 0, sizeof twin);
-    int ok = sgs_svgd_init(&s, &c, x, N, D, ws, len, ix, N, grad, NULL, NULL) == SGS_OK &&
-             sgs_svgd_init(&twin, &c, y, N, D, wt, len, iy, N, grad, NULL, NULL) == SGS_OK;
-    size_t nb = 0;
-    ok &= sgs_svgd_num_batches(&s, &nb) == SGS_OK && nb == N / P;
-    for (int it = 0; it < ITERS && ok; it++) {
-        sgs_svgd_info a, b;
-        ok &= sgs_svgd_begin(&s) == SGS_OK && run_threads(&s, 0, threads, nb) &&
-              sgs_svgd_finish(&s, &a) == SGS_OK && sgs_svgd_step(&twin, &b) == SGS_OK &&
-              memcmp(&a, &b, sizeof a) == 0;
+/* `ITERS` iterations on `threads` threads against a twin stepped with sgs_svgd_step: the same
+ * info and particles. One definition for both float types (SFX is empty or _f32). */
+#define THREADS_CASE(NAME, T, S, SFX, GRAD, SIN, IS_F32, LABEL)                                             \
+    static void NAME(int threads) {                                                                       \
+        sgs_svgd_config c = sgs_svgd_config_default(P, 0.05);                                             \
+        c.bandwidth = 0.5;                                                                                \
+        size_t len = sgs_svgd_workspace_len##SFX(N, D, &c), nb = 0;                                       \
+        T *x = malloc(N * D * sizeof *x), *y = malloc(N * D * sizeof *y);                                 \
+        T *ws = malloc(len * sizeof *ws), *wt = malloc(len * sizeof *wt);                                 \
+        uint32_t *ix = malloc(N * sizeof *ix), *iy = malloc(N * sizeof *iy);                              \
+        for (size_t k = 0; k < N * D; k++) x[k] = y[k] = (T)2 * SIN((T)0.37 * (T)k);                      \
+        S s, twin;                                                                                        \
+        memset(&s, 0, sizeof s);                                                                          \
+        memset(&twin, 0, sizeof twin);                                                                    \
+        int ok = sgs_svgd_init##SFX(&s, &c, x, N, D, ws, len, ix, N, GRAD, NULL, NULL) == SGS_OK &&       \
+                 sgs_svgd_init##SFX(&twin, &c, y, N, D, wt, len, iy, N, GRAD, NULL, NULL) == SGS_OK;      \
+        ok &= sgs_svgd_num_batches##SFX(&s, &nb) == SGS_OK && nb == N / P;                                \
+        for (int it = 0; it < ITERS && ok; it++) {                                                        \
+            sgs_svgd_info a, b;                                                                           \
+            ok &= sgs_svgd_begin##SFX(&s) == SGS_OK && run_threads(&s, IS_F32, threads, nb) &&            \
+                  sgs_svgd_finish##SFX(&s, &a) == SGS_OK && sgs_svgd_step##SFX(&twin, &b) == SGS_OK &&    \
+                  memcmp(&a, &b, sizeof a) == 0;                                                          \
+        }                                                                                                 \
+        ok &= memcmp(x, y, N * D * sizeof *x) == 0;                                                       \
+        char name[96];                                                                                    \
+        snprintf(name, sizeof name, LABEL ": %d thread(s), %d iterations == step, bit for bit", threads,  \
+                 ITERS);                                                                                  \
+        check(name, ok);                                                                                  \
+        free(x), free(y), free(ws), free(wt), free(ix), free(iy);                                         \
     }
-    ok &= memcmp(x, y, N * D * sizeof *x) == 0;
-    char name[96];
-    snprintf(name, sizeof name, "double: %d thread(s), %d iterations == sgs_svgd_step bit for bit", threads, ITERS);
-    check(name, ok);
-    free(x), free(y), free(ws), free(wt), free(ix), free(iy);
-}
 
-static void f32_threads(int threads) {
-    sgs_svgd_config c = sgs_svgd_config_default(P, 0.05);
-    c.bandwidth = 0.5;
-    size_t len = sgs_svgd_workspace_len_f32(N, D, &c);
-    float *x = malloc(N * D * sizeof *x), *y = malloc(N * D * sizeof *y);
-    float *ws = malloc(len * sizeof *ws), *wt = malloc(len * sizeof *wt);
-    uint32_t *ix = malloc(N * sizeof *ix), *iy = malloc(N * sizeof *iy);
-    for (size_t k = 0; k < N * D; k++) x[k] = y[k] = sinf(0.37f * (float)k) * 2.0f;
-    sgs_svgd_f32 s, twin;
-    memset(&s, 0, sizeof s);
-    memset(&twin, 0, sizeof twin);
-    int ok = sgs_svgd_init_f32(&s, &c, x, N, D, ws, len, ix, N, grad_f32, NULL, NULL) == SGS_OK &&
-             sgs_svgd_init_f32(&twin, &c, y, N, D, wt, len, iy, N, grad_f32, NULL, NULL) == SGS_OK;
-    for (int it = 0; it < ITERS && ok; it++) {
-        ok &= sgs_svgd_begin_f32(&s) == SGS_OK && run_threads(&s, 1, threads, N / P) &&
-              sgs_svgd_finish_f32(&s, NULL) == SGS_OK && sgs_svgd_step_f32(&twin, NULL) == SGS_OK;
-    }
-    ok &= memcmp(x, y, N * D * sizeof *x) == 0;
-    char name[96];
-    snprintf(name, sizeof name, "float: %d thread(s) == sgs_svgd_step_f32 bit for bit", threads);
-    check(name, ok);
-    free(x), free(y), free(ws), free(wt), free(ix), free(iy);
-}
+THREADS_CASE(f64_threads, double, sgs_svgd, , grad, sin, 0, "double")
+THREADS_CASE(f32_threads, float, sgs_svgd_f32, _f32, grad_f32, sinf, 1, "float")
 
 typedef struct {
     const sgs_svgd *s;

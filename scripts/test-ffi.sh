@@ -15,22 +15,8 @@ warn=(-Wall -Wextra -Wpedantic -Werror)
 # No fused multiply-add in the C models: Rust never contracts, so C must not either.
 cflags=(-std=c99 -O2 -ffp-contract=off "${warn[@]}" -Iinclude -Iffi-tests)
 san=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
-passed=0
-failed=0
-
-# check NAME COMMAND...: runs the command with its output in $build/NAME.log.
-check() {
-  local name=$1
-  shift
-  if "$@" >"$build/$name.log" 2>&1; then
-    echo "ok   $name"
-    passed=$((passed + 1))
-  else
-    echo "FAIL $name (log: $build/$name.log)"
-    tail -n 20 "$build/$name.log" | sed 's/^/     | /'
-    failed=$((failed + 1))
-  fi
-}
+# check NAME COMMAND... (passed/failed counts, logs in $build).
+source scripts/suite-check.sh
 
 header_alone() {
   gcc -std=c99 "${warn[@]}" -fsyntax-only -x c include/sgsample.h &&

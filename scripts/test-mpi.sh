@@ -14,20 +14,8 @@ mkdir -p "$build"
 # be Open MPI's.
 mpicc=$(command -v mpicc.mpich || command -v mpicc)
 mpiexec=$(command -v mpiexec.mpich || command -v mpiexec)
-passed=0
-failed=0
-check() {
-  local name=$1
-  shift
-  if "$@" >"$build/$name.log" 2>&1; then
-    echo "ok   $name"
-    passed=$((passed + 1))
-  else
-    echo "FAIL $name (log: $build/$name.log)"
-    tail -n 15 "$build/$name.log" | sed 's/^/     | /'
-    failed=$((failed + 1))
-  fi
-}
+# check NAME COMMAND... (passed/failed counts, logs in $build).
+source scripts/suite-check.sh
 bit_identical() { # RANKS ARGS...: the run says so on rank 0, and exits 0
   local n=$1
   shift

@@ -69,11 +69,13 @@ impl<T: Float, K: Kernel<T>> SvgdIteration<'_, T, K> {
         let lay = self.core.lay;
         let parts = split(self.ws, &lay);
         SvgdPieces {
-            core: self.core,
-            pending: &self.pending,
-            particles: self.particles,
-            perm: self.perm,
-            done: &self.done,
+            ctx: Ctx {
+                core: self.core,
+                pending: &self.pending,
+                particles: self.particles,
+                perm: self.perm,
+                done: &self.done,
+            },
             next: 0,
             per: batches_per_piece.max(1),
             xs: parts.xbatch,
@@ -104,13 +106,25 @@ impl<T: Float, K: Kernel<T>> Drop for SvgdIteration<'_, T, K> {
     }
 }
 
-/// The pieces of an iteration ([`SvgdIteration::pieces`]), in batch order.
-pub struct SvgdPieces<'i, T: Float, K: Kernel<T>> {
+/// What every piece of an iteration reads.
+struct Ctx<'i, T: Float, K: Kernel<T>> {
     core: &'i SvgdCore<K>,
     pending: &'i Pending<K::Prepared, T>,
     particles: &'i [T],
     perm: &'i [u32],
     done: &'i AtomicUsize,
+}
+
+impl<T: Float, K: Kernel<T>> Clone for Ctx<'_, T, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Float, K: Kernel<T>> Copy for Ctx<'_, T, K> {}
+
+/// The pieces of an iteration ([`SvgdIteration::pieces`]), in batch order.
+pub struct SvgdPieces<'i, T: Float, K: Kernel<T>> {
+    ctx: Ctx<'i, T, K>,
     next: usize,
     per: usize,
     xs: &'i mut [T],
@@ -122,19 +136,16 @@ impl<'i, T: Float, K: Kernel<T>> Iterator for SvgdPieces<'i, T, K> {
     type Item = SvgdPiece<'i, T, K>;
 
     fn next(&mut self) -> Option<SvgdPiece<'i, T, K>> {
-        let (a, nb) = (self.next, self.core.batches());
+        let core = self.ctx.core;
+        let (a, nb) = (self.next, core.batches());
         if a >= nb {
             return None;
         }
         let b = a.saturating_add(self.per).min(nb);
         self.next = b;
-        let len = (self.core.batch_start(b) - self.core.batch_start(a)) * self.core.d;
+        let len = (core.batch_start(b) - core.batch_start(a)) * core.d;
         Some(SvgdPiece {
-            core: self.core,
-            pending: self.pending,
-            particles: self.particles,
-            perm: self.perm,
-            done: self.done,
+            ctx: self.ctx,
             batches: a..b,
             xs: take(&mut self.xs, len),
             g: take(&mut self.g, len),
@@ -146,11 +157,7 @@ impl<'i, T: Float, K: Kernel<T>> Iterator for SvgdPieces<'i, T, K> {
 /// Consecutive batches of an iteration with their rows: the gradients of their slots and their
 /// forces are computed by [`run`](Self::run), on any thread.
 pub struct SvgdPiece<'i, T: Float, K: Kernel<T>> {
-    core: &'i SvgdCore<K>,
-    pending: &'i Pending<K::Prepared, T>,
-    particles: &'i [T],
-    perm: &'i [u32],
-    done: &'i AtomicUsize,
+    ctx: Ctx<'i, T, K>,
     batches: Range<usize>,
     xs: &'i mut [T],
     g: &'i mut [T],
@@ -169,20 +176,21 @@ impl<T: Float, K: Kernel<T>> SvgdPiece<'_, T, K> {
     /// iteration then cannot finish (drop it: nothing has changed).
     pub fn run<M: Gradient<T> + ?Sized>(self, model: &mut M) -> Result<u64, Error> {
         let (a, b) = (self.batches.start, self.batches.end);
-        let first = self.core.batch_start(a);
-        self.core.gradient_rows(
-            self.pending,
-            self.particles,
-            self.perm,
+        let c = self.ctx;
+        let first = c.core.batch_start(a);
+        c.core.gradient_rows(
+            c.pending,
+            c.particles,
+            c.perm,
             first,
             self.xs,
             self.g,
             model,
         )?;
-        let k = self
+        let k = c
             .core
-            .batch_forces(self.pending, a, b, self.xs, self.g, self.phi);
-        self.done.fetch_add(b - a, Ordering::Release);
+            .batch_forces(c.pending, a, b, self.xs, self.g, self.phi);
+        c.done.fetch_add(b - a, Ordering::Release);
         Ok(k)
     }
 }

@@ -119,6 +119,45 @@ unsafe fn phase_enter<'a, T: Float, S>(
     Ok((fx, core, pending.ok_or(Error::IterationNotBegun)?))
 }
 
+/// [`phase_enter`], then the range `first..end` checked against `limit(core)` (the slots or the
+/// batches), and the progress words.
+///
+/// # Safety
+/// As for [`phase_enter`].
+#[allow(clippy::type_complexity)]
+unsafe fn range_enter<'a, T: Float, S>(
+    tag: u64,
+    state: *const S,
+    first: usize,
+    end: usize,
+    limit: fn(&SvgdCore<KernelChoice>) -> usize,
+) -> Result<
+    (
+        SvgdFixed<T>,
+        &'a SvgdCore<KernelChoice>,
+        &'a Pending<KernelParams<T>, T>,
+        &'a [AtomicU32],
+    ),
+    Error,
+> {
+    // SAFETY: contract of the caller.
+    let (fx, core, pending) = unsafe { phase_enter::<T, S>(tag, state)? };
+    check_range(first, end, limit(core))?;
+    // SAFETY: validated.
+    let fl = unsafe { flags(&fx, core) };
+    Ok((fx, core, pending, fl))
+}
+
+/// The number of slots (the limit of slot ranges).
+fn slots(core: &SvgdCore<KernelChoice>) -> usize {
+    core.n
+}
+
+/// The number of batches (the limit of batch ranges).
+fn batches(core: &SvgdCore<KernelChoice>) -> usize {
+    core.batches()
+}
+
 /// Rows `a..b` (d values each) of the slot-ordered region at element offset `off`.
 ///
 /// # Safety
@@ -166,10 +205,7 @@ unsafe fn gradients_range<T: Float, S>(
     end: usize,
 ) -> Result<(), Error> {
     // SAFETY: contract of the caller.
-    let (fx, core, pending) = unsafe { phase_enter::<T, S>(tag, state)? };
-    check_range(first, end, core.n)?;
-    // SAFETY: validated.
-    let fl = unsafe { flags(&fx, core) };
+    let (fx, core, pending, fl) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
     claim(fl, first, end, FREE, GRAD_BUSY).map_err(|_| Error::RangeOverlap)?;
     let [ox, og, _] = core.slot_offsets();
     // SAFETY: the slots `first..end` are claimed by this call; the particles and the
@@ -209,11 +245,8 @@ unsafe fn batches_range<T: Float, S>(
     end: usize,
 ) -> Result<(), Error> {
     // SAFETY: contract of the caller.
-    let (fx, core, pending) = unsafe { phase_enter::<T, S>(tag, state)? };
-    check_range(first, end, core.batches())?;
+    let (fx, core, pending, fl) = unsafe { range_enter::<T, S>(tag, state, first, end, batches)? };
     let (a, b) = (core.batch_start(first), core.batch_start(end));
-    // SAFETY: validated.
-    let fl = unsafe { flags(&fx, core) };
     claim(fl, a, b, GRAD_DONE, FORCE_BUSY).map_err(|found| match found {
         FREE | GRAD_BUSY => Error::GradientsNotReady,
         _ => Error::RangeOverlap,
@@ -244,10 +277,8 @@ unsafe fn forces_get<T: Float, S>(
 ) -> Result<(), Error> {
     check_ptr(out)?;
     // SAFETY: contract of the caller.
-    let (fx, core, _) = unsafe { phase_enter::<T, S>(tag, state)? };
-    check_range(first, end, core.n)?;
-    // SAFETY: validated.
-    if !all(unsafe { flags(&fx, core) }, first, end, FORCE_DONE) {
+    let (fx, core, _, fl) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
+    if !all(fl, first, end, FORCE_DONE) {
         return Err(Error::IterationIncomplete);
     }
     let of = core.slot_offsets()[2];
@@ -269,8 +300,7 @@ unsafe fn forces_put<T: Float, S>(
 ) -> Result<(), Error> {
     check_ptr(input)?;
     // SAFETY: contract of the caller.
-    let (fx, core, _) = unsafe { phase_enter::<T, S>(tag, state)? };
-    check_range(first, end, core.n)?;
+    let (fx, core, _, fl) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
     check_array(input, input_len)?;
     let i = Span::of(input, input_len);
     if fx.spans(state).iter().any(|s| Span::overlaps(&i, s)) {
@@ -279,8 +309,6 @@ unsafe fn forces_put<T: Float, S>(
     if input_len != (end - first) * fx.d {
         return Err(Error::LengthMismatch);
     }
-    // SAFETY: validated.
-    let fl = unsafe { flags(&fx, core) };
     claim(fl, first, end, FREE, FORCE_BUSY).map_err(|_| Error::RangeOverlap)?;
     let of = core.slot_offsets()[2];
     // SAFETY: the slots are claimed by this call; `input` is a valid array of exactly their
