@@ -2019,9 +2019,11 @@ struct sgs_svgd_config sgs_svgd_config_default(uint64_t batch_size, double step_
 /**
  * Workspace length, in `double` elements, for `n` particles in
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
- * p·d with), the AdaGrad history (N·d, AdaGrad only), with replacement also p·d batch
- * positions and N·d (+ N·d for AdaGrad) working copies, and N(N−1)/2 for the median
- * kernel. SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
+ * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
+ * progress word per particle for the iteration in phases (rounded up to whole
+ * elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).
  *
  * # Safety
@@ -2207,9 +2209,11 @@ sgs_status sgs_svgd_copy(struct sgs_svgd *dst,
 /**
  * Workspace length, in `float` elements, for `n` particles in
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
- * p·d with), the AdaGrad history (N·d, AdaGrad only), with replacement also p·d batch
- * positions and N·d (+ N·d for AdaGrad) working copies, and N(N−1)/2 for the median
- * kernel. SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
+ * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
+ * progress word per particle for the iteration in phases (rounded up to whole
+ * elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).
  *
  * # Safety

@@ -770,9 +770,11 @@ macro_rules! svgd_api {
     ) => {
         #[doc = concat!(" Workspace length, in `", $ctype, "` elements, for `n` particles in")]
         /// dimension `d` under `*config`: gradients and forces (N·d each without replacement,
-        /// p·d with), the AdaGrad history (N·d, AdaGrad only), with replacement also p·d batch
-        /// positions and N·d (+ N·d for AdaGrad) working copies, and N(N−1)/2 for the median
-        /// kernel. SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+        /// p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
+        /// positions by permutation slot (N·d), with replacement p·d batch positions and N·d
+        /// (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
+        /// progress word per particle for the iteration in phases (rounded up to whole
+        /// elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
         /// has an unknown option (init then names the problem).
         ///
         /// # Safety
