@@ -1215,6 +1215,8 @@ static void svgd_phase_cases(void) {
         ok &= sgs_svgd_cancel_f32(&s) == SGS_ERR_ITERATION_NOT_BEGUN;
         expect("svgd f32 phases: begin, ranges, overlap refused, finish", ok, NULL);
     }
+}
+
 /* The streaming diagnostics: every argument checked, the state (all its bytes) and the outputs
  * unchanged on error. */
 static void stats_cases(void) {
