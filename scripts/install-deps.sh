@@ -33,8 +33,9 @@ if [ "$need" = test ]; then
   # octave, liboctave-dev: the MATLAB/Octave binding (mkoctfile --mex, octave-cli). gnuplot-nox and
   # fonts-freefont-otf: Octave's only headless graphics toolkit and the font its text renderer
   # needs, for the binding's PNG example (print -dpngcairo; -dpng would also need ghostscript).
+  # mpich, libmpich-dev: the MPI examples and their suite (mpicc.mpich, mpiexec.mpich).
   pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils
-    octave liboctave-dev gnuplot-nox fonts-freefont-otf)
+    octave liboctave-dev gnuplot-nox fonts-freefont-otf mpich libmpich-dev)
 else
   targets=()
   pkgs=(gcc g++ binutils)

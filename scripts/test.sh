@@ -12,6 +12,7 @@ suites=(
   scripts/test-nostd.sh
   scripts/test-firmware.sh
   scripts/test-ffi.sh
+  scripts/test-mpi.sh
   scripts/test-examples.sh
   scripts/test-docs.sh
   scripts/test-matlab.sh

@@ -38,6 +38,8 @@ mod float;
 mod mass;
 mod minibatch;
 mod model;
+#[cfg(feature = "parallel")]
+pub mod parallel;
 pub mod rng;
 pub mod run;
 pub mod sghmc;
