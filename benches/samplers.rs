@@ -6,9 +6,14 @@
 //! momentum, the updates, ρ, one uniform and the accept test). The chain is burnt in for 1000
 //! iterations before timing so that it is measured at stationarity.
 //!
-//! Run: `cargo bench --bench samplers`.
+//! The `*_inner` groups measure the per-coordinate inner step at d = 10 … 10⁵ (issue 12's
+//! measure): one outer iteration of T = 10 with the trivial gradient g = θ, reported as
+//! throughput in coordinate-steps (T·d elements), so criterion's "elem/s" is the inverse of the
+//! cost per coordinate per inner step (the momentum draw and the accept test are spread over it).
+//!
+//! Run: `cargo bench --bench samplers` (or `-- _inner` for those groups alone).
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sgsample::{Amagold, AmagoldConfig, Float, Sghmc, SghmcConfig};
 use std::hint::black_box;
 use std::time::Duration;
@@ -56,6 +61,54 @@ fn sghmc_one<T: Float>(c: &mut Criterion, ty: &str) {
     group.finish();
 }
 
+/// Dimensions of the per-coordinate measure.
+const INNER_DIMS: [usize; 4] = [10, 1000, 10_000, 100_000];
+
+fn amagold_inner<T: Float>(c: &mut Criterion, ty: &str) {
+    let mut group = c.benchmark_group(format!("amagold_inner_{ty}"));
+    for &d in &INNER_DIMS {
+        let cfg = AmagoldConfig::new(0.5 / (d as f64).powf(0.25));
+        let theta0 = vec![T::ZERO; d];
+        let mut ws = vec![T::ZERO; Amagold::<T>::workspace_len(d)];
+        let mut model = StdNormal;
+        let mut chain = Amagold::new(&cfg, &theta0, &mut ws, &mut model).unwrap();
+        for _ in 0..(100_000 / d).max(10) {
+            chain.step(&mut model).unwrap();
+        }
+        group.throughput(Throughput::Elements(cfg.steps as u64 * d as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(d), &d, |b, _| {
+            b.iter(|| black_box(chain.step(&mut model).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+fn sghmc_inner<T: Float>(c: &mut Criterion, ty: &str) {
+    let mut group = c.benchmark_group(format!("sghmc_inner_{ty}"));
+    for &d in &INNER_DIMS {
+        let cfg = SghmcConfig::new(0.5 / (d as f64).powf(0.25));
+        let theta0 = vec![T::ZERO; d];
+        let mut ws = vec![T::ZERO; Sghmc::<T>::workspace_len(d)];
+        let mut model = StdNormal;
+        let mut chain = Sghmc::new(&cfg, &theta0, &mut ws).unwrap();
+        for _ in 0..(100_000 / d).max(10) {
+            chain.step(&mut model).unwrap();
+        }
+        group.throughput(Throughput::Elements(cfg.steps as u64 * d as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(d), &d, |b, _| {
+            b.iter(|| black_box(chain.step(&mut model).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+fn inner(c: &mut Criterion) {
+    sghmc_inner::<f64>(c, "f64");
+    sghmc_inner::<f32>(c, "f32");
+    amagold_inner::<f64>(c, "f64");
+    amagold_inner::<f32>(c, "f32");
+}
+
 fn benches(c: &mut Criterion) {
     amagold_one::<f64>(c, "f64");
     amagold_one::<f32>(c, "f32");
@@ -69,6 +122,6 @@ criterion_group! {
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_millis(1500))
         .sample_size(30);
-    targets = benches
+    targets = benches, inner
 }
 criterion_main!(samplers);

@@ -40,6 +40,7 @@ use crate::chain::{chain_kind, check_start, gradient_or_rollback, Chain, ChainSt
 use crate::error::{Error, Stop};
 use crate::float::{add_scaled, all_finite, copy, Float};
 use crate::model::Potential;
+use crate::noise::sweep;
 use crate::rng::Rng;
 use crate::run::{Outcome, StepInfo};
 
@@ -255,7 +256,7 @@ impl AmagoldCore {
         let b = T::from_f64(1.0 + eb);
         let sd = T::from_f64(libm::sqrt(4.0 * eps * cfg.friction) * cfg.momentum_sd);
         let eps_t = T::from_f64(eps);
-        let noisy = cfg.friction > 0.0;
+        let noise = (cfg.friction > 0.0).then_some(sd);
 
         match cfg.variant {
             Variant::Reversible => {
@@ -283,16 +284,11 @@ impl AmagoldCore {
                 break;
             }
             let mut s = 0.0f64;
-            for (ri, &gi) in rw.iter_mut().zip(g.iter()) {
-                let eta = if noisy {
-                    sd * self.rng.normal_as::<T>()
-                } else {
-                    T::ZERO
-                };
+            sweep(&mut self.rng, noise, rw, g, |ri, gi, eta| {
                 let rn = ((a * *ri - eps_t * gi) + eta) / b;
                 s += gi.to_f64() * (ri.to_f64() + rn.to_f64());
                 *ri = rn;
-            }
+            });
             rho += half64 * s;
         }
         let (outcome, log_a, u_new) = if left_domain {

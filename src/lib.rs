@@ -37,6 +37,7 @@ pub mod ffi;
 mod float;
 mod minibatch;
 mod model;
+mod noise;
 pub mod rng;
 pub mod run;
 pub mod sghmc;

@@ -18,6 +18,7 @@ use crate::chain::{
 use crate::error::Error;
 use crate::float::{add_scaled, all_finite, copy, Float};
 use crate::model::Gradient;
+use crate::noise::sweep;
 use crate::rng::Rng;
 
 /// Hyperparameters of an SGHMC chain.
@@ -148,7 +149,7 @@ impl SghmcCore {
         let c = T::from_f64(2.0 * eps * cfg.friction);
         let sd = T::from_f64(libm::sqrt(4.0 * eps * cfg.friction) * cfg.momentum_sd);
         let eps_t = T::from_f64(eps);
-        let noisy = cfg.friction > 0.0;
+        let noise = (cfg.friction > 0.0).then_some(sd);
 
         copy(tw, theta);
         if cfg.resample_momentum {
@@ -167,14 +168,9 @@ impl SghmcCore {
                 rejected = true;
                 break;
             }
-            for (ri, &gi) in rw.iter_mut().zip(g.iter()) {
-                let eta = if noisy {
-                    sd * self.rng.normal_as::<T>()
-                } else {
-                    T::ZERO
-                };
+            sweep(&mut self.rng, noise, rw, g, |ri, gi, eta| {
                 *ri = ((*ri - eps_t * gi) - c * *ri) + eta;
-            }
+            });
         }
         let finite = all_finite(tw) && all_finite(rw);
         Ok(self.counters.finish(rejected, finite, || {

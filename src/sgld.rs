@@ -20,6 +20,7 @@ use crate::chain::{
 use crate::error::Error;
 use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
+use crate::noise::sweep;
 use crate::rng::Rng;
 
 /// Hyperparameters of an SGLD chain.
@@ -121,9 +122,9 @@ impl SgldCore {
                 rejected = true;
                 break;
             }
-            for (x, &gi) in tw.iter_mut().zip(g.iter()) {
-                *x = (*x - half * gi) + sd * self.rng.normal_as::<T>();
-            }
+            sweep(&mut self.rng, Some(sd), tw, g, |x, gi, eta| {
+                *x = (*x - half * gi) + eta;
+            });
         }
         let finite = all_finite(tw);
         Ok(self.counters.finish(rejected, finite, || copy(theta, tw)))

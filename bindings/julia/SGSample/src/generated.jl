@@ -2,7 +2,7 @@
 # Layouts follow C's rules; Julia isbits structs use the same ones.
 
 # Constants (#define)
-const SGS_VERSION_STRING = "0.2.0"
+const SGS_VERSION_STRING = "0.3.0"
 const SGS_VARIANT_REVERSIBLE = 0
 const SGS_VARIANT_NON_REVERSIBLE = 1
 const SGS_OUTCOME_ACCEPTED = 0
@@ -13,7 +13,7 @@ const SGS_CB_OK = 0
 const SGS_CB_REJECT = 1
 const SGS_CB_ABORT = 2
 const SGS_VERSION_MAJOR = 0
-const SGS_VERSION_MINOR = 2
+const SGS_VERSION_MINOR = 3
 const SGS_VERSION_PATCH = 0
 const SGS_BATCHING_WITHOUT_REPLACEMENT = 0
 const SGS_BATCHING_WITH_REPLACEMENT = 1
