@@ -14,7 +14,7 @@ use crate::rng::Rng;
 /// `update(&mut x[i], g[i], η_i)` for `i` in index order, over the common length; `η_i = sd·z_i`
 /// with `z_i` drawn from `rng` in index order when `sd` is `Some`, `η_i = 0` (nothing drawn)
 /// when it is `None`. The draws are exactly those of `d` calls of [`Rng::normal_as`].
-#[inline(always)]
+#[inline]
 pub(crate) fn sweep<T: Float>(
     rng: &mut Rng,
     sd: Option<T>,

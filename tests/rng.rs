@@ -219,8 +219,8 @@ fn layer_edges() -> Vec<f64> {
 
 #[test]
 fn normal_every_layer_and_sign_has_its_exact_probability() {
-    // The fast path (an integer threshold per layer) decides 99 % of the draws; a wrong
-    // threshold, table entry or sign bit in one layer would move mass between the bands
+    // The fast path (x < X[i+1] in layer i) decides 99 % of the draws; a wrong table entry,
+    // layer index or sign bit in one layer would move mass between the bands
     // |x| ∈ [X[i+1], X[i]) that the layers cover. χ² over the 2·128 signed bands (and the tail
     // beyond R) against the exact normal probabilities.
     let edges = layer_edges();
