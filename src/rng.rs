@@ -107,7 +107,11 @@ impl Rng {
     }
 
     /// One 64-bit word: the DXSM permutation of the current state, then one LCG step.
-    #[inline]
+    ///
+    /// Inlined on hosted targets; one out-of-line copy on bare metal, where its ~45 Thumb
+    /// instructions at every call site would cost flash (see `ziggurat::normal`).
+    #[cfg_attr(not(target_os = "none"), inline)]
+    #[cfg_attr(target_os = "none", inline(never))]
     pub fn next_u64(&mut self) -> u64 {
         let mut hi = self.hi;
         let lo = self.lo | 1;

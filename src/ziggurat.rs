@@ -28,10 +28,13 @@ const TWO_M53: f64 = 1.0 / 9007199254740992.0;
 /// 11‥63 the 53-bit integer `u`; the abscissa is `x = (u·2⁻⁵³)·X[i]`, inside the layer's
 /// rectangle and under the curve when `x < X[i+1]`; otherwise [`edge`] finishes the draw (wedge
 /// or tail, more words). The fast path is small enough for the compiler to inline into the
-/// samplers' loops where speed matters (it does at opt-level 3; only a hint, so that
-/// size-optimised firmware keeps one copy); the rare path is always out of line so that it costs
-/// the loops no code size.
-#[inline]
+/// samplers' loops where speed matters (it does at opt-level 3); on bare-metal targets
+/// (`target_os = "none"`, the Cortex-M firmware) it is kept out of line, one copy for every
+/// caller, because flash is what counts there and a call is a few cycles next to a soft-float
+/// normal. The rare path is always out of line so that it costs the loops no code size. Same
+/// bits either way.
+#[cfg_attr(not(target_os = "none"), inline)]
+#[cfg_attr(target_os = "none", inline(never))]
 pub(crate) fn normal(rng: &mut Rng) -> f64 {
     let bits = rng.next_u64();
     let i = (bits & 0x7f) as usize;
