@@ -102,7 +102,7 @@ pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 use crate::error::{Error, Stop};
 use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
-use crate::rng::Rng;
+use crate::rng::{Checkpoint, Rng};
 use crate::run::{run_iterations, Outcome, RunError, RunSummary, StepInfo};
 use step_rule::{Update, UNSET};
 
@@ -634,7 +634,7 @@ impl ForceStats {
 
 /// An iteration between its start (draws, gradients) and its update.
 pub(crate) struct Pending<P, T> {
-    saved: Rng,
+    saved: Checkpoint,
     iteration: u64,
     prepared: P,
     weights: Weights<T>,
@@ -794,7 +794,7 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        let saved = self.rng.clone();
+        let saved = self.rng.checkpoint();
         match self.begin_inner(particles, ws, idx, model) {
             Ok((prepared, weights)) => Ok(Pending {
                 saved,
@@ -803,7 +803,7 @@ impl<K> SvgdCore<K> {
                 weights,
             }),
             Err(e) => {
-                self.rng = saved;
+                self.rng.restore(saved);
                 Err(e)
             }
         }
@@ -913,7 +913,7 @@ impl<K> SvgdCore<K> {
             None
         };
         if !move_checked(&up, particles, hist, parts.force) {
-            self.rng = pending.saved.clone();
+            self.rng.restore(pending.saved);
             return Err(Error::NonFinite);
         }
         let mut stats = ForceStats::default();
@@ -956,7 +956,7 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        let saved = self.rng.clone();
+        let saved = self.rng.checkpoint();
         let mut stats = ForceStats::default();
         match self.with_replacement_inner(particles, ws, idx, model, &mut stats) {
             Ok((ref prepared, interactions)) => {
@@ -966,7 +966,7 @@ impl<K> SvgdCore<K> {
                 Ok(self.finish(prepared, self.iterations + 1, &stats, interactions))
             }
             Err(e) => {
-                self.rng = saved;
+                self.rng.restore(saved);
                 Err(e)
             }
         }
