@@ -35,6 +35,7 @@ mod error;
 #[cfg(feature = "ffi")]
 pub mod ffi;
 mod float;
+mod mass;
 mod minibatch;
 mod model;
 mod noise;
@@ -42,6 +43,7 @@ pub mod rng;
 pub mod run;
 pub mod sghmc;
 pub mod sgld;
+pub mod stats;
 pub mod svgd;
 mod ziggurat;
 

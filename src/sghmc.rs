@@ -149,7 +149,7 @@ impl SghmcCore {
         let c = T::from_f64(2.0 * eps * cfg.friction);
         let sd = T::from_f64(libm::sqrt(4.0 * eps * cfg.friction) * cfg.momentum_sd);
         let eps_t = T::from_f64(eps);
-        let noise = (cfg.friction > 0.0).then_some(sd);
+        let noisy = cfg.friction > 0.0;
 
         copy(tw, theta);
         if cfg.resample_momentum {
@@ -168,9 +168,18 @@ impl SghmcCore {
                 rejected = true;
                 break;
             }
-            sweep(&mut self.rng, noise, rw, g, |ri, gi, eta| {
-                *ri = ((*ri - eps_t * gi) - c * *ri) + eta;
-            });
+            sweep(
+                &mut self.rng,
+                noisy,
+                rw.iter_mut().zip(g.iter()),
+                |(ri, &gi), z| {
+                    let eta = match z {
+                        Some(z) => sd * z,
+                        None => T::ZERO,
+                    };
+                    *ri = ((*ri - eps_t * gi) - c * *ri) + eta;
+                },
+            );
         }
         let finite = all_finite(tw) && all_finite(rw);
         Ok(self.counters.finish(rejected, finite, || {

@@ -122,9 +122,14 @@ impl SgldCore {
                 rejected = true;
                 break;
             }
-            sweep(&mut self.rng, Some(sd), tw, g, |x, gi, eta| {
-                *x = (*x - half * gi) + eta;
-            });
+            sweep(
+                &mut self.rng,
+                true,
+                tw.iter_mut().zip(g.iter()),
+                |(x, &gi), z: Option<T>| {
+                    *x = (*x - half * gi) + sd * z.unwrap_or(T::ZERO);
+                },
+            );
         }
         let finite = all_finite(tw);
         Ok(self.counters.finish(rejected, finite, || copy(theta, tw)))
