@@ -671,6 +671,7 @@ def per_coordinate(lib, models, jax_ok):
     rows.append(("numpy `standard_normal(10⁷)` (PCG64DXSM, Ziggurat), per draw",
                  best_of(lambda: dxsm.standard_normal(n), 3) / n))
     if jax_ok:
+        import jax
         import jax.numpy as jnp
 
         key = jax.random.key(0)
