@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /** The library version as a string literal (see sgs_version()). */
-#define SGS_VERSION_STRING "0.2.0"
+#define SGS_VERSION_STRING "0.3.0"
 
 /**
  * `sgs_amagold_config.variant`: momentum resampled every outer iteration (the paper's default).
@@ -76,7 +76,7 @@
 /**
  * Minor version of the library.
  */
-#define SGS_VERSION_MINOR 2
+#define SGS_VERSION_MINOR 3
 
 /**
  * Patch version of the library.
@@ -717,7 +717,7 @@ typedef struct sgs_svgd_config {
  * `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
  */
 typedef struct sgs_svgd {
-  uint64_t _opaque[48];
+  uint64_t _opaque[56];
 } sgs_svgd;
 
 /**
@@ -798,7 +798,7 @@ typedef struct sgs_svgd_run_summary {
  * An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
  */
 typedef struct sgs_svgd_f32 {
-  uint64_t _opaque[48];
+  uint64_t _opaque[56];
 } sgs_svgd_f32;
 
 /**

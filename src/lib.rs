@@ -38,6 +38,7 @@ mod float;
 mod mass;
 mod minibatch;
 mod model;
+mod noise;
 #[cfg(feature = "parallel")]
 pub mod parallel;
 pub mod rng;

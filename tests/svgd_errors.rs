@@ -294,7 +294,9 @@ fn non_finite_update_changes_nothing() {
             step_rule: StepRule::Constant { eta: 1e308 },
             ..cfg(2)
         };
-        let mut x = particles(n);
+        // Spread out (σ = 10) so that the largest force is well above 1.8 and η·φ overflows
+        // whatever the draws: with standard-normal particles it could stay below.
+        let mut x: Vec<f64> = particles(n).iter().map(|v| 10.0 * v).collect();
         let x0 = x.clone();
         let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, D, &c)];
         let mut idx = vec![0u32; n];

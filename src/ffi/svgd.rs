@@ -126,13 +126,13 @@ c_summary!(
 #[repr(C)]
 pub struct sgs_svgd {
     // `MaybeUninit` words, as for the chains' states (see `chain_states!`).
-    _opaque: [core::mem::MaybeUninit<u64>; 48],
+    _opaque: [core::mem::MaybeUninit<u64>; 56],
 }
 
 /// An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
 #[repr(C)]
 pub struct sgs_svgd_f32 {
-    _opaque: [core::mem::MaybeUninit<u64>; 48],
+    _opaque: [core::mem::MaybeUninit<u64>; 56],
 }
 
 /// The fixed part of an SVGD state: what `init` recorded, checksummed.

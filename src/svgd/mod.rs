@@ -124,7 +124,7 @@ pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 use crate::error::{Error, Stop};
 use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
-use crate::rng::Rng;
+use crate::rng::{Checkpoint, Rng};
 use crate::run::{run_iterations, Outcome, RunError, RunSummary, StepInfo};
 use step_rule::{Update, UNSET};
 
@@ -625,7 +625,7 @@ impl ForceStats {
 /// every later phase reads. Plain data, so the C API keeps it in the state.
 #[derive(Clone, Debug)]
 pub(crate) struct Pending<P, T> {
-    saved: Rng,
+    saved: Checkpoint,
     iteration: u64,
     seed: u64,
     prepared: P,
@@ -859,7 +859,7 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        let saved = self.rng.clone();
+        let saved = self.rng.checkpoint();
         let seed = self.rng.next_u64();
         for (t, v) in perm.iter_mut().enumerate() {
             *v = t as u32;
@@ -874,7 +874,7 @@ impl<K> SvgdCore<K> {
                 prepared,
             }),
             Err(e) => {
-                self.rng = saved;
+                self.rng.restore(saved);
                 Err(e)
             }
         }
@@ -1022,7 +1022,7 @@ impl<K> SvgdCore<K> {
     /// Abandons a begun iteration: restores the generator. (Nothing else changed before
     /// `finish` moves the particles.)
     pub(crate) fn cancel<P, T>(&mut self, pending: &Pending<P, T>) {
-        self.rng = pending.saved.clone();
+        self.rng.restore(pending.saved);
     }
 
     fn info<T: Float>(
@@ -1058,7 +1058,7 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        let saved = self.rng.clone();
+        let saved = self.rng.checkpoint();
         let mut stats = ForceStats::default();
         match self.with_replacement_inner(particles, ws, idx, model, &mut stats) {
             Ok((ref prepared, interactions)) => {
@@ -1068,7 +1068,7 @@ impl<K> SvgdCore<K> {
                 Ok(self.info(prepared, self.iterations + 1, &stats, interactions))
             }
             Err(e) => {
-                self.rng = saved;
+                self.rng.restore(saved);
                 Err(e)
             }
         }

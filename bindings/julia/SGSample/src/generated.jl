@@ -2,7 +2,7 @@
 # Layouts follow C's rules; Julia isbits structs use the same ones.
 
 # Constants (#define)
-const SGS_VERSION_STRING = "0.2.0"
+const SGS_VERSION_STRING = "0.3.0"
 const SGS_VARIANT_REVERSIBLE = 0
 const SGS_VARIANT_NON_REVERSIBLE = 1
 const SGS_OUTCOME_ACCEPTED = 0
@@ -14,7 +14,7 @@ const SGS_CB_REJECT = 1
 const SGS_CB_ABORT = 2
 const SGS_STATS_LAGS = 128
 const SGS_VERSION_MAJOR = 0
-const SGS_VERSION_MINOR = 2
+const SGS_VERSION_MINOR = 3
 const SGS_VERSION_PATCH = 0
 const SGS_BATCHING_WITHOUT_REPLACEMENT = 0
 const SGS_BATCHING_WITH_REPLACEMENT = 1
@@ -174,7 +174,7 @@ struct sgs_svgd_config
     reserved::UInt32
 end
 struct sgs_svgd
-    _opaque::NTuple{48, UInt64}
+    _opaque::NTuple{56, UInt64}
 end
 struct sgs_svgd_info
     iteration::UInt64
@@ -193,7 +193,7 @@ struct sgs_svgd_run_summary
     last::sgs_svgd_info
 end
 struct sgs_svgd_f32
-    _opaque::NTuple{48, UInt64}
+    _opaque::NTuple{56, UInt64}
 end
 
 # Functions: one @ccall per declaration, arguments in the header's order
