@@ -125,12 +125,17 @@ int main(int argc, char **argv) {
      * 4 standard errors sd/√R. B comes from 100-run tables (tests/svgd_mixture.rs: the largest
      * mean errors at p ≥ 8 are 0.076, 0.24, 0.041, all at p = 8). Without the repulsive kernel
      * term the particles collapse on the mode at −2 (x error ≈ −2.65) and every row fails.
-     * (2) Small batches over-disperse: p = 2 has a larger MSE in x² than p = 32 (paper Fig. 2). */
+     * (2) Small batches over-disperse: p = 2 has a larger MSE in x² than p = 32 (paper Fig. 2).
+     * The run-to-run sd is not taken from the R runs alone: with R = 3 (quick mode) an sd from
+     * three values is often far too small (p = 64 once gave 0.021 where 100 runs give ≈ 0.09),
+     * so it is at least the sd of those 100-run tables at p ≥ 8, (0.09, 0.07, 0.024), rounded up. */
     const double allow[3] = {0.1, 0.3, 0.05};
+    const double sd_floor[3] = {0.1, 0.1, 0.03};
     const char *fname[3] = {"x", "x^2", "cos 2x"};
     for (int k = 2; k < rows; k++)
         for (int f = 0; f < 3; f++)
-            CHECK(fabs(res[k].bias[f]) <= allow[f] + 4.0 * res[k].sd[f] / sqrt((double)reps),
+            CHECK(fabs(res[k].bias[f]) <=
+                      allow[f] + 4.0 * fmax(res[k].sd[f], sd_floor[f]) / sqrt((double)reps),
                   "row %d %s: mean error %.4f (sd %.4f, %d runs)", k, fname[f], res[k].bias[f],
                   res[k].sd[f], reps);
     CHECK(res[0].mse[1] > res[4].mse[1], "MSE x^2: p = 2 %.4f not above p = 32 %.4f",
