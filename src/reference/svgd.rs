@@ -63,6 +63,10 @@ pub struct Svgd<T> {
     pub rule: Rule,
     /// Iterations done.
     pub k: u64,
+    /// The KSD to report (without replacement): `(c, β, full)`; `None` is off.
+    pub ksd: Option<(f64, f64, bool)>,
+    /// KSD² of the last iteration's starting particles (NaN when off).
+    pub ksd_squared: f64,
     rng: Rng,
 }
 
@@ -153,6 +157,8 @@ impl<T: Float> Svgd<T> {
             kernel,
             rule,
             k: 0,
+            ksd: None,
+            ksd_squared: f64::NAN,
             rng: Rng::new(seed, stream),
         }
     }
@@ -239,6 +245,11 @@ impl<T: Float> Svgd<T> {
                     phi[i] = f[a].clone();
                 }
             }
+            self.ksd_squared = match self.ksd {
+                None => f64::NAN,
+                Some((c, beta, true)) => super::ksd::ksd_full(c, beta, &self.x, &g),
+                Some((c, beta, false)) => super::ksd::ksd_batch(c, beta, &self.x, &g, p, &perm),
+            };
             for i in 0..n {
                 self.update(i, &phi[i]);
             }
