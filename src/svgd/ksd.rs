@@ -188,7 +188,7 @@ pub fn ksd_full<T: Float>(x: &[T], grads: &[T], d: usize, kernel: &SteinImq) -> 
     Ok(full_value(&Stein::new(kernel, d), x, grads, d, n))
 }
 
-#[inline(never)]
+#[inline(always)]
 pub(super) fn full_value<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: usize) -> f64 {
     let diag = diag_sum(st, x, g, d, n);
     let mut off = 0.0;
@@ -204,7 +204,7 @@ pub(super) fn full_value<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: us
 
 /// The batch estimate over the batches of `perm` (a permutation of `0..n`, cut as RBM-SVGD cuts
 /// it). `p` must satisfy `2 ≤ p ≤ n`.
-#[inline(never)]
+#[inline(always)]
 pub(super) fn batch_value<T: Float>(
     st: &Stein,
     x: &[T],

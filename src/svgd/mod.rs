@@ -663,6 +663,8 @@ pub(crate) struct SvgdCore<K> {
     total: usize,
     rng: Rng,
     iterations: u64,
+    /// The KSD² of the iteration under way, for its info (NaN when off or none pending).
+    ksd_pending: f64,
 }
 
 impl<K> SvgdCore<K> {
@@ -720,6 +722,7 @@ impl<K> SvgdCore<K> {
             total,
             rng: Rng::new(cfg.seed, cfg.stream),
             iterations: 0,
+            ksd_pending: f64::NAN,
         })
     }
 
@@ -806,12 +809,9 @@ impl<K> SvgdCore<K> {
             Ok(ref pending) => {
                 let interactions =
                     self.process_batches(pending, 0, self.batches(), particles, ws, idx);
-                let ksd_squared = self.ksd_of_iteration(particles, ws, idx);
-                let info = self.apply(pending, interactions, particles, ws)?;
-                Ok(SvgdInfo {
-                    ksd_squared,
-                    ..info
-                })
+                // Kept in the core until `finish` builds the info: no extra info on this frame.
+                self.ksd_pending = self.ksd_of_iteration(particles, ws, idx);
+                self.apply(pending, interactions, particles, ws)
             }
             Err(e) => Err(e),
         }
@@ -977,7 +977,7 @@ impl<K> SvgdCore<K> {
             mean_force: stats.sum / stats.count.max(1) as f64,
             max_force: stats.max,
             interactions,
-            ksd_squared: f64::NAN,
+            ksd_squared: core::mem::replace(&mut self.ksd_pending, f64::NAN),
         }
     }
 

@@ -113,7 +113,8 @@ impl BatchScheduler {
         self.seen += 1;
         match self.schedule {
             BatchSchedule::Doubling { start, every } => {
-                let doublings = self.seen / every;
+                // `every ≥ 1` (checked in `new`); checked_div keeps a panic path out of the library.
+                let doublings = self.seen.checked_div(every).unwrap_or(0);
                 let mut p = start;
                 for _ in 0..doublings {
                     if p >= self.n {
