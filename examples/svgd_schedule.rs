@@ -71,9 +71,11 @@ impl Problem {
             Problem::Mixture => {
                 SvgdConfig::new(p, KernelChoice::Gaussian { h: 2.0 }, StepRule::adagrad(0.2))
             }
-            Problem::Banana => {
-                SvgdConfig::new(p, KernelChoice::Gaussian { h: 0.1 }, StepRule::adagrad(0.01))
-            }
+            Problem::Banana => SvgdConfig::new(
+                p,
+                KernelChoice::Gaussian { h: 0.1 },
+                StepRule::adagrad(0.01),
+            ),
         }
     }
     /// The paper's initialisation, from seed `s` (the tests' streams).
@@ -137,8 +139,15 @@ impl Problem {
 #[derive(Clone, Copy)]
 enum Strategy {
     Fixed(usize),
-    Doubling { start: usize, every: u64 },
-    Ksd { start: usize, window: u64, min_decrease: f64 },
+    Doubling {
+        start: usize,
+        every: u64,
+    },
+    Ksd {
+        start: usize,
+        window: u64,
+        min_decrease: f64,
+    },
 }
 
 impl Strategy {
@@ -236,20 +245,54 @@ fn main() {
         Strategy::Fixed(256),
         Strategy::Fixed(8),
         Strategy::Fixed(32),
-        Strategy::Doubling { start: 8, every: 100 },
-        Strategy::Doubling { start: 4, every: 100 },
-        Strategy::Doubling { start: 8, every: 125 },
-        Strategy::Ksd { start: 4, window: 25, min_decrease: 0.1 },
-        Strategy::Ksd { start: 8, window: 25, min_decrease: 0.1 },
+        Strategy::Doubling {
+            start: 8,
+            every: 100,
+        },
+        Strategy::Doubling {
+            start: 4,
+            every: 100,
+        },
+        Strategy::Doubling {
+            start: 8,
+            every: 125,
+        },
+        Strategy::Ksd {
+            start: 4,
+            window: 25,
+            min_decrease: 0.1,
+        },
+        Strategy::Ksd {
+            start: 8,
+            window: 25,
+            min_decrease: 0.1,
+        },
     ];
     let banana = [
         Strategy::Fixed(512),
         Strategy::Fixed(64),
-        Strategy::Doubling { start: 16, every: 160 },
-        Strategy::Doubling { start: 32, every: 160 },
-        Strategy::Doubling { start: 16, every: 200 },
-        Strategy::Ksd { start: 16, window: 40, min_decrease: 0.1 },
-        Strategy::Ksd { start: 32, window: 40, min_decrease: 0.1 },
+        Strategy::Doubling {
+            start: 16,
+            every: 160,
+        },
+        Strategy::Doubling {
+            start: 32,
+            every: 160,
+        },
+        Strategy::Doubling {
+            start: 16,
+            every: 200,
+        },
+        Strategy::Ksd {
+            start: 16,
+            window: 40,
+            min_decrease: 0.1,
+        },
+        Strategy::Ksd {
+            start: 32,
+            window: 40,
+            min_decrease: 0.1,
+        },
     ];
     for (problem, strategies) in [
         (Problem::Mixture, &mixture[..]),
