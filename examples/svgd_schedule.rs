@@ -241,58 +241,30 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(20);
+    let dbl = |start, every| Strategy::Doubling { start, every };
+    let ksd = |start, window| Strategy::Ksd {
+        start,
+        window,
+        min_decrease: 0.1,
+    };
     let mixture = [
         Strategy::Fixed(256),
         Strategy::Fixed(8),
         Strategy::Fixed(32),
-        Strategy::Doubling {
-            start: 8,
-            every: 100,
-        },
-        Strategy::Doubling {
-            start: 4,
-            every: 100,
-        },
-        Strategy::Doubling {
-            start: 8,
-            every: 125,
-        },
-        Strategy::Ksd {
-            start: 4,
-            window: 25,
-            min_decrease: 0.1,
-        },
-        Strategy::Ksd {
-            start: 8,
-            window: 25,
-            min_decrease: 0.1,
-        },
+        dbl(8, 100),
+        dbl(4, 100),
+        dbl(8, 125),
+        ksd(4, 25),
+        ksd(8, 25),
     ];
     let banana = [
         Strategy::Fixed(512),
         Strategy::Fixed(64),
-        Strategy::Doubling {
-            start: 16,
-            every: 160,
-        },
-        Strategy::Doubling {
-            start: 32,
-            every: 160,
-        },
-        Strategy::Doubling {
-            start: 16,
-            every: 200,
-        },
-        Strategy::Ksd {
-            start: 16,
-            window: 40,
-            min_decrease: 0.1,
-        },
-        Strategy::Ksd {
-            start: 32,
-            window: 40,
-            min_decrease: 0.1,
-        },
+        dbl(16, 160),
+        dbl(32, 160),
+        dbl(16, 200),
+        ksd(16, 40),
+        ksd(32, 40),
     ];
     for (problem, strategies) in [
         (Problem::Mixture, &mixture[..]),
