@@ -156,8 +156,9 @@ impl<K> SvgdConfig<K> {
     }
 }
 
-/// What one iteration did.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// What one iteration did. Equality is field by field, except that two NaN `ksd_squared` (the
+/// KSD off) are equal, so that records of runs without the KSD still compare equal.
+#[derive(Clone, Copy, Debug)]
 pub struct SvgdInfo {
     /// Iterations done since `new`, this one included.
     pub iteration: u64,
@@ -178,6 +179,19 @@ pub struct SvgdInfo {
     /// estimate (unbiased for the full value, may be negative) or the full V-statistic; NaN when
     /// off. The KSD is its square root (docs/algorithms.md §2.5).
     pub ksd_squared: f64,
+}
+
+impl PartialEq for SvgdInfo {
+    fn eq(&self, o: &Self) -> bool {
+        let ksd = self.ksd_squared == o.ksd_squared
+            || (self.ksd_squared.is_nan() && o.ksd_squared.is_nan());
+        ksd && self.iteration == o.iteration
+            && self.bandwidth == o.bandwidth
+            && self.step_size == o.step_size
+            && self.mean_force == o.mean_force
+            && self.max_force == o.max_force
+            && self.interactions == o.interactions
+    }
 }
 
 /// An SVGD iteration either completes (every particle moved) or fails and changes nothing, so it
