@@ -127,7 +127,7 @@ static void init_points(double *x, int r) {
 }
 
 static result run_svgd(const char *name, size_t p, int reps, const double *truth) {
-    result res = {name, {0}, {0}, {0}, 0, 0, reps};
+    result res = {name, {0}, {0}, {0}, 0, 0, reps, 0};
     sgs_svgd_config cfg = sgs_svgd_config_default(p, 0.01);
     cfg.kernel = SGS_KERNEL_GAUSSIAN;
     cfg.bandwidth = 0.1;
@@ -163,7 +163,7 @@ static result run_svgd(const char *name, size_t p, int reps, const double *truth
 
 /* Random-walk Metropolis–Hastings, N·200 iterations, second half thinned by 100. */
 static result run_rwmh(int reps, const double *truth) {
-    result res = {"RWMH (tau = 5e-3)", {0}, {0}, {0}, 0, 0, reps};
+    result res = {"RWMH (tau = 5e-3)", {0}, {0}, {0}, 0, 0, reps, 0};
     const long iters = (long)NP * 200, burn = iters / 2, thin = 100;
     const double step = sqrt(5e-3);
     double kept[2 * NP], s1[NMOM] = {0}, s2[NMOM] = {0}, m[NMOM], acc = 0.0, ksd2 = 0.0;
