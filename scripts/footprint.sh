@@ -30,6 +30,8 @@ variants=(
   "RBM-SVGD fp-svgd"
   "RBM-SVGD+KSD fp-ksd"
   "both fp-amagold,fp-svgd"
+  "stats fp-stats"
+  "AMAGOLD+stats fp-amagold,fp-stats"
 )
 
 # vector_table text rodata data bss

@@ -89,6 +89,9 @@ if [ "$check" -eq 1 ]; then
   exit
 fi
 
+if [ "$need" = test ] && ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "no nightly toolchain: scripts/test-fuzz.sh and scripts/test-miri.sh will skip (rustup toolchain install nightly, then rerun this script, to run them)"
+fi
 for m in "${missing_nightly[@]}"; do
   case "$m" in
     component:*) rustup +nightly component add "${m#component:}" ;;

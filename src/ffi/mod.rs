@@ -51,6 +51,7 @@ mod ksd;
 mod minibatch;
 mod sghmc;
 mod sgld;
+mod stats;
 mod status;
 mod svgd;
 
@@ -67,5 +68,6 @@ pub use ksd::*;
 pub use minibatch::*;
 pub use sghmc::*;
 pub use sgld::*;
+pub use stats::*;
 pub use status::*;
 pub use svgd::*;

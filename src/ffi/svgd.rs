@@ -146,13 +146,14 @@ c_summary!(
 /// `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
 #[repr(C)]
 pub struct sgs_svgd {
-    _opaque: [u64; 48],
+    // `MaybeUninit` words, as for the chains' states (see `chain_states!`).
+    _opaque: [core::mem::MaybeUninit<u64>; 48],
 }
 
 /// An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
 #[repr(C)]
 pub struct sgs_svgd_f32 {
-    _opaque: [u64; 48],
+    _opaque: [core::mem::MaybeUninit<u64>; 48],
 }
 
 /// The fixed part of an SVGD state: what `init` recorded, checksummed.
@@ -439,7 +440,7 @@ unsafe fn init<T: Float, S>(
     };
     seal(&mut fx, tag, state as usize, extra(&core));
     // SAFETY: `state` is non-null, aligned, and large enough (compile-time assertions).
-    unsafe { state.cast::<State<T>>().write(State { fx, core }) };
+    unsafe { store(state, State::<T> { fx, core }) };
     Ok(())
 }
 
@@ -682,7 +683,7 @@ unsafe fn copy<T: Float, S>(
         core::ptr::copy_nonoverlapping(fx.particles, particles, fx.n_coords);
         core::ptr::copy_nonoverlapping(fx.ws, ws, need);
         core::ptr::copy_nonoverlapping(fx.idx, idx, fx.n);
-        dst.cast::<State<T>>().write(State { fx: nfx, core });
+        store(dst, State::<T> { fx: nfx, core });
     }
     Ok(())
 }
