@@ -761,6 +761,74 @@ static void svgd_cases(void) {
 /* ---- Hardened ABI: outputs inside the state or its buffers, corrupted, moved, copied, cleared
  * and re-entered states. Each of these would have been written or accepted by the old code. */
 
+/* The KSD option, the batch-size setter, the scheduled run and the stand-alone KSD. */
+static void ksd_cases(void) {
+    sgs_svgd_config c0 = sgs_svgd_config_default(4, 0.1), c;
+    c = c0; c.ksd = 3; svgd_bad_config("svgd init: ksd 3", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.ksd = SGS_KSD_BATCH; c.ksd_reserved = 1;
+    svgd_bad_config("svgd init: ksd_reserved != 0", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.ksd = SGS_KSD_FULL; c.ksd_beta = 0.0;
+    svgd_bad_config("svgd init: KSD beta 0", c, SGS_ERR_INVALID_KERNEL);
+    c = c0; c.ksd = SGS_KSD_BATCH; c.ksd_c = NAN;
+    svgd_bad_config("svgd init: KSD c NaN", c, SGS_ERR_INVALID_KERNEL);
+    c = c0; c.ksd = SGS_KSD_BATCH; c.batching = SGS_BATCHING_WITH_REPLACEMENT;
+    svgd_bad_config("svgd init: KSD with replacement", c, SGS_ERR_INVALID_OPTION);
+
+    sfix f;
+    sfix_init(&f, c0);
+    ssnap(&f);
+    CASE("svgd set_batch_size: p = 1", sgs_svgd_set_batch_size(&f.s, 1), SGS_ERR_INVALID_BATCH_SIZE, ssame(&f));
+    CASE("svgd set_batch_size: p = N + 1", sgs_svgd_set_batch_size(&f.s, SN + 1), SGS_ERR_INVALID_BATCH_SIZE,
+         ssame(&f));
+    CASE("svgd set_batch_size: NULL", sgs_svgd_set_batch_size(NULL, 2), SGS_ERR_NULL_POINTER, ssame(&f));
+    sgs_svgd_schedule sch = sgs_svgd_schedule_default(2, 3), b;
+    sgs_svgd_run_summary sum;
+    b = sch; b.kind = SGS_SCHEDULE_KSD;
+    CASE("svgd run_scheduled: KSD schedule with the KSD off", sgs_svgd_run_scheduled(&f.s, 5, &b, &sum),
+         SGS_ERR_INVALID_OPTION, ssame(&f));
+    b = sch; b.kind = 9;
+    CASE("svgd run_scheduled: kind 9", sgs_svgd_run_scheduled(&f.s, 5, &b, &sum), SGS_ERR_INVALID_OPTION, ssame(&f));
+    b = sch; b.start = SN + 1;
+    CASE("svgd run_scheduled: start N + 1", sgs_svgd_run_scheduled(&f.s, 5, &b, &sum), SGS_ERR_INVALID_BATCH_SIZE,
+         ssame(&f));
+    b = sch; b.every = 0;
+    CASE("svgd run_scheduled: every 0", sgs_svgd_run_scheduled(&f.s, 5, &b, &sum), SGS_ERR_INVALID_ARGUMENT,
+         ssame(&f));
+    b = sch; b.kind = SGS_SCHEDULE_KSD; b.min_decrease = 1.0;
+    CASE("svgd run_scheduled: min_decrease 1", sgs_svgd_run_scheduled(&f.s, 5, &b, &sum), SGS_ERR_INVALID_ARGUMENT,
+         ssame(&f));
+    CASE("svgd run_scheduled: schedule NULL", sgs_svgd_run_scheduled(&f.s, 5, NULL, &sum), SGS_ERR_NULL_POINTER,
+         ssame(&f));
+    /* A valid doubling run ends at p = min(N, 2·2^⌊7/3⌋) = 8 and reports a NaN KSD (off). */
+    CASE("svgd run_scheduled: doubling, 7 iterations", sgs_svgd_run_scheduled(&f.s, 7, &sch, &sum), SGS_OK,
+         sum.iterations == 7 && isnan(sum.last.ksd_squared));
+
+    /* The KSD on: finite, and the stand-alone batch estimate with p = N is the full value. */
+    c = c0; c.ksd = SGS_KSD_FULL;
+    sfix k;
+    sfix_init(&k, c);
+    sgs_svgd_info info;
+    CASE("svgd step with the full KSD", sgs_svgd_step(&k.s, &info), SGS_OK,
+         isfinite(info.ksd_squared) && info.ksd_squared > 0.0);
+    double x[SN * SD], g[SN * SD], full = -1.0, batch = -1.0, out = 7.0;
+    uint32_t idx[SN];
+    for (size_t i = 0; i < SN * SD; i++) x[i] = g[i] = 0.3 * (double)i - 1.0;
+    CASE("ksd_full", sgs_ksd_full(x, SN, SD, g, 1.0, -0.5, &full), SGS_OK, full > 0.0);
+    CASE("ksd_batch p = N", sgs_ksd_batch(x, SN, SD, g, SN, 1.0, -0.5, 1, 2, idx, SN, &batch), SGS_OK,
+         fabs(batch - full) <= 1e-12 * full);
+    CASE("ksd_full: x NULL", sgs_ksd_full(NULL, SN, SD, g, 1.0, -0.5, &out), SGS_ERR_NULL_POINTER, out == 7.0);
+    CASE("ksd_full: n = 0", sgs_ksd_full(x, 0, SD, g, 1.0, -0.5, &out), SGS_ERR_ZERO_PARTICLES, out == 7.0);
+    CASE("ksd_full: d = 0", sgs_ksd_full(x, SN, 0, g, 1.0, -0.5, &out), SGS_ERR_ZERO_DIMENSION, out == 7.0);
+    CASE("ksd_full: beta -1", sgs_ksd_full(x, SN, SD, g, 1.0, -1.0, &out), SGS_ERR_INVALID_KERNEL, out == 7.0);
+    CASE("ksd_full: out inside x", sgs_ksd_full(x, SN, SD, g, 1.0, -0.5, x + 1), SGS_ERR_INVALID_ARGUMENT, 1);
+    CASE("ksd_batch: p = 1", sgs_ksd_batch(x, SN, SD, g, 1, 1.0, -0.5, 1, 2, idx, SN, &out),
+         SGS_ERR_INVALID_BATCH_SIZE, out == 7.0);
+    CASE("ksd_batch: index one short", sgs_ksd_batch(x, SN, SD, g, 2, 1.0, -0.5, 1, 2, idx, SN - 1, &out),
+         SGS_ERR_WORKSPACE_TOO_SMALL, out == 7.0);
+    CASE("ksd_batch: index NULL", sgs_ksd_batch(x, SN, SD, g, 2, 1.0, -0.5, 1, 2, NULL, SN, &out),
+         SGS_ERR_NULL_POINTER, out == 7.0);
+}
+
 static int32_t plain_energy(void *ud, const double *x, size_t d, double *u) {
     double e = 0.0;
     (void)ud;
@@ -1314,6 +1382,7 @@ int main(void) {
     status_and_version_cases();
     svgd_cases();
     svgd_phase_cases();
+    ksd_cases();
     hardening_cases();
     stats_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);

@@ -63,6 +63,18 @@
 #define SGS_CB_ABORT 2
 
 /**
+ * `sgs_svgd_schedule.kind`: `p = min(N, start·2^⌊k/every⌋)` at the call's k-th iteration.
+ */
+#define SGS_SCHEDULE_DOUBLING 0
+
+/**
+ * `sgs_svgd_schedule.kind`: double p (up to N) after every window of `every` iterations whose
+ * mean `ksd_squared` did not fall by at least the fraction `min_decrease` from the previous
+ * window's; needs `sgs_svgd_config.ksd` on.
+ */
+#define SGS_SCHEDULE_KSD 1
+
+/**
  * The autocorrelation window (lags) of the C accumulators: the ESS is Geyer's estimate as long
  * as a chain's autocorrelation dies out within this many draws, batch means beyond.
  */
@@ -129,6 +141,22 @@
  * `H ← α·H + (1−α)·φ²` (H ← φ² at first), `x ← x + η·φ/(1e-6 + √H)`, element-wise.
  */
 #define SGS_STEP_RULE_ADAGRAD 2
+
+/**
+ * `sgs_svgd_config.ksd`: no KSD (NaN in the info); the default.
+ */
+#define SGS_KSD_OFF 0
+
+/**
+ * `sgs_svgd_config.ksd`: the unbiased random-batch estimate of KSD² over the iteration's own
+ * batches, O(p·N·d), no extra random numbers.
+ */
+#define SGS_KSD_BATCH 1
+
+/**
+ * `sgs_svgd_config.ksd`: the full V-statistic KSD², O(N²·d), no random numbers.
+ */
+#define SGS_KSD_FULL 2
 
 /**
  * A status returned by every fallible C function: `SGS_OK` (0) or an `SGS_ERR_…`
@@ -478,6 +506,115 @@ typedef int32_t (*sgs_gradient_fn_f32)(void *user_data,
                                        float *grad);
 
 /**
+ * A growing batch size for `sgs_svgd_run_scheduled` (plain data; start from
+ * `sgs_svgd_schedule_default`).
+ */
+typedef struct sgs_svgd_schedule {
+  /**
+   * The first batch size, 2 ≤ start ≤ N.
+   */
+  uint64_t start;
+  /**
+   * `SGS_SCHEDULE_DOUBLING`: iterations between doublings; `SGS_SCHEDULE_KSD`: iterations
+   * per window. ≥ 1.
+   */
+  uint64_t every;
+  /**
+   * `SGS_SCHEDULE_KSD`: the relative fall per window below which p doubles, in [0, 1).
+   */
+  double min_decrease;
+  /**
+   * One of the `SGS_SCHEDULE_…` values.
+   */
+  uint32_t kind;
+  /**
+   * Must be 0 (padding made explicit).
+   */
+  uint32_t reserved;
+} sgs_svgd_schedule;
+
+/**
+ * An SVGD particle system on `double` coordinates, in caller memory. Opaque: fill it with
+ * `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
+ */
+typedef struct sgs_svgd {
+  uint64_t _opaque[56];
+} sgs_svgd;
+
+/**
+ * What one SVGD iteration did.
+ */
+typedef struct sgs_svgd_info {
+  /**
+   * Iterations done since init, this one included.
+   */
+  uint64_t iteration;
+  /**
+   * Kernel evaluations (unordered pairs of batch mates) of the iteration.
+   */
+  uint64_t interactions;
+  /**
+   * The kernel bandwidth h the iteration used (NaN for the IMQ kernel).
+   */
+  double bandwidth;
+  /**
+   * The step size the iteration used (η/k for the decaying rule).
+   */
+  double step_size;
+  /**
+   * Mean of |φ_i| over the particle moves of the iteration.
+   */
+  double mean_force;
+  /**
+   * Largest |φ_i| of the iteration.
+   */
+  double max_force;
+  /**
+   * KSD² of the particles at the start of the iteration, as `sgs_svgd_config.ksd` asks
+   * (the batch estimate may be negative; the KSD is its square root); NaN when off.
+   */
+  double ksd_squared;
+} sgs_svgd_info;
+
+/**
+ * Totals of an `sgs_svgd_run`.
+ */
+typedef struct sgs_svgd_run_summary {
+  /**
+   * Iterations completed (also on error).
+   */
+  uint64_t iterations;
+  /**
+   * Equal to `iterations` (an SVGD iteration either moves every particle or nothing).
+   */
+  uint64_t accepted;
+  /**
+   * Always 0 (a non-finite value is an error for SVGD, not a divergence).
+   */
+  uint64_t divergences;
+  /**
+   * 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
+   * zero).
+   */
+  uint32_t has_last;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+  /**
+   * Info of the last completed iteration.
+   */
+  struct sgs_svgd_info last;
+} sgs_svgd_run_summary;
+
+/**
+ * An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
+ */
+typedef struct sgs_svgd_f32 {
+  uint64_t _opaque[56];
+} sgs_svgd_f32;
+
+/**
  * Hyperparameters of an SGHMC chain (shared by the double and float functions). Start from
  * `sgs_sghmc_config_default(step_size)`.
  */
@@ -710,15 +847,25 @@ typedef struct sgs_svgd_config {
    * Must be 0 (padding made explicit).
    */
   uint32_t reserved;
+  /**
+   * One of the `SGS_KSD_…` values: whether each iteration reports the kernelized Stein
+   * discrepancy of its particles in `sgs_svgd_info.ksd_squared` (off by default: it costs
+   * extra; without replacement only).
+   */
+  uint32_t ksd;
+  /**
+   * Must be 0 (padding made explicit).
+   */
+  uint32_t ksd_reserved;
+  /**
+   * The scale c > 0 of the KSD's base kernel `(c² + r²)^β` (default 1).
+   */
+  double ksd_c;
+  /**
+   * The exponent β ∈ (−1, 0) of the KSD's base kernel (default −0.5).
+   */
+  double ksd_beta;
 } sgs_svgd_config;
-
-/**
- * An SVGD particle system on `double` coordinates, in caller memory. Opaque: fill it with
- * `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
- */
-typedef struct sgs_svgd {
-  uint64_t _opaque[56];
-} sgs_svgd;
 
 /**
  * Batched gradient callback (`double` coordinates, SVGD): writes ∇V(x_i) (the negative log
@@ -732,74 +879,6 @@ typedef int32_t (*sgs_gradients_fn)(void *user_data,
                                     size_t d,
                                     uint64_t minibatch_seed,
                                     double *grads);
-
-/**
- * What one SVGD iteration did.
- */
-typedef struct sgs_svgd_info {
-  /**
-   * Iterations done since init, this one included.
-   */
-  uint64_t iteration;
-  /**
-   * Kernel evaluations (unordered pairs of batch mates) of the iteration.
-   */
-  uint64_t interactions;
-  /**
-   * The kernel bandwidth h the iteration used (NaN for the IMQ kernel).
-   */
-  double bandwidth;
-  /**
-   * The step size the iteration used (η/k for the decaying rule).
-   */
-  double step_size;
-  /**
-   * Mean of |φ_i| over the particle moves of the iteration.
-   */
-  double mean_force;
-  /**
-   * Largest |φ_i| of the iteration.
-   */
-  double max_force;
-} sgs_svgd_info;
-
-/**
- * Totals of an `sgs_svgd_run`.
- */
-typedef struct sgs_svgd_run_summary {
-  /**
-   * Iterations completed (also on error).
-   */
-  uint64_t iterations;
-  /**
-   * Equal to `iterations` (an SVGD iteration either moves every particle or nothing).
-   */
-  uint64_t accepted;
-  /**
-   * Always 0 (a non-finite value is an error for SVGD, not a divergence).
-   */
-  uint64_t divergences;
-  /**
-   * 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
-   * zero).
-   */
-  uint32_t has_last;
-  /**
-   * Always 0 (padding made explicit).
-   */
-  uint32_t reserved;
-  /**
-   * Info of the last completed iteration.
-   */
-  struct sgs_svgd_info last;
-} sgs_svgd_run_summary;
-
-/**
- * An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
- */
-typedef struct sgs_svgd_f32 {
-  uint64_t _opaque[56];
-} sgs_svgd_f32;
 
 /**
  * Batched gradient callback (`float` coordinates, SVGD).
@@ -1257,6 +1336,174 @@ sgs_status sgs_amagold_in_warmup(const struct sgs_amagold *state, uint32_t *out)
  * `state` valid; `out` valid for a write.
  */
 sgs_status sgs_amagold_in_warmup_f32(const struct sgs_amagold_f32 *state, uint32_t *out);
+
+/**
+ * A doubling schedule from `start`, doubling every `every` iterations (`min_decrease` 0.1 for
+ * when `kind` is switched to `SGS_SCHEDULE_KSD`). Nothing is validated here.
+ */
+struct sgs_svgd_schedule sgs_svgd_schedule_default(uint64_t start, uint64_t every);
+
+/**
+ * The full V-statistic KSD² of `n` particles `x` (`double`, `n·d`
+ * values row by row) whose gradients `grad = ∇V(x)` (same layout, the gradient
+ * callbacks' convention) the caller has computed: `(1/N²)·Σ_i Σ_j u(x_i, x_j)` with the
+ * IMQ base kernel `(c² + r²)^β`, O(N²·d) time, no memory (docs/algorithms.md §2.5).
+ * Writes it to `*ksd_squared`; the KSD is its square root. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
+ * `ksd_squared` overlapping an input), `SGS_ERR_ZERO_DIMENSION`,
+ * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_KERNEL` (c not finite and positive, or
+ * β ∉ (−1, 0)). Non-finite inputs give a non-finite value. Nothing written on error.
+ *
+ * # Safety
+ * `x` and `grad` valid for `n·d` reads, `ksd_squared` for a write.
+ */
+sgs_status sgs_ksd_full(const double *x,
+                        size_t n,
+                        size_t d,
+                        const double *grad,
+                        double c,
+                        double beta,
+                        double *ksd_squared);
+
+/**
+ * The unbiased random-batch estimate of KSD² in O(p·N·d): a random permutation of
+ * `0..n` (forward Fisher–Yates on the identity by the generator of `(seed, stream)`,
+ * N − 1 bounded integers, as an SVGD iteration draws it) is written to `index`
+ * (`index_len` ≥ n) and cut into ⌊N/p⌋ batches of p, the last taking the left-overs;
+ * the Stein kernel is summed over the pairs within each batch and rescaled so that the
+ * mean over permutations equals `…ksd_full`'s value (docs/algorithms.md §2.5). May be
+ * negative. Statuses as for `…ksd_full`, plus `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
+ * p > n), `SGS_ERR_WORKSPACE_TOO_SMALL` (`index_len` < n), `SGS_ERR_INVALID_ARGUMENT`
+ * (`index` overlapping another buffer, N ≥ 2³²).
+ *
+ * # Safety
+ * As for `…ksd_full`; `index` valid for `index_len` writes.
+ */
+sgs_status sgs_ksd_batch(const double *x,
+                         size_t n,
+                         size_t d,
+                         const double *grad,
+                         size_t p,
+                         double c,
+                         double beta,
+                         uint64_t seed,
+                         uint64_t stream,
+                         uint32_t *index,
+                         size_t index_len,
+                         double *ksd_squared);
+
+/**
+ * Sets the batch size p of the next iterations (a growing batch size). Without
+ * replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
+ * the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`),
+ * `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
+ * p > N); nothing changes on error.
+ *
+ * # Safety
+ * `state` must be a valid state.
+ */
+sgs_status sgs_svgd_set_batch_size(struct sgs_svgd *state, uint64_t p);
+
+/**
+ * Runs `iterations` iterations whose batch size `*schedule` chooses (set before each
+ * iteration, so p is the schedule's last choice afterwards; the schedule's own state,
+ * e.g. the KSD windows, starts afresh with every call). The schedule draws nothing and
+ * iterations without replacement draw the same numbers whatever p. `*summary` as for
+ * `…run`. Statuses as for `…run`, plus, before anything runs, `SGS_ERR_NULL_POINTER`
+ * (`schedule`), `SGS_ERR_INVALID_OPTION` (unknown kind, `reserved` ≠ 0, with
+ * replacement, or `SGS_SCHEDULE_KSD` with the KSD off), `SGS_ERR_INVALID_BATCH_SIZE`
+ * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, `min_decrease` outside
+ * [0, 1)).
+ *
+ * # Safety
+ * As for `…run`; `schedule` readable.
+ */
+sgs_status sgs_svgd_run_scheduled(struct sgs_svgd *state,
+                                  uint64_t iterations,
+                                  const struct sgs_svgd_schedule *schedule,
+                                  struct sgs_svgd_run_summary *summary);
+
+/**
+ * The full V-statistic KSD² of `n` particles `x` (`float`, `n·d`
+ * values row by row) whose gradients `grad = ∇V(x)` (same layout, the gradient
+ * callbacks' convention) the caller has computed: `(1/N²)·Σ_i Σ_j u(x_i, x_j)` with the
+ * IMQ base kernel `(c² + r²)^β`, O(N²·d) time, no memory (docs/algorithms.md §2.5).
+ * Writes it to `*ksd_squared`; the KSD is its square root. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
+ * `ksd_squared` overlapping an input), `SGS_ERR_ZERO_DIMENSION`,
+ * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_KERNEL` (c not finite and positive, or
+ * β ∉ (−1, 0)). Non-finite inputs give a non-finite value. Nothing written on error.
+ *
+ * # Safety
+ * `x` and `grad` valid for `n·d` reads, `ksd_squared` for a write.
+ */
+sgs_status sgs_ksd_full_f32(const float *x,
+                            size_t n,
+                            size_t d,
+                            const float *grad,
+                            double c,
+                            double beta,
+                            double *ksd_squared);
+
+/**
+ * The unbiased random-batch estimate of KSD² in O(p·N·d): a random permutation of
+ * `0..n` (forward Fisher–Yates on the identity by the generator of `(seed, stream)`,
+ * N − 1 bounded integers, as an SVGD iteration draws it) is written to `index`
+ * (`index_len` ≥ n) and cut into ⌊N/p⌋ batches of p, the last taking the left-overs;
+ * the Stein kernel is summed over the pairs within each batch and rescaled so that the
+ * mean over permutations equals `…ksd_full`'s value (docs/algorithms.md §2.5). May be
+ * negative. Statuses as for `…ksd_full`, plus `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
+ * p > n), `SGS_ERR_WORKSPACE_TOO_SMALL` (`index_len` < n), `SGS_ERR_INVALID_ARGUMENT`
+ * (`index` overlapping another buffer, N ≥ 2³²).
+ *
+ * # Safety
+ * As for `…ksd_full`; `index` valid for `index_len` writes.
+ */
+sgs_status sgs_ksd_batch_f32(const float *x,
+                             size_t n,
+                             size_t d,
+                             const float *grad,
+                             size_t p,
+                             double c,
+                             double beta,
+                             uint64_t seed,
+                             uint64_t stream,
+                             uint32_t *index,
+                             size_t index_len,
+                             double *ksd_squared);
+
+/**
+ * Sets the batch size p of the next iterations (a growing batch size). Without
+ * replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
+ * the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`),
+ * `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
+ * p > N); nothing changes on error.
+ *
+ * # Safety
+ * `state` must be a valid state.
+ */
+sgs_status sgs_svgd_set_batch_size_f32(struct sgs_svgd_f32 *state, uint64_t p);
+
+/**
+ * Runs `iterations` iterations whose batch size `*schedule` chooses (set before each
+ * iteration, so p is the schedule's last choice afterwards; the schedule's own state,
+ * e.g. the KSD windows, starts afresh with every call). The schedule draws nothing and
+ * iterations without replacement draw the same numbers whatever p. `*summary` as for
+ * `…run`. Statuses as for `…run`, plus, before anything runs, `SGS_ERR_NULL_POINTER`
+ * (`schedule`), `SGS_ERR_INVALID_OPTION` (unknown kind, `reserved` ≠ 0, with
+ * replacement, or `SGS_SCHEDULE_KSD` with the KSD off), `SGS_ERR_INVALID_BATCH_SIZE`
+ * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, `min_decrease` outside
+ * [0, 1)).
+ *
+ * # Safety
+ * As for `…run`; `schedule` readable.
+ */
+sgs_status sgs_svgd_run_scheduled_f32(struct sgs_svgd_f32 *state,
+                                      uint64_t iterations,
+                                      const struct sgs_svgd_schedule *schedule,
+                                      struct sgs_svgd_run_summary *summary);
 
 /**
  * Fills `out[0..len]` with `len` distinct indices drawn uniformly from `0..n`, in random order,
@@ -2147,8 +2394,9 @@ const char *sgs_version(void);
  * AdaGrad with step size η and α = 0.9, without replacement, seed 0, stream 0 (the IMQ fields
  * are c = 1, β = 0.5 for when the kernel is switched). The cost per iteration is O(p·N·d).
  * The median heuristic (`SGS_KERNEL_GAUSSIAN_MEDIAN`) is not the default because it costs
- * O(N²) time and N(N−1)/2 workspace elements per iteration whatever p is. Nothing is
- * validated here; `sgs_svgd_init` does that.
+ * O(N²) time and N(N−1)/2 workspace elements per iteration whatever p is. The KSD is off
+ * (`ksd_c` = 1, `ksd_beta` = −0.5 for when it is switched on). Nothing is validated here;
+ * `sgs_svgd_init` does that.
  */
 struct sgs_svgd_config sgs_svgd_config_default(uint64_t batch_size, double step_size);
 

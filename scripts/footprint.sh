@@ -28,6 +28,7 @@ variants=(
   "baseline -"
   "AMAGOLD fp-amagold"
   "RBM-SVGD fp-svgd"
+  "RBM-SVGD+KSD fp-ksd"
   "both fp-amagold,fp-svgd"
   "stats fp-stats"
   "AMAGOLD+stats fp-amagold,fp-stats"

@@ -21,9 +21,12 @@ function [X, info] = sgs_svgd(gradients, X0, varargin)
 %     'IMQc' 1, 'IMQbeta' 0.5   the inverse multiquadric (c^2 + |x-y|^2)^(-beta)
 %     'Batching'       'without' (Algorithm 3) | 'with' (replacement, Algorithm 2)
 %     'Seed' 0, 'Stream' 0
+%     'KSD'            'off' | 'batch' | 'full': the kernelized Stein discrepancy of the last
+%                      iteration's starting particles (IMQ base kernel, c = 1, beta = -1/2;
+%                      docs/algorithms.md §2.5); 'batch' costs O(p N d), 'full' O(N^2 d)
 %
-%   info: iterations, interactions, bandwidth, step_size, mean_force, max_force (last
-%   iteration), callback_calls.
+%   info: iterations, interactions, bandwidth, step_size, mean_force, max_force, ksd_squared
+%   (last iteration; NaN when KSD is 'off'), callback_calls.
 %
 %   See also SGS_AMAGOLD, SGS_MINIBATCH.
   if nargin < 2

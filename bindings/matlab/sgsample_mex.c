@@ -614,6 +614,7 @@ static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     cfg.batching = opt_u32(&b, opts, "batching", cfg.batching);
     cfg.kernel = opt_u32(&b, opts, "kernel", cfg.kernel);
     cfg.step_rule = opt_u32(&b, opts, "step_rule", cfg.step_rule);
+    cfg.ksd = opt_u32(&b, opts, "ksd", cfg.ksd);
 
     size_t nn = n ? n : 1, d1 = d ? d : 1;
     if (nn > SIZE_MAX / d1 / sizeof(double)) fail(&b, "sgsample:tooLarge", "N × d does not fit in memory");
@@ -650,14 +651,15 @@ static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         for (size_t j = 0; j < d; j++) po[j * n + i] = particles[i * d + j];
     if (nlhs > 1) {
         static const char *names[] = {"iterations", "interactions", "bandwidth", "step_size",
-                                      "mean_force", "max_force", "callback_calls"};
-        mxArray *s = make_info(names, 7);
+                                      "mean_force", "max_force", "ksd_squared", "callback_calls"};
+        mxArray *s = make_info(names, 8);
         set_num(s, "iterations", (double)iters);
         set_num(s, "interactions", (double)info.interactions);
         set_num(s, "bandwidth", iters ? info.bandwidth : NAN);
         set_num(s, "step_size", iters ? info.step_size : NAN);
         set_num(s, "mean_force", iters ? info.mean_force : NAN);
         set_num(s, "max_force", iters ? info.max_force : NAN);
+        set_num(s, "ksd_squared", iters ? info.ksd_squared : NAN);
         set_num(s, "callback_calls", (double)c.calls);
         plhs[1] = s;
     }

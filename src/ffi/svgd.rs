@@ -10,6 +10,7 @@ use crate::float::Float;
 use crate::model::Gradient;
 use crate::run::run_iterations;
 use crate::svgd::{workspace_len, KernelParams, Pending, SvgdCore};
+use crate::svgd::{KsdChoice, SteinImq};
 use crate::{Batching, KernelChoice, StepRule, SvgdConfig, SvgdInfo};
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
@@ -69,7 +70,25 @@ pub struct sgs_svgd_config {
     pub step_rule: u32,
     /// Must be 0 (padding made explicit).
     pub reserved: u32,
+    /// One of the `SGS_KSD_…` values: whether each iteration reports the kernelized Stein
+    /// discrepancy of its particles in `sgs_svgd_info.ksd_squared` (off by default: it costs
+    /// extra; without replacement only).
+    pub ksd: u32,
+    /// Must be 0 (padding made explicit).
+    pub ksd_reserved: u32,
+    /// The scale c > 0 of the KSD's base kernel `(c² + r²)^β` (default 1).
+    pub ksd_c: f64,
+    /// The exponent β ∈ (−1, 0) of the KSD's base kernel (default −0.5).
+    pub ksd_beta: f64,
 }
+
+/// `sgs_svgd_config.ksd`: no KSD (NaN in the info); the default.
+pub const SGS_KSD_OFF: u32 = 0;
+/// `sgs_svgd_config.ksd`: the unbiased random-batch estimate of KSD² over the iteration's own
+/// batches, O(p·N·d), no extra random numbers.
+pub const SGS_KSD_BATCH: u32 = 1;
+/// `sgs_svgd_config.ksd`: the full V-statistic KSD², O(N²·d), no random numbers.
+pub const SGS_KSD_FULL: u32 = 2;
 
 /// What one SVGD iteration did.
 #[repr(C)]
@@ -87,6 +106,9 @@ pub struct sgs_svgd_info {
     pub mean_force: f64,
     /// Largest |φ_i| of the iteration.
     pub max_force: f64,
+    /// KSD² of the particles at the start of the iteration, as `sgs_svgd_config.ksd` asks
+    /// (the batch estimate may be negative; the KSD is its square root); NaN when off.
+    pub ksd_squared: f64,
 }
 
 /// Totals of an `sgs_svgd_run`.
@@ -118,6 +140,7 @@ c_summary!(
         step_size: 0.0,
         mean_force: 0.0,
         max_force: 0.0,
+        ksd_squared: 0.0,
     }
 );
 
@@ -137,7 +160,7 @@ pub struct sgs_svgd_f32 {
 
 /// The fixed part of an SVGD state: what `init` recorded, checksummed.
 #[repr(C)]
-struct SvgdFixed<T> {
+pub(super) struct SvgdFixed<T> {
     hdr: Header,
     particles: *mut T,
     n_coords: usize,
@@ -193,7 +216,7 @@ impl<T> Fixed for SvgdFixed<T> {
 
 impl<T> SvgdFixed<T> {
     /// The state and every buffer it records, for overlap checks of outputs.
-    fn spans<S>(&self, state: *const S) -> [Span; 4] {
+    pub(super) fn spans<S>(&self, state: *const S) -> [Span; 4] {
         [
             Span::of(state, 1),
             Span::of(self.particles, self.n_coords),
@@ -207,9 +230,9 @@ impl<T> SvgdFixed<T> {
 /// iteration in phases under way (`sgs_svgd_begin` … `finish`/`cancel`), if any. Only the core
 /// and the pending iteration are ever borrowed; the fixed part is read by value.
 #[repr(C)]
-struct State<T> {
+pub(super) struct State<T> {
     fx: SvgdFixed<T>,
-    core: SvgdCore<KernelChoice>,
+    pub(super) core: SvgdCore<KernelChoice>,
     pending: Option<Pending<KernelParams<T>, T>>,
 }
 
@@ -233,8 +256,8 @@ fn c_need<T>(core: &SvgdCore<KernelChoice>) -> usize {
         .saturating_add(flag_elems::<T>(core.n))
 }
 
-const TAG_F64: u64 = u64::from_le_bytes(*b"sgsSVG64");
-const TAG_F32: u64 = u64::from_le_bytes(*b"sgsSVG32");
+pub(super) const TAG_F64: u64 = u64::from_le_bytes(*b"sgsSVG64");
+pub(super) const TAG_F32: u64 = u64::from_le_bytes(*b"sgsSVG32");
 
 /// The caller's per-point or batched gradient callback as a Rust model.
 struct SvgdModel<T> {
@@ -312,7 +335,17 @@ fn config_from(c: &sgs_svgd_config) -> Result<SvgdConfig<KernelChoice>, Error> {
         },
         _ => return Err(Error::InvalidOption),
     };
-    if c.reserved != 0 {
+    let stein = SteinImq {
+        c: c.ksd_c,
+        beta: c.ksd_beta,
+    };
+    let ksd = match c.ksd {
+        SGS_KSD_OFF => KsdChoice::Off,
+        SGS_KSD_BATCH => KsdChoice::Batch(stein),
+        SGS_KSD_FULL => KsdChoice::Full(stein),
+        _ => return Err(Error::InvalidOption),
+    };
+    if c.reserved != 0 || c.ksd_reserved != 0 {
         return Err(Error::InvalidOption);
     }
     let batch_size = usize::try_from(c.batch_size).map_err(|_| Error::InvalidBatchSize)?;
@@ -323,10 +356,11 @@ fn config_from(c: &sgs_svgd_config) -> Result<SvgdConfig<KernelChoice>, Error> {
         step_rule,
         seed: c.seed,
         stream: c.stream,
+        ksd,
     })
 }
 
-fn info_from(i: &SvgdInfo) -> sgs_svgd_info {
+pub(super) fn info_from(i: &SvgdInfo) -> sgs_svgd_info {
     sgs_svgd_info {
         iteration: i.iteration,
         interactions: i.interactions,
@@ -334,6 +368,7 @@ fn info_from(i: &SvgdInfo) -> sgs_svgd_info {
         step_size: i.step_size,
         mean_force: i.mean_force,
         max_force: i.max_force,
+        ksd_squared: i.ksd_squared,
     }
 }
 
@@ -462,7 +497,7 @@ fn extra(core: &SvgdCore<KernelChoice>) -> u64 {
 ///
 /// # Safety
 /// `state` tagged; no mutable reference to the core live.
-unsafe fn core_ref<'a, T, S>(state: *const S) -> &'a SvgdCore<KernelChoice> {
+pub(super) unsafe fn core_ref<'a, T, S>(state: *const S) -> &'a SvgdCore<KernelChoice> {
     // SAFETY: contract of the caller.
     unsafe { &*core::ptr::addr_of!((*state.cast::<State<T>>()).core) }
 }
@@ -472,7 +507,7 @@ unsafe fn core_ref<'a, T, S>(state: *const S) -> &'a SvgdCore<KernelChoice> {
 ///
 /// # Safety
 /// `state`, when non-null and aligned, must point to a readable `S`.
-unsafe fn enter<T: Float, S>(
+pub(super) unsafe fn enter<T: Float, S>(
     tag: u64,
     state: *const S,
     allow_moved: bool,
@@ -530,7 +565,10 @@ unsafe fn refuse_in_phases<T, S>(state: *const S) -> Result<(), Error> {
 ///
 /// # Safety
 /// `state` validated (`fx` its fixed part); the buffers recorded at init alive.
-unsafe fn step_state<T: Float, S>(state: *mut S, fx: &SvgdFixed<T>) -> Result<SvgdInfo, Error> {
+pub(super) unsafe fn step_state<T: Float, S>(
+    state: *mut S,
+    fx: &SvgdFixed<T>,
+) -> Result<SvgdInfo, Error> {
     let mut model = SvgdModel {
         gradient: fx.gradient,
         gradients: fx.gradients,
@@ -1014,8 +1052,9 @@ macro_rules! svgd_api {
 /// AdaGrad with step size η and α = 0.9, without replacement, seed 0, stream 0 (the IMQ fields
 /// are c = 1, β = 0.5 for when the kernel is switched). The cost per iteration is O(p·N·d).
 /// The median heuristic (`SGS_KERNEL_GAUSSIAN_MEDIAN`) is not the default because it costs
-/// O(N²) time and N(N−1)/2 workspace elements per iteration whatever p is. Nothing is
-/// validated here; `sgs_svgd_init` does that.
+/// O(N²) time and N(N−1)/2 workspace elements per iteration whatever p is. The KSD is off
+/// (`ksd_c` = 1, `ksd_beta` = −0.5 for when it is switched on). Nothing is validated here;
+/// `sgs_svgd_init` does that.
 #[no_mangle]
 pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sgs_svgd_config {
     sgs_svgd_config {
@@ -1031,6 +1070,10 @@ pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sg
         kernel: SGS_KERNEL_GAUSSIAN,
         step_rule: SGS_STEP_RULE_ADAGRAD,
         reserved: 0,
+        ksd: SGS_KSD_OFF,
+        ksd_reserved: 0,
+        ksd_c: 1.0,
+        ksd_beta: -0.5,
     }
 }
 

@@ -3,5 +3,6 @@
 //! core; the tests require the core to reproduce them bit for bit.
 
 pub mod amagold;
+pub mod ksd;
 pub mod sgld;
 pub mod svgd;

@@ -63,6 +63,10 @@ pub struct Svgd<T> {
     pub rule: Rule,
     /// Iterations done.
     pub k: u64,
+    /// The KSD to report (without replacement): `(c, β, full)`; `None` is off.
+    pub ksd: Option<(f64, f64, bool)>,
+    /// KSD² of the last iteration's starting particles (NaN when off).
+    pub ksd_squared: f64,
     rng: Rng,
 }
 
@@ -153,6 +157,8 @@ impl<T: Float> Svgd<T> {
             kernel,
             rule,
             k: 0,
+            ksd: None,
+            ksd_squared: f64::NAN,
             rng: Rng::new(seed, stream),
         }
     }
@@ -239,6 +245,16 @@ impl<T: Float> Svgd<T> {
                     phi[i] = f[a].clone();
                 }
             }
+            // The KSD sums over permutation slots (docs/algorithms.md §2.5): rows in slot order,
+            // batch b = slots b·p ...
+            let xs: Vec<Vec<T>> = perm.iter().map(|&i| self.x[i].clone()).collect();
+            let gs: Vec<Vec<T>> = perm.iter().map(|&i| g[i].clone()).collect();
+            let slots: Vec<usize> = (0..n).collect();
+            self.ksd_squared = match self.ksd {
+                None => f64::NAN,
+                Some((c, beta, true)) => super::ksd::ksd_full(c, beta, &xs, &gs),
+                Some((c, beta, false)) => super::ksd::ksd_batch(c, beta, &xs, &gs, p, &slots),
+            };
             for i in 0..n {
                 self.update(i, &phi[i]);
             }

@@ -110,15 +110,19 @@
 //! The info record's norms are `sqrt(Σ_l φ_il²)` in `f64` (terms widened before squaring).
 
 mod kernel;
+mod ksd;
 mod median;
 mod phases;
+mod schedule;
 mod step_rule;
 
 pub use kernel::{
     Gaussian, GaussianMedian, GaussianParams, ImqParams, InverseMultiquadric, Kernel, KernelChoice,
     KernelParams,
 };
+pub use ksd::{ksd_batch, ksd_full, KsdChoice, SteinImq};
 pub use phases::{SvgdIteration, SvgdPiece, SvgdPieces};
+pub use schedule::{BatchSchedule, BatchScheduler};
 pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 
 use crate::error::{Error, Stop};
@@ -154,6 +158,9 @@ pub struct SvgdConfig<K> {
     pub seed: u64,
     /// Stream id: runs with the same seed and different streams are independent.
     pub stream: u64,
+    /// Whether each iteration reports the kernelized Stein discrepancy of its particles
+    /// ([`SvgdInfo::ksd_squared`]); off by default (it costs extra). Without replacement only.
+    pub ksd: KsdChoice,
 }
 
 impl<K> SvgdConfig<K> {
@@ -166,12 +173,14 @@ impl<K> SvgdConfig<K> {
             step_rule,
             seed: 0,
             stream: 0,
+            ksd: KsdChoice::Off,
         }
     }
 }
 
-/// What one iteration did.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// What one iteration did. Equality is field by field, except that two NaN `ksd_squared` (the
+/// KSD off) are equal, so that records of runs without the KSD still compare equal.
+#[derive(Clone, Copy, Debug)]
 pub struct SvgdInfo {
     /// Iterations done since `new`, this one included.
     pub iteration: u64,
@@ -187,6 +196,24 @@ pub struct SvgdInfo {
     /// Kernel evaluations: unordered pairs `{i, j}` of batch mates, each serving both
     /// `F(X_i, X_j)` and `F(X_j, X_i)` (self terms not counted).
     pub interactions: u64,
+    /// The squared kernelized Stein discrepancy of the particles at the start of the iteration
+    /// (those its gradients were evaluated at), as [`SvgdConfig::ksd`] asks: the random-batch
+    /// estimate (unbiased for the full value, may be negative) or the full V-statistic; NaN when
+    /// off. The KSD is its square root (docs/algorithms.md §2.5).
+    pub ksd_squared: f64,
+}
+
+impl PartialEq for SvgdInfo {
+    fn eq(&self, o: &Self) -> bool {
+        let ksd = self.ksd_squared == o.ksd_squared
+            || (self.ksd_squared.is_nan() && o.ksd_squared.is_nan());
+        ksd && self.iteration == o.iteration
+            && self.bandwidth == o.bandwidth
+            && self.step_size == o.step_size
+            && self.mean_force == o.mean_force
+            && self.max_force == o.max_force
+            && self.interactions == o.interactions
+    }
 }
 
 /// An SVGD iteration either completes (every particle moved) or fails and changes nothing, so it
@@ -642,6 +669,8 @@ pub(crate) struct SvgdCore<K> {
     total: usize,
     rng: Rng,
     iterations: u64,
+    /// The KSD² of the iteration under way, for its info (NaN when off or none pending).
+    ksd_pending: f64,
 }
 
 impl<K> SvgdCore<K> {
@@ -674,6 +703,11 @@ impl<K> SvgdCore<K> {
         }
         cfg.kernel.validate()?;
         cfg.step_rule.validate::<T>()?;
+        cfg.ksd.validate()?;
+        // With replacement no moment has all N gradients at one set of positions.
+        if cfg.ksd != KsdChoice::Off && cfg.batching == Batching::WithReplacement {
+            return Err(Error::InvalidOption);
+        }
         let lay = Layout::new(n, d, cfg).ok_or(Error::WorkspaceTooSmall)?;
         let total = lay.total().ok_or(Error::WorkspaceTooSmall)?;
         if ws.len() < total || idx.len() < n {
@@ -694,6 +728,7 @@ impl<K> SvgdCore<K> {
             total,
             rng: Rng::new(cfg.seed, cfg.stream),
             iterations: 0,
+            ksd_pending: f64::NAN,
         })
     }
 
@@ -702,6 +737,19 @@ impl<K> SvgdCore<K> {
     }
     pub(crate) fn iterations(&self) -> u64 {
         self.iterations
+    }
+    /// Sets the batch size p for the next iterations (without replacement only, where the
+    /// workspace does not depend on p): [`Error::InvalidOption`] with replacement,
+    /// [`Error::InvalidBatchSize`] unless `2 ≤ p ≤ N`; nothing changes on error.
+    pub(crate) fn set_batch_size(&mut self, p: usize) -> Result<(), Error> {
+        if self.cfg.batching != Batching::WithoutReplacement {
+            return Err(Error::InvalidOption);
+        }
+        if p < 2 || p > self.n {
+            return Err(Error::InvalidBatchSize);
+        }
+        self.cfg.batch_size = p;
+        Ok(())
     }
     /// Number of batches (without replacement) or sub-steps (with replacement).
     pub(crate) fn batches(&self) -> usize {
@@ -994,6 +1042,8 @@ impl<K> SvgdCore<K> {
         let d = self.d;
         let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let parts = split(ws, &self.lay);
+        // Before φ overwrites the gradients: positions and gradients by permutation slot.
+        let ksd = self.ksd_of_iteration(parts.xbatch, parts.grads);
         for (phi, &i) in rows(parts.force, d).zip(perm) {
             copy(row_mut(parts.grads, i as usize, d), phi);
         }
@@ -1016,6 +1066,8 @@ impl<K> SvgdCore<K> {
         let nb = self.batches();
         let last = self.n - self.batch_start(nb.saturating_sub(1));
         let interactions = (nb.saturating_sub(1) as u64) * pairs(self.cfg.batch_size) + pairs(last);
+        // Kept in the core until `info` builds the record: no extra info on this frame.
+        self.ksd_pending = ksd;
         Ok(self.info(&pending.prepared, pending.iteration, &stats, interactions))
     }
 
@@ -1043,6 +1095,7 @@ impl<K> SvgdCore<K> {
             mean_force: stats.sum / stats.count.max(1) as f64,
             max_force: stats.max,
             interactions,
+            ksd_squared: core::mem::replace(&mut self.ksd_pending, f64::NAN),
         }
     }
 
@@ -1303,9 +1356,43 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
         self.core.d
     }
 
-    /// The configuration the system was started with.
+    /// The configuration the system was started with (and the batch size it now uses).
     pub fn config(&self) -> &SvgdConfig<K> {
         self.core.config()
+    }
+
+    /// Changes the batch size p for the next iterations (a growing batch size,
+    /// [`BatchScheduler`]). Without replacement only: [`Error::InvalidOption`] with replacement,
+    /// [`Error::InvalidBatchSize`] unless `2 ≤ p ≤ N`; nothing changes on error. The draws of an
+    /// iteration without replacement do not depend on p.
+    pub fn set_batch_size(&mut self, p: usize) -> Result<(), Error> {
+        self.core.set_batch_size(p)
+    }
+
+    /// `iterations` iterations whose batch size `scheduler` chooses: before each iteration p is
+    /// set to [`BatchScheduler::batch_size`], after it the scheduler sees its info. Errors as
+    /// [`run`](Self::run), plus, before anything runs, [`Error::InvalidOption`] (with replacement,
+    /// or a KSD-driven schedule without [`SvgdConfig::ksd`]) and [`Error::InvalidBatchSize`]
+    /// (the scheduler was made for another N).
+    pub fn run_scheduled<M: Gradient<T> + ?Sized>(
+        &mut self,
+        iterations: u64,
+        scheduler: &mut BatchScheduler,
+        model: &mut M,
+    ) -> Result<RunSummary<SvgdInfo>, RunError<SvgdInfo>> {
+        let fail = |error| RunError {
+            error,
+            partial: RunSummary::EMPTY,
+        };
+        scheduler
+            .check(self.core.n, self.core.config())
+            .map_err(fail)?;
+        run_iterations(iterations, || {
+            self.core.set_batch_size(scheduler.batch_size())?;
+            let info = self.step(model)?;
+            scheduler.observe(&info);
+            Ok(info)
+        })
     }
 }
 

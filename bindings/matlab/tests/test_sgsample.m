@@ -106,6 +106,12 @@ function t = svgd_mixture(t)
   t = check(t, 'svgd: X is N-by-d, one call per iteration', isequal(size(X), [N, 1]) && info.callback_calls == 500);
   t = check(t, 'svgd: E x = 2/3', abs(mean(X) - 2 / 3) < 0.20, sprintf('(%.4f)', mean(X)));
   t = check(t, 'svgd: E x^2 = 5', abs(mean(X .^ 2) - 5) < 0.39, sprintf('(%.4f)', mean(X .^ 2)));
+  % The KSD: NaN when off; with 'full' the particles are the same and the KSD^2 is at the level of
+  % exact samples of the same size (1.74/N; tests/svgd_ksd.rs requires < 4/N).
+  [Xk, infok] = sgs_svgd(grads, X0, 'BatchSize', 8, 'Kernel', 'gaussian', 'Bandwidth', 2, ...
+                         'StepRule', 'adagrad', 'StepSize', 0.2, 'Iterations', 500, 'Seed', 1, 'KSD', 'full');
+  t = check(t, 'svgd: KSD off by default, same particles with it on', isnan(info.ksd_squared) && isequal(X, Xk));
+  t = check(t, 'svgd: final KSD^2 < 4/N', infok.ksd_squared > 0 && infok.ksd_squared < 4 / N, sprintf('(%.5f)', infok.ksd_squared));
   % Column-major N-by-d both ways: N(1, 1) x N(-3, 4); a transposition would mix the columns.
   g2 = @(X, seed) [X(:, 1) - 1, (X(:, 2) + 3) / 4];
   [Y, info2] = sgs_svgd(g2, [zeros(64, 1), zeros(64, 1)] + 0.1 * [(1:64)' / 64, -(1:64)' / 64], ...

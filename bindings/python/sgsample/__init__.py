@@ -40,7 +40,7 @@ from . import _header
 
 __all__ = [
     "AMAGOLD", "SGHMC", "SGLD", "SVGD", "Raw", "Result", "RunInfo", "Error", "InvalidInput",
-    "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "minibatch", "version", "Stats", "ess",
+    "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "ksd", "minibatch", "version", "Stats", "ess",
     "rhat",
 ]
 
@@ -285,6 +285,7 @@ class RunInfo:
     accept_rate: float = float("nan")
     step_size: Optional[float] = None
     seconds: float = 0.0
+    ksd_squared: Optional[float] = None
 
 
 @dataclass
@@ -334,7 +335,8 @@ def _new_state(kind, suffix):
 def _config(kind, default_args, options, enums=None):
     cfg = ffi.new(f"sgs_{kind}_config *")
     cfg[0] = getattr(lib, f"sgs_{kind}_config_default")(*default_args)
-    fields = {name for _, name, _ in header.structs[f"sgs_{kind}_config"]} - {"reserved"}
+    fields = {name for _, name, _ in header.structs[f"sgs_{kind}_config"]}
+    fields -= {"reserved", "ksd_reserved"}
     for key, value in options.items():
         if key not in fields:
             raise TypeError(f"unknown {kind} option {key!r} (options: {sorted(fields)})")
@@ -519,6 +521,8 @@ _SVGD_ENUMS = {
     "step_rule": {"constant": header.defines["SGS_STEP_RULE_CONSTANT"],
                   "decaying": header.defines["SGS_STEP_RULE_DECAYING"],
                   "adagrad": header.defines["SGS_STEP_RULE_ADAGRAD"]},
+    "ksd": {"off": header.defines["SGS_KSD_OFF"], "batch": header.defines["SGS_KSD_BATCH"],
+            "full": header.defines["SGS_KSD_FULL"]},
 }
 
 
@@ -530,7 +534,9 @@ class SVGD(_Runner):
     full SVGD), ``step_size`` η; options are the fields of ``sgs_svgd_config``: ``bandwidth``,
     ``kernel`` (``"gaussian"``, ``"gaussian_median"``, ``"imq"``), ``step_rule`` (``"adagrad"``,
     ``"constant"``, ``"decaying"``), ``adagrad_alpha``, ``batching``, ``imq_c``, ``imq_beta``,
-    ``seed``, ``stream``.
+    ``seed``, ``stream``, ``ksd`` (``"off"``, ``"batch"``, ``"full"``: the kernelized Stein
+    discrepancy of the last iteration's particles in ``info.ksd_squared``), ``ksd_c``,
+    ``ksd_beta``.
     """
 
     def __init__(self, particles, grad=None, *, grads=None, batch_size=None, step_size,
@@ -588,6 +594,7 @@ class SVGD(_Runner):
         self.info.seconds += time.perf_counter() - t0
         if self.info.iterations:
             self.info.step_size = self._summary.last.step_size
+            self.info.ksd_squared = self._summary.last.ksd_squared
         return self.particles
 
 
@@ -595,6 +602,26 @@ def svgd(particles, iterations, grad=None, *, grads=None, **kw):
     """Runs :class:`SVGD` for ``iterations``; returns ``(particles, RunInfo)``."""
     s = SVGD(particles, grad, grads=grads, **kw)
     return s.run(iterations), s.info
+
+
+def ksd(particles, grads, *, batch_size=None, c=1.0, beta=-0.5, seed=0, stream=0):
+    """KSD² of ``particles`` (shape ``(N, d)``) whose gradients ∇V are ``grads`` (same shape):
+    the full V-statistic (``batch_size`` None), or the unbiased random-batch estimate with
+    batches of ``batch_size`` over the permutation that ``(seed, stream)`` draws. The IMQ base
+    kernel ``(c² + r²)^beta``. The KSD is the square root (the batch estimate may be < 0)."""
+    x = np.array(particles, dtype=np.float64)
+    x = np.ascontiguousarray(x[:, None] if x.ndim == 1 else x)
+    g = np.array(grads, dtype=np.float64, order="C").reshape(x.shape)
+    n, d = x.shape
+    out = ffi.new("double *")
+    xp, gp = _ptr("double *", x), _ptr("double *", g)
+    if batch_size is None:
+        _check(lib.sgs_ksd_full(xp, n, d, gp, c, beta, out), "sgs_ksd_full")
+    else:
+        idx = np.zeros(max(1, n), np.uint32)
+        _check(lib.sgs_ksd_batch(xp, n, d, gp, batch_size, c, beta, seed, stream,
+                                 _ptr("uint32_t *", idx), idx.size, out), "sgs_ksd_batch")
+    return out[0]
 
 
 def minibatch(seed, n, size):

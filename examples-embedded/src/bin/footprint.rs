@@ -234,6 +234,11 @@ mod svgd_probe {
         for _ in 0..3 {
             if let Ok(info) = c.svgd.step(&mut c.model) {
                 c.checksum = c.checksum.wrapping_add(info.mean_force.to_bits());
+                // The KSD enters the checksum, so that LTO cannot drop its computation.
+                #[cfg(feature = "fp-ksd")]
+                {
+                    c.checksum = c.checksum.wrapping_add(info.ksd_squared.to_bits());
+                }
             }
         }
     }
@@ -267,6 +272,20 @@ mod svgd_probe {
         let mut cfg = SvgdConfig::new(black_box(4), kernel, rule);
         cfg.batching = batching;
         cfg.seed = black_box(3);
+        // `fp-ksd`: the first system reports the batch KSD, the third the full one.
+        #[cfg(feature = "fp-ksd")]
+        {
+            use sgsample::svgd::{KsdChoice, SteinImq};
+            let k = SteinImq {
+                c: black_box(1.0),
+                beta: black_box(-0.5),
+            };
+            cfg.ksd = match which {
+                0 => KsdChoice::Batch(k),
+                1 => KsdChoice::Off,
+                _ => KsdChoice::Full(k),
+            };
+        }
         cfg
     }
 
@@ -291,6 +310,12 @@ mod svgd_probe {
                 "stack.svgd.imq_replacement.total",
                 "stack.svgd.imq_replacement.at_callback",
                 "stack.svgd.imq_replacement.own",
+            ),
+            #[cfg(feature = "fp-ksd")]
+            (
+                "stack.svgd.gaussian_ksd_full.total",
+                "stack.svgd.gaussian_ksd_full.at_callback",
+                "stack.svgd.gaussian_ksd_full.own",
             ),
         ];
         for (which, (l_total, l_at, l_own)) in labels.into_iter().enumerate() {

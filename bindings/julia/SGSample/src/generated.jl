@@ -12,6 +12,8 @@ const SGS_OUTCOME_DIVERGENT = 3
 const SGS_CB_OK = 0
 const SGS_CB_REJECT = 1
 const SGS_CB_ABORT = 2
+const SGS_SCHEDULE_DOUBLING = 0
+const SGS_SCHEDULE_KSD = 1
 const SGS_STATS_LAGS = 128
 const SGS_VERSION_MAJOR = 0
 const SGS_VERSION_MINOR = 3
@@ -24,6 +26,9 @@ const SGS_KERNEL_IMQ = 2
 const SGS_STEP_RULE_CONSTANT = 0
 const SGS_STEP_RULE_DECAYING = 1
 const SGS_STEP_RULE_ADAGRAD = 2
+const SGS_KSD_OFF = 0
+const SGS_KSD_BATCH = 1
+const SGS_KSD_FULL = 2
 
 # Scalar typedefs (as C99 sees them) and enum members
 const sgs_status = Int32
@@ -110,6 +115,36 @@ end
 struct sgs_amagold_f32
     _opaque::NTuple{48, UInt64}
 end
+struct sgs_svgd_schedule
+    start::UInt64
+    every::UInt64
+    min_decrease::Cdouble
+    kind::UInt32
+    reserved::UInt32
+end
+struct sgs_svgd
+    _opaque::NTuple{56, UInt64}
+end
+struct sgs_svgd_info
+    iteration::UInt64
+    interactions::UInt64
+    bandwidth::Cdouble
+    step_size::Cdouble
+    mean_force::Cdouble
+    max_force::Cdouble
+    ksd_squared::Cdouble
+end
+struct sgs_svgd_run_summary
+    iterations::UInt64
+    accepted::UInt64
+    divergences::UInt64
+    has_last::UInt32
+    reserved::UInt32
+    last::sgs_svgd_info
+end
+struct sgs_svgd_f32
+    _opaque::NTuple{56, UInt64}
+end
 struct sgs_sghmc_config
     step_size::Cdouble
     friction::Cdouble
@@ -172,28 +207,10 @@ struct sgs_svgd_config
     kernel::UInt32
     step_rule::UInt32
     reserved::UInt32
-end
-struct sgs_svgd
-    _opaque::NTuple{56, UInt64}
-end
-struct sgs_svgd_info
-    iteration::UInt64
-    interactions::UInt64
-    bandwidth::Cdouble
-    step_size::Cdouble
-    mean_force::Cdouble
-    max_force::Cdouble
-end
-struct sgs_svgd_run_summary
-    iterations::UInt64
-    accepted::UInt64
-    divergences::UInt64
-    has_last::UInt32
-    reserved::UInt32
-    last::sgs_svgd_info
-end
-struct sgs_svgd_f32
-    _opaque::NTuple{56, UInt64}
+    ksd::UInt32
+    ksd_reserved::UInt32
+    ksd_c::Cdouble
+    ksd_beta::Cdouble
 end
 
 # Functions: one @ccall per declaration, arguments in the header's order
@@ -230,6 +247,15 @@ sgs_amagold_step_size(state, out) = @ccall libsgsample.sgs_amagold_step_size(sta
 sgs_amagold_step_size_f32(state, out) = @ccall libsgsample.sgs_amagold_step_size_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cdouble})::sgs_status
 sgs_amagold_in_warmup(state, out) = @ccall libsgsample.sgs_amagold_in_warmup(state::Ptr{sgs_amagold}, out::Ptr{UInt32})::sgs_status
 sgs_amagold_in_warmup_f32(state, out) = @ccall libsgsample.sgs_amagold_in_warmup_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{UInt32})::sgs_status
+sgs_svgd_schedule_default(start, every) = @ccall libsgsample.sgs_svgd_schedule_default(start::UInt64, every::UInt64)::sgs_svgd_schedule
+sgs_ksd_full(x, n, d, grad, c, beta, ksd_squared) = @ccall libsgsample.sgs_ksd_full(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, c::Cdouble, beta::Cdouble, ksd_squared::Ptr{Cdouble})::sgs_status
+sgs_ksd_batch(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd_squared) = @ccall libsgsample.sgs_ksd_batch(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, p::Csize_t, c::Cdouble, beta::Cdouble, seed::UInt64, stream::UInt64, index::Ptr{UInt32}, index_len::Csize_t, ksd_squared::Ptr{Cdouble})::sgs_status
+sgs_svgd_set_batch_size(state, p) = @ccall libsgsample.sgs_svgd_set_batch_size(state::Ptr{sgs_svgd}, p::UInt64)::sgs_status
+sgs_svgd_run_scheduled(state, iterations, schedule, summary) = @ccall libsgsample.sgs_svgd_run_scheduled(state::Ptr{sgs_svgd}, iterations::UInt64, schedule::Ptr{sgs_svgd_schedule}, summary::Ptr{sgs_svgd_run_summary})::sgs_status
+sgs_ksd_full_f32(x, n, d, grad, c, beta, ksd_squared) = @ccall libsgsample.sgs_ksd_full_f32(x::Ptr{Cfloat}, n::Csize_t, d::Csize_t, grad::Ptr{Cfloat}, c::Cdouble, beta::Cdouble, ksd_squared::Ptr{Cdouble})::sgs_status
+sgs_ksd_batch_f32(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd_squared) = @ccall libsgsample.sgs_ksd_batch_f32(x::Ptr{Cfloat}, n::Csize_t, d::Csize_t, grad::Ptr{Cfloat}, p::Csize_t, c::Cdouble, beta::Cdouble, seed::UInt64, stream::UInt64, index::Ptr{UInt32}, index_len::Csize_t, ksd_squared::Ptr{Cdouble})::sgs_status
+sgs_svgd_set_batch_size_f32(state, p) = @ccall libsgsample.sgs_svgd_set_batch_size_f32(state::Ptr{sgs_svgd_f32}, p::UInt64)::sgs_status
+sgs_svgd_run_scheduled_f32(state, iterations, schedule, summary) = @ccall libsgsample.sgs_svgd_run_scheduled_f32(state::Ptr{sgs_svgd_f32}, iterations::UInt64, schedule::Ptr{sgs_svgd_schedule}, summary::Ptr{sgs_svgd_run_summary})::sgs_status
 sgs_minibatch(seed, n, out, len) = @ccall libsgsample.sgs_minibatch(seed::UInt64, n::UInt64, out::Ptr{UInt64}, len::Csize_t)::sgs_status
 sgs_sghmc_config_default(step_size) = @ccall libsgsample.sgs_sghmc_config_default(step_size::Cdouble)::sgs_sghmc_config
 sgs_sghmc_workspace_len(d) = @ccall libsgsample.sgs_sghmc_workspace_len(d::Csize_t)::Csize_t

@@ -1,0 +1,320 @@
+//! A growing batch size against full SVGD (docs/benchmarks.md, "A growing batch size"): on the
+//! RBM-SVGD paper's 1-D mixture (N = 256, 500 iterations) and double banana (N = 512, 800
+//! iterations), the MSE of the particle averages of the paper's test functions over R
+//! initialisations, and the wall time per run, for full SVGD, fixed small p, doubling
+//! schedules and KSD-driven schedules.
+//!
+//!     cargo run --release --example svgd_schedule [R]      (R = 20 by default)
+//!
+//! A measurement, not a test: it prints a Markdown table and asserts nothing. Times are the
+//! thread's CPU time (Linux `/proc/thread-self/schedstat`, nanoseconds), which other processes
+//! on a loaded machine inflate far less than wall time; wall time where that file is absent.
+
+use sgsample::svgd::{BatchSchedule, BatchScheduler, KsdChoice, SteinImq};
+use sgsample::{Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
+use std::time::Instant;
+
+/// ∇V of ⅓N(−2, 1) + ⅔N(2, 1).
+struct Mixture;
+impl Gradient<f64> for Mixture {
+    fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+        g[0] = x[0] - 2.0 + 4.0 / (2.0 * (4.0 * x[0]).exp() + 1.0);
+        Ok(())
+    }
+}
+
+const Y: f64 = 3.57857342;
+const SIG: f64 = 0.3;
+
+/// ∇V of the double banana (docs/algorithms.md §2.4).
+struct Banana;
+impl Gradient<f64> for Banana {
+    fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+        let (x1, x2) = (x[0], x[1]);
+        let a = 1.0 - x1;
+        let b = x2 - x1 * x1;
+        let q = a * a + 100.0 * b * b;
+        let r = (Y - q.ln()) / (SIG * SIG);
+        g[0] = x1 - r * (-2.0 * a - 400.0 * b * x1) / q;
+        g[1] = x2 - r * (200.0 * b / q);
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Problem {
+    Mixture,
+    Banana,
+}
+
+impl Problem {
+    fn n(self) -> usize {
+        match self {
+            Problem::Mixture => 256,
+            Problem::Banana => 512,
+        }
+    }
+    fn d(self) -> usize {
+        match self {
+            Problem::Mixture => 1,
+            Problem::Banana => 2,
+        }
+    }
+    fn iterations(self) -> u64 {
+        match self {
+            Problem::Mixture => 500,
+            Problem::Banana => 800,
+        }
+    }
+    fn config(self, p: usize) -> SvgdConfig<KernelChoice> {
+        match self {
+            Problem::Mixture => {
+                SvgdConfig::new(p, KernelChoice::Gaussian { h: 2.0 }, StepRule::adagrad(0.2))
+            }
+            Problem::Banana => SvgdConfig::new(
+                p,
+                KernelChoice::Gaussian { h: 0.1 },
+                StepRule::adagrad(0.01),
+            ),
+        }
+    }
+    /// The paper's initialisation, from seed `s` (the tests' streams).
+    fn init(self, s: u64) -> Vec<f64> {
+        match self {
+            Problem::Mixture => {
+                let mut rng = Rng::new(s, 99);
+                (0..256).map(|_| -10.0 + rng.normal()).collect()
+            }
+            Problem::Banana => {
+                let mut rng = Rng::new(s, 98);
+                (0..1024).map(|_| 0.4 * rng.normal()).collect()
+            }
+        }
+    }
+    /// Test functions and their exact expectations (docs/algorithms.md §2.4).
+    fn names(self) -> &'static [&'static str] {
+        match self {
+            Problem::Mixture => &["x", "x²", "cos 2x"],
+            Problem::Banana => &["x₁", "x₂", "x₁²", "x₂²"],
+        }
+    }
+    fn truth(self) -> Vec<f64> {
+        match self {
+            Problem::Mixture => vec![2.0 / 3.0, 5.0, (-2.0f64).exp() * 4.0f64.cos()],
+            Problem::Banana => vec![-0.012382, 0.285691, 0.422135, 0.543610],
+        }
+    }
+    fn errors(self, x: &[f64]) -> Vec<f64> {
+        let t = self.truth();
+        let n = self.n() as f64;
+        let mut m = vec![0.0; t.len()];
+        match self {
+            Problem::Mixture => {
+                for &v in x {
+                    m[0] += v / n;
+                    m[1] += v * v / n;
+                    m[2] += (2.0 * v).cos() / n;
+                }
+            }
+            Problem::Banana => {
+                for r in x.chunks(2) {
+                    m[0] += r[0] / n;
+                    m[1] += r[1] / n;
+                    m[2] += r[0] * r[0] / n;
+                    m[3] += r[1] * r[1] / n;
+                }
+            }
+        }
+        m.iter().zip(&t).map(|(a, b)| a - b).collect()
+    }
+    fn step(self, s: &mut Svgd<'_, f64>) -> sgsample::SvgdInfo {
+        match self {
+            Problem::Mixture => s.step(&mut Mixture),
+            Problem::Banana => s.step(&mut Banana),
+        }
+        .expect("iteration")
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Strategy {
+    Fixed(usize),
+    Doubling {
+        start: usize,
+        every: u64,
+    },
+    Ksd {
+        start: usize,
+        window: u64,
+        min_decrease: f64,
+    },
+}
+
+impl Strategy {
+    fn label(self, n: usize) -> String {
+        match self {
+            Strategy::Fixed(p) if p == n => format!("full SVGD (p = {n})"),
+            Strategy::Fixed(p) => format!("RBM-SVGD p = {p}"),
+            Strategy::Doubling { start, every } => format!("doubling from {start}, every {every}"),
+            Strategy::Ksd {
+                start,
+                window,
+                min_decrease,
+            } => format!("KSD-driven from {start}, window {window}, δ = {min_decrease}"),
+        }
+    }
+}
+
+/// One run: errors of the test functions, seconds, final p.
+fn run(problem: Problem, strategy: Strategy, s: u64) -> (Vec<f64>, f64, usize) {
+    let (n, d) = (problem.n(), problem.d());
+    let mut x = problem.init(s);
+    let start = match strategy {
+        Strategy::Fixed(p) => p,
+        Strategy::Doubling { start, .. } | Strategy::Ksd { start, .. } => start,
+    };
+    let mut cfg = problem.config(start);
+    cfg.seed = s;
+    if let Strategy::Ksd { .. } = strategy {
+        cfg.ksd = KsdChoice::Batch(SteinImq::default());
+    }
+    let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, d, &cfg)];
+    let mut idx = vec![0u32; n];
+    let origin = Instant::now();
+    let t0 = cpu_seconds(origin);
+    let mut svgd = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).expect("init");
+    let mut sched = match strategy {
+        Strategy::Fixed(_) => None,
+        Strategy::Doubling { start, every } => {
+            Some(BatchScheduler::new(BatchSchedule::Doubling { start, every }, n).unwrap())
+        }
+        Strategy::Ksd {
+            start,
+            window,
+            min_decrease,
+        } => Some(
+            BatchScheduler::new(
+                BatchSchedule::KsdDriven {
+                    start,
+                    window,
+                    min_decrease,
+                },
+                n,
+            )
+            .unwrap(),
+        ),
+    };
+    for _ in 0..problem.iterations() {
+        if let Some(sc) = &sched {
+            svgd.set_batch_size(sc.batch_size()).unwrap();
+        }
+        let info = problem.step(&mut svgd);
+        if let Some(sc) = &mut sched {
+            sc.observe(&info);
+        }
+    }
+    let secs = cpu_seconds(origin) - t0;
+    let p = svgd.config().batch_size;
+    (problem.errors(svgd.particles()), secs, p)
+}
+
+/// CPU time of this thread in seconds (wall time where the kernel does not report it).
+fn cpu_seconds(wall: Instant) -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or_else(|| wall.elapsed().as_secs_f64(), |ns| ns as f64 * 1e-9)
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let m = v.len();
+    if m % 2 == 1 {
+        v[m / 2]
+    } else {
+        0.5 * (v[m / 2 - 1] + v[m / 2])
+    }
+}
+
+fn main() {
+    let reps: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(20);
+    let dbl = |start, every| Strategy::Doubling { start, every };
+    let ksd = |start, window| Strategy::Ksd {
+        start,
+        window,
+        min_decrease: 0.1,
+    };
+    let mixture = [
+        Strategy::Fixed(256),
+        Strategy::Fixed(8),
+        Strategy::Fixed(32),
+        dbl(8, 100),
+        dbl(4, 100),
+        dbl(8, 125),
+        ksd(4, 25),
+        ksd(8, 25),
+    ];
+    let banana = [
+        Strategy::Fixed(512),
+        Strategy::Fixed(64),
+        dbl(16, 160),
+        dbl(32, 160),
+        dbl(16, 200),
+        ksd(16, 40),
+        ksd(32, 40),
+    ];
+    for (problem, strategies) in [
+        (Problem::Mixture, &mixture[..]),
+        (Problem::Banana, &banana[..]),
+    ] {
+        let n = problem.n();
+        println!(
+            "\n{} N = {n}, {} iterations, R = {reps} initialisations (seeds 0..R)\n",
+            match problem {
+                Problem::Mixture => "1-D mixture,",
+                Problem::Banana => "double banana,",
+            },
+            problem.iterations()
+        );
+        let names = problem.names();
+        print!("| strategy | final p | median CPU time per run (ms) | time / full |");
+        for nm in names {
+            print!(" MSE {nm} (/ full) |");
+        }
+        println!();
+        print!("|---|---:|---:|---:|");
+        for _ in names {
+            print!("---:|");
+        }
+        println!();
+        let mut full: Option<(f64, Vec<f64>)> = None;
+        for &st in strategies {
+            let mut times = Vec::new();
+            let mut sq = vec![0.0; names.len()];
+            let mut last_p = 0;
+            for s in 0..reps {
+                let (e, t, p) = run(problem, st, s);
+                times.push(t);
+                for (a, v) in sq.iter_mut().zip(&e) {
+                    *a += v * v / reps as f64;
+                }
+                last_p = p;
+            }
+            let med = median(&mut times);
+            let (tf, mf) = full.get_or_insert_with(|| (med, sq.clone())).clone();
+            print!(
+                "| {} | {last_p} | {:.2} | {:.3} |",
+                st.label(n),
+                1e3 * med,
+                med / tf
+            );
+            for (a, b) in sq.iter().zip(&mf) {
+                print!(" {a:.2e} ({:.2}) |", a / b);
+            }
+            println!();
+        }
+    }
+}
