@@ -32,6 +32,7 @@ mod adapt;
 pub mod amagold;
 pub mod chain;
 mod error;
+pub mod fastexp;
 #[cfg(feature = "ffi")]
 pub mod ffi;
 mod float;
