@@ -49,9 +49,9 @@ const X_MIN: f64 = -750.0;
 const LOG2E: f64 = core::f64::consts::LOG2_E;
 /// The high part of ln 2: 0x3FE62E42FEE00000, 32 trailing zero bits (`kf·L_HI` exact for
 /// `|kf| < 2^21`).
-const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
+const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
 /// `ln 2 − LN2_HI` rounded to `f64` (0x3DEA39EF35793C76).
-const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
 /// `1.5·2^52 + 1023`: adding it rounds to an integer and puts `k + 1023` in the low bits.
 const SHIFT: f64 = 6_755_399_441_055_744.0 + 1023.0;
 /// `P(r) = 1/2 + C[0]·r + … + C[9]·r^10` for `(e^r − 1 − r)/r²`, fitted on `|r| ≤ 0.3467`.
@@ -110,9 +110,9 @@ const XF_MIN: f32 = -104.0;
 /// log₂ e rounded to `f32`.
 const LOG2EF: f32 = core::f32::consts::LOG2_E;
 /// The high part of ln 2: 0x3F317200, 9 trailing zero bits (`kf·L_HI` exact for `|kf| < 2^8`).
-const LN2F_HI: f32 = 6.931_457_5e-1;
+const LN2F_HI: f32 = f32::from_bits(0x3F31_7200);
 /// `ln 2 − LN2F_HI` rounded to `f32` (0x35BFBE8E).
-const LN2F_LO: f32 = 1.428_606_8e-6;
+const LN2F_LO: f32 = f32::from_bits(0x35BF_BE8E);
 /// `1.5·2^23 + 127`: adding it rounds to an integer and puts `k + 127` in the low bits.
 const SHIFTF: f32 = 12_582_912.0 + 127.0;
 /// `P(r) = 1/2 + CF[0]·r + … + CF[3]·r^4` for `(e^r − 1 − r)/r²`, fitted on `|r| ≤ 0.3467`.

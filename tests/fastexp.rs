@@ -49,7 +49,7 @@ fn div_small(a: Dd, n: f64) -> Dd {
 /// `e^x = (hi + lo)·2^k` to about 2^−100 relative, for `|x| ≤ 746`.
 fn exp_dd(x: f64) -> (Dd, i32) {
     // ln 2 = L1 + L2 + L3.
-    const L1: f64 = 0.693_147_180_559_945_3;
+    const L1: f64 = core::f64::consts::LN_2;
     const L2: f64 = 2.319_046_813_846_299_6e-17;
     const L3: f64 = 5.707_708_438_416_212e-34;
     let k = (x / L1).round();

@@ -144,6 +144,17 @@ fn core_matches_reference_in_one_dimension() {
     }
 }
 
+/// Rows longer than the pair loop's tile (16 pairs on x86-64 and aarch64): several full tiles
+/// and a partial one per row, at d = 1 and d = 2, in both types.
+#[test]
+fn core_matches_reference_over_several_tiles() {
+    for cfg in configs(41).into_iter().step_by(4) {
+        compare::<f64>(41, 1, &cfg, 10);
+        compare::<f64>(41, 2, &cfg, 10);
+        compare::<f32>(41, 1, &cfg, 10);
+    }
+}
+
 /// The same contract holds in f32 (the arithmetic is written once for both types).
 #[test]
 fn core_matches_reference_f32() {
