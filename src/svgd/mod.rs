@@ -86,7 +86,9 @@
 //!
 //! (The implementation evaluates each unordered pair once and adds it to both rows; since
 //! `r²` is symmetric and `c·(y − x) = −(c·(x − y))` exactly, the bits are those of the loop
-//! above.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
+//! above. On targets with vector units a row's later batch mates go in tiles of 16: the tile's
+//! r², then its `(k, c)` in one vectorisable [`Kernel::eval_tile`] loop, then the sums in the
+//! order above; no element's operations change, so neither do the bits.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
 //! The info record's norms are `sqrt(Σ_l φ_il²)` in `f64` (terms widened before squaring).
 
 mod kernel;
