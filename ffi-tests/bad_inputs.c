@@ -512,7 +512,7 @@ static void f32_cases(void) {
 
 static void status_and_version_cases(void) {
     int ok = 1;
-    for (int32_t a = 0; a <= SGS_ERR_GRADIENT_REJECTED; a++) {
+    for (int32_t a = 0; a <= SGS_ERR_BUSY; a++) {
         const char *sa = sgs_status_str(a);
         ok &= sa != NULL && strcmp(sa, "unknown status") != 0;
         for (int32_t b = 0; b < a; b++) ok &= strcmp(sa, sgs_status_str(b)) != 0;
@@ -520,7 +520,7 @@ static void status_and_version_cases(void) {
     expect("status strings: one distinct static string per code", ok, NULL);
     expect("status strings: unknown codes",
            strcmp(sgs_status_str(-1), "unknown status") == 0 &&
-               strcmp(sgs_status_str(SGS_ERR_GRADIENT_REJECTED + 1), "unknown status") == 0 &&
+               strcmp(sgs_status_str(SGS_ERR_BUSY + 1), "unknown status") == 0 &&
                strcmp(sgs_status_str(INT32_MIN), "unknown status") == 0,
            NULL);
 #define ALIGNOF(T) offsetof(struct { char c; T t; }, t)
@@ -758,6 +758,311 @@ static void svgd_cases(void) {
          SGS_ERR_INVALID_ARGUMENT, sgs_svgd_iterations(&f.s, &it) == SGS_OK && it == 3);
 }
 
+/* ---- Hardened ABI: outputs inside the state or its buffers, corrupted, moved, copied, cleared
+ * and re-entered states. Each of these would have been written or accepted by the old code. */
+
+static int32_t plain_energy(void *ud, const double *x, size_t d, double *u) {
+    double e = 0.0;
+    (void)ud;
+    for (size_t i = 0; i < d; i++) e += x[i] * x[i];
+    *u = 0.5 * e;
+    return SGS_CB_OK;
+}
+
+/* A gradient callback that calls back into its own chain (same state) with every function, and
+ * records what each returned. */
+typedef struct {
+    sgs_amagold *s;
+    double ws2[WS];
+    sgs_amagold other;
+    int32_t st_step, st_run, st_pos, st_iter, st_init, st_clear, st_copy;
+    int done;
+} reent;
+
+static int32_t reent_gradient(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
+    reent *r = (reent *)ud;
+    (void)seed;
+    if (!r->done && r->s->_opaque[0] != 0) {
+        double out[2 * D];
+        uint64_t it;
+        sgs_amagold_config c = sgs_amagold_config_default(0.2);
+        r->done = 1;
+        r->st_step = sgs_amagold_step(r->s, NULL);
+        r->st_run = sgs_amagold_run(r->s, 1, out, 2 * D, NULL, NULL);
+        r->st_pos = sgs_amagold_position(r->s, out, D);
+        r->st_iter = sgs_amagold_iterations(r->s, &it);
+        r->st_init = sgs_amagold_init(r->s, &c, THETA0, D, r->ws2, WS, plain_energy, reent_gradient, r);
+        r->st_clear = sgs_amagold_clear(r->s);
+        r->st_copy = sgs_amagold_copy(&r->other, r->ws2, WS, r->s);
+    }
+    for (size_t i = 0; i < d; i++) g[i] = x[i];
+    return SGS_CB_OK;
+}
+
+/* An SVGD gradient callback that calls back into its own system. */
+typedef struct {
+    sgs_svgd *s;
+    int32_t st_step, st_iter, st_clear;
+    int done;
+} sreent;
+
+static int32_t sreent_gradient(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
+    sreent *r = (sreent *)ud;
+    (void)seed;
+    if (!r->done && r->s->_opaque[0] != 0) {
+        uint64_t it;
+        r->done = 1;
+        r->st_step = sgs_svgd_step(r->s, NULL);
+        r->st_iter = sgs_svgd_iterations(r->s, &it);
+        r->st_clear = sgs_svgd_clear(r->s);
+    }
+    for (size_t i = 0; i < d; i++) g[i] = x[i];
+    return SGS_CB_OK;
+}
+
+/* SGHMC / AMAGOLD divergence regressions. */
+static int32_t nan_gradient(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
+    (void)ud; (void)x; (void)seed;
+    for (size_t i = 0; i < d; i++) g[i] = NAN;
+    return SGS_CB_OK;
+}
+static int32_t silent_gradient(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
+    (void)ud; (void)x; (void)d; (void)seed; (void)g;
+    return SGS_CB_OK;
+}
+static int32_t huge_gradient_f32(void *ud, const float *x, size_t d, uint64_t seed, float *g) {
+    (void)ud; (void)seed;
+    for (size_t i = 0; i < d; i++) g[i] = x[i] >= 0.0f ? 3e38f : -3e38f;
+    return SGS_CB_OK;
+}
+static int32_t flat_energy_f32(void *ud, const float *x, size_t d, double *u) {
+    (void)ud; (void)x; (void)d;
+    *u = 0.0;
+    return SGS_CB_OK;
+}
+
+static void hardening_cases(void) {
+    fixture f;
+    fixture_init(&f, sgs_amagold_config_default(0.2));
+    snap(&f);
+    double u;
+    uint64_t it;
+    sgs_amagold_run_summary sum;
+    double out[4 * D];
+
+    /* Outputs inside the state or its workspace. */
+    CASE("energy getter: out inside the state", sgs_amagold_energy(&f.s, (double *)(void *)&f.s._opaque[10]),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    CASE("iterations getter: out inside the workspace", sgs_amagold_iterations(&f.s, (uint64_t *)(void *)&f.ws[3]),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    CASE("step: info inside the workspace", sgs_amagold_step(&f.s, (sgs_amagold_info *)(void *)f.ws),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    CASE("run: summary inside the state",
+         sgs_amagold_run(&f.s, 1, out, D, NULL, (sgs_amagold_run_summary *)(void *)&f.s._opaque[2]),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    CASE("run: samples_done inside the output",
+         sgs_amagold_run(&f.s, 2, out, 2 * D, (size_t *)(void *)&out[1], &sum), SGS_ERR_INVALID_ARGUMENT, same(&f));
+
+    /* Corrupted states: the fixed words after the header (workspace pointer, length, callbacks). */
+    sgs_amagold good;
+    memcpy(&good, &f.s, sizeof good);
+    f.s._opaque[4] += 1000; /* workspace length */
+    snap(&f);
+    CASE("step: workspace length overwritten -> corrupted", sgs_amagold_step(&f.s, NULL), SGS_ERR_STATE_CORRUPTED,
+         same(&f));
+    CASE("position: workspace length overwritten -> corrupted", sgs_amagold_position(&f.s, out, D),
+         SGS_ERR_STATE_CORRUPTED, same(&f));
+    memcpy(&f.s, &good, sizeof good);
+    f.s._opaque[3] ^= 64; /* workspace pointer */
+    snap(&f);
+    CASE("step: workspace pointer overwritten -> corrupted", sgs_amagold_step(&f.s, NULL), SGS_ERR_STATE_CORRUPTED,
+         same(&f));
+    memcpy(&f.s, &good, sizeof good);
+    f.s._opaque[6] = 0; /* gradient callback */
+    snap(&f);
+    CASE("energy getter: gradient callback zeroed -> corrupted", sgs_amagold_energy(&f.s, &u),
+         SGS_ERR_STATE_CORRUPTED, same(&f));
+    memcpy(&f.s, &good, sizeof good);
+    snap(&f);
+    CASE("restored state works again", sgs_amagold_step(&f.s, NULL), SGS_OK, 1);
+
+    /* Moved (memcpy'd) states, and copies. */
+    fixture g, twin;
+    fixture_init(&g, sgs_amagold_config_default(0.2));
+    fixture_init(&twin, sgs_amagold_config_default(0.2));
+    sgs_amagold moved;
+    memcpy(&moved, &g.s, sizeof moved);
+    sgs_amagold moved_saved;
+    memcpy(&moved_saved, &moved, sizeof moved);
+    CASE("step on a memcpy'd state -> moved", sgs_amagold_step(&moved, NULL), SGS_ERR_STATE_MOVED,
+         memcmp(&moved, &moved_saved, sizeof moved) == 0);
+    CASE("getter on a memcpy'd state -> moved", sgs_amagold_iterations(&moved, &it), SGS_ERR_STATE_MOVED, 1);
+    /* A stale copy of another init's bytes (another chain's state) is a moved state too. */
+    sgs_amagold stale;
+    memcpy(&stale, &twin.s, sizeof stale);
+    CASE("stale bytes of another init -> moved", sgs_amagold_step(&stale, NULL), SGS_ERR_STATE_MOVED, 1);
+    CASE("copy re-homes a moved state in place", sgs_amagold_copy(&moved, g.ws, WS, &moved), SGS_OK, 1);
+    int ok = 1;
+    for (int i = 0; i < 5; i++) {
+        sgs_amagold_info a, b;
+        ok &= sgs_amagold_step(&moved, &a) == SGS_OK && sgs_amagold_step(&twin.s, &b) == SGS_OK &&
+              memcmp(&a, &b, sizeof a) == 0;
+    }
+    expect("re-homed state continues exactly like its twin", ok, NULL);
+    /* The original (now stale: it shares the workspace the re-homed one moved on) is still at its
+     * home and tagged; that sharing is a documented limit. Clear it. */
+    CASE("clear", sgs_amagold_clear(&g.s), SGS_OK, g.s._opaque[0] == 0);
+    CASE("step after clear -> not initialised", sgs_amagold_step(&g.s, NULL), SGS_ERR_NOT_INITIALISED, 1);
+    CASE("clear: NULL", sgs_amagold_clear(NULL), SGS_ERR_NULL_POINTER, 1);
+
+    fixture h;
+    fixture_init(&h, sgs_amagold_config_default(0.2));
+    sgs_amagold cp;
+    double cws[WS], cws_saved[WS];
+    memset(&cp, 0, sizeof cp);
+    memset(cws, 0x5a, sizeof cws);
+    memcpy(cws_saved, cws, sizeof cws);
+    snap(&h);
+    CASE("copy: workspace one short", sgs_amagold_copy(&cp, cws, WS - 1, &h.s), SGS_ERR_WORKSPACE_TOO_SMALL,
+         same(&h) && memcmp(cws, cws_saved, sizeof cws) == 0 && cp._opaque[0] == 0);
+    CASE("copy: destination workspace is the source's", sgs_amagold_copy(&cp, h.ws, WS, &h.s),
+         SGS_ERR_INVALID_ARGUMENT, same(&h) && cp._opaque[0] == 0);
+    CASE("copy: onto the source with another workspace", sgs_amagold_copy(&h.s, cws, WS, &h.s),
+         SGS_ERR_INVALID_ARGUMENT, same(&h));
+    CASE("copy: source not initialised", sgs_amagold_copy(&h.s, cws, WS, &cp), SGS_ERR_NOT_INITIALISED, same(&h));
+    CASE("copy: independent copy", sgs_amagold_copy(&cp, cws, WS, &h.s), SGS_OK, same(&h));
+    ok = 1;
+    for (int i = 0; i < 5; i++) {
+        sgs_amagold_info a, b;
+        ok &= sgs_amagold_step(&cp, &a) == SGS_OK && sgs_amagold_step(&h.s, &b) == SGS_OK &&
+              memcmp(&a, &b, sizeof a) == 0;
+    }
+    double x1[D], x2[D];
+    ok &= sgs_amagold_position(&cp, x1, D) == SGS_OK && sgs_amagold_position(&h.s, x2, D) == SGS_OK &&
+          memcmp(x1, x2, sizeof x1) == 0;
+    expect("copy and source step identically, each on its own workspace", ok, NULL);
+
+    /* Re-entrancy: every call on the same state from inside its callback is refused. */
+    static reent r;
+    static sgs_amagold rs;
+    static double rws[WS];
+    sgs_amagold_config c = sgs_amagold_config_default(0.2);
+    memset(&r, 0, sizeof r);
+    memset(&rs, 0, sizeof rs);
+    r.s = &rs;
+    if (sgs_amagold_init(&rs, &c, THETA0, D, rws, WS, plain_energy, reent_gradient, &r) != SGS_OK) {
+        printf("FAIL reentrancy fixture\n");
+        exit(1);
+    }
+    int32_t st = sgs_amagold_step(&rs, NULL);
+    expect("re-entrant step/run/position/iterations/init/clear/copy -> SGS_ERR_BUSY, outer step OK",
+           st == SGS_OK && r.done && r.st_step == SGS_ERR_BUSY && r.st_run == SGS_ERR_BUSY &&
+               r.st_pos == SGS_ERR_BUSY && r.st_iter == SGS_ERR_BUSY && r.st_init == SGS_ERR_BUSY &&
+               r.st_clear == SGS_ERR_BUSY && r.st_copy == SGS_ERR_BUSY && r.other._opaque[0] == 0,
+           NULL);
+    CASE("after the re-entrant calls the chain is usable", sgs_amagold_iterations(&rs, &it), SGS_OK, it == 1);
+
+    /* SVGD: outputs inside the state, particles, workspace or index. */
+    sfix sf;
+    sfix_init(&sf, sgs_svgd_config_default(4, 0.1));
+    ssnap(&sf);
+    size_t nn;
+    sgs_svgd_run_summary ssum;
+    CASE("svgd step: info inside the workspace", sgs_svgd_step(&sf.s, (sgs_svgd_info *)(void *)sf.ws),
+         SGS_ERR_INVALID_ARGUMENT, ssame(&sf));
+    CASE("svgd step: info inside the particles", sgs_svgd_step(&sf.s, (sgs_svgd_info *)(void *)sf.x),
+         SGS_ERR_INVALID_ARGUMENT, ssame(&sf));
+    CASE("svgd run: summary inside the index", sgs_svgd_run(&sf.s, 1, (sgs_svgd_run_summary *)(void *)sf.idx),
+         SGS_ERR_INVALID_ARGUMENT, ssame(&sf));
+    CASE("svgd iterations getter: out inside the state",
+         sgs_svgd_iterations(&sf.s, (uint64_t *)(void *)&sf.s._opaque[20]), SGS_ERR_INVALID_ARGUMENT, ssame(&sf));
+    CASE("svgd num_particles getter: out inside the particles",
+         sgs_svgd_num_particles(&sf.s, (size_t *)(void *)&sf.x[2]), SGS_ERR_INVALID_ARGUMENT, ssame(&sf));
+    CASE("svgd dim getter: out inside the workspace", sgs_svgd_dim(&sf.s, (size_t *)(void *)&sf.ws[1]),
+         SGS_ERR_INVALID_ARGUMENT, ssame(&sf));
+    sgs_svgd sgood;
+    memcpy(&sgood, &sf.s, sizeof sgood);
+    sf.s._opaque[4] = 3; /* n·d */
+    ssnap(&sf);
+    CASE("svgd step: particle count overwritten -> corrupted", sgs_svgd_run(&sf.s, 1, &ssum),
+         SGS_ERR_STATE_CORRUPTED, ssame(&sf));
+    memcpy(&sf.s, &sgood, sizeof sgood);
+    sgs_svgd smoved;
+    memcpy(&smoved, &sf.s, sizeof smoved);
+    CASE("svgd step on a memcpy'd state -> moved", sgs_svgd_step(&smoved, NULL), SGS_ERR_STATE_MOVED, 1);
+    sfix sc;
+    memset(&sc, 0, sizeof sc);
+    CASE("svgd copy: particles one short",
+         sgs_svgd_copy(&sc.s, sc.x, SN * SD - 1, sc.ws, 512, sc.idx, SN, &sf.s), SGS_ERR_LENGTH_MISMATCH,
+         sc.s._opaque[0] == 0);
+    CASE("svgd copy: workspace is the source's particles",
+         sgs_svgd_copy(&sc.s, sc.x, SN * SD, sf.x, SN * SD, sc.idx, SN, &sf.s), SGS_ERR_INVALID_ARGUMENT,
+         sc.s._opaque[0] == 0);
+    CASE("svgd copy", sgs_svgd_copy(&sc.s, sc.x, SN * SD, sc.ws, 512, sc.idx, SN, &sf.s), SGS_OK, 1);
+    ok = 1;
+    for (int i = 0; i < 4; i++) {
+        sgs_svgd_info a, b;
+        ok &= sgs_svgd_step(&sc.s, &a) == SGS_OK && sgs_svgd_step(&sf.s, &b) == SGS_OK &&
+              memcmp(&a, &b, sizeof a) == 0;
+    }
+    ok &= memcmp(sc.x, sf.x, sizeof sc.x) == 0;
+    expect("svgd copy and source step identically", ok, NULL);
+    CASE("svgd nums: fine", sgs_svgd_num_particles(&sc.s, &nn), SGS_OK, nn == SN);
+    CASE("svgd clear", sgs_svgd_clear(&sc.s), SGS_OK, sgs_svgd_step(&sc.s, NULL) == SGS_ERR_NOT_INITIALISED);
+    static sreent sr;
+    static sgs_svgd srs;
+    static double sx[SN * SD], sws[512];
+    static uint32_t sidx[SN];
+    sgs_svgd_config sconf = sgs_svgd_config_default(4, 0.1);
+    for (size_t k = 0; k < SN * SD; k++) sx[k] = (double)k / 7.0 - 0.5;
+    sr.s = &srs;
+    CASE("svgd re-entrancy fixture",
+         sgs_svgd_init(&srs, &sconf, sx, SN, SD, sws, sgs_svgd_workspace_len(SN, SD, &sconf), sidx, SN,
+                       sreent_gradient, NULL, &sr),
+         SGS_OK, 1);
+    st = sgs_svgd_step(&srs, NULL);
+    expect("svgd re-entrant step/getter/clear -> SGS_ERR_BUSY, outer step OK",
+           st == SGS_OK && sr.done && sr.st_step == SGS_ERR_BUSY && sr.st_iter == SGS_ERR_BUSY &&
+               sr.st_clear == SGS_ERR_BUSY,
+           NULL);
+
+    /* SGHMC: a NaN gradient, or a gradient callback that writes nothing, is a divergence. */
+    for (int k = 0; k < 2; k++) {
+        sgs_sghmc s;
+        double ws[WSH], x0[D], x1s[D];
+        sgs_sghmc_config sc0 = sgs_sghmc_config_default(0.1);
+        memset(&s, 0, sizeof s);
+        sgs_chain_info info;
+        int32_t st0 = sgs_sghmc_init(&s, &sc0, THETA0, D, ws, WSH, k ? silent_gradient : nan_gradient, NULL);
+        sgs_sghmc_position(&s, x0, D);
+        int32_t st1 = sgs_sghmc_step(&s, &info);
+        sgs_sghmc_position(&s, x1s, D);
+        CASE(k ? "sghmc: gradient callback writes nothing -> divergent, position unchanged"
+               : "sghmc: gradient NaN -> divergent, position unchanged",
+             st1, SGS_OK,
+             st0 == SGS_OK && info.outcome == SGS_OUTCOME_DIVERGENT && info.divergences == 1 &&
+                 memcmp(x0, x1s, sizeof x0) == 0);
+    }
+
+    /* AMAGOLD f32: a trajectory that overflows float with a finite energy is never accepted. */
+    {
+        sgs_amagold_f32 s;
+        float ws[WS], x0[D], x1f[D];
+        const float th[D] = {0.5f, -0.25f};
+        sgs_amagold_config ac = sgs_amagold_config_default(4.0); /* eps * 3e38 overflows float */
+        memset(&s, 0, sizeof s);
+        sgs_amagold_info info;
+        int32_t st0 = sgs_amagold_init_f32(&s, &ac, th, D, ws, WS, flat_energy_f32, huge_gradient_f32, NULL);
+        sgs_amagold_position_f32(&s, x0, D);
+        int32_t st1 = sgs_amagold_step_f32(&s, &info);
+        sgs_amagold_position_f32(&s, x1f, D);
+        CASE("amagold f32: overflowing trajectory, finite energy -> not accepted, position finite", st1, SGS_OK,
+             st0 == SGS_OK && info.accepted == 0 &&
+                 (info.outcome == SGS_OUTCOME_DIVERGENT || info.outcome == SGS_OUTCOME_REJECTED) &&
+                 isfinite(x1f[0]) && isfinite(x1f[1]) && memcmp(x0, x1f, sizeof x0) == 0);
+    }
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -768,6 +1073,7 @@ int main(void) {
     f32_cases();
     status_and_version_cases();
     svgd_cases();
+    hardening_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

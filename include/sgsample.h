@@ -27,24 +27,24 @@
  * Outcome of an iteration (`info.outcome`): the proposal was accepted (SGHMC, SGLD: the
  * trajectory was kept).
  */
-#define SGS_OUTCOME_ACCEPTED (uint32_t)Accepted
+#define SGS_OUTCOME_ACCEPTED 0
 
 /**
  * Outcome: the Metropolis–Hastings test rejected the proposal (AMAGOLD).
  */
-#define SGS_OUTCOME_REJECTED (uint32_t)Rejected
+#define SGS_OUTCOME_REJECTED 1
 
 /**
  * Outcome: a callback returned REJECT (the trajectory left the domain); the iteration was
  * discarded and the chain stayed where it was.
  */
-#define SGS_OUTCOME_OUT_OF_DOMAIN (uint32_t)OutOfDomain
+#define SGS_OUTCOME_OUT_OF_DOMAIN 2
 
 /**
  * Outcome: the energy, ρ, a gradient or the new position was not finite; discarded and counted
  * as a divergence.
  */
-#define SGS_OUTCOME_DIVERGENT (uint32_t)Divergent
+#define SGS_OUTCOME_DIVERGENT 3
 
 /**
  * Callback status: the value was computed.
@@ -239,46 +239,29 @@ enum sgs_status
    * before it.
    */
   SGS_ERR_GRADIENT_REJECTED = 24,
+  /**
+   * The sampler state is tagged as initialised but its fields fail their consistency check
+   * (C API only): it was overwritten, is a stale copy of an earlier `init`'s bytes, or its
+   * dimension, lengths, buffers or callbacks no longer match what `init` recorded.
+   */
+  SGS_ERR_STATE_CORRUPTED = 25,
+  /**
+   * The sampler state was moved or copied byte-wise (`memcpy`, `realloc`, struct assignment)
+   * from where `init` put it (C API only). Make independent copies, or re-home a moved state,
+   * with the sampler's `copy` function.
+   */
+  SGS_ERR_STATE_MOVED = 26,
+  /**
+   * The sampler is in the middle of a call on this state (C API only): a callback called back
+   * into the sampler that called it.
+   */
+  SGS_ERR_BUSY = 27,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum sgs_status sgs_status;
 #else
 typedef int32_t sgs_status;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * How one iteration of a chain sampler ended.
- */
-enum Outcome
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * The proposal was accepted (for samplers without an accept test: the trajectory was kept).
-   */
-  Accepted = 0,
-  /**
-   * The Metropolis–Hastings test rejected the proposal (AMAGOLD only).
-   */
-  Rejected = 1,
-  /**
-   * A callback said the trajectory left the domain: the iteration was discarded.
-   */
-  OutOfDomain = 2,
-  /**
-   * A value became non-finite (energy, ρ, gradient or new position): the iteration was
-   * discarded and counted as a divergence.
-   */
-  Divergent = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum Outcome Outcome;
-#else
-typedef uint32_t Outcome;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -574,7 +557,7 @@ typedef struct sgs_sghmc_f32 {
  * An SGLD chain on `float` coordinates, in caller memory (see `sgs_sgld`).
  */
 typedef struct sgs_sgld_f32 {
-  uint64_t _opaque[16];
+  uint64_t _opaque[18];
 } sgs_sgld_f32;
 
 /**
@@ -621,7 +604,7 @@ typedef struct sgs_chain_run_summary sgs_sgld_run_summary;
  * `…_state_size()` and `…_state_align()` queries.
  */
 typedef struct sgs_sgld {
-  uint64_t _opaque[16];
+  uint64_t _opaque[18];
 } sgs_sgld;
 
 /**
@@ -821,10 +804,20 @@ size_t sgs_amagold_state_align(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
- * error neither `*state` nor the workspace is modified (a previously initialised state
- * stays usable).
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
+ * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
+ * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ *
+ * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
+ * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
+ * Every call validates the state first: `SGS_ERR_NOT_INITIALISED` (zeroed, cleared, or
+ * another sampler's), `SGS_ERR_BUSY` (called from one of its own callbacks),
+ * `SGS_ERR_STATE_CORRUPTED` (tagged, but its recorded workspace, sizes or callbacks fail
+ * their checksum or do not agree with each other), `SGS_ERR_STATE_MOVED`. Not detected:
+ * two states initialised over the same workspace (each one's steps overwrite the
+ * other's position), and a stale copy of an earlier init's bytes put back at the same
+ * address.
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -844,7 +837,8 @@ sgs_status sgs_amagold_init(struct sgs_amagold *state,
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
  * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
  * chain (position, momentum, energy, counters, generator) is exactly as before the call,
  * so retrying repeats the same draws.
@@ -865,7 +859,8 @@ sgs_status sgs_amagold_step(struct sgs_amagold *state, struct sgs_amagold_info *
  * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
  * nothing.
  *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
  * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
@@ -881,7 +876,9 @@ sgs_status sgs_amagold_run(struct sgs_amagold *state,
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (getters are refused inside the chain's own callbacks: the callback receives the
+ * point it needs), `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
  * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
@@ -892,7 +889,8 @@ sgs_status sgs_amagold_position(const struct sgs_amagold *state, double *out, si
 
 /**
  * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or the workspace), or the state's validation statuses as for the position getter.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
@@ -915,6 +913,44 @@ sgs_status sgs_amagold_divergences(const struct sgs_amagold *state, uint64_t *di
  * `state` valid; `d` valid for a write.
  */
 sgs_status sgs_amagold_dim(const struct sgs_amagold *state, size_t *d);
+
+/**
+ * Invalidates an AMAGOLD state: zeroes `*state`, so that every later
+ * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
+ * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
+ * (called from one of the chain's callbacks; nothing changed).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_amagold_clear(struct sgs_amagold *state);
+
+/**
+ * Makes `*dst` an independent copy of the AMAGOLD chain `*src`: the
+ * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
+ * elements), and the copy continues exactly as the source would (same draws), each on
+ * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
+ *
+ * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
+ * `memcpy` or `realloc`): `copy(s, ws, ws_len, s)` with `s`'s own workspace re-homes a
+ * moved state in place, and a copy to another `dst` works as from the original.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * `dst`, `dst_workspace`, `src` and its workspace overlapping, other than the in-place
+ * re-homing), `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED` (`src`),
+ * `SGS_ERR_BUSY` (`src` or `dst` in a call), `SGS_ERR_WORKSPACE_TOO_SMALL`. On error
+ * `*dst` and `dst_workspace` are not modified.
+ *
+ * # Safety
+ * `src` valid with its workspace alive; `dst` writable; `dst_workspace` valid for
+ * `dst_workspace_len` elements.
+ */
+sgs_status sgs_amagold_copy(struct sgs_amagold *dst,
+                            double *dst_workspace,
+                            size_t dst_workspace_len,
+                            const struct sgs_amagold *src);
 
 /**
  * Workspace length, in `float` elements, of an AMAGOLD
@@ -946,10 +982,20 @@ size_t sgs_amagold_state_align_f32(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
- * error neither `*state` nor the workspace is modified (a previously initialised state
- * stays usable).
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
+ * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
+ * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ *
+ * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
+ * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
+ * Every call validates the state first: `SGS_ERR_NOT_INITIALISED` (zeroed, cleared, or
+ * another sampler's), `SGS_ERR_BUSY` (called from one of its own callbacks),
+ * `SGS_ERR_STATE_CORRUPTED` (tagged, but its recorded workspace, sizes or callbacks fail
+ * their checksum or do not agree with each other), `SGS_ERR_STATE_MOVED`. Not detected:
+ * two states initialised over the same workspace (each one's steps overwrite the
+ * other's position), and a stale copy of an earlier init's bytes put back at the same
+ * address.
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -969,7 +1015,8 @@ sgs_status sgs_amagold_init_f32(struct sgs_amagold_f32 *state,
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
  * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
  * chain (position, momentum, energy, counters, generator) is exactly as before the call,
  * so retrying repeats the same draws.
@@ -990,7 +1037,8 @@ sgs_status sgs_amagold_step_f32(struct sgs_amagold_f32 *state, struct sgs_amagol
  * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
  * nothing.
  *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
  * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
@@ -1006,7 +1054,9 @@ sgs_status sgs_amagold_run_f32(struct sgs_amagold_f32 *state,
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (getters are refused inside the chain's own callbacks: the callback receives the
+ * point it needs), `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
  * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
@@ -1019,7 +1069,8 @@ sgs_status sgs_amagold_position_f32(const struct sgs_amagold_f32 *state,
 
 /**
  * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or the workspace), or the state's validation statuses as for the position getter.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
@@ -1042,6 +1093,44 @@ sgs_status sgs_amagold_divergences_f32(const struct sgs_amagold_f32 *state, uint
  * `state` valid; `d` valid for a write.
  */
 sgs_status sgs_amagold_dim_f32(const struct sgs_amagold_f32 *state, size_t *d);
+
+/**
+ * Invalidates an AMAGOLD state: zeroes `*state`, so that every later
+ * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
+ * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
+ * (called from one of the chain's callbacks; nothing changed).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_amagold_clear_f32(struct sgs_amagold_f32 *state);
+
+/**
+ * Makes `*dst` an independent copy of the AMAGOLD chain `*src`: the
+ * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
+ * elements), and the copy continues exactly as the source would (same draws), each on
+ * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
+ *
+ * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
+ * `memcpy` or `realloc`): `copy(s, ws, ws_len, s)` with `s`'s own workspace re-homes a
+ * moved state in place, and a copy to another `dst` works as from the original.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * `dst`, `dst_workspace`, `src` and its workspace overlapping, other than the in-place
+ * re-homing), `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED` (`src`),
+ * `SGS_ERR_BUSY` (`src` or `dst` in a call), `SGS_ERR_WORKSPACE_TOO_SMALL`. On error
+ * `*dst` and `dst_workspace` are not modified.
+ *
+ * # Safety
+ * `src` valid with its workspace alive; `dst` writable; `dst_workspace` valid for
+ * `dst_workspace_len` elements.
+ */
+sgs_status sgs_amagold_copy_f32(struct sgs_amagold_f32 *dst,
+                                float *dst_workspace,
+                                size_t dst_workspace_len,
+                                const struct sgs_amagold_f32 *src);
 
 /**
  * Copies the persistent momentum r (d values; meaningful for the non-reversible variant) into `out`.
@@ -1169,10 +1258,20 @@ size_t sgs_sghmc_state_align(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
- * error neither `*state` nor the workspace is modified (a previously initialised state
- * stays usable).
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
+ * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
+ * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ *
+ * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
+ * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
+ * Every call validates the state first: `SGS_ERR_NOT_INITIALISED` (zeroed, cleared, or
+ * another sampler's), `SGS_ERR_BUSY` (called from one of its own callbacks),
+ * `SGS_ERR_STATE_CORRUPTED` (tagged, but its recorded workspace, sizes or callbacks fail
+ * their checksum or do not agree with each other), `SGS_ERR_STATE_MOVED`. Not detected:
+ * two states initialised over the same workspace (each one's steps overwrite the
+ * other's position), and a stale copy of an earlier init's bytes put back at the same
+ * address.
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -1191,7 +1290,8 @@ sgs_status sgs_sghmc_init(struct sgs_sghmc *state,
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
  * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
  * chain (position, momentum, energy, counters, generator) is exactly as before the call,
  * so retrying repeats the same draws.
@@ -1212,7 +1312,8 @@ sgs_status sgs_sghmc_step(struct sgs_sghmc *state, sgs_sghmc_info *info);
  * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
  * nothing.
  *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
  * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
@@ -1228,7 +1329,9 @@ sgs_status sgs_sghmc_run(struct sgs_sghmc *state,
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (getters are refused inside the chain's own callbacks: the callback receives the
+ * point it needs), `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
  * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
@@ -1239,7 +1342,8 @@ sgs_status sgs_sghmc_position(const struct sgs_sghmc *state, double *out, size_t
 
 /**
  * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or the workspace), or the state's validation statuses as for the position getter.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
@@ -1262,6 +1366,44 @@ sgs_status sgs_sghmc_divergences(const struct sgs_sghmc *state, uint64_t *diverg
  * `state` valid; `d` valid for a write.
  */
 sgs_status sgs_sghmc_dim(const struct sgs_sghmc *state, size_t *d);
+
+/**
+ * Invalidates an SGHMC state: zeroes `*state`, so that every later
+ * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
+ * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
+ * (called from one of the chain's callbacks; nothing changed).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_sghmc_clear(struct sgs_sghmc *state);
+
+/**
+ * Makes `*dst` an independent copy of the SGHMC chain `*src`: the
+ * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
+ * elements), and the copy continues exactly as the source would (same draws), each on
+ * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
+ *
+ * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
+ * `memcpy` or `realloc`): `copy(s, ws, ws_len, s)` with `s`'s own workspace re-homes a
+ * moved state in place, and a copy to another `dst` works as from the original.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * `dst`, `dst_workspace`, `src` and its workspace overlapping, other than the in-place
+ * re-homing), `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED` (`src`),
+ * `SGS_ERR_BUSY` (`src` or `dst` in a call), `SGS_ERR_WORKSPACE_TOO_SMALL`. On error
+ * `*dst` and `dst_workspace` are not modified.
+ *
+ * # Safety
+ * `src` valid with its workspace alive; `dst` writable; `dst_workspace` valid for
+ * `dst_workspace_len` elements.
+ */
+sgs_status sgs_sghmc_copy(struct sgs_sghmc *dst,
+                          double *dst_workspace,
+                          size_t dst_workspace_len,
+                          const struct sgs_sghmc *src);
 
 /**
  * Workspace length, in `float` elements, of an SGHMC
@@ -1293,10 +1435,20 @@ size_t sgs_sghmc_state_align_f32(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
- * error neither `*state` nor the workspace is modified (a previously initialised state
- * stays usable).
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
+ * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
+ * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ *
+ * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
+ * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
+ * Every call validates the state first: `SGS_ERR_NOT_INITIALISED` (zeroed, cleared, or
+ * another sampler's), `SGS_ERR_BUSY` (called from one of its own callbacks),
+ * `SGS_ERR_STATE_CORRUPTED` (tagged, but its recorded workspace, sizes or callbacks fail
+ * their checksum or do not agree with each other), `SGS_ERR_STATE_MOVED`. Not detected:
+ * two states initialised over the same workspace (each one's steps overwrite the
+ * other's position), and a stale copy of an earlier init's bytes put back at the same
+ * address.
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -1315,7 +1467,8 @@ sgs_status sgs_sghmc_init_f32(struct sgs_sghmc_f32 *state,
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
  * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
  * chain (position, momentum, energy, counters, generator) is exactly as before the call,
  * so retrying repeats the same draws.
@@ -1336,7 +1489,8 @@ sgs_status sgs_sghmc_step_f32(struct sgs_sghmc_f32 *state, sgs_sghmc_info *info)
  * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
  * nothing.
  *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
  * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
@@ -1352,7 +1506,9 @@ sgs_status sgs_sghmc_run_f32(struct sgs_sghmc_f32 *state,
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (getters are refused inside the chain's own callbacks: the callback receives the
+ * point it needs), `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
  * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
@@ -1363,7 +1519,8 @@ sgs_status sgs_sghmc_position_f32(const struct sgs_sghmc_f32 *state, float *out,
 
 /**
  * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or the workspace), or the state's validation statuses as for the position getter.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
@@ -1386,6 +1543,44 @@ sgs_status sgs_sghmc_divergences_f32(const struct sgs_sghmc_f32 *state, uint64_t
  * `state` valid; `d` valid for a write.
  */
 sgs_status sgs_sghmc_dim_f32(const struct sgs_sghmc_f32 *state, size_t *d);
+
+/**
+ * Invalidates an SGHMC state: zeroes `*state`, so that every later
+ * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
+ * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
+ * (called from one of the chain's callbacks; nothing changed).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_sghmc_clear_f32(struct sgs_sghmc_f32 *state);
+
+/**
+ * Makes `*dst` an independent copy of the SGHMC chain `*src`: the
+ * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
+ * elements), and the copy continues exactly as the source would (same draws), each on
+ * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
+ *
+ * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
+ * `memcpy` or `realloc`): `copy(s, ws, ws_len, s)` with `s`'s own workspace re-homes a
+ * moved state in place, and a copy to another `dst` works as from the original.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * `dst`, `dst_workspace`, `src` and its workspace overlapping, other than the in-place
+ * re-homing), `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED` (`src`),
+ * `SGS_ERR_BUSY` (`src` or `dst` in a call), `SGS_ERR_WORKSPACE_TOO_SMALL`. On error
+ * `*dst` and `dst_workspace` are not modified.
+ *
+ * # Safety
+ * `src` valid with its workspace alive; `dst` writable; `dst_workspace` valid for
+ * `dst_workspace_len` elements.
+ */
+sgs_status sgs_sghmc_copy_f32(struct sgs_sghmc_f32 *dst,
+                              float *dst_workspace,
+                              size_t dst_workspace_len,
+                              const struct sgs_sghmc_f32 *src);
 
 /**
  * Copies the current momentum r (d values) into `out`.
@@ -1435,10 +1630,20 @@ size_t sgs_sgld_state_align_f32(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
- * error neither `*state` nor the workspace is modified (a previously initialised state
- * stays usable).
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
+ * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
+ * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ *
+ * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
+ * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
+ * Every call validates the state first: `SGS_ERR_NOT_INITIALISED` (zeroed, cleared, or
+ * another sampler's), `SGS_ERR_BUSY` (called from one of its own callbacks),
+ * `SGS_ERR_STATE_CORRUPTED` (tagged, but its recorded workspace, sizes or callbacks fail
+ * their checksum or do not agree with each other), `SGS_ERR_STATE_MOVED`. Not detected:
+ * two states initialised over the same workspace (each one's steps overwrite the
+ * other's position), and a stale copy of an earlier init's bytes put back at the same
+ * address.
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -1457,7 +1662,8 @@ sgs_status sgs_sgld_init_f32(struct sgs_sgld_f32 *state,
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
  * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
  * chain (position, momentum, energy, counters, generator) is exactly as before the call,
  * so retrying repeats the same draws.
@@ -1478,7 +1684,8 @@ sgs_status sgs_sgld_step_f32(struct sgs_sgld_f32 *state, sgs_sgld_info *info);
  * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
  * nothing.
  *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
  * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
@@ -1494,7 +1701,9 @@ sgs_status sgs_sgld_run_f32(struct sgs_sgld_f32 *state,
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (getters are refused inside the chain's own callbacks: the callback receives the
+ * point it needs), `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
  * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
@@ -1505,7 +1714,8 @@ sgs_status sgs_sgld_position_f32(const struct sgs_sgld_f32 *state, float *out, s
 
 /**
  * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or the workspace), or the state's validation statuses as for the position getter.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
@@ -1528,6 +1738,44 @@ sgs_status sgs_sgld_divergences_f32(const struct sgs_sgld_f32 *state, uint64_t *
  * `state` valid; `d` valid for a write.
  */
 sgs_status sgs_sgld_dim_f32(const struct sgs_sgld_f32 *state, size_t *d);
+
+/**
+ * Invalidates an SGLD state: zeroes `*state`, so that every later
+ * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
+ * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
+ * (called from one of the chain's callbacks; nothing changed).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_sgld_clear_f32(struct sgs_sgld_f32 *state);
+
+/**
+ * Makes `*dst` an independent copy of the SGLD chain `*src`: the
+ * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
+ * elements), and the copy continues exactly as the source would (same draws), each on
+ * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
+ *
+ * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
+ * `memcpy` or `realloc`): `copy(s, ws, ws_len, s)` with `s`'s own workspace re-homes a
+ * moved state in place, and a copy to another `dst` works as from the original.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * `dst`, `dst_workspace`, `src` and its workspace overlapping, other than the in-place
+ * re-homing), `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED` (`src`),
+ * `SGS_ERR_BUSY` (`src` or `dst` in a call), `SGS_ERR_WORKSPACE_TOO_SMALL`. On error
+ * `*dst` and `dst_workspace` are not modified.
+ *
+ * # Safety
+ * `src` valid with its workspace alive; `dst` writable; `dst_workspace` valid for
+ * `dst_workspace_len` elements.
+ */
+sgs_status sgs_sgld_copy_f32(struct sgs_sgld_f32 *dst,
+                             float *dst_workspace,
+                             size_t dst_workspace_len,
+                             const struct sgs_sgld_f32 *src);
 
 /**
  * Step size ε, one update per sample, seed 0, stream 0. Nothing is validated here;
@@ -1565,10 +1813,20 @@ size_t sgs_sgld_state_align(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
- * error neither `*state` nor the workspace is modified (a previously initialised state
- * stays usable).
+ * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
+ * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
+ * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
+ * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ *
+ * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
+ * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
+ * Every call validates the state first: `SGS_ERR_NOT_INITIALISED` (zeroed, cleared, or
+ * another sampler's), `SGS_ERR_BUSY` (called from one of its own callbacks),
+ * `SGS_ERR_STATE_CORRUPTED` (tagged, but its recorded workspace, sizes or callbacks fail
+ * their checksum or do not agree with each other), `SGS_ERR_STATE_MOVED`. Not detected:
+ * two states initialised over the same workspace (each one's steps overwrite the
+ * other's position), and a stale copy of an earlier init's bytes put back at the same
+ * address.
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -1587,7 +1845,8 @@ sgs_status sgs_sgld_init(struct sgs_sgld *state,
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
  * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
  * chain (position, momentum, energy, counters, generator) is exactly as before the call,
  * so retrying repeats the same draws.
@@ -1608,7 +1867,8 @@ sgs_status sgs_sgld_step(struct sgs_sgld *state, sgs_sgld_info *info);
  * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
  * nothing.
  *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
  * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
  *
@@ -1624,7 +1884,9 @@ sgs_status sgs_sgld_run(struct sgs_sgld *state,
 
 /**
  * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (getters are refused inside the chain's own callbacks: the callback receives the
+ * point it needs), `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
  * `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
@@ -1635,7 +1897,8 @@ sgs_status sgs_sgld_position(const struct sgs_sgld *state, double *out, size_t o
 
 /**
  * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or the workspace), or the state's validation statuses as for the position getter.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
@@ -1658,6 +1921,44 @@ sgs_status sgs_sgld_divergences(const struct sgs_sgld *state, uint64_t *divergen
  * `state` valid; `d` valid for a write.
  */
 sgs_status sgs_sgld_dim(const struct sgs_sgld *state, size_t *d);
+
+/**
+ * Invalidates an SGLD state: zeroes `*state`, so that every later
+ * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
+ * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
+ * (called from one of the chain's callbacks; nothing changed).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_sgld_clear(struct sgs_sgld *state);
+
+/**
+ * Makes `*dst` an independent copy of the SGLD chain `*src`: the
+ * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
+ * elements), and the copy continues exactly as the source would (same draws), each on
+ * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
+ *
+ * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
+ * `memcpy` or `realloc`): `copy(s, ws, ws_len, s)` with `s`'s own workspace re-homes a
+ * moved state in place, and a copy to another `dst` works as from the original.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * `dst`, `dst_workspace`, `src` and its workspace overlapping, other than the in-place
+ * re-homing), `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED` (`src`),
+ * `SGS_ERR_BUSY` (`src` or `dst` in a call), `SGS_ERR_WORKSPACE_TOO_SMALL`. On error
+ * `*dst` and `dst_workspace` are not modified.
+ *
+ * # Safety
+ * `src` valid with its workspace alive; `dst` writable; `dst_workspace` valid for
+ * `dst_workspace_len` elements.
+ */
+sgs_status sgs_sgld_copy(struct sgs_sgld *dst,
+                         double *dst_workspace,
+                         size_t dst_workspace_len,
+                         const struct sgs_sgld *src);
 
 /**
  * A static, nul-terminated description of a status code ("unknown status" for a value that is
@@ -1720,7 +2021,9 @@ size_t sgs_svgd_index_len(size_t n);
  * (p < 2 or p > N), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_INVALID_KERNEL`,
  * `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_STEP_RULE` (α ∉ [0, 1)),
  * `SGS_ERR_WORKSPACE_TOO_SMALL` (workspace or index), `SGS_ERR_INVALID_POSITION`.
- * On error `*state` and the buffers are not modified.
+ * `SGS_ERR_BUSY` (called from the gradient callback of the system in `*state`). On
+ * error `*state` and the buffers are not modified. The state records its own address
+ * (a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`; use `copy`).
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -1742,8 +2045,11 @@ sgs_status sgs_svgd_init(struct sgs_svgd *state,
  * One iteration: every particle moves once along its (random-batch) Stein force.
  * Writes what happened to `*info` unless NULL.
  *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT`, `SGS_ERR_INVALID_POSITION` (the caller made a particle
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (called from the system's own callback), `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED` (see the chain samplers' init),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info` inside the state, the
+ * particles, the workspace or the index), `SGS_ERR_INVALID_POSITION` (the caller made a particle
  * non-finite), `SGS_ERR_CALLBACK_ABORTED`, or `SGS_ERR_NON_FINITE` (a gradient was
  * REJECTed or not finite, or an update would not be finite). On an error the particles,
  * the AdaGrad history and the generator are exactly as before the call.
@@ -1779,8 +2085,10 @@ size_t sgs_svgd_state_align(void);
 
 /**
  * Copies the particles (N·d values, row by row) into `out` (capacity `out_len`).
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, the state's validation statuses
+ * (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`), `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the
+ * state, the particles, the workspace or the index) or `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
@@ -1800,7 +2108,8 @@ sgs_status sgs_svgd_force(const struct sgs_svgd *state, double *out, size_t out_
 
 /**
  * Writes the number of iterations done to `*iterations`. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or one of its buffers) or the state's validation statuses.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
@@ -1822,6 +2131,45 @@ sgs_status sgs_svgd_num_particles(const struct sgs_svgd *state, size_t *n);
  * `state` valid; `d` valid for a write.
  */
 sgs_status sgs_svgd_dim(const struct sgs_svgd *state, size_t *d);
+
+/**
+ * Invalidates an SVGD state: zeroes `*state`, so that every later call on it (but
+ * `init`) returns `SGS_ERR_NOT_INITIALISED`. The particles, workspace and index are not
+ * touched. Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned) or `SGS_ERR_BUSY` (called from the system's gradient callback).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_svgd_clear(struct sgs_svgd *state);
+
+/**
+ * Makes `*dst` an independent copy of the SVGD system `*src` over new buffers: the
+ * particles (`particles_len` = N·d), the workspace (at least as long as the source
+ * system needs: `…_workspace_len(n, d, config)`) and the index (≥ N) get the source's
+ * contents, and the copy continues exactly as the source would. It shares the callbacks
+ * and `user_data`. A byte-wise copy of a state is refused with `SGS_ERR_STATE_MOVED`;
+ * `src` may be such a moved state (its buffers alive), and `copy(s, …s's buffers…, s)`
+ * re-homes it in place.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * any of the eight regions overlapping, other than the in-place re-homing),
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_LENGTH_MISMATCH` (`particles_len` ≠ N·d), `SGS_ERR_WORKSPACE_TOO_SMALL`. On
+ * error nothing is modified.
+ *
+ * # Safety
+ * `src` valid with its buffers alive; `dst` writable; the buffers valid for their
+ * lengths.
+ */
+sgs_status sgs_svgd_copy(struct sgs_svgd *dst,
+                         double *particles,
+                         size_t particles_len,
+                         double *workspace,
+                         size_t workspace_len,
+                         uint32_t *index,
+                         size_t index_len,
+                         const struct sgs_svgd *src);
 
 /**
  * Workspace length, in `float` elements, for `n` particles in
@@ -1861,7 +2209,9 @@ size_t sgs_svgd_index_len_f32(size_t n);
  * (p < 2 or p > N), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_INVALID_KERNEL`,
  * `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_STEP_RULE` (α ∉ [0, 1)),
  * `SGS_ERR_WORKSPACE_TOO_SMALL` (workspace or index), `SGS_ERR_INVALID_POSITION`.
- * On error `*state` and the buffers are not modified.
+ * `SGS_ERR_BUSY` (called from the gradient callback of the system in `*state`). On
+ * error `*state` and the buffers are not modified. The state records its own address
+ * (a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`; use `copy`).
  *
  * # Safety
  * Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -1883,8 +2233,11 @@ sgs_status sgs_svgd_init_f32(struct sgs_svgd_f32 *state,
  * One iteration: every particle moves once along its (random-batch) Stein force.
  * Writes what happened to `*info` unless NULL.
  *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT`, `SGS_ERR_INVALID_POSITION` (the caller made a particle
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (called from the system's own callback), `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED` (see the chain samplers' init),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info` inside the state, the
+ * particles, the workspace or the index), `SGS_ERR_INVALID_POSITION` (the caller made a particle
  * non-finite), `SGS_ERR_CALLBACK_ABORTED`, or `SGS_ERR_NON_FINITE` (a gradient was
  * REJECTed or not finite, or an update would not be finite). On an error the particles,
  * the AdaGrad history and the generator are exactly as before the call.
@@ -1920,8 +2273,10 @@ size_t sgs_svgd_state_align_f32(void);
 
 /**
  * Copies the particles (N·d values, row by row) into `out` (capacity `out_len`).
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, the state's validation statuses
+ * (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`), `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the
+ * state, the particles, the workspace or the index) or `SGS_ERR_OUTPUT_TOO_SMALL`.
  *
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
@@ -1941,7 +2296,8 @@ sgs_status sgs_svgd_force_f32(const struct sgs_svgd_f32 *state, float *out, size
 
 /**
  * Writes the number of iterations done to `*iterations`. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or one of its buffers) or the state's validation statuses.
  *
  * # Safety
  * `state` valid; `iterations` valid for a write.
@@ -1963,6 +2319,45 @@ sgs_status sgs_svgd_num_particles_f32(const struct sgs_svgd_f32 *state, size_t *
  * `state` valid; `d` valid for a write.
  */
 sgs_status sgs_svgd_dim_f32(const struct sgs_svgd_f32 *state, size_t *d);
+
+/**
+ * Invalidates an SVGD state: zeroes `*state`, so that every later call on it (but
+ * `init`) returns `SGS_ERR_NOT_INITIALISED`. The particles, workspace and index are not
+ * touched. Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned) or `SGS_ERR_BUSY` (called from the system's gradient callback).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_svgd_clear_f32(struct sgs_svgd_f32 *state);
+
+/**
+ * Makes `*dst` an independent copy of the SVGD system `*src` over new buffers: the
+ * particles (`particles_len` = N·d), the workspace (at least as long as the source
+ * system needs: `…_workspace_len(n, d, config)`) and the index (≥ N) get the source's
+ * contents, and the copy continues exactly as the source would. It shares the callbacks
+ * and `user_data`. A byte-wise copy of a state is refused with `SGS_ERR_STATE_MOVED`;
+ * `src` may be such a moved state (its buffers alive), and `copy(s, …s's buffers…, s)`
+ * re-homes it in place.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * any of the eight regions overlapping, other than the in-place re-homing),
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_LENGTH_MISMATCH` (`particles_len` ≠ N·d), `SGS_ERR_WORKSPACE_TOO_SMALL`. On
+ * error nothing is modified.
+ *
+ * # Safety
+ * `src` valid with its buffers alive; `dst` writable; the buffers valid for their
+ * lengths.
+ */
+sgs_status sgs_svgd_copy_f32(struct sgs_svgd_f32 *dst,
+                             float *particles,
+                             size_t particles_len,
+                             float *workspace,
+                             size_t workspace_len,
+                             uint32_t *index,
+                             size_t index_len,
+                             const struct sgs_svgd_f32 *src);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -4,8 +4,12 @@
 #
 #   scripts/install-deps.sh [--check] [test|demo]
 #
-#   test (default)  what `make test` needs: the two bare-metal Rust targets (rustup, no root) and
-#                   the apt packages below (root)
+#   test (default)  what `make test` needs: the two bare-metal Rust targets (rustup, no root),
+#                   the apt packages below and python3-venv when python3 cannot make a venv
+#                   (root), and when a nightly toolchain is installed, the
+#                   nightly tools of scripts/test-fuzz.sh and scripts/test-miri.sh (cargo-fuzz;
+#                   the miri and rust-src components; no root). Without nightly those two suites
+#                   skip themselves.
 #   demo            what `make demo` needs: the C and C++ compilers only
 #   --check         install nothing: print what is missing and exit 1 if anything is
 #
@@ -26,7 +30,11 @@ done
 
 if [ "$need" = test ]; then
   targets=(thumbv7em-none-eabihf thumbv7m-none-eabi)
-  pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils)
+  # octave, liboctave-dev: the MATLAB/Octave binding (mkoctfile --mex, octave-cli). gnuplot-nox and
+  # fonts-freefont-otf: Octave's only headless graphics toolkit and the font its text renderer
+  # needs, for the binding's PNG example (print -dpngcairo; -dpng would also need ghostscript).
+  pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils
+    octave liboctave-dev gnuplot-nox fonts-freefont-otf)
 else
   targets=()
   pkgs=(gcc g++ binutils)
@@ -49,17 +57,44 @@ if [ "${#targets[@]}" -gt 0 ]; then
   fi
 fi
 
+# Nightly tools (fuzzing, Miri): only where a nightly toolchain exists; never installs nightly.
+missing_nightly=()
+if [ "$need" = test ] && command -v rustup >/dev/null 2>&1 &&
+  cargo +nightly --version >/dev/null 2>&1; then
+  nightly_components=$(rustup +nightly component list --installed)
+  for c in miri rust-src; do
+    grep -q "^$c" <<<"$nightly_components" || missing_nightly+=("component:$c")
+  done
+  cargo +nightly fuzz --version >/dev/null 2>&1 || missing_nightly+=("cargo-fuzz")
+fi
+
 missing_pkgs=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing_pkgs+=("$p")
 done
+# scripts/test-python.sh makes a virtual environment: it needs a python3 with venv and ensurepip
+# (Debian and Ubuntu ship those in python3-venv). Checked by what works, not by package name, so
+# that a python3 from elsewhere (pyenv, a distribution build) that has them is left alone.
+if [ "$need" = test ] && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  command -v python3 >/dev/null 2>&1 || missing_pkgs+=(python3)
+  missing_pkgs+=(python3-venv)
+fi
 
 if [ "$check" -eq 1 ]; then
   [ "${#missing_targets[@]}" -eq 0 ] || echo "missing Rust targets: ${missing_targets[*]}"
   [ "${#missing_pkgs[@]}" -eq 0 ] || echo "missing apt packages: ${missing_pkgs[*]}"
-  [ "${#missing_targets[@]}" -eq 0 ] && [ "${#missing_pkgs[@]}" -eq 0 ]
+  [ "${#missing_nightly[@]}" -eq 0 ] || echo "missing nightly tools: ${missing_nightly[*]}"
+  [ "${#missing_targets[@]}" -eq 0 ] && [ "${#missing_pkgs[@]}" -eq 0 ] &&
+    [ "${#missing_nightly[@]}" -eq 0 ]
   exit
 fi
+
+for m in "${missing_nightly[@]}"; do
+  case "$m" in
+    component:*) rustup +nightly component add "${m#component:}" ;;
+    cargo-fuzz) cargo +nightly install cargo-fuzz --locked ;;
+  esac
+done
 
 if [ "${#missing_targets[@]}" -gt 0 ]; then
   rustup target add "${missing_targets[@]}"

@@ -2,7 +2,8 @@
 # The C API: header freshness and stand-alone compilation (C99, C11, C++11, C++17), the host
 # builds of the C library (no_std staticlib and cdylib: link needs, exported symbols), C output
 # vs the Rust std reference build bit for bit (f64) and vs the Rust f32 core (f32), the bad-input
-# matrix through the C ABI, and all C programs once more under ASan + UBSan.
+# matrix through the C ABI, all C programs once more under ASan + UBSan, no panic path reachable
+# from the C API, and two threads of independent samplers under ThreadSanitizer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=ffi-tests/build
@@ -55,6 +56,17 @@ no_personality() {
   ! nm -u "$lib" 2>/dev/null | grep rust_eh_personality >/dev/null && echo "no undefined rust_eh_personality"
 }
 
+# No panic machinery is reachable from the C API: in the .so (linked with --gc-sections by
+# cargo) and in a program linking the .a with --gc-sections (scripts/no-panic-linked.sh). The
+# panic handler aborts, but it must never be reachable at all.
+no_panic_path() {
+  if nm -C "$so" | grep -iE 'panic|slice_index|len_mismatch|bounds_check|rust_begin_unwind'; then
+    echo "a panic path is linked into $so"
+    return 1
+  fi
+  echo "$so: no panic path" && bash scripts/no-panic-linked.sh "$lib" "$build/no-panic" gcc -O2
+}
+
 # The shared library exports exactly the functions the header declares, nothing else.
 cdylib_exports_only_sgs() {
   local other
@@ -102,6 +114,13 @@ sanitized() {
     repro _san "${san[@]}"
 }
 
+# Two threads x independent samplers of every kind under ThreadSanitizer, bit-identical to a
+# one-thread run.
+tsan() {
+  gcc -std=c11 -O1 -g -ffp-contract=off "${warn[@]}" -fsanitize=thread -Iinclude ffi-tests/threads.c \
+    "$lib" -lm -lpthread -o "$build/threads_tsan" && "$build/threads_tsan"
+}
+
 echo "building: header check, C library (no_std, release), Rust reference output"
 check header-current cargo run -q -p sgsample-gen-header -- --check
 check rust-ffi-unit cargo test -q --release -p sgsample --features std,ffi --lib ffi
@@ -111,11 +130,13 @@ check header-alone-c99-c11-cxx11-cxx17 header_alone
 check version-vs-cargo-toml version_matches
 check staticlib-no-eh-personality no_personality
 check cdylib-exports-only-sgs cdylib_exports_only_sgs
+check no-panic-path-linked no_panic_path
 check link-staticlib-only-lm link_plain
 check link-from-cxx17 link_cxx
 check link-cdylib link_cdylib
 check c-vs-rust-bit-for-bit repro ""
 check bad-input-matrix bad_inputs
 check asan-ubsan sanitized
+check threads-tsan tsan
 echo "ffi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,6 +18,12 @@ for target in thumbv7em-none-eabihf thumbv7m-none-eabi; do
   echo "$target: core and C library build, no allocator symbol in $lib"
 done
 
+# No panic path is reachable from the C API of the Cortex-M4F C library (the host's is checked by
+# test-ffi.sh): a program referencing every sgs_ function, linked with --gc-sections.
+bash scripts/no-panic-linked.sh target/thumbv7em-none-eabihf/release/libsgsample.a \
+  target/thumbv7em-none-eabihf/no-panic arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb \
+  -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nosys.specs -O2 -Wl,--no-warn-execstack
+
 # Clippy on the firmware crate (its own workspace, bare-metal only, so not in test-rust.sh):
 # warnings are errors, and incompatible_msrv checks its rust-version.
 for feats in "" fp-amagold,fp-svgd,fp-f64; do

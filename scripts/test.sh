@@ -14,6 +14,9 @@ suites=(
   scripts/test-ffi.sh
   scripts/test-examples.sh
   scripts/test-docs.sh
+  scripts/test-matlab.sh
+  scripts/test-python.sh
+  scripts/test-miri.sh
 )
 passed=0
 for s in "${suites[@]}"; do

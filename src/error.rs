@@ -130,6 +130,20 @@ statuses! {
     /// before it.
     GradientRejected = 24, SGS_ERR_GRADIENT_REJECTED,
         "the gradient callback rejected a particle; particles unchanged";
+    /// The sampler state is tagged as initialised but its fields fail their consistency check
+    /// (C API only): it was overwritten, is a stale copy of an earlier `init`'s bytes, or its
+    /// dimension, lengths, buffers or callbacks no longer match what `init` recorded.
+    StateCorrupted = 25, SGS_ERR_STATE_CORRUPTED,
+        "the sampler state is corrupted (overwritten or stale)";
+    /// The sampler state was moved or copied byte-wise (`memcpy`, `realloc`, struct assignment)
+    /// from where `init` put it (C API only). Make independent copies, or re-home a moved state,
+    /// with the sampler's `copy` function.
+    StateMoved = 26, SGS_ERR_STATE_MOVED,
+        "the sampler state was moved or copied byte-wise; use the copy function";
+    /// The sampler is in the middle of a call on this state (C API only): a callback called back
+    /// into the sampler that called it.
+    Busy = 27, SGS_ERR_BUSY,
+        "the sampler is busy: a callback called back into its own sampler";
 }
 
 impl Error {

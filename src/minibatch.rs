@@ -30,13 +30,21 @@ pub fn minibatch(seed: u64, n: u64, out: &mut [u64]) -> Result<(), Error> {
         return Err(Error::InvalidMinibatch);
     }
     let mut rng = Rng::new(seed, MINIBATCH_STREAM);
+    // Checked splits rather than indexing: no panic path is linked into the C library.
     for (k, j) in (n - b..n).enumerate() {
         let t = rng.below(j + 1);
-        out[k] = if out[..k].contains(&t) { j } else { t };
+        if let Some((done, [slot, ..])) = out.split_at_mut_checked(k) {
+            *slot = if done.contains(&t) { j } else { t };
+        }
     }
     for k in (1..out.len()).rev() {
         let m = rng.below(k as u64 + 1) as usize;
-        out.swap(k, m);
+        // m ≤ k: swap out[k] with out[m] (nothing to do when m = k).
+        if let Some((head, [last, ..])) = out.split_at_mut_checked(k) {
+            if let Some(other) = head.get_mut(m) {
+                core::mem::swap(other, last);
+            }
+        }
     }
     Ok(())
 }

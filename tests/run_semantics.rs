@@ -185,7 +185,75 @@ fn amagold_run_is_the_same_in_rust_and_c() {
     }
 }
 
-/// SGHMC and SGLD share one C mapping shape; run the same cases through both.
+/// Runs a gradient-only chain (SGHMC, SGLD: one C mapping shape) through its C `init` and
+/// `run`, with the model aborting at gradient call `abort_at`; returns the totals and the rows.
+#[allow(clippy::type_complexity)]
+fn c_gradient_chain<S, Cfg>(
+    init: unsafe extern "C" fn(
+        *mut S,
+        *const Cfg,
+        *const f64,
+        usize,
+        *mut f64,
+        usize,
+        sgs_gradient_fn,
+        *mut c_void,
+    ) -> sgs_status,
+    run: unsafe extern "C" fn(
+        *mut S,
+        usize,
+        *mut f64,
+        usize,
+        *mut usize,
+        *mut sgs_chain_run_summary,
+    ) -> sgs_status,
+    cfg: &Cfg,
+    ws_len: usize,
+    n: usize,
+    abort_at: Option<u64>,
+) -> (Totals, Vec<f64>) {
+    let mut cm = Scripted::default();
+    let mut st = core::mem::MaybeUninit::<S>::zeroed();
+    let mut cws = vec![0.0; ws_len];
+    let mut out = vec![0.0; n * D];
+    let mut sum = core::mem::MaybeUninit::<sgs_chain_run_summary>::zeroed();
+    let model: *mut Scripted = &mut cm;
+    // SAFETY: live locals of the stated lengths; the state stays where init put it.
+    let status = unsafe {
+        let s = init(
+            st.as_mut_ptr(),
+            cfg,
+            THETA0.as_ptr(),
+            D,
+            cws.as_mut_ptr(),
+            cws.len(),
+            Some(c_gradient),
+            model.cast(),
+        );
+        assert_eq!(s, sgs_status::SGS_OK);
+        // Through the pointer the callbacks use: the model is theirs until the run returns.
+        (*model).abort_at = abort_at;
+        run(
+            st.as_mut_ptr(),
+            n,
+            out.as_mut_ptr(),
+            out.len(),
+            core::ptr::null_mut(),
+            sum.as_mut_ptr(),
+        )
+    };
+    // SAFETY: written by the run.
+    let sum = unsafe { sum.assume_init() };
+    let totals = (
+        status as i32,
+        sum.iterations,
+        sum.accepted,
+        sum.divergences,
+        (sum.has_last == 1).then_some(sum.last.iteration),
+    );
+    (totals, out)
+}
+
 #[test]
 fn sghmc_and_sgld_runs_are_the_same_in_rust_and_c() {
     for (n, abort_at) in CASES {
@@ -199,47 +267,10 @@ fn sghmc_and_sgld_runs_are_the_same_in_rust_and_c() {
         m.abort_at = abort_at;
         let mut rows = vec![0.0; n * D];
         let rust = rust_totals(chain.run(&mut m, &mut rows), |i| i.iteration);
-
-        let mut cm = Scripted::default();
-        let mut st = core::mem::MaybeUninit::<sgs_sghmc>::zeroed();
-        let mut cws = [0.0; 5 * D];
         let mut c = sgs_sghmc_config_default(0.1);
         c.seed = 9;
-        let mut out = vec![0.0; n * D];
-        let mut sum = core::mem::MaybeUninit::<sgs_sghmc_run_summary>::zeroed();
-        // SAFETY: live locals of the stated lengths.
-        let status = unsafe {
-            let ud = (&mut cm as *mut Scripted).cast();
-            let s = sgs_sghmc_init(
-                st.as_mut_ptr(),
-                &c,
-                THETA0.as_ptr(),
-                D,
-                cws.as_mut_ptr(),
-                cws.len(),
-                Some(c_gradient),
-                ud,
-            );
-            assert_eq!(s, sgs_status::SGS_OK);
-            cm.abort_at = abort_at;
-            sgs_sghmc_run(
-                st.as_mut_ptr(),
-                n,
-                out.as_mut_ptr(),
-                out.len(),
-                core::ptr::null_mut(),
-                sum.as_mut_ptr(),
-            )
-        };
-        // SAFETY: written by the run.
-        let sum = unsafe { sum.assume_init() };
-        let c_totals: Totals = (
-            status as i32,
-            sum.iterations,
-            sum.accepted,
-            sum.divergences,
-            (sum.has_last == 1).then_some(sum.last.iteration),
-        );
+        let (c_totals, out) =
+            c_gradient_chain(sgs_sghmc_init, sgs_sghmc_run, &c, 5 * D, n, abort_at);
         assert_eq!(rust, c_totals, "SGHMC n {n}, abort at {abort_at:?}");
         assert_eq!(rows, out);
 
@@ -254,48 +285,10 @@ fn sghmc_and_sgld_runs_are_the_same_in_rust_and_c() {
         m.abort_at = abort_at;
         let mut rows = vec![0.0; n * D];
         let rust = rust_totals(chain.run(&mut m, &mut rows), |i| i.iteration);
-
-        let mut cm = Scripted::default();
-        let mut st = core::mem::MaybeUninit::<sgs_sgld>::zeroed();
-        let mut cws = [0.0; 3 * D];
         let mut c = sgs_sgld_config_default(0.1);
         c.seed = 9;
         c.steps = 4;
-        let mut out = vec![0.0; n * D];
-        let mut sum = core::mem::MaybeUninit::<sgs_sgld_run_summary>::zeroed();
-        // SAFETY: live locals of the stated lengths.
-        let status = unsafe {
-            let ud = (&mut cm as *mut Scripted).cast();
-            let s = sgs_sgld_init(
-                st.as_mut_ptr(),
-                &c,
-                THETA0.as_ptr(),
-                D,
-                cws.as_mut_ptr(),
-                cws.len(),
-                Some(c_gradient),
-                ud,
-            );
-            assert_eq!(s, sgs_status::SGS_OK);
-            cm.abort_at = abort_at;
-            sgs_sgld_run(
-                st.as_mut_ptr(),
-                n,
-                out.as_mut_ptr(),
-                out.len(),
-                core::ptr::null_mut(),
-                sum.as_mut_ptr(),
-            )
-        };
-        // SAFETY: written by the run.
-        let sum = unsafe { sum.assume_init() };
-        let c_totals: Totals = (
-            status as i32,
-            sum.iterations,
-            sum.accepted,
-            sum.divergences,
-            (sum.has_last == 1).then_some(sum.last.iteration),
-        );
+        let (c_totals, out) = c_gradient_chain(sgs_sgld_init, sgs_sgld_run, &c, 3 * D, n, abort_at);
         assert_eq!(rust, c_totals, "SGLD n {n}, abort at {abort_at:?}");
         assert_eq!(rows, out);
     }

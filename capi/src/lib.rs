@@ -47,9 +47,24 @@ core::arch::global_asm!(
 
 pub use sgsample::*;
 
-/// Nothing exported can panic (every index is checked before use), so reaching this handler is a
-/// bug; it stops in place rather than unwinding into C code.
-#[cfg(not(feature = "std"))]
+/// Nothing exported can panic: every index is checked before use, and `scripts/test-ffi.sh` and
+/// `scripts/test-nostd.sh` check that no panic machinery is linked into the shipped libraries. If
+/// a panic were reached anyway it would be a bug, and the library must neither unwind into C nor
+/// hang its host: on hosted targets it calls the C library's `abort()` (the C library is always
+/// linked with a libc there), which raises SIGABRT like a failed `assert`.
+#[cfg(all(not(feature = "std"), not(target_os = "none")))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    extern "C" {
+        fn abort() -> !;
+    }
+    // SAFETY: `abort` is the C standard library's, takes nothing and never returns.
+    unsafe { abort() }
+}
+
+/// On bare metal there is no `abort()`: stop in place (a debugger or the watchdog sees it). As on
+/// hosted targets, the tests check that no panic path is linked at all.
+#[cfg(all(not(feature = "std"), target_os = "none"))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     loop {

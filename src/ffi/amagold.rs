@@ -170,13 +170,13 @@ chain_api!(AmagoldCore, f64, "double", "AMAGOLD", sgs_amagold, sgs_amagold_confi
     sgs_amagold_info, sgs_amagold_run_summary, sgs_gradient_fn, [sgs_energy_fn],
     sgs_amagold_workspace_len sgs_amagold_state_size sgs_amagold_state_align sgs_amagold_init
     sgs_amagold_step sgs_amagold_run sgs_amagold_position sgs_amagold_iterations
-    sgs_amagold_divergences sgs_amagold_dim);
+    sgs_amagold_divergences sgs_amagold_dim sgs_amagold_clear sgs_amagold_copy);
 
 chain_api!(AmagoldCore, f32, "float", "AMAGOLD", sgs_amagold_f32, sgs_amagold_config,
     sgs_amagold_info, sgs_amagold_run_summary, sgs_gradient_fn_f32, [sgs_energy_fn_f32],
     sgs_amagold_workspace_len_f32 sgs_amagold_state_size_f32 sgs_amagold_state_align_f32
     sgs_amagold_init_f32 sgs_amagold_step_f32 sgs_amagold_run_f32 sgs_amagold_position_f32
-    sgs_amagold_iterations_f32 sgs_amagold_divergences_f32 sgs_amagold_dim_f32);
+    sgs_amagold_iterations_f32 sgs_amagold_divergences_f32 sgs_amagold_dim_f32 sgs_amagold_clear_f32 sgs_amagold_copy_f32);
 
 chain_getter!(block AmagoldCore, f64, sgs_amagold, sgs_amagold_momentum, 2, " Copies the persistent momentum r (d values; meaningful for the non-reversible variant) into `out`.");
 chain_getter!(block AmagoldCore, f32, sgs_amagold_f32, sgs_amagold_momentum_f32, 2, " Copies the persistent momentum r (d values; meaningful for the non-reversible variant) into `out`.");

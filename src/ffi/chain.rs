@@ -16,15 +16,23 @@ use core::ffi::c_void;
 
 /// Outcome of an iteration (`info.outcome`): the proposal was accepted (SGHMC, SGLD: the
 /// trajectory was kept).
-pub const SGS_OUTCOME_ACCEPTED: u32 = Outcome::Accepted as u32;
+pub const SGS_OUTCOME_ACCEPTED: u32 = 0;
 /// Outcome: the Metropolis–Hastings test rejected the proposal (AMAGOLD).
-pub const SGS_OUTCOME_REJECTED: u32 = Outcome::Rejected as u32;
+pub const SGS_OUTCOME_REJECTED: u32 = 1;
 /// Outcome: a callback returned REJECT (the trajectory left the domain); the iteration was
 /// discarded and the chain stayed where it was.
-pub const SGS_OUTCOME_OUT_OF_DOMAIN: u32 = Outcome::OutOfDomain as u32;
+pub const SGS_OUTCOME_OUT_OF_DOMAIN: u32 = 2;
 /// Outcome: the energy, ρ, a gradient or the new position was not finite; discarded and counted
 /// as a divergence.
-pub const SGS_OUTCOME_DIVERGENT: u32 = Outcome::Divergent as u32;
+pub const SGS_OUTCOME_DIVERGENT: u32 = 3;
+
+// Literals above so that the header has plain numbers; they are the Rust discriminants.
+const _: () = {
+    assert!(SGS_OUTCOME_ACCEPTED == Outcome::Accepted as u32);
+    assert!(SGS_OUTCOME_REJECTED == Outcome::Rejected as u32);
+    assert!(SGS_OUTCOME_OUT_OF_DOMAIN == Outcome::OutOfDomain as u32);
+    assert!(SGS_OUTCOME_DIVERGENT == Outcome::Divergent as u32);
+};
 
 /// What one outer iteration of a chain without an accept test (SGHMC, SGLD) did.
 #[repr(C)]
@@ -113,7 +121,7 @@ impl sgs_chain_info {
 
 /// How one chain sampler appears in C.
 pub(crate) trait CChain:
-    ChainKind + ChainStep<f64, CModel<f64>> + ChainStep<f32, CModel<f32>>
+    ChainKind + Clone + ChainStep<f64, CModel<f64>> + ChainStep<f32, CModel<f32>>
 {
     /// The `#[repr(C)]` configuration.
     type CConfig: Copy;
@@ -147,26 +155,105 @@ fn tag<T: CFloat, C: CChain>() -> u64 {
     C::TAGS[T::TAG_INDEX]
 }
 
-/// The Rust state stored in a chain's opaque C struct.
+/// The fixed part of a chain's stored state: what `init` recorded, checksummed.
 #[repr(C)]
-pub(crate) struct State<T, C> {
-    tag: u64,
+pub(crate) struct ChainFixed<T> {
+    hdr: Header,
     ws: *mut T,
     ws_len: usize,
     energy: Option<RawEnergy<T>>,
-    gradient: RawGradient<T>,
+    gradient: Option<RawGradient<T>>,
     user_data: *mut c_void,
+}
+
+impl<T> Clone for ChainFixed<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for ChainFixed<T> {}
+
+impl<T> Fixed for ChainFixed<T> {
+    fn header(&self) -> &Header {
+        &self.hdr
+    }
+    fn header_mut(&mut self) -> &mut Header {
+        &mut self.hdr
+    }
+    fn fields(&self, h: &mut Hasher) {
+        h.word(self.ws as usize as u64);
+        h.word(self.ws_len as u64);
+        h.word(self.energy.map_or(0, |f| f as usize) as u64);
+        h.word(self.gradient.map_or(0, |f| f as usize) as u64);
+        h.word(self.user_data as usize as u64);
+    }
+    fn consistent(&self) -> bool {
+        self.gradient.is_some() && check_array(self.ws, self.ws_len).is_ok()
+    }
+}
+
+impl<T: Float> ChainFixed<T> {
+    /// The callbacks as a Rust model (`consistent` checked the gradient is there).
+    fn model(&self) -> Result<CModel<T>, Error> {
+        Ok(CModel {
+            energy: self.energy,
+            gradient: self.gradient.ok_or(Error::StateCorrupted)?,
+            user_data: self.user_data,
+        })
+    }
+}
+
+/// The Rust state stored in a chain's opaque C struct: the fixed part, then the sampler's core.
+/// Only the core is ever borrowed (`core_ref`, `core_mut`); the fixed part is read by value.
+#[repr(C)]
+pub(crate) struct State<T, C> {
+    fx: ChainFixed<T>,
     pub(crate) core: C,
 }
 
-impl<T: Float, C> State<T, C> {
-    fn model(&self) -> CModel<T> {
-        CModel {
-            energy: self.energy,
-            gradient: self.gradient,
-            user_data: self.user_data,
-        }
+/// Validates a chain state (see [`validate`], [`check_sealed`]; the core's dimension is part of
+/// the checksum) and that it agrees with its sampler: d ≠ 0 and the workspace as long as the
+/// sampler needs. Returns the fixed part and d.
+///
+/// # Safety
+/// `state`, when non-null and aligned, must point to a readable `S`.
+unsafe fn enter<T: CFloat, C: CChain, S>(
+    state: *const S,
+    allow_moved: bool,
+) -> Result<(ChainFixed<T>, usize), Error> {
+    // SAFETY: forwarded contract.
+    let fx: ChainFixed<T> = unsafe { validate(state, tag::<T, C>())? };
+    // SAFETY: tagged: an init stored a `State` here (its core is plain data).
+    let d = unsafe { core_ref::<T, C, S>(state) }.dim();
+    check_sealed(&fx, state, d as u64, allow_moved)?;
+    if d == 0 || fx.ws_len < C::workspace_len(d) {
+        return Err(Error::StateCorrupted);
     }
+    Ok((fx, d))
+}
+
+/// The core of a validated state.
+///
+/// # Safety
+/// `state` validated; no mutable reference to the core live.
+unsafe fn core_ref<'a, T, C, S>(state: *const S) -> &'a C {
+    // SAFETY: contract of the caller.
+    unsafe { &*core::ptr::addr_of!((*state.cast::<State<T, C>>()).core) }
+}
+
+/// The core of a validated state, mutably (the header is not covered, so that a re-entrant call
+/// can read the busy flag through the raw pointer).
+///
+/// # Safety
+/// `state` validated; no other reference to the core live.
+unsafe fn core_mut<'a, T, C, S>(state: *mut S) -> &'a mut C {
+    // SAFETY: contract of the caller.
+    unsafe { &mut *core::ptr::addr_of_mut!((*state.cast::<State<T, C>>()).core) }
+}
+
+/// The spans of a state and its workspace, for overlap checks of outputs.
+fn spans_of<T, S>(state: *const S, fx: &ChainFixed<T>) -> [Span; 2] {
+    [Span::of(state, 1), Span::of(fx.ws, fx.ws_len)]
 }
 
 /// `sgs_…_init`.
@@ -200,6 +287,8 @@ pub(crate) unsafe fn init<T: CFloat, C: CChain + ChainStep<T, CModel<T>>, S>(
     if overlap(ws, ws_len, state, 1) || overlap(ws, ws_len, theta0, d) {
         return Err(Error::InvalidArgument);
     }
+    // SAFETY: checked non-null and aligned; the caller's contract.
+    unsafe { refuse_if_busy(state, tag::<T, C>())? };
     if d == 0 {
         return Err(Error::ZeroDimension);
     }
@@ -219,19 +308,23 @@ pub(crate) unsafe fn init<T: CFloat, C: CChain + ChainStep<T, CModel<T>>, S>(
         user_data,
     };
     let core = C::start(&cfg, theta0, ws_slice, &mut model)?;
+    let mut fx = ChainFixed {
+        hdr: Header {
+            tag: 0,
+            busy: 0,
+            token: 0,
+            home: 0,
+        },
+        ws,
+        ws_len,
+        energy,
+        gradient: Some(gradient),
+        user_data,
+    };
+    seal(&mut fx, tag::<T, C>(), state as usize, core.dim() as u64);
     // SAFETY: `state` is non-null, aligned, and large enough (compile-time assertions in
     // `chain_api!`).
-    unsafe {
-        state.cast::<State<T, C>>().write(State {
-            tag: tag::<T, C>(),
-            ws,
-            ws_len,
-            energy,
-            gradient,
-            user_data,
-            core,
-        })
-    };
+    unsafe { state.cast::<State<T, C>>().write(State { fx, core }) };
     Ok(())
 }
 
@@ -245,15 +338,19 @@ pub(crate) unsafe fn step<T: CFloat, C: CChain + ChainStep<T, CModel<T>>, S>(
 ) -> Result<(), Error> {
     check_opt(info)?;
     // SAFETY: contract of the caller.
-    let st: &mut State<T, C> = unsafe { state_mut(state, tag::<T, C>())? };
-    if !info.is_null() && (overlap(info, 1, state, 1) || overlap(info, 1, st.ws, st.ws_len)) {
+    let (fx, _) = unsafe { enter::<T, C, S>(state, false)? };
+    let spans = spans_of(state, &fx);
+    let o = Span::of(info, 1);
+    if spans.iter().any(|s| Span::overlaps(&o, s)) {
         return Err(Error::InvalidArgument);
     }
-    let mut model = st.model();
-    // SAFETY: the workspace checked at init.
-    let ws = unsafe { workspace(st.ws, st.ws_len) };
-    let i = st.core.step(ws, &mut model)?;
-    // SAFETY: checked aligned and disjoint from the state; NULL skips.
+    let mut model = fx.model()?;
+    // SAFETY: validated; the guard clears the flag on every return.
+    let _busy = unsafe { BusyGuard::new(state) };
+    // SAFETY: validated; the workspace checked at init.
+    let (core, ws) = unsafe { (core_mut::<T, C, S>(state), workspace(fx.ws, fx.ws_len)) };
+    let i = core.step(ws, &mut model)?;
+    // SAFETY: checked aligned and disjoint from the state and workspace; NULL skips.
     unsafe { put(info, C::info_to_c(&i)) };
     Ok(())
 }
@@ -275,8 +372,7 @@ pub(crate) unsafe fn run<T: CFloat, C: CChain + ChainStep<T, CModel<T>>, S>(
     check_opt(samples_done)?;
     check_opt(summary)?;
     // SAFETY: contract of the caller.
-    let st: &mut State<T, C> = unsafe { state_mut(state, tag::<T, C>())? };
-    let d = st.core.dim();
+    let (fx, d) = unsafe { enter::<T, C, S>(state, false)? };
     let need = n.checked_mul(d).ok_or(Error::InvalidArgument)?;
     let out_len = if n > 0 {
         check_array(out, out_len)?;
@@ -286,7 +382,7 @@ pub(crate) unsafe fn run<T: CFloat, C: CChain + ChainStep<T, CModel<T>>, S>(
     };
     let spans = [
         Span::of(state, 1),
-        Span::of(st.ws, st.ws_len),
+        Span::of(fx.ws, fx.ws_len),
         Span::of(out, out_len),
         Span::of(samples_done, 1),
         Span::of(summary, 1),
@@ -294,9 +390,11 @@ pub(crate) unsafe fn run<T: CFloat, C: CChain + ChainStep<T, CModel<T>>, S>(
     if any_overlap(&spans) {
         return Err(Error::InvalidArgument);
     }
-    let mut model = st.model();
-    // SAFETY: the workspace checked at init; `out` checked above and disjoint from it.
-    let ws = unsafe { workspace(st.ws, st.ws_len) };
+    let mut model = fx.model()?;
+    // SAFETY: validated; the guard clears the flag on every return.
+    let busy = unsafe { BusyGuard::new(state) };
+    // SAFETY: validated; the workspace checked at init; `out` checked above and disjoint from it.
+    let (core, ws) = unsafe { (core_mut::<T, C, S>(state), workspace(fx.ws, fx.ws_len)) };
     let (result, totals) = if out_len < need {
         (Err(Error::OutputTooSmall), RunSummary::EMPTY)
     } else {
@@ -308,11 +406,12 @@ pub(crate) unsafe fn run<T: CFloat, C: CChain + ChainStep<T, CModel<T>>, S>(
                 &mut []
             }
         };
-        match run_chain(&mut st.core, ws, &mut model, out) {
+        match run_chain(core, ws, &mut model, out) {
             Ok(s) => (Ok(()), s),
             Err(e) => (Err(e.error), e.partial),
         }
     };
+    drop(busy);
     // SAFETY: checked aligned and disjoint from every buffer; NULL skips.
     unsafe {
         put(samples_done, totals.iterations as usize);
@@ -333,21 +432,19 @@ pub(crate) unsafe fn copy_block<T: CFloat, C: CChain, S>(
 ) -> Result<(), Error> {
     check_ptr(out)?;
     // SAFETY: contract of the caller.
-    let st: &State<T, C> = unsafe { state_ref(state, tag::<T, C>())? };
-    let d = st.core.dim();
+    let (fx, d) = unsafe { enter::<T, C, S>(state, false)? };
     let end = block
         .checked_add(1)
         .and_then(|b| b.checked_mul(d))
         .ok_or(Error::InvalidArgument)?;
-    if end > st.ws_len {
+    if end > fx.ws_len {
         return Err(Error::InvalidArgument);
     }
     // SAFETY: `block·d .. end` lies in the workspace checked at init.
     unsafe {
         copy_to_caller(
-            state,
-            &[(st.ws, st.ws_len)],
-            st.ws.wrapping_add(end - d),
+            &spans_of(state, &fx),
+            fx.ws.wrapping_add(end - d),
             d,
             out,
             out_len,
@@ -366,13 +463,74 @@ pub(crate) unsafe fn get<T: CFloat, C: CChain, S, V>(
 ) -> Result<(), Error> {
     check_ptr(out)?;
     // SAFETY: contract of the caller.
-    let st: &State<T, C> = unsafe { state_ref(state, tag::<T, C>())? };
-    if overlap(out, 1, state, 1) || overlap(out, 1, st.ws, st.ws_len) {
+    let (fx, _) = unsafe { enter::<T, C, S>(state, false)? };
+    // SAFETY: validated.
+    let v = f(unsafe { core_ref::<T, C, S>(state) });
+    // SAFETY: checked non-null and aligned.
+    unsafe { write_out(out, &spans_of(state, &fx), v) }
+}
+
+/// `sgs_…_clear`.
+///
+/// # Safety
+/// The C contract of `clear`.
+pub(crate) unsafe fn clear_state<T: CFloat, C: CChain, S>(state: *mut S) -> Result<(), Error> {
+    // SAFETY: forwarded contract.
+    unsafe { clear(state, tag::<T, C>()) }
+}
+
+/// `sgs_…_copy`: an independent copy of `src` in `dst` over `dst_ws` (the workspace contents
+/// copied), or, when `dst` is `src` and `dst_ws` its own workspace, the re-homing of a state that
+/// was moved byte-wise.
+///
+/// # Safety
+/// The C contract of `copy`.
+pub(crate) unsafe fn copy<T: CFloat, C: CChain, S>(
+    dst: *mut S,
+    dst_ws: *mut T,
+    dst_ws_len: usize,
+    src: *const S,
+) -> Result<(), Error> {
+    check_ptr(dst)?;
+    check_ptr(dst_ws)?;
+    check_ptr(src)?;
+    check_array(dst_ws, dst_ws_len)?;
+    // SAFETY: contract of the caller.
+    let (fx, d) = unsafe { enter::<T, C, S>(src, true)? };
+    // SAFETY: checked non-null and aligned.
+    unsafe { refuse_if_busy(dst, tag::<T, C>())? };
+    let in_place = dst.cast_const() == src && dst_ws == fx.ws && dst_ws_len == fx.ws_len;
+    if !in_place
+        && any_overlap(&[
+            Span::of(dst, 1),
+            Span::of(dst_ws, dst_ws_len),
+            Span::of(src, 1),
+            Span::of(fx.ws, fx.ws_len),
+        ])
+    {
         return Err(Error::InvalidArgument);
     }
-    let v = f(&st.core);
-    // SAFETY: checked non-null, aligned and disjoint from the state.
-    unsafe { out.write(v) };
+    let need = C::workspace_len(d);
+    if dst_ws_len < need {
+        return Err(Error::WorkspaceTooSmall);
+    }
+    let mut nfx = fx;
+    nfx.ws = dst_ws;
+    nfx.ws_len = dst_ws_len;
+    seal(&mut nfx, tag::<T, C>(), dst as usize, d as u64);
+    if in_place {
+        // SAFETY: `dst` is `src`, validated: only the fixed part is rewritten.
+        unsafe { dst.cast::<ChainFixed<T>>().write(nfx) };
+        return Ok(());
+    }
+    // SAFETY: validated; the core is plain data.
+    let core = unsafe { core_ref::<T, C, S>(src) }.clone();
+    // SAFETY: both workspaces checked, disjoint, at least `need` long; `dst` non-null, aligned,
+    // large enough, disjoint from the source.
+    unsafe {
+        core::ptr::copy_nonoverlapping(fx.ws, dst_ws, need);
+        dst.cast::<State<T, C>>().write(State { fx: nfx, core });
+    }
     Ok(())
 }
 
@@ -380,12 +538,12 @@ pub(crate) unsafe fn get<T: CFloat, C: CChain, S, V>(
 ///
 /// `chain_api!(Core, T, "ctype", "Sampler", State, Config, Info, Summary, GradientFn,
 /// [EnergyFn], names…)` with the names of `workspace_len state_size state_align init step run
-/// position iterations divergences dim` in that order. `[EnergyFn]` is empty for samplers
-/// without an energy callback.
+/// position iterations divergences dim clear copy` in that order. `[EnergyFn]` is empty for
+/// samplers without an energy callback.
 macro_rules! chain_api {
     ($Core:ty, $T:ty, $ctype:literal, $name:literal, $S:ident, $Cfg:ty, $Info:ty, $Sum:ty, $G:ty,
      [$($E:ty)?], $ws_len:ident $size:ident $align:ident $init:ident $step:ident $run:ident
-     $position:ident $iterations:ident $divergences:ident $dim:ident) => {
+     $position:ident $iterations:ident $divergences:ident $dim:ident $clear:ident $copy:ident) => {
         const _: () = {
             use core::mem::{align_of, size_of};
             use $crate::ffi::chain::State;
@@ -425,10 +583,20 @@ macro_rules! chain_api {
         /// `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
         /// `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
         /// `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
-        /// momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, and with an
-        /// energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`. On
-        /// error neither `*state` nor the workspace is modified (a previously initialised state
-        /// stays usable).
+        /// momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
+        /// energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
+        /// `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
+        /// `*state` nor the workspace is modified (a previously initialised state stays usable).
+        ///
+        /// The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
+        /// struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
+        /// Every call validates the state first: `SGS_ERR_NOT_INITIALISED` (zeroed, cleared, or
+        /// another sampler's), `SGS_ERR_BUSY` (called from one of its own callbacks),
+        /// `SGS_ERR_STATE_CORRUPTED` (tagged, but its recorded workspace, sizes or callbacks fail
+        /// their checksum or do not agree with each other), `SGS_ERR_STATE_MOVED`. Not detected:
+        /// two states initialised over the same workspace (each one's steps overwrite the
+        /// other's position), and a stale copy of an earlier init's bytes put back at the same
+        /// address.
         ///
         /// # Safety
         /// Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -459,7 +627,8 @@ macro_rules! chain_api {
         /// `*info` unless `info` is NULL.
         ///
         /// Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
-        /// `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+        /// `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+        /// `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
         /// inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
         /// chain (position, momentum, energy, counters, generator) is exactly as before the call,
         /// so retrying repeats the same draws.
@@ -484,7 +653,8 @@ macro_rules! chain_api {
         /// last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
         /// nothing.
         ///
-        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
+        /// `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
         /// `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
         /// `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
         ///
@@ -506,7 +676,9 @@ macro_rules! chain_api {
         }
 
         /// Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
-        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+        /// (getters are refused inside the chain's own callbacks: the callback receives the
+        /// point it needs), `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
         /// `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
         /// `SGS_ERR_OUTPUT_TOO_SMALL`.
         ///
@@ -521,7 +693,8 @@ macro_rules! chain_api {
         }
 
         /// Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
-        /// `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+        /// `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+        /// or the workspace), or the state's validation statuses as for the position getter.
         ///
         /// # Safety
         /// `state` valid; `iterations` valid for a write.
@@ -561,6 +734,54 @@ macro_rules! chain_api {
                 $crate::ffi::chain::get::<$T, $Core, $S, usize>(state, d, |c| {
                     $crate::chain::ChainKind::dim(c)
                 })
+            })
+        }
+
+        #[doc = concat!(" Invalidates an ", $name, " state: zeroes `*state`, so that every later")]
+        /// call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
+        /// touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
+        /// `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
+        /// (called from one of the chain's callbacks; nothing changed).
+        ///
+        /// # Safety
+        /// `state` valid for writes of the whole struct.
+        #[no_mangle]
+        pub unsafe extern "C" fn $clear(state: *mut $S) -> $crate::ffi::sgs_status {
+            // SAFETY: forwarded C contract.
+            $crate::ffi::common::to_status(unsafe {
+                $crate::ffi::chain::clear_state::<$T, $Core, $S>(state)
+            })
+        }
+
+        #[doc = concat!(" Makes `*dst` an independent copy of the ", $name, " chain `*src`: the")]
+        /// workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
+        /// elements), and the copy continues exactly as the source would (same draws), each on
+        /// its own workspace. The copy shares the callbacks and `user_data`. This is the only
+        /// way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
+        ///
+        /// `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
+        /// `memcpy` or `realloc`): `copy(s, ws, ws_len, s)` with `s`'s own workspace re-homes a
+        /// moved state in place, and a copy to another `dst` works as from the original.
+        ///
+        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+        /// `dst`, `dst_workspace`, `src` and its workspace overlapping, other than the in-place
+        /// re-homing), `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED` (`src`),
+        /// `SGS_ERR_BUSY` (`src` or `dst` in a call), `SGS_ERR_WORKSPACE_TOO_SMALL`. On error
+        /// `*dst` and `dst_workspace` are not modified.
+        ///
+        /// # Safety
+        /// `src` valid with its workspace alive; `dst` writable; `dst_workspace` valid for
+        /// `dst_workspace_len` elements.
+        #[no_mangle]
+        pub unsafe extern "C" fn $copy(
+            dst: *mut $S,
+            dst_workspace: *mut $T,
+            dst_workspace_len: usize,
+            src: *const $S,
+        ) -> $crate::ffi::sgs_status {
+            // SAFETY: forwarded C contract.
+            $crate::ffi::common::to_status(unsafe {
+                $crate::ffi::chain::copy::<$T, $Core, $S>(dst, dst_workspace, dst_workspace_len, src)
             })
         }
     };

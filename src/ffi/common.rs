@@ -159,71 +159,204 @@ pub(crate) fn overlap<A, B>(a: *const A, a_len: usize, b: *const B, b_len: usize
     a0 < b1 && b0 < a1
 }
 
-/// A sampler state in caller memory: `S` is the opaque C struct, `I` the Rust state stored in it,
-/// whose first field is the `u64` tag. Returns the state if the pointer is valid and the tag
-/// matches.
+/// The first three words of every sampler state in caller memory.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct Header {
+    /// The sampler and float type (0 before `init` in a zeroed state).
+    pub(crate) tag: u64,
+    /// Non-zero while a `step` or `run` on this state is under way (re-entrancy guard).
+    pub(crate) busy: u32,
+    /// [`token`] of the fixed fields (and of what the sampler adds, such as the dimension).
+    pub(crate) token: u32,
+    /// The address of the state when `init` (or `copy`) filled it.
+    pub(crate) home: usize,
+}
+
+/// The part of a stored state that stays fixed from `init` on: the header, then the buffers,
+/// sizes and callbacks the pointers depend on. Every bit pattern must be a valid value (integers,
+/// raw pointers, `Option`s of function pointers), so a corrupted state can be read and judged.
+pub(crate) trait Fixed: Copy {
+    /// The header (first field).
+    fn header(&self) -> &Header;
+    /// The header, mutably.
+    fn header_mut(&mut self) -> &mut Header;
+    /// Feeds every field after the header to `h`.
+    fn fields(&self, h: &mut Hasher);
+    /// Cheap consistency of the fields among themselves (dimension non-zero, lengths that agree).
+    fn consistent(&self) -> bool;
+}
+
+/// A 64-bit mixing checksum (not cryptographic: it detects accidents, not adversaries).
+pub(crate) struct Hasher(pub(crate) u64);
+
+impl Hasher {
+    /// Mixes one word in.
+    pub(crate) fn word(&mut self, w: u64) {
+        self.0 = (self.0 ^ w)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
+    }
+}
+
+/// The checksum of the tag, the home address, the fixed fields and `extra` (what the sampler
+/// adds from its core, such as the dimension).
+pub(crate) fn token<F: Fixed>(f: &F, extra: u64) -> u32 {
+    let mut h = Hasher(0x7367_7353_7461_7465);
+    h.word(f.header().tag);
+    h.word(f.header().home as u64);
+    f.fields(&mut h);
+    h.word(extra);
+    (h.0 ^ (h.0 >> 32)) as u32
+}
+
+/// Marks fixed fields as belonging to a state stored at address `at`: tagged, not busy, home
+/// `at`, and the checksum.
+pub(crate) fn seal<F: Fixed>(f: &mut F, tag: u64, at: usize, extra: u64) {
+    let hd = f.header_mut();
+    hd.tag = tag;
+    hd.busy = 0;
+    hd.home = at;
+    hd.token = 0;
+    let t = token(f, extra);
+    f.header_mut().token = t;
+}
+
+/// The first checks on every entry: the pointer (`NullPointer`, misaligned: `InvalidArgument`),
+/// the tag (`NotInitialised`) and the busy flag (`Busy`). Returns a copy of the fixed fields, to
+/// be judged by [`check_sealed`]; no reference to the state is created.
 ///
 /// # Safety
-/// `p`, when non-null and aligned, must point to a readable (and for `&mut`, writable) `S`.
-pub(crate) unsafe fn state_ref<'a, S, I>(p: *const S, tag: u64) -> Result<&'a I, Error> {
-    debug_assert!(size_of::<I>() <= size_of::<S>() && align_of::<I>() <= align_of::<S>());
+/// `p`, when non-null and aligned, must point to a readable `S` whose first bytes are an `F`.
+pub(crate) unsafe fn validate<S, F: Fixed>(p: *const S, tag: u64) -> Result<F, Error> {
+    debug_assert!(size_of::<F>() <= size_of::<S>() && align_of::<F>() <= align_of::<S>());
     check_ptr(p)?;
-    // SAFETY: `p` is non-null and aligned; the first 8 bytes of `S` are the tag word.
-    if unsafe { p.cast::<u64>().read() } != tag {
+    let h = p.cast::<Header>();
+    // SAFETY: `p` is non-null and aligned; the first words of `S` are a header.
+    if unsafe { core::ptr::addr_of!((*h).tag).read() } != tag {
         return Err(Error::NotInitialised);
     }
-    // SAFETY: the tag says a successful init stored an `I` here.
-    Ok(unsafe { &*p.cast::<I>() })
+    // SAFETY: as above.
+    if unsafe { core::ptr::addr_of!((*h).busy).read() } != 0 {
+        return Err(Error::Busy);
+    }
+    // SAFETY: as above; every bit pattern is a valid `F` (see `Fixed`).
+    Ok(unsafe { p.cast::<F>().read() })
 }
 
-/// Mutable twin of [`state_ref`].
-///
-/// # Safety
-/// As [`state_ref`], and no other reference to the state may be live.
-pub(crate) unsafe fn state_mut<'a, S, I>(p: *mut S, tag: u64) -> Result<&'a mut I, Error> {
-    // SAFETY: forwarded contract.
-    unsafe { state_ref::<S, I>(p, tag)? };
-    // SAFETY: as in `state_ref`, exclusive by the caller's contract.
-    Ok(unsafe { &mut *p.cast::<I>() })
-}
-
-/// The body of every value getter: checks `out` (so a null `out` is reported before an
-/// uninitialised state), finds the state, and writes `f(state)` to `out`.
-///
-/// # Safety
-/// As [`state_ref`]; a non-null, aligned `out` must be valid for writes.
-pub(crate) unsafe fn get_value<S, I, V>(
-    tag: u64,
-    state: *const S,
-    out: *mut V,
-    f: impl FnOnce(&I) -> V,
+/// The checksum (with the sampler's `extra`) and the consistency of the fixed fields
+/// (`StateCorrupted`), then — unless `allow_moved` — whether the state is still at the address
+/// `p` it was filled at (`StateMoved`).
+pub(crate) fn check_sealed<S, F: Fixed>(
+    f: &F,
+    p: *const S,
+    extra: u64,
+    allow_moved: bool,
 ) -> Result<(), Error> {
-    check_ptr(out)?;
+    if token(f, extra) != f.header().token || !f.consistent() {
+        return Err(Error::StateCorrupted);
+    }
+    if !allow_moved && f.header().home != p as usize {
+        return Err(Error::StateMoved);
+    }
+    Ok(())
+}
+
+/// `Busy` when `p` holds a state of this `tag` that is in a call (for `init`, `clear` and the
+/// destination of `copy`, which may hold anything, initialised or not).
+///
+/// # Safety
+/// `p` must be non-null, aligned, and readable for a header.
+pub(crate) unsafe fn refuse_if_busy<S>(p: *const S, tag: u64) -> Result<(), Error> {
+    let h = p.cast::<Header>();
     // SAFETY: contract of the caller.
-    let st: &I = unsafe { state_ref(state, tag)? };
-    // SAFETY: checked non-null and aligned.
-    unsafe { out.write(f(st)) };
+    let (t, busy) = unsafe {
+        (
+            core::ptr::addr_of!((*h).tag).read(),
+            core::ptr::addr_of!((*h).busy).read(),
+        )
+    };
+    if t == tag && busy != 0 {
+        Err(Error::Busy)
+    } else {
+        Ok(())
+    }
+}
+
+/// `sgs_…_clear`: zeroes a state (so that its later use is `NotInitialised`), unless it is busy.
+///
+/// # Safety
+/// `p`, when non-null and aligned, must point to a writable `S`.
+pub(crate) unsafe fn clear<S>(p: *mut S, tag: u64) -> Result<(), Error> {
+    check_ptr(p)?;
+    // SAFETY: checked non-null and aligned; the caller's contract.
+    unsafe {
+        refuse_if_busy(p, tag)?;
+        p.write_bytes(0, 1);
+    }
+    Ok(())
+}
+
+/// Sets the busy flag of a validated state for the guard's lifetime, so that a callback calling
+/// back into the same state gets `Busy`. The flag is written through the raw state pointer, never
+/// through a reference, and the sampler's own references cover only the core, not the header.
+/// (A callback that `longjmp`s out leaves the flag set: that is outside the callback contract;
+/// `clear`/`init` cannot then recover the state, zeroing it with `memset` can.)
+pub(crate) struct BusyGuard(*mut Header);
+
+impl BusyGuard {
+    /// Marks `p` busy.
+    ///
+    /// # Safety
+    /// `p` must be a validated state, writable.
+    pub(crate) unsafe fn new<S>(p: *mut S) -> BusyGuard {
+        let h = p.cast::<Header>();
+        // SAFETY: contract of the caller.
+        unsafe { core::ptr::addr_of_mut!((*h).busy).write(1) };
+        BusyGuard(h)
+    }
+}
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        // SAFETY: `new`'s pointer, still valid: the guard lives within the call.
+        unsafe { core::ptr::addr_of_mut!((*self.0).busy).write(0) };
+    }
+}
+
+/// Checks a value getter's `out` (non-null, aligned, disjoint from every span of `state`) and
+/// writes `v` to it.
+///
+/// # Safety
+/// A non-null, aligned `out` must be valid for writes.
+pub(crate) unsafe fn write_out<V>(out: *mut V, spans: &[Span], v: V) -> Result<(), Error> {
+    let o = Span::of(out, 1);
+    if spans.iter().any(|s| Span::overlaps(&o, s)) {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: checked (by the caller) non-null and aligned, and disjoint from the state.
+    unsafe { out.write(v) };
     Ok(())
 }
 
 /// The tail of every copying getter: copies `len` elements at `src` into the caller's `out`
-/// (capacity `out_len`), refusing an `out` that is not a valid array, that overlaps the state or
-/// one of its `buffers` (`InvalidArgument`), or that is too short (`OutputTooSmall`).
+/// (capacity `out_len`), refusing an `out` that is not a valid array, that overlaps one of the
+/// `spans` (the state and every buffer it records: `InvalidArgument`), or that is too short
+/// (`OutputTooSmall`).
 ///
 /// # Safety
-/// `src..src + len` must lie in one of `buffers`, checked at init; a valid `out` array must be
+/// `src..src + len` must lie in one of the `spans`, checked at init; a valid `out` array must be
 /// writable.
-pub(crate) unsafe fn copy_to_caller<T, S>(
-    state: *const S,
-    buffers: &[(*const T, usize)],
+pub(crate) unsafe fn copy_to_caller<T>(
+    spans: &[Span],
     src: *const T,
     len: usize,
     out: *mut T,
     out_len: usize,
 ) -> Result<(), Error> {
     check_array(out, out_len)?;
-    if overlap(out, out_len, state, 1) || buffers.iter().any(|&(b, n)| overlap(out, out_len, b, n))
-    {
+    let o = Span::of(out, out_len);
+    if spans.iter().any(|s| Span::overlaps(&o, s)) {
         return Err(Error::InvalidArgument);
     }
     if out_len < len {
@@ -274,14 +407,19 @@ impl Span {
     }
 }
 
+impl Span {
+    /// `true` when both spans are non-empty and intersect.
+    pub(crate) fn overlaps(a: &Span, b: &Span) -> bool {
+        a.start < a.end && b.start < b.end && a.start < b.end && b.start < a.end
+    }
+}
+
 /// `true` when two of the spans intersect (empty spans intersect nothing).
 pub(crate) fn any_overlap(spans: &[Span]) -> bool {
-    spans.iter().enumerate().any(|(i, a)| {
-        spans
-            .iter()
-            .skip(i + 1)
-            .any(|b| a.start < a.end && b.start < b.end && a.start < b.end && b.start < a.end)
-    })
+    spans
+        .iter()
+        .enumerate()
+        .any(|(i, a)| spans.iter().skip(i + 1).any(|b| Span::overlaps(a, b)))
 }
 
 /// Writes through an optional out-pointer (NULL: nothing is written).

@@ -9,7 +9,8 @@
 //!   from the same Rust source. Energies are `double` in both.
 //! * Every fallible function returns an [`sgs_status`] (an `int32_t` in C): `SGS_OK` or one of the
 //!   `SGS_ERR_…` codes (the stable numbers of the Rust [`Error`](crate::Error), defined once in
-//!   `src/error.rs`). [`sgs_status_str`] maps a status to a static string. Enumerated options (variant, outcome, …) are `uint32_t` fields with
+//!   `src/error.rs`). [`sgs_status_str`] maps a status to a static string. Enumerated options
+//!   (variant, outcome, …) are `uint32_t` fields with
 //!   `SGS_…` constants, never C `enum` types (their size differs between compilers).
 //! * Arguments are checked in this order before anything is written: null pointers
 //!   (`SGS_ERR_NULL_POINTER`), alignment and overlap of caller buffers (`SGS_ERR_INVALID_ARGUMENT`),
@@ -20,17 +21,21 @@
 //!   workspace (whose length in coordinates the `…_workspace_len` query returns), the callbacks
 //!   and the `user_data` pointer, which must all stay valid until the state is no longer used.
 //!   Zero-initialise a state before its first use (`sgs_amagold s = {{0}};`) so that using it before
-//!   `init` is reported as `SGS_ERR_NOT_INITIALISED`. A state may be copied with `memcpy`; the
-//!   copy shares the workspace.
+//!   `init` is reported as `SGS_ERR_NOT_INITIALISED`. A state records its own address: a
+//!   byte-wise copy (`memcpy`, `realloc`) is refused with `SGS_ERR_STATE_MOVED`; the `…_copy`
+//!   functions make independent copies (and re-home a moved state), `…_clear` invalidates one.
+//!   Every call validates the state (tag, busy flag, checksum of the recorded buffers, sizes and
+//!   callbacks: `SGS_ERR_STATE_CORRUPTED`) before anything is written.
 //! * No global state: any number of samplers on any number of threads, one thread per sampler.
 //! * Callbacks are plain function pointers whose first argument is the `user_data` given to
 //!   `init`. They return [`SGS_CB_OK`], [`SGS_CB_REJECT`] (the point is outside the target's
 //!   domain: the proposal is rejected) or [`SGS_CB_ABORT`] (any other value also aborts: the call
 //!   returns `SGS_ERR_CALLBACK_ABORTED` and the chain stays at its last accepted state, its random
 //!   generator included). A non-finite energy counts as a divergence (a rejection), never as an
-//!   error. Callbacks must not unwind (C++ exceptions) or `longjmp` through the library and must
-//!   not call back into the sampler that called them.
-//! * Nothing here can panic: every index is checked before use.
+//!   error. Callbacks must not unwind (C++ exceptions) or `longjmp` through the library; a
+//!   callback that calls back into the sampler that called it (same state) gets `SGS_ERR_BUSY`.
+//! * Nothing here can panic: every index is checked before use, and the tests check that no panic
+//!   path is linked into the C library (whose panic handler would abort, never hang).
 //!
 //! # Reproducibility
 //!

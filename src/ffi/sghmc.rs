@@ -77,13 +77,13 @@ pub extern "C" fn sgs_sghmc_config_default(step_size: f64) -> sgs_sghmc_config {
 chain_api!(SghmcCore, f64, "double", "SGHMC", sgs_sghmc, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_run_summary, sgs_gradient_fn, [], sgs_sghmc_workspace_len sgs_sghmc_state_size
     sgs_sghmc_state_align sgs_sghmc_init sgs_sghmc_step sgs_sghmc_run sgs_sghmc_position
-    sgs_sghmc_iterations sgs_sghmc_divergences sgs_sghmc_dim);
+    sgs_sghmc_iterations sgs_sghmc_divergences sgs_sghmc_dim sgs_sghmc_clear sgs_sghmc_copy);
 
 chain_api!(SghmcCore, f32, "float", "SGHMC", sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_run_summary, sgs_gradient_fn_f32, [], sgs_sghmc_workspace_len_f32
     sgs_sghmc_state_size_f32 sgs_sghmc_state_align_f32 sgs_sghmc_init_f32 sgs_sghmc_step_f32
     sgs_sghmc_run_f32 sgs_sghmc_position_f32 sgs_sghmc_iterations_f32
-    sgs_sghmc_divergences_f32 sgs_sghmc_dim_f32);
+    sgs_sghmc_divergences_f32 sgs_sghmc_dim_f32 sgs_sghmc_clear_f32 sgs_sghmc_copy_f32);
 
 chain_getter!(block SghmcCore, f64, sgs_sghmc, sgs_sghmc_momentum, 2, " Copies the current momentum r (d values) into `out`.");
 chain_getter!(block SghmcCore, f32, sgs_sghmc_f32, sgs_sghmc_momentum_f32, 2, " Copies the current momentum r (d values) into `out`.");

@@ -37,7 +37,7 @@ fn config_from(c: &sgs_sgld_config) -> Result<SgldConfig, Error> {
     })
 }
 
-chain_states!(sgs_sgld, sgs_sgld_f32, 16, "An SGLD");
+chain_states!(sgs_sgld, sgs_sgld_f32, 18, "An SGLD");
 
 gradient_chain_mapping!(
     SgldCore,
@@ -53,7 +53,7 @@ chain_api!(SgldCore, f32, "float", "SGLD", sgs_sgld_f32, sgs_sgld_config, sgs_sg
     sgs_sgld_run_summary, sgs_gradient_fn_f32, [], sgs_sgld_workspace_len_f32
     sgs_sgld_state_size_f32 sgs_sgld_state_align_f32 sgs_sgld_init_f32 sgs_sgld_step_f32
     sgs_sgld_run_f32 sgs_sgld_position_f32 sgs_sgld_iterations_f32 sgs_sgld_divergences_f32
-    sgs_sgld_dim_f32);
+    sgs_sgld_dim_f32 sgs_sgld_clear_f32 sgs_sgld_copy_f32);
 
 /// Step size ε, one update per sample, seed 0, stream 0. Nothing is validated here;
 /// `sgs_sgld_init` does that.
@@ -72,4 +72,4 @@ pub extern "C" fn sgs_sgld_config_default(step_size: f64) -> sgs_sgld_config {
 chain_api!(SgldCore, f64, "double", "SGLD", sgs_sgld, sgs_sgld_config, sgs_sgld_info,
     sgs_sgld_run_summary, sgs_gradient_fn, [], sgs_sgld_workspace_len sgs_sgld_state_size
     sgs_sgld_state_align sgs_sgld_init sgs_sgld_step sgs_sgld_run sgs_sgld_position
-    sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim);
+    sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim sgs_sgld_clear sgs_sgld_copy);

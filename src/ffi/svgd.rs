@@ -132,27 +132,81 @@ pub struct sgs_svgd_f32 {
     _opaque: [u64; 48],
 }
 
+/// The fixed part of an SVGD state: what `init` recorded, checksummed.
 #[repr(C)]
-struct State<T> {
-    tag: u64,
+struct SvgdFixed<T> {
+    hdr: Header,
     particles: *mut T,
     n_coords: usize,
     ws: *mut T,
     ws_len: usize,
     idx: *mut u32,
     idx_len: usize,
+    n: usize,
+    d: usize,
     gradient: Option<RawGradient<T>>,
     gradients: Option<RawGradients<T>>,
     user_data: *mut c_void,
-    core: SvgdCore<KernelChoice>,
 }
 
-const _: () = {
-    assert!(size_of::<State<f64>>() <= size_of::<sgs_svgd>());
-    assert!(align_of::<State<f64>>() <= align_of::<sgs_svgd>());
-    assert!(size_of::<State<f32>>() <= size_of::<sgs_svgd_f32>());
-    assert!(align_of::<State<f32>>() <= align_of::<sgs_svgd_f32>());
-};
+impl<T> Clone for SvgdFixed<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SvgdFixed<T> {}
+
+impl<T> Fixed for SvgdFixed<T> {
+    fn header(&self) -> &Header {
+        &self.hdr
+    }
+    fn header_mut(&mut self) -> &mut Header {
+        &mut self.hdr
+    }
+    fn fields(&self, h: &mut Hasher) {
+        h.word(self.particles as usize as u64);
+        h.word(self.n_coords as u64);
+        h.word(self.ws as usize as u64);
+        h.word(self.ws_len as u64);
+        h.word(self.idx as usize as u64);
+        h.word(self.idx_len as u64);
+        h.word(self.n as u64);
+        h.word(self.d as u64);
+        h.word(self.gradient.map_or(0, |f| f as usize) as u64);
+        h.word(self.gradients.map_or(0, |f| f as usize) as u64);
+        h.word(self.user_data as usize as u64);
+    }
+    fn consistent(&self) -> bool {
+        self.n != 0
+            && self.d != 0
+            && self.n.checked_mul(self.d) == Some(self.n_coords)
+            && self.idx_len >= self.n
+            && (self.gradient.is_some() || self.gradients.is_some())
+            && check_array(self.particles, self.n_coords).is_ok()
+            && check_array(self.ws, self.ws_len).is_ok()
+            && check_array(self.idx, self.idx_len).is_ok()
+    }
+}
+
+impl<T> SvgdFixed<T> {
+    /// The state and every buffer it records, for overlap checks of outputs.
+    fn spans<S>(&self, state: *const S) -> [Span; 4] {
+        [
+            Span::of(state, 1),
+            Span::of(self.particles, self.n_coords),
+            Span::of(self.ws, self.ws_len),
+            Span::of(self.idx, self.idx_len),
+        ]
+    }
+}
+
+/// The Rust state in an `sgs_svgd` / `sgs_svgd_f32`: the fixed part, then the core. Only the
+/// core is ever borrowed; the fixed part is read by value.
+#[repr(C)]
+struct State<T> {
+    fx: SvgdFixed<T>,
+    core: SvgdCore<KernelChoice>,
+}
 
 const TAG_F64: u64 = u64::from_le_bytes(*b"sgsSVG64");
 const TAG_F32: u64 = u64::from_le_bytes(*b"sgsSVG32");
@@ -195,6 +249,9 @@ impl<T: Float> Gradient<T> for SvgdModel<T> {
                 let s = unsafe { f(self.user_data, xs.as_ptr(), n, d, seed, grads.as_mut_ptr()) };
                 stop_of(s)
             }
+            // `chunks_exact` panics on a zero chunk size; d ≥ 1 is checked at init and on
+            // every entry, and this guard lets the compiler drop the panic path.
+            None if d == 0 => Err(Stop::Abort),
             None => {
                 for (x, g) in xs.chunks_exact(d).zip(grads.chunks_exact_mut(d)) {
                     self.gradient(x, seed, g)?;
@@ -307,6 +364,8 @@ unsafe fn init<T: Float, S>(
     {
         return Err(Error::InvalidArgument);
     }
+    // SAFETY: checked non-null and aligned; the caller's contract.
+    unsafe { refuse_if_busy(state, tag)? };
     if d == 0 {
         return Err(Error::ZeroDimension);
     }
@@ -324,44 +383,93 @@ unsafe fn init<T: Float, S>(
         )
     };
     let core = SvgdCore::new(&cfg, d, xs, ws_slice, idx_slice)?;
-    // SAFETY: `state` is non-null, aligned, and large enough (compile-time assertions).
-    unsafe {
-        state.cast::<State<T>>().write(State {
-            tag,
-            particles,
-            n_coords: coords,
-            ws,
-            ws_len,
-            idx,
-            idx_len,
-            gradient,
-            gradients,
-            user_data,
-            core,
-        })
+    let mut fx = SvgdFixed {
+        hdr: Header {
+            tag: 0,
+            busy: 0,
+            token: 0,
+            home: 0,
+        },
+        particles,
+        n_coords: coords,
+        ws,
+        ws_len,
+        idx,
+        idx_len,
+        n,
+        d,
+        gradient,
+        gradients,
+        user_data,
     };
+    seal(&mut fx, tag, state as usize, extra(&core));
+    // SAFETY: `state` is non-null, aligned, and large enough (compile-time assertions).
+    unsafe { state.cast::<State<T>>().write(State { fx, core }) };
     Ok(())
 }
 
-/// One iteration of a stored state.
+/// What the core adds to the checksum: its particle count, dimension and workspace need.
+fn extra(core: &SvgdCore<KernelChoice>) -> u64 {
+    let mut h = Hasher(0);
+    h.word(core.n as u64);
+    h.word(core.d as u64);
+    h.word(core.workspace_needed() as u64);
+    h.0
+}
+
+/// The core of a tagged state.
 ///
 /// # Safety
-/// The buffers recorded at init must be alive.
-unsafe fn step_state<T: Float>(st: &mut State<T>) -> Result<SvgdInfo, Error> {
+/// `state` tagged; no mutable reference to the core live.
+unsafe fn core_ref<'a, T, S>(state: *const S) -> &'a SvgdCore<KernelChoice> {
+    // SAFETY: contract of the caller.
+    unsafe { &*core::ptr::addr_of!((*state.cast::<State<T>>()).core) }
+}
+
+/// Validates an SVGD state ([`validate`], [`check_sealed`]) and that the core agrees with the
+/// recorded sizes.
+///
+/// # Safety
+/// `state`, when non-null and aligned, must point to a readable `S`.
+unsafe fn enter<T: Float, S>(
+    tag: u64,
+    state: *const S,
+    allow_moved: bool,
+) -> Result<SvgdFixed<T>, Error> {
+    // SAFETY: forwarded contract.
+    let fx: SvgdFixed<T> = unsafe { validate(state, tag)? };
+    // SAFETY: tagged: an init stored a `State` here (its core is plain data).
+    let core = unsafe { core_ref::<T, S>(state) };
+    check_sealed(&fx, state, extra(core), allow_moved)?;
+    if core.n != fx.n || core.d != fx.d || fx.ws_len < core.workspace_needed() {
+        return Err(Error::StateCorrupted);
+    }
+    Ok(fx)
+}
+
+/// One iteration of a validated state, marked busy for its duration.
+///
+/// # Safety
+/// `state` validated (`fx` its fixed part); the buffers recorded at init alive.
+unsafe fn step_state<T: Float, S>(state: *mut S, fx: &SvgdFixed<T>) -> Result<SvgdInfo, Error> {
     let mut model = SvgdModel {
-        gradient: st.gradient,
-        gradients: st.gradients,
-        user_data: st.user_data,
+        gradient: fx.gradient,
+        gradients: fx.gradients,
+        user_data: fx.user_data,
     };
-    // SAFETY: checked at init, pairwise disjoint, alive by the caller's contract.
-    let (xs, ws, idx) = unsafe {
+    // SAFETY: validated; the guard clears the flag on every return.
+    let _busy = unsafe { BusyGuard::new(state) };
+    // SAFETY: checked at init, pairwise disjoint, alive by the caller's contract; only the core
+    // of the state is borrowed.
+    let (core, xs, ws, idx) = unsafe {
         (
-            core::slice::from_raw_parts_mut(st.particles, st.n_coords),
-            workspace(st.ws, st.ws_len),
-            core::slice::from_raw_parts_mut(st.idx, st.idx_len),
+            &mut *core::ptr::addr_of_mut!((*state.cast::<State<T>>()).core),
+            core::slice::from_raw_parts_mut(fx.particles, fx.n_coords),
+            workspace(fx.ws, fx.ws_len),
+            core::slice::from_raw_parts_mut(fx.idx, fx.idx_len),
         )
     };
-    st.core.step(xs, ws, idx, &mut model)
+    core.step(xs, ws, idx, &mut model)
 }
 
 /// # Safety
@@ -373,17 +481,14 @@ unsafe fn step<T: Float, S>(
 ) -> Result<(), Error> {
     check_opt(info)?;
     // SAFETY: contract of the caller.
-    let st: &mut State<T> = unsafe { state_mut(state, tag)? };
-    if !info.is_null()
-        && (overlap(info, 1, state, 1)
-            || overlap(info, 1, st.particles, st.n_coords)
-            || overlap(info, 1, st.ws, st.ws_len))
-    {
+    let fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    let o = Span::of(info, 1);
+    if fx.spans(state).iter().any(|s| Span::overlaps(&o, s)) {
         return Err(Error::InvalidArgument);
     }
-    // SAFETY: the buffers recorded at init.
-    let i = unsafe { step_state(st)? };
-    // SAFETY: checked aligned; NULL skips.
+    // SAFETY: validated; the buffers recorded at init.
+    let i = unsafe { step_state(state, &fx)? };
+    // SAFETY: checked aligned and disjoint from the state and its buffers; NULL skips.
     unsafe { put(info, info_from(&i)) };
     Ok(())
 }
@@ -399,18 +504,13 @@ unsafe fn run<T: Float, S>(
 ) -> Result<(), Error> {
     check_opt(summary)?;
     // SAFETY: contract of the caller.
-    let st: &mut State<T> = unsafe { state_mut(state, tag)? };
-    if any_overlap(&[
-        Span::of(summary, 1),
-        Span::of(state, 1),
-        Span::of(st.particles, st.n_coords),
-        Span::of(st.ws, st.ws_len),
-        Span::of(st.idx, st.idx_len),
-    ]) {
+    let fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    let o = Span::of(summary, 1);
+    if fx.spans(state).iter().any(|s| Span::overlaps(&o, s)) {
         return Err(Error::InvalidArgument);
     }
-    // SAFETY: the buffers recorded at init.
-    let (result, totals) = match run_iterations(iterations, || unsafe { step_state(st) }) {
+    // SAFETY: validated; the buffers recorded at init.
+    let (result, totals) = match run_iterations(iterations, || unsafe { step_state(state, &fx) }) {
         Ok(t) => (Ok(()), t),
         Err(e) => (Err(e.error), e.partial),
     };
@@ -426,33 +526,32 @@ unsafe fn run<T: Float, S>(
 unsafe fn copy_out<T: Float, S>(
     tag: u64,
     state: *const S,
-    which: fn(&State<T>) -> (*const T, usize),
+    which: fn(&SvgdFixed<T>, &SvgdCore<KernelChoice>) -> (*const T, usize),
     out: *mut T,
     out_len: usize,
 ) -> Result<(), Error> {
     check_ptr(out)?;
     // SAFETY: contract of the caller.
-    let st: &State<T> = unsafe { state_ref(state, tag)? };
-    let (src, len) = which(st);
-    let buffers = [
-        (st.particles as *const T, st.n_coords),
-        (st.ws as *const T, st.ws_len),
-    ];
+    let fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    // SAFETY: validated.
+    let (src, len) = which(&fx, unsafe { core_ref::<T, S>(state) });
     // SAFETY: `src..src+len` lies in a buffer checked at init.
-    unsafe { copy_to_caller(state, &buffers, src, len, out, out_len) }
+    unsafe { copy_to_caller(&fx.spans(state), src, len, out, out_len) }
 }
 
-fn particles_of<T>(st: &State<T>) -> (*const T, usize) {
-    (st.particles, st.n_coords)
+fn particles_of<T>(fx: &SvgdFixed<T>, _: &SvgdCore<KernelChoice>) -> (*const T, usize) {
+    (fx.particles, fx.n_coords)
 }
 
-fn force_of<T>(st: &State<T>) -> (*const T, usize) {
-    let (off, len) = st.core.force_range();
-    // SAFETY (of the later read): init checked that the workspace holds the whole layout, of
-    // which the force region `off..off + len` is a part.
-    (st.ws.wrapping_add(off), len)
+fn force_of<T>(fx: &SvgdFixed<T>, core: &SvgdCore<KernelChoice>) -> (*const T, usize) {
+    let (off, len) = core.force_range();
+    // SAFETY (of the later read): the workspace holds the whole layout (`enter` checked its
+    // length against the core's need), of which the force region `off..off + len` is a part.
+    (fx.ws.wrapping_add(off), len)
 }
 
+/// Writes `f(core)` to `*out`, which must not overlap the state or its buffers.
+///
 /// # Safety
 /// The C contract of the value getters.
 unsafe fn get<T: Float, S, V>(
@@ -461,8 +560,93 @@ unsafe fn get<T: Float, S, V>(
     out: *mut V,
     f: impl FnOnce(&SvgdCore<KernelChoice>) -> V,
 ) -> Result<(), Error> {
+    check_ptr(out)?;
     // SAFETY: contract of the caller.
-    unsafe { get_value(tag, state, out, |st: &State<T>| f(&st.core)) }
+    let fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    // SAFETY: validated.
+    let v = f(unsafe { core_ref::<T, S>(state) });
+    // SAFETY: checked non-null and aligned.
+    unsafe { write_out(out, &fx.spans(state), v) }
+}
+
+/// `sgs_svgd_copy`: an independent copy of `src` in `dst` over the new buffers (particles,
+/// workspace and index contents copied), or, when `dst` is `src` with its own buffers, the
+/// re-homing of a state that was moved byte-wise.
+///
+/// # Safety
+/// The C contract of `sgs_svgd_copy`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy<T: Float, S>(
+    tag: u64,
+    dst: *mut S,
+    particles: *mut T,
+    particles_len: usize,
+    ws: *mut T,
+    ws_len: usize,
+    idx: *mut u32,
+    idx_len: usize,
+    src: *const S,
+) -> Result<(), Error> {
+    check_ptr(dst)?;
+    check_ptr(particles)?;
+    check_ptr(ws)?;
+    check_ptr(idx)?;
+    check_ptr(src)?;
+    check_array(particles, particles_len)?;
+    check_array(ws, ws_len)?;
+    check_array(idx, idx_len)?;
+    // SAFETY: contract of the caller.
+    let fx: SvgdFixed<T> = unsafe { enter(tag, src, true)? };
+    // SAFETY: checked non-null and aligned.
+    unsafe { refuse_if_busy(dst, tag)? };
+    let in_place = dst.cast_const() == src
+        && (particles, particles_len) == (fx.particles, fx.n_coords)
+        && (ws, ws_len) == (fx.ws, fx.ws_len)
+        && (idx, idx_len) == (fx.idx, fx.idx_len);
+    let [s0, s1, s2, s3] = fx.spans(src);
+    let spans = [
+        Span::of(dst, 1),
+        Span::of(particles, particles_len),
+        Span::of(ws, ws_len),
+        Span::of(idx, idx_len),
+        s0,
+        s1,
+        s2,
+        s3,
+    ];
+    if !in_place && any_overlap(&spans) {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: validated.
+    let core = unsafe { core_ref::<T, S>(src) }.clone();
+    if particles_len != fx.n_coords {
+        return Err(Error::LengthMismatch);
+    }
+    let need = core.workspace_needed();
+    if ws_len < need || idx_len < fx.n {
+        return Err(Error::WorkspaceTooSmall);
+    }
+    let mut nfx = fx;
+    nfx.particles = particles;
+    nfx.ws = ws;
+    nfx.ws_len = ws_len;
+    nfx.idx = idx;
+    nfx.idx_len = idx_len;
+    seal(&mut nfx, tag, dst as usize, extra(&core));
+    if in_place {
+        // SAFETY: `dst` is `src`, validated: only the fixed part is rewritten.
+        unsafe { dst.cast::<SvgdFixed<T>>().write(nfx) };
+        return Ok(());
+    }
+    // SAFETY: every buffer checked, pairwise disjoint and long enough; `dst` non-null, aligned,
+    // large enough (compile-time assertions), disjoint from the source.
+    unsafe {
+        core::ptr::copy_nonoverlapping(fx.particles, particles, fx.n_coords);
+        core::ptr::copy_nonoverlapping(fx.ws, ws, need);
+        core::ptr::copy_nonoverlapping(fx.idx, idx, fx.n);
+        dst.cast::<State<T>>().write(State { fx: nfx, core });
+    }
+    Ok(())
 }
 
 macro_rules! svgd_api {
@@ -471,7 +655,8 @@ macro_rules! svgd_api {
         gradient_fn = $G:ident, gradients_fn = $GS:ident, workspace_len = $ws_len:ident, state_size = $size:ident, state_align = $align:ident,
         index_len = $index_len:ident, init = $init:ident, step = $step:ident, run = $run:ident,
         particles = $particles:ident, force = $force:ident, iterations = $iterations:ident,
-        num_particles = $num_particles:ident, dim = $dim:ident,
+        num_particles = $num_particles:ident, dim = $dim:ident, clear = $clear:ident,
+        copy = $copy:ident,
     ) => {
         #[doc = concat!(" Workspace length, in `", $ctype, "` elements, for `n` particles in")]
         /// dimension `d` under `*config`: gradients and forces (N·d each without replacement,
@@ -513,7 +698,9 @@ macro_rules! svgd_api {
         /// (p < 2 or p > N), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_INVALID_KERNEL`,
         /// `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_STEP_RULE` (α ∉ [0, 1)),
         /// `SGS_ERR_WORKSPACE_TOO_SMALL` (workspace or index), `SGS_ERR_INVALID_POSITION`.
-        /// On error `*state` and the buffers are not modified.
+        /// `SGS_ERR_BUSY` (called from the gradient callback of the system in `*state`). On
+        /// error `*state` and the buffers are not modified. The state records its own address
+        /// (a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`; use `copy`).
         ///
         /// # Safety
         /// Pointers must be valid for the stated lengths; callbacks must follow their contract.
@@ -544,8 +731,11 @@ macro_rules! svgd_api {
         /// One iteration: every particle moves once along its (random-batch) Stein force.
         /// Writes what happened to `*info` unless NULL.
         ///
-        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
-        /// `SGS_ERR_INVALID_ARGUMENT`, `SGS_ERR_INVALID_POSITION` (the caller made a particle
+        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+        /// (called from the system's own callback), `SGS_ERR_STATE_CORRUPTED`,
+        /// `SGS_ERR_STATE_MOVED` (see the chain samplers' init),
+        /// `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info` inside the state, the
+        /// particles, the workspace or the index), `SGS_ERR_INVALID_POSITION` (the caller made a particle
         /// non-finite), `SGS_ERR_CALLBACK_ABORTED`, or `SGS_ERR_NON_FINITE` (a gradient was
         /// REJECTed or not finite, or an update would not be finite). On an error the particles,
         /// the AdaGrad history and the generator are exactly as before the call.
@@ -589,8 +779,10 @@ macro_rules! svgd_api {
         }
 
         /// Copies the particles (N·d values, row by row) into `out` (capacity `out_len`).
-        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
-        /// `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_OUTPUT_TOO_SMALL`.
+        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, the state's validation statuses
+        /// (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+        /// `SGS_ERR_STATE_MOVED`), `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the
+        /// state, the particles, the workspace or the index) or `SGS_ERR_OUTPUT_TOO_SMALL`.
         ///
         /// # Safety
         /// `state` valid; `out` valid for `out_len` elements.
@@ -614,7 +806,8 @@ macro_rules! svgd_api {
         }
 
         /// Writes the number of iterations done to `*iterations`. Returns `SGS_OK`,
-        /// `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` or `SGS_ERR_NOT_INITIALISED`.
+        /// `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+        /// or one of its buffers) or the state's validation statuses.
         ///
         /// # Safety
         /// `state` valid; `iterations` valid for a write.
@@ -642,6 +835,57 @@ macro_rules! svgd_api {
         pub unsafe extern "C" fn $dim(state: *const $S, d: *mut usize) -> sgs_status {
             // SAFETY: forwarded C contract.
             to_status(unsafe { get::<$T, $S, usize>($tag, state, d, |c| c.d) })
+        }
+
+        /// Invalidates an SVGD state: zeroes `*state`, so that every later call on it (but
+        /// `init`) returns `SGS_ERR_NOT_INITIALISED`. The particles, workspace and index are not
+        /// touched. Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
+        /// (misaligned) or `SGS_ERR_BUSY` (called from the system's gradient callback).
+        ///
+        /// # Safety
+        /// `state` valid for writes of the whole struct.
+        #[no_mangle]
+        pub unsafe extern "C" fn $clear(state: *mut $S) -> sgs_status {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { clear(state, $tag) })
+        }
+
+        /// Makes `*dst` an independent copy of the SVGD system `*src` over new buffers: the
+        /// particles (`particles_len` = N·d), the workspace (at least as long as the source
+        /// system needs: `…_workspace_len(n, d, config)`) and the index (≥ N) get the source's
+        /// contents, and the copy continues exactly as the source would. It shares the callbacks
+        /// and `user_data`. A byte-wise copy of a state is refused with `SGS_ERR_STATE_MOVED`;
+        /// `src` may be such a moved state (its buffers alive), and `copy(s, …s's buffers…, s)`
+        /// re-homes it in place.
+        ///
+        /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+        /// any of the eight regions overlapping, other than the in-place re-homing),
+        /// `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_BUSY`,
+        /// `SGS_ERR_LENGTH_MISMATCH` (`particles_len` ≠ N·d), `SGS_ERR_WORKSPACE_TOO_SMALL`. On
+        /// error nothing is modified.
+        ///
+        /// # Safety
+        /// `src` valid with its buffers alive; `dst` writable; the buffers valid for their
+        /// lengths.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $copy(
+            dst: *mut $S,
+            particles: *mut $T,
+            particles_len: usize,
+            workspace: *mut $T,
+            workspace_len: usize,
+            index: *mut u32,
+            index_len: usize,
+            src: *const $S,
+        ) -> sgs_status {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe {
+                copy::<$T, $S>(
+                    $tag, dst, particles, particles_len, workspace, workspace_len, index,
+                    index_len, src,
+                )
+            })
         }
     };
 }
@@ -678,7 +922,8 @@ svgd_api! {
     state_align = sgs_svgd_state_align, index_len = sgs_svgd_index_len,
     init = sgs_svgd_init, step = sgs_svgd_step, run = sgs_svgd_run,
     particles = sgs_svgd_particles, force = sgs_svgd_force, iterations = sgs_svgd_iterations,
-    num_particles = sgs_svgd_num_particles, dim = sgs_svgd_dim,
+    num_particles = sgs_svgd_num_particles, dim = sgs_svgd_dim, clear = sgs_svgd_clear,
+    copy = sgs_svgd_copy,
 }
 
 svgd_api! {
@@ -689,5 +934,5 @@ svgd_api! {
     init = sgs_svgd_init_f32, step = sgs_svgd_step_f32, run = sgs_svgd_run_f32,
     particles = sgs_svgd_particles_f32, force = sgs_svgd_force_f32,
     iterations = sgs_svgd_iterations_f32, num_particles = sgs_svgd_num_particles_f32,
-    dim = sgs_svgd_dim_f32,
+    dim = sgs_svgd_dim_f32, clear = sgs_svgd_clear_f32, copy = sgs_svgd_copy_f32,
 }

@@ -767,6 +767,11 @@ impl<K> SvgdCore<K> {
     pub(crate) fn batches(&self) -> usize {
         self.n.checked_div(self.cfg.batch_size).unwrap_or(0)
     }
+    #[cfg(feature = "ffi")]
+    /// The workspace length this system needs (its layout's total).
+    pub(crate) fn workspace_needed(&self) -> usize {
+        self.total
+    }
     /// The φ region of the workspace: offset and length.
     pub(crate) fn force_range(&self) -> (usize, usize) {
         (self.lay.grads, self.lay.force)

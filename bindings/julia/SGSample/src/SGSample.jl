@@ -1,0 +1,404 @@
+"""
+    SGSample
+
+AMAGOLD, SGHMC, SGLD and SVGD / RBM-SVGD from Julia through the sgsample C library
+(`libsgsample`, the same C ABI as `include/sgsample.h`). The library is found at
+`ENV["SGSAMPLE_LIB"]` (read when the package is precompiled) or, by default, at
+`target/release/libsgsample.so` of the repository this package sits in
+(`cargo build --release -p sgsample-capi`).
+
+Layouts, constants and one `@ccall` wrapper per C function are in `generated.jl`, written
+mechanically from the header by `gen/generate.py`. This file adds the Julia interface:
+
+- callbacks are Julia functions (`energy(θ)`, `grad(θ, seed)`, `grads(X, seed)`) passed to the
+  library through `@cfunction` of non-closure trampolines with the user's closures as `user_data`
+  (the pattern of BridgeStan and Cuba.jl); all buffers are held with `GC.@preserve` during calls;
+- an exception inside a callback makes it return `SGS_CB_ABORT`; the sampler stops with the chain at
+  its last completed iteration and the exception is rethrown (with its backtrace, as a
+  `CapturedException`'s original). `throw(OutOfDomain())` returns `SGS_CB_REJECT`;
+- draws are returned **column-major `d × n`** (column k is draw k), and particles are `d × N`
+  matrices (column i is particle i): the memory of a Julia `d × N` matrix is exactly the C API's
+  row-major `N × d` array, so nothing is transposed or copied.
+"""
+module SGSample
+
+using Libdl
+
+const libsgsample = get(ENV, "SGSAMPLE_LIB",
+    normpath(joinpath(@__DIR__, "..", "..", "..", "..", "target", "release",
+                      "libsgsample." * Libdl.dlext)))
+
+include("generated.jl")
+
+export AMAGOLD, SGHMC, SGLD, SVGD, Raw, run!, sample, svgd!, particles, minibatch,
+       SGSampleError, OutOfDomain, RunInfo
+
+"""A non-OK `sgs_status` from the library."""
+struct SGSampleError <: Exception
+    status::Int32
+    where::String
+end
+
+function status_name(st)
+    for name in names(@__MODULE__; all=true)
+        s = String(name)
+        if startswith(s, "SGS_ERR_") || s == "SGS_OK"
+            v = getfield(@__MODULE__, name)
+            v isa Int32 && v == st && return s
+        end
+    end
+    return "unknown status"
+end
+
+Base.showerror(io::IO, e::SGSampleError) =
+    print(io, e.where, ": ", status_name(e.status), " (", e.status, "): ",
+          unsafe_string(sgs_status_str(e.status)))
+
+"""Throw inside a callback: the point is outside the target's domain (`SGS_CB_REJECT`)."""
+struct OutOfDomain <: Exception end
+
+check(st, where) = st == SGS_OK ? nothing : throw(SGSampleError(st, where))
+
+version() = unsafe_string(sgs_version())
+
+# ---------------------------------------------------------------------------------------------
+# Callbacks: the closures travel as user_data; the trampolines are plain top-level functions.
+
+mutable struct Callbacks
+    energy::Any
+    grad::Any
+    grads::Any
+    err::Any          # the first exception a callback raised, with its backtrace
+    last::Any         # the last one rethrown (a CapturedException: exception + backtrace)
+end
+Callbacks() = Callbacks(nothing, nothing, nothing, nothing, nothing)
+
+function fail!(cb::Callbacks, e)
+    e isa OutOfDomain && return Int32(SGS_CB_REJECT)
+    cb.err = CapturedException(e, catch_backtrace())
+    return Int32(SGS_CB_ABORT)
+end
+
+function energy_tramp(ud::Ptr{Cvoid}, theta::Ptr{T}, d::Csize_t, u::Ptr{Cdouble}) where {T}
+    cb = unsafe_pointer_to_objref(ud)::Callbacks
+    try
+        x = copy(unsafe_wrap(Array, theta, Int(d)))
+        unsafe_store!(u, Float64(cb.energy(x)))
+        return Int32(SGS_CB_OK)
+    catch e
+        return fail!(cb, e)
+    end
+end
+
+function grad_tramp(ud::Ptr{Cvoid}, x::Ptr{T}, d::Csize_t, seed::UInt64, g::Ptr{T}) where {T}
+    cb = unsafe_pointer_to_objref(ud)::Callbacks
+    try
+        v = convert(Vector{T}, vec(cb.grad(copy(unsafe_wrap(Array, x, Int(d))), seed)))
+        length(v) == d || throw(DimensionMismatch("grad returned $(length(v)) values, expected $d"))
+        GC.@preserve v unsafe_copyto!(g, pointer(v), Int(d))
+        return Int32(SGS_CB_OK)
+    catch e
+        return fail!(cb, e)
+    end
+end
+
+# xs: the C API's row-major n × d = a Julia d × n matrix (column i is particle i).
+function grads_tramp(ud::Ptr{Cvoid}, xs::Ptr{T}, n::Csize_t, d::Csize_t, seed::UInt64,
+                     g::Ptr{T}) where {T}
+    cb = unsafe_pointer_to_objref(ud)::Callbacks
+    try
+        X = copy(unsafe_wrap(Array, xs, (Int(d), Int(n))))
+        G = convert(Matrix{T}, cb.grads(X, seed))
+        size(G) == (d, n) || throw(DimensionMismatch("grads returned $(size(G)), expected ($d, $n)"))
+        GC.@preserve G unsafe_copyto!(g, pointer(G), Int(n * d))
+        return Int32(SGS_CB_OK)
+    catch e
+        return fail!(cb, e)
+    end
+end
+
+energy_ptr(::Type{Float64}) = @cfunction(energy_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Ptr{Cdouble}))
+energy_ptr(::Type{Float32}) = @cfunction(energy_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Ptr{Cdouble}))
+grad_ptr(::Type{Float64}) = @cfunction(grad_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, UInt64, Ptr{Cdouble}))
+grad_ptr(::Type{Float32}) = @cfunction(grad_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, UInt64, Ptr{Cfloat}))
+grads_ptr(::Type{Float64}) = @cfunction(grads_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, UInt64, Ptr{Cdouble}))
+grads_ptr(::Type{Float32}) = @cfunction(grads_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, UInt64, Ptr{Cfloat}))
+
+"""
+    Raw(fn::Ptr{Cvoid}, user_data::Ptr{Cvoid}=C_NULL)
+
+A C callback with the `sgs_*_fn` signature (e.g. from `Libdl.dlsym`) and its user data: runs
+without Julia. Keep whatever `user_data` points to alive while the sampler is used.
+"""
+struct Raw
+    fn::Ptr{Cvoid}
+    user_data::Ptr{Cvoid}
+end
+Raw(fn::Ptr{Cvoid}) = Raw(fn, C_NULL)
+
+function rethrow_callback_error!(cb::Callbacks)
+    e = cb.err
+    cb.err = nothing
+    # The original exception is thrown (so `catch e; e isa MyError` works); the captured one,
+    # with the backtrace inside the callback, stays in `cb.last` for inspection.
+    e === nothing && return nothing
+    cb.last = e
+    throw(e.ex)
+end
+
+# ---------------------------------------------------------------------------------------------
+# States in Julia memory, sized and aligned by the library's own queries
+
+suffix(::Type{Float64}) = ""
+suffix(::Type{Float32}) = "_f32"
+cfun(kind, name, T) = getfield(@__MODULE__, Symbol("sgs_", kind, "_", name, suffix(T)))
+
+struct StateMemory
+    buf::Vector{UInt64}
+    offset::Int
+    type::DataType   # sgs_amagold, sgs_svgd_f32, ...
+end
+
+function StateMemory(kind, T)
+    size = cfun(kind, "state_size", T)()
+    align = cfun(kind, "state_align", T)()
+    buf = zeros(UInt64, cld(size + align, 8))
+    offset = Int(mod(-Int(UInt(pointer(buf))), align))
+    StateMemory(buf, offset, getfield(@__MODULE__, Symbol("sgs_", kind, suffix(T))))
+end
+# The typed state pointer the generated wrappers take; use inside GC.@preserve of the owner.
+Base.pointer(m::StateMemory) = Ptr{m.type}(pointer(m.buf) + m.offset)
+
+"""Totals of a sampler's runs (since it was created)."""
+mutable struct RunInfo
+    sampler::Symbol
+    iterations::Int
+    accepted::Int
+    divergences::Int
+    step_size::Float64
+end
+RunInfo(s) = RunInfo(s, 0, 0, 0, NaN)
+accept_rate(i::RunInfo) = i.iterations == 0 ? NaN : i.accepted / i.iterations
+
+function with_fields(x::S, kw) where {S}
+    for k in keys(kw)
+        k in fieldnames(S) || throw(ArgumentError("unknown option $k for $S; options: $(fieldnames(S))"))
+    end
+    S((haskey(kw, f) ? convert(fieldtype(S, f), kw[f]) : getfield(x, f) for f in fieldnames(S))...)
+end
+
+# ---------------------------------------------------------------------------------------------
+# Chains: AMAGOLD, SGHMC, SGLD
+
+mutable struct Chain{K,T}
+    state::StateMemory
+    config::Any
+    theta0::Vector{T}
+    workspace::Vector{T}
+    cb::Callbacks
+    raw::Any          # Raw callbacks kept alive
+    d::Int
+    info::RunInfo
+end
+
+const AMAGOLD = Chain{:amagold}
+const SGHMC = Chain{:sghmc}
+const SGLD = Chain{:sgld}
+
+callback(cb::Callbacks, f::Raw, field, ptrf, T) = f.fn, f.user_data
+function callback(cb::Callbacks, f, field, ptrf, T)
+    setfield!(cb, field, f)
+    return ptrf(T), nothing
+end
+
+"""
+    AMAGOLD(energy, grad, θ0; step_size, T=Float64, kwargs...)
+    SGHMC(grad, θ0; step_size, kwargs...)
+    SGLD(grad, θ0; step_size, kwargs...)
+
+A chain at θ0. `energy(θ) -> Real` (full data), `grad(θ, seed) -> Vector` (stochastic), or
+[`Raw`](@ref) C callbacks. Keyword options are the fields of the C config
+(`friction`, `momentum_sd`, `steps`, `warmup`, `target_accept`, `seed`, `stream`, `variant`,
+`resample_momentum`).
+"""
+function Chain{K}(energy, grad, theta0::AbstractVector; step_size, T::Type=Float64,
+                  kw...) where {K}
+    K in (:amagold, :sghmc, :sgld) || throw(ArgumentError("unknown sampler $K"))
+    default = getfield(@__MODULE__, Symbol("sgs_", K, "_config_default"))(Float64(step_size))
+    config = Ref(with_fields(default, Dict(kw)))
+    th = Vector{T}(theta0)
+    d = length(th)
+    wl = cfun(K, "workspace_len", T)(d)
+    ws = zeros(T, max(wl, 1))
+    cb = Callbacks()
+    gfn, gud = callback(cb, grad, :grad, grad_ptr, T)
+    args = Any[]
+    uds = Any[gud]
+    if K === :amagold
+        efn, eud = callback(cb, energy, :energy, energy_ptr, T)
+        push!(args, efn)
+        pushfirst!(uds, eud)
+    end
+    push!(args, gfn)
+    python_cb = any(x -> !(x isa Raw), K === :amagold ? (energy, grad) : (grad,))
+    raw_ud = something(filter(!isnothing, uds)..., C_NULL)
+    python_cb && raw_ud != C_NULL &&
+        throw(ArgumentError("cannot mix Julia callbacks with Raw callbacks that need user_data"))
+    st = StateMemory(K, T)
+    chain = Chain{K,T}(st, config, th, ws, cb, (energy, grad), d, RunInfo(K))
+    ud = python_cb ? pointer_from_objref(cb) : raw_ud
+    status = GC.@preserve chain st cb config th ws begin
+        cfun(K, "init", T)(pointer(st), config, pointer(th), d, pointer(ws), wl, args..., ud)
+    end
+    rethrow_callback_error!(cb)
+    check(status, "sgs_$(K)_init$(suffix(T))")
+    return chain
+end
+Chain{K}(grad, theta0::AbstractVector; kw...) where {K} = Chain{K}(nothing, grad, theta0; kw...)
+
+summary_type(::Chain{:amagold}) = sgs_amagold_run_summary
+summary_type(::Chain) = sgs_chain_run_summary
+
+"""
+    run!(chain, n; chunk_seconds=0.05) -> Matrix (d × n)
+
+Runs `n` outer iterations; column k of the result is draw k. Runs in C calls of about
+`chunk_seconds` each, so that Ctrl-C (an `InterruptException`) stops it between iterations.
+"""
+function run!(c::Chain{K,T}, n::Integer; chunk_seconds=0.05) where {K,T}
+    out = Matrix{T}(undef, c.d, n)
+    done_total = 0
+    k = 1
+    done = Ref{Csize_t}(0)
+    summ = Ref{summary_type(c)}()
+    while done_total < n
+        k = min(k, n - done_total)
+        t = time()
+        status = GC.@preserve c out begin
+            cfun(K, "run", T)(pointer(c.state), k, pointer(out, done_total * c.d + 1), k * c.d,
+                              done, summ)
+        end
+        s = summ[]
+        c.info.iterations += s.iterations
+        c.info.accepted += s.accepted
+        c.info.divergences += s.divergences
+        K === :amagold && s.has_last == 1 && (c.info.step_size = s.last.step_size)
+        done_total += Int(done[])
+        if status != SGS_OK
+            rethrow_callback_error!(c.cb)
+            check(status, "sgs_$(K)_run$(suffix(T))")
+        end
+        dt = time() - t
+        k = max(1, min(4k, dt > 0 ? floor(Int, k * chunk_seconds / dt) : 4k))
+        yield()   # a safepoint: a pending Ctrl-C is thrown here, between C calls
+    end
+    return out
+end
+
+"""`position(chain)`: the chain's current θ (a method of `Base.position`)."""
+function Base.position(c::Chain{K,T}) where {K,T}
+    out = Vector{T}(undef, c.d)
+    check(GC.@preserve(c, out, cfun(K, "position", T)(pointer(c.state), pointer(out), c.d)),
+          "position")
+    out
+end
+
+"""
+    sample(Sampler, args...; draws, chains=1, seed=0, stream=0, kwargs...) -> (d × draws × chains, infos)
+
+`chains` chains on the streams `stream, stream+1, …` of one seed.
+"""
+function sample(::Type{S}, args...; draws, chains=1, seed=0, stream=0, kw...) where {S<:Chain}
+    runs = [begin
+                c = S(args...; seed=seed, stream=stream + i - 1, kw...)
+                (run!(c, draws), c.info)
+            end for i in 1:chains]
+    return cat(first.(runs)...; dims=3), last.(runs)
+end
+
+# ---------------------------------------------------------------------------------------------
+# SVGD / RBM-SVGD
+
+mutable struct SVGD{T}
+    state::StateMemory
+    config::Any
+    particles::Matrix{T}   # d × N, column i is particle i (= the C API's row-major N × d)
+    workspace::Vector{T}
+    index::Vector{UInt32}
+    cb::Callbacks
+    raw::Any
+    info::RunInfo
+end
+
+"""
+    SVGD(X0::AbstractMatrix; grad=nothing, grads=nothing, batch_size=N, step_size, T=Float64, kwargs...)
+
+SVGD on the particles `X0` (**d × N**: column i is particle i; copied). `grad(x, seed)` per particle
+or `grads(X, seed) -> d × N` for all of them at once (or [`Raw`](@ref)). Options: the fields of
+`sgs_svgd_config` (`bandwidth`, `kernel`, `step_rule`, `adagrad_alpha`, `batching`, `imq_c`,
+`imq_beta`, `seed`, `stream`) with the `SGS_…` constants as values.
+"""
+function SVGD(X0::AbstractMatrix; grad=nothing, grads=nothing, batch_size=size(X0, 2), step_size,
+              T::Type=Float64, kw...)
+    X = Matrix{T}(X0)
+    d, n = size(X)
+    default = sgs_svgd_config_default(UInt64(batch_size), Float64(step_size))
+    config = Ref(with_fields(default, Dict(kw)))
+    wl = cfun(:svgd, "workspace_len", T)(n, d, config)
+    il = cfun(:svgd, "index_len", T)(n)
+    ws = zeros(T, max(wl, 1))
+    idx = zeros(UInt32, max(il, 1))
+    cb = Callbacks()
+    g1, u1 = grad === nothing ? (C_NULL, nothing) : callback(cb, grad, :grad, grad_ptr, T)
+    g2, u2 = grads === nothing ? (C_NULL, nothing) : callback(cb, grads, :grads, grads_ptr, T)
+    juliacb = any(x -> x !== nothing && !(x isa Raw), (grad, grads))
+    raw_ud = something(filter(!isnothing, Any[u1, u2])..., C_NULL)
+    juliacb && raw_ud != C_NULL &&
+        throw(ArgumentError("cannot mix Julia callbacks with Raw callbacks that need user_data"))
+    st = StateMemory(:svgd, T)
+    s = SVGD{T}(st, config, X, ws, idx, cb, (grad, grads), RunInfo(:svgd))
+    ud = juliacb ? pointer_from_objref(cb) : raw_ud
+    status = GC.@preserve s st config X ws idx cb begin
+        cfun(:svgd, "init", T)(pointer(st), config, pointer(X), n, d, pointer(ws), wl,
+                               pointer(idx), il, g1, g2, ud)
+    end
+    rethrow_callback_error!(cb)
+    check(status, "sgs_svgd_init$(suffix(T))")
+    return s
+end
+
+"""
+    svgd!(s::SVGD, iterations) -> d × N particles (a copy)
+"""
+function svgd!(s::SVGD{T}, iterations::Integer; chunk_seconds=0.05) where {T}
+    summ = Ref{sgs_svgd_run_summary}()
+    done, k = 0, 1
+    while done < iterations
+        k = min(k, iterations - done)
+        t = time()
+        status = GC.@preserve s cfun(:svgd, "run", T)(pointer(s.state), k, summ)
+        s.info.iterations += summ[].iterations
+        done += Int(summ[].iterations)
+        if status != SGS_OK
+            rethrow_callback_error!(s.cb)
+            check(status, "sgs_svgd_run$(suffix(T))")
+        end
+        s.info.step_size = summ[].last.step_size
+        dt = time() - t
+        k = max(1, min(4k, dt > 0 ? floor(Int, k * chunk_seconds / dt) : 4k))
+        yield()
+    end
+    return copy(s.particles)
+end
+
+particles(s::SVGD) = copy(s.particles)
+
+"""`minibatch(seed, n, size)`: the library's minibatch, `size` distinct 0-based indices < n."""
+function minibatch(seed::Integer, n::Integer, size::Integer)
+    out = Vector{UInt64}(undef, size)
+    check(GC.@preserve(out, sgs_minibatch(UInt64(seed), UInt64(n), pointer(out), size)),
+          "sgs_minibatch")
+    out
+end
+
+end # module

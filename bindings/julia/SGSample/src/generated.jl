@@ -1,0 +1,305 @@
+# GENERATED from include/sgsample.h by gen/generate.py -- do not edit.
+# Layouts follow C's rules; Julia isbits structs use the same ones.
+
+# Constants (#define)
+const SGS_VERSION_STRING = "0.2.0"
+const SGS_VARIANT_REVERSIBLE = 0
+const SGS_VARIANT_NON_REVERSIBLE = 1
+const SGS_OUTCOME_ACCEPTED = 0
+const SGS_OUTCOME_REJECTED = 1
+const SGS_OUTCOME_OUT_OF_DOMAIN = 2
+const SGS_OUTCOME_DIVERGENT = 3
+const SGS_CB_OK = 0
+const SGS_CB_REJECT = 1
+const SGS_CB_ABORT = 2
+const SGS_VERSION_MAJOR = 0
+const SGS_VERSION_MINOR = 2
+const SGS_VERSION_PATCH = 0
+const SGS_BATCHING_WITHOUT_REPLACEMENT = 0
+const SGS_BATCHING_WITH_REPLACEMENT = 1
+const SGS_KERNEL_GAUSSIAN = 0
+const SGS_KERNEL_GAUSSIAN_MEDIAN = 1
+const SGS_KERNEL_IMQ = 2
+const SGS_STEP_RULE_CONSTANT = 0
+const SGS_STEP_RULE_DECAYING = 1
+const SGS_STEP_RULE_ADAGRAD = 2
+
+# Scalar typedefs (as C99 sees them) and enum members
+const sgs_status = Int32
+const SGS_OK = Int32(0)
+const SGS_ERR_NULL_POINTER = Int32(1)
+const SGS_ERR_ZERO_DIMENSION = Int32(2)
+const SGS_ERR_WORKSPACE_TOO_SMALL = Int32(3)
+const SGS_ERR_LENGTH_MISMATCH = Int32(4)
+const SGS_ERR_INVALID_STEP_SIZE = Int32(5)
+const SGS_ERR_INVALID_FRICTION = Int32(6)
+const SGS_ERR_INVALID_MOMENTUM_SCALE = Int32(7)
+const SGS_ERR_INVALID_STEPS = Int32(8)
+const SGS_ERR_INVALID_POSITION = Int32(9)
+const SGS_ERR_INITIAL_ENERGY_REJECTED = Int32(10)
+const SGS_ERR_CALLBACK_ABORTED = Int32(11)
+const SGS_ERR_INVALID_TARGET_ACCEPTANCE = Int32(12)
+const SGS_ERR_INVALID_BATCH_SIZE = Int32(13)
+const SGS_ERR_INVALID_BANDWIDTH = Int32(14)
+const SGS_ERR_ZERO_PARTICLES = Int32(15)
+const SGS_ERR_INVALID_STEP_RULE = Int32(16)
+const SGS_ERR_OUTPUT_TOO_SMALL = Int32(17)
+const SGS_ERR_INVALID_KERNEL = Int32(18)
+const SGS_ERR_INVALID_OPTION = Int32(19)
+const SGS_ERR_INVALID_MINIBATCH = Int32(20)
+const SGS_ERR_NOT_INITIALISED = Int32(21)
+const SGS_ERR_NON_FINITE = Int32(22)
+const SGS_ERR_INVALID_ARGUMENT = Int32(23)
+const SGS_ERR_GRADIENT_REJECTED = Int32(24)
+const SGS_ERR_STATE_CORRUPTED = Int32(25)
+const SGS_ERR_STATE_MOVED = Int32(26)
+const SGS_ERR_BUSY = Int32(27)
+
+# Callback types: C function pointers (make them with @cfunction)
+const sgs_energy_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Ptr{Cdouble})
+const sgs_gradient_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, UInt64, Ptr{Cdouble})
+const sgs_energy_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Ptr{Cdouble})
+const sgs_gradient_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, UInt64, Ptr{Cfloat})
+const sgs_gradients_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, UInt64, Ptr{Cdouble})
+const sgs_gradients_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, UInt64, Ptr{Cfloat})
+
+# Structs
+struct sgs_amagold_config
+    step_size::Cdouble
+    friction::Cdouble
+    momentum_sd::Cdouble
+    target_accept::Cdouble
+    warmup::UInt64
+    seed::UInt64
+    stream::UInt64
+    steps::UInt32
+    variant::UInt32
+end
+struct sgs_amagold
+    _opaque::NTuple{48, UInt64}
+end
+struct sgs_amagold_info
+    log_accept::Cdouble
+    rho::Cdouble
+    energy::Cdouble
+    accept_rate::Cdouble
+    step_size::Cdouble
+    iteration::UInt64
+    divergences::UInt64
+    outcome::UInt32
+    accepted::UInt32
+    warmup::UInt32
+    reserved::UInt32
+end
+struct sgs_amagold_run_summary
+    iterations::UInt64
+    accepted::UInt64
+    divergences::UInt64
+    has_last::UInt32
+    reserved::UInt32
+    last::sgs_amagold_info
+end
+struct sgs_amagold_f32
+    _opaque::NTuple{48, UInt64}
+end
+struct sgs_sghmc_config
+    step_size::Cdouble
+    friction::Cdouble
+    momentum_sd::Cdouble
+    seed::UInt64
+    stream::UInt64
+    steps::UInt32
+    resample_momentum::UInt32
+end
+struct sgs_sghmc
+    _opaque::NTuple{24, UInt64}
+end
+struct sgs_chain_info
+    iteration::UInt64
+    divergences::UInt64
+    outcome::UInt32
+    reserved::UInt32
+end
+const sgs_sghmc_info = sgs_chain_info
+const sgs_sgld_info = sgs_chain_info
+struct sgs_chain_run_summary
+    iterations::UInt64
+    accepted::UInt64
+    divergences::UInt64
+    has_last::UInt32
+    reserved::UInt32
+    last::sgs_chain_info
+end
+const sgs_sghmc_run_summary = sgs_chain_run_summary
+const sgs_sgld_run_summary = sgs_chain_run_summary
+struct sgs_sghmc_f32
+    _opaque::NTuple{24, UInt64}
+end
+struct sgs_sgld_f32
+    _opaque::NTuple{18, UInt64}
+end
+struct sgs_sgld_config
+    step_size::Cdouble
+    steps::UInt32
+    reserved::UInt32
+    seed::UInt64
+    stream::UInt64
+end
+struct sgs_sgld
+    _opaque::NTuple{18, UInt64}
+end
+struct sgs_svgd_config
+    step_size::Cdouble
+    adagrad_alpha::Cdouble
+    bandwidth::Cdouble
+    imq_c::Cdouble
+    imq_beta::Cdouble
+    batch_size::UInt64
+    seed::UInt64
+    stream::UInt64
+    batching::UInt32
+    kernel::UInt32
+    step_rule::UInt32
+    reserved::UInt32
+end
+struct sgs_svgd
+    _opaque::NTuple{48, UInt64}
+end
+struct sgs_svgd_info
+    iteration::UInt64
+    interactions::UInt64
+    bandwidth::Cdouble
+    step_size::Cdouble
+    mean_force::Cdouble
+    max_force::Cdouble
+end
+struct sgs_svgd_run_summary
+    iterations::UInt64
+    accepted::UInt64
+    divergences::UInt64
+    has_last::UInt32
+    reserved::UInt32
+    last::sgs_svgd_info
+end
+struct sgs_svgd_f32
+    _opaque::NTuple{48, UInt64}
+end
+
+# Functions: one @ccall per declaration, arguments in the header's order
+sgs_amagold_config_default(step_size) = @ccall libsgsample.sgs_amagold_config_default(step_size::Cdouble)::sgs_amagold_config
+sgs_amagold_workspace_len(d) = @ccall libsgsample.sgs_amagold_workspace_len(d::Csize_t)::Csize_t
+sgs_amagold_state_size() = @ccall libsgsample.sgs_amagold_state_size()::Csize_t
+sgs_amagold_state_align() = @ccall libsgsample.sgs_amagold_state_align()::Csize_t
+sgs_amagold_init(state, config, theta0, d, workspace, workspace_len, energy, gradient, user_data) = @ccall libsgsample.sgs_amagold_init(state::Ptr{sgs_amagold}, config::Ptr{sgs_amagold_config}, theta0::Ptr{Cdouble}, d::Csize_t, workspace::Ptr{Cdouble}, workspace_len::Csize_t, energy::sgs_energy_fn, gradient::sgs_gradient_fn, user_data::Ptr{Cvoid})::sgs_status
+sgs_amagold_step(state, info) = @ccall libsgsample.sgs_amagold_step(state::Ptr{sgs_amagold}, info::Ptr{sgs_amagold_info})::sgs_status
+sgs_amagold_run(state, n, out, out_len, samples_done, summary) = @ccall libsgsample.sgs_amagold_run(state::Ptr{sgs_amagold}, n::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summary::Ptr{sgs_amagold_run_summary})::sgs_status
+sgs_amagold_position(state, out, out_len) = @ccall libsgsample.sgs_amagold_position(state::Ptr{sgs_amagold}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_amagold_iterations(state, iterations) = @ccall libsgsample.sgs_amagold_iterations(state::Ptr{sgs_amagold}, iterations::Ptr{UInt64})::sgs_status
+sgs_amagold_divergences(state, divergences) = @ccall libsgsample.sgs_amagold_divergences(state::Ptr{sgs_amagold}, divergences::Ptr{UInt64})::sgs_status
+sgs_amagold_dim(state, d) = @ccall libsgsample.sgs_amagold_dim(state::Ptr{sgs_amagold}, d::Ptr{Csize_t})::sgs_status
+sgs_amagold_clear(state) = @ccall libsgsample.sgs_amagold_clear(state::Ptr{sgs_amagold})::sgs_status
+sgs_amagold_copy(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_amagold_copy(dst::Ptr{sgs_amagold}, dst_workspace::Ptr{Cdouble}, dst_workspace_len::Csize_t, src::Ptr{sgs_amagold})::sgs_status
+sgs_amagold_workspace_len_f32(d) = @ccall libsgsample.sgs_amagold_workspace_len_f32(d::Csize_t)::Csize_t
+sgs_amagold_state_size_f32() = @ccall libsgsample.sgs_amagold_state_size_f32()::Csize_t
+sgs_amagold_state_align_f32() = @ccall libsgsample.sgs_amagold_state_align_f32()::Csize_t
+sgs_amagold_init_f32(state, config, theta0, d, workspace, workspace_len, energy, gradient, user_data) = @ccall libsgsample.sgs_amagold_init_f32(state::Ptr{sgs_amagold_f32}, config::Ptr{sgs_amagold_config}, theta0::Ptr{Cfloat}, d::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, energy::sgs_energy_fn_f32, gradient::sgs_gradient_fn_f32, user_data::Ptr{Cvoid})::sgs_status
+sgs_amagold_step_f32(state, info) = @ccall libsgsample.sgs_amagold_step_f32(state::Ptr{sgs_amagold_f32}, info::Ptr{sgs_amagold_info})::sgs_status
+sgs_amagold_run_f32(state, n, out, out_len, samples_done, summary) = @ccall libsgsample.sgs_amagold_run_f32(state::Ptr{sgs_amagold_f32}, n::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summary::Ptr{sgs_amagold_run_summary})::sgs_status
+sgs_amagold_position_f32(state, out, out_len) = @ccall libsgsample.sgs_amagold_position_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_amagold_iterations_f32(state, iterations) = @ccall libsgsample.sgs_amagold_iterations_f32(state::Ptr{sgs_amagold_f32}, iterations::Ptr{UInt64})::sgs_status
+sgs_amagold_divergences_f32(state, divergences) = @ccall libsgsample.sgs_amagold_divergences_f32(state::Ptr{sgs_amagold_f32}, divergences::Ptr{UInt64})::sgs_status
+sgs_amagold_dim_f32(state, d) = @ccall libsgsample.sgs_amagold_dim_f32(state::Ptr{sgs_amagold_f32}, d::Ptr{Csize_t})::sgs_status
+sgs_amagold_clear_f32(state) = @ccall libsgsample.sgs_amagold_clear_f32(state::Ptr{sgs_amagold_f32})::sgs_status
+sgs_amagold_copy_f32(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_amagold_copy_f32(dst::Ptr{sgs_amagold_f32}, dst_workspace::Ptr{Cfloat}, dst_workspace_len::Csize_t, src::Ptr{sgs_amagold_f32})::sgs_status
+sgs_amagold_momentum(state, out, out_len) = @ccall libsgsample.sgs_amagold_momentum(state::Ptr{sgs_amagold}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_amagold_momentum_f32(state, out, out_len) = @ccall libsgsample.sgs_amagold_momentum_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_amagold_energy(state, out) = @ccall libsgsample.sgs_amagold_energy(state::Ptr{sgs_amagold}, out::Ptr{Cdouble})::sgs_status
+sgs_amagold_energy_f32(state, out) = @ccall libsgsample.sgs_amagold_energy_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cdouble})::sgs_status
+sgs_amagold_step_size(state, out) = @ccall libsgsample.sgs_amagold_step_size(state::Ptr{sgs_amagold}, out::Ptr{Cdouble})::sgs_status
+sgs_amagold_step_size_f32(state, out) = @ccall libsgsample.sgs_amagold_step_size_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cdouble})::sgs_status
+sgs_amagold_in_warmup(state, out) = @ccall libsgsample.sgs_amagold_in_warmup(state::Ptr{sgs_amagold}, out::Ptr{UInt32})::sgs_status
+sgs_amagold_in_warmup_f32(state, out) = @ccall libsgsample.sgs_amagold_in_warmup_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{UInt32})::sgs_status
+sgs_minibatch(seed, n, out, len) = @ccall libsgsample.sgs_minibatch(seed::UInt64, n::UInt64, out::Ptr{UInt64}, len::Csize_t)::sgs_status
+sgs_sghmc_config_default(step_size) = @ccall libsgsample.sgs_sghmc_config_default(step_size::Cdouble)::sgs_sghmc_config
+sgs_sghmc_workspace_len(d) = @ccall libsgsample.sgs_sghmc_workspace_len(d::Csize_t)::Csize_t
+sgs_sghmc_state_size() = @ccall libsgsample.sgs_sghmc_state_size()::Csize_t
+sgs_sghmc_state_align() = @ccall libsgsample.sgs_sghmc_state_align()::Csize_t
+sgs_sghmc_init(state, config, theta0, d, workspace, workspace_len, gradient, user_data) = @ccall libsgsample.sgs_sghmc_init(state::Ptr{sgs_sghmc}, config::Ptr{sgs_sghmc_config}, theta0::Ptr{Cdouble}, d::Csize_t, workspace::Ptr{Cdouble}, workspace_len::Csize_t, gradient::sgs_gradient_fn, user_data::Ptr{Cvoid})::sgs_status
+sgs_sghmc_step(state, info) = @ccall libsgsample.sgs_sghmc_step(state::Ptr{sgs_sghmc}, info::Ptr{sgs_sghmc_info})::sgs_status
+sgs_sghmc_run(state, n, out, out_len, samples_done, summary) = @ccall libsgsample.sgs_sghmc_run(state::Ptr{sgs_sghmc}, n::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summary::Ptr{sgs_sghmc_run_summary})::sgs_status
+sgs_sghmc_position(state, out, out_len) = @ccall libsgsample.sgs_sghmc_position(state::Ptr{sgs_sghmc}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_sghmc_iterations(state, iterations) = @ccall libsgsample.sgs_sghmc_iterations(state::Ptr{sgs_sghmc}, iterations::Ptr{UInt64})::sgs_status
+sgs_sghmc_divergences(state, divergences) = @ccall libsgsample.sgs_sghmc_divergences(state::Ptr{sgs_sghmc}, divergences::Ptr{UInt64})::sgs_status
+sgs_sghmc_dim(state, d) = @ccall libsgsample.sgs_sghmc_dim(state::Ptr{sgs_sghmc}, d::Ptr{Csize_t})::sgs_status
+sgs_sghmc_clear(state) = @ccall libsgsample.sgs_sghmc_clear(state::Ptr{sgs_sghmc})::sgs_status
+sgs_sghmc_copy(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sghmc_copy(dst::Ptr{sgs_sghmc}, dst_workspace::Ptr{Cdouble}, dst_workspace_len::Csize_t, src::Ptr{sgs_sghmc})::sgs_status
+sgs_sghmc_workspace_len_f32(d) = @ccall libsgsample.sgs_sghmc_workspace_len_f32(d::Csize_t)::Csize_t
+sgs_sghmc_state_size_f32() = @ccall libsgsample.sgs_sghmc_state_size_f32()::Csize_t
+sgs_sghmc_state_align_f32() = @ccall libsgsample.sgs_sghmc_state_align_f32()::Csize_t
+sgs_sghmc_init_f32(state, config, theta0, d, workspace, workspace_len, gradient, user_data) = @ccall libsgsample.sgs_sghmc_init_f32(state::Ptr{sgs_sghmc_f32}, config::Ptr{sgs_sghmc_config}, theta0::Ptr{Cfloat}, d::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, gradient::sgs_gradient_fn_f32, user_data::Ptr{Cvoid})::sgs_status
+sgs_sghmc_step_f32(state, info) = @ccall libsgsample.sgs_sghmc_step_f32(state::Ptr{sgs_sghmc_f32}, info::Ptr{sgs_sghmc_info})::sgs_status
+sgs_sghmc_run_f32(state, n, out, out_len, samples_done, summary) = @ccall libsgsample.sgs_sghmc_run_f32(state::Ptr{sgs_sghmc_f32}, n::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summary::Ptr{sgs_sghmc_run_summary})::sgs_status
+sgs_sghmc_position_f32(state, out, out_len) = @ccall libsgsample.sgs_sghmc_position_f32(state::Ptr{sgs_sghmc_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_sghmc_iterations_f32(state, iterations) = @ccall libsgsample.sgs_sghmc_iterations_f32(state::Ptr{sgs_sghmc_f32}, iterations::Ptr{UInt64})::sgs_status
+sgs_sghmc_divergences_f32(state, divergences) = @ccall libsgsample.sgs_sghmc_divergences_f32(state::Ptr{sgs_sghmc_f32}, divergences::Ptr{UInt64})::sgs_status
+sgs_sghmc_dim_f32(state, d) = @ccall libsgsample.sgs_sghmc_dim_f32(state::Ptr{sgs_sghmc_f32}, d::Ptr{Csize_t})::sgs_status
+sgs_sghmc_clear_f32(state) = @ccall libsgsample.sgs_sghmc_clear_f32(state::Ptr{sgs_sghmc_f32})::sgs_status
+sgs_sghmc_copy_f32(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sghmc_copy_f32(dst::Ptr{sgs_sghmc_f32}, dst_workspace::Ptr{Cfloat}, dst_workspace_len::Csize_t, src::Ptr{sgs_sghmc_f32})::sgs_status
+sgs_sghmc_momentum(state, out, out_len) = @ccall libsgsample.sgs_sghmc_momentum(state::Ptr{sgs_sghmc}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_sghmc_momentum_f32(state, out, out_len) = @ccall libsgsample.sgs_sghmc_momentum_f32(state::Ptr{sgs_sghmc_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_sgld_workspace_len_f32(d) = @ccall libsgsample.sgs_sgld_workspace_len_f32(d::Csize_t)::Csize_t
+sgs_sgld_state_size_f32() = @ccall libsgsample.sgs_sgld_state_size_f32()::Csize_t
+sgs_sgld_state_align_f32() = @ccall libsgsample.sgs_sgld_state_align_f32()::Csize_t
+sgs_sgld_init_f32(state, config, theta0, d, workspace, workspace_len, gradient, user_data) = @ccall libsgsample.sgs_sgld_init_f32(state::Ptr{sgs_sgld_f32}, config::Ptr{sgs_sgld_config}, theta0::Ptr{Cfloat}, d::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, gradient::sgs_gradient_fn_f32, user_data::Ptr{Cvoid})::sgs_status
+sgs_sgld_step_f32(state, info) = @ccall libsgsample.sgs_sgld_step_f32(state::Ptr{sgs_sgld_f32}, info::Ptr{sgs_sgld_info})::sgs_status
+sgs_sgld_run_f32(state, n, out, out_len, samples_done, summary) = @ccall libsgsample.sgs_sgld_run_f32(state::Ptr{sgs_sgld_f32}, n::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summary::Ptr{sgs_sgld_run_summary})::sgs_status
+sgs_sgld_position_f32(state, out, out_len) = @ccall libsgsample.sgs_sgld_position_f32(state::Ptr{sgs_sgld_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_sgld_iterations_f32(state, iterations) = @ccall libsgsample.sgs_sgld_iterations_f32(state::Ptr{sgs_sgld_f32}, iterations::Ptr{UInt64})::sgs_status
+sgs_sgld_divergences_f32(state, divergences) = @ccall libsgsample.sgs_sgld_divergences_f32(state::Ptr{sgs_sgld_f32}, divergences::Ptr{UInt64})::sgs_status
+sgs_sgld_dim_f32(state, d) = @ccall libsgsample.sgs_sgld_dim_f32(state::Ptr{sgs_sgld_f32}, d::Ptr{Csize_t})::sgs_status
+sgs_sgld_clear_f32(state) = @ccall libsgsample.sgs_sgld_clear_f32(state::Ptr{sgs_sgld_f32})::sgs_status
+sgs_sgld_copy_f32(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sgld_copy_f32(dst::Ptr{sgs_sgld_f32}, dst_workspace::Ptr{Cfloat}, dst_workspace_len::Csize_t, src::Ptr{sgs_sgld_f32})::sgs_status
+sgs_sgld_config_default(step_size) = @ccall libsgsample.sgs_sgld_config_default(step_size::Cdouble)::sgs_sgld_config
+sgs_sgld_workspace_len(d) = @ccall libsgsample.sgs_sgld_workspace_len(d::Csize_t)::Csize_t
+sgs_sgld_state_size() = @ccall libsgsample.sgs_sgld_state_size()::Csize_t
+sgs_sgld_state_align() = @ccall libsgsample.sgs_sgld_state_align()::Csize_t
+sgs_sgld_init(state, config, theta0, d, workspace, workspace_len, gradient, user_data) = @ccall libsgsample.sgs_sgld_init(state::Ptr{sgs_sgld}, config::Ptr{sgs_sgld_config}, theta0::Ptr{Cdouble}, d::Csize_t, workspace::Ptr{Cdouble}, workspace_len::Csize_t, gradient::sgs_gradient_fn, user_data::Ptr{Cvoid})::sgs_status
+sgs_sgld_step(state, info) = @ccall libsgsample.sgs_sgld_step(state::Ptr{sgs_sgld}, info::Ptr{sgs_sgld_info})::sgs_status
+sgs_sgld_run(state, n, out, out_len, samples_done, summary) = @ccall libsgsample.sgs_sgld_run(state::Ptr{sgs_sgld}, n::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summary::Ptr{sgs_sgld_run_summary})::sgs_status
+sgs_sgld_position(state, out, out_len) = @ccall libsgsample.sgs_sgld_position(state::Ptr{sgs_sgld}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_sgld_iterations(state, iterations) = @ccall libsgsample.sgs_sgld_iterations(state::Ptr{sgs_sgld}, iterations::Ptr{UInt64})::sgs_status
+sgs_sgld_divergences(state, divergences) = @ccall libsgsample.sgs_sgld_divergences(state::Ptr{sgs_sgld}, divergences::Ptr{UInt64})::sgs_status
+sgs_sgld_dim(state, d) = @ccall libsgsample.sgs_sgld_dim(state::Ptr{sgs_sgld}, d::Ptr{Csize_t})::sgs_status
+sgs_sgld_clear(state) = @ccall libsgsample.sgs_sgld_clear(state::Ptr{sgs_sgld})::sgs_status
+sgs_sgld_copy(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sgld_copy(dst::Ptr{sgs_sgld}, dst_workspace::Ptr{Cdouble}, dst_workspace_len::Csize_t, src::Ptr{sgs_sgld})::sgs_status
+sgs_status_str(status) = @ccall libsgsample.sgs_status_str(status::Int32)::Ptr{Cchar}
+sgs_version() = @ccall libsgsample.sgs_version()::Ptr{Cchar}
+sgs_svgd_config_default(batch_size, step_size) = @ccall libsgsample.sgs_svgd_config_default(batch_size::UInt64, step_size::Cdouble)::sgs_svgd_config
+sgs_svgd_workspace_len(n, d, config) = @ccall libsgsample.sgs_svgd_workspace_len(n::Csize_t, d::Csize_t, config::Ptr{sgs_svgd_config})::Csize_t
+sgs_svgd_index_len(n) = @ccall libsgsample.sgs_svgd_index_len(n::Csize_t)::Csize_t
+sgs_svgd_init(state, config, particles, n, d, workspace, workspace_len, index, index_len, gradient, gradients, user_data) = @ccall libsgsample.sgs_svgd_init(state::Ptr{sgs_svgd}, config::Ptr{sgs_svgd_config}, particles::Ptr{Cdouble}, n::Csize_t, d::Csize_t, workspace::Ptr{Cdouble}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, gradient::sgs_gradient_fn, gradients::sgs_gradients_fn, user_data::Ptr{Cvoid})::sgs_status
+sgs_svgd_step(state, info) = @ccall libsgsample.sgs_svgd_step(state::Ptr{sgs_svgd}, info::Ptr{sgs_svgd_info})::sgs_status
+sgs_svgd_run(state, iterations, summary) = @ccall libsgsample.sgs_svgd_run(state::Ptr{sgs_svgd}, iterations::UInt64, summary::Ptr{sgs_svgd_run_summary})::sgs_status
+sgs_svgd_state_size() = @ccall libsgsample.sgs_svgd_state_size()::Csize_t
+sgs_svgd_state_align() = @ccall libsgsample.sgs_svgd_state_align()::Csize_t
+sgs_svgd_particles(state, out, out_len) = @ccall libsgsample.sgs_svgd_particles(state::Ptr{sgs_svgd}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_svgd_force(state, out, out_len) = @ccall libsgsample.sgs_svgd_force(state::Ptr{sgs_svgd}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_svgd_iterations(state, iterations) = @ccall libsgsample.sgs_svgd_iterations(state::Ptr{sgs_svgd}, iterations::Ptr{UInt64})::sgs_status
+sgs_svgd_num_particles(state, n) = @ccall libsgsample.sgs_svgd_num_particles(state::Ptr{sgs_svgd}, n::Ptr{Csize_t})::sgs_status
+sgs_svgd_dim(state, d) = @ccall libsgsample.sgs_svgd_dim(state::Ptr{sgs_svgd}, d::Ptr{Csize_t})::sgs_status
+sgs_svgd_clear(state) = @ccall libsgsample.sgs_svgd_clear(state::Ptr{sgs_svgd})::sgs_status
+sgs_svgd_copy(dst, particles, particles_len, workspace, workspace_len, index, index_len, src) = @ccall libsgsample.sgs_svgd_copy(dst::Ptr{sgs_svgd}, particles::Ptr{Cdouble}, particles_len::Csize_t, workspace::Ptr{Cdouble}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, src::Ptr{sgs_svgd})::sgs_status
+sgs_svgd_workspace_len_f32(n, d, config) = @ccall libsgsample.sgs_svgd_workspace_len_f32(n::Csize_t, d::Csize_t, config::Ptr{sgs_svgd_config})::Csize_t
+sgs_svgd_index_len_f32(n) = @ccall libsgsample.sgs_svgd_index_len_f32(n::Csize_t)::Csize_t
+sgs_svgd_init_f32(state, config, particles, n, d, workspace, workspace_len, index, index_len, gradient, gradients, user_data) = @ccall libsgsample.sgs_svgd_init_f32(state::Ptr{sgs_svgd_f32}, config::Ptr{sgs_svgd_config}, particles::Ptr{Cfloat}, n::Csize_t, d::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, gradient::sgs_gradient_fn_f32, gradients::sgs_gradients_fn_f32, user_data::Ptr{Cvoid})::sgs_status
+sgs_svgd_step_f32(state, info) = @ccall libsgsample.sgs_svgd_step_f32(state::Ptr{sgs_svgd_f32}, info::Ptr{sgs_svgd_info})::sgs_status
+sgs_svgd_run_f32(state, iterations, summary) = @ccall libsgsample.sgs_svgd_run_f32(state::Ptr{sgs_svgd_f32}, iterations::UInt64, summary::Ptr{sgs_svgd_run_summary})::sgs_status
+sgs_svgd_state_size_f32() = @ccall libsgsample.sgs_svgd_state_size_f32()::Csize_t
+sgs_svgd_state_align_f32() = @ccall libsgsample.sgs_svgd_state_align_f32()::Csize_t
+sgs_svgd_particles_f32(state, out, out_len) = @ccall libsgsample.sgs_svgd_particles_f32(state::Ptr{sgs_svgd_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_svgd_force_f32(state, out, out_len) = @ccall libsgsample.sgs_svgd_force_f32(state::Ptr{sgs_svgd_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_svgd_iterations_f32(state, iterations) = @ccall libsgsample.sgs_svgd_iterations_f32(state::Ptr{sgs_svgd_f32}, iterations::Ptr{UInt64})::sgs_status
+sgs_svgd_num_particles_f32(state, n) = @ccall libsgsample.sgs_svgd_num_particles_f32(state::Ptr{sgs_svgd_f32}, n::Ptr{Csize_t})::sgs_status
+sgs_svgd_dim_f32(state, d) = @ccall libsgsample.sgs_svgd_dim_f32(state::Ptr{sgs_svgd_f32}, d::Ptr{Csize_t})::sgs_status
+sgs_svgd_clear_f32(state) = @ccall libsgsample.sgs_svgd_clear_f32(state::Ptr{sgs_svgd_f32})::sgs_status
+sgs_svgd_copy_f32(dst, particles, particles_len, workspace, workspace_len, index, index_len, src) = @ccall libsgsample.sgs_svgd_copy_f32(dst::Ptr{sgs_svgd_f32}, particles::Ptr{Cfloat}, particles_len::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, src::Ptr{sgs_svgd_f32})::sgs_status

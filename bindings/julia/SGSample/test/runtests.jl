@@ -1,0 +1,120 @@
+# Run by scripts/test-python.sh when `julia` is on PATH (with SGSAMPLE_LIB set to the library the
+# Python package installed), or by hand:
+#   cargo build --release -p sgsample-capi
+#   julia --project=bindings/julia/SGSample -e 'using Pkg; Pkg.test()'
+using Test
+using Random
+using SGSample
+using SGSample: sgs_amagold_state_size, sgs_amagold_state_align, SGS_ERR_INVALID_STEP_SIZE,
+                SGS_ERR_INVALID_BATCH_SIZE, SGS_ERR_INVALID_MINIBATCH, SGS_ERR_INVALID_POSITION
+
+const S = SGSample
+
+# Double well (docs/algorithms.md §1.3): E θ = −2.148, Var θ = 2.862, P(θ > 0) = 0.1288.
+dw_energy(t) = (t[1] + 4) * (t[1] + 1) * (t[1] - 1) * (t[1] - 3) / 14 + 0.5
+dw_grad(t, seed) = [(4t[1]^3 + 3t[1]^2 - 26t[1] - 1) / 14 + randn(Xoshiro(seed))]
+
+# A C-callable gradient for the Raw path: counts its calls in *user_data, returns theta.
+function count_grad(ud::Ptr{Cvoid}, x::Ptr{Cdouble}, d::Csize_t, seed::UInt64, g::Ptr{Cdouble})
+    unsafe_store!(Ptr{UInt64}(ud), unsafe_load(Ptr{UInt64}(ud)) + 1)
+    for i in 1:d
+        unsafe_store!(g, unsafe_load(x, i), i)
+    end
+    return Int32(0)
+end
+
+function batch_se(x; batches=50)
+    m = [sum(b) / length(b) for b in Iterators.partition(x, length(x) ÷ batches)]
+    return sqrt(sum(abs2, m .- sum(m) / length(m)) / (length(m) - 1) / length(m))
+end
+
+@testset "SGSample" begin
+    @testset "layouts from the size queries" begin
+        for (kind, T) in Iterators.product((:amagold, :sghmc, :sgld, :svgd), (Float64, Float32))
+            st = getfield(S, Symbol("sgs_", kind, S.suffix(T)))
+            @test sizeof(st) == S.cfun(kind, "state_size", T)()
+            @test Base.datatype_alignment(st) <= S.cfun(kind, "state_align", T)()
+        end
+        @test S.version() == S.SGS_VERSION_STRING
+        @test sizeof(S.sgs_amagold_config) == 8 * 7 + 4 * 2
+    end
+
+    @testset "AMAGOLD double well, Julia callbacks" begin
+        draws, infos = sample(AMAGOLD, dw_energy, dw_grad, [0.0]; draws=20_000, chains=2,
+                              step_size=0.25, friction=0.25, steps=10, seed=1)
+        @test size(draws) == (1, 20_000, 2)
+        x = vec(draws)
+        @test abs(sum(x) / length(x) + 2.148) < 4.5 * batch_se(x) + 5e-4
+        p = Float64.(x .> 0)
+        @test abs(sum(p) / length(p) - 0.1288) < 4.5 * batch_se(p) + 5e-4
+        @test all(i -> 0.3 < S.accept_rate(i) <= 1, infos)
+    end
+
+    @testset "SGHMC, SGLD, Float32" begin
+        c = SGHMC(dw_grad, [0.0]; step_size=0.1, steps=5, seed=2)
+        @test size(run!(c, 100)) == (1, 100)
+        @test c.info.iterations == 100
+        l = SGLD(dw_grad, Float32[0.0]; step_size=0.01, T=Float32)
+        @test eltype(run!(l, 10)) == Float32
+        @test length(position(l)) == 1
+    end
+
+    @testset "exceptions in callbacks abort and are rethrown" begin
+        n = Ref(0)
+        g(t, seed) = (n[] += 1) == 30 ? error("boom") : dw_grad(t, seed)
+        c = SGHMC(g, [0.0]; step_size=0.1, steps=5)
+        @test_throws ErrorException run!(c, 100)
+        @test 0 < c.info.iterations < 100
+        @test c.cb.last isa CapturedException
+        n[] = 1000
+        @test size(run!(c, 5)) == (1, 5)
+        @test_throws DimensionMismatch run!(SGLD((t, s) -> zeros(3), [0.0]; step_size=0.1), 3)
+    end
+
+    @testset "bad inputs" begin
+        e = try
+            AMAGOLD(dw_energy, dw_grad, [0.0]; step_size=-1.0)
+        catch err
+            err
+        end
+        @test e isa SGSampleError && e.status == SGS_ERR_INVALID_STEP_SIZE
+        @test occursin("SGS_ERR_INVALID_STEP_SIZE", sprint(showerror, e))
+        @test_throws SGSampleError SGLD(dw_grad, [NaN]; step_size=0.1)
+        @test_throws ArgumentError SGLD(dw_grad, [0.0]; step_size=0.1, stepz=2)
+        e = try
+            SVGD(zeros(1, 8); grads=(X, s) -> X, batch_size=1, step_size=0.1)
+        catch err
+            err
+        end
+        @test e isa SGSampleError && e.status == SGS_ERR_INVALID_BATCH_SIZE
+        @test_throws SGSampleError minibatch(1, 3, 5)
+        @test length(unique(minibatch(7, 10, 4))) == 4
+    end
+
+    @testset "SVGD on the mixture, d × N particles" begin
+        mix(x) = (a = exp(-(x + 2)^2 / 2) / 3; b = 2exp(-(x - 2)^2 / 2) / 3;
+                  (a * (x + 2) + b * (x - 2)) / (a + b))
+        X0 = reshape(-10 .+ randn(Random.Xoshiro(0), 256), 1, 256)   # d × N
+        s = SVGD(X0; grads=(X, seed) -> mix.(X), batch_size=16, step_size=0.2, bandwidth=2.0,
+                 step_rule=S.SGS_STEP_RULE_ADAGRAD)
+        X = svgd!(s, 500)
+        @test size(X) == (1, 256)
+        @test abs(sum(X) / 256 - 2 / 3) < 0.3
+        # Per-particle callback gives the same particles as the batched one.
+        s1 = SVGD(X0; grad=(x, seed) -> mix.(x), batch_size=16, step_size=0.2, bandwidth=2.0,
+                  step_rule=S.SGS_STEP_RULE_ADAGRAD)
+        @test svgd!(s1, 500) == X
+    end
+
+    @testset "Raw C callbacks" begin
+        # A @cfunction of a top-level function with a Ref as user data: no trampoline.
+        count = Ref{UInt64}(0)
+        ud = Ptr{Cvoid}(pointer_from_objref(count))
+        fptr = @cfunction(count_grad, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, UInt64, Ptr{Cdouble}))
+        GC.@preserve count begin
+            c = SGHMC(S.Raw(fptr, ud), [1.0, 2.0]; step_size=0.1, steps=4)
+            run!(c, 25)
+        end
+        @test count[] == 100
+    end
+end

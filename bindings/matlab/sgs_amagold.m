@@ -1,0 +1,51 @@
+function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
+% SGS_AMAGOLD  Exact stochastic-gradient HMC (AMAGOLD, Zhang, Cooper & De Sa 2020).
+%
+%   [samples, info] = sgs_amagold(@energy, @gradient, theta0, Name, Value, ...)
+%
+%   energy(theta)         full-data energy U(theta) = -log pi(theta) + const, a scalar;
+%                         return [] when theta is outside the domain (the proposal is rejected).
+%   gradient(theta, seed) stochastic gradient of U at theta (a d-vector) on the minibatch chosen
+%                         by SEED (a uint64; use sgs_minibatch(seed, n, B)); [] = outside the domain.
+%   theta0                starting point, a d-vector.
+%
+%   Options (defaults are the C library's, sgs_amagold_config_default):
+%     'StepSize'     0.1    step size epsilon (the initial one when Warmup > 0)
+%     'Steps'        10     inner leapfrog steps T per sample
+%     'Friction'     0.25   friction beta >= 0
+%     'MomentumSD'   1      momentum standard deviation sigma
+%     'Samples'      1000   rows of SAMPLES
+%     'Warmup'       0      iterations before the samples that adapt the step size (discarded)
+%     'TargetAccept' 0.65   warm-up target acceptance
+%     'Variant'      'reversible' | 'nonreversible'
+%     'Seed'         0      generator seed (double integer <= 2^53, or uint64)
+%     'Stream'       0      stream id (same seed, other stream: an independent chain)
+%     'LogAccept'    false  also return info.log_accept (Samples-by-1)
+%
+%   samples  Samples-by-d, one row per outer iteration after the warm-up.
+%   info     struct: iterations, samples, accepted, acceptance, divergences, out_of_domain,
+%            step_size (after the warm-up), callback_calls, warmup_acceptance, [log_accept].
+%
+%   Errors have identifiers 'sgsample:...' and the library's status text. An error inside
+%   ENERGY or GRADIENT stops the sampler cleanly and is rethrown unchanged. Ctrl-C stops the run
+%   between iterations (see README.md for what Octave does).
+%
+%   See also SGS_SGHMC, SGS_SGLD, SGS_SVGD, SGS_MINIBATCH.
+  spec = {'StepSize', 'step_size', 'real'; 'Steps', 'steps', 'count'; ...
+          'Friction', 'friction', 'real'; 'MomentumSD', 'momentum_sd', 'real'; ...
+          'Samples', 'samples', 'count'; 'Warmup', 'warmup', 'count'; ...
+          'TargetAccept', 'target_accept', 'real'; ...
+          'Variant', 'variant', {'reversible', 'nonreversible'}; ...
+          'Seed', 'seed', 'seed'; 'Stream', 'stream', 'seed'; 'LogAccept', 'log_accept', 'logical'};
+  if nargin < 3
+    error('sgsample:badArguments', 'usage: [samples, info] = sgs_amagold(@energy, @gradient, theta0, Name, Value, ...)');
+  end
+  sgs_check_handle('sgs_amagold', energy, 'energy');
+  sgs_check_handle('sgs_amagold', gradient, 'gradient');
+  opts = sgs_parse('sgs_amagold', spec, varargin);
+  if nargout > 1
+    [samples, info] = sgsample_mex('amagold', energy, gradient, theta0, opts, sgs_trampoline());
+  else
+    samples = sgsample_mex('amagold', energy, gradient, theta0, opts, sgs_trampoline());
+  end
+end

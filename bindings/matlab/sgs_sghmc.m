@@ -1,0 +1,29 @@
+function [samples, info] = sgs_sghmc(gradient, theta0, varargin)
+% SGS_SGHMC  Stochastic gradient HMC (Chen, Fox & Guestrin 2014), no correction: biased at finite
+%   step size (docs/algorithms.md §1.1); the baseline AMAGOLD is compared against.
+%
+%   [samples, info] = sgs_sghmc(@gradient, theta0, Name, Value, ...)
+%
+%   gradient(theta, seed) as for SGS_AMAGOLD.
+%
+%   Options (defaults: sgs_sghmc_config_default):
+%     'StepSize' 0.1, 'Steps' 10, 'Friction' 0.25 (StepSize*Friction < 1), 'MomentumSD' 1,
+%     'ResampleMomentum' true, 'Samples' 1000, 'Burnin' 0 (iterations discarded first),
+%     'Seed' 0, 'Stream' 0.
+%
+%   info: iterations, samples, accepted, acceptance, divergences, out_of_domain, step_size,
+%   callback_calls.
+%
+%   See also SGS_AMAGOLD, SGS_SGLD.
+  spec = {'StepSize', 'step_size', 'real'; 'Steps', 'steps', 'count'; ...
+          'Friction', 'friction', 'real'; 'MomentumSD', 'momentum_sd', 'real'; ...
+          'ResampleMomentum', 'resample_momentum', 'logical'; ...
+          'Samples', 'samples', 'count'; 'Burnin', 'burnin', 'count'; ...
+          'Seed', 'seed', 'seed'; 'Stream', 'stream', 'seed'};
+  if nargin < 2
+    error('sgsample:badArguments', 'usage: [samples, info] = sgs_sghmc(@gradient, theta0, Name, Value, ...)');
+  end
+  sgs_check_handle('sgs_sghmc', gradient, 'gradient');
+  opts = sgs_parse('sgs_sghmc', spec, varargin);
+  [samples, info] = sgsample_mex('sghmc', gradient, theta0, opts, sgs_trampoline());
+end

@@ -1,0 +1,20 @@
+function [samples, info] = sgs_sgld(gradient, theta0, varargin)
+% SGS_SGLD  Stochastic gradient Langevin dynamics (Welling & Teh 2011), no correction:
+%   theta <- theta - (eps/2)*grad + sqrt(eps)*z (docs/algorithms.md §1.4).
+%
+%   [samples, info] = sgs_sgld(@gradient, theta0, Name, Value, ...)
+%
+%   Options (defaults: sgs_sgld_config_default): 'StepSize' 0.1, 'Steps' 1 (updates per
+%   sample), 'Samples' 1000, 'Burnin' 0, 'Seed' 0, 'Stream' 0.
+%
+%   See also SGS_SGHMC, SGS_AMAGOLD.
+  spec = {'StepSize', 'step_size', 'real'; 'Steps', 'steps', 'count'; ...
+          'Samples', 'samples', 'count'; 'Burnin', 'burnin', 'count'; ...
+          'Seed', 'seed', 'seed'; 'Stream', 'stream', 'seed'};
+  if nargin < 2
+    error('sgsample:badArguments', 'usage: [samples, info] = sgs_sgld(@gradient, theta0, Name, Value, ...)');
+  end
+  sgs_check_handle('sgs_sgld', gradient, 'gradient');
+  opts = sgs_parse('sgs_sgld', spec, varargin);
+  [samples, info] = sgsample_mex('sgld', gradient, theta0, opts, sgs_trampoline());
+end

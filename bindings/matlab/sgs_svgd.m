@@ -1,0 +1,42 @@
+function [X, info] = sgs_svgd(gradients, X0, varargin)
+% SGS_SVGD  Stein variational gradient descent with random batches (RBM-SVGD, Li et al. 2020);
+%   BatchSize = N is full SVGD (docs/algorithms.md §2).
+%
+%   [X, info] = sgs_svgd(@gradients, X0, Name, Value, ...)
+%
+%   gradients(X, seed)  the gradients of V = -log pi at all points at once: X is N-by-d (one
+%                       particle per row, MATLAB's usual layout), the result N-by-d likewise, so
+%                       that a model can vectorise. SEED (uint64) selects a data minibatch.
+%                       (The C library stores particles row by row; the gateway transposes.)
+%   X0                  N-by-d starting particles.
+%
+%   Options (defaults: sgs_svgd_config_default):
+%     'BatchSize'      min(N, 8)  interaction batch size p, 2 <= p <= N
+%     'Iterations'     100
+%     'StepSize'       0.2       eta
+%     'StepRule'       'adagrad' | 'constant' | 'decaying'
+%     'AdaGradAlpha'   0.9
+%     'Kernel'         'gaussian' (fixed Bandwidth) | 'median' | 'imq'
+%     'Bandwidth'      1         h of the Gaussian kernel exp(-|x-y|^2/(2h))
+%     'IMQc' 1, 'IMQbeta' 0.5   the inverse multiquadric (c^2 + |x-y|^2)^(-beta)
+%     'Batching'       'without' (Algorithm 3) | 'with' (replacement, Algorithm 2)
+%     'Seed' 0, 'Stream' 0
+%
+%   info: iterations, interactions, bandwidth, step_size, mean_force, max_force (last
+%   iteration), callback_calls.
+%
+%   See also SGS_AMAGOLD, SGS_MINIBATCH.
+  spec = {'BatchSize', 'batch_size', 'count'; 'Iterations', 'iterations', 'count'; ...
+          'StepSize', 'step_size', 'real'; 'StepRule', 'step_rule', {'constant', 'decaying', 'adagrad'}; ...
+          'AdaGradAlpha', 'adagrad_alpha', 'real'; ...
+          'Kernel', 'kernel', {'gaussian', 'median', 'imq'}; 'Bandwidth', 'bandwidth', 'real'; ...
+          'IMQc', 'imq_c', 'real'; 'IMQbeta', 'imq_beta', 'real'; ...
+          'Batching', 'batching', {'without', 'with'}; ...
+          'Seed', 'seed', 'seed'; 'Stream', 'stream', 'seed'};
+  if nargin < 2
+    error('sgsample:badArguments', 'usage: [X, info] = sgs_svgd(@gradients, X0, Name, Value, ...)');
+  end
+  sgs_check_handle('sgs_svgd', gradients, 'gradients');
+  opts = sgs_parse('sgs_svgd', spec, varargin);
+  [X, info] = sgsample_mex('svgd', gradients, X0, opts, sgs_trampoline());
+end

@@ -1,0 +1,130 @@
+/* The C side of the bit-for-bit test (tests/test_sgsample.m): fixed-seed runs with deterministic
+ * callbacks (the gradient is θ + a function of the minibatch seed, computed the same way in
+ * Octave), each sample printed as the hex bits of its doubles, one line per sample, coordinates
+ * in order. Built and run by scripts/test-matlab.sh:
+ *   cc -std=c99 -O2 -ffp-contract=off -Iinclude bindings/matlab/tests/bitexact.c \
+ *      target/release/libsgsample.a -lm -o bitexact && ./bitexact > bitexact_c.txt */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sgsample.h"
+
+#define D 2
+#define N 200
+
+static double seed_noise(uint64_t seed) { return ((double)(seed >> 11) / 9007199254740992.0 - 0.5) * 0.5; }
+
+static int32_t energy(void *u, const double *x, size_t d, double *e) {
+    (void)u;
+    (void)d;
+    *e = 0.5 * (x[0] * x[0] + x[1] * x[1]);
+    return SGS_CB_OK;
+}
+
+static int32_t gradient(void *u, const double *x, size_t d, uint64_t seed, double *g) {
+    (void)u;
+    double nz = seed_noise(seed);
+    for (size_t i = 0; i < d; i++) g[i] = x[i] + nz;
+    return SGS_CB_OK;
+}
+
+static int32_t gradients(void *u, const double *xs, size_t n, size_t d, uint64_t seed, double *g) {
+    (void)u;
+    double nz = seed_noise(seed);
+    for (size_t i = 0; i < n * d; i++) g[i] = xs[i] + nz;
+    return SGS_CB_OK;
+}
+
+static void print_rows(const char *tag, const double *x, size_t rows, size_t d) {
+    for (size_t k = 0; k < rows; k++) {
+        printf("%s", tag);
+        for (size_t j = 0; j < d; j++) {
+            uint64_t bits;
+            memcpy(&bits, &x[k * d + j], 8);
+            printf(" %016" PRIx64, bits);
+        }
+        printf("\n");
+    }
+}
+
+static int check(int32_t st, const char *what) {
+    if (st != SGS_OK) fprintf(stderr, "%s: %s\n", what, sgs_status_str(st));
+    return st != SGS_OK;
+}
+
+int main(void) {
+    static double out[N * D], ws[64], scratch[100 * D];
+    const double theta0[D] = {1.0, -1.0};
+    size_t done;
+
+    /* AMAGOLD, reversible, no warm-up: seed 7, step 0.3. */
+    sgs_amagold a = {{0}};
+    sgs_amagold_config ac = sgs_amagold_config_default(0.3);
+    ac.seed = 7;
+    if (check(sgs_amagold_init(&a, &ac, theta0, D, ws, 64, energy, gradient, NULL), "amagold init") ||
+        check(sgs_amagold_run(&a, N, out, N * D, &done, NULL), "amagold run"))
+        return 1;
+    print_rows("amagold", out, N, D);
+
+    /* AMAGOLD, non-reversible, 50 warm-up iterations then 200 samples: seed 11, stream 3, T 5. */
+    sgs_amagold b = {{0}};
+    ac = sgs_amagold_config_default(0.2);
+    ac.seed = 11;
+    ac.stream = 3;
+    ac.steps = 5;
+    ac.warmup = 50;
+    ac.variant = SGS_VARIANT_NON_REVERSIBLE;
+    if (check(sgs_amagold_init(&b, &ac, theta0, D, ws, 64, energy, gradient, NULL), "amagold2 init") ||
+        check(sgs_amagold_run(&b, 50, scratch, 100 * D, &done, NULL), "amagold2 warmup") ||
+        check(sgs_amagold_run(&b, N, out, N * D, &done, NULL), "amagold2 run"))
+        return 1;
+    print_rows("amagold_nr", out, N, D);
+
+    /* SGHMC: seed 5, step 0.1. */
+    sgs_sghmc h = {{0}};
+    sgs_sghmc_config hc = sgs_sghmc_config_default(0.1);
+    hc.seed = 5;
+    if (check(sgs_sghmc_init(&h, &hc, theta0, D, ws, 64, gradient, NULL), "sghmc init") ||
+        check(sgs_sghmc_run(&h, N, out, N * D, &done, NULL), "sghmc run"))
+        return 1;
+    print_rows("sghmc", out, N, D);
+
+    /* SGLD: seed 9, step 0.05, 3 updates per sample. */
+    sgs_sgld l = {{0}};
+    sgs_sgld_config lc = sgs_sgld_config_default(0.05);
+    lc.seed = 9;
+    lc.steps = 3;
+    if (check(sgs_sgld_init(&l, &lc, theta0, D, ws, 64, gradient, NULL), "sgld init") ||
+        check(sgs_sgld_run(&l, N, out, N * D, &done, NULL), "sgld run"))
+        return 1;
+    print_rows("sgld", out, N, D);
+
+    /* RBM-SVGD: 10 particles in 2-D, p = 4, h = 2, AdaGrad 0.2, 30 iterations, seed 13.
+     * Particle i starts at (i/10 − 0.5, 1 − i/5); printed row by row (= X in MATLAB). */
+    enum { P = 10 };
+    double parts[P * D], sws[4096];
+    uint32_t idx[P];
+    for (int i = 0; i < P; i++) {
+        parts[i * D] = i / 10.0 - 0.5;
+        parts[i * D + 1] = 1.0 - i / 5.0;
+    }
+    sgs_svgd s = {{0}};
+    sgs_svgd_config sc = sgs_svgd_config_default(4, 0.2);
+    sc.bandwidth = 2.0;
+    sc.seed = 13;
+    size_t wl = sgs_svgd_workspace_len(P, D, &sc);
+    if (wl > 4096) return 1;
+    if (check(sgs_svgd_init(&s, &sc, parts, P, D, sws, wl, idx, P, NULL, gradients, NULL), "svgd init") ||
+        check(sgs_svgd_run(&s, 30, NULL), "svgd run"))
+        return 1;
+    print_rows("svgd", parts, P, D);
+
+    /* Minibatch: seed 123456789, n 1000, B 20 (0-based here). */
+    uint64_t mb[20];
+    if (check(sgs_minibatch(123456789u, 1000, mb, 20), "minibatch")) return 1;
+    printf("minibatch");
+    for (int i = 0; i < 20; i++) printf(" %" PRIu64, mb[i]);
+    printf("\n");
+    return 0;
+}

@@ -1,0 +1,282 @@
+function failed = test_sgsample(c_bits_file)
+% TEST_SGSAMPLE  Tests of the MATLAB/Octave binding (run by scripts/test-matlab.sh):
+%   statistics against exact truths (tolerances from batch-means standard errors), RBM-SVGD on the
+%   1-D mixture, the minibatch helper, bit-for-bit equality with the C library (C_BITS_FILE,
+%   written by tests/bitexact.c), bad inputs with their identifiers, callback errors.
+%   Prints one line per test and 'octave: N passed, M failed'; returns M.
+  here = fileparts(mfilename('fullpath'));
+  addpath(fileparts(here));
+  if nargin < 1
+    c_bits_file = fullfile(fileparts(here), 'build', 'bitexact_c.txt');
+  end
+  t = struct('passed', 0, 'failed', 0);
+  t = standard_normal(t);
+  t = double_well(t);
+  t = svgd_mixture(t);
+  t = minibatch(t);
+  t = bit_for_bit(t, c_bits_file);
+  t = bad_inputs(t);
+  t = callback_errors(t);
+  printf_('octave: %d passed, %d failed\n', t.passed, t.failed);
+  failed = t.failed;
+end
+
+function printf_(varargin)
+  fprintf(varargin{:});
+end
+
+function t = check(t, name, ok, detail)
+  if nargin < 4
+    detail = '';
+  end
+  if ok
+    t.passed = t.passed + 1;
+    fprintf('ok   %s %s\n', name, detail);
+  else
+    t.failed = t.failed + 1;
+    fprintf('FAIL %s %s\n', name, detail);
+  end
+end
+
+% N(0, 1) from a minibatch seed: Box-Muller on its two 32-bit halves (the seed is 64 random bits).
+function z = seed_normal(seed)
+  hi = double(bitshift(seed, -32));
+  lo = double(bitand(seed, uint64(4294967295)));
+  z = sqrt(-2 * log((hi + 0.5) / 2^32)) * cos(2 * pi * lo / 2^32);
+end
+
+% Batch-means estimate and standard error of mean(f) over a chain.
+function [m, se] = batch_means(f, nb)
+  n = floor(numel(f) / nb) * nb;
+  b = mean(reshape(f(1:n), [], nb), 1);
+  m = mean(f(1:n));
+  se = std(b) / sqrt(nb);
+end
+
+function t = standard_normal(t)
+  d = 2;
+  [s, info] = sgs_amagold(@(x) 0.5 * sum(x .^ 2), @(x, seed) x + seed_normal(seed), [3; -3], ...
+                          'StepSize', 0.3, 'Samples', 10000, 'Seed', 42, 'LogAccept', true);
+  t = check(t, 'normal: samples are Samples-by-d', isequal(size(s), [10000, d]));
+  worst = 0;
+  for j = 1:d
+    [m, se] = batch_means(s(:, j), 50);
+    [v, sev] = batch_means((s(:, j) - m) .^ 2, 50);
+    worst = max([worst, abs(m) / se, abs(v - 1) / sev]);
+  end
+  % 4 statistics: 4 standard errors.
+  t = check(t, 'normal: AMAGOLD mean 0, variance 1', worst < 4, sprintf('(worst %.2f SE)', worst));
+  t = check(t, 'normal: info fields', info.samples == 10000 && info.iterations == 10000 && ...
+            info.acceptance > 0.5 && info.acceptance < 1 && info.divergences == 0 && ...
+            isequal(size(info.log_accept), [10000, 1]) && info.callback_calls == 1 + 10000 * 11);
+  acc = mean(min(1, exp(info.log_accept)));
+  t = check(t, 'normal: mean min(1, e^log a) ~ acceptance', abs(acc - info.acceptance) < 0.03, ...
+            sprintf('(%.3f vs %.3f)', acc, info.acceptance));
+end
+
+function t = double_well(t)
+  U = @(x) (x + 4) * (x + 1) * (x - 1) * (x - 3) / 14 + 0.5;
+  dU = @(x, seed) (4 * x^3 + 3 * x^2 - 26 * x - 1) / 14 + seed_normal(seed);
+  n = 40000;
+  [s, info] = sgs_amagold(U, dU, 0, 'StepSize', 0.25, 'Steps', 10, 'Friction', 0.25, ...
+                          'Samples', n, 'Seed', 2024);
+  [m, sem] = batch_means(s, 50);
+  [v, sev] = batch_means((s - m) .^ 2, 50);
+  [p, sep] = batch_means(double(s > 0), 50);
+  % Truth (docs/algorithms.md §1.3) to the digits given; 4.5 SE plus the rounding of the truth.
+  t = check(t, 'double well: E theta = -2.148', abs(m + 2.148) < 4.5 * sem + 5e-4, sprintf('(%.4f ± %.4f)', m, sem));
+  t = check(t, 'double well: Var theta = 2.862', abs(v - 2.862) < 4.5 * sev + 5e-4, sprintf('(%.4f ± %.4f)', v, sev));
+  t = check(t, 'double well: P(theta > 0) = 0.1288', abs(p - 0.1288) < 4.5 * sep + 5e-5, sprintf('(%.4f ± %.4f)', p, sep));
+  t = check(t, 'double well: acceptance 0.724 ± 0.02', abs(info.acceptance - 0.724) < 0.02, sprintf('(%.3f)', info.acceptance));
+end
+
+function t = svgd_mixture(t)
+  % docs/algorithms.md §2.4: pi = N(-2,1)/3 + 2N(2,1)/3, particles from N(-10, 1) (deterministic
+  % quantiles), N = 256, p = 8, h = 2, AdaGrad eta = 0.2, 500 iterations. Tolerances of
+  % tests/svgd_mixture.rs for p = 8 (spread over 100 initialisations): x 0.20, x^2 0.39.
+  N = 256;
+  X0 = -10 + sqrt(2) * erfinv(2 * ((1:N)' - 0.5) / N - 1);
+  grads = @(X, seed) X - 2 + 4 ./ (2 * exp(4 * X) + 1);
+  [X, info] = sgs_svgd(grads, X0, 'BatchSize', 8, 'Kernel', 'gaussian', 'Bandwidth', 2, ...
+                       'StepRule', 'adagrad', 'StepSize', 0.2, 'Iterations', 500, 'Seed', 1);
+  t = check(t, 'svgd: X is N-by-d, one call per iteration', isequal(size(X), [N, 1]) && info.callback_calls == 500);
+  t = check(t, 'svgd: E x = 2/3', abs(mean(X) - 2 / 3) < 0.20, sprintf('(%.4f)', mean(X)));
+  t = check(t, 'svgd: E x^2 = 5', abs(mean(X .^ 2) - 5) < 0.39, sprintf('(%.4f)', mean(X .^ 2)));
+  % Column-major N-by-d both ways: N(1, 1) x N(-3, 4); a transposition would mix the columns.
+  g2 = @(X, seed) [X(:, 1) - 1, (X(:, 2) + 3) / 4];
+  [Y, info2] = sgs_svgd(g2, [zeros(64, 1), zeros(64, 1)] + 0.1 * [(1:64)' / 64, -(1:64)' / 64], ...
+                        'BatchSize', 64, 'Iterations', 300, 'Bandwidth', 1);
+  t = check(t, 'svgd: 2-D columns stay columns', abs(mean(Y(:, 1)) - 1) < 0.3 && abs(mean(Y(:, 2)) + 3) < 0.5 && var(Y(:, 2)) > 2 * var(Y(:, 1)), ...
+            sprintf('(means %.3f, %.3f)', mean(Y(:, 1)), mean(Y(:, 2))));
+end
+
+function t = minibatch(t)
+  idx = sgs_minibatch(uint64(123456789), 1000, 20);
+  t = check(t, 'minibatch: 20x1, distinct, in 1..1000', isequal(size(idx), [20, 1]) && ...
+            numel(unique(idx)) == 20 && all(idx >= 1 & idx <= 1000 & idx == round(idx)));
+  t = check(t, 'minibatch: pure function of (seed, n, B); double seed = uint64 seed', ...
+            isequal(idx, sgs_minibatch(123456789, 1000, 20)));
+  t = check(t, 'minibatch: B = n is a permutation of 1..n', isequal(sort(sgs_minibatch(uint64(3), 50, 50)), (1:50)'));
+  t = check(t, 'minibatch: B = 0 is empty', isempty(sgs_minibatch(1, 5, 0)));
+  big = sgs_minibatch(intmax('uint64'), 10, 3);
+  t = check(t, 'minibatch: the whole uint64 seed range', numel(big) == 3);
+  % Uniformity: each index of 1..10 appears ~ 1000 times in 3000 seeds x B = 3 (6 sigma).
+  counts = zeros(10, 1);
+  for k = 1:3000
+    j = sgs_minibatch(uint64(k), 10, 3);
+    counts(j) = counts(j) + 1;
+  end
+  t = check(t, 'minibatch: indices uniform', all(abs(counts - 900) < 6 * sqrt(900 * 0.9)), sprintf('(%d..%d)', min(counts), max(counts)));
+end
+
+function z = seed_noise(seed)
+  % The same operations as tests/bitexact.c: ((seed >> 11) * 2^-53 - 0.5) * 0.5.
+  z = (double(bitshift(seed, -11)) / 9007199254740992 - 0.5) * 0.5;
+end
+
+function rows = hex_rows(tag, X)
+  rows = {};
+  for k = 1:size(X, 1)
+    h = cellstr(num2hex(X(k, :)'));
+    rows{end + 1} = [tag, sprintf(' %s', h{:})]; %#ok<AGROW>
+  end
+end
+
+function t = bit_for_bit(t, file)
+  fid = fopen(file, 'r');
+  if fid < 0
+    t = check(t, 'bit-for-bit: C output present', false, file);
+    return;
+  end
+  c_lines = {};
+  line = fgetl(fid);
+  while ischar(line)
+    c_lines{end + 1} = line; %#ok<AGROW>
+    line = fgetl(fid);
+  end
+  fclose(fid);
+  E = @(x) 0.5 * (x(1) * x(1) + x(2) * x(2));
+  G = @(x, seed) x + seed_noise(seed);
+  th = [1; -1];
+  runs = { ...
+    'amagold', @() sgs_amagold(E, G, th, 'StepSize', 0.3, 'Seed', 7, 'Samples', 200); ...
+    'amagold_nr', @() sgs_amagold(E, G, th, 'StepSize', 0.2, 'Seed', 11, 'Stream', 3, 'Steps', 5, ...
+                                  'Warmup', 50, 'Variant', 'nonreversible', 'Samples', 200); ...
+    'sghmc', @() sgs_sghmc(G, th, 'StepSize', 0.1, 'Seed', 5, 'Samples', 200); ...
+    'sgld', @() sgs_sgld(G, th, 'StepSize', 0.05, 'Seed', 9, 'Steps', 3, 'Samples', 200); ...
+    'svgd', @() sgs_svgd(@(X, seed) X + seed_noise(seed), [(0:9)' / 10 - 0.5, 1 - (0:9)' / 5], ...
+                         'BatchSize', 4, 'StepSize', 0.2, 'Bandwidth', 2, 'Iterations', 30, 'Seed', 13)};
+  for r = 1:size(runs, 1)
+    tag = runs{r, 1};
+    mine = hex_rows(tag, runs{r, 2}());
+    theirs = c_lines(strncmp(c_lines, [tag, ' '], numel(tag) + 1));
+    t = check(t, sprintf('bit-for-bit: %s = C library', tag), ~isempty(theirs) && isequal(mine, theirs), ...
+              sprintf('(%d rows)', numel(theirs)));
+  end
+  mb = c_lines(strncmp(c_lines, 'minibatch ', 10));
+  c_idx = sscanf(mb{1}(11:end), '%d');
+  t = check(t, 'bit-for-bit: sgs_minibatch = C + 1', isequal(sgs_minibatch(uint64(123456789), 1000, 20), c_idx + 1));
+end
+
+function t = expect_error(t, id, f, what)
+  try
+    f();
+    t = check(t, ['bad input: ', what], false, '(no error)');
+  catch e
+    t = check(t, ['bad input: ', what], strcmp(e.identifier, id), sprintf('-> %s: %s', e.identifier, e.message));
+  end
+end
+
+function t = bad_inputs(t)
+  E = @(x) 0.5 * sum(x .^ 2);
+  G = @(x, s) x;
+  GS = @(X, s) X;
+  X0 = randn(10, 1);
+  cases = { ...
+    'sgsample:invalidStepSize', @() sgs_amagold(E, G, 0, 'StepSize', 0), 'StepSize 0'; ...
+    'sgsample:invalidStepSize', @() sgs_sgld(G, 0, 'StepSize', NaN), 'SGLD StepSize NaN'; ...
+    'sgsample:invalidFriction', @() sgs_amagold(E, G, 0, 'Friction', -1), 'Friction -1'; ...
+    'sgsample:invalidFriction', @() sgs_sghmc(G, 0, 'StepSize', 0.5, 'Friction', 2), 'SGHMC StepSize*Friction >= 1'; ...
+    'sgsample:invalidMomentumScale', @() sgs_amagold(E, G, 0, 'MomentumSD', 0), 'MomentumSD 0'; ...
+    'sgsample:invalidSteps', @() sgs_amagold(E, G, 0, 'Steps', 0), 'Steps 0'; ...
+    'sgsample:invalidTargetAcceptance', @() sgs_amagold(E, G, 0, 'Warmup', 10, 'TargetAccept', 1.5), 'TargetAccept 1.5'; ...
+    'sgsample:invalidPosition', @() sgs_amagold(E, G, [0; NaN]), 'theta0 with a NaN'; ...
+    'sgsample:zeroDimension', @() sgs_amagold(E, G, []), 'empty theta0'; ...
+    'sgsample:initialEnergyRejected', @() sgs_amagold(@(x) Inf, G, 0), 'energy Inf at theta0'; ...
+    'sgsample:initialEnergyRejected', @() sgs_amagold(@(x) [], G, 0), 'energy [] (outside the domain) at theta0'; ...
+    'sgsample:invalidOption', @() sgs_amagold(E, G, 0, 'Variant', 'sideways'), 'Variant sideways'; ...
+    'sgsample:unknownOption', @() sgs_amagold(E, G, 0, 'StepSise', 0.1), 'misspelt option'; ...
+    'sgsample:badArguments', @() sgs_amagold(E, G, 0, 'StepSize'), 'option without a value'; ...
+    'sgsample:badOption', @() sgs_amagold(E, G, 0, 'Samples', -1), 'Samples -1'; ...
+    'sgsample:badOption', @() sgs_sgld(G, 0, 'Seed', 1.5), 'Seed 1.5'; ...
+    'sgsample:badOption', @() sgs_amagold(E, G, 0, 'StepSize', 'big'), 'StepSize a string'; ...
+    'sgsample:notFunctionHandle', @() sgs_amagold('energy', G, 0), 'energy not a function handle'; ...
+    'sgsample:badArgument', @() sgs_amagold(E, G, [1 + 2i]), 'complex theta0'; ...
+    'sgsample:badArgument', @() sgs_amagold(E, G, ones(2, 2)), 'theta0 a matrix'; ...
+    'sgsample:badCallbackOutput', @() sgs_amagold(@(x) [1 2], G, 0), 'energy returns a vector'; ...
+    'sgsample:badCallbackOutput', @() sgs_amagold(E, @(x, s) [x; x], [0; 0]), 'gradient of the wrong length'; ...
+    'sgsample:badCallbackOutput', @() sgs_svgd(@(X, s) X', X0), 'SVGD gradients transposed'; ...
+    'sgsample:invalidBatchSize', @() sgs_svgd(GS, X0, 'BatchSize', 1), 'BatchSize 1'; ...
+    'sgsample:invalidBatchSize', @() sgs_svgd(GS, X0, 'BatchSize', 11), 'BatchSize > N'; ...
+    'sgsample:invalidBandwidth', @() sgs_svgd(GS, X0, 'Bandwidth', -2), 'Bandwidth -2'; ...
+    'sgsample:invalidStepRule', @() sgs_svgd(GS, X0, 'AdaGradAlpha', 1), 'AdaGradAlpha 1'; ...
+    'sgsample:invalidKernel', @() sgs_svgd(GS, X0, 'Kernel', 'imq', 'IMQbeta', 0), 'IMQbeta 0'; ...
+    'sgsample:invalidOption', @() sgs_svgd(GS, X0, 'StepRule', 'newton'), 'StepRule newton'; ...
+    'sgsample:zeroParticles', @() sgs_svgd(GS, zeros(0, 2)), 'no particles'; ...
+    'sgsample:nonFinite', @() sgs_svgd(@(X, s) X * NaN, X0), 'SVGD gradient NaN'; ...
+    'sgsample:gradientRejected', @() sgs_svgd(@(X, s) [], X0), 'SVGD gradient [] (REJECT)'; ...
+    'sgsample:invalidMinibatch', @() sgs_minibatch(1, 5, 6), 'minibatch B > n'; ...
+    'sgsample:invalidMinibatch', @() sgs_minibatch(1, 0, 0), 'minibatch n = 0'; ...
+    'sgsample:badArgument', @() sgs_minibatch(-1, 5, 2), 'minibatch seed -1'};
+  for k = 1:size(cases, 1)
+    t = expect_error(t, cases{k, 1}, cases{k, 2}, cases{k, 3});
+  end
+  % The message is the library's status text.
+  try
+    sgs_amagold(E, G, 0, 'StepSize', -1);
+  catch e
+    t = check(t, 'bad input: message is the status text', ...
+              ~isempty(strfind(e.message, sgsample_mex('status', 5))), ['(', e.message, ')']);
+  end
+end
+
+function t = callback_errors(t)
+  E = @(x) 0.5 * sum(x .^ 2);
+  calls = 0;
+  function g = flaky(x, seed) %#ok<INUSD>
+    calls = calls + 1;
+    if calls == 57
+      error('mymodel:diverged', 'model blew up at call %d', calls);
+    end
+    g = x;
+  end
+  try
+    sgs_amagold(E, @flaky, [1; 2], 'Samples', 100);
+    t = check(t, 'callback error: rethrown', false, '(no error)');
+  catch e
+    t = check(t, 'callback error: identifier and message kept', strcmp(e.identifier, 'mymodel:diverged') && ...
+              strcmp(e.message, 'model blew up at call 57'), sprintf('(%s: %s)', e.identifier, e.message));
+    t = check(t, 'callback error: no further calls after the error', calls == 57, sprintf('(%d calls)', calls));
+  end
+  try
+    sgs_amagold(@(x) error('mymodel:energy', 'energy failed'), @(x, s) x, 1);
+    t = check(t, 'callback error: in energy at init', false);
+  catch e
+    t = check(t, 'callback error: in energy at init', strcmp(e.identifier, 'mymodel:energy'), e.message);
+  end
+  try
+    sgs_svgd(@(X, s) error('mymodel:svgd', 'gradients failed'), randn(6, 2), 'BatchSize', 3);
+    t = check(t, 'callback error: in SVGD gradients', false);
+  catch e
+    t = check(t, 'callback error: in SVGD gradients', strcmp(e.identifier, 'mymodel:svgd') && strcmp(e.message, 'gradients failed'), e.message);
+  end
+  try
+    sgs_sghmc(@(x, s) undefined_function_xyz(x), 0);
+    t = check(t, 'callback error: undefined function inside SGHMC', false);
+  catch e
+    t = check(t, 'callback error: undefined function inside SGHMC', ~isempty(strfind(e.message, 'undefined_function_xyz')), e.message);
+  end
+  % Everything still works after the errors (nothing left half-done in the gateway).
+  s = sgs_sgld(@(x, s) x, [0; 0], 'Samples', 5, 'Seed', 1);
+  t = check(t, 'callback error: later runs unaffected', isequal(size(s), [5, 2]) && all(isfinite(s(:))));
+end

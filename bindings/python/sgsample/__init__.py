@@ -1,0 +1,603 @@
+"""sgsample: exact stochastic-gradient sampling through the sgsample C library.
+
+The samplers (AMAGOLD, SGHMC, SGLD, SVGD / RBM-SVGD) run in the C library shipped inside this
+package (``libsgsample.so``, built by cargo at install time); this module is a thin cffi (ABI mode)
+layer over the same C ABI that C users call. Every declaration comes from the shipped
+``sgsample.h`` (read by ``sgsample._header``); every state is allocated from the library's own
+``sgs_*_state_size()`` / ``sgs_*_state_align()`` answers.
+
+Quick start::
+
+    import numpy as np, sgsample
+    energy = lambda th: 0.5 * th @ th
+    grad = lambda th, seed: th + 0.1 * np.random.default_rng(seed).standard_normal(th.size)
+    res = sgsample.amagold(energy, grad, np.zeros(2), draws=2000, chains=4, step_size=0.3)
+    res.samples.shape          # (4, 2000, 2): (chains, draws, dim)
+    res.info[0]                # RunInfo(sampler='amagold', iterations=2000, accepted=..., ...)
+
+Callbacks are Python functions (``grad(theta, seed) -> ndarray``, ``energy(theta) -> float``,
+``grads(X, seed) -> ndarray`` for SVGD, ``X`` of shape (N, d)) or :class:`Raw` C function
+pointers with a user-data pointer (cffi or ctypes functions, numba ``cfunc``, symbols of a compiled
+library), which run without the interpreter. An exception raised in a Python callback makes it
+return ``SGS_CB_ABORT``; the sampler stops with the chain at its last accepted state and the
+exception is re-raised here with its traceback. Raise :class:`OutOfDomain` to return
+``SGS_CB_REJECT``. Long runs are cut into chunks of about 50 ms so that Ctrl-C
+(``KeyboardInterrupt``) stops them between iterations also when no Python callback runs.
+"""
+
+import math
+import os
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Optional
+
+import cffi
+import numpy as np
+
+from . import _header
+
+__all__ = [
+    "AMAGOLD", "SGHMC", "SGLD", "SVGD", "Raw", "Result", "RunInfo", "Error", "InvalidInput",
+    "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "minibatch", "version",
+]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+HEADER_PATH = os.path.join(_HERE, "sgsample.h")
+LIBRARY_PATH = os.environ.get("SGSAMPLE_LIB") or os.path.join(
+    _HERE, {"darwin": "libsgsample.dylib", "win32": "sgsample.dll"}.get(sys.platform, "libsgsample.so")
+)
+
+header = _header.parse_file(HEADER_PATH)
+ffi = cffi.FFI()
+ffi.cdef(header.cdef())
+lib = ffi.dlopen(LIBRARY_PATH)
+
+# Every #define of the header (SGS_CB_OK, SGS_KERNEL_GAUSSIAN, ...) and every status code.
+globals().update(header.defines)
+globals().update({name: value for name, value in header.enums["sgs_status"]})
+STATUS_NAMES = header.statuses()
+__version__ = header.defines["SGS_VERSION_STRING"]
+
+_CB_OK = header.defines["SGS_CB_OK"]
+_CB_REJECT = header.defines["SGS_CB_REJECT"]
+_CB_ABORT = header.defines["SGS_CB_ABORT"]
+
+
+def version():
+    """The version string of the loaded C library (``sgs_version()``)."""
+    return ffi.string(lib.sgs_version()).decode()
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+# Statuses that are about what happened during sampling rather than about the arguments.
+_RUNTIME = {"SGS_ERR_CALLBACK_ABORTED", "SGS_ERR_NON_FINITE", "SGS_ERR_GRADIENT_REJECTED",
+            "SGS_ERR_INITIAL_ENERGY_REJECTED"}
+
+
+class Error(Exception):
+    """A non-OK ``sgs_status`` from the C library: ``.status`` (int), ``.name`` (``SGS_ERR_…``)."""
+
+    def __init__(self, status, where=""):
+        self.status = int(status)
+        self.name = STATUS_NAMES.get(self.status, "unknown status")
+        text = ffi.string(lib.sgs_status_str(self.status)).decode()
+        super().__init__(f"{where}: {self.name} ({self.status}): {text}")
+
+
+class InvalidInput(Error, ValueError):
+    """A status saying an argument was bad (also a ``ValueError``)."""
+
+
+class OutOfDomain(Exception):
+    """Raise inside a Python callback: the point is outside the target (``SGS_CB_REJECT``)."""
+
+
+def _check(status, where):
+    if status != 0:
+        name = STATUS_NAMES.get(int(status), "")
+        raise (Error if name in _RUNTIME else InvalidInput)(status, where)
+
+
+# ---------------------------------------------------------------------------------------------
+# Callbacks: static trampolines; the Python callables travel as user_data (an ffi handle).
+
+
+class _Py:
+    """What a trampoline finds behind ``user_data``: the user's callables and the first error."""
+
+    __slots__ = ("energy", "grad", "grads", "dtype", "exc", "__weakref__")
+
+    def __init__(self, energy, grad, grads, dtype):
+        self.energy, self.grad, self.grads, self.dtype = energy, grad, grads, dtype
+        self.exc = None
+
+
+def _vector(ptr, count, dtype):
+    return np.frombuffer(ffi.buffer(ptr, count * dtype.itemsize), dtype=dtype).copy()
+
+
+def _write(out, value, shape, dtype, what):
+    arr = np.ascontiguousarray(value, dtype=dtype)
+    if arr.shape != shape:
+        raise ValueError(f"{what} returned shape {arr.shape}, expected {shape}")
+    ffi.memmove(out, arr, arr.nbytes)
+
+
+def _energy_tramp(ud, theta, d, u):
+    cb = ffi.from_handle(ud)
+    try:
+        u[0] = float(cb.energy(_vector(theta, d, cb.dtype)))
+        return _CB_OK
+    except OutOfDomain:
+        return _CB_REJECT
+    except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: abort, re-raise later)
+        cb.exc = e
+        return _CB_ABORT
+
+
+def _grad_tramp(ud, x, d, seed, g):
+    cb = ffi.from_handle(ud)
+    try:
+        _write(g, cb.grad(_vector(x, d, cb.dtype), int(seed)), (d,), cb.dtype, "grad")
+        return _CB_OK
+    except OutOfDomain:
+        return _CB_REJECT
+    except BaseException as e:  # noqa: BLE001
+        cb.exc = e
+        return _CB_ABORT
+
+
+def _grads_tramp(ud, xs, n, d, seed, g):
+    cb = ffi.from_handle(ud)
+    try:
+        x = _vector(xs, n * d, cb.dtype).reshape(n, d)
+        _write(g, cb.grads(x, int(seed)), (n, d), cb.dtype, "grads")
+        return _CB_OK
+    except OutOfDomain:
+        return _CB_REJECT
+    except BaseException as e:  # noqa: BLE001
+        cb.exc = e
+        return _CB_ABORT
+
+
+_orphan = threading.local()
+
+
+def _onerror(exc_type, exc, tb):
+    # An exception raised before a trampoline's own ``try`` (a KeyboardInterrupt delivered on
+    # entry): the callback already returns SGS_CB_ABORT; keep the exception to re-raise it.
+    _orphan.exc = exc
+    return None
+
+
+_TRAMPOLINES = {
+    name: ffi.callback(name, fn, error=_CB_ABORT, onerror=_onerror)
+    for suffix in ("", "_f32")
+    for name, fn in (
+        ("sgs_energy_fn" + suffix, _energy_tramp),
+        ("sgs_gradient_fn" + suffix, _grad_tramp),
+        ("sgs_gradients_fn" + suffix, _grads_tramp),
+    )
+}
+
+
+def _address(obj):
+    """The address of a function or buffer given as int, cffi cdata, ctypes object, numba cfunc
+    (``.address``), or numpy array (its data)."""
+    if obj is None:
+        return 0
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, ffi.CData):
+        return int(ffi.cast("uintptr_t", obj))
+    if isinstance(obj, np.ndarray):
+        return obj.ctypes.data
+    if hasattr(obj, "address") and isinstance(obj.address, int):  # numba cfunc
+        return obj.address
+    import ctypes
+
+    if isinstance(obj, ctypes._CFuncPtr):
+        return ctypes.cast(obj, ctypes.c_void_p).value
+    if isinstance(obj, ctypes.c_void_p):
+        return obj.value or 0
+    try:
+        return ctypes.addressof(obj)
+    except TypeError:
+        pass
+    raise TypeError(f"cannot take the address of {type(obj).__name__}")
+
+
+class Raw:
+    """A C callback: a function pointer with the ``sgs_*_fn`` signature plus its ``user_data``.
+
+    ``fn``: a cffi function pointer, a ctypes function (``CFUNCTYPE`` instance or a symbol of a
+    ``ctypes.CDLL``), a numba ``cfunc``, or an address. ``user_data``: anything :func:`_address`
+    accepts (a numpy array passes its data pointer), or None. Both are kept alive by this object,
+    which the sampler keeps alive while it is used. The same user data goes to every callback of
+    one sampler, so give ``energy`` and ``grad`` the same ``user_data`` (the first one is used).
+    """
+
+    def __init__(self, fn, user_data=None):
+        self.fn, self.user_data = fn, user_data
+        self.address = _address(fn)
+        self.user_data_address = _address(user_data)
+        if self.address == 0:
+            raise ValueError("Raw: null function pointer")
+
+
+def _c_callback(obj, kind, suffix, py):
+    """(function pointer cdata, user-data address or None) for one callback slot."""
+    cname = f"sgs_{kind}_fn{suffix}"
+    if obj is None:
+        return ffi.NULL, None
+    if isinstance(obj, Raw):
+        return ffi.cast(cname, obj.address), obj.user_data_address
+    if callable(obj):
+        setattr(py, {"energy": "energy", "gradient": "grad", "gradients": "grads"}[kind], obj)
+        return _TRAMPOLINES[cname], None
+    raise TypeError(f"{kind} callback must be callable or sgsample.Raw, got {type(obj).__name__}")
+
+
+class _Callbacks:
+    """The function pointers and the single user_data pointer of one sampler."""
+
+    def __init__(self, dtype, suffix, **slots):
+        self.py = _Py(None, None, None, dtype)
+        self.handle = ffi.new_handle(self.py)
+        self.fns = {}
+        raw_ud, python = None, False
+        for kind, obj in slots.items():
+            fn, ud = _c_callback(obj, kind, suffix, self.py)
+            self.fns[kind] = fn
+            python |= obj is not None and not isinstance(obj, Raw)
+            if ud is not None and raw_ud is None:
+                raw_ud = ud
+        if python and raw_ud:
+            raise ValueError("cannot mix Python callbacks with Raw callbacks that need user_data")
+        self.keep = list(slots.values())
+        self.user_data = self.handle if python else ffi.cast("void *", raw_ud or 0)
+
+    def reraise(self):
+        exc, self.py.exc = self.py.exc, None
+        if exc is None:
+            exc, _orphan.exc = getattr(_orphan, "exc", None), None
+        if exc is not None:
+            raise exc
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass
+class RunInfo:
+    """What a chain's runs did (totals since the sampler was created)."""
+
+    sampler: str
+    iterations: int = 0
+    accepted: int = 0
+    divergences: int = 0
+    accept_rate: float = float("nan")
+    step_size: Optional[float] = None
+    seconds: float = 0.0
+
+
+@dataclass
+class Result:
+    """Samples ``(chains, draws, dim)`` and one :class:`RunInfo` per chain."""
+
+    samples: np.ndarray
+    info: list = field(default_factory=list)
+
+    def to_dict(self, var_name="theta"):
+        """An ``arviz.from_dict``-compatible dict: posterior and sample_stats per chain."""
+        stats = {k: np.array([[getattr(i, k)] for i in self.info], dtype=float)
+                 for k in ("accept_rate", "divergences")}
+        return {"posterior": {var_name: self.samples}, "sample_stats": stats}
+
+    def to_arviz(self, var_name="theta"):
+        """An ``arviz.InferenceData`` (needs ArviZ: ``pip install arviz``)."""
+        import arviz as az
+
+        return az.from_dict(posterior={var_name: self.samples})
+
+
+# ---------------------------------------------------------------------------------------------
+# Samplers
+
+
+def _dtype(dtype):
+    dt = np.dtype(dtype)
+    if dt not in (np.dtype(np.float64), np.dtype(np.float32)):
+        raise ValueError(f"dtype must be float64 or float32, not {dt}")
+    return dt, ("" if dt == np.float64 else "_f32")
+
+
+def _ptr(ctype, arr):
+    return ffi.cast(ctype, arr.ctypes.data)
+
+
+def _new_state(kind, suffix):
+    """Zeroed caller memory of the size and alignment the library reports."""
+    size = getattr(lib, f"sgs_{kind}_state_size{suffix}")()
+    align = getattr(lib, f"sgs_{kind}_state_align{suffix}")()
+    raw = ffi.new("char[]", size + align)
+    addr = int(ffi.cast("uintptr_t", raw))
+    return raw, ffi.cast(f"sgs_{kind}{suffix} *", addr + (-addr) % align)
+
+
+def _config(kind, default_args, options, enums=None):
+    cfg = ffi.new(f"sgs_{kind}_config *")
+    cfg[0] = getattr(lib, f"sgs_{kind}_config_default")(*default_args)
+    fields = {name for _, name, _ in header.structs[f"sgs_{kind}_config"]} - {"reserved"}
+    for key, value in options.items():
+        if key not in fields:
+            raise TypeError(f"unknown {kind} option {key!r} (options: {sorted(fields)})")
+        if enums and key in enums and isinstance(value, str):
+            try:
+                value = enums[key][value]
+            except KeyError:
+                raise ValueError(f"{key} must be one of {sorted(enums[key])}") from None
+        setattr(cfg, key, value)
+    return cfg
+
+
+class _Runner:
+    """Runs in chunks of about ``chunk_seconds`` so Ctrl-C is seen between iterations."""
+
+    chunk_seconds = 0.05
+
+    def _chunks(self, total, call):
+        done, k = 0, 1
+        while done < total:
+            k = min(k, total - done)
+            t = time.perf_counter()
+            got = call(done, k)
+            done += got
+            dt = time.perf_counter() - t
+            k = max(1, min(k * 4, int(k * self.chunk_seconds / dt) if dt > 0 else k * 4))
+        return done
+
+
+class _Chain(_Runner):
+    _kind = ""
+    _has_energy = False
+
+    def __init__(self, theta0, grad, energy=None, *, dtype=np.float64, step_size, **options):
+        self.dtype, sfx = _dtype(dtype)
+        self._sfx = sfx
+        self._fn = lambda name: getattr(lib, f"sgs_{self._kind}_{name}{sfx}")
+        self._raw, self._state = _new_state(self._kind, sfx)
+        self._cfg = _config(self._kind, (step_size,), options, self._enums())
+        self.theta0 = np.ascontiguousarray(theta0, dtype=self.dtype)
+        if self.theta0.ndim != 1:
+            raise ValueError(f"theta0 must be a vector, got shape {self.theta0.shape}")
+        self.dim = d = self.theta0.size
+        self._ws = np.zeros(max(1, self._fn("workspace_len")(d)), dtype=self.dtype)
+        slots = {"energy": energy} if self._has_energy else {}
+        slots["gradient"] = grad
+        self._cb = _Callbacks(self.dtype, sfx, **slots)
+        ct = "float *" if sfx else "double *"
+        args = [self._state, self._cfg, _ptr(ct, self.theta0), d, _ptr(ct, self._ws),
+                self._fn("workspace_len")(d)]
+        args += list(self._cb.fns.values()) + [self._cb.user_data]
+        st = self._fn("init")(*args)
+        self._cb.reraise()
+        _check(st, f"sgs_{self._kind}_init{sfx}")
+        self.info = RunInfo(sampler=self._kind)
+        self._summary = ffi.new(f"sgs_{self._kind}_run_summary *")
+        self._done = ffi.new("size_t *")
+
+    def _enums(self):
+        return None
+
+    @property
+    def position(self):
+        out = np.empty(self.dim, self.dtype)
+        _check(self._fn("position")(self._state, _ptr(self._ct, out), self.dim), "position")
+        return out
+
+    @property
+    def _ct(self):
+        return "float *" if self._sfx else "double *"
+
+    def run(self, draws):
+        """Runs ``draws`` outer iterations; returns their positions, shape ``(draws, dim)``."""
+        draws = int(draws)
+        if draws < 0:
+            raise ValueError("draws must be >= 0")
+        out = np.empty((draws, self.dim), self.dtype)
+        t0 = time.perf_counter()
+
+        def call(start, k):
+            row = out[start:]
+            st = self._fn("run")(self._state, k, _ptr(self._ct, row), k * self.dim, self._done,
+                                 self._summary)
+            self._account(self._summary)
+            if st != 0:
+                self.partial = out[: start + self._done[0]]
+                self.info.seconds += time.perf_counter() - t0
+                self._cb.reraise()
+                _check(st, f"sgs_{self._kind}_run{self._sfx}")
+            return self._done[0]
+
+        self._chunks(draws, call)
+        self.info.seconds += time.perf_counter() - t0
+        return out
+
+    def _account(self, s):
+        i = self.info
+        i.iterations += s.iterations
+        i.accepted += s.accepted
+        i.divergences += s.divergences
+        if i.iterations:
+            i.accept_rate = i.accepted / i.iterations
+
+
+class AMAGOLD(_Chain):
+    """An AMAGOLD chain: ``energy(theta) -> float`` (full data), ``grad(theta, seed)``.
+
+    Options (fields of ``sgs_amagold_config``): ``friction``, ``momentum_sd``, ``steps``,
+    ``warmup``, ``target_accept``, ``seed``, ``stream``, ``variant`` (``"reversible"`` or
+    ``"non_reversible"``).
+    """
+
+    _kind = "amagold"
+    _has_energy = True
+
+    def __init__(self, energy, grad, theta0, **kw):
+        super().__init__(theta0, grad, energy, **kw)
+
+    def _enums(self):
+        return {"variant": {"reversible": header.defines["SGS_VARIANT_REVERSIBLE"],
+                            "non_reversible": header.defines["SGS_VARIANT_NON_REVERSIBLE"]}}
+
+    def _account(self, s):
+        super()._account(s)
+        if s.has_last:
+            self.info.step_size = s.last.step_size
+
+
+class SGHMC(_Chain):
+    """An SGHMC chain: ``grad(theta, seed)``. Options: ``friction``, ``momentum_sd``, ``steps``,
+    ``seed``, ``stream``, ``resample_momentum``."""
+
+    _kind = "sghmc"
+
+    def __init__(self, grad, theta0, **kw):
+        super().__init__(theta0, grad, None, **kw)
+
+
+class SGLD(_Chain):
+    """An SGLD chain: ``grad(theta, seed)``. Options: ``steps``, ``seed``, ``stream``."""
+
+    _kind = "sgld"
+
+    def __init__(self, grad, theta0, **kw):
+        super().__init__(theta0, grad, None, **kw)
+
+
+def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw):
+    theta0 = np.asarray(theta0, dtype=np.dtype(dtype))
+    starts = np.broadcast_to(theta0, (chains,) + theta0.shape[-1:]) if theta0.ndim == 1 else theta0
+    if starts.ndim != 2 or starts.shape[0] != chains:
+        raise ValueError(f"theta0 must have shape (dim,) or (chains, dim), got {theta0.shape}")
+    samples, info = [], []
+    for c in range(chains):
+        s = cls(*args, starts[c], seed=seed, stream=stream + c, dtype=dtype, **kw)
+        samples.append(s.run(draws))
+        info.append(s.info)
+    return Result(np.stack(samples), info)
+
+
+def amagold(energy, grad, theta0, draws, *, chains=1, seed=0, stream=0, dtype=np.float64, **kw):
+    """``chains`` AMAGOLD chains (streams ``stream``, ``stream+1``, …) → :class:`Result`."""
+    return _chains(AMAGOLD, (energy, grad), theta0, draws, chains, seed, stream, dtype, kw)
+
+
+def sghmc(grad, theta0, draws, *, chains=1, seed=0, stream=0, dtype=np.float64, **kw):
+    """``chains`` SGHMC chains → :class:`Result`."""
+    return _chains(SGHMC, (grad,), theta0, draws, chains, seed, stream, dtype, kw)
+
+
+def sgld(grad, theta0, draws, *, chains=1, seed=0, stream=0, dtype=np.float64, **kw):
+    """``chains`` SGLD chains → :class:`Result`."""
+    return _chains(SGLD, (grad,), theta0, draws, chains, seed, stream, dtype, kw)
+
+
+_SVGD_ENUMS = {
+    "batching": {"without_replacement": header.defines["SGS_BATCHING_WITHOUT_REPLACEMENT"],
+                 "with_replacement": header.defines["SGS_BATCHING_WITH_REPLACEMENT"]},
+    "kernel": {"gaussian": header.defines["SGS_KERNEL_GAUSSIAN"],
+               "gaussian_median": header.defines["SGS_KERNEL_GAUSSIAN_MEDIAN"],
+               "imq": header.defines["SGS_KERNEL_IMQ"]},
+    "step_rule": {"constant": header.defines["SGS_STEP_RULE_CONSTANT"],
+                  "decaying": header.defines["SGS_STEP_RULE_DECAYING"],
+                  "adagrad": header.defines["SGS_STEP_RULE_ADAGRAD"]},
+}
+
+
+class SVGD(_Runner):
+    """SVGD / RBM-SVGD on ``particles`` (shape ``(N, d)``, copied; row i is particle i).
+
+    Give ``grad(x, seed)`` (one particle) or ``grads(X, seed)`` (all N at once, ``X`` of shape
+    ``(N, d)``, returns ``(N, d)``), or :class:`Raw` for either. ``batch_size`` p (default N:
+    full SVGD), ``step_size`` η; options are the fields of ``sgs_svgd_config``: ``bandwidth``,
+    ``kernel`` (``"gaussian"``, ``"gaussian_median"``, ``"imq"``), ``step_rule`` (``"adagrad"``,
+    ``"constant"``, ``"decaying"``), ``adagrad_alpha``, ``batching``, ``imq_c``, ``imq_beta``,
+    ``seed``, ``stream``.
+    """
+
+    def __init__(self, particles, grad=None, *, grads=None, batch_size=None, step_size,
+                 dtype=np.float64, **options):
+        self.dtype, sfx = _dtype(dtype)
+        self._sfx = sfx
+        self._ct = "float *" if sfx else "double *"
+        x = np.array(particles, dtype=self.dtype, order="C", copy=True)
+        if x.ndim == 1:
+            x = x[:, None]
+        if x.ndim != 2:
+            raise ValueError(f"particles must have shape (N, d), got {x.shape}")
+        self._x = x
+        n, d = x.shape
+        self.n, self.dim = n, d
+        self._raw, self._state = _new_state("svgd", sfx)
+        self._cfg = _config("svgd", (n if batch_size is None else batch_size, step_size), options,
+                            _SVGD_ENUMS)
+        wl = getattr(lib, f"sgs_svgd_workspace_len{sfx}")(n, d, self._cfg)
+        il = getattr(lib, f"sgs_svgd_index_len{sfx}")(n)
+        if wl == ffi.cast("size_t", -1):
+            raise InvalidInput(dict(header.enums["sgs_status"])["SGS_ERR_INVALID_ARGUMENT"],
+                               "sgs_svgd_workspace_len (size overflows)")
+        self._ws = np.zeros(max(1, wl), self.dtype)
+        self._idx = np.zeros(max(1, il), np.uint32)
+        self._cb = _Callbacks(self.dtype, sfx, gradient=grad, gradients=grads)
+        st = getattr(lib, f"sgs_svgd_init{sfx}")(
+            self._state, self._cfg, _ptr(self._ct, x), n, d, _ptr(self._ct, self._ws), wl,
+            _ptr("uint32_t *", self._idx), il, self._cb.fns["gradient"],
+            self._cb.fns["gradients"], self._cb.user_data)
+        self._cb.reraise()
+        _check(st, f"sgs_svgd_init{sfx}")
+        self.info = RunInfo(sampler="svgd")
+        self._summary = ffi.new("sgs_svgd_run_summary *")
+
+    @property
+    def particles(self):
+        """A copy of the particles, shape ``(N, d)``."""
+        return self._x.copy()
+
+    def run(self, iterations):
+        """Runs ``iterations`` iterations; returns the particles (a copy)."""
+        t0 = time.perf_counter()
+
+        def call(start, k):
+            st = getattr(lib, f"sgs_svgd_run{self._sfx}")(self._state, k, self._summary)
+            self.info.iterations += self._summary.iterations
+            if st != 0:
+                self.info.seconds += time.perf_counter() - t0
+                self._cb.reraise()
+                _check(st, f"sgs_svgd_run{self._sfx}")
+            return self._summary.iterations
+
+        self._chunks(int(iterations), call)
+        self.info.seconds += time.perf_counter() - t0
+        if self.info.iterations:
+            self.info.step_size = self._summary.last.step_size
+        return self.particles
+
+
+def svgd(particles, iterations, grad=None, *, grads=None, **kw):
+    """Runs :class:`SVGD` for ``iterations``; returns ``(particles, RunInfo)``."""
+    s = SVGD(particles, grad, grads=grads, **kw)
+    return s.run(iterations), s.info
+
+
+def minibatch(seed, n, size):
+    """The library's minibatch for ``seed``: ``size`` distinct indices in ``0..n`` (uint64)."""
+    out = np.empty(int(size), np.uint64)
+    _check(lib.sgs_minibatch(seed, n, _ptr("uint64_t *", out), out.size), "sgs_minibatch")
+    return out

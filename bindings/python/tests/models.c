@@ -1,0 +1,79 @@
+/* Test models computed identically here and in tests/models.py (same operations in the same
+ * order, libm's log/cos/exp on both sides: Python's math module calls the same libm), so that the
+ * C program bitcheck.c and the Python binding must produce the same bits. Compiled with
+ * -ffp-contract=off (no fused multiply-add: Python never fuses). Also loaded by the tests as a
+ * shared library for the raw-function-pointer path. */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* A standard normal determined by the seed (Box-Muller on two splitmix64 uniforms). */
+double sgt_normal(uint64_t seed) {
+    uint64_t s = seed;
+    double u1 = (double)((splitmix64(&s) >> 11) + 1) * 0x1p-53;
+    double u2 = (double)(splitmix64(&s) >> 11) * 0x1p-53;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* Double well U = (x+4)(x+1)(x-1)(x-3)/14 + 1/2 (docs/algorithms.md), one coordinate. */
+int32_t dw_energy(void *ud, const double *t, size_t d, double *u) {
+    (void)ud;
+    (void)d;
+    double x = t[0];
+    *u = (x + 4.0) * (x + 1.0) * (x - 1.0) * (x - 3.0) / 14.0 + 0.5;
+    return 0;
+}
+
+/* Its gradient plus noise_sd * N(0, 1) from the seed; user_data points to noise_sd (or NULL: 1). */
+int32_t dw_grad(void *ud, const double *t, size_t d, uint64_t seed, double *g) {
+    (void)d;
+    double sd = ud ? *(const double *)ud : 1.0;
+    double x = t[0];
+    g[0] = (4.0 * x * x * x + 3.0 * x * x - 26.0 * x - 1.0) / 14.0 + sd * sgt_normal(seed);
+    return 0;
+}
+
+/* float version: the same formula in float arithmetic, the noise rounded to float. */
+int32_t dw_grad_f32(void *ud, const float *t, size_t d, uint64_t seed, float *g) {
+    (void)ud;
+    (void)d;
+    float x = t[0];
+    g[0] = (4.0f * x * x * x + 3.0f * x * x - 26.0f * x - 1.0f) / 14.0f + (float)sgt_normal(seed);
+    return 0;
+}
+
+int32_t dw_energy_f32(void *ud, const float *t, size_t d, double *u) {
+    (void)ud;
+    (void)d;
+    double x = t[0];
+    *u = (x + 4.0) * (x + 1.0) * (x - 1.0) * (x - 3.0) / 14.0 + 0.5;
+    return 0;
+}
+
+/* 1-D mixture 1/3 N(-2,1) + 2/3 N(2,1): grad U for all n particles (row-major n x d, d = 1). */
+int32_t mix_grads(void *ud, const double *xs, size_t n, size_t d, uint64_t seed, double *g) {
+    (void)ud;
+    (void)seed;
+    for (size_t i = 0; i < n * d; i++) {
+        double x = xs[i];
+        double a = exp(-0.5 * (x + 2.0) * (x + 2.0)) / 3.0;
+        double b = 2.0 * exp(-0.5 * (x - 2.0) * (x - 2.0)) / 3.0;
+        g[i] = (a * (x + 2.0) + b * (x - 2.0)) / (a + b);
+    }
+    return 0;
+}
+
+/* Counts its calls in *(uint64_t *)ud and returns theta: the per-call cost benchmark. */
+int32_t count_grad(void *ud, const double *t, size_t d, uint64_t seed, double *g) {
+    (void)seed;
+    *(uint64_t *)ud += 1;
+    for (size_t i = 0; i < d; i++) g[i] = t[i];
+    return 0;
+}

@@ -1,0 +1,50 @@
+"""The Python twins of models.c: the same operations in the same order, so the bits agree."""
+
+import math
+
+import numpy as np
+
+M64 = (1 << 64) - 1
+
+
+def _splitmix64(s):
+    s = (s + 0x9E3779B97F4A7C15) & M64
+    z = s
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return s, z ^ (z >> 31)
+
+
+def normal(seed):
+    s, a = _splitmix64(seed)
+    s, b = _splitmix64(s)
+    u1 = float((a >> 11) + 1) * 2.0**-53
+    u2 = float(b >> 11) * 2.0**-53
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(6.283185307179586 * u2)
+
+
+def dw_energy(t):
+    x = float(t[0])
+    return (x + 4.0) * (x + 1.0) * (x - 1.0) * (x - 3.0) / 14.0 + 0.5
+
+
+def dw_grad(t, seed, sd=1.0):
+    x = float(t[0])
+    return np.array([(4.0 * x * x * x + 3.0 * x * x - 26.0 * x - 1.0) / 14.0 + sd * normal(seed)])
+
+
+def dw_grad_f32(t, seed):
+    f = np.float32
+    x = f(t[0])
+    g = (f(4.0) * x * x * x + f(3.0) * x * x - f(26.0) * x - f(1.0)) / f(14.0) + f(normal(seed))
+    return np.array([g], dtype=np.float32)
+
+
+def mix_grads(X, seed):
+    out = np.empty_like(X)
+    for i, x in enumerate(X.ravel()):
+        x = float(x)
+        a = math.exp(-0.5 * (x + 2.0) * (x + 2.0)) / 3.0
+        b = 2.0 * math.exp(-0.5 * (x - 2.0) * (x - 2.0)) / 3.0
+        out.flat[i] = (a * (x + 2.0) + b * (x - 2.0)) / (a + b)
+    return out

@@ -1,0 +1,271 @@
+"""The Julia package (bindings/julia/SGSample) without Julia: its generated declarations are
+current and have the C layouts, and its call pattern (the same @ccall signatures, in the same
+order, a non-closure trampoline with the closure as user_data, buffers held for the call,
+column-major d x N particles, exceptions rethrown) is replayed here through ctypes, reading the
+signatures from generated.jl itself, and must give the Python binding's samples bit for bit."""
+
+import ctypes as C
+import importlib.util
+import os
+import re
+
+import numpy as np
+import pytest
+
+import sgsample
+
+import models as M
+from conftest import REPO
+
+PKG = os.path.join(REPO, "bindings", "julia", "SGSample")
+GENERATED = os.path.join(PKG, "src", "generated.jl")
+
+
+def test_generated_jl_is_current():
+    spec = importlib.util.spec_from_file_location("jlgen", os.path.join(PKG, "gen", "generate.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    fresh = gen.generate(os.path.join(REPO, "include", "sgsample.h"))
+    assert open(GENERATED, encoding="utf-8").read() == fresh, "run gen/generate.py"
+
+
+# ---------------------------------------------------------------------------------------------
+# generated.jl read back into ctypes
+
+SCALAR = {"Cdouble": C.c_double, "Cfloat": C.c_float, "UInt64": C.c_uint64, "UInt32": C.c_uint32,
+          "Int32": C.c_int32, "Csize_t": C.c_size_t, "Cchar": C.c_char}
+
+
+class Julia:
+    """The declarations of generated.jl as ctypes types and functions."""
+
+    def __init__(self, path, library):
+        text = open(path, encoding="utf-8").read()
+        self.aliases = dict(re.findall(r"^const (\w+) = ([A-Za-z_]\w*(?:\{\w+\})?)\s*(?:#.*)?$", text, re.M))
+        self.consts = {k: int(v) for k, v in re.findall(r"^const (\w+) = (?:\w+\()?(-?\d+)\)?$",
+                                                         text, re.M)}
+        self.structs = {}
+        for name, body in re.findall(r"^struct (\w+)\n(.*?)^end$", text, re.M | re.S):
+            fields = []
+            for fname, ftype in re.findall(r"^\s+(\w+)::(.+)$", body, re.M):
+                fields.append((fname, self.ctype(ftype)))
+            self.structs[name] = type(name, (C.Structure,), {"_fields_": fields})
+        self.lib = C.CDLL(library)
+        self.signatures = {}
+        for name, args, ret in re.findall(
+                r"^\w+\(.*?\) = @ccall libsgsample\.(\w+)\((.*?)\)::(\S+)$", text, re.M):
+            argtypes = [self.ctype(a.split("::", 1)[1]) for a in args.split(", ") if a]
+            f = getattr(self.lib, name)
+            f.argtypes, f.restype = argtypes, self.ctype(ret)
+            self.signatures[name] = [a.split("::", 1)[0] for a in args.split(", ") if a]
+
+    def ctype(self, t):
+        t = t.strip()
+        m = re.fullmatch(r"NTuple\{(\d+), (\w+)\}", t)
+        if m:
+            return self.ctype(m.group(2)) * int(m.group(1))
+        m = re.fullmatch(r"Ptr\{(.+)\}", t)
+        if m:
+            inner = m.group(1)
+            return C.c_void_p if self.ctype(inner) is None else C.POINTER(self.ctype(inner))
+        if t == "Cvoid":
+            return None
+        if t in SCALAR:
+            return SCALAR[t]
+        if t in self.structs:
+            return self.structs[t]
+        if t in self.aliases:
+            return self.ctype(self.aliases[t])
+        raise KeyError(t)
+
+    def __getattr__(self, name):
+        return getattr(self.lib, name)
+
+
+@pytest.fixture(scope="module")
+def jl():
+    return Julia(GENERATED, sgsample.LIBRARY_PATH)
+
+
+def test_generated_layouts_are_the_c_layouts(jl):
+    for name, st in jl.structs.items():
+        assert C.sizeof(st) == sgsample.ffi.sizeof(name), name
+        for (fname, _), off in zip(st._fields_, [getattr(st, f).offset for f, _ in st._fields_]):
+            assert off == sgsample.ffi.offsetof(name, fname), (name, fname)
+    for kind in ("amagold", "sghmc", "sgld", "svgd"):
+        for sfx in ("", "_f32"):
+            assert C.sizeof(jl.structs[f"sgs_{kind}{sfx}"]) == getattr(
+                sgsample.lib, f"sgs_{kind}_state_size{sfx}")()
+    assert jl.consts["SGS_CB_ABORT"] == sgsample.SGS_CB_ABORT
+    assert jl.consts["SGS_ERR_CALLBACK_ABORTED"] == sgsample.SGS_ERR_CALLBACK_ABORTED
+
+
+def test_every_c_function_has_a_julia_wrapper(jl):
+    assert set(jl.signatures) == set(sgsample.header.functions)
+    for name, (_, params) in sgsample.header.functions.items():
+        assert jl.signatures[name] == [p for _, p in params], name
+
+
+# ---------------------------------------------------------------------------------------------
+# The call pattern of src/SGSample.jl, step by step (names in comments are the Julia ones)
+
+
+class Callbacks:  # mutable struct Callbacks
+    def __init__(self):
+        self.energy = self.grad = self.grads = self.err = None
+
+
+def _cb(ud):  # unsafe_pointer_to_objref(ud)::Callbacks
+    return C.cast(ud, C.POINTER(C.py_object)).contents.value
+
+
+def _fail(cb, e):  # fail!
+    cb.err = e
+    return 2  # SGS_CB_ABORT
+
+
+# Non-closure trampolines (the @cfunction targets), one per signature.
+@C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_double), C.c_size_t, C.POINTER(C.c_double))
+def energy_tramp(ud, theta, d, u):
+    cb = _cb(ud)
+    try:
+        u[0] = float(cb.energy(np.ctypeslib.as_array(theta, (d,)).copy()))
+        return 0
+    except Exception as e:  # noqa: BLE001
+        return _fail(cb, e)
+
+
+@C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_double), C.c_size_t, C.c_uint64,
+             C.POINTER(C.c_double))
+def grad_tramp(ud, x, d, seed, g):
+    cb = _cb(ud)
+    try:
+        v = np.asarray(cb.grad(np.ctypeslib.as_array(x, (d,)).copy(), seed), float)
+        np.ctypeslib.as_array(g, (d,))[:] = v
+        return 0
+    except Exception as e:  # noqa: BLE001
+        return _fail(cb, e)
+
+
+@C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_double), C.c_size_t, C.c_size_t, C.c_uint64,
+             C.POINTER(C.c_double))
+def grads_tramp(ud, xs, n, d, seed, g):
+    cb = _cb(ud)
+    try:
+        # unsafe_wrap(Array, xs, (d, n)): column-major d x n over the C row-major n x d.
+        X = np.ctypeslib.as_array(xs, (n * d,)).reshape((d, n), order="F").copy(order="F")
+        G = np.asarray(cb.grads(X, seed), float)
+        assert G.shape == (d, n)
+        np.ctypeslib.as_array(g, (n * d,))[:] = G.ravel(order="F")
+        return 0
+    except Exception as e:  # noqa: BLE001
+        return _fail(cb, e)
+
+
+def state_memory(jl, kind):  # StateMemory(kind, T)
+    size, align = getattr(jl, f"sgs_{kind}_state_size")(), getattr(jl, f"sgs_{kind}_state_align")()
+    buf = (C.c_uint64 * (-(-(size + align) // 8)))()
+    addr = C.addressof(buf)
+    return buf, C.cast(addr + (-addr) % align, C.POINTER(jl.structs[f"sgs_{kind}"]))
+
+
+def with_fields(default, kw):  # with_fields(x, kw)
+    for k, v in kw.items():
+        setattr(default, k, v)
+    return default
+
+
+class JuliaChain:
+    """Chain{K}(energy, grad, theta0; step_size, kw...) and run!(chain, n)."""
+
+    def __init__(self, jl, kind, energy, grad, theta0, step_size, **kw):
+        self.jl, self.kind = jl, kind
+        config = with_fields(getattr(jl, f"sgs_{kind}_config_default")(step_size), kw)
+        self.config = C.pointer(config)  # Ref(config)
+        self.theta0 = np.array(theta0, float)
+        self.d = d = self.theta0.size
+        wl = getattr(jl, f"sgs_{kind}_workspace_len")(d)
+        self.ws = np.zeros(max(wl, 1))
+        self.cb = Callbacks()
+        self.cb.energy, self.cb.grad = energy, grad
+        self.state_buf, self.state = state_memory(jl, kind)
+        self.ud = C.py_object(self.cb)  # pointer_from_objref(cb); kept alive by the chain
+        args = [self.state, self.config, self.theta0.ctypes.data_as(C.POINTER(C.c_double)), d,
+                self.ws.ctypes.data_as(C.POINTER(C.c_double)), wl]
+        if kind == "amagold":
+            args.append(C.cast(energy_tramp, C.c_void_p))
+        args += [C.cast(grad_tramp, C.c_void_p), C.cast(C.pointer(self.ud), C.c_void_p)]
+        status = getattr(jl, f"sgs_{kind}_init")(*args)  # inside GC.@preserve
+        self.rethrow()
+        assert status == 0, status
+
+    def rethrow(self):  # rethrow_callback_error!
+        e, self.cb.err = self.cb.err, None
+        if e is not None:
+            raise e
+
+    def run(self, n, chunk=7):
+        out = np.empty((self.d, n), order="F")  # Matrix{T}(undef, d, n)
+        done = C.c_size_t(0)
+        summ = self.jl.structs["sgs_amagold_run_summary" if self.kind == "amagold"
+                               else "sgs_chain_run_summary"]()
+        total = 0
+        while total < n:
+            k = min(chunk, n - total)
+            ptr = C.cast(out.ctypes.data + total * self.d * 8, C.POINTER(C.c_double))
+            status = getattr(self.jl, f"sgs_{self.kind}_run")(self.state, k, ptr, k * self.d,
+                                                              C.byref(done), C.byref(summ))
+            total += done.value
+            if status != 0:
+                self.rethrow()
+                raise sgsample.Error(status, "run!")
+        return out
+
+
+def test_julia_chain_pattern_matches_the_python_binding(jl):
+    for kind, args, kw in [
+        ("amagold", (M.dw_energy, M.dw_grad), dict(friction=0.25, steps=10, seed=7, stream=3)),
+        ("sghmc", (None, M.dw_grad), dict(friction=1.0, steps=5, seed=11)),
+        ("sgld", (None, M.dw_grad), dict(seed=13)),
+    ]:
+        j = JuliaChain(jl, kind, *args, [0.5], 0.1, **kw).run(200)
+        cls = {"amagold": sgsample.AMAGOLD, "sghmc": sgsample.SGHMC, "sgld": sgsample.SGLD}[kind]
+        py_args = args if kind == "amagold" else args[1:]
+        p = cls(*py_args, [0.5], step_size=0.1, **kw).run(200)
+        assert j.shape == (1, 200) and np.array_equal(j, p.T), kind
+
+
+def test_julia_exception_is_rethrown(jl):
+    def grad(t, seed):
+        raise KeyError("inside the Julia-style callback")
+
+    c = JuliaChain(jl, "sgld", None, M.dw_grad, [0.0], 0.1)
+    c.cb.grad = grad
+    with pytest.raises(KeyError):
+        c.run(10)
+
+
+def test_julia_svgd_pattern_column_major(jl):
+    # SVGD(X0::d x N; grads) and svgd!(s, iterations), with the particles a Fortran-order d x N
+    # array handed over without a copy: must equal the Python binding's row-major N x d run.
+    d, n = 2, 16
+    X = np.asfortranarray(np.linspace(-10, -6, d * n).reshape(d, n))
+    X0 = X.copy(order="F")
+    cfg = C.pointer(with_fields(jl.sgs_svgd_config_default(8, 0.2), dict(bandwidth=2.0, seed=5)))
+    wl, il = jl.sgs_svgd_workspace_len(n, d, cfg), jl.sgs_svgd_index_len(n)
+    ws, idx = np.zeros(wl), np.zeros(il, np.uint32)
+    cb = Callbacks()
+    cb.grads = lambda Xc, seed: M.mix_grads(Xc.T, seed).T  # the user's d x N function
+    ud = C.py_object(cb)
+    buf, state = state_memory(jl, "svgd")
+    dp = lambda a: a.ctypes.data_as(C.POINTER(C.c_double))  # noqa: E731
+    st = jl.sgs_svgd_init(state, cfg, dp(X), n, d, dp(ws), wl,
+                          idx.ctypes.data_as(C.POINTER(C.c_uint32)), il, None,
+                          C.cast(grads_tramp, C.c_void_p), C.cast(C.pointer(ud), C.c_void_p))
+    assert st == 0 and cb.err is None
+    summ = jl.structs["sgs_svgd_run_summary"]()
+    st = jl.sgs_svgd_run(state, 50, C.byref(summ))
+    assert st == 0 and summ.iterations == 50, (st, cb.err)
+    p = sgsample.SVGD(X0.T, grads=M.mix_grads, batch_size=8, step_size=0.2, bandwidth=2.0,
+                      seed=5).run(50)
+    assert np.array_equal(X, p.T)

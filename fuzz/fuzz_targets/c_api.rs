@@ -1,0 +1,1447 @@
+//! Fuzzes every C entry point (`sgs_amagold_*`, `sgs_sghmc_*`, `sgs_sgld_*`, `sgs_svgd_*`, f64 and
+//! f32, `sgs_minibatch`, `sgs_status_str`, the size queries and config defaults) with random call
+//! sequences, decoded by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
+//!
+//! All caller memory lives in one 32 KiB arena, so that any pointer the fuzzer picks (into a
+//! state, into a workspace, into another output, misaligned, NULL) is valid memory and so that a
+//! write the library should not make is seen even when it stays inside the arena. The target
+//! keeps to the caller's side of the contract (lengths never exceed the memory behind a pointer
+//! unless they are ≥ 2⁶¹, which every entry point must refuse; a state pointer is either a live
+//! state, zero/garbage without a valid tag, NULL or misaligned; a sampler whose memory another
+//! call overwrote is forgotten), so that anything it reports is the library's fault.
+//!
+//! Oracle, checked after every call:
+//! * every status is documented (`sgs_status_str` is not "unknown status");
+//! * bytes of the arena outside what the call may write are unchanged; after an error status
+//!   that means the state and the workspace are unchanged, except what `run` documents (the
+//!   rows, totals and state of the iterations completed before the error);
+//! * after `SGS_OK` every position (chain position, every row of `run`, every SVGD particle) is
+//!   finite;
+//! * no crash, panic, AddressSanitizer report or overflow (debug assertions are on).
+#![no_main]
+
+use core::ffi::{c_void, CStr};
+use core::mem::size_of;
+use libfuzzer_sys::fuzz_target;
+use sgsample::ffi::*;
+
+const ARENA: usize = 32 * 1024;
+/// Lengths at or above this cannot describe memory (2⁶¹ elements of ≥ 4 bytes ≥ 2⁶³ bytes): the
+/// library must refuse them without touching anything.
+const HUGE: usize = 1 << 61;
+const MAX_OPS: usize = 48;
+
+/// `SGS_FUZZ_TRACE=1 cargo fuzz run c_api <input>` prints each call and its status.
+fn trace() -> bool {
+    static T: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *T.get_or_init(|| std::env::var_os("SGS_FUZZ_TRACE").is_some())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input decoding.
+
+struct Bytes<'a> {
+    d: &'a [u8],
+    i: usize,
+}
+
+impl Bytes<'_> {
+    fn u8(&mut self) -> u8 {
+        let b = self.d.get(self.i).copied().unwrap_or(0);
+        self.i += 1;
+        b
+    }
+    fn done(&self) -> bool {
+        self.i >= self.d.len()
+    }
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.u8(), self.u8()])
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from(self.u16()) | (u32::from(self.u16()) << 16)
+    }
+    fn u64(&mut self) -> u64 {
+        u64::from(self.u32()) | (u64::from(self.u32()) << 32)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        self.u16() as usize % n
+    }
+    /// A float biased towards useful values: small positive, 0, negative, NaN, ±∞, huge, raw bits.
+    fn f64_in(&mut self, typical: &[f64]) -> f64 {
+        match self.u8() % 16 {
+            0..=9 => typical[self.u8() as usize % typical.len()],
+            10 => 0.0,
+            11 => -typical[0],
+            12 => f64::NAN,
+            13 => f64::INFINITY,
+            14 => 1e300,
+            _ => f64::from_bits(self.u64()),
+        }
+    }
+    fn u32_small(&mut self, max: u32) -> u32 {
+        match self.u8() % 8 {
+            0..=5 => self.u32() % (max + 1),
+            6 => 0,
+            _ => self.u32(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coordinates and callbacks.
+
+trait Flt: Copy + 'static {
+    const SIZE: usize;
+    fn from_f64(v: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+impl Flt for f64 {
+    const SIZE: usize = 8;
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+impl Flt for f32 {
+    const SIZE: usize = 4;
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+/// What the callbacks of one sampler do, call after call (`user_data`; NULL behaves well).
+struct Model {
+    script: Vec<u8>,
+    calls: usize,
+    curvature: f64,
+}
+
+impl Model {
+    fn next(ud: *mut c_void) -> (u8, f64) {
+        // SAFETY: user_data is NULL or one of the boxed models, alive for the whole input.
+        match unsafe { ud.cast::<Model>().as_mut() } {
+            Some(m) if !m.script.is_empty() => {
+                let b = m.script[m.calls % m.script.len()];
+                m.calls += 1;
+                (b, m.curvature)
+            }
+            Some(m) => (0, m.curvature),
+            None => (0, 1.0),
+        }
+    }
+}
+
+/// Low nibble: the return value (mostly OK; REJECT, ABORT and unknown values that mean ABORT).
+fn ret_of(b: u8) -> i32 {
+    match b & 15 {
+        0..=10 => SGS_CB_OK,
+        11 | 12 => SGS_CB_REJECT,
+        13 => SGS_CB_ABORT,
+        14 => 7,
+        _ => -1,
+    }
+}
+
+/// High bits: what is written (the true value, NaN, ∞, a huge value, or nothing at all).
+fn val_of(b: u8, v: f64) -> Option<f64> {
+    match (b >> 4) & 7 {
+        0..=3 => Some(v),
+        4 => Some(f64::NAN),
+        5 => Some(if v < 0.0 { f64::NEG_INFINITY } else { f64::INFINITY }),
+        6 => Some(if v < 0.0 { -1e300 } else { 1e300 }),
+        _ => None,
+    }
+}
+
+fn wobble(seed: u64) -> f64 {
+    ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 0.1
+}
+
+unsafe extern "C" fn energy_cb<T: Flt>(ud: *mut c_void, x: *const T, d: usize, u: *mut f64) -> i32 {
+    // SAFETY: the library passes d readable values and a writable `u`.
+    let xs = unsafe { core::slice::from_raw_parts(x, d) };
+    let (b, a) = Model::next(ud);
+    let e = 0.5 * a * xs.iter().map(|v| v.to_f64() * v.to_f64()).sum::<f64>();
+    if let Some(v) = val_of(b, e) {
+        // SAFETY: as above.
+        unsafe { u.write(v) };
+    }
+    ret_of(b)
+}
+
+unsafe extern "C" fn gradient_cb<T: Flt>(
+    ud: *mut c_void,
+    x: *const T,
+    d: usize,
+    seed: u64,
+    g: *mut T,
+) -> i32 {
+    // SAFETY: the library passes d readable values at x and d writable ones at g.
+    let (xs, gs) = unsafe {
+        (
+            core::slice::from_raw_parts(x, d).to_vec(),
+            core::slice::from_raw_parts_mut(g, d),
+        )
+    };
+    let (b, a) = Model::next(ud);
+    for (gi, xi) in gs.iter_mut().zip(&xs) {
+        if let Some(v) = val_of(b, a * xi.to_f64() + wobble(seed)) {
+            *gi = T::from_f64(v);
+        }
+    }
+    ret_of(b)
+}
+
+unsafe extern "C" fn gradients_cb<T: Flt>(
+    ud: *mut c_void,
+    xs: *const T,
+    n: usize,
+    d: usize,
+    seed: u64,
+    gs: *mut T,
+) -> i32 {
+    // SAFETY: the library passes n·d readable values at xs and n·d writable ones at gs.
+    let (xs, gs) = unsafe {
+        (
+            core::slice::from_raw_parts(xs, n * d).to_vec(),
+            core::slice::from_raw_parts_mut(gs, n * d),
+        )
+    };
+    let (b, a) = Model::next(ud);
+    for (gi, xi) in gs.iter_mut().zip(&xs) {
+        if let Some(v) = val_of(b, a * xi.to_f64() + wobble(seed)) {
+            *gi = T::from_f64(v);
+        }
+    }
+    ret_of(b)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The samplers, one type per kind.
+
+/// The bytes the library writes as tags (first word of an initialised state).
+const TAGS: [&[u8; 8]; 8] = [
+    b"sgsAMG64", b"sgsAMG32", b"sgsSGH64", b"sgsSGH32", b"sgsSGL64", b"sgsSGL32", b"sgsSVG64",
+    b"sgsSVG32",
+];
+
+trait ChainApi {
+    type T: Flt;
+    type Cfg: Copy;
+    const KIND: usize;
+    const STATE: usize;
+    const INFO: usize;
+    const SUM: usize;
+    fn cfg(b: &mut Bytes) -> Self::Cfg;
+    fn ws_len(d: usize) -> usize;
+    fn state_size() -> usize;
+    fn state_align() -> usize;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn init(
+        s: *mut u8,
+        c: *const Self::Cfg,
+        th: *const Self::T,
+        d: usize,
+        ws: *mut Self::T,
+        wl: usize,
+        energy: bool,
+        gradient: bool,
+        ud: *mut c_void,
+    ) -> i32;
+    unsafe fn step(s: *mut u8, info: *mut u8) -> i32;
+    unsafe fn run(s: *mut u8, n: usize, out: *mut Self::T, ol: usize, done: *mut usize, sum: *mut u8) -> i32;
+    unsafe fn position(s: *const u8, out: *mut Self::T, ol: usize) -> i32;
+    /// The momentum getter, if the sampler has one.
+    unsafe fn momentum(s: *const u8, out: *mut Self::T, ol: usize) -> Option<i32>;
+    unsafe fn iterations(s: *const u8, out: *mut u64) -> i32;
+    unsafe fn divergences(s: *const u8, out: *mut u64) -> i32;
+    unsafe fn dim(s: *const u8, out: *mut usize) -> i32;
+    /// A sampler-specific value getter `k` (energy, step size, warm-up flag): writes to an
+    /// 8-byte `out`, returns the status and the bytes written, or `None`.
+    unsafe fn extra(k: u8, s: *const u8, out: *mut u8) -> Option<(i32, usize)>;
+}
+
+fn steps_of(b: &mut Bytes) -> u32 {
+    // Bounded: a large T only makes the loop longer, and the fuzzer must stay fast.
+    let t = b.u32_small(12);
+    if t > 12 {
+        1 + t % 12
+    } else {
+        t
+    }
+}
+
+fn amagold_cfg(b: &mut Bytes) -> sgs_amagold_config {
+    let mut c = sgs_amagold_config_default(b.f64_in(&[0.1, 0.01, 0.5, 1e-3, 2.0]));
+    if b.u8() & 1 == 1 {
+        c.friction = b.f64_in(&[0.25, 0.0, 1.0, 10.0]);
+        c.momentum_sd = b.f64_in(&[1.0, 0.5, 3.0]);
+        c.target_accept = b.f64_in(&[0.65, 0.9, 0.01]);
+        c.warmup = u64::from(b.u8() % 8);
+        c.steps = steps_of(b);
+        c.variant = b.u32_small(1);
+    }
+    c.seed = u64::from(b.u8());
+    c.stream = u64::from(b.u8() % 4);
+    c
+}
+
+fn sghmc_cfg(b: &mut Bytes) -> sgs_sghmc_config {
+    let mut c = sgs_sghmc_config_default(b.f64_in(&[0.1, 0.01, 0.5, 1e-3]));
+    if b.u8() & 1 == 1 {
+        c.friction = b.f64_in(&[0.25, 0.0, 1.0, 10.0]);
+        c.momentum_sd = b.f64_in(&[1.0, 0.5, 3.0]);
+        c.steps = steps_of(b);
+        c.resample_momentum = b.u32_small(1);
+    }
+    c.seed = u64::from(b.u8());
+    c
+}
+
+fn sgld_cfg(b: &mut Bytes) -> sgs_sgld_config {
+    let mut c = sgs_sgld_config_default(b.f64_in(&[0.1, 0.01, 0.5, 1e-3]));
+    if b.u8() & 1 == 1 {
+        c.steps = steps_of(b);
+        c.reserved = b.u32_small(0);
+    }
+    c.seed = u64::from(b.u8());
+    c
+}
+
+macro_rules! chain_impl {
+    ($K:ident, $kind:expr, $T:ty, $S:ty, $Cfg:ty, $Info:ty, $Sum:ty, $cfg:ident,
+     energy = $energy:tt,
+     $wsl:ident $size:ident $align:ident $init:ident $step:ident $run:ident $pos:ident
+     $iters:ident $divs:ident $dim:ident,
+     momentum = [$($mom:ident)?],
+     extra = |$k:ident, $s:ident, $out:ident| $extra:expr) => {
+        struct $K;
+        impl ChainApi for $K {
+            type T = $T;
+            type Cfg = $Cfg;
+            const KIND: usize = $kind;
+            const STATE: usize = size_of::<$S>();
+            const INFO: usize = size_of::<$Info>();
+            const SUM: usize = size_of::<$Sum>();
+            fn cfg(b: &mut Bytes) -> $Cfg {
+                $cfg(b)
+            }
+            fn ws_len(d: usize) -> usize {
+                $wsl(d)
+            }
+            fn state_size() -> usize {
+                $size()
+            }
+            fn state_align() -> usize {
+                $align()
+            }
+            unsafe fn init(
+                s: *mut u8,
+                c: *const $Cfg,
+                th: *const $T,
+                d: usize,
+                ws: *mut $T,
+                wl: usize,
+                energy: bool,
+                gradient: bool,
+                ud: *mut c_void,
+            ) -> i32 {
+                let g = if gradient { Some(gradient_cb::<$T> as _) } else { None };
+                chain_impl!(@init $energy, $init, s, c, th, d, ws, wl, energy, g, ud, $T)
+            }
+            unsafe fn step(s: *mut u8, info: *mut u8) -> i32 {
+                unsafe { $step(s.cast(), info.cast()) as i32 }
+            }
+            unsafe fn run(s: *mut u8, n: usize, out: *mut $T, ol: usize, done: *mut usize, sum: *mut u8) -> i32 {
+                unsafe { $run(s.cast(), n, out, ol, done, sum.cast()) as i32 }
+            }
+            unsafe fn position(s: *const u8, out: *mut $T, ol: usize) -> i32 {
+                unsafe { $pos(s.cast(), out, ol) as i32 }
+            }
+            #[allow(unused_variables)]
+            unsafe fn momentum(s: *const u8, out: *mut $T, ol: usize) -> Option<i32> {
+                None $(.or(Some(unsafe { $mom(s.cast(), out, ol) as i32 })))?
+            }
+            unsafe fn iterations(s: *const u8, out: *mut u64) -> i32 {
+                unsafe { $iters(s.cast(), out) as i32 }
+            }
+            unsafe fn divergences(s: *const u8, out: *mut u64) -> i32 {
+                unsafe { $divs(s.cast(), out) as i32 }
+            }
+            unsafe fn dim(s: *const u8, out: *mut usize) -> i32 {
+                unsafe { $dim(s.cast(), out) as i32 }
+            }
+            #[allow(unused_variables, unused_unsafe)]
+            unsafe fn extra($k: u8, $s: *const u8, $out: *mut u8) -> Option<(i32, usize)> {
+                unsafe { $extra }
+            }
+        }
+    };
+    (@init true, $init:ident, $s:ident, $c:ident, $th:ident, $d:ident, $ws:ident, $wl:ident, $energy:ident, $g:ident, $ud:ident, $T:ty) => {{
+        let e = if $energy { Some(energy_cb::<$T> as _) } else { None };
+        unsafe { $init($s.cast(), $c, $th, $d, $ws, $wl, e, $g, $ud) as i32 }
+    }};
+    (@init false, $init:ident, $s:ident, $c:ident, $th:ident, $d:ident, $ws:ident, $wl:ident, $energy:ident, $g:ident, $ud:ident, $T:ty) => {{
+        let _ = $energy;
+        unsafe { $init($s.cast(), $c, $th, $d, $ws, $wl, $g, $ud) as i32 }
+    }};
+}
+
+chain_impl!(Amg64, 0, f64, sgs_amagold, sgs_amagold_config, sgs_amagold_info, sgs_amagold_run_summary,
+    amagold_cfg, energy = true,
+    sgs_amagold_workspace_len sgs_amagold_state_size sgs_amagold_state_align sgs_amagold_init
+    sgs_amagold_step sgs_amagold_run sgs_amagold_position sgs_amagold_iterations
+    sgs_amagold_divergences sgs_amagold_dim,
+    momentum = [sgs_amagold_momentum],
+    extra = |k, s, out| match k % 3 {
+        0 => Some((sgs_amagold_energy(s.cast(), out.cast()) as i32, 8)),
+        1 => Some((sgs_amagold_step_size(s.cast(), out.cast()) as i32, 8)),
+        _ => Some((sgs_amagold_in_warmup(s.cast(), out.cast()) as i32, 4)),
+    });
+chain_impl!(Amg32, 1, f32, sgs_amagold_f32, sgs_amagold_config, sgs_amagold_info,
+    sgs_amagold_run_summary, amagold_cfg, energy = true,
+    sgs_amagold_workspace_len_f32 sgs_amagold_state_size_f32 sgs_amagold_state_align_f32
+    sgs_amagold_init_f32 sgs_amagold_step_f32 sgs_amagold_run_f32 sgs_amagold_position_f32
+    sgs_amagold_iterations_f32 sgs_amagold_divergences_f32 sgs_amagold_dim_f32,
+    momentum = [sgs_amagold_momentum_f32],
+    extra = |k, s, out| match k % 3 {
+        0 => Some((sgs_amagold_energy_f32(s.cast(), out.cast()) as i32, 8)),
+        1 => Some((sgs_amagold_step_size_f32(s.cast(), out.cast()) as i32, 8)),
+        _ => Some((sgs_amagold_in_warmup_f32(s.cast(), out.cast()) as i32, 4)),
+    });
+chain_impl!(Sgh64, 2, f64, sgs_sghmc, sgs_sghmc_config, sgs_sghmc_info, sgs_sghmc_run_summary,
+    sghmc_cfg, energy = false,
+    sgs_sghmc_workspace_len sgs_sghmc_state_size sgs_sghmc_state_align sgs_sghmc_init
+    sgs_sghmc_step sgs_sghmc_run sgs_sghmc_position sgs_sghmc_iterations sgs_sghmc_divergences
+    sgs_sghmc_dim,
+    momentum = [sgs_sghmc_momentum],
+    extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
+chain_impl!(Sgh32, 3, f32, sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
+    sgs_sghmc_run_summary, sghmc_cfg, energy = false,
+    sgs_sghmc_workspace_len_f32 sgs_sghmc_state_size_f32 sgs_sghmc_state_align_f32
+    sgs_sghmc_init_f32 sgs_sghmc_step_f32 sgs_sghmc_run_f32 sgs_sghmc_position_f32
+    sgs_sghmc_iterations_f32 sgs_sghmc_divergences_f32 sgs_sghmc_dim_f32,
+    momentum = [sgs_sghmc_momentum_f32],
+    extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
+chain_impl!(Sgl64, 4, f64, sgs_sgld, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
+    sgld_cfg, energy = false,
+    sgs_sgld_workspace_len sgs_sgld_state_size sgs_sgld_state_align sgs_sgld_init sgs_sgld_step
+    sgs_sgld_run sgs_sgld_position sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim,
+    momentum = [],
+    extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
+chain_impl!(Sgl32, 5, f32, sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
+    sgld_cfg, energy = false,
+    sgs_sgld_workspace_len_f32 sgs_sgld_state_size_f32 sgs_sgld_state_align_f32
+    sgs_sgld_init_f32 sgs_sgld_step_f32 sgs_sgld_run_f32 sgs_sgld_position_f32
+    sgs_sgld_iterations_f32 sgs_sgld_divergences_f32 sgs_sgld_dim_f32,
+    momentum = [],
+    extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
+
+trait SvgdApi {
+    type T: Flt;
+    const KIND: usize;
+    const STATE: usize;
+    unsafe fn ws_len(n: usize, d: usize, c: *const sgs_svgd_config) -> usize;
+    fn index_len(n: usize) -> usize;
+    fn state_size() -> usize;
+    fn state_align() -> usize;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn init(
+        s: *mut u8,
+        c: *const sgs_svgd_config,
+        p: *mut Self::T,
+        n: usize,
+        d: usize,
+        ws: *mut Self::T,
+        wl: usize,
+        idx: *mut u32,
+        il: usize,
+        gradient: bool,
+        gradients: bool,
+        ud: *mut c_void,
+    ) -> i32;
+    unsafe fn step(s: *mut u8, info: *mut u8) -> i32;
+    unsafe fn run(s: *mut u8, it: u64, sum: *mut u8) -> i32;
+    unsafe fn particles(s: *const u8, out: *mut Self::T, ol: usize) -> i32;
+    unsafe fn force(s: *const u8, out: *mut Self::T, ol: usize) -> i32;
+    unsafe fn iterations(s: *const u8, out: *mut u64) -> i32;
+    unsafe fn num_particles(s: *const u8, out: *mut usize) -> i32;
+    unsafe fn dim(s: *const u8, out: *mut usize) -> i32;
+}
+
+macro_rules! svgd_impl {
+    ($K:ident, $kind:expr, $T:ty, $S:ty, $wsl:ident $il:ident $size:ident $align:ident $init:ident
+     $step:ident $run:ident $parts:ident $force:ident $iters:ident $np:ident $dim:ident) => {
+        struct $K;
+        impl SvgdApi for $K {
+            type T = $T;
+            const KIND: usize = $kind;
+            const STATE: usize = size_of::<$S>();
+            unsafe fn ws_len(n: usize, d: usize, c: *const sgs_svgd_config) -> usize {
+                unsafe { $wsl(n, d, c) }
+            }
+            fn index_len(n: usize) -> usize {
+                $il(n)
+            }
+            fn state_size() -> usize {
+                $size()
+            }
+            fn state_align() -> usize {
+                $align()
+            }
+            unsafe fn init(
+                s: *mut u8,
+                c: *const sgs_svgd_config,
+                p: *mut $T,
+                n: usize,
+                d: usize,
+                ws: *mut $T,
+                wl: usize,
+                idx: *mut u32,
+                il: usize,
+                gradient: bool,
+                gradients: bool,
+                ud: *mut c_void,
+            ) -> i32 {
+                let g = if gradient { Some(gradient_cb::<$T> as _) } else { None };
+                let gs = if gradients { Some(gradients_cb::<$T> as _) } else { None };
+                unsafe { $init(s.cast(), c, p, n, d, ws, wl, idx, il, g, gs, ud) as i32 }
+            }
+            unsafe fn step(s: *mut u8, info: *mut u8) -> i32 {
+                unsafe { $step(s.cast(), info.cast()) as i32 }
+            }
+            unsafe fn run(s: *mut u8, it: u64, sum: *mut u8) -> i32 {
+                unsafe { $run(s.cast(), it, sum.cast()) as i32 }
+            }
+            unsafe fn particles(s: *const u8, out: *mut $T, ol: usize) -> i32 {
+                unsafe { $parts(s.cast(), out, ol) as i32 }
+            }
+            unsafe fn force(s: *const u8, out: *mut $T, ol: usize) -> i32 {
+                unsafe { $force(s.cast(), out, ol) as i32 }
+            }
+            unsafe fn iterations(s: *const u8, out: *mut u64) -> i32 {
+                unsafe { $iters(s.cast(), out) as i32 }
+            }
+            unsafe fn num_particles(s: *const u8, out: *mut usize) -> i32 {
+                unsafe { $np(s.cast(), out) as i32 }
+            }
+            unsafe fn dim(s: *const u8, out: *mut usize) -> i32 {
+                unsafe { $dim(s.cast(), out) as i32 }
+            }
+        }
+    };
+}
+
+svgd_impl!(Svgd64, 6, f64, sgs_svgd, sgs_svgd_workspace_len sgs_svgd_index_len
+    sgs_svgd_state_size sgs_svgd_state_align sgs_svgd_init sgs_svgd_step sgs_svgd_run
+    sgs_svgd_particles sgs_svgd_force sgs_svgd_iterations sgs_svgd_num_particles sgs_svgd_dim);
+svgd_impl!(Svgd32, 7, f32, sgs_svgd_f32, sgs_svgd_workspace_len_f32 sgs_svgd_index_len_f32
+    sgs_svgd_state_size_f32 sgs_svgd_state_align_f32 sgs_svgd_init_f32 sgs_svgd_step_f32
+    sgs_svgd_run_f32 sgs_svgd_particles_f32 sgs_svgd_force_f32 sgs_svgd_iterations_f32
+    sgs_svgd_num_particles_f32 sgs_svgd_dim_f32);
+
+fn svgd_cfg(b: &mut Bytes, n: usize) -> sgs_svgd_config {
+    let p = match b.u8() % 8 {
+        0..=4 => 2 + b.u8() as u64 % (n.max(2) as u64 - 1),
+        5 => n as u64,
+        6 => u64::from(b.u8() % 3),
+        _ => b.u64(),
+    };
+    let mut c = sgs_svgd_config_default(p, b.f64_in(&[0.1, 0.01, 0.5, 1e-3]));
+    if b.u8() & 1 == 1 {
+        c.adagrad_alpha = b.f64_in(&[0.9, 0.5, 0.0, 0.999]);
+        c.bandwidth = b.f64_in(&[1.0, 2.0, 0.1]);
+        c.imq_c = b.f64_in(&[1.0, 0.5]);
+        c.imq_beta = b.f64_in(&[0.5, 1.0]);
+        c.batching = b.u32_small(1);
+        c.kernel = b.u32_small(2);
+        c.step_rule = b.u32_small(2);
+        c.reserved = b.u32_small(0);
+    }
+    c.seed = u64::from(b.u8());
+    c
+}
+
+// ---------------------------------------------------------------------------------------------
+// The caller's memory and what is alive in it.
+
+#[derive(Clone)]
+struct Live {
+    kind: usize,
+    state: usize,
+    /// Byte ranges the sampler owns (state, workspace, index): a change made by another call
+    /// means the caller broke it, so it is forgotten.
+    owned: Vec<(usize, usize)>,
+    /// SVGD particles: caller data the sampler moves (the caller may also change them).
+    particles: Option<(usize, usize)>,
+    d: usize,
+    n: usize,
+}
+
+struct Ctx {
+    arena: Vec<u64>,
+    before: Vec<u8>,
+    live: Vec<Live>,
+    models: Vec<Box<Model>>,
+}
+
+fn bytes_of(a: &[u64]) -> &[u8] {
+    // SAFETY: u64 has no padding; u8 has alignment 1.
+    unsafe { core::slice::from_raw_parts(a.as_ptr().cast(), a.len() * 8) }
+}
+
+fn check_status(what: &str, s: i32) {
+    // SAFETY: sgs_status_str returns a static nul-terminated string.
+    let msg = unsafe { CStr::from_ptr(sgs_status_str(s)) };
+    assert!(
+        msg.to_bytes() != b"unknown status",
+        "{what} returned the undocumented status {s}"
+    );
+}
+
+fn overlaps(a: (usize, usize), b: (usize, usize)) -> bool {
+    a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1
+}
+
+impl Ctx {
+    fn base(&mut self) -> *mut u8 {
+        self.arena.as_mut_ptr().cast()
+    }
+    fn bytes(&self) -> &[u8] {
+        bytes_of(&self.arena)
+    }
+    fn snapshot(&mut self) {
+        self.before.clear();
+        let b = bytes_of(&self.arena).to_vec();
+        self.before = b;
+    }
+    fn ptr<T>(&mut self, off: Option<usize>) -> *mut T {
+        match off {
+            None => core::ptr::null_mut(),
+            Some(o) => self.base().wrapping_add(o).cast(),
+        }
+    }
+    /// Checks that no byte outside `allowed` changed since the snapshot.
+    fn check_only(&self, what: &str, status: i32, allowed: &[(usize, usize)]) {
+        let now = self.bytes();
+        // Slice comparisons (memcmp) first: a byte loop would be slow under the fuzzer's
+        // comparison tracing.
+        if self.before[..] == now[..] {
+            return;
+        }
+        let chunks = self.before.chunks(64).zip(now.chunks(64)).enumerate();
+        for (i, (a, b)) in chunks.filter(|(_, (a, b))| a != b).flat_map(|(c, (a, b))| {
+            a.iter().zip(b.iter()).enumerate().map(move |(k, ab)| (c * 64 + k, ab))
+        }) {
+            if a != b && !allowed.iter().any(|&(s, e)| s <= i && i < e) {
+                panic!(
+                    "{what} (status {status}) wrote arena byte {i} outside what it may write \
+                     (allowed {allowed:?}; live {:?})",
+                    self.live.iter().map(|l| (l.kind, l.state, &l.owned)).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+    /// Forgets every live sampler but `keep` whose memory changed since the snapshot.
+    /// Returns the new index of `keep`.
+    fn forget_clobbered(&mut self, keep: Option<usize>) -> Option<usize> {
+        let before = core::mem::take(&mut self.before);
+        let now = bytes_of(&self.arena);
+        let (mut i, mut kept, mut new_keep) = (0, 0, None);
+        self.live.retain(|l| {
+            let k = i;
+            i += 1;
+            let stay = Some(k) == keep || l.owned.iter().all(|&(s, e)| before[s..e] == now[s..e]);
+            if stay {
+                if Some(k) == keep {
+                    new_keep = Some(kept);
+                }
+                kept += 1;
+            }
+            stay
+        });
+        self.before = before;
+        new_keep
+    }
+    /// An offset into the arena (or None for NULL) for `size` bytes of a type aligned to
+    /// `align`: random, aligned random, inside a live sampler's memory, or misaligned.
+    fn pick(&mut self, b: &mut Bytes, size: usize, align: usize) -> Option<usize> {
+        let size = size.max(1);
+        let o = match b.u8() % 10 {
+            0 => return None,
+            1 => b.below(ARENA),
+            2..=5 => b.below(ARENA) / align * align,
+            6 | 7 if !self.live.is_empty() => {
+                let l = &self.live[b.below(self.live.len())];
+                let (s, e) = l.owned[b.u8() as usize % l.owned.len()];
+                let off = s + b.below(e - s + 1);
+                if b.u8() & 1 == 0 {
+                    off / align * align
+                } else {
+                    off
+                }
+            }
+            8 if !self.live.is_empty() => {
+                let l = &self.live[b.below(self.live.len())];
+                l.particles.map_or(0, |p| p.0)
+            }
+            _ => (ARENA / 2 + b.below(ARENA / 2)) / align * align,
+        };
+        if o + size > ARENA {
+            (ARENA - size) / align * align
+        } else {
+            o
+        }
+        .into()
+    }
+    /// A length for `need` elements of `elem` bytes at `off`: right, one short, zero, random, or
+    /// huge; never more than the memory behind the pointer unless huge.
+    fn len(&mut self, b: &mut Bytes, off: Option<usize>, elem: usize, need: usize) -> usize {
+        let cap = off.map_or(usize::MAX, |o| (ARENA - o) / elem);
+        let l = match b.u8() % 10 {
+            0..=5 => need,
+            6 => need.saturating_sub(1),
+            7 => 0,
+            8 => b.below(cap.min(4096) + 1),
+            _ => HUGE + (b.u64() as usize % HUGE),
+        };
+        if l > cap && l < HUGE {
+            cap
+        } else {
+            l
+        }
+    }
+    /// A state pointer for a call on an existing state: a live one (maybe of another kind), or
+    /// memory that holds no valid tag, or NULL / misaligned.
+    fn state_for_call(&mut self, b: &mut Bytes, size: usize) -> (Option<usize>, Option<usize>) {
+        if !self.live.is_empty() && b.u8() % 4 != 0 {
+            let i = b.below(self.live.len());
+            return (Some(self.live[i].state), Some(i));
+        }
+        let off = self.pick(b, size, 8);
+        if let Some(o) = off {
+            let live = self.live.iter().position(|l| l.state == o);
+            if live.is_some() {
+                return (off, live);
+            }
+            if o % 8 == 0 && TAGS.iter().any(|t| &self.bytes()[o..o + 8] == *t) {
+                // A stale copy or a forgotten sampler: not a state the caller may pass.
+                return (None, None);
+            }
+        }
+        (off, None)
+    }
+    fn new_model(&mut self, b: &mut Bytes) -> *mut c_void {
+        if b.u8() % 8 == 0 {
+            return core::ptr::null_mut();
+        }
+        let len = b.u8() as usize % 9;
+        let script = (0..len).map(|_| b.u8()).collect();
+        let curvature = [1.0, 0.5, 4.0, 1e-3][b.u8() as usize % 4];
+        self.models.push(Box::new(Model {
+            script,
+            calls: 0,
+            curvature,
+        }));
+        let m: &mut Model = self.models.last_mut().unwrap();
+        (m as *mut Model).cast()
+    }
+    fn fill_finite<T: Flt>(&mut self, b: &mut Bytes, off: Option<usize>, len: usize) {
+        if let Some(o) = off {
+            let base = self.base();
+            for k in 0..len.min(4096) {
+                let v = match b.u8() % 8 {
+                    0 => 0.0,
+                    1..=5 => (f64::from(b.u8()) - 128.0) / 16.0,
+                    6 => 1e6,
+                    _ => f64::from(b.u16()) - 32768.0,
+                };
+                let p = base.wrapping_add(o + k * T::SIZE);
+                if o + (k + 1) * T::SIZE > ARENA {
+                    break;
+                }
+                // SAFETY: inside the arena (checked); unaligned writes are fine.
+                unsafe { p.cast::<T>().write_unaligned(T::from_f64(v)) };
+            }
+        }
+    }
+    fn all_finite<T: Flt>(&self, o: usize, len: usize) -> bool {
+        (0..len).all(|k| {
+            // SAFETY: within the arena by construction of the caller's offsets.
+            let v = unsafe {
+                bytes_of(&self.arena)
+                    .as_ptr()
+                    .add(o + k * T::SIZE)
+                    .cast::<T>()
+                    .read_unaligned()
+            };
+            v.to_f64().is_finite()
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations on chains.
+
+fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
+    let t = <C::T as Flt>::SIZE;
+    let d = match b.u8() % 16 {
+        0 => 0,
+        15 => HUGE + b.below(1000),
+        k => k as usize,
+    };
+    let cfg = C::cfg(b);
+    // The config: aligned, misaligned or NULL (outside the arena: it is only read).
+    let mut cfg_buf = [0u64; 32];
+    let cfg_off = match b.u8() % 8 {
+        0 => None,
+        1 => Some(1 + b.u8() as usize % 7),
+        _ => Some(0),
+    };
+    let cfg_ptr: *const C::Cfg = match cfg_off {
+        None => core::ptr::null(),
+        Some(o) => {
+            let p = cfg_buf.as_mut_ptr().cast::<u8>().wrapping_add(o);
+            // SAFETY: inside cfg_buf (32 words ≥ 7 + any config).
+            unsafe { p.cast::<C::Cfg>().write_unaligned(cfg) };
+            p.cast()
+        }
+    };
+    let state = cx.pick(b, C::STATE, 8);
+    let th_off = cx.pick(b, t * d.min(64), t);
+    let th_len_ok = th_off.is_none_or(|o| d >= HUGE || o + d * t <= ARENA);
+    if !th_len_ok {
+        return;
+    }
+    // The caller writes theta0 (or leaves what is there: zeros, other data, maybe NaN bits);
+    // a sampler whose memory that overwrites is forgotten.
+    cx.snapshot();
+    if d < HUGE && b.u8() % 4 != 0 {
+        cx.fill_finite::<C::T>(b, th_off, d);
+    }
+    cx.forget_clobbered(None);
+    let need = C::ws_len(d.min(HUGE - 1));
+    let ws_off = cx.pick(b, t * need.min(4096), t);
+    let wl = cx.len(b, ws_off, t, need);
+    let (energy, gradient) = (b.u8() % 16 != 0, b.u8() % 16 != 0);
+    let ud = cx.new_model(b);
+    cx.snapshot();
+    let (sp, thp, wsp) = (cx.ptr::<u8>(state), cx.ptr::<C::T>(th_off), cx.ptr::<C::T>(ws_off));
+    // SAFETY: every pointer is NULL or inside the arena with the claimed length (or a huge
+    // length the library must refuse); the callbacks follow their contract.
+    let s = unsafe { C::init(sp, cfg_ptr, thp, d, wsp, wl, energy, gradient, ud) };
+    check_status("init", s);
+    if trace() {
+        eprintln!("chain init kind {} at {state:?} d {d} ws {ws_off:?}+{wl} th {th_off:?} -> {s}", C::KIND);
+    }
+    let replaced = state.and_then(|o| cx.live.iter().position(|l| l.state == o));
+    if s == 0 {
+        let (so, wo) = (state.unwrap(), ws_off.unwrap());
+        let st = (so, so + C::STATE);
+        let ws = (wo, wo + wl * t);
+        cx.check_only("init", s, &[st, ws]);
+        if let Some(i) = replaced {
+            cx.live.remove(i);
+        }
+        cx.forget_clobbered(None);
+        cx.live.push(Live {
+            kind: C::KIND,
+            state: so,
+            owned: vec![st, ws],
+            particles: None,
+            d,
+            n: 1,
+        });
+        check_chain_position::<C>(cx, so, d, "init");
+    } else {
+        cx.check_only("failed init", s, &[]);
+    }
+}
+
+fn check_chain_position<C: ChainApi>(cx: &mut Ctx, state: usize, d: usize, what: &str) {
+    let mut out = vec![C::T::from_f64(0.0); d];
+    // SAFETY: state is a live state in the arena; out is a Vec of d elements.
+    let s = unsafe { C::position(cx.base().add(state), out.as_mut_ptr(), d) };
+    assert_eq!(s, 0, "position getter failed after {what}");
+    assert!(
+        out.iter().all(|v| v.to_f64().is_finite()),
+        "non-finite position after SGS_OK from {what}"
+    );
+}
+
+/// The position and momentum (as bits) of a live chain, through the getters (into Vecs).
+fn chain_view<C: ChainApi>(cx: &mut Ctx, me: Option<usize>) -> Vec<u64> {
+    let Some(i) = me else { return vec![] };
+    let (st, d) = (cx.live[i].state, cx.live[i].d);
+    let mut out = vec![C::T::from_f64(0.0); d];
+    let mut bits = vec![];
+    for mom in [false, true] {
+        // SAFETY: a live state; out is a Vec of d elements.
+        let s = unsafe {
+            let sp = cx.base().add(st);
+            if mom {
+                C::momentum(sp, out.as_mut_ptr(), d).unwrap_or(0)
+            } else {
+                C::position(sp, out.as_mut_ptr(), d)
+            }
+        };
+        assert_eq!(s, 0, "getter failed on a live chain");
+        bits.extend(out.iter().map(|v| v.to_f64().to_bits()));
+    }
+    bits
+}
+
+/// After a callback ABORT the chain (state, position, momentum) must be as before, but the
+/// workspace's scratch blocks (working copies, gradient) may hold what the aborted iteration
+/// computed: the step documentation names position, momentum, energy, counters and generator.
+fn abort_allowance(cx: &Ctx, me: Option<usize>, s: i32) -> Vec<(usize, usize)> {
+    match me {
+        Some(i) if s == 11 => vec![cx.live[i].owned[1]],
+        _ => vec![],
+    }
+}
+
+fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
+    let t = <C::T as Flt>::SIZE;
+    let (state, live) = cx.state_for_call(b, C::STATE);
+    if trace() {
+        eprintln!("chain call kind {} state {state:?} live {live:?} of {:?}", C::KIND,
+            cx.live.iter().map(|l| (l.kind, &l.owned)).collect::<Vec<_>>());
+    }
+    // Only a live state of this very kind is changed by a successful call.
+    let me = live.filter(|&i| cx.live[i].kind == C::KIND);
+    let (d, owned) = me.map_or((1, vec![]), |i| (cx.live[i].d, cx.live[i].owned.clone()));
+    let sp = cx.ptr::<u8>(state);
+    match b.u8() % 8 {
+        0 | 1 => {
+            let io = cx.pick(b, C::INFO, 8);
+            let view = chain_view::<C>(cx, me);
+            cx.snapshot();
+            let ip = cx.ptr::<u8>(io);
+            // SAFETY: as in init.
+            let s = unsafe { C::step(sp, ip) };
+            check_status("step", s);
+            if s == 0 {
+                let mut allowed = owned.clone();
+                allowed.extend(io.map(|o| (o, o + C::INFO)));
+                cx.check_only("step", s, &allowed);
+                if let Some(i) = cx.forget_clobbered(me) {
+                    let (st, d) = (cx.live[i].state, cx.live[i].d);
+                    check_chain_position::<C>(cx, st, d, "step");
+                }
+            } else {
+                cx.check_only("failed step", s, &abort_allowance(cx, me, s));
+                // The aborted iteration's scratch may lie in another sampler's memory.
+                let me = cx.forget_clobbered(me);
+                assert!(view == chain_view::<C>(cx, me), "failed step changed the chain");
+            }
+        }
+        2 | 3 => {
+            let n = match b.u8() % 8 {
+                0 => 0,
+                7 => HUGE + b.below(9),
+                k => k as usize * (1 + b.u8() as usize % 8),
+            };
+            let need = n.saturating_mul(d);
+            let oo = cx.pick(b, t * need.min(4096), t);
+            let ol = cx.len(b, oo, t, need);
+            let done = cx.pick(b, 8, 8);
+            let so = cx.pick(b, C::SUM, 8);
+            let view = chain_view::<C>(cx, me);
+            // The summary is written even on error: keep it clear of live memory so that an
+            // error report means what it says (its overlap with the state is still exercised
+            // through `pick`, which returns such offsets; the library must refuse those).
+            cx.snapshot();
+            let (op, dp, smp) = (cx.ptr::<C::T>(oo), cx.ptr::<usize>(done), cx.ptr::<u8>(so));
+            // SAFETY: as in init.
+            let s = unsafe { C::run(sp, n, op, ol, dp, smp) };
+            check_status("run", s);
+            let mut allowed = vec![];
+            allowed.extend(done.map(|o| (o, o + 8)));
+            allowed.extend(so.map(|o| (o, o + C::SUM)));
+            // The iterations completed (rows written), from the summary or samples_done.
+            let iters = so
+                .map(|o| u64::from_le_bytes(cx.bytes()[o..o + 8].try_into().unwrap()))
+                .or(done.map(|o| u64::from_le_bytes(cx.bytes()[o..o + 8].try_into().unwrap())));
+            if s == 0 || iters != Some(0) {
+                // Iterations ran: the state, the workspace and those rows may change.
+                allowed.extend(owned.iter().copied());
+                if let Some(o) = oo {
+                    allowed.push((o, o.saturating_add(need.saturating_mul(t))));
+                }
+            } else {
+                allowed.extend(abort_allowance(cx, me, s));
+                assert!(view == chain_view::<C>(cx, me), "failed run changed the chain");
+            }
+            cx.check_only(if s == 0 { "run" } else { "failed run" }, s, &allowed);
+            let me = cx.forget_clobbered(me);
+            if s == 0 {
+                if let Some(i) = me {
+                    if n > 0 {
+                        let o = oo.unwrap();
+                        assert!(cx.all_finite::<C::T>(o, need), "run wrote a non-finite row");
+                    }
+                    let (st, d) = (cx.live[i].state, cx.live[i].d);
+                    check_chain_position::<C>(cx, st, d, "run");
+                }
+            }
+        }
+        4 | 5 => {
+            let mom = b.u8() & 1 == 1;
+            let oo = cx.pick(b, t * d.min(4096), t);
+            let ol = cx.len(b, oo, t, d);
+            cx.snapshot();
+            let op = cx.ptr::<C::T>(oo);
+            // SAFETY: as in init.
+            let s = unsafe {
+                if mom {
+                    C::momentum(sp, op, ol).unwrap_or_else(|| C::position(sp, op, ol))
+                } else {
+                    C::position(sp, op, ol)
+                }
+            };
+            check_status("position/momentum getter", s);
+            let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + d * t)).into_iter().collect() } else { vec![] };
+            cx.check_only("position/momentum getter", s, &allowed);
+            cx.forget_clobbered(None);
+            if s == 0 && !mom && me.is_some() {
+                assert!(cx.all_finite::<C::T>(oo.unwrap(), d), "position getter: non-finite");
+            }
+        }
+        _ => {
+            let k = b.u8();
+            let oo = cx.pick(b, 8, 8);
+            cx.snapshot();
+            let op = cx.ptr::<u8>(oo);
+            // SAFETY: as in init; every value getter writes at most 8 bytes.
+            let (s, w) = unsafe {
+                match k % 4 {
+                    0 => (C::iterations(sp, op.cast()), 8),
+                    1 => (C::divergences(sp, op.cast()), 8),
+                    2 => (C::dim(sp, op.cast()), 8),
+                    _ => C::extra(k / 4, sp, op).unwrap_or_else(|| (C::dim(sp, op.cast()), 8)),
+                }
+            };
+            check_status("value getter", s);
+            let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + w)).into_iter().collect() } else { vec![] };
+            cx.check_only("value getter", s, &allowed);
+            cx.forget_clobbered(None);
+        }
+    }
+}
+
+fn chain_queries<C: ChainApi>(b: &mut Bytes) {
+    let d = if b.u8() & 1 == 0 { b.below(64) } else { b.u64() as usize };
+    let _ = C::ws_len(d);
+    assert!(C::state_size() >= C::STATE && C::state_align() >= 8);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations on SVGD.
+
+fn svgd_init<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
+    let t = <V::T as Flt>::SIZE;
+    let n = match b.u8() % 16 {
+        0 => 0,
+        15 => HUGE + b.below(9),
+        k => 1 + k as usize % 12,
+    };
+    let d = match b.u8() % 8 {
+        0 => 0,
+        7 => HUGE + b.below(9),
+        k => k as usize,
+    };
+    let cfg = svgd_cfg(b, n.min(64));
+    let mut cfg_buf = [0u64; 16];
+    let cfg_ptr: *const sgs_svgd_config = match b.u8() % 8 {
+        0 => core::ptr::null(),
+        1 => {
+            let p = cfg_buf.as_mut_ptr().cast::<u8>().wrapping_add(4);
+            // SAFETY: inside cfg_buf.
+            unsafe { p.cast::<sgs_svgd_config>().write_unaligned(cfg) };
+            p.cast()
+        }
+        _ => {
+            let p = cfg_buf.as_mut_ptr().cast::<sgs_svgd_config>();
+            // SAFETY: inside cfg_buf, aligned.
+            unsafe { p.write(cfg) };
+            p
+        }
+    };
+    // SAFETY: cfg_ptr is NULL, misaligned (refused) or a readable config.
+    let need = unsafe { V::ws_len(n.min(HUGE - 1), d.min(HUGE - 1), cfg_ptr) };
+    let coords = n.checked_mul(d);
+    let small = coords.filter(|&c| c <= 4096);
+    let state = cx.pick(b, V::STATE, 8);
+    let p_off = cx.pick(b, t * small.unwrap_or(1), t);
+    if let (Some(o), Some(c)) = (p_off, small) {
+        if o + c * t > ARENA {
+            return;
+        }
+    } else if p_off.is_some() && small.is_none() && coords.is_some_and(|c| c < HUGE) {
+        return;
+    }
+    cx.snapshot();
+    if let Some(c) = small {
+        if b.u8() % 4 != 0 {
+            cx.fill_finite::<V::T>(b, p_off, c);
+        }
+    }
+    cx.forget_clobbered(None);
+    let ws_off = cx.pick(b, t * need.min(4096), t);
+    let wl = cx.len(b, ws_off, t, need);
+    let idx_need = V::index_len(n);
+    let idx_off = cx.pick(b, 4 * idx_need.min(4096), 4);
+    let il = cx.len(b, idx_off, 4, idx_need);
+    let (g1, g2) = match b.u8() % 8 {
+        0 => (false, false),
+        1 | 2 => (true, false),
+        3 | 4 => (false, true),
+        _ => (true, true),
+    };
+    let ud = cx.new_model(b);
+    cx.snapshot();
+    let (sp, pp, wp, ip) = (
+        cx.ptr::<u8>(state),
+        cx.ptr::<V::T>(p_off),
+        cx.ptr::<V::T>(ws_off),
+        cx.ptr::<u32>(idx_off),
+    );
+    // SAFETY: as for the chains.
+    let s = unsafe { V::init(sp, cfg_ptr, pp, n, d, wp, wl, ip, il, g1, g2, ud) };
+    check_status("svgd init", s);
+    if trace() {
+        eprintln!("svgd init kind {} n {n} d {d} wl {wl} il {il} cb {g1}/{g2} {cfg:?} -> {s}", V::KIND);
+    }
+    let replaced = state.and_then(|o| cx.live.iter().position(|l| l.state == o));
+    if s == 0 {
+        let (so, po, wo, io) = (state.unwrap(), p_off.unwrap(), ws_off.unwrap(), idx_off.unwrap());
+        let c = coords.unwrap();
+        let owned = vec![(so, so + V::STATE), (wo, wo + wl * t), (io, io + il * 4)];
+        cx.check_only("svgd init", s, &owned);
+        if let Some(i) = replaced {
+            cx.live.remove(i);
+        }
+        cx.forget_clobbered(None);
+        assert!(cx.all_finite::<V::T>(po, c), "svgd init accepted non-finite particles");
+        cx.live.push(Live {
+            kind: V::KIND,
+            state: so,
+            owned,
+            particles: Some((po, po + c * t)),
+            d,
+            n,
+        });
+    } else {
+        cx.check_only("failed svgd init", s, &[]);
+    }
+}
+
+fn svgd_call<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
+    let t = <V::T as Flt>::SIZE;
+    let (state, live) = cx.state_for_call(b, V::STATE);
+    let me = live.filter(|&i| cx.live[i].kind == V::KIND);
+    let (coords, mut owned, parts) = me.map_or((1, vec![], None), |i| {
+        let l = &cx.live[i];
+        (l.n * l.d, l.owned.clone(), l.particles)
+    });
+    if let Some(p) = parts {
+        owned.push(p);
+    }
+    let sp = cx.ptr::<u8>(state);
+    let info_size = size_of::<sgs_svgd_info>();
+    let sum_size = size_of::<sgs_svgd_run_summary>();
+    match b.u8() % 8 {
+        0 | 1 | 2 => {
+            let run = b.u8() & 1 == 1;
+            let its = u64::from(b.u8() % 6);
+            let io = cx.pick(b, if run { sum_size } else { info_size }, 8);
+            cx.snapshot();
+            let ip = cx.ptr::<u8>(io);
+            // SAFETY: as for the chains.
+            let s = unsafe {
+                if run {
+                    V::run(sp, its, ip)
+                } else {
+                    V::step(sp, ip)
+                }
+            };
+            check_status("svgd step/run", s);
+            if trace() {
+                let ps: Vec<f64> = parts.map_or(vec![], |(po, _)| {
+                    (0..coords).map(|k| {
+                        // SAFETY: inside the particles.
+                        unsafe { cx.bytes().as_ptr().add(po + k * t).cast::<V::T>().read_unaligned() }.to_f64()
+                    }).collect()
+                });
+                eprintln!("svgd {} (live {me:?}) its {its} -> {s}; particles {ps:?}", if run { "run" } else { "step" });
+            }
+            let mut allowed = vec![];
+            let iters = if run {
+                allowed.extend(io.map(|o| (o, o + sum_size)));
+                io.map(|o| u64::from_le_bytes(cx.bytes()[o..o + 8].try_into().unwrap()))
+            } else {
+                allowed.extend(io.filter(|_| s == 0).map(|o| (o, o + info_size)));
+                Some(0)
+            };
+            if s == 0 || iters != Some(0) {
+                allowed.extend(owned.iter().copied());
+            } else if me.is_some() && matches!(s, 11 | 22 | 24) {
+                // A failed iteration: the workspace's scratch (gradients, forces: "not
+                // meaningful after a failed one") and the index buffer (the iteration's
+                // permutation) may hold what the failed iteration computed; the state and the
+                // particles must not change (the AdaGrad history, inside the workspace, is not
+                // checked here).
+                let l = &cx.live[me.unwrap()];
+                allowed.extend([l.owned[1], l.owned[2]]);
+            }
+            cx.check_only("svgd step/run", s, &allowed);
+            cx.forget_clobbered(me);
+            // After an iteration ran (`run(0)` does nothing and checks nothing, so particles the
+            // caller itself made non-finite stay so).
+            if let (0, Some((po, _)), false) = (s, parts, run && its == 0) {
+                assert!(cx.all_finite::<V::T>(po, coords), "non-finite particle after SGS_OK");
+            }
+        }
+        3 | 4 => {
+            let force = b.u8() & 1 == 1;
+            let oo = cx.pick(b, t * coords.min(4096), t);
+            let ol = cx.len(b, oo, t, coords);
+            cx.snapshot();
+            let op = cx.ptr::<V::T>(oo);
+            // SAFETY: as for the chains.
+            let s = unsafe {
+                if force {
+                    V::force(sp, op, ol)
+                } else {
+                    V::particles(sp, op, ol)
+                }
+            };
+            check_status("svgd copy getter", s);
+            let allowed: Vec<_> = if s == 0 {
+                oo.map(|o| (o, o.saturating_add(ol.saturating_mul(t)))).into_iter().collect()
+            } else {
+                vec![]
+            };
+            cx.check_only("svgd copy getter", s, &allowed);
+            cx.forget_clobbered(None);
+        }
+        5 => {
+            // The caller changes its particles between calls (allowed; non-finite values must
+            // be refused by the next step).
+            if let Some((po, pe)) = parts {
+                let k = b.below((pe - po) / t);
+                cx.snapshot();
+                if b.u8() % 4 == 0 {
+                    let bits = b.u64();
+                    let p = cx.base().wrapping_add(po + k * t);
+                    // SAFETY: inside the particles.
+                    unsafe {
+                        if t == 8 {
+                            p.cast::<u64>().write_unaligned(bits)
+                        } else {
+                            p.cast::<u32>().write_unaligned(bits as u32)
+                        }
+                    };
+                } else {
+                    cx.fill_finite::<V::T>(b, Some(po + k * t), 1);
+                }
+                cx.forget_clobbered(None);
+            }
+        }
+        _ => {
+            let k = b.u8() % 3;
+            let oo = cx.pick(b, 8, 8);
+            cx.snapshot();
+            let op = cx.ptr::<u8>(oo);
+            // SAFETY: as for the chains.
+            let s = unsafe {
+                match k {
+                    0 => V::iterations(sp, op.cast()),
+                    1 => V::num_particles(sp, op.cast()),
+                    _ => V::dim(sp, op.cast()),
+                }
+            };
+            check_status("svgd value getter", s);
+            let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + 8)).into_iter().collect() } else { vec![] };
+            cx.check_only("svgd value getter", s, &allowed);
+            cx.forget_clobbered(None);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Everything else.
+
+fn minibatch(cx: &mut Ctx, b: &mut Bytes) {
+    let seed = b.u64();
+    let n = match b.u8() % 4 {
+        0 => 0,
+        1 => b.u64(),
+        _ => u64::from(b.u8()),
+    };
+    let want = b.u8() as usize % 64;
+    let oo = cx.pick(b, 8 * want, 8);
+    let len = cx.len(b, oo, 8, want);
+    let len = if len < HUGE { len.min(256) } else { len };
+    cx.snapshot();
+    let op = cx.ptr::<u64>(oo);
+    // SAFETY: NULL or inside the arena for len elements (or a huge length).
+    let s = unsafe { sgs_minibatch(seed, n, op, len) as i32 };
+    check_status("minibatch", s);
+    let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o.saturating_add(len.saturating_mul(8)))).into_iter().collect() } else { vec![] };
+    cx.check_only("minibatch", s, &allowed);
+    cx.forget_clobbered(None);
+    if s == 0 && len > 0 {
+        let o = oo.unwrap();
+        let got: Vec<u64> = (0..len)
+            .map(|k| u64::from_le_bytes(cx.bytes()[o + 8 * k..o + 8 * k + 8].try_into().unwrap()))
+            .collect();
+        let mut sorted = got.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert!(sorted.len() == len && got.iter().all(|&i| i < n), "minibatch: {got:?} for n = {n}");
+    }
+}
+
+/// Moves a live state with memcpy (documented as allowed) to a place clear of its own buffers.
+fn move_state(cx: &mut Ctx, b: &mut Bytes) {
+    if cx.live.is_empty() {
+        return;
+    }
+    let i = b.below(cx.live.len());
+    let size = [Amg64::STATE, Amg32::STATE, Sgh64::STATE, Sgh32::STATE, Sgl64::STATE, Sgl32::STATE,
+        Svgd64::STATE, Svgd32::STATE][cx.live[i].kind];
+    let dst = (b.below(ARENA - size)) / 8 * 8;
+    let to = (dst, dst + size);
+    let l = cx.live[i].clone();
+    if l.owned.iter().skip(1).chain(l.particles.iter()).any(|&r| overlaps(r, to))
+        || overlaps(l.owned[0], to)
+    {
+        return;
+    }
+    cx.snapshot();
+    let base = cx.base();
+    // SAFETY: both ranges lie in the arena and are disjoint.
+    unsafe { core::ptr::copy_nonoverlapping(base.add(l.state), base.add(dst), size) };
+    cx.live.remove(i);
+    cx.forget_clobbered(None);
+    if trace() {
+        eprintln!("move state {} -> {dst}", l.state);
+    }
+    let mut l = l;
+    l.owned[0] = to;
+    l.state = dst;
+    cx.live.push(l);
+}
+
+fn one_input(data: &[u8]) {
+    let mut b = Bytes { d: data, i: 0 };
+    let mut cx = Ctx {
+        arena: vec![0u64; ARENA / 8],
+        before: vec![],
+        live: vec![],
+        models: vec![],
+    };
+    cx.snapshot();
+    for _ in 0..MAX_OPS {
+        if b.done() {
+            break;
+        }
+        let op = b.u8();
+        let kind = (op >> 4) as usize % 8;
+        match op % 16 {
+            0..=2 => match kind {
+                0 => chain_init::<Amg64>(&mut cx, &mut b),
+                1 => chain_init::<Amg32>(&mut cx, &mut b),
+                2 => chain_init::<Sgh64>(&mut cx, &mut b),
+                3 => chain_init::<Sgh32>(&mut cx, &mut b),
+                4 => chain_init::<Sgl64>(&mut cx, &mut b),
+                5 => chain_init::<Sgl32>(&mut cx, &mut b),
+                6 => svgd_init::<Svgd64>(&mut cx, &mut b),
+                _ => svgd_init::<Svgd32>(&mut cx, &mut b),
+            },
+            3..=11 => {
+                // Mostly the kind of a live sampler, so that calls reach initialised states.
+                let kind = if op & 0x80 == 0 && !cx.live.is_empty() {
+                    cx.live[(op as usize >> 4) % cx.live.len()].kind
+                } else {
+                    kind
+                };
+                match kind {
+                    0 => chain_call::<Amg64>(&mut cx, &mut b),
+                    1 => chain_call::<Amg32>(&mut cx, &mut b),
+                    2 => chain_call::<Sgh64>(&mut cx, &mut b),
+                    3 => chain_call::<Sgh32>(&mut cx, &mut b),
+                    4 => chain_call::<Sgl64>(&mut cx, &mut b),
+                    5 => chain_call::<Sgl32>(&mut cx, &mut b),
+                    6 => svgd_call::<Svgd64>(&mut cx, &mut b),
+                    _ => svgd_call::<Svgd32>(&mut cx, &mut b),
+                }
+            }
+            12 => minibatch(&mut cx, &mut b),
+            13 => move_state(&mut cx, &mut b),
+            14 => {
+                let s = b.u32() as i32;
+                check_status_str(s);
+                match kind {
+                    0 => chain_queries::<Amg64>(&mut b),
+                    1 => chain_queries::<Amg32>(&mut b),
+                    2 => chain_queries::<Sgh64>(&mut b),
+                    3 => chain_queries::<Sgh32>(&mut b),
+                    4 => chain_queries::<Sgl64>(&mut b),
+                    5 => chain_queries::<Sgl32>(&mut b),
+                    6 => svgd_queries::<Svgd64>(&mut b),
+                    _ => svgd_queries::<Svgd32>(&mut b),
+                }
+            }
+            _ => {
+                // The caller scribbles on memory (which forgets any sampler it hits).
+                let o = b.below(ARENA - 64);
+                let len = b.u8() as usize % 64;
+                cx.snapshot();
+                for k in 0..len {
+                    let v = b.u8();
+                    let bytes: &mut [u8] =
+                        // SAFETY: u64 → u8 view of the arena.
+                        unsafe { core::slice::from_raw_parts_mut(cx.base(), ARENA) };
+                    bytes[o + k] = v;
+                }
+                cx.forget_clobbered(None);
+            }
+        }
+    }
+}
+
+fn check_status_str(s: i32) {
+    // SAFETY: static nul-terminated strings.
+    let msg = unsafe { CStr::from_ptr(sgs_status_str(s)) };
+    assert!(!msg.to_bytes().is_empty());
+    // SAFETY: as above.
+    let v = unsafe { CStr::from_ptr(sgs_version()) };
+    assert!(!v.to_bytes().is_empty());
+}
+
+fn svgd_queries<V: SvgdApi>(b: &mut Bytes) {
+    let n = if b.u8() & 1 == 0 { b.below(64) } else { b.u64() as usize };
+    let d = if b.u8() & 1 == 0 { b.below(64) } else { b.u64() as usize };
+    let c = sgs_svgd_config_default(b.u64(), 0.1);
+    let mut buf = [0u64; 16];
+    let p = buf.as_mut_ptr().cast::<u8>().wrapping_add(if b.u8() & 1 == 0 { 0 } else { 4 });
+    // SAFETY: inside buf.
+    unsafe { p.cast::<sgs_svgd_config>().write_unaligned(c) };
+    let cp: *const sgs_svgd_config = if b.u8() % 4 == 0 { core::ptr::null() } else { p.cast() };
+    // SAFETY: NULL, misaligned or a readable config.
+    let _ = unsafe { V::ws_len(n, d, cp) };
+    let _ = V::index_len(n);
+    assert!(V::state_size() >= V::STATE && V::state_align() >= 8);
+}
+
+fuzz_target!(|data: &[u8]| {
+    one_input(data);
+});

@@ -1,0 +1,488 @@
+//! Every sampler kind driven through the C functions from Rust, small enough to run under Miri
+//! (scripts/test-miri.sh): init, step, run, every getter, and a callback ABORT that must leave
+//! the chain as it was (a retry repeats the same draws). Rust `extern "C"` callbacks receive a
+//! Rust struct as `user_data`, as a C caller's would. Also part of the ordinary `cargo test`.
+#![cfg(feature = "ffi")]
+
+use core::ffi::c_void;
+use core::ffi::CStr;
+use sgsample::ffi::*;
+
+/// U = ½|x|²; counts the calls and aborts at call `abort_at` (1-based) if set.
+#[derive(Default)]
+struct Model {
+    calls: u64,
+    abort_at: Option<u64>,
+}
+
+impl Model {
+    fn tick(&mut self) -> i32 {
+        self.calls += 1;
+        if Some(self.calls) == self.abort_at {
+            SGS_CB_ABORT
+        } else {
+            SGS_CB_OK
+        }
+    }
+}
+
+trait F: Copy + Into<f64> + PartialEq + core::fmt::Debug {
+    fn of(v: f64) -> Self;
+}
+impl F for f64 {
+    fn of(v: f64) -> Self {
+        v
+    }
+}
+impl F for f32 {
+    fn of(v: f64) -> Self {
+        v as f32
+    }
+}
+
+unsafe extern "C" fn energy<T: F>(ud: *mut c_void, x: *const T, d: usize, u: *mut f64) -> i32 {
+    // SAFETY: `ud` is the test's `Model`; `x` holds d values and `u` is writable (contract).
+    let (m, x) = unsafe { (&mut *ud.cast::<Model>(), core::slice::from_raw_parts(x, d)) };
+    let e = 0.5 * x.iter().map(|&v| v.into() * v.into()).sum::<f64>();
+    // SAFETY: as above.
+    unsafe { u.write(e) };
+    m.tick()
+}
+
+unsafe extern "C" fn gradient<T: F>(
+    ud: *mut c_void,
+    x: *const T,
+    d: usize,
+    seed: u64,
+    g: *mut T,
+) -> i32 {
+    // SAFETY: as in `energy`; `g` holds d writable values.
+    let (m, x, g) = unsafe {
+        (
+            &mut *ud.cast::<Model>(),
+            core::slice::from_raw_parts(x, d),
+            core::slice::from_raw_parts_mut(g, d),
+        )
+    };
+    let w = (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+    for (gi, &xi) in g.iter_mut().zip(x) {
+        *gi = T::of(xi.into() + 0.1 * w);
+    }
+    m.tick()
+}
+
+unsafe extern "C" fn gradients<T: F>(
+    ud: *mut c_void,
+    xs: *const T,
+    n: usize,
+    d: usize,
+    _seed: u64,
+    gs: *mut T,
+) -> i32 {
+    // SAFETY: as in `gradient`, for n·d values.
+    let (m, xs, gs) = unsafe {
+        (
+            &mut *ud.cast::<Model>(),
+            core::slice::from_raw_parts(xs, n * d),
+            core::slice::from_raw_parts_mut(gs, n * d),
+        )
+    };
+    for (g, &x) in gs.iter_mut().zip(xs) {
+        *g = x;
+    }
+    m.tick()
+}
+
+/// The model behind a `user_data` made by `Box::into_raw` (no callback is running).
+fn m<'a>(ud: *mut c_void) -> &'a mut Model {
+    // SAFETY: `ud` comes from `Box::into_raw` and is freed only at the end of its test.
+    unsafe { &mut *ud.cast::<Model>() }
+}
+
+/// Frees a model made by `Box::into_raw`.
+fn free(ud: *mut c_void) {
+    // SAFETY: as in `m`; called once, after the last use.
+    drop(unsafe { Box::from_raw(ud.cast::<Model>()) });
+}
+
+fn ok(s: sgs_status) {
+    // SAFETY: a static nul-terminated string.
+    let msg = unsafe { CStr::from_ptr(sgs_status_str(s as i32)) };
+    assert_eq!(s, sgs_status::SGS_OK, "{msg:?}");
+}
+
+const D: usize = 2;
+
+/// One chain kind, both float types: init, step, run, getters, then an ABORT mid-step.
+macro_rules! chain_case {
+    ($name:ident, $T:ty, $S:ident, $cfg:expr, [$($energy:expr)?], $ws_len:ident, $init:ident,
+     $step:ident, $run:ident, $position:ident, $iterations:ident, $divergences:ident,
+     $dim:ident, $Info:ty, $Sum:ty) => {
+        #[test]
+        fn $name() {
+            // The model lives behind `user_data` only: the library and the test reach it via `ud`.
+ let ud: *mut c_void = Box::into_raw(Box::<Model>::default()).cast();
+            // SAFETY: a zeroed opaque state is the documented "not initialised" value.
+            let mut st: $S = unsafe { core::mem::zeroed() };
+            let theta0: [$T; D] = [0.5 as $T, -0.25 as $T];
+            let mut ws = vec![0 as $T; $ws_len(D)];
+            let cfg = $cfg;
+            // SAFETY: every call below gets pointers to live locals of the stated lengths; the
+            // callbacks follow the contract; the model outlives the state's use.
+            unsafe {
+                let mut iters = 0u64;
+                assert_eq!($iterations(&st, &mut iters), sgs_status::SGS_ERR_NOT_INITIALISED);
+                ok($init(&mut st, &cfg, theta0.as_ptr(), D, ws.as_mut_ptr(), ws.len(),
+                    $(Some($energy),)? Some(gradient::<$T>), ud));
+                let mut info: $Info = core::mem::zeroed();
+                ok($step(&mut st, &mut info));
+                ok($step(&mut st, core::ptr::null_mut()));
+                let mut out = [0 as $T; 3 * D];
+                let mut done = 0usize;
+                let mut sum: $Sum = core::mem::zeroed();
+                ok($run(&mut st, 3, out.as_mut_ptr(), out.len(), &mut done, &mut sum));
+                assert_eq!((done, sum.iterations), (3, 3));
+                ok($run(&mut st, 0, core::ptr::null_mut(), 0, &mut done, &mut sum));
+                let mut pos = [0 as $T; D];
+                ok($position(&st, pos.as_mut_ptr(), D));
+                assert_eq!(&pos[..], &out[2 * D..]);
+                let (mut divs, mut d) = (0u64, 0usize);
+                ok($iterations(&st, &mut iters));
+                ok($divergences(&st, &mut divs));
+                ok($dim(&st, &mut d));
+                assert_eq!((iters, d), (5, D));
+                assert!(divs <= iters);
+                // A callback ABORT leaves the chain (position, counters) as it was, and a retry
+                // repeats the same draws.
+                m(ud).abort_at = Some(m(ud).calls + 2);
+                assert_eq!($step(&mut st, &mut info), sgs_status::SGS_ERR_CALLBACK_ABORTED);
+                let mut after = [0 as $T; D];
+                ok($position(&st, after.as_mut_ptr(), D));
+                ok($iterations(&st, &mut iters));
+                assert_eq!((after, iters), (pos, 5));
+                m(ud).abort_at = None;
+                // The retry after the ABORT repeats the same draws: run the step, put back the
+                // state (memcpy) and the workspace as they were, and run it again.
+                // Copied as bytes (MaybeUninit): the opaque struct holds padding bytes of the
+                // state init wrote, which a typed read (`ptr::read::<$S>`) would claim to be
+                // initialised integers, undefined behaviour that Miri reports.
+                let mut saved = core::mem::MaybeUninit::<$S>::uninit();
+                core::ptr::copy_nonoverlapping(&st, saved.as_mut_ptr(), 1);
+                let ws_saved = ws.clone();
+                ok($step(&mut st, &mut info));
+                ok($position(&st, pos.as_mut_ptr(), D));
+                core::ptr::copy_nonoverlapping(saved.as_ptr(), &mut st, 1);
+                ws.copy_from_slice(&ws_saved);
+                ok($step(&mut st, &mut info));
+                ok($position(&st, after.as_mut_ptr(), D));
+                assert_eq!(pos, after);
+                assert!(pos.iter().all(|v| (*v as f64).is_finite()));
+                // Misuse: a NULL state and an output inside the workspace.
+                assert_eq!($step(core::ptr::null_mut(), &mut info), sgs_status::SGS_ERR_NULL_POINTER);
+                assert_eq!($position(&st, ws.as_mut_ptr(), D), sgs_status::SGS_ERR_INVALID_ARGUMENT);
+            }
+            free(ud);
+        }
+    };
+}
+
+chain_case!(
+    amagold_f64,
+    f64,
+    sgs_amagold,
+    {
+        let mut c = sgs_amagold_config_default(0.1);
+        c.steps = 2;
+        c
+    },
+    [energy::<f64>],
+    sgs_amagold_workspace_len,
+    sgs_amagold_init,
+    sgs_amagold_step,
+    sgs_amagold_run,
+    sgs_amagold_position,
+    sgs_amagold_iterations,
+    sgs_amagold_divergences,
+    sgs_amagold_dim,
+    sgs_amagold_info,
+    sgs_amagold_run_summary
+);
+chain_case!(
+    amagold_f32,
+    f32,
+    sgs_amagold_f32,
+    {
+        let mut c = sgs_amagold_config_default(0.1);
+        c.steps = 2;
+        c.variant = SGS_VARIANT_NON_REVERSIBLE;
+        c
+    },
+    [energy::<f32>],
+    sgs_amagold_workspace_len_f32,
+    sgs_amagold_init_f32,
+    sgs_amagold_step_f32,
+    sgs_amagold_run_f32,
+    sgs_amagold_position_f32,
+    sgs_amagold_iterations_f32,
+    sgs_amagold_divergences_f32,
+    sgs_amagold_dim_f32,
+    sgs_amagold_info,
+    sgs_amagold_run_summary
+);
+chain_case!(
+    sghmc_f64,
+    f64,
+    sgs_sghmc,
+    {
+        let mut c = sgs_sghmc_config_default(0.1);
+        c.steps = 2;
+        c
+    },
+    [],
+    sgs_sghmc_workspace_len,
+    sgs_sghmc_init,
+    sgs_sghmc_step,
+    sgs_sghmc_run,
+    sgs_sghmc_position,
+    sgs_sghmc_iterations,
+    sgs_sghmc_divergences,
+    sgs_sghmc_dim,
+    sgs_sghmc_info,
+    sgs_sghmc_run_summary
+);
+chain_case!(
+    sghmc_f32,
+    f32,
+    sgs_sghmc_f32,
+    {
+        let mut c = sgs_sghmc_config_default(0.1);
+        c.steps = 2;
+        c
+    },
+    [],
+    sgs_sghmc_workspace_len_f32,
+    sgs_sghmc_init_f32,
+    sgs_sghmc_step_f32,
+    sgs_sghmc_run_f32,
+    sgs_sghmc_position_f32,
+    sgs_sghmc_iterations_f32,
+    sgs_sghmc_divergences_f32,
+    sgs_sghmc_dim_f32,
+    sgs_sghmc_info,
+    sgs_sghmc_run_summary
+);
+chain_case!(
+    sgld_f64,
+    f64,
+    sgs_sgld,
+    {
+        let mut c = sgs_sgld_config_default(0.1);
+        c.steps = 2;
+        c
+    },
+    [],
+    sgs_sgld_workspace_len,
+    sgs_sgld_init,
+    sgs_sgld_step,
+    sgs_sgld_run,
+    sgs_sgld_position,
+    sgs_sgld_iterations,
+    sgs_sgld_divergences,
+    sgs_sgld_dim,
+    sgs_sgld_info,
+    sgs_sgld_run_summary
+);
+chain_case!(
+    sgld_f32,
+    f32,
+    sgs_sgld_f32,
+    {
+        let mut c = sgs_sgld_config_default(0.1);
+        c.steps = 2;
+        c
+    },
+    [],
+    sgs_sgld_workspace_len_f32,
+    sgs_sgld_init_f32,
+    sgs_sgld_step_f32,
+    sgs_sgld_run_f32,
+    sgs_sgld_position_f32,
+    sgs_sgld_iterations_f32,
+    sgs_sgld_divergences_f32,
+    sgs_sgld_dim_f32,
+    sgs_sgld_info,
+    sgs_sgld_run_summary
+);
+
+/// The chain getters only some samplers have.
+#[test]
+fn amagold_and_sghmc_extra_getters() {
+    // The model lives behind `user_data` only: the library and the test reach it via `ud`.
+    let ud: *mut c_void = Box::into_raw(Box::<Model>::default()).cast();
+    // SAFETY: as in the chain cases.
+    unsafe {
+        let mut st: sgs_amagold = core::mem::zeroed();
+        let theta0 = [0.5, -0.25];
+        let mut ws = vec![0.0; sgs_amagold_workspace_len(D)];
+        let mut cfg = sgs_amagold_config_default(0.1);
+        cfg.steps = 2;
+        cfg.warmup = 2;
+        ok(sgs_amagold_init(
+            &mut st,
+            &cfg,
+            theta0.as_ptr(),
+            D,
+            ws.as_mut_ptr(),
+            ws.len(),
+            Some(energy::<f64>),
+            Some(gradient::<f64>),
+            ud,
+        ));
+        let (mut e, mut h, mut w) = (0.0, 0.0, 0u32);
+        let mut r = [0.0; D];
+        ok(sgs_amagold_energy(&st, &mut e));
+        assert_eq!(e, 0.5 * (0.25 + 0.0625));
+        ok(sgs_amagold_step_size(&st, &mut h));
+        ok(sgs_amagold_in_warmup(&st, &mut w));
+        assert_eq!((h, w), (0.1, 1));
+        ok(sgs_amagold_step(&mut st, core::ptr::null_mut()));
+        ok(sgs_amagold_momentum(&st, r.as_mut_ptr(), D));
+
+        let mut sg: sgs_sghmc_f32 = core::mem::zeroed();
+        let th = [1.0f32, 2.0];
+        let mut ws32 = vec![0.0f32; sgs_sghmc_workspace_len_f32(D)];
+        let cfg = sgs_sghmc_config_default(0.05);
+        ok(sgs_sghmc_init_f32(
+            &mut sg,
+            &cfg,
+            th.as_ptr(),
+            D,
+            ws32.as_mut_ptr(),
+            ws32.len(),
+            Some(gradient::<f32>),
+            ud,
+        ));
+        ok(sgs_sghmc_step_f32(&mut sg, core::ptr::null_mut()));
+        let mut r32 = [0.0f32; D];
+        ok(sgs_sghmc_momentum_f32(&sg, r32.as_mut_ptr(), D));
+        assert!(r32.iter().all(|v| v.is_finite()));
+    }
+    free(ud);
+}
+
+macro_rules! svgd_case {
+    ($name:ident, $T:ty, $S:ident, $ws_len:ident, $index_len:ident, $init:ident, $step:ident,
+     $run:ident, $particles:ident, $force:ident, $iterations:ident, $num:ident, $dim:ident,
+     $batched:expr) => {
+        #[test]
+        fn $name() {
+            const N: usize = 4;
+            // The model lives behind `user_data` only: the library and the test reach it via `ud`.
+            let ud: *mut c_void = Box::into_raw(Box::<Model>::default()).cast();
+            // SAFETY: as in the chain cases.
+            unsafe {
+                let mut st: $S = core::mem::zeroed();
+                let mut cfg = sgs_svgd_config_default(2, 0.05);
+                cfg.kernel = SGS_KERNEL_GAUSSIAN_MEDIAN;
+                let mut xs: Vec<$T> = (0..N * D).map(|i| i as $T * 0.25 - 1.0).collect();
+                let mut ws = vec![0 as $T; $ws_len(N, D, &cfg)];
+                let mut idx = vec![0u32; $index_len(N)];
+                let (g, gs) = if $batched {
+                    (None, Some(gradients::<$T> as _))
+                } else {
+                    (Some(gradient::<$T> as _), None)
+                };
+                ok($init(
+                    &mut st,
+                    &cfg,
+                    xs.as_mut_ptr(),
+                    N,
+                    D,
+                    ws.as_mut_ptr(),
+                    ws.len(),
+                    idx.as_mut_ptr(),
+                    idx.len(),
+                    g,
+                    gs,
+                    ud,
+                ));
+                let mut info: sgs_svgd_info = core::mem::zeroed();
+                ok($step(&mut st, &mut info));
+                let mut sum: sgs_svgd_run_summary = core::mem::zeroed();
+                ok($run(&mut st, 2, &mut sum));
+                assert_eq!(sum.iterations, 2);
+                let mut out = vec![0 as $T; N * D];
+                ok($particles(&st, out.as_mut_ptr(), out.len()));
+                ok($force(&st, out.as_mut_ptr(), out.len()));
+                let (mut it, mut n, mut d) = (0u64, 0usize, 0usize);
+                ok($iterations(&st, &mut it));
+                ok($num(&st, &mut n));
+                ok($dim(&st, &mut d));
+                assert_eq!((it, n, d), (3, N, D));
+                // ABORT: the particles stay where they were.
+                ok($particles(&st, out.as_mut_ptr(), out.len()));
+                m(ud).abort_at = Some(m(ud).calls + 1);
+                assert_eq!(
+                    $step(&mut st, &mut info),
+                    sgs_status::SGS_ERR_CALLBACK_ABORTED
+                );
+                let mut after = vec![0 as $T; N * D];
+                ok($particles(&st, after.as_mut_ptr(), after.len()));
+                assert_eq!(out, after);
+                m(ud).abort_at = None;
+                ok($step(&mut st, &mut info));
+                // The particles are the caller's buffer: the getter copies exactly them.
+                ok($particles(&st, out.as_mut_ptr(), out.len()));
+                assert_eq!(out, xs);
+            }
+            free(ud);
+        }
+    };
+}
+
+svgd_case!(
+    svgd_f64,
+    f64,
+    sgs_svgd,
+    sgs_svgd_workspace_len,
+    sgs_svgd_index_len,
+    sgs_svgd_init,
+    sgs_svgd_step,
+    sgs_svgd_run,
+    sgs_svgd_particles,
+    sgs_svgd_force,
+    sgs_svgd_iterations,
+    sgs_svgd_num_particles,
+    sgs_svgd_dim,
+    false
+);
+svgd_case!(
+    svgd_f32,
+    f32,
+    sgs_svgd_f32,
+    sgs_svgd_workspace_len_f32,
+    sgs_svgd_index_len_f32,
+    sgs_svgd_init_f32,
+    sgs_svgd_step_f32,
+    sgs_svgd_run_f32,
+    sgs_svgd_particles_f32,
+    sgs_svgd_force_f32,
+    sgs_svgd_iterations_f32,
+    sgs_svgd_num_particles_f32,
+    sgs_svgd_dim_f32,
+    true
+);
+
+#[test]
+fn minibatch_and_status_strings() {
+    let mut out = [0u64; 5];
+    // SAFETY: a live array of 5.
+    ok(unsafe { sgs_minibatch(7, 10, out.as_mut_ptr(), out.len()) });
+    assert!(out.iter().all(|&i| i < 10));
+    for s in [-1, 0, 1, 11, 24, 1000] {
+        // SAFETY: static nul-terminated strings.
+        assert!(!unsafe { CStr::from_ptr(sgs_status_str(s)) }
+            .to_bytes()
+            .is_empty());
+    }
+}
