@@ -91,6 +91,7 @@
 //! order above; no element's operations change, so neither do the bits.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
 //! The info record's norms are `sqrt(Σ_l φ_il²)` in `f64` (terms widened before squaring).
 
+mod blocked;
 mod kernel;
 mod median;
 mod step_rule;
@@ -408,6 +409,10 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
 ) {
     for a in 0..m {
         row_mut(phi, member(a), d).fill(T::ZERO);
+    }
+    // Small d and larger batches in blocks of rows (vector targets only: `TILE > 1`).
+    if TILE > 1 && blocked::pair_sums(kernel, prep, x, g, phi, d, m, &member) {
+        return;
     }
     if d == 1 {
         pair_sums_d1(kernel, prep, x, g, phi, m, member);
