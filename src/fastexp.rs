@@ -70,7 +70,18 @@ const C: [f64; 10] = [
 
 /// `e^x` in `f64`: at most 1 ulp, branch-free, the same bits on every target (see the module
 /// docs for the operations, the accuracy and the special values).
-#[inline]
+// Inlined where loops over it vectorise; a call elsewhere (Cortex-M), so that its live values
+// stay out of the frame of the SVGD pair loop (the deepest stack path of `step`).
+#[cfg_attr(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ), inline)]
+#[cfg_attr(not(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )), inline(never))]
 pub fn exp(x: f64) -> f64 {
     // Comparisons, not `min`/`max`: NaN passes through.
     let x = if x > X_MAX { X_MAX } else { x };
@@ -118,7 +129,18 @@ const CF: [f32; 4] = [0.166_665_18, 0.041_666_85, 0.008_368_916, 0.001_389_92];
 
 /// `e^x` in `f32` (only `f32` operations: single-precision FPUs need no soft-float): at most
 /// 1 ulp, branch-free, the same bits on every target (see the module docs).
-#[inline]
+// Inlined where loops over it vectorise; a call elsewhere (Cortex-M), so that its live values
+// stay out of the frame of the SVGD pair loop (the deepest stack path of `step`).
+#[cfg_attr(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ), inline)]
+#[cfg_attr(not(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )), inline(never))]
 pub fn expf(x: f32) -> f32 {
     let x = if x > XF_MAX { XF_MAX } else { x };
     let x = if x < XF_MIN { XF_MIN } else { x };

@@ -27,6 +27,9 @@
 //! the register width changes: no fused multiply-add is enabled (and Rust never contracts), the
 //! operations are the same, so are the bits (tested below against the portable path).
 
+// Lane loops index several arrays with the same lane: clearer than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+
 use super::kernel::Kernel;
 use super::span;
 use crate::float::Float;
