@@ -76,7 +76,7 @@ impl Float for f64 {
     fn exp(self) -> Self {
         libm::exp(self)
     }
-    #[inline]
+    #[inline(always)]
     fn fast_exp(self) -> Self {
         crate::fastexp::exp(self)
     }
@@ -112,7 +112,7 @@ impl Float for f32 {
     fn exp(self) -> Self {
         libm::expf(self)
     }
-    #[inline]
+    #[inline(always)]
     fn fast_exp(self) -> Self {
         crate::fastexp::expf(self)
     }

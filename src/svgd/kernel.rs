@@ -100,7 +100,7 @@ impl<T: Float> GaussianParams<T> {
 
     /// [`eval`](Self::eval) over a tile, one straight-line body per element (no branch, no
     /// call): vectorisable, the same bits at every vector width.
-    #[inline]
+    #[inline(always)]
     fn eval_tile(&self, r2_k: &mut [T], c: &mut [T]) {
         let (a, b) = (self.a, self.b);
         for (v, ct) in r2_k.iter_mut().zip(c.iter_mut()) {
@@ -347,7 +347,7 @@ impl<T: Float> Kernel<T> for KernelChoice {
             target_arch = "aarch64",
             all(target_arch = "wasm32", target_feature = "simd128")
         ),
-        inline
+        inline(always)
     )]
     #[cfg_attr(
         not(any(
