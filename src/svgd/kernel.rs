@@ -150,7 +150,8 @@ impl<T: Float> Kernel<T> for Gaussian {
 /// `N = 1`, `med = 0` (or a NaN median) fall back to `h = 1`.
 ///
 /// Arithmetic: each distance is `sqrt(r²)` in `T` (r² as in the sampler: index-order sum of
-/// squared differences); the median is found by selection (no sorting) and widened to `f64`
+/// squared differences); the median is found by selection (no sorting; run on the r² values,
+/// which gives the same bits since `sqrt` is correctly rounded and monotone) and widened to `f64`
 /// (even count: `0.5·(lo + hi)` in `f64`); `h = (med·med) / (2·ln N)` in `f64`.
 ///
 /// Needs `N(N−1)/2` scratch coordinates: the only O(N²) memory in the library. Meant for full
