@@ -155,6 +155,16 @@ fn core_matches_reference_over_several_tiles() {
     }
 }
 
+/// Batches large enough for the blocked pair loop's wide tiles (64 bytes of lanes from 32
+/// members in f64, 64 in f32) with a short last tile, at d = 3 and 4 in both types.
+#[test]
+fn core_matches_reference_over_wide_blocks() {
+    for cfg in configs(70).into_iter().step_by(7) {
+        compare::<f64>(70, 3, &cfg, 4);
+        compare::<f32>(70, 4, &cfg, 4);
+    }
+}
+
 /// The same contract holds in f32 (the arithmetic is written once for both types).
 #[test]
 fn core_matches_reference_f32() {
