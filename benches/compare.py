@@ -323,7 +323,7 @@ def sgs_svgd(lib, models, x0, p, kernel, iters, seed, py_callback=False, grads=N
     ptr = (lambda a: a.ctypes.data_as(FPTR)) if f32 else dptr
     check(lib, getattr(lib, f"sgs_svgd_init{sfx}")(
         st, C.byref(cfg), ptr(x), n, d, ptr(ws), ws.size,
-        idx.ctypes.data_as(C.POINTER(C.c_uint32)), idx.size, user_data, gradients, None,
+        idx.ctypes.data_as(C.POINTER(C.c_uint32)), idx.size, None, gradients, user_data,
     ), "svgd init")
     t0 = clock()
     check(lib, getattr(lib, f"sgs_svgd_run{sfx}")(st, iters, None), "svgd run")
@@ -693,9 +693,9 @@ def main():
                     help="SG-MCMC step sizes (one double-well table each)")
     ap.add_argument("--no-build", action="store_true", help="use the existing libsgsample.so")
     ap.add_argument("--skip-blackjax", action="store_true")
-    ap.add_argument("--parts", nargs="+", default=["mixture", "double-well", "svgd"],
-                    choices=["mixture", "double-well", "svgd"],
-                    help="problem 1, problem 2, the SVGD rows of issue 12 (compare_svgd.py)")
+    parts = ["mixture", "double-well", "svgd-full", "rbm-scaling", "logreg"]
+    ap.add_argument("--parts", nargs="+", default=parts, choices=parts,
+                    help="problem 1, problem 2, and the SVGD tables of compare_svgd.py")
     args = ap.parse_args()
 
     lib, models = build(args)
@@ -718,10 +718,10 @@ def main():
     if "double-well" in args.parts:
         for eps in args.eps:
             double_well(lib, models, args, eps, jax_ok)
-    if "svgd" in args.parts:
+    if any(p in args.parts for p in ("svgd-full", "rbm-scaling", "logreg")):
         import compare_svgd
 
-        compare_svgd.run(lib, models, jax_ok, args.runs)
+        compare_svgd.run(lib, models, jax_ok, args.runs, args.parts)
     print(f"\nload average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 

@@ -1,4 +1,5 @@
-"""The SVGD rows of issue 12 for benches/compare.py (run there with ``--parts svgd``):
+"""The SVGD rows of issue 12 for benches/compare.py (run there with
+``--parts svgd-full rbm-scaling logreg``):
 
 1. full SVGD, Gaussian kernel with fixed h = 2, AdaGrad eta = 0.2, target the mixture of
    problem 1 in every coordinate: f64 and f32, N = 256 and 1024, d = 1 and 3; sgsample (C API,
@@ -228,9 +229,12 @@ def logistic_regression(lib, models, jax_ok, runs, iters=100):
           "BlackJAX.\n")
 
 
-def run(lib, models, jax_ok, runs):
-    full_svgd(lib, models, jax_ok, runs)
-    rbm_scaling(lib, models, runs)
-    logistic_regression(lib, models, jax_ok, runs)
+def run(lib, models, jax_ok, runs, parts):
+    if "svgd-full" in parts:
+        full_svgd(lib, models, jax_ok, runs)
+    if "rbm-scaling" in parts:
+        rbm_scaling(lib, models, runs)
+    if "logreg" in parts:
+        logistic_regression(lib, models, jax_ok, runs)
     print(f"load average at end of the SVGD rows: "
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}\n")
