@@ -188,7 +188,8 @@ impl<T: Float, const R: usize, const D: usize> Tile<T, R, D> {
             rows: [usize::MAX; R],
             len: m.saturating_sub(a0).min(R),
         };
-        for lane in 0..t.len {
+        // `min(R)` (a no-op) lets the compiler drop the bounds checks of the lane loops.
+        for lane in 0..t.len.min(R) {
             let i = member(a0 + lane);
             t.rows[lane] = i;
             let sp = span(i, D);
@@ -208,7 +209,7 @@ impl<T: Float, const R: usize, const D: usize> Tile<T, R, D> {
     /// Writes the sums back to their rows.
     #[inline(always)]
     fn store(&self, phi: &mut [T]) {
-        for lane in 0..self.len {
+        for lane in 0..self.len.min(R) {
             if let Some(si) = phi.get_mut(span(self.rows[lane], D)) {
                 for l in 0..D {
                     si[l] = self.s[l][lane];
@@ -265,7 +266,7 @@ fn diagonal<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
     a: &mut Tile<T, R, D>,
 ) {
     let (k, c) = kernel_block(kernel, prep, &a.x, &a.x);
-    for j in 0..a.len {
+    for j in 0..a.len.min(R) {
         for l in 0..D {
             let (xj, gj) = (a.x[l][j], a.g[l][j]);
             for i in 0..R {
@@ -288,7 +289,7 @@ fn off_diagonal<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
     b: &mut Tile<T, R, D>,
 ) {
     let (k, c) = kernel_block(kernel, prep, &a.x, &b.x);
-    for j in 0..b.len {
+    for j in 0..b.len.min(R) {
         for l in 0..D {
             let (xj, gj) = (b.x[l][j], b.g[l][j]);
             for i in 0..R {
@@ -296,7 +297,7 @@ fn off_diagonal<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
             }
         }
     }
-    for i in 0..a.len {
+    for i in 0..a.len.min(R) {
         for l in 0..D {
             let (xi, gi) = (a.x[l][i], a.g[l][i]);
             for j in 0..R {
