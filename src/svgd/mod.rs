@@ -86,9 +86,11 @@
 //!
 //! (The implementation evaluates each unordered pair once and adds it to both rows; since
 //! `r²` is symmetric and `c·(y − x) = −(c·(x − y))` exactly, the bits are those of the loop
-//! above. On targets with vector units a row's later batch mates go in tiles of 16: the tile's
+//! above. On targets with vector units, for d ≤ 4 and batches of 8 or more, the pairs go in
+//! blocks of R×R with one vector lane per row (each row's sum still in the order above; see
+//! docs/algorithms.md §2); otherwise a row's later batch mates go in tiles of 16: the tile's
 //! r², then its `(k, c)` in one vectorisable [`Kernel::eval_tile`] loop, then the sums in the
-//! order above; no element's operations change, so neither do the bits.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
+//! order above. No element's operations change, so neither do the bits.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
 //! The info record's norms are `sqrt(Σ_l φ_il²)` in `f64` (terms widened before squaring).
 
 mod blocked;
