@@ -194,7 +194,7 @@ static result run_rwmh(int reps, const double *truth) {
 }
 
 /* One long random-walk chain with a wider proposal (sd 0.3, which crosses between the two
- * bananas thousands of times): the moments of its second half with batch-means standard errors,
+ * bananas thousands of times): the moments of its second half with Monte Carlo standard errors,
  * an independent check of the quadrature. */
 static void run_rwmh_long(long iters, double *m, double *se, double *acc_rate) {
     const long burn = iters / 2, kept = iters - burn;
@@ -219,8 +219,8 @@ static void run_rwmh_long(long iters, double *m, double *se, double *acc_rate) {
     }
     for (int c = 0; c < 2; c++) {
         double sq, sq_se;
-        ex_batch_means(xs + c, (size_t)kept, 2, NULL, NULL, 100, &m[c], &se[c]);
-        ex_batch_means(xs + c, (size_t)kept, 2, square, NULL, 100, &sq, &sq_se);
+        ex_stats(xs + c, (size_t)kept, 2, NULL, NULL, &m[c], &se[c], NULL);
+        ex_stats(xs + c, (size_t)kept, 2, square, NULL, &sq, &sq_se, NULL);
         m[2 + c] = sq - m[c] * m[c];
         /* Var = E x² − (E x)²: error of E x² plus that of (E x)² (bounds, not a covariance fit) */
         se[2 + c] = sq_se + 2.0 * fabs(m[c]) * se[c];
@@ -276,7 +276,7 @@ int main(int argc, char **argv) {
     for (int f = 0; f < NMOM; f++) printf(" %+8.4f ± %6.4f", lm[f], lse[f]);
     printf(" %8.1f ms\n", 1e3 * tl);
     printf("(RWMH long chain: one chain of %ld iterations, proposal sd 0.3, acceptance %.3f, "
-           "second half; ± = batch-means s.e.)\n",
+           "second half; ± = s.e. from sgs_stats_mcse)\n",
            long_iters, lacc);
     printf("\nMSE against the quadrature (over runs; the paper's Table 2 measure):\n");
     printf("%-20s", "method");
@@ -298,7 +298,7 @@ int main(int argc, char **argv) {
     printf("\ntotal %.1f s\n", total);
 
     /* Claims.
-     * The long RWMH chain agrees with the quadrature within 4.5 batch-means standard errors.
+     * The long RWMH chain agrees with the quadrature within 4.5 Monte Carlo standard errors.
      * The paper-setting RWMH is not converged (see above), so only its E x1, symmetric in the
      * two bananas, is checked: the run average within 4 sd/√R of the quadrature; and, the
      * paper's claim, SVGD's (in quick mode RBM-SVGD p = 64's) MSE in E x2 is below RWMH's.

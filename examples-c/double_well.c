@@ -1,6 +1,7 @@
 /* The double well of the AMAGOLD paper (docs/algorithms.md §1.3) through the C API: AMAGOLD (both
  * variants) against SGHMC and SGLD at step sizes 0.05, 0.15, 0.25; mean, variance and P(θ > 0) with
- * batch-means standard errors, and the acceptance rate, against the quadrature truth.
+ * Monte Carlo standard errors and the acceptance rate, against the quadrature truth, and the
+ * effective sample size per second of the mean (sgs_stats_…, the library's streaming ESS).
  *
  *   U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5,   ∇Ũ(θ) = ∇U(θ) + N(0, 1)
  *   T = 10, β = 0.25, σ = 1, θ₀ = 0
@@ -63,24 +64,26 @@ static double positive(double x, const void *unused) {
 }
 
 typedef struct {
-    double mean, mean_se, var, var_se, ppos, ppos_se, acc, acc_se;
+    double mean, mean_se, var, var_se, ppos, ppos_se, acc, acc_se, ess, secs;
 } stats;
 
-static stats summarise(const double *x, const double *accepted, size_t n) {
+/* `secs`: the sampler's run time, for ESS per second (of the mean). */
+static stats summarise(const double *x, const double *accepted, size_t n, double secs) {
     stats s;
-    const size_t b = 100;
-    ex_batch_means(x, n, 1, NULL, NULL, b, &s.mean, &s.mean_se);
-    ex_batch_means(x, n, 1, sq_dev, &s.mean, b, &s.var, &s.var_se);
+    ex_stats(x, n, 1, NULL, NULL, &s.mean, &s.mean_se, &s.ess);
+    ex_stats(x, n, 1, sq_dev, &s.mean, &s.var, &s.var_se, NULL);
     s.var *= (double)n / (double)(n - 1);
-    ex_batch_means(x, n, 1, positive, NULL, b, &s.ppos, &s.ppos_se);
+    ex_stats(x, n, 1, positive, NULL, &s.ppos, &s.ppos_se, NULL);
     if (accepted)
-        ex_batch_means(accepted, n, 1, NULL, NULL, b, &s.acc, &s.acc_se);
+        ex_stats(accepted, n, 1, NULL, NULL, &s.acc, &s.acc_se, NULL);
     else
         s.acc = s.acc_se = NAN;
+    s.secs = secs;
     return s;
 }
 
 static stats run_amagold(double eps, uint32_t variant, size_t n, double *x, double *acc) {
+    double t0 = ex_now();
     sgs_amagold chain = {{0}};
     sgs_amagold_config cfg = sgs_amagold_config_default(eps);
     cfg.variant = variant;
@@ -93,10 +96,11 @@ static stats run_amagold(double eps, uint32_t variant, size_t n, double *x, doub
         SGS_TRY(sgs_amagold_position(&chain, &x[k], 1));
         acc[k] = info.accepted ? 1.0 : 0.0;
     }
-    return summarise(x, acc, n);
+    return summarise(x, acc, n, ex_now() - t0);
 }
 
 static stats run_sghmc(double eps, size_t n, double *x) {
+    double t0 = ex_now();
     sgs_sghmc chain = {{0}};
     sgs_sghmc_config cfg = sgs_sghmc_config_default(eps);
     cfg.seed = 1;
@@ -104,12 +108,13 @@ static stats run_sghmc(double eps, size_t n, double *x) {
     size_t done = 0;
     SGS_TRY(sgs_sghmc_init(&chain, &cfg, theta0, 1, ws, 5, gradient_cb, NULL));
     SGS_TRY(sgs_sghmc_run(&chain, n, x, n, &done, NULL));
-    return summarise(x, NULL, n);
+    return summarise(x, NULL, n, ex_now() - t0);
 }
 
 /* SGLD with step ε² (the Langevin step that one leapfrog step of size ε amounts to), T = 10
  * updates per stored sample: the same gradient budget per sample as the chains above. */
 static stats run_sgld(double eps, size_t n, double *x) {
+    double t0 = ex_now();
     sgs_sgld chain = {{0}};
     sgs_sgld_config cfg = sgs_sgld_config_default(eps * eps);
     cfg.steps = DW_STEPS;
@@ -118,12 +123,13 @@ static stats run_sgld(double eps, size_t n, double *x) {
     size_t done = 0;
     SGS_TRY(sgs_sgld_init(&chain, &cfg, theta0, 1, ws, 3, gradient_cb, NULL));
     SGS_TRY(sgs_sgld_run(&chain, n, x, n, &done, NULL));
-    return summarise(x, NULL, n);
+    return summarise(x, NULL, n, ex_now() - t0);
 }
 
 /* SGHMC with the momentum updated before the position (the AMAGOLD authors' order), momentum
  * resampled every outer iteration; plain C with this file's random numbers. */
 static stats run_sghmc_momentum_first(double eps, size_t n, double *x) {
+    double t0 = ex_now();
     ex_rng rng = ex_rng_new(1, 7);
     double t = 0.0;
     for (size_t k = 0; k < n; k++) {
@@ -136,7 +142,7 @@ static stats run_sghmc_momentum_first(double eps, size_t n, double *x) {
         }
         x[k] = t;
     }
-    return summarise(x, NULL, n);
+    return summarise(x, NULL, n, ex_now() - t0);
 }
 
 static void row(const char *name, double eps, stats s, double tm) {
@@ -145,8 +151,9 @@ static void row(const char *name, double eps, stats s, double tm) {
         snprintf(acc, sizeof acc, "%12s", "-"); /* "±" is two bytes */
     else
         snprintf(acc, sizeof acc, "%.3f ± %.3f", s.acc, s.acc_se);
-    printf("%-28s %5.2f  %13s  %6.3f ± %.3f  %5.3f ± %.3f  %6.4f ± %.4f  %+6.1f\n", name, eps,
-           acc, s.mean, s.mean_se, s.var, s.var_se, s.ppos, s.ppos_se, (s.mean - tm) / s.mean_se);
+    printf("%-28s %5.2f  %13s  %6.3f ± %.3f  %5.3f ± %.3f  %6.4f ± %.4f  %+6.1f  %7.0f  %9.0f\n",
+           name, eps, acc, s.mean, s.mean_se, s.var, s.var_se, s.ppos, s.ppos_se,
+           (s.mean - tm) / s.mean_se, s.ess, s.ess / s.secs);
 }
 
 /* |value − target| within k standard errors plus a rounding allowance. */
@@ -170,9 +177,10 @@ int main(int argc, char **argv) {
     printf("noisy gradient dU + N(0,1), T = %d, beta = %.2f, sigma = 1, theta0 = 0, %zu outer "
            "iterations per chain%s\n",
            DW_STEPS, DW_FRICTION, n, quick ? " (quick mode)" : "");
-    printf("(± = batch-means standard error, 100 batches; 'z' = (mean − truth) / s.e.)\n\n");
-    printf("%-28s %5s  %12s  %14s  %13s  %15s  %6s\n", "sampler", "eps", "acceptance", "mean",
-           "variance", "P(theta>0)", "z");
+    printf("(± = Monte Carlo standard error from the streaming ESS (sgs_stats_mcse); 'z' = (mean −\n"
+           "truth) / s.e.; ESS and ESS per second of the chain's mean, wall clock of that run)\n\n");
+    printf("%-28s %5s  %12s  %14s  %13s  %15s  %6s  %7s  %9s\n", "sampler", "eps", "acceptance",
+           "mean", "variance", "P(theta>0)", "z", "ESS", "ESS/s");
     printf("%-28s %5s  %12s  %6.3f          %5.3f          %6.4f\n", "truth (quadrature)", "",
            "", tm, tv, tp);
     double t0 = ex_now();

@@ -2,7 +2,7 @@
  *   - deterministic random numbers from an integer seed (SplitMix64 hash, Box–Muller), so that a
  *     gradient callback can draw its noise from the minibatch seed the sampler gives it;
  *   - a wall clock (clock_gettime, CLOCK_MONOTONIC) and a median;
- *   - batch-means standard errors;
+ *   - Monte Carlo standard errors and effective sample sizes (the library's sgs_stats_…);
  *   - quick mode (`--quick` or SGS_QUICK=1 in the environment: smaller runs for the smoke test);
  *   - CHECK: a claim the example makes about its own numbers; any failed claim makes the program
  *     exit with status 1, so a run that prints numbers off the truth cannot pass silently.
@@ -92,30 +92,6 @@ static inline double ex_median(double *v, size_t n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* ---- statistics ---------------------------------------------------------------------------- */
-
-/* Mean of f(x[i]) and its batch-means standard error (b batches of equal length; the tail that
- * does not fill a batch is left out of the error, not of the mean). f = NULL is the identity. */
-typedef double (*ex_fn)(double, const void *);
-
-static inline void ex_batch_means(const double *x, size_t n, size_t stride, ex_fn f,
-                                  const void *arg, size_t b, double *mean, double *se) {
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++) s += f ? f(x[i * stride], arg) : x[i * stride];
-    double m = s / (double)n;
-    size_t len = n / b;
-    double ss = 0.0;
-    for (size_t k = 0; k < b; k++) {
-        double bs = 0.0;
-        for (size_t i = k * len; i < (k + 1) * len; i++)
-            bs += f ? f(x[i * stride], arg) : x[i * stride];
-        double e = bs / (double)len - m;
-        ss += e * e;
-    }
-    *mean = m;
-    *se = sqrt(ss / ((double)b * (double)(b - 1)));
-}
-
 /* ---- quick mode and checks ----------------------------------------------------------------- */
 
 static inline int ex_quick(int argc, char **argv) {
@@ -148,6 +124,36 @@ static int ex_failures = 0;
             exit(2);                                                               \
         }                                                                          \
     } while (0)
+
+/* ---- statistics ---------------------------------------------------------------------------- */
+
+/* Mean of f(x[i]) (i < n, every `stride`-th value), its Monte Carlo standard error and its
+ * effective sample size, from the library's streaming accumulator (sgs_stats_…: Geyer's initial
+ * monotone sequence over a 128-lag window, batch means when the chain mixes slower than that).
+ * f = NULL is the identity; `ess` may be NULL. The accumulator needs no stored history: a program
+ * that does not keep its draws pushes each one as it comes. */
+typedef double (*ex_fn)(double, const void *);
+
+static inline void ex_stats(const double *x, size_t n, size_t stride, ex_fn f, const void *arg,
+                            double *mean, double *se, double *ess) {
+    size_t bytes = 0;
+    SGS_TRY(sgs_stats_state_size(1, &bytes));
+    /* Zeroed (use before init is then detected); malloc aligns for any scalar type, which is
+     * what sgs_stats_state_align() asks for (checked, not assumed). */
+    sgs_stats *st = (sgs_stats *)calloc(1, bytes);
+    if (!st || (uintptr_t)st % sgs_stats_state_align() != 0) exit(2);
+    SGS_TRY(sgs_stats_init(st, bytes, 1));
+    for (size_t i = 0; i < n; i++) {
+        double v = f ? f(x[i * stride], arg) : x[i * stride];
+        SGS_TRY(sgs_stats_push(st, &v, 1));
+    }
+    double e;
+    SGS_TRY(sgs_stats_mean(st, mean, 1));
+    SGS_TRY(sgs_stats_mcse(st, se, 1));
+    SGS_TRY(sgs_stats_ess(st, &e, 1));
+    if (ess) *ess = e;
+    free(st);
+}
 
 /* The exit status of main: 0 when every CHECK held. */
 static inline int ex_finish(const char *name) {

@@ -14,6 +14,7 @@
 //
 // Exit status 1 when a posterior mean is further than 4 posterior sd from the true value or the
 // chain's own Monte Carlo error is too large to say (see the checks at the end).
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -296,10 +297,29 @@ int main(int argc, char **argv) try {
     for (std::size_t i = 0; i < cfg.warmup; i++) chain.step();
     const std::size_t n = quick ? 2000 : 20000;
     sgs_amagold_run_summary summary{};
+    const auto t_run = std::chrono::steady_clock::now();
     std::vector<double> s = chain.run(n, &summary);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_run).count();
 
-    // Posterior means and sds of r, K, σ (from the samples of log r, log K, log σ), with
-    // batch-means standard errors of the means (50 batches).
+    // Posterior means and sds of r, K, σ (from the samples of log r, log K, log σ), with the
+    // Monte Carlo standard errors and effective sample sizes of the library's streaming
+    // accumulator (sgs_stats_…), fed the draws of (r, K, σ) one by one as a streaming user would.
+    std::size_t st_bytes = 0;
+    if (sgs_stats_state_size(3, &st_bytes) != SGS_OK) throw std::runtime_error("stats size");
+    // Doubles: aligned for sgs_stats_state_align() (8), zeroed (use before init is detected).
+    std::vector<double> st_mem((st_bytes + sizeof(double) - 1) / sizeof(double), 0.0);
+    sgs_stats *st = reinterpret_cast<sgs_stats *>(st_mem.data());
+    if (sgs_stats_state_align() > alignof(double) || sgs_stats_init(st, st_bytes, 3) != SGS_OK)
+        throw std::runtime_error("stats init");
+    for (std::size_t k = 0; k < n; k++) {
+        double draw[3] = {std::exp(s[k * 3]), std::exp(s[k * 3 + 1]), std::exp(s[k * 3 + 2])};
+        if (sgs_stats_push(st, draw, 3) != SGS_OK) throw std::runtime_error("stats push");
+    }
+    double means[3], mcse[3], ess[3];
+    if (sgs_stats_mean(st, means, 3) != SGS_OK || sgs_stats_mcse(st, mcse, 3) != SGS_OK ||
+        sgs_stats_ess(st, ess, 3) != SGS_OK)
+        throw std::runtime_error("stats query");
     const char *names[3] = {"r", "K", "sigma"};
     const double truth[3] = {r_true, k_true, sigma_true};
     std::printf("Logistic growth dN/dt = r N (1 - N/K), N(0) = 5, RK4; 40 noisy observations; "
@@ -311,29 +331,19 @@ int main(int argc, char **argv) try {
                 static_cast<std::size_t>(cfg.warmup), n, chain.step_size(),
                 double(summary.accepted) / double(summary.iterations),
                 static_cast<unsigned long long>(summary.divergences));
-    std::printf("%-8s %10s %21s %9s %14s\n", "param", "true", "posterior mean", "sd",
-                "(mean-true)/sd");
+    std::printf("%-8s %10s %21s %9s %14s %8s %8s\n", "param", "true", "posterior mean", "sd",
+                "(mean-true)/sd", "ESS", "ESS/s");
     int failures = 0;
     for (int c = 0; c < 3; c++) {
         std::vector<double> v(n);
         for (std::size_t k = 0; k < n; k++) v[k] = std::exp(s[k * 3 + c]);
-        double m = 0.0, q = 0.0;
-        for (double x : v) m += x;
-        m /= double(n);
+        double m = means[c], q = 0.0;
         for (double x : v) q += (x - m) * (x - m);
         double sd = std::sqrt(q / double(n - 1));
-        const std::size_t b = 50, len = n / b;
-        double ss = 0.0;
-        for (std::size_t k = 0; k < b; k++) {
-            double bm = 0.0;
-            for (std::size_t i = k * len; i < (k + 1) * len; i++) bm += v[i];
-            bm = bm / double(len) - m;
-            ss += bm * bm;
-        }
-        double se = std::sqrt(ss / double(b * (b - 1)));
+        double se = mcse[c];
         double z = (m - truth[c]) / sd;
-        std::printf("%-8s %10.3f %11.4f ± %-7.2g %9.4f %+14.2f\n", names[c], truth[c], m, se, sd,
-                    z);
+        std::printf("%-8s %10.3f %11.4f ± %-7.2g %9.4f %+14.2f %8.0f %8.0f\n", names[c], truth[c], m,
+                    se, sd, z, ess[c], ess[c] / secs);
         // The data were simulated from the true values, so they lie in the posterior's bulk:
         // |mean − true| ≤ 4 sd (a sign error in a sensitivity or a wrong likelihood scale moves
         // the posterior by many sds); and the chain must have mixed: Monte Carlo error of the
@@ -349,7 +359,8 @@ int main(int argc, char **argv) try {
             failures++;
         }
     }
-    std::printf("(± = batch-means standard error of the posterior mean)\n");
+    std::printf("(± = Monte Carlo standard error of the posterior mean, sgs_stats_mcse; ESS/s over "
+                "the %.2f s of sampling)\n", secs);
     if (failures) {
         std::fprintf(stderr, "ode_calibration: %d check(s) FAILED\n", failures);
         return 1;

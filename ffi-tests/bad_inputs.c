@@ -1063,6 +1063,92 @@ static void hardening_cases(void) {
     }
 }
 
+/* The streaming diagnostics: every argument checked, the state (all its bytes) and the outputs
+ * unchanged on error. */
+static void stats_cases(void) {
+    enum { D = 2 };
+    size_t bytes = 0;
+    CASE("stats size: null out", sgs_stats_state_size(D, NULL), SGS_ERR_NULL_POINTER, 1);
+    CASE("stats size: d = 0", sgs_stats_state_size(0, &bytes), SGS_ERR_ZERO_DIMENSION, bytes == 0);
+    CASE("stats size: overflow", sgs_stats_state_size(SIZE_MAX / 2, &bytes),
+         SGS_ERR_INVALID_ARGUMENT, bytes == 0);
+    CASE("stats size", sgs_stats_state_size(D, &bytes), SGS_OK, bytes > sizeof(sgs_stats));
+    size_t align = sgs_stats_state_align();
+    /* Two states plus room to misalign one. */
+    unsigned char *mem = calloc(1, 3 * bytes + 2 * align);
+    unsigned char *before = malloc(bytes);
+    if (!mem || !before) exit(2);
+    sgs_stats *a = (sgs_stats *)(mem + (align - (uintptr_t)mem % align) % align);
+    sgs_stats *b = (sgs_stats *)((unsigned char *)a + bytes + (align - bytes % align) % align);
+    double x[D] = {1.0, 2.0}, out[D] = {7.0, 7.0};
+    uint64_t n = 99;
+
+    CASE("stats push before init", sgs_stats_push(a, x, D), SGS_ERR_NOT_INITIALISED, 1);
+    CASE("stats mean before init", sgs_stats_mean(a, out, D), SGS_ERR_NOT_INITIALISED,
+         out[0] == 7.0);
+    CASE("stats init: null", sgs_stats_init(NULL, bytes, D), SGS_ERR_NULL_POINTER, 1);
+    CASE("stats init: misaligned", sgs_stats_init((sgs_stats *)((unsigned char *)a + 1), bytes, D),
+         SGS_ERR_INVALID_ARGUMENT, 1);
+    CASE("stats init: d = 0", sgs_stats_init(a, bytes, 0), SGS_ERR_ZERO_DIMENSION, 1);
+    CASE("stats init: too small", sgs_stats_init(a, bytes - 1, D), SGS_ERR_WORKSPACE_TOO_SMALL, 1);
+    CASE("stats init", sgs_stats_init(a, bytes, D), SGS_OK, 1);
+    CASE("stats init b", sgs_stats_init(b, bytes, D), SGS_OK, 1);
+    CASE("stats push", sgs_stats_push(a, x, D), SGS_OK, 1);
+
+    memcpy(before, a, bytes);
+#define SAME (memcmp(before, a, bytes) == 0)
+    double bad[D] = {1.0, NAN}, inf[D] = {INFINITY, 0.0};
+    float badf[D] = {1.0f, NAN};
+    CASE("stats push: null state", sgs_stats_push(NULL, x, D), SGS_ERR_NULL_POINTER, SAME);
+    CASE("stats push: null x", sgs_stats_push(a, NULL, D), SGS_ERR_NULL_POINTER, SAME);
+    CASE("stats push: wrong d", sgs_stats_push(a, x, D + 1), SGS_ERR_LENGTH_MISMATCH, SAME);
+    CASE("stats push: NaN", sgs_stats_push(a, bad, D), SGS_ERR_NON_FINITE, SAME);
+    CASE("stats push: inf", sgs_stats_push(a, inf, D), SGS_ERR_NON_FINITE, SAME);
+    CASE("stats push_f32: NaN", sgs_stats_push_f32(a, badf, D), SGS_ERR_NON_FINITE, SAME);
+    CASE("stats count: null out", sgs_stats_count(a, NULL), SGS_ERR_NULL_POINTER, SAME);
+    CASE("stats count", sgs_stats_count(a, &n), SGS_OK, SAME && n == 1);
+    CASE("stats mean: null out", sgs_stats_mean(a, NULL, D), SGS_ERR_NULL_POINTER, SAME);
+    CASE("stats mean: short out", sgs_stats_mean(a, out, D - 1), SGS_ERR_OUTPUT_TOO_SMALL,
+         SAME && out[0] == 7.0);
+    CASE("stats ess: out inside the state", sgs_stats_ess(a, (double *)(void *)((unsigned char *)a + 64), D),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("stats mean", sgs_stats_mean(a, out, D), SGS_OK, SAME && out[0] == 1.0 && out[1] == 2.0);
+
+    out[0] = out[1] = 7.0;
+    const sgs_stats *both[2] = {a, b}, *with_null[2] = {a, NULL};
+    CASE("stats rhat: null chains", sgs_stats_rhat(NULL, 2, out, D), SGS_ERR_NULL_POINTER,
+         out[0] == 7.0);
+    CASE("stats rhat: k = 0", sgs_stats_rhat(both, 0, out, D), SGS_ERR_ZERO_DIMENSION,
+         out[0] == 7.0);
+    CASE("stats rhat: a null chain", sgs_stats_rhat(with_null, 2, out, D), SGS_ERR_NULL_POINTER,
+         out[0] == 7.0);
+    CASE("stats rhat: counts differ (1 vs 0)", sgs_stats_rhat(both, 2, out, D),
+         SGS_ERR_LENGTH_MISMATCH, out[0] == 7.0);
+    CASE("stats ess_chains: counts differ", sgs_stats_ess_chains(both, 2, out, D),
+         SGS_ERR_LENGTH_MISMATCH, out[0] == 7.0);
+    CASE("stats rhat: short out", sgs_stats_rhat(both, 1, out, 1), SGS_ERR_OUTPUT_TOO_SMALL,
+         out[0] == 7.0);
+    /* A state of another dimension. */
+    CASE("stats init b (d = 1)", sgs_stats_init(b, bytes, 1), SGS_OK, 1);
+    CASE("stats rhat: dimensions differ", sgs_stats_rhat(both, 2, out, D),
+         SGS_ERR_LENGTH_MISMATCH, out[0] == 7.0);
+    /* Corruption of the recorded dimension is detected by the checksum. */
+    size_t *dword = (size_t *)(void *)((unsigned char *)b + 24);
+    *dword += 1;
+    memcpy(before, a, bytes);
+    CASE("stats push: corrupted", sgs_stats_push(b, x, 1), SGS_ERR_STATE_CORRUPTED, 1);
+    *dword -= 1;
+    /* A byte-wise copy is a valid independent state (no pointers inside, not address-bound). */
+    memcpy(b, a, bytes);
+    CASE("stats: memcpy'd copy counts", sgs_stats_count(b, &n), SGS_OK, n == 1);
+    CASE("stats push to the copy", sgs_stats_push(b, x, D), SGS_OK, SAME);
+    CASE("stats clear", sgs_stats_clear(b), SGS_OK, 1);
+    CASE("stats push after clear", sgs_stats_push(b, x, D), SGS_ERR_NOT_INITIALISED, SAME);
+#undef SAME
+    free(before);
+    free(mem);
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -1074,6 +1160,7 @@ int main(void) {
     status_and_version_cases();
     svgd_cases();
     hardening_cases();
+    stats_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -63,6 +63,12 @@
 #define SGS_CB_ABORT 2
 
 /**
+ * The autocorrelation window (lags) of the C accumulators: the ESS is Geyer's estimate as long
+ * as a chain's autocorrelation dies out within this many draws, batch means beyond.
+ */
+#define SGS_STATS_LAGS 128
+
+/**
  * Major version of the library (also `SGS_VERSION_STRING`, `sgs_version()`).
  */
 #define SGS_VERSION_MAJOR 0
@@ -606,6 +612,17 @@ typedef struct sgs_chain_run_summary sgs_sgld_run_summary;
 typedef struct sgs_sgld {
   uint64_t _opaque[18];
 } sgs_sgld;
+
+/**
+ * The head of a diagnostics state (`d` accumulators follow it in the same memory). Opaque:
+ * allocate `sgs_stats_state_size(d)` bytes aligned to `sgs_stats_state_align()` (not
+ * `sizeof(sgs_stats)`), and fill them with `sgs_stats_init`. Zero the memory first so that use
+ * before init is reported as `SGS_ERR_NOT_INITIALISED`. Holds no pointers: a `memcpy` of the
+ * whole state is an independent copy.
+ */
+typedef struct sgs_stats {
+  uint64_t _opaque[4];
+} sgs_stats;
 
 /**
  * Hyperparameters of an SVGD / RBM-SVGD particle system (shared by the double and float
@@ -1959,6 +1976,125 @@ sgs_status sgs_sgld_copy(struct sgs_sgld *dst,
                          double *dst_workspace,
                          size_t dst_workspace_len,
                          const struct sgs_sgld *src);
+
+/**
+ * Writes the bytes a diagnostics state of dimension `d` needs into `*bytes`
+ * (`SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_ARGUMENT` when it does not fit in memory).
+ *
+ * # Safety
+ * `bytes` must be valid for one write.
+ */
+sgs_status sgs_stats_state_size(size_t d, size_t *bytes);
+
+/**
+ * The alignment (bytes) a diagnostics state needs.
+ */
+size_t sgs_stats_state_align(void);
+
+/**
+ * Starts `d` empty accumulators (one per coordinate) in the `bytes` bytes at `state`, which must
+ * be at least `sgs_stats_state_size(d)` (`SGS_ERR_WORKSPACE_TOO_SMALL`) and aligned to
+ * `sgs_stats_state_align()` (`SGS_ERR_INVALID_ARGUMENT`). Re-initialising restarts the counts.
+ *
+ * # Safety
+ * `state` must be valid for `bytes` reads and writes, and stay so while the state is used.
+ */
+sgs_status sgs_stats_init(struct sgs_stats *state, size_t bytes, size_t d);
+
+/**
+ * Zeroes the head of a state (its later use is `SGS_ERR_NOT_INITIALISED`).
+ *
+ * # Safety
+ * `state` must be valid for writes of `sizeof(sgs_stats)` bytes.
+ */
+sgs_status sgs_stats_clear(struct sgs_stats *state);
+
+/**
+ * Adds one draw `x` (`d` doubles, `d` as at init: `SGS_ERR_LENGTH_MISMATCH`). A draw with a
+ * NaN or infinite coordinate is refused (`SGS_ERR_NON_FINITE`), nothing pushed.
+ *
+ * # Safety
+ * `state` must be a state given to `sgs_stats_init` (with the size it was given); `x` valid for `d` reads.
+ */
+sgs_status sgs_stats_push(struct sgs_stats *state,
+                          const double *x,
+                          size_t d);
+
+/**
+ * `sgs_stats_push` for a `float` draw (the sums are `double` all the same).
+ *
+ * # Safety
+ * As `sgs_stats_push`.
+ */
+sgs_status sgs_stats_push_f32(struct sgs_stats *state, const float *x, size_t d);
+
+/**
+ * Writes the number of draws pushed into `*count`.
+ *
+ * # Safety
+ * `state` as for `sgs_stats_push`; `count` valid for one write.
+ */
+sgs_status sgs_stats_count(const struct sgs_stats *state, uint64_t *count);
+
+/**
+ * Writes the mean of each coordinate's draws into `out[0..d]` (`out_len ≥ d`, else
+ * `SGS_ERR_OUTPUT_TOO_SMALL`; NaN before the first draw).
+ *
+ * # Safety
+ * `state` as for `sgs_stats_push`; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_stats_mean(const struct sgs_stats *state, double *out, size_t out_len);
+
+/**
+ * Writes each coordinate's sample variance (n − 1 in the denominator; NaN below 2 draws).
+ *
+ * # Safety
+ * As `sgs_stats_mean`.
+ */
+sgs_status sgs_stats_variance(const struct sgs_stats *state, double *out, size_t out_len);
+
+/**
+ * Writes each coordinate's effective sample size (Geyer's initial monotone sequence over the
+ * autocorrelation window, batch means beyond it; NaN below 4 draws).
+ *
+ * # Safety
+ * As `sgs_stats_mean`.
+ */
+sgs_status sgs_stats_ess(const struct sgs_stats *state, double *out, size_t out_len);
+
+/**
+ * Writes each coordinate's Monte Carlo standard error of the mean, √(variance / ESS).
+ *
+ * # Safety
+ * As `sgs_stats_mean`.
+ */
+sgs_status sgs_stats_mcse(const struct sgs_stats *state, double *out, size_t out_len);
+
+/**
+ * Writes split-R̂ of each coordinate over the `k` chains `chains[0..k]` (states of the same
+ * dimension, `SGS_ERR_LENGTH_MISMATCH` otherwise, and with the same number of draws,
+ * `SGS_ERR_LENGTH_MISMATCH`) into `out[0..d]`. Each chain's halves are taken from its completed
+ * batches (exactly its two halves when its draw count is 16·2^j). NaN before 4 draws per chain.
+ *
+ * # Safety
+ * `chains` valid for `k` reads, each entry as `state` in `sgs_stats_push`; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_stats_rhat(const struct sgs_stats *const *chains,
+                          size_t k,
+                          double *out,
+                          size_t out_len);
+
+/**
+ * Writes the ESS of each coordinate over the `k` chains together (within- and between-chain
+ * variance combined as in ArviZ) into `out[0..d]`. Errors as `sgs_stats_rhat`.
+ *
+ * # Safety
+ * As `sgs_stats_rhat`.
+ */
+sgs_status sgs_stats_ess_chains(const struct sgs_stats *const *chains,
+                                size_t k,
+                                double *out,
+                                size_t out_len);
 
 /**
  * A static, nul-terminated description of a status code ("unknown status" for a value that is

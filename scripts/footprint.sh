@@ -29,6 +29,8 @@ variants=(
   "AMAGOLD fp-amagold"
   "RBM-SVGD fp-svgd"
   "both fp-amagold,fp-svgd"
+  "stats fp-stats"
+  "AMAGOLD+stats fp-amagold,fp-stats"
 )
 
 # vector_table text rodata data bss

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The MATLAB/Octave binding (bindings/matlab), tested with GNU Octave: the MEX gateway builds
 # against the static C library, the C program of the bit-for-bit test runs, then the Octave test
-# script (statistics, RBM-SVGD, minibatch, bit-for-bit vs C, bad inputs, callback errors) and the
-# headless double-well example (PNG). Octave comes from scripts/install-deps.sh (octave,
+# script (statistics, RBM-SVGD, minibatch, bit-for-bit vs C, bad inputs, callback errors, the
+# step-wise sgs.* objects, Ctrl-C in a child Octave that interrupts itself) and the headless
+# double-well example (PNG). Octave comes from scripts/install-deps.sh (octave,
 # liboctave-dev). Takes well under a minute on 2 cores.
 set -uo pipefail
 cd "$(dirname "$0")/.."

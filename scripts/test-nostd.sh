@@ -26,17 +26,17 @@ bash scripts/no-panic-linked.sh target/thumbv7em-none-eabihf/release/libsgsample
 
 # Clippy on the firmware crate (its own workspace, bare-metal only, so not in test-rust.sh):
 # warnings are errors, and incompatible_msrv checks its rust-version.
-for feats in "" fp-amagold,fp-svgd,fp-f64; do
+for feats in "" fp-amagold,fp-svgd,fp-stats,fp-f64; do
   (cd examples-embedded && cargo clippy -q --bins --target thumbv7em-none-eabihf ${feats:+--features "$feats"} -- -D warnings)
 done
 echo "examples-embedded: clippy clean"
 
 # No panic path is reachable from the samplers: the footprint probe, which links AMAGOLD (both
 # variants, warm-up) and RBM-SVGD (every kernel, step rule and batching, chosen at run time through
-# black_box), in f32 and f64, must contain no panic machinery at all. An index, slice or length
+# black_box) and the streaming diagnostics, in f32 and f64, must contain no panic machinery at all. An index, slice or length
 # check the compiler cannot prove away would link `panic_bounds_check`, `slice_index_fail`,
 # `len_mismatch_fail` and `panic_fmt`.
-for feats in fp-amagold,fp-svgd fp-amagold,fp-svgd,fp-f64; do
+for feats in fp-amagold,fp-svgd,fp-stats fp-amagold,fp-svgd,fp-stats,fp-f64; do
   (cd examples-embedded && cargo build --release -q --bin footprint --target thumbv7em-none-eabihf --features "$feats")
   elf=examples-embedded/target/thumbv7em-none-eabihf/release/footprint
   syms=$(arm-none-eabi-nm -C "$elf")

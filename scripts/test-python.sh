@@ -15,7 +15,7 @@ if [ ! -x "$py" ]; then
 fi
 # Quiet unless it fails; the first run downloads numpy, cffi, pytest (and setuptools for the build).
 log=target/python-install.log
-if ! "$py" -m pip install --disable-pip-version-check ./bindings/python pytest numpy >"$log" 2>&1 ||
+if ! "$py" -m pip install --disable-pip-version-check ./bindings/python pytest numpy arviz >"$log" 2>&1 ||
   ! "$py" -m pip install --disable-pip-version-check --no-deps --force-reinstall ./bindings/python \
     >>"$log" 2>&1; then
   tail -n 30 "$log"

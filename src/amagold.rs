@@ -38,7 +38,8 @@
 use crate::adapt::{accept_prob, DualAveraging};
 use crate::chain::{chain_kind, check_start, gradient_or_rollback, Chain, ChainStep};
 use crate::error::{Error, Stop};
-use crate::float::{add_scaled, all_finite, copy, Float};
+use crate::float::{all_finite, copy, Float};
+use crate::mass::{add_scaled_by, set_mass, welford, Factors, MassWindows};
 use crate::model::Potential;
 use crate::rng::Rng;
 use crate::run::{Outcome, StepInfo};
@@ -71,6 +72,10 @@ pub struct AmagoldConfig {
     pub warmup: u64,
     /// Target acceptance δ ∈ (0, 1) of the warm-up (ignored when `warmup = 0`).
     pub target_accept: f64,
+    /// Estimate a diagonal mass matrix during the warm-up (docs/algorithms.md §1.5): Stan's
+    /// windows, fixed when the warm-up ends. Needs `warmup ≥ 20` (else `InvalidOption`) and the
+    /// longer workspace [`Amagold::workspace_len_mass`]`(d) = 10·d`. Off by default.
+    pub adapt_mass: bool,
     /// Seed of the generator.
     pub seed: u64,
     /// Stream id: chains with the same seed and different streams are independent.
@@ -89,6 +94,7 @@ impl AmagoldConfig {
             variant: Variant::Reversible,
             warmup: 0,
             target_accept: 0.65,
+            adapt_mass: false,
             seed: 0,
             stream: 0,
         }
@@ -111,9 +117,15 @@ impl AmagoldConfig {
         if self.warmup > 0 && !(self.target_accept > 0.0 && self.target_accept < 1.0) {
             return Err(Error::InvalidTargetAcceptance);
         }
+        if self.adapt_mass && self.warmup < MIN_MASS_WARMUP {
+            return Err(Error::InvalidOption);
+        }
         Ok(())
     }
 }
+
+/// The shortest warm-up that may adapt a mass matrix (its slow window then holds 15 draws).
+const MIN_MASS_WARMUP: u64 = 20;
 
 /// What one outer iteration did.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -151,6 +163,8 @@ pub struct AmagoldCore {
     u: f64,
     rng: Rng,
     adapt: Option<DualAveraging>,
+    /// The mass-matrix windows while the warm-up adapts it.
+    mass: Option<MassWindows>,
     iterations: u64,
     counted: u64,
     accepted: u64,
@@ -165,17 +179,37 @@ struct Parts<'w, T> {
     r0: &'w mut [T],
     rw: &'w mut [T],
     g: &'w mut [T],
+    /// The mass blocks (m, k, Welford mean, Welford M2) when the chain has a mass matrix.
+    mass: Option<MassParts<'w, T>>,
 }
 
-/// Splits the workspace into θ, θ', r (persistent), r₀, r (working), g; `None` if it is shorter
-/// than 6·d. Checked splits instead of indexing: no panic path in the sampler.
-fn parts<T>(ws: &mut [T], d: usize) -> Option<Parts<'_, T>> {
+/// The four workspace blocks of a diagonal mass matrix.
+struct MassParts<'w, T> {
+    m: &'w mut [T],
+    k: &'w mut [T],
+    mean: &'w mut [T],
+    m2: &'w mut [T],
+}
+
+/// Splits the workspace into θ, θ', r (persistent), r₀, r (working), g, and with a mass matrix
+/// its four blocks; `None` if it is shorter than 6·d (10·d). Checked splits instead of indexing:
+/// no panic path in the sampler.
+fn parts<T>(ws: &mut [T], d: usize, with_mass: bool) -> Option<Parts<'_, T>> {
     let (theta, rest) = ws.split_at_mut_checked(d)?;
     let (prop, rest) = rest.split_at_mut_checked(d)?;
     let (r, rest) = rest.split_at_mut_checked(d)?;
     let (r0, rest) = rest.split_at_mut_checked(d)?;
     let (rw, rest) = rest.split_at_mut_checked(d)?;
-    let (g, _) = rest.split_at_mut_checked(d)?;
+    let (g, rest) = rest.split_at_mut_checked(d)?;
+    let mass = if with_mass {
+        let (m, rest) = rest.split_at_mut_checked(d)?;
+        let (k, rest) = rest.split_at_mut_checked(d)?;
+        let (mean, rest) = rest.split_at_mut_checked(d)?;
+        let (m2, _) = rest.split_at_mut_checked(d)?;
+        Some(MassParts { m, k, mean, m2 })
+    } else {
+        None
+    };
     Some(Parts {
         theta,
         prop,
@@ -183,12 +217,18 @@ fn parts<T>(ws: &mut [T], d: usize) -> Option<Parts<'_, T>> {
         r0,
         rw,
         g,
+        mass,
     })
 }
 
 /// Workspace coordinates for dimension `d` (saturates instead of overflowing).
 pub(crate) const fn workspace_len(d: usize) -> usize {
     d.saturating_mul(6)
+}
+
+/// Workspace coordinates with a mass matrix (`adapt_mass`).
+pub(crate) const fn workspace_len_mass(d: usize) -> usize {
+    d.saturating_mul(10)
 }
 
 impl AmagoldCore {
@@ -199,15 +239,26 @@ impl AmagoldCore {
         ws: &mut [T],
         model: &mut M,
     ) -> Result<Self, Error> {
-        let d = check_start(theta0, ws.len(), 6, cfg.validate())?;
+        let per_d = if cfg.adapt_mass { 10 } else { 6 };
+        let d = check_start(theta0, ws.len(), per_d, cfg.validate())?;
         let u = match model.energy(theta0) {
             Ok(u) if u.is_finite() => u,
             Ok(_) | Err(Stop::Reject) => return Err(Error::InitialEnergyRejected),
             Err(Stop::Abort) => return Err(Error::CallbackAborted),
         };
         let mut rng = Rng::new(cfg.seed, cfg.stream);
-        let Parts { theta, r, .. } = parts(ws, d).ok_or(Error::WorkspaceTooSmall)?;
+        let Parts { theta, r, mass, .. } =
+            parts(ws, d, cfg.adapt_mass).ok_or(Error::WorkspaceTooSmall)?;
         copy(theta, theta0);
+        if let Some(MassParts { m, k, mean, m2 }) = mass {
+            // Unit mass until the first window ends.
+            for x in m.iter_mut().chain(k.iter_mut()) {
+                *x = T::from_f64(1.0);
+            }
+            for x in mean.iter_mut().chain(m2.iter_mut()) {
+                *x = T::ZERO;
+            }
+        }
         let sigma = T::from_f64(cfg.momentum_sd);
         for ri in r.iter_mut() {
             *ri = match cfg.variant {
@@ -222,6 +273,7 @@ impl AmagoldCore {
             u,
             rng,
             adapt: (cfg.warmup > 0).then(|| DualAveraging::new(cfg.step_size, cfg.target_accept)),
+            mass: cfg.adapt_mass.then(|| MassWindows::new(cfg.warmup)),
             iterations: 0,
             counted: 0,
             accepted: 0,
@@ -242,7 +294,14 @@ impl AmagoldCore {
             r0,
             rw,
             g,
-        } = parts(ws, self.d).ok_or(Error::WorkspaceTooSmall)?;
+            mut mass,
+        } = parts(ws, self.d, self.cfg.adapt_mass).ok_or(Error::WorkspaceTooSmall)?;
+        // Per-coordinate momentum factors m and inverse-mass factors k (all 1 without a mass
+        // matrix: the products below are then exact and the stream keeps its bits).
+        let (mf, kf) = match mass.as_ref() {
+            Some(p) => (Some(&*p.m), Some(&*p.k)),
+            None => (None, None),
+        };
         let saved_rng = self.rng.clone();
         let cfg = &self.cfg;
         let eps = self.eps;
@@ -260,20 +319,20 @@ impl AmagoldCore {
         match cfg.variant {
             Variant::Reversible => {
                 let sigma = T::from_f64(cfg.momentum_sd);
-                for x in r0.iter_mut() {
-                    *x = sigma * self.rng.normal_as::<T>();
+                for (x, mi) in r0.iter_mut().zip(Factors::of(mf)) {
+                    *x = (sigma * mi) * self.rng.normal_as::<T>();
                 }
             }
             Variant::NonReversible => copy(r0, r),
         }
         copy(rw, r0);
         copy(prop, theta);
-        add_scaled(prop, half, rw);
+        add_scaled_by(prop, half, kf, rw);
         let mut rho = 0.0f64;
         let mut left_domain = false;
         for t in 0..cfg.steps {
             if t != 0 {
-                add_scaled(prop, full, rw);
+                add_scaled_by(prop, full, kf, rw);
             }
             let seed = self.rng.next_u64();
             // The noise normals are drawn after the callback returns; the stream order (seed,
@@ -283,14 +342,15 @@ impl AmagoldCore {
                 break;
             }
             let mut s = 0.0f64;
-            for (ri, &gi) in rw.iter_mut().zip(g.iter()) {
+            let factors = Factors::of(mf).zip(Factors::of(kf));
+            for ((ri, &gi), (mi, ki)) in rw.iter_mut().zip(g.iter()).zip(factors) {
                 let eta = if noisy {
-                    sd * self.rng.normal_as::<T>()
+                    (sd * mi) * self.rng.normal_as::<T>()
                 } else {
                     T::ZERO
                 };
                 let rn = ((a * *ri - eps_t * gi) + eta) / b;
-                s += gi.to_f64() * (ri.to_f64() + rn.to_f64());
+                s += (gi.to_f64() * (ri.to_f64() + rn.to_f64())) * ki.to_f64();
                 *ri = rn;
             }
             rho += half64 * s;
@@ -298,7 +358,7 @@ impl AmagoldCore {
         let (outcome, log_a, u_new) = if left_domain {
             (Outcome::OutOfDomain, f64::NAN, f64::NAN)
         } else {
-            add_scaled(prop, half, rw);
+            add_scaled_by(prop, half, kf, rw);
             // A trajectory that overflowed (possible in f32 with huge gradients) is a
             // divergence whatever the energy callback would say there: θ must stay finite.
             if !all_finite(prop) {
@@ -336,7 +396,34 @@ impl AmagoldCore {
                 *ri = -r0i;
             }
         }
-        Ok(self.finish(outcome, log_a, if left_domain { f64::NAN } else { rho }))
+        let info = self.finish(outcome, log_a, if left_domain { f64::NAN } else { rho });
+        if let Some(p) = mass.as_mut() {
+            self.adapt_mass(p, theta, r);
+        }
+        Ok(info)
+    }
+
+    /// The mass-matrix warm-up after finished iteration `self.iterations`: collects θ in a slow
+    /// window; at a window's end sets the mass matrix and restarts the dual averaging of ε from
+    /// the current ε (Stan's window adaptation).
+    fn adapt_mass<T: Float>(&mut self, p: &mut MassParts<'_, T>, theta: &[T], r: &mut [T]) {
+        let m = self.iterations;
+        let Some(w) = self.mass.as_mut() else {
+            return;
+        };
+        if m >= self.cfg.warmup {
+            self.mass = None;
+            return;
+        }
+        if !w.collects(m) {
+            return;
+        }
+        let n = w.push();
+        welford(p.mean, p.m2, theta, n);
+        if w.window_ends(m) && n >= 2 {
+            set_mass(p.m, p.k, p.mean, p.m2, r, n, self.cfg.momentum_sd);
+            self.adapt = Some(DualAveraging::new(self.eps, self.cfg.target_accept));
+        }
     }
 
     /// Counters and warm-up bookkeeping after an iteration.
@@ -449,6 +536,18 @@ impl<'a, T: Float> Chain<'a, T, AmagoldCore> {
     /// Workspace length (in coordinates of type `T`) for dimension `d`: `6·d`.
     pub const fn workspace_len(d: usize) -> usize {
         workspace_len(d)
+    }
+
+    /// Workspace length for dimension `d` with a mass matrix (`adapt_mass`): `10·d` (four more
+    /// blocks: the momentum and inverse-mass factors, the warm-up's running mean and M2).
+    pub const fn workspace_len_mass(d: usize) -> usize {
+        workspace_len_mass(d)
+    }
+
+    /// The diagonal inverse mass matrix relative to σ⁻² (`kᵢ`: the position moves by
+    /// `(ε/σ²)·kᵢ·rᵢ`), all 1 without `adapt_mass`; `None` without a mass matrix.
+    pub fn inverse_mass(&self) -> Option<&[T]> {
+        self.core.cfg.adapt_mass.then(|| self.block(7))
     }
 
     /// Validates the configuration and the buffers, evaluates U(θ₀) and starts the chain at θ₀.

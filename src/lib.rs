@@ -37,12 +37,14 @@ pub mod fastexp;
 #[cfg(feature = "ffi")]
 pub mod ffi;
 mod float;
+mod mass;
 mod minibatch;
 mod model;
 pub mod rng;
 pub mod run;
 pub mod sghmc;
 pub mod sgld;
+pub mod stats;
 pub mod svgd;
 mod ziggurat;
 

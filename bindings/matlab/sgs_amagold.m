@@ -28,21 +28,16 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %
 %   Errors have identifiers 'sgsample:...' and the library's status text. An error inside
 %   ENERGY or GRADIENT stops the sampler cleanly and is rethrown unchanged. Ctrl-C stops the run
-%   between iterations (see README.md for what Octave does).
+%   cleanly, then reaches the prompt as the usual interrupt (MATLAB: error sgsample:interrupted);
+%   see README.md.
 %
-%   See also SGS_SGHMC, SGS_SGLD, SGS_SVGD, SGS_MINIBATCH.
-  spec = {'StepSize', 'step_size', 'real'; 'Steps', 'steps', 'count'; ...
-          'Friction', 'friction', 'real'; 'MomentumSD', 'momentum_sd', 'real'; ...
-          'Samples', 'samples', 'count'; 'Warmup', 'warmup', 'count'; ...
-          'TargetAccept', 'target_accept', 'real'; ...
-          'Variant', 'variant', {'reversible', 'nonreversible'}; ...
-          'Seed', 'seed', 'seed'; 'Stream', 'stream', 'seed'; 'LogAccept', 'log_accept', 'logical'};
+%   See also SGS.AMAGOLD (step by step), SGS_SGHMC, SGS_SGLD, SGS_SVGD, SGS_MINIBATCH.
   if nargin < 3
     error('sgsample:badArguments', 'usage: [samples, info] = sgs_amagold(@energy, @gradient, theta0, Name, Value, ...)');
   end
   sgs_check_handle('sgs_amagold', energy, 'energy');
   sgs_check_handle('sgs_amagold', gradient, 'gradient');
-  opts = sgs_parse('sgs_amagold', spec, varargin);
+  opts = sgs_parse('sgs_amagold', sgs_options('amagold'), varargin);
   if nargout > 1
     [samples, info] = sgsample_mex('amagold', energy, gradient, theta0, opts, sgs_trampoline());
   else

@@ -15,15 +15,10 @@ function [samples, info] = sgs_sghmc(gradient, theta0, varargin)
 %   callback_calls.
 %
 %   See also SGS_AMAGOLD, SGS_SGLD.
-  spec = {'StepSize', 'step_size', 'real'; 'Steps', 'steps', 'count'; ...
-          'Friction', 'friction', 'real'; 'MomentumSD', 'momentum_sd', 'real'; ...
-          'ResampleMomentum', 'resample_momentum', 'logical'; ...
-          'Samples', 'samples', 'count'; 'Burnin', 'burnin', 'count'; ...
-          'Seed', 'seed', 'seed'; 'Stream', 'stream', 'seed'};
   if nargin < 2
     error('sgsample:badArguments', 'usage: [samples, info] = sgs_sghmc(@gradient, theta0, Name, Value, ...)');
   end
   sgs_check_handle('sgs_sghmc', gradient, 'gradient');
-  opts = sgs_parse('sgs_sghmc', spec, varargin);
+  opts = sgs_parse('sgs_sghmc', sgs_options('sghmc'), varargin);
   [samples, info] = sgsample_mex('sghmc', gradient, theta0, opts, sgs_trampoline());
 end

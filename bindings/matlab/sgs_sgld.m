@@ -8,13 +8,10 @@ function [samples, info] = sgs_sgld(gradient, theta0, varargin)
 %   sample), 'Samples' 1000, 'Burnin' 0, 'Seed' 0, 'Stream' 0.
 %
 %   See also SGS_SGHMC, SGS_AMAGOLD.
-  spec = {'StepSize', 'step_size', 'real'; 'Steps', 'steps', 'count'; ...
-          'Samples', 'samples', 'count'; 'Burnin', 'burnin', 'count'; ...
-          'Seed', 'seed', 'seed'; 'Stream', 'stream', 'seed'};
   if nargin < 2
     error('sgsample:badArguments', 'usage: [samples, info] = sgs_sgld(@gradient, theta0, Name, Value, ...)');
   end
   sgs_check_handle('sgs_sgld', gradient, 'gradient');
-  opts = sgs_parse('sgs_sgld', spec, varargin);
+  opts = sgs_parse('sgs_sgld', sgs_options('sgld'), varargin);
   [samples, info] = sgsample_mex('sgld', gradient, theta0, opts, sgs_trampoline());
 end

@@ -1,9 +1,11 @@
-/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_svgd and sgs_minibatch.
+/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_svgd, sgs_minibatch
+ * and the step-wise objects sgs.Amagold, sgs.Sghmc, sgs.Sgld.
  *
  * Portable between MATLAB's `mex` and GNU Octave's `mkoctfile --mex`; it uses only the documented
- * MEX C API (separate-complex mxGetPr, so it builds with either API version) plus, for Ctrl-C,
- * MATLAB's undocumented utIsInterruptPending (link with -lut; define SGS_NO_UT to leave it out) or
- * Octave's exported octave_interrupt_state. Users call the .m wrappers, not this file:
+ * MEX C API (separate-complex mxGetPr, so it builds with either API version). Its C++ part,
+ * sgsample_trap.cpp, holds mexFunction and makes every call into the interpreter, so that what
+ * the interpreter throws (Octave's Ctrl-C) never unwinds through the library (see there). Users
+ * call the .m wrappers, not this file:
  *
  *   [samples, info] = sgsample_mex('amagold', energy, gradient, theta0, opts, trampoline)
  *   [samples, info] = sgsample_mex('sghmc'|'sgld', gradient, theta0, opts, trampoline)
@@ -11,6 +13,10 @@
  *   idx             = sgsample_mex('minibatch', seed, n, B)        (1-based, B×1 double)
  *   text            = sgsample_mex('status', code)                 (sgs_status_str)
  *   v               = sgsample_mex('version')
+ *   id              = sgsample_mex('new', kind, energy, gradient, theta0, opts, trampoline)
+ *   [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline)
+ *   s               = sgsample_mex('query', id)                    (position, iterations, ...)
+ *   found           = sgsample_mex('free', id)
  *
  * `opts` holds only the options the user gave (canonical snake_case names of the C config
  * fields plus samples/burnin/warmup/iterations/log_accept); every other field keeps the C
@@ -26,30 +32,29 @@
  * trampoline private/sgs_call.m (try/catch, returns the MException as a second output); the
  * trap stays as a second line of defence.
  *
- * Memory: all buffers come from mxMalloc/mxCalloc and are freed with mxFree on every path before
- * an error is raised (MEX would also free them when the function exits with an error). */
+ * Memory: all buffers of a one-shot run come from mxMalloc/mxCalloc and are freed with mxFree on
+ * every path before an error is raised (MEX would also free them when the function exits with an
+ * error). The persistent chains are plain malloc memory, freed by 'free' and by mexAtExit. */
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mex.h"
 #include "sgsample.h"
 
-/* ---- Ctrl-C -------------------------------------------------------------------------------- */
+/* ---- sgsample_trap.cpp: Ctrl-C and exceptions from the interpreter ---------------------------- */
+mxArray *sgs_trap_call(int nout, mxArray *outs[], int nin, mxArray *ins[], int *thrown);
+int sgs_trap_interrupt(void);
+int sgs_trap_pending(void);
+void sgs_gateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+
 #if defined(HAVE_OCTAVE)
-/* liboctave's flag (quit.h): > 0 while an interrupt is pending. */
-extern sig_atomic_t octave_interrupt_state;
-#define SGS_INTERRUPT_PENDING() (octave_interrupt_state > 0)
 #define SGS_USE_TRAMPOLINE 1
-#elif defined(MATLAB_MEX_FILE) && !defined(SGS_NO_UT)
-#include <stdbool.h>
-extern bool utIsInterruptPending(void);
-#define SGS_INTERRUPT_PENDING() utIsInterruptPending()
-#define SGS_USE_TRAMPOLINE 0
 #else
-#define SGS_INTERRUPT_PENDING() 0
 #define SGS_USE_TRAMPOLINE 0
 #endif
 
@@ -80,6 +85,9 @@ static const char *status_id(int32_t st) {
     case SGS_ERR_NON_FINITE: return "sgsample:nonFinite";
     case SGS_ERR_INVALID_ARGUMENT: return "sgsample:invalidArgument";
     case SGS_ERR_GRADIENT_REJECTED: return "sgsample:gradientRejected";
+    case SGS_ERR_STATE_CORRUPTED: return "sgsample:stateCorrupted";
+    case SGS_ERR_STATE_MOVED: return "sgsample:stateMoved";
+    case SGS_ERR_BUSY: return "sgsample:busy";
     default: return "sgsample:unknownStatus";
     }
 }
@@ -207,7 +215,9 @@ static int32_t call_user(cb_ctx *c, const mxArray *fn, int nin, mxArray **in, mx
     }
     args[nargs++] = (mxArray *)fn;
     for (int i = 0; i < nin; i++) args[nargs++] = in[i];
-    mxArray *ex = mexCallMATLABWithTrap(nout, outs, nargs, args, "feval");
+    int thrown = 0;
+    mxArray *ex = sgs_trap_call(nout, outs, nargs, args, &thrown);
+    if (thrown) return SGS_CB_ABORT; /* an interrupt: kept in sgsample_trap.cpp, rethrown at the end */
     if (ex) {
         c->exception = ex;
         return SGS_CB_ABORT;
@@ -316,9 +326,18 @@ static int32_t gradients_cb(void *user, const double *xs, size_t n, size_t d, ui
     return SGS_CB_OK;
 }
 
-/* After a sampler call: re-raise a callback's error (first the user's own, then a bad output),
- * then an interrupt, then a library status. Frees the buffers first. */
-static void finish(buffers *b, cb_ctx *c, int32_t st, const char *what, int interrupted) {
+/* After a sampler call: stop at once if sgsample_trap.cpp holds an exception from the interpreter
+ * (an interrupt; mexFunction rethrows it once the gateway has returned), else re-raise a
+ * callback's error (first the user's own, then a bad output), then an interrupt seen between
+ * iterations (MATLAB), then a library status. Frees the buffers first. Returns 1 when the caller
+ * must return at once (only the first case returns at all). */
+static int finish(buffers *b, cb_ctx *c, int32_t st, const char *what, int interrupted) {
+    if (sgs_trap_pending()) {
+        if (c->exception) mxDestroyArray(c->exception);
+        c->exception = NULL;
+        free_all(b);
+        return 1;
+    }
     if (c->exception) {
         mxArray *ex = c->exception;
         c->exception = NULL;
@@ -329,6 +348,7 @@ static void finish(buffers *b, cb_ctx *c, int32_t st, const char *what, int inte
     if (c->bad_id[0]) fail(b, c->bad_id, c->bad_msg);
     if (interrupted) fail(b, "sgsample:interrupted", "interrupted (Ctrl-C) between iterations");
     if (st != SGS_OK) fail_status(b, what, st);
+    return 0;
 }
 
 static mxArray *make_info(const char **names, int n) {
@@ -340,7 +360,176 @@ static void set_num(mxArray *s, const char *name, double v) {
 }
 
 /* ---- chain samplers (AMAGOLD, SGHMC, SGLD) ------------------------------------------------- */
+/* The one-shot runs (sgs_amagold, ...) and the persistent objects (+sgs) share these. */
 enum { AMAGOLD, SGHMC, SGLD };
+
+typedef union {
+    sgs_amagold_config a;
+    sgs_sghmc_config h;
+    sgs_sgld_config l;
+} chain_config;
+
+/* Fields that several configurations have under the same names (read in the order of the
+ * library's struct, though the order does not matter). */
+#define READ_MOMENTUM_FIELDS(b, opts, c)                                          \
+    do {                                                                          \
+        (c)->friction = opt_double(b, opts, "friction", (c)->friction);          \
+        (c)->momentum_sd = opt_double(b, opts, "momentum_sd", (c)->momentum_sd); \
+    } while (0)
+#define READ_CHAIN_FIELDS(b, opts, c)                          \
+    do {                                                       \
+        (c)->steps = opt_u32(b, opts, "steps", (c)->steps);    \
+        (c)->seed = opt_u64(b, opts, "seed", (c)->seed);       \
+        (c)->stream = opt_u64(b, opts, "stream", (c)->stream); \
+    } while (0)
+
+/* The configuration from the options (on a bad option: error, after freeing b); returns the
+ * step size asked for. */
+static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint64_t warmup, chain_config *cfg) {
+    double step = opt_double(b, opts, "step_size", 0.1);
+    if (kind == AMAGOLD) {
+        sgs_amagold_config *a = &cfg->a;
+        *a = sgs_amagold_config_default(step);
+        READ_MOMENTUM_FIELDS(b, opts, a);
+        READ_CHAIN_FIELDS(b, opts, a);
+        a->target_accept = opt_double(b, opts, "target_accept", a->target_accept);
+        a->variant = opt_u32(b, opts, "variant", a->variant);
+        a->warmup = warmup;
+    } else if (kind == SGHMC) {
+        sgs_sghmc_config *h = &cfg->h;
+        *h = sgs_sghmc_config_default(step);
+        READ_MOMENTUM_FIELDS(b, opts, h);
+        READ_CHAIN_FIELDS(b, opts, h);
+        h->resample_momentum = opt_u32(b, opts, "resample_momentum", h->resample_momentum);
+    } else {
+        sgs_sgld_config *l = &cfg->l;
+        *l = sgs_sgld_config_default(step);
+        READ_CHAIN_FIELDS(b, opts, l);
+    }
+    return step;
+}
+
+/* Size and alignment of a state. */
+static void chain_state_layout(int kind, size_t *size, size_t *align) {
+    *size = kind == AMAGOLD ? sgs_amagold_state_size() : kind == SGHMC ? sgs_sghmc_state_size() : sgs_sgld_state_size();
+    *align = kind == AMAGOLD ? sgs_amagold_state_align() : kind == SGHMC ? sgs_sghmc_state_align() : sgs_sgld_state_align();
+}
+
+static size_t chain_workspace_len(int kind, size_t d) {
+    return kind == AMAGOLD ? sgs_amagold_workspace_len(d) : kind == SGHMC ? sgs_sghmc_workspace_len(d) : sgs_sgld_workspace_len(d);
+}
+
+static int32_t chain_init(int kind, void *state, const chain_config *cfg, const double *th, size_t d,
+                          double *ws, size_t wlen, cb_ctx *c) {
+    if (kind == AMAGOLD) return sgs_amagold_init((sgs_amagold *)state, &cfg->a, th, d, ws, wlen, energy_cb, gradient_cb, c);
+    if (kind == SGHMC) return sgs_sghmc_init((sgs_sghmc *)state, &cfg->h, th, d, ws, wlen, gradient_cb, c);
+    return sgs_sgld_init((sgs_sgld *)state, &cfg->l, th, d, ws, wlen, gradient_cb, c);
+}
+
+static int32_t chain_position(int kind, void *state, double *pos, size_t len) {
+    return kind == AMAGOLD ? sgs_amagold_position((sgs_amagold *)state, pos, len)
+           : kind == SGHMC ? sgs_sghmc_position((sgs_sghmc *)state, pos, len)
+                           : sgs_sgld_position((sgs_sgld *)state, pos, len);
+}
+
+/* Totals kept by the library: divergences, iterations, and the step size (AMAGOLD adapts it). */
+static void chain_totals(int kind, void *state, uint64_t *divs, uint64_t *iters, double *eps) {
+    if (kind == AMAGOLD) {
+        sgs_amagold_divergences((sgs_amagold *)state, divs);
+        sgs_amagold_iterations((sgs_amagold *)state, iters);
+        sgs_amagold_step_size((sgs_amagold *)state, eps);
+    } else if (kind == SGHMC) {
+        sgs_sghmc_divergences((sgs_sghmc *)state, divs);
+        sgs_sghmc_iterations((sgs_sghmc *)state, iters);
+    } else {
+        sgs_sgld_divergences((sgs_sgld *)state, divs);
+        sgs_sgld_iterations((sgs_sgld *)state, iters);
+    }
+}
+
+/* What a loop of iterations counted. */
+typedef struct {
+    uint64_t recorded, accepted, accepted_skipped, out_of_domain;
+    int interrupted;
+} tally;
+
+/* Runs `total` iterations; after the first `skip` each position is written as a row of the
+ * column-major `rows`-by-d matrix `out` (and AMAGOLD's log acceptance into `la` when not NULL).
+ * Stops at the first error or interrupt; returns the library's status. */
+static int32_t chain_loop(int kind, void *state, uint64_t skip, uint64_t total, double *out, size_t rows,
+                          double *la, double *pos, size_t d, tally *t) {
+    memset(t, 0, sizeof *t);
+    int32_t st = SGS_OK;
+    for (uint64_t k = 0; k < total; k++) {
+        if (sgs_trap_interrupt()) {
+            t->interrupted = 1;
+            break;
+        }
+        uint32_t outcome;
+        int accepted;
+        if (kind == AMAGOLD) {
+            sgs_amagold_info info;
+            st = sgs_amagold_step((sgs_amagold *)state, &info);
+            if (st != SGS_OK) break;
+            outcome = info.outcome;
+            accepted = info.accepted != 0;
+            if (k >= skip && la) la[k - skip] = info.log_accept;
+        } else {
+            sgs_chain_info info;
+            st = kind == SGHMC ? sgs_sghmc_step((sgs_sghmc *)state, &info) : sgs_sgld_step((sgs_sgld *)state, &info);
+            if (st != SGS_OK) break;
+            outcome = info.outcome;
+            accepted = outcome == SGS_OUTCOME_ACCEPTED;
+        }
+        if (k < skip) {
+            t->accepted_skipped += (uint64_t)accepted;
+            continue;
+        }
+        t->accepted += (uint64_t)accepted;
+        if (outcome == SGS_OUTCOME_OUT_OF_DOMAIN) t->out_of_domain++;
+        st = chain_position(kind, state, pos, d ? d : 1);
+        if (st != SGS_OK) break;
+        for (size_t j = 0; j < d; j++) out[j * rows + t->recorded] = pos[j];
+        t->recorded++;
+    }
+    return st;
+}
+
+/* The info struct of a run of `samples` recorded iterations after `skipped` unrecorded ones. */
+static mxArray *chain_info(int kind, void *state, uint64_t samples, uint64_t skipped, const tally *t,
+                           uint64_t calls, double step, mxArray *la) {
+    uint64_t divs = 0, iters = 0;
+    double eps = step;
+    chain_totals(kind, state, &divs, &iters, &eps);
+    static const char *names[] = {"iterations", "samples", "accepted", "acceptance", "divergences",
+                                  "out_of_domain", "step_size", "callback_calls", "warmup_acceptance",
+                                  "log_accept"};
+    int nf = kind == AMAGOLD ? (la ? 10 : 9) : 8;
+    mxArray *s = make_info(names, nf);
+    set_num(s, "iterations", (double)iters);
+    set_num(s, "samples", (double)samples);
+    set_num(s, "accepted", (double)t->accepted);
+    set_num(s, "acceptance", samples ? (double)t->accepted / (double)samples : NAN);
+    set_num(s, "divergences", (double)divs);
+    set_num(s, "out_of_domain", (double)t->out_of_domain);
+    set_num(s, "step_size", eps);
+    set_num(s, "callback_calls", (double)calls);
+    if (kind == AMAGOLD) set_num(s, "warmup_acceptance", skipped ? (double)t->accepted_skipped / (double)skipped : NAN);
+    if (la) mxSetField(s, 0, "log_accept", la);
+    return s;
+}
+
+/* theta0 as a vector (d = 0 allowed: the library reports it); errors after freeing b. */
+static size_t vector_arg(buffers *b, const mxArray *theta0) {
+    check_real_double(b, theta0, "theta0");
+    if (!mxIsEmpty(theta0) && mxGetM(theta0) != 1 && mxGetN(theta0) != 1)
+        fail(b, "sgsample:badArgument", "theta0 must be a vector");
+    return mxGetNumberOfElements(theta0);
+}
+
+static int chain_kind(const char *cmd) {
+    return strcmp(cmd, "amagold") == 0 ? AMAGOLD : strcmp(cmd, "sghmc") == 0 ? SGHMC : strcmp(cmd, "sgld") == 0 ? SGLD : -1;
+}
 
 static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     buffers b = {{0}, 0};
@@ -358,145 +547,42 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
     const mxArray *theta0 = prhs[a++];
     const mxArray *opts = prhs[a++];
     c.trampoline = mxIsEmpty(prhs[a]) ? NULL : prhs[a];
-    check_real_double(&b, theta0, "theta0");
     if (!mxIsStruct(opts)) fail(&b, "sgsample:badArguments", "options must be a struct");
-    if (!mxIsEmpty(theta0) && mxGetM(theta0) != 1 && mxGetN(theta0) != 1)
-        fail(&b, "sgsample:badArgument", "theta0 must be a vector");
-    size_t d = mxGetNumberOfElements(theta0);
+    size_t d = vector_arg(&b, theta0);
     c.d = d;
     uint64_t samples = opt_u64(&b, opts, "samples", 1000);
     uint64_t burnin = opt_u64(&b, opts, kind == AMAGOLD ? "warmup" : "burnin", 0);
     int want_la = kind == AMAGOLD && opt(opts, "log_accept") && mxGetScalar(opt(opts, "log_accept")) != 0;
-    double step = opt_double(&b, opts, "step_size", 0.1);
+    chain_config cfg;
+    double step = chain_read_config(kind, &b, opts, burnin, &cfg);
     double dummy = 0.0;
     const double *th = d ? mxGetPr(theta0) : &dummy;
     size_t dd = d ? d : 1;
 
-    void *state = NULL;
-    double *ws = NULL;
-    size_t wlen = 0;
-    int32_t st;
-    if (kind == AMAGOLD) {
-        sgs_amagold_config cfg = sgs_amagold_config_default(step);
-        cfg.friction = opt_double(&b, opts, "friction", cfg.friction);
-        cfg.momentum_sd = opt_double(&b, opts, "momentum_sd", cfg.momentum_sd);
-        cfg.target_accept = opt_double(&b, opts, "target_accept", cfg.target_accept);
-        cfg.steps = opt_u32(&b, opts, "steps", cfg.steps);
-        cfg.variant = opt_u32(&b, opts, "variant", cfg.variant);
-        cfg.seed = opt_u64(&b, opts, "seed", cfg.seed);
-        cfg.stream = opt_u64(&b, opts, "stream", cfg.stream);
-        cfg.warmup = burnin;
-        state = take(&b, 1, sgs_amagold_state_size(), sgs_amagold_state_align());
-        wlen = sgs_amagold_workspace_len(dd);
-        ws = (double *)take(&b, wlen, sizeof(double), 8);
-        st = sgs_amagold_init((sgs_amagold *)state, &cfg, th, d, ws, wlen, energy_cb, gradient_cb, &c);
-    } else if (kind == SGHMC) {
-        sgs_sghmc_config cfg = sgs_sghmc_config_default(step);
-        cfg.friction = opt_double(&b, opts, "friction", cfg.friction);
-        cfg.momentum_sd = opt_double(&b, opts, "momentum_sd", cfg.momentum_sd);
-        cfg.steps = opt_u32(&b, opts, "steps", cfg.steps);
-        cfg.resample_momentum = opt_u32(&b, opts, "resample_momentum", cfg.resample_momentum);
-        cfg.seed = opt_u64(&b, opts, "seed", cfg.seed);
-        cfg.stream = opt_u64(&b, opts, "stream", cfg.stream);
-        state = take(&b, 1, sgs_sghmc_state_size(), sgs_sghmc_state_align());
-        wlen = sgs_sghmc_workspace_len(dd);
-        ws = (double *)take(&b, wlen, sizeof(double), 8);
-        st = sgs_sghmc_init((sgs_sghmc *)state, &cfg, th, d, ws, wlen, gradient_cb, &c);
-    } else {
-        sgs_sgld_config cfg = sgs_sgld_config_default(step);
-        cfg.steps = opt_u32(&b, opts, "steps", cfg.steps);
-        cfg.seed = opt_u64(&b, opts, "seed", cfg.seed);
-        cfg.stream = opt_u64(&b, opts, "stream", cfg.stream);
-        state = take(&b, 1, sgs_sgld_state_size(), sgs_sgld_state_align());
-        wlen = sgs_sgld_workspace_len(dd);
-        ws = (double *)take(&b, wlen, sizeof(double), 8);
-        st = sgs_sgld_init((sgs_sgld *)state, &cfg, th, d, ws, wlen, gradient_cb, &c);
-    }
-    finish(&b, &c, st, "init", 0);
+    size_t ssize, align;
+    chain_state_layout(kind, &ssize, &align);
+    void *state = take(&b, 1, ssize, align);
+    size_t wlen = chain_workspace_len(kind, dd);
+    double *ws = (double *)take(&b, wlen, sizeof(double), 8);
+    int32_t st = chain_init(kind, state, &cfg, th, d, ws, wlen, &c);
+    if (finish(&b, &c, st, "init", 0)) return;
 
-    if (samples > (uint64_t)SIZE_MAX / (d ? d : 1) / sizeof(double))
+    if (samples > (uint64_t)SIZE_MAX / dd / sizeof(double))
         fail(&b, "sgsample:tooLarge", "Samples × d does not fit in memory");
     plhs[0] = mxCreateDoubleMatrix((size_t)samples, d, mxREAL);
-    double *out = mxGetPr(plhs[0]);
     double *pos = (double *)take(&b, dd, sizeof(double), 8);
     mxArray *la = want_la ? mxCreateDoubleMatrix((size_t)samples, 1, mxREAL) : NULL;
-    uint64_t total = burnin + samples, accepted = 0, accepted_warm = 0, ood = 0, divergent = 0;
-    int interrupted = 0;
-    st = SGS_OK;
-    for (uint64_t k = 0; k < total; k++) {
-        if (SGS_INTERRUPT_PENDING()) {
-            interrupted = 1;
-            break;
-        }
-        uint32_t outcome;
-        if (kind == AMAGOLD) {
-            sgs_amagold_info info;
-            st = sgs_amagold_step((sgs_amagold *)state, &info);
-            if (st != SGS_OK) break;
-            outcome = info.outcome;
-            if (k >= burnin && la) mxGetPr(la)[k - burnin] = info.log_accept;
-            if (info.accepted) {
-                if (k >= burnin) accepted++; else accepted_warm++;
-            }
-        } else {
-            sgs_chain_info info;
-            st = kind == SGHMC ? sgs_sghmc_step((sgs_sghmc *)state, &info) : sgs_sgld_step((sgs_sgld *)state, &info);
-            if (st != SGS_OK) break;
-            outcome = info.outcome;
-            if (k >= burnin && outcome == SGS_OUTCOME_ACCEPTED) accepted++;
-        }
-        if (k >= burnin) {
-            if (outcome == SGS_OUTCOME_OUT_OF_DOMAIN) ood++;
-            if (outcome == SGS_OUTCOME_DIVERGENT) divergent++;
-            st = kind == AMAGOLD ? sgs_amagold_position((sgs_amagold *)state, pos, dd)
-                 : kind == SGHMC ? sgs_sghmc_position((sgs_sghmc *)state, pos, dd)
-                                 : sgs_sgld_position((sgs_sgld *)state, pos, dd);
-            if (st != SGS_OK) break;
-            size_t row = (size_t)(k - burnin);
-            for (size_t j = 0; j < d; j++) out[j * (size_t)samples + row] = pos[j];
-        }
-    }
-    if (c.exception || c.bad_id[0] || interrupted || st != SGS_OK) {
+    tally t;
+    st = chain_loop(kind, state, burnin, burnin + samples, mxGetPr(plhs[0]), (size_t)samples,
+                    la ? mxGetPr(la) : NULL, pos, d, &t);
+    if (c.exception || c.bad_id[0] || t.interrupted || st != SGS_OK || sgs_trap_pending()) {
         mxDestroyArray(plhs[0]);
         plhs[0] = NULL;
         if (la) mxDestroyArray(la);
-        finish(&b, &c, st, "step", interrupted);
+        if (finish(&b, &c, st, "step", t.interrupted)) return;
     }
-
-    if (nlhs > 1) {
-        uint64_t divs = 0, iters = 0;
-        double eps = step;
-        if (kind == AMAGOLD) {
-            sgs_amagold_divergences((sgs_amagold *)state, &divs);
-            sgs_amagold_iterations((sgs_amagold *)state, &iters);
-            sgs_amagold_step_size((sgs_amagold *)state, &eps);
-        } else if (kind == SGHMC) {
-            sgs_sghmc_divergences((sgs_sghmc *)state, &divs);
-            sgs_sghmc_iterations((sgs_sghmc *)state, &iters);
-        } else {
-            sgs_sgld_divergences((sgs_sgld *)state, &divs);
-            sgs_sgld_iterations((sgs_sgld *)state, &iters);
-        }
-        static const char *names[] = {"iterations", "samples", "accepted", "acceptance", "divergences",
-                                      "out_of_domain", "step_size", "callback_calls", "warmup_acceptance",
-                                      "log_accept"};
-        int nf = kind == AMAGOLD ? (la ? 10 : 9) : 8;
-        mxArray *s = make_info(names, nf);
-        set_num(s, "iterations", (double)iters);
-        set_num(s, "samples", (double)samples);
-        set_num(s, "accepted", (double)accepted);
-        set_num(s, "acceptance", samples ? (double)accepted / (double)samples : NAN);
-        set_num(s, "divergences", (double)divs);
-        set_num(s, "out_of_domain", (double)ood);
-        set_num(s, "step_size", eps);
-        set_num(s, "callback_calls", (double)c.calls);
-        if (kind == AMAGOLD) set_num(s, "warmup_acceptance", burnin ? (double)accepted_warm / (double)burnin : NAN);
-        if (la) mxSetField(s, 0, "log_accept", la);
-        plhs[1] = s;
-    } else if (la) {
-        mxDestroyArray(la);
-    }
-    (void)divergent;
+    if (nlhs > 1) plhs[1] = chain_info(kind, state, samples, burnin, &t, c.calls, step, la);
+    else if (la) mxDestroyArray(la);
     free_all(&b);
 }
 
@@ -543,20 +629,20 @@ static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     void *state = take(&b, 1, sgs_svgd_state_size(), sgs_svgd_state_align());
     int32_t st = sgs_svgd_init((sgs_svgd *)state, &cfg, particles, n, d, ws, wlen ? wlen : 1, idx,
                                ilen ? ilen : 1, NULL, gradients_cb, &c);
-    finish(&b, &c, st, "init", 0);
+    if (finish(&b, &c, st, "init", 0)) return;
 
     sgs_svgd_info info;
     memset(&info, 0, sizeof info);
     int interrupted = 0;
     for (uint64_t k = 0; k < iters; k++) {
-        if (SGS_INTERRUPT_PENDING()) {
+        if (sgs_trap_interrupt()) {
             interrupted = 1;
             break;
         }
         st = sgs_svgd_step((sgs_svgd *)state, &info);
         if (st != SGS_OK) break;
     }
-    finish(&b, &c, st, "step", interrupted);
+    if (finish(&b, &c, st, "step", interrupted)) return;
 
     plhs[0] = mxCreateDoubleMatrix(n, d, mxREAL);
     double *po = mxGetPr(plhs[0]);
@@ -606,8 +692,217 @@ static void minibatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     free_all(&b);
 }
 
+/* ---- persistent chains: the +sgs handle objects -------------------------------------------- */
+/* A chain that lives between MEX calls: its state and workspace are plain malloc memory (the MEX
+ * memory manager would free mxMalloc memory at the end of the call), allocated once and never
+ * moved, because the library's states are address-bound. The object holds only an id; ids are
+ * never reused, so a stale id cannot reach a newer chain: a counter on top of a per-load value
+ * from the clocks, because `clear mex` unloads this file (mexAtExit frees every chain) and the
+ * counter starts again. The function handles stay with the
+ * object and come with every call (an mxArray kept between calls would need to be made
+ * persistent; passing them is simpler and always current). */
+#define MAX_CHAINS 256
+
+typedef struct {
+    uint64_t id;
+    int kind, running;
+    size_t d;
+    double step; /* the step size asked for (AMAGOLD reports its adapted one) */
+    void *raw;   /* malloc block: state (aligned) then workspace */
+    void *state;
+    double *ws;
+    size_t wlen;
+    cb_ctx c;    /* the library keeps &c as its user data */
+} chain_obj;
+
+static chain_obj *chains[MAX_CHAINS];
+static uint64_t next_chain_id; /* 0 until the first chain of this load */
+static int exit_hook;
+
+static void free_chains(void) {
+    for (int i = 0; i < MAX_CHAINS; i++) {
+        if (chains[i]) {
+            free(chains[i]->raw);
+            free(chains[i]);
+            chains[i] = NULL;
+        }
+    }
+}
+
+/* The chain with the id in `v`, or an sgsample:invalidHandle error (bad, deleted, or from before
+ * `clear mex`). */
+static chain_obj *find_chain(const mxArray *v, int *slot) {
+    if (is_real_scalar(v) && !mxIsLogical(v)) {
+        double x = mxGetScalar(v);
+        for (int i = 0; i < MAX_CHAINS; i++)
+            if (chains[i] && (double)chains[i]->id == x) {
+                if (slot) *slot = i;
+                return chains[i];
+            }
+    }
+    mexErrMsgIdAndTxt("sgsample:invalidHandle", "not a live sampler object (deleted, or made before clear mex)");
+    return NULL; /* not reached */
+}
+
+/* Points the chain's callbacks at this call's function handles (valid only during this call). */
+static void bind_callbacks(chain_obj *o, buffers *b, const mxArray *energy, const mxArray *gradient,
+                           const mxArray *tramp) {
+    if (o->kind == AMAGOLD) check_handle(b, energy, "energy");
+    check_handle(b, gradient, "gradient");
+    o->c.energy = o->kind == AMAGOLD ? energy : NULL;
+    o->c.gradient = gradient;
+    o->c.trampoline = mxIsEmpty(tramp) ? NULL : tramp;
+    o->c.exception = NULL;
+    o->c.bad_id[0] = '\0';
+    o->c.calls = 0;
+}
+
+/* id = sgsample_mex('new', kind, energy, gradient, theta0, opts, trampoline) */
+static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    char kname[16];
+    (void)nlhs;
+    if (nrhs != 7 || !mxIsChar(prhs[1]) || mxGetString(prhs[1], kname, sizeof kname) != 0 || chain_kind(kname) < 0)
+        mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('new', 'amagold'|'sghmc'|'sgld', energy, gradient, theta0, opts, trampoline)");
+    int kind = chain_kind(kname);
+    const mxArray *opts = prhs[5];
+    if (!mxIsStruct(opts)) fail(&b, "sgsample:badArguments", "options must be a struct");
+    size_t d = vector_arg(&b, prhs[4]);
+    chain_config cfg;
+    double step = chain_read_config(kind, &b, opts, opt_u64(&b, opts, "warmup", 0), &cfg);
+    int slot = -1;
+    for (int i = 0; i < MAX_CHAINS && slot < 0; i++)
+        if (!chains[i]) slot = i;
+    if (slot < 0) mexErrMsgIdAndTxt("sgsample:tooManyObjects", "more than %d live sampler objects; delete some", MAX_CHAINS);
+
+    size_t dd = d ? d : 1, ssize, align;
+    chain_state_layout(kind, &ssize, &align);
+    ssize = (ssize + 7) / 8 * 8; /* the workspace follows, 8-aligned */
+    size_t wlen = chain_workspace_len(kind, dd);
+    chain_obj *o = (chain_obj *)calloc(1, sizeof *o);
+    void *raw = wlen < SIZE_MAX / 8 - ssize - align ? calloc(1, align + ssize + wlen * 8) : NULL;
+    if (!o || !raw) {
+        free(o);
+        free(raw);
+        mexErrMsgIdAndTxt("sgsample:outOfMemory", "no memory for the sampler state");
+    }
+    uintptr_t p = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
+    o->raw = raw;
+    o->state = (void *)p;
+    o->ws = (double *)(p + ssize);
+    o->wlen = wlen;
+    o->kind = kind;
+    o->d = d;
+    o->step = step;
+    o->c.d = d;
+    bind_callbacks(o, &b, prhs[2], prhs[3], prhs[6]);
+    double dummy = 0.0;
+    int32_t st = chain_init(kind, o->state, &cfg, d ? mxGetPr(prhs[4]) : &dummy, d, o->ws, wlen, &o->c);
+    if (st != SGS_OK || sgs_trap_pending()) {
+        cb_ctx c = o->c; /* the error outlives the chain */
+        free(raw);
+        free(o);
+        finish(&b, &c, st, "init", 0);
+        return;
+    }
+    if (!exit_hook) {
+        mexAtExit(free_chains);
+        exit_hook = 1;
+    }
+    if (next_chain_id == 0) {
+        /* 33 bits from the clocks above a 20-bit counter (exact in a double): the wall clock in
+         * seconds and the process's CPU time (clock(), which has advanced between two loads in
+         * the same second). C89 functions, for compilers that mex runs in C99 mode. */
+        uint64_t t = (uint64_t)time(NULL) * 1000003u + (uint64_t)clock();
+        next_chain_id = ((t & ((UINT64_C(1) << 33) - 1)) << 20) + 1;
+    }
+    o->id = next_chain_id++;
+    o->c.energy = o->c.gradient = o->c.trampoline = NULL; /* this call's handles die with it */
+    chains[slot] = o;
+    plhs[0] = mxCreateDoubleScalar((double)o->id);
+}
+
+/* [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline): n iterations, every
+ * position recorded. On an error or interrupt the chain stays at its last completed iteration
+ * (the library rolls the failed one back, generator included) and nothing is returned. */
+static void chain_run(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    if (nrhs != 6) mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('run', id, n, energy, gradient, trampoline)");
+    chain_obj *o = find_chain(prhs[1], NULL);
+    if (o->running) mexErrMsgIdAndTxt("sgsample:busy", "%s", sgs_status_str(SGS_ERR_BUSY));
+    uint64_t n = arg_u64(&b, prhs[2], "n");
+    size_t d = o->d, dd = d ? d : 1;
+    if (n > (uint64_t)SIZE_MAX / dd / sizeof(double)) fail(&b, "sgsample:tooLarge", "n × d does not fit in memory");
+    bind_callbacks(o, &b, prhs[3], prhs[4], prhs[5]);
+    mxArray *out = mxCreateDoubleMatrix((size_t)n, d, mxREAL);
+    mxArray *la = o->kind == AMAGOLD ? mxCreateDoubleMatrix((size_t)n, 1, mxREAL) : NULL;
+    double *pos = (double *)take(&b, dd, sizeof(double), 8);
+    tally t;
+    o->running = 1;
+    int32_t st = chain_loop(o->kind, o->state, 0, n, mxGetPr(out), (size_t)n, la ? mxGetPr(la) : NULL, pos, d, &t);
+    o->running = 0;
+    cb_ctx c = o->c;
+    o->c.energy = o->c.gradient = o->c.trampoline = NULL; /* this call's handles die with it */
+    o->c.exception = NULL;
+    if (c.exception || c.bad_id[0] || t.interrupted || st != SGS_OK || sgs_trap_pending()) {
+        mxDestroyArray(out);
+        if (la) mxDestroyArray(la);
+        if (finish(&b, &c, st, "step", t.interrupted)) return;
+    }
+    plhs[0] = out;
+    if (nlhs > 1) plhs[1] = chain_info(o->kind, o->state, n, 0, &t, c.calls, o->step, la);
+    else if (la) mxDestroyArray(la);
+    free_all(&b);
+}
+
+/* s = sgsample_mex('query', id): position, iterations, divergences, step size, dimension. */
+static void chain_query(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    (void)nlhs;
+    if (nrhs != 2) mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('query', id)");
+    chain_obj *o = find_chain(prhs[1], NULL);
+    uint64_t divs = 0, iters = 0;
+    double eps = o->step;
+    chain_totals(o->kind, o->state, &divs, &iters, &eps);
+    static const char *names[] = {"position", "iterations", "divergences", "step_size"};
+    mxArray *s = make_info(names, 4);
+    mxArray *pos = mxCreateDoubleMatrix(o->d, 1, mxREAL);
+    double dummy;
+    int32_t st = chain_position(o->kind, o->state, o->d ? mxGetPr(pos) : &dummy, o->d ? o->d : 1);
+    if (st != SGS_OK) {
+        mxDestroyArray(s);
+        mxDestroyArray(pos);
+        buffers b = {{0}, 0};
+        fail_status(&b, "position", st);
+    }
+    mxSetField(s, 0, "position", pos);
+    set_num(s, "iterations", (double)iters);
+    set_num(s, "divergences", (double)divs);
+    set_num(s, "step_size", eps);
+    plhs[0] = s;
+}
+
+/* found = sgsample_mex('free', id): frees the chain; false if there was none with this id. */
+static void chain_free(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    (void)nlhs;
+    if (nrhs != 2) mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('free', id)");
+    int found = 0;
+    if (is_real_scalar(prhs[1]) && !mxIsLogical(prhs[1])) {
+        double x = mxGetScalar(prhs[1]);
+        for (int i = 0; i < MAX_CHAINS; i++)
+            if (chains[i] && (double)chains[i]->id == x) {
+                if (chains[i]->running) mexErrMsgIdAndTxt("sgsample:busy", "%s", sgs_status_str(SGS_ERR_BUSY));
+                free(chains[i]->raw);
+                free(chains[i]);
+                chains[i] = NULL;
+                found = 1;
+            }
+    }
+    plhs[0] = mxCreateLogicalScalar(found);
+}
+
 /* ---- entry --------------------------------------------------------------------------------- */
-void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+/* Called by mexFunction in sgsample_trap.cpp, which rethrows what the interpreter threw. */
+void sgs_gateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     char cmd[32];
     if (nrhs < 1 || !mxIsChar(prhs[0]) || mxGetString(prhs[0], cmd, sizeof cmd) != 0)
         mexErrMsgIdAndTxt("sgsample:badArguments", "the first argument must be a command name");
@@ -616,6 +911,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     else if (strcmp(cmd, "sgld") == 0) run_chain(SGLD, nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "svgd") == 0) run_svgd(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "minibatch") == 0) minibatch(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "new") == 0) chain_new(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "run") == 0) chain_run(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "query") == 0) chain_query(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "free") == 0) chain_free(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "status") == 0 && nrhs == 2) plhs[0] = mxCreateString(sgs_status_str((int32_t)mxGetScalar(prhs[1])));
     else if (strcmp(cmd, "version") == 0) plhs[0] = mxCreateString(sgs_version());
     else mexErrMsgIdAndTxt("sgsample:badArguments", "unknown command '%s'", cmd);

@@ -125,6 +125,7 @@ impl CChain for AmagoldCore {
             variant,
             warmup: c.warmup,
             target_accept: c.target_accept,
+            adapt_mass: false,
             seed: c.seed,
             stream: c.stream,
         })

@@ -50,6 +50,7 @@ pub(crate) mod common;
 mod minibatch;
 mod sghmc;
 mod sgld;
+mod stats;
 mod status;
 mod svgd;
 
@@ -65,5 +66,6 @@ pub use common::{
 pub use minibatch::*;
 pub use sghmc::*;
 pub use sgld::*;
+pub use stats::*;
 pub use status::*;
 pub use svgd::*;

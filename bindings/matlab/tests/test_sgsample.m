@@ -2,7 +2,8 @@ function failed = test_sgsample(c_bits_file)
 % TEST_SGSAMPLE  Tests of the MATLAB/Octave binding (run by scripts/test-matlab.sh):
 %   statistics against exact truths (tolerances from batch-means standard errors), RBM-SVGD on the
 %   1-D mixture, the minibatch helper, bit-for-bit equality with the C library (C_BITS_FILE,
-%   written by tests/bitexact.c), bad inputs with their identifiers, callback errors.
+%   written by tests/bitexact.c), bad inputs with their identifiers, callback errors, the
+%   step-wise objects (+sgs) and Ctrl-C (Octave: a child Octave interrupts itself).
 %   Prints one line per test and 'octave: N passed, M failed'; returns M.
   here = fileparts(mfilename('fullpath'));
   addpath(fileparts(here));
@@ -17,6 +18,9 @@ function failed = test_sgsample(c_bits_file)
   t = bit_for_bit(t, c_bits_file);
   t = bad_inputs(t);
   t = callback_errors(t);
+  t = objects(t);
+  t = object_errors(t);
+  t = interrupts(t);
   printf_('octave: %d passed, %d failed\n', t.passed, t.failed);
   failed = t.failed;
 end
@@ -279,4 +283,157 @@ function t = callback_errors(t)
   % Everything still works after the errors (nothing left half-done in the gateway).
   s = sgs_sgld(@(x, s) x, [0; 0], 'Samples', 5, 'Seed', 1);
   t = check(t, 'callback error: later runs unaffected', isequal(size(s), [5, 2]) && all(isfinite(s(:))));
+end
+
+function t = objects(t)
+  % The objects run the same chains as the one-shot functions, bit for bit.
+  E = @(x) 0.5 * (x(1) * x(1) + x(2) * x(2));
+  G = @(x, seed) x + seed_noise(seed);
+  th = [1; -1];
+  opts = {'StepSize', 0.2, 'Seed', 11, 'Stream', 3, 'Steps', 5, 'Variant', 'nonreversible'};
+  ref = sgs_amagold(E, G, th, opts{:}, 'Warmup', 50, 'Samples', 200);
+  c = sgs.Amagold(E, G, th, opts{:}, 'Warmup', 50);
+  c.run(49);
+  info1 = c.step();
+  [s, info] = c.run(200);
+  t = check(t, 'object: sgs.Amagold run(49), step(), run(200) = sgs_amagold Warmup 50 Samples 200, bit for bit', ...
+            isequal(s, ref));
+  t = check(t, 'object: info of step() and run(n)', info1.samples == 1 && info1.iterations == 50 && ...
+            info.iterations == 250 && info.samples == 200 && isequal(size(info.log_accept), [200, 1]) && ...
+            info.callback_calls == 200 * 6 && info.accepted <= 200 && info.accepted > 100);
+  t = check(t, 'object: Position, Iterations, StepSize, Divergences', isequal(c.Position, ref(end, :)') && ...
+            c.Iterations == 250 && c.StepSize == info.step_size && c.StepSize ~= 0.2 && c.Divergences == 0);
+  one = sgs.Amagold(E, G, th, 'StepSize', 0.3, 'Seed', 7);
+  rows = zeros(5, 2);
+  for k = 1:5
+    one.step();
+    rows(k, :) = one.Position';
+  end
+  t = check(t, 'object: five step() = the first five samples', isequal(rows, sgs_amagold(E, G, th, 'StepSize', 0.3, 'Seed', 7, 'Samples', 5)));
+  h = sgs.Sghmc(G, th, 'StepSize', 0.1, 'Seed', 5);
+  h.run(30);
+  t = check(t, 'object: sgs.Sghmc = sgs_sghmc Burnin 30, bit for bit', ...
+            isequal(h.run(100), sgs_sghmc(G, th, 'StepSize', 0.1, 'Seed', 5, 'Burnin', 30, 'Samples', 100)));
+  l = sgs.Sgld(G, th, 'StepSize', 0.05, 'Seed', 9, 'Steps', 3);
+  t = check(t, 'object: sgs.Sgld = sgs_sgld, bit for bit', ...
+            isequal(l.run(100), sgs_sgld(G, th, 'StepSize', 0.05, 'Seed', 9, 'Steps', 3, 'Samples', 100)));
+  % Two live objects do not share anything.
+  a = sgs.Sgld(G, th, 'Seed', 1);
+  b = sgs.Sgld(G, th, 'Seed', 1);
+  a.run(10);
+  t = check(t, 'object: two objects are independent', b.Iterations == 0 && isequal(b.Position, th) && ...
+            isequal(a.run(5), tail_rows(b.run(15), 5)));
+end
+
+function r = tail_rows(x, n)
+  r = x(end - n + 1:end, :);
+end
+
+function t = object_errors(t)
+  E = @(x) 0.5 * sum(x .^ 2);
+  G = @(x, seed) x + seed_noise(seed);
+  th = [1; 2];
+  ref = sgs_amagold(E, G, th, 'Seed', 3, 'Samples', 60);
+  % A callback error inside run: rethrown unchanged; the chain stays at its last completed
+  % iteration and continues exactly as if nothing had happened.
+  calls = 0;
+  function g = flaky(x, seed)
+    calls = calls + 1;
+    if calls == 257
+      error('mymodel:diverged', 'model blew up');
+    end
+    g = G(x, seed);
+  end
+  c = sgs.Amagold(E, @flaky, th, 'Seed', 3);
+  try
+    c.run(60);
+    t = check(t, 'object: callback error rethrown', false, '(no error)');
+  catch e
+    t = check(t, 'object: callback error rethrown', strcmp(e.identifier, 'mymodel:diverged'), e.message);
+  end
+  m = c.Iterations;
+  t = check(t, 'object: after the error the chain is at its last completed iteration', ...
+            m == floor(256 / 10) && isequal(c.Position, ref(m, :)'), sprintf('(%d iterations)', m));
+  t = check(t, 'object: run after the error continues the same chain, bit for bit', ...
+            isequal(c.run(60 - m), ref(m + 1:end, :)));
+  % Re-entry from a callback: sgsample:busy (the library's status), chain intact.
+  r = [];
+  function g = reenter(x, seed) %#ok<INUSD>
+    r.step();
+  end
+  r = sgs.Sgld(@reenter, th);
+  try
+    r.step();
+    t = check(t, 'object: step from its own callback', false, '(no error)');
+  catch e
+    t = check(t, 'object: step from its own callback -> sgsample:busy', strcmp(e.identifier, 'sgsample:busy'), e.message);
+  end
+  t = check(t, 'object: still usable after the busy error', r.Iterations == 0);
+  % Ids: bad, deleted (never reused), and clear mex.
+  id = c.Id;
+  delete(c);
+  t = expect_error(t, 'sgsample:invalidHandle', @() c.step(), 'object: step after delete');
+  t = expect_error(t, 'sgsample:invalidHandle', @() sgsample_mex('run', id, 1, E, G, []), 'object: a deleted id');
+  t = expect_error(t, 'sgsample:invalidHandle', @() sgsample_mex('query', 12345), 'object: an id never issued');
+  t = expect_error(t, 'sgsample:invalidHandle', @() sgsample_mex('query', 'x'), 'object: an id that is text');
+  d = sgs.Sgld(G, th);
+  t = check(t, 'object: ids are not reused', d.Id ~= id);
+  t = expect_error(t, 'sgsample:unknownOption', @() sgs.Amagold(E, G, th, 'Samples', 10), 'object: Samples is per run');
+  t = expect_error(t, 'sgsample:invalidStepSize', @() sgs.Sghmc(G, th, 'StepSize', -1), 'object: StepSize -1');
+  t = expect_error(t, 'sgsample:initialEnergyRejected', @() sgs.Amagold(@(x) [], G, th), 'object: energy [] at theta0');
+  t = expect_error(t, 'sgsample:notFunctionHandle', @() sgs.Amagold(E, 'G', th), 'object: gradient not a handle');
+  t = expect_error(t, 'sgsample:badArgument', @() d.run(-1), 'object: run(-1)');
+  t = expect_error(t, 'sgsample:badArguments', @() d.run(), 'object: run()');
+  if exist('OCTAVE_VERSION', 'builtin')
+    clear sgsample_mex   % Octave's spelling of MATLAB's clear mex: unloads the MEX file
+  else
+    clear mex
+  end
+  t = expect_error(t, 'sgsample:invalidHandle', @() d.step(), 'object: step after clear mex');
+  delete(d);   % frees nothing (the chain went with clear mex), raises nothing
+  e2 = sgs.Sgld(G, th, 'Seed', 2);
+  t = check(t, 'object: new objects work after clear mex', isequal(e2.run(3), sgs_sgld(G, th, 'Seed', 2, 'Samples', 3)));
+end
+
+function t = interrupts(t)
+  % Ctrl-C, as a user at the Octave prompt sees it: a child Octave in interactive mode reads
+  % commands from a file; its callback sends SIGINT to itself (tests/interrupt_after.m). The
+  % interrupt must stop the run, reach the prompt as an interrupt (not an error: no try/catch
+  % sees it, nothing is printed as "error:"), and leave every chain usable.
+  if ~exist('OCTAVE_VERSION', 'builtin')
+    fprintf('skip Ctrl-C (an Octave-only test: MATLAB cannot be run here)\n');
+    return;
+  end
+  here = fileparts(mfilename('fullpath'));
+  cmds = { ...
+    sprintf('addpath(''%s''); addpath(''%s'');', fileparts(here), here), ...
+    'global KCALLS KAT; E = @(x) 0.5 * sum(x .^ 2); KCALLS = 0; KAT = 57;', ...
+    'try, s = sgs_amagold(E, @interrupt_after, [1; 2], ''Samples'', 1000); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
+    'printf(''CALLS1 %d\n'', KCALLS); KCALLS = 0; KAT = 3;', ...
+    'try, X = sgs_svgd(@interrupt_after, (1:10)'' / 10, ''Iterations'', 100); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
+    'printf(''CALLS2 %d\n'', KCALLS); c = sgs.Amagold(E, @interrupt_after, [1; 2], ''Seed'', 5); KCALLS = 0; KAT = 205;', ...
+    'try, c.run(1000); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
+    'm = c.Iterations; KAT = 0; rest = c.run(30); ref = sgs_amagold(E, @interrupt_after, [1; 2], ''Seed'', 5, ''Samples'', m + 30); printf(''OBJECT %d %d\n'', m, isequal(rest, ref(m + 1:end, :)));', ...
+    's = sgs_sgld(@(x, s) x, [0; 0], ''Samples'', 5); printf(''AFTER %d\n'', isequal(size(s), [5, 2]));'};
+  file = [tempname(), '.m'];
+  fid = fopen(file, 'w');
+  fprintf(fid, '%s\n', cmds{:});
+  fclose(fid);
+  octave = fullfile(OCTAVE_HOME, 'bin', 'octave-cli');
+  [status, out] = system(sprintf('"%s" --no-gui --no-history --quiet --no-window-system --interactive --no-line-editing < "%s" 2>&1', octave, file));
+  delete(file);
+  num = @(tag) sscanf(regexp(out, [tag, ' [0-9 ]*'], 'match', 'once'), [tag, ' %d %d'])';
+  t = check(t, 'Ctrl-C: no try/catch saw it, nothing printed as an error', status == 0 && ...
+            isempty(strfind(out, 'RESULT')) && isempty(strfind(out, 'error:')), sprintf('(exit %d)', status));
+  t = check(t, 'Ctrl-C: an AMAGOLD run stops in the callback that was interrupted', isequal(num('CALLS1'), 57), ...
+            sprintf('(%s)', regexp(out, 'CALLS1 [0-9]*', 'match', 'once')));
+  t = check(t, 'Ctrl-C: an SVGD run stops likewise', isequal(num('CALLS2'), 3));
+  o = num('OBJECT');
+  t = check(t, 'Ctrl-C: an object is left at its last iteration, not busy, and continues bit for bit', ...
+            numel(o) == 2 && o(1) == floor((205 - 1) / 10) && o(2) == 1, sprintf('(%s)', regexp(out, 'OBJECT [0-9 ]*', 'match', 'once')));
+  t = check(t, 'Ctrl-C: later runs work', isequal(num('AFTER'), 1));
+  if t.failed > 0
+    lines = strsplit(out, sprintf('\n'));
+    fprintf('     | %s\n', lines{:});
+  end
 end

@@ -40,7 +40,8 @@ from . import _header
 
 __all__ = [
     "AMAGOLD", "SGHMC", "SGLD", "SVGD", "Raw", "Result", "RunInfo", "Error", "InvalidInput",
-    "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "minibatch", "version",
+    "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "minibatch", "version", "Stats", "ess",
+    "rhat",
 ]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -601,3 +602,87 @@ def minibatch(seed, n, size):
     out = np.empty(int(size), np.uint64)
     _check(lib.sgs_minibatch(seed, n, _ptr("uint64_t *", out), out.size), "sgs_minibatch")
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Streaming diagnostics (sgs_stats_…)
+
+
+class Stats:
+    """Streaming ESS, MCSE and split-R-hat of ``d`` coordinates, in the library's accumulators.
+
+    ``push`` takes one draw (``d`` values) or an array of draws ``(n, d)``; nothing is stored but
+    the fixed-size accumulators. ``mean()``, ``variance()``, ``ess()``, ``mcse()`` return one value
+    per coordinate; :func:`ess` and :func:`rhat` combine several chains' ``Stats``.
+    """
+
+    def __init__(self, d):
+        self.d = int(d)
+        size = ffi.new("size_t *")
+        _check(lib.sgs_stats_state_size(self.d, size), "sgs_stats_state_size")
+        align = lib.sgs_stats_state_align()
+        self._raw = ffi.new("char[]", size[0] + align)
+        addr = int(ffi.cast("uintptr_t", self._raw))
+        self._state = ffi.cast("sgs_stats *", addr + (-addr) % align)
+        _check(lib.sgs_stats_init(self._state, size[0], self.d), "sgs_stats_init")
+
+    def push(self, x):
+        """Adds one draw (shape ``(d,)``) or several (shape ``(n, d)``), in order."""
+        a = np.asarray(x)
+        dt, suffix = _dtype(a.dtype if a.dtype == np.float32 else np.float64)
+        a = np.ascontiguousarray(a, dtype=dt).reshape(-1, self.d)
+        push = getattr(lib, "sgs_stats_push" + suffix)
+        ctype = "double *" if suffix == "" else "float *"
+        for row in a:
+            _check(push(self._state, _ptr(ctype, row), self.d), "sgs_stats_push" + suffix)
+        return self
+
+    @property
+    def count(self):
+        """Draws pushed so far."""
+        n = ffi.new("uint64_t *")
+        _check(lib.sgs_stats_count(self._state, n), "sgs_stats_count")
+        return int(n[0])
+
+    def _get(self, name):
+        out = np.empty(self.d)
+        _check(getattr(lib, "sgs_stats_" + name)(self._state, _ptr("double *", out), out.size),
+               "sgs_stats_" + name)
+        return out
+
+    def mean(self):
+        """Mean of each coordinate's draws."""
+        return self._get("mean")
+
+    def variance(self):
+        """Sample variance (ddof 1) of each coordinate's draws."""
+        return self._get("variance")
+
+    def ess(self):
+        """Effective sample size of each coordinate (this chain alone)."""
+        return self._get("ess")
+
+    def mcse(self):
+        """Monte Carlo standard error of each coordinate's mean."""
+        return self._get("mcse")
+
+
+def _across(fn, stats):
+    stats = list(stats)
+    if not stats:
+        raise ValueError("at least one Stats is needed")
+    arr = ffi.new("sgs_stats *[]", [s._state for s in stats])
+    out = np.empty(stats[0].d)
+    _check(getattr(lib, fn)(ffi.cast("const sgs_stats *const *", arr), len(stats),
+                            _ptr("double *", out), out.size), fn)
+    return out
+
+
+def ess(stats):
+    """ESS of each coordinate over several chains' :class:`Stats` (``sgs_stats_ess_chains``)."""
+    return _across("sgs_stats_ess_chains", stats)
+
+
+def rhat(stats):
+    """Split-R-hat of each coordinate over several chains' :class:`Stats` (``sgs_stats_rhat``)."""
+    return _across("sgs_stats_rhat", stats)

@@ -77,3 +77,23 @@ int32_t count_grad(void *ud, const double *t, size_t d, uint64_t seed, double *g
     for (size_t i = 0; i < d; i++) g[i] = t[i];
     return 0;
 }
+
+/* Centred Gaussian with per-coordinate scales: U = sum_i t_i^2 / (2 s_i^2). user_data points to
+ * d + 1 doubles: the scales s_0..s_{d-1}, then the gradient noise sd (0: exact gradient, with
+ * which SGLD is an exact AR(1) chain, docs/algorithms.md §4.5). */
+int32_t gauss_energy(void *ud, const double *t, size_t d, double *u) {
+    const double *s = (const double *)ud;
+    double acc = 0.0;
+    for (size_t i = 0; i < d; i++) acc += t[i] * t[i] / (2.0 * s[i] * s[i]);
+    *u = acc;
+    return 0;
+}
+
+int32_t gauss_grad(void *ud, const double *t, size_t d, uint64_t seed, double *g) {
+    const double *s = (const double *)ud;
+    for (size_t i = 0; i < d; i++) {
+        g[i] = t[i] / (s[i] * s[i]);
+        if (s[d] != 0.0) g[i] += s[d] * sgt_normal(seed + i);
+    }
+    return 0;
+}

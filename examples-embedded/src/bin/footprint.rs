@@ -1,7 +1,8 @@
 //! Footprint probe (`scripts/footprint.sh`, results in `docs/footprint.md`).
 //!
-//! Built four times: no sampler (the baseline: runtime, semihosting, formatting, the stack
-//! probe), `--features fp-amagold`, `--features fp-svgd`, and both; the differences of the
+//! Built once without a sampler (the baseline: runtime, semihosting, formatting, the stack
+//! probe) and once per set of `--features fp-amagold`, `fp-svgd`, `fp-stats` (the streaming
+//! diagnostics); the differences of the
 //! section sizes are the library's share. `fp-f64` switches the coordinate type from `f32` to
 //! `f64`. Every input goes through [`black_box`] so nothing is constant-folded away: both AMAGOLD
 //! variants and the warm-up are reachable, as they would be in a firmware that reads its settings
@@ -317,6 +318,48 @@ mod svgd_probe {
     }
 }
 
+#[cfg(feature = "fp-stats")]
+mod stats_probe {
+    use super::*;
+    use sgsample::stats::{ess, split_rhat, Series};
+
+    /// The window of the probe's accumulators (lags); RAM per accumulator is 24·L + 456 bytes.
+    pub const L: usize = 32;
+
+    /// One draw into each of two chains' accumulators.
+    pub fn push(c: &mut [Series<L>; 2], x: Real) {
+        c[0].push(x);
+        c[1].push(-x);
+    }
+
+    /// ESS, MCSE and split-R̂ of the two chains (the reads a firmware would report).
+    pub fn query(c: &mut [Series<L>; 2], out: &mut u64) {
+        let e = ess(&[&c[0], &c[1]]).unwrap_or(0.0);
+        let r = split_rhat(&[&c[0], &c[1]]).unwrap_or(0.0);
+        *out = (e + r + c[0].mcse()).to_bits();
+    }
+
+    #[inline(never)]
+    pub fn run(report: &mut Report, chains: &mut [Series<L>; 2]) -> u64 {
+        // An AR(1)-like series from black-boxed inputs, 200 draws, the last one measured.
+        let phi = black_box(0.5 as Real);
+        let mut x = black_box(0.0 as Real);
+        for k in 0..199u32 {
+            x = phi * x + black_box(((k * 37) % 11) as Real - 5.0);
+            push(chains, x);
+        }
+        let f: fn(&mut [Series<L>; 2], Real) = push;
+        let (total, _) = measure(|| black_box(f)(chains, black_box(x)));
+        report.push("stack.stats.push", total);
+        let mut out = 0u64;
+        let q: fn(&mut [Series<L>; 2], &mut u64) = query;
+        let (total, _) = measure(|| black_box(q)(chains, &mut out));
+        report.push("stack.stats.ess_rhat_mcse", total);
+        report.push("sizeof.Series", core::mem::size_of::<Series<L>>());
+        out
+    }
+}
+
 #[entry]
 fn main() -> ! {
     #[cfg(feature = "fp-amagold")]
@@ -327,6 +370,9 @@ fn main() -> ! {
     static mut SVGD_WS: [Real; svgd_probe::WS] = [0.0; svgd_probe::WS];
     #[cfg(feature = "fp-svgd")]
     static mut SVGD_INDEX: [u32; svgd_probe::N] = [0; svgd_probe::N];
+    #[cfg(feature = "fp-stats")]
+    static mut STATS: [sgsample::stats::Series<{ stats_probe::L }>; 2] =
+        [const { sgsample::stats::Series::new() }; 2];
 
     let mut report = Report {
         items: [("", 0); 24],
@@ -342,6 +388,10 @@ fn main() -> ! {
     #[cfg(feature = "fp-svgd")]
     {
         checksum ^= svgd_probe::run(&mut report, SVGD_PARTICLES, SVGD_WS, SVGD_INDEX, callbacks);
+    }
+    #[cfg(feature = "fp-stats")]
+    {
+        checksum ^= stats_probe::run(&mut report, STATS);
     }
     report.push("checksum", checksum as u32 as usize);
 

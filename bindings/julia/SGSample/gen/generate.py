@@ -10,6 +10,7 @@ two bindings see the same declarations. bindings/python/tests/test_julia.py runs
 """
 
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,7 +27,8 @@ SCALARS = {
 
 
 def jl_type(h, ctype):
-    t = ctype.replace("const ", "").replace("struct ", "").strip()
+    # Qualifiers anywhere ("const T *const *" reads back as "T* const*"): Julia's Ptr has none.
+    t = " ".join(re.sub(r"\bconst\b", " ", ctype).replace("struct ", "").split())
     if t.endswith("*"):
         inner = t[:-1].strip()
         return f"Ptr{{{jl_type(h, inner)}}}"

@@ -12,6 +12,7 @@ const SGS_OUTCOME_DIVERGENT = 3
 const SGS_CB_OK = 0
 const SGS_CB_REJECT = 1
 const SGS_CB_ABORT = 2
+const SGS_STATS_LAGS = 128
 const SGS_VERSION_MAJOR = 0
 const SGS_VERSION_MINOR = 2
 const SGS_VERSION_PATCH = 0
@@ -148,6 +149,9 @@ end
 struct sgs_sgld
     _opaque::NTuple{18, UInt64}
 end
+struct sgs_stats
+    _opaque::NTuple{4, UInt64}
+end
 struct sgs_svgd_config
     step_size::Cdouble
     adagrad_alpha::Cdouble
@@ -272,6 +276,19 @@ sgs_sgld_divergences(state, divergences) = @ccall libsgsample.sgs_sgld_divergenc
 sgs_sgld_dim(state, d) = @ccall libsgsample.sgs_sgld_dim(state::Ptr{sgs_sgld}, d::Ptr{Csize_t})::sgs_status
 sgs_sgld_clear(state) = @ccall libsgsample.sgs_sgld_clear(state::Ptr{sgs_sgld})::sgs_status
 sgs_sgld_copy(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sgld_copy(dst::Ptr{sgs_sgld}, dst_workspace::Ptr{Cdouble}, dst_workspace_len::Csize_t, src::Ptr{sgs_sgld})::sgs_status
+sgs_stats_state_size(d, bytes) = @ccall libsgsample.sgs_stats_state_size(d::Csize_t, bytes::Ptr{Csize_t})::sgs_status
+sgs_stats_state_align() = @ccall libsgsample.sgs_stats_state_align()::Csize_t
+sgs_stats_init(state, bytes, d) = @ccall libsgsample.sgs_stats_init(state::Ptr{sgs_stats}, bytes::Csize_t, d::Csize_t)::sgs_status
+sgs_stats_clear(state) = @ccall libsgsample.sgs_stats_clear(state::Ptr{sgs_stats})::sgs_status
+sgs_stats_push(state, x, d) = @ccall libsgsample.sgs_stats_push(state::Ptr{sgs_stats}, x::Ptr{Cdouble}, d::Csize_t)::sgs_status
+sgs_stats_push_f32(state, x, d) = @ccall libsgsample.sgs_stats_push_f32(state::Ptr{sgs_stats}, x::Ptr{Cfloat}, d::Csize_t)::sgs_status
+sgs_stats_count(state, count) = @ccall libsgsample.sgs_stats_count(state::Ptr{sgs_stats}, count::Ptr{UInt64})::sgs_status
+sgs_stats_mean(state, out, out_len) = @ccall libsgsample.sgs_stats_mean(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_variance(state, out, out_len) = @ccall libsgsample.sgs_stats_variance(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_ess(state, out, out_len) = @ccall libsgsample.sgs_stats_ess(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_mcse(state, out, out_len) = @ccall libsgsample.sgs_stats_mcse(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_rhat(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_rhat(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_ess_chains(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_ess_chains(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
 sgs_status_str(status) = @ccall libsgsample.sgs_status_str(status::Int32)::Ptr{Cchar}
 sgs_version() = @ccall libsgsample.sgs_version()::Ptr{Cchar}
 sgs_svgd_config_default(batch_size, step_size) = @ccall libsgsample.sgs_svgd_config_default(batch_size::UInt64, step_size::Cdouble)::sgs_svgd_config

@@ -1,0 +1,513 @@
+//! Streaming convergence diagnostics without a heap: running mean and variance, effective sample
+//! size (ESS), Monte Carlo standard error (MCSE) and split-R̂ across chains, for one scalar per
+//! [`Series`] (a coordinate of θ, or any function of it the caller pushes).
+//!
+//! # What a `Series` keeps
+//!
+//! A [`Series<L>`] is plain data of fixed size (`24·L + 456` bytes) that never grows, whatever
+//! the number of draws:
+//!
+//! * Welford's running mean and sum of squared deviations (the variance);
+//! * the lag-product sums `Σ y_t·y_{t−k}` for the lags `k = 1..=L`, the first `L` draws and a ring
+//!   of the last `L` draws: from these the autocovariance at each lag `k ≤ L`, around the final
+//!   mean, is recovered exactly (docs/algorithms.md §4.2), so the ESS is Geyer's initial monotone
+//!   sequence estimate computed the way ArviZ and Stan compute it on stored draws;
+//! * [`BATCHES`] batch means with their own Welford sums, merged pairwise as the draw count doubles:
+//!   they give the halves for split-R̂ and a batch-means ESS used when the autocorrelation is still
+//!   positive at lag `L` (the window is too short for the chain's mixing time).
+//!
+//! Draws of type `f32` or `f64` are pushed; all sums are `f64`, in draw order, so the statistics
+//! are the same bits on every target. Values subtract the first draw before they are summed,
+//! which keeps the lag products free of cancellation when the mean is large against the spread.
+//!
+//! # Agreement with ArviZ
+//!
+//! For one or more chains of equal length `n`: [`ess`] equals ArviZ's ESS on the *unsplit* chains
+//! (`arviz.stats.diagnostics._ess`) to rounding whenever Geyer's sequence ends within the
+//! window; [`split_rhat`] equals `arviz.rhat(method="split")` to rounding when `n` is
+//! `BATCHES·2^j` (otherwise the halves leave out the draws of the incomplete batches);
+//! `Series::mcse` is `sd/√ESS` like `arviz.mcse(method="mean")`. ArviZ's public `ess` splits
+//! each chain in two first; on a stationary chain the two differ by sampling noise only
+//! (`bindings/python/tests/test_stats.py` measures both).
+//!
+//! ```
+//! use sgsample::stats::{ess, split_rhat, Series};
+//!
+//! // An AR(1) chain x_t = φ·x_{t−1} + e_t with φ = 0.5: integrated autocorrelation time
+//! // (1 + φ)/(1 − φ) = 3, so n draws are worth about n/3 independent ones.
+//! let mut s = Series::<32>::new();
+//! let (mut x, mut state) = (0.0f64, 12345u64);
+//! for _ in 0..16384 {
+//!     // A crude, deterministic normal-ish innovation (sum of uniforms), for the example only.
+//!     let mut e = -6.0;
+//!     for _ in 0..12 {
+//!         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+//!         e += (state >> 11) as f64 / (1u64 << 53) as f64;
+//!     }
+//!     x = 0.5 * x + e;
+//!     s.push(x);
+//! }
+//! let n_eff = s.ess();
+//! assert!(n_eff > 16384.0 / 3.0 * 0.8 && n_eff < 16384.0 / 3.0 * 1.2, "{n_eff}");
+//! assert!(s.mcse() < 0.05);
+//! assert_eq!(ess(&[&s])?, n_eff);
+//! let r = split_rhat(&[&s])?;
+//! assert!((r - 1.0).abs() < 0.01);
+//! # Ok::<(), sgsample::Error>(())
+//! ```
+
+use crate::error::Error;
+use crate::float::Float;
+
+/// The number of batches a [`Series`] keeps (even; see the module documentation).
+pub const BATCHES: usize = 16;
+
+/// Running mean and sum of squared deviations of a run of values (Welford), and how to merge two
+/// of them (Chan, Golub & LeVeque).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Moments {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Moments {
+    const EMPTY: Moments = Moments {
+        n: 0,
+        mean: 0.0,
+        m2: 0.0,
+    };
+
+    fn push(&mut self, y: f64) {
+        self.n += 1;
+        let d = y - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (y - self.mean);
+    }
+
+    /// The moments of the concatenation of `self` and `o`.
+    fn merged(&self, o: &Moments) -> Moments {
+        if self.n == 0 {
+            return *o;
+        }
+        if o.n == 0 {
+            return *self;
+        }
+        let n = self.n + o.n;
+        let (na, nb, nn) = (self.n as f64, o.n as f64, n as f64);
+        let d = o.mean - self.mean;
+        Moments {
+            n,
+            mean: self.mean + d * (nb / nn),
+            m2: (self.m2 + o.m2) + d * d * (na * nb / nn),
+        }
+    }
+
+    /// The sample variance with n − 1 in the denominator (NaN below two values).
+    fn variance(&self) -> f64 {
+        if self.n < 2 {
+            f64::NAN
+        } else {
+            self.m2 / (self.n - 1) as f64
+        }
+    }
+}
+
+/// Streaming diagnostics of one scalar: mean, variance, ESS, MCSE, and what [`split_rhat`] and
+/// [`ess`] need to combine chains. `L ≥ 1` is the autocorrelation window (lags kept): the ESS is
+/// exact Geyer whenever the chain's autocorrelation has died out within `L` lags (a few times the
+/// integrated autocorrelation time), and falls back to batch means otherwise. See the module
+/// documentation for the example.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series<const L: usize> {
+    /// The first draw, subtracted from every draw before it is summed.
+    shift: f64,
+    /// Welford over all (shifted) draws.
+    all: Moments,
+    /// `lag[k − 1] = Σ_{t ≥ k} y_t·y_{t−k}`.
+    lag: [f64; L],
+    /// The first `L` shifted draws.
+    head: [f64; L],
+    /// The last `L` shifted draws: draw `t` at `ring[t mod L]`.
+    ring: [f64; L],
+    /// Completed batches, each of `batch_len` draws, in draw order.
+    batches: [Moments; BATCHES],
+    full: usize,
+    batch_len: u64,
+    /// The batch being filled.
+    partial: Moments,
+}
+
+impl<const L: usize> Default for Series<L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const L: usize> Series<L> {
+    /// Refuses `L = 0` at compile time (the ring index divides by `L`).
+    const NONZERO_WINDOW: () = assert!(L > 0, "Series<L> needs a window L >= 1");
+
+    /// An empty accumulator.
+    pub const fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let _ = Self::NONZERO_WINDOW;
+        Series {
+            shift: 0.0,
+            all: Moments::EMPTY,
+            lag: [0.0; L],
+            head: [0.0; L],
+            ring: [0.0; L],
+            batches: [Moments::EMPTY; BATCHES],
+            full: 0,
+            batch_len: 1,
+            partial: Moments::EMPTY,
+        }
+    }
+
+    /// Adds one draw (`f32` or `f64`). O(L) operations, no allocation. Non-finite draws are
+    /// accepted and make every statistic NaN or infinite, as they would on stored draws.
+    pub fn push<T: Float>(&mut self, x: T) {
+        let x = x.to_f64();
+        if self.all.n == 0 {
+            self.shift = x;
+        }
+        let y = x - self.shift;
+        let t = self.all.n;
+        // Lag products with the previous min(t, L) draws, newest first.
+        let now = (t % L as u64) as usize;
+        let back = if t < L as u64 { t as usize } else { L };
+        let (older, newer) = self.ring.split_at(now);
+        let previous = newer.iter().chain(older.iter()).rev().take(back);
+        for (acc, &prev) in self.lag.iter_mut().zip(previous) {
+            *acc += y * prev;
+        }
+        if let Some(r) = self.ring.get_mut(now) {
+            *r = y;
+        }
+        if let Some(h) = self.head.get_mut(t as usize) {
+            *h = y;
+        }
+        self.all.push(y);
+        self.push_batch(y);
+    }
+
+    /// Batch bookkeeping: merge pairs when all batches are full and a draw arrives (so that right
+    /// after `BATCHES·2^j` draws all batches are full and equal), then fill the current batch.
+    fn push_batch(&mut self, y: f64) {
+        if self.full == BATCHES {
+            for i in 0..BATCHES / 2 {
+                let (a, b) = (self.batches[2 * i], self.batches[2 * i + 1]);
+                self.batches[i] = a.merged(&b);
+            }
+            self.full = BATCHES / 2;
+            self.batch_len *= 2;
+        }
+        self.partial.push(y);
+        if self.partial.n == self.batch_len {
+            if let Some(b) = self.batches.get_mut(self.full) {
+                *b = self.partial;
+            }
+            self.full += 1;
+            self.partial = Moments::EMPTY;
+        }
+    }
+
+    /// Draws pushed so far.
+    pub fn count(&self) -> u64 {
+        self.all.n
+    }
+
+    /// The mean of the draws (NaN before the first).
+    pub fn mean(&self) -> f64 {
+        if self.all.n == 0 {
+            f64::NAN
+        } else {
+            self.shift + self.all.mean
+        }
+    }
+
+    /// The sample variance of the draws, n − 1 in the denominator (NaN below two draws).
+    pub fn variance(&self) -> f64 {
+        self.all.variance()
+    }
+
+    /// The effective sample size of this chain alone (`ess(&[self])`; NaN below 4 draws).
+    pub fn ess(&self) -> f64 {
+        ess_by(1, |_| Some(self)).unwrap_or(f64::NAN)
+    }
+
+    /// The Monte Carlo standard error of [`mean`](Self::mean): `√(variance / ESS)`.
+    pub fn mcse(&self) -> f64 {
+        libm::sqrt(self.variance() / self.ess())
+    }
+
+    /// The biased (÷ n) autocovariance at lag `k ≤ min(L, n − 1)`, around the mean of all
+    /// draws, from the lag-product sum and the head and tail sums (docs/algorithms.md §4.2).
+    fn autocov(&self, k: usize) -> f64 {
+        let n = self.all.n;
+        let nf = n as f64;
+        let m = self.all.mean;
+        if k == 0 {
+            return self.all.m2 / nf;
+        }
+        let s = self.lag.get(k - 1).copied().unwrap_or(f64::NAN);
+        let p: f64 = self.head.iter().take(k).sum();
+        let end = (n % L as u64) as usize;
+        let (older, newer) = self.ring.split_at(end);
+        let q: f64 = newer.iter().chain(older.iter()).rev().take(k).sum();
+        let total = nf * m;
+        (s - m * ((2.0 * total - p) - q) + (n - k as u64) as f64 * (m * m)) / nf
+    }
+
+    /// σ² of the batch means times the batch length: the batch-means estimate of the asymptotic
+    /// variance n·Var(mean) (NaN with fewer than two complete batches).
+    fn batch_asymptotic_var(&self) -> f64 {
+        let mut bm = Moments::EMPTY;
+        for b in self.batches.iter().take(self.full) {
+            bm.push(b.mean);
+        }
+        bm.variance() * self.batch_len as f64
+    }
+
+    /// The two halves of the completed batches (the middle batch left out when their number is
+    /// odd; draws of the incomplete batch left out).
+    fn halves(&self) -> (Moments, Moments) {
+        let h = self.full / 2;
+        let mut first = Moments::EMPTY;
+        let mut second = Moments::EMPTY;
+        for b in self.batches.iter().take(h) {
+            first = first.merged(b);
+        }
+        for b in self.batches.iter().take(self.full).skip(self.full - h) {
+            second = second.merged(b);
+        }
+        (first, second)
+    }
+}
+
+/// Adds one draw of every coordinate: `series[i].push(x[i])`. `LengthMismatch` (nothing pushed)
+/// unless the lengths are equal.
+pub fn push_all<T: Float, const L: usize>(series: &mut [Series<L>], x: &[T]) -> Result<(), Error> {
+    if series.len() != x.len() {
+        return Err(Error::LengthMismatch);
+    }
+    for (s, &xi) in series.iter_mut().zip(x) {
+        s.push(xi);
+    }
+    Ok(())
+}
+
+/// The effective sample size of `k ≥ 1` chains of the same length together (ArviZ's formula,
+/// docs/algorithms.md §4.3). `ZeroDimension` for no chains, `LengthMismatch` when the chains'
+/// draw counts differ; NaN below 4 draws per chain.
+pub fn ess<const L: usize>(chains: &[&Series<L>]) -> Result<f64, Error> {
+    ess_by(chains.len(), |c| chains.get(c).copied())
+}
+
+/// Split-R̂ of `k ≥ 1` chains of the same length (ArviZ's `rhat(method="split")` on the halves of
+/// the completed batches). Errors as [`ess`]; NaN until every half holds two draws.
+pub fn split_rhat<const L: usize>(chains: &[&Series<L>]) -> Result<f64, Error> {
+    split_rhat_by(chains.len(), |c| chains.get(c).copied())
+}
+
+/// Checks `k` chains reached through `get` (the C API's states hold them in caller memory):
+/// `ZeroDimension` for none, `LengthMismatch` for unequal counts. Returns the common count.
+fn common_count<'s, const L: usize>(
+    k: usize,
+    get: &impl Fn(usize) -> Option<&'s Series<L>>,
+) -> Result<u64, Error> {
+    let first = get(0).ok_or(Error::ZeroDimension)?;
+    let n = first.count();
+    for c in 1..k {
+        if get(c).ok_or(Error::LengthMismatch)?.count() != n {
+            return Err(Error::LengthMismatch);
+        }
+    }
+    Ok(n)
+}
+
+/// [`ess`] over chains given by index.
+pub(crate) fn ess_by<'s, const L: usize>(
+    k: usize,
+    get: impl Fn(usize) -> Option<&'s Series<L>>,
+) -> Result<f64, Error> {
+    let n = common_count(k, &get)?;
+    if n < 4 {
+        return Ok(f64::NAN);
+    }
+    let nf = n as f64;
+    let kf = k as f64;
+    let total = kf * nf;
+    let chains = || (0..k).filter_map(&get);
+    // Mean over chains of a per-chain value, summed in chain order.
+    let avg = |f: &dyn Fn(&Series<L>) -> f64| chains().map(f).sum::<f64>() / kf;
+    let mean_var = avg(&|s| s.autocov(0)) * nf / (nf - 1.0);
+    let mut var_plus = mean_var * (nf - 1.0) / nf;
+    if k > 1 {
+        let mut means = Moments::EMPTY;
+        for s in chains() {
+            means.push(s.all.mean + (s.shift - get(0).map_or(0.0, |f| f.shift)));
+        }
+        var_plus += means.variance();
+    }
+    if !var_plus.is_finite() {
+        return Ok(f64::NAN);
+    }
+    if var_plus == 0.0 {
+        // Constant draws: ArviZ returns the draw count.
+        return Ok(total);
+    }
+    let rho = |t: usize| 1.0 - (mean_var - avg(&|s| s.autocov(t))) / var_plus;
+    // Geyer's initial positive sequence, pairs (ρ_{t−1}, ρ_t) for t = 1, 3, …, exactly as ArviZ
+    // computes it on an array: a pair counts while the next one's sum stays positive; the pair
+    // sums are replaced by their running minimum (the initial monotone sequence); of the pair
+    // that ends the sequence only the even term counts, when positive (or when that pair's sum
+    // is still ≥ 0 and the loop stopped on the draw-count bound).
+    let (mut even, mut odd) = (1.0f64, rho(1));
+    let mut stored = true;
+    let mut sum = 0.0f64;
+    let mut prev_pair = f64::INFINITY;
+    let mut t = 1usize;
+    let n_us = usize::try_from(n).unwrap_or(usize::MAX);
+    while t < n_us.saturating_sub(3) && even + odd > 0.0 {
+        let pair = (even + odd).min(prev_pair);
+        sum += pair;
+        prev_pair = pair;
+        if t + 2 > L {
+            // Still positive at the window's end: the window cannot see the chain's mixing
+            // time. Batch means do not need it.
+            return Ok(batch_means_ess(k, &get, nf, var_plus));
+        }
+        even = rho(t + 1);
+        odd = rho(t + 2);
+        stored = even + odd >= 0.0;
+        t += 2;
+    }
+    let tail = if even > 0.0 || stored { even } else { 0.0 };
+    let tau = -1.0 + 2.0 * sum + tail;
+    let tau = tau.max(1.0 / libm::log10(total));
+    Ok(total / tau)
+}
+
+/// ESS from batch means when the autocorrelation window is too short: k·n·var₊ / mean σ²_batch.
+fn batch_means_ess<'s, const L: usize>(
+    k: usize,
+    get: &impl Fn(usize) -> Option<&'s Series<L>>,
+    nf: f64,
+    var_plus: f64,
+) -> f64 {
+    let kf = k as f64;
+    let sigma2 = (0..k)
+        .filter_map(get)
+        .map(|s| s.batch_asymptotic_var())
+        .sum::<f64>()
+        / kf;
+    kf * nf * var_plus / sigma2
+}
+
+/// [`split_rhat`] over chains given by index.
+pub(crate) fn split_rhat_by<'s, const L: usize>(
+    k: usize,
+    get: impl Fn(usize) -> Option<&'s Series<L>>,
+) -> Result<f64, Error> {
+    common_count(k, &get)?;
+    let origin = get(0).map_or(0.0, |s| s.shift);
+    let mut means = Moments::EMPTY;
+    let mut within = 0.0f64;
+    let mut half_n = 0u64;
+    for s in (0..k).filter_map(&get) {
+        let (a, b) = s.halves();
+        half_n = a.n;
+        for h in [a, b] {
+            // Chains of equal counts have equal batch layouts, hence equal halves.
+            means.push(h.mean + (s.shift - origin));
+            within += h.variance();
+        }
+    }
+    if half_n < 2 {
+        return Ok(f64::NAN);
+    }
+    let m = 2.0 * k as f64;
+    let nh = half_n as f64;
+    let w = within / m;
+    let b = nh * means.variance();
+    Ok(libm::sqrt((b / w + nh - 1.0) / nh))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic stream of N(0,1)-ish values through the crate's generator.
+    fn normals(seed: u64, n: usize) -> impl Iterator<Item = f64> {
+        let mut rng = crate::Rng::new(seed, 0);
+        (0..n).map(move |_| rng.normal())
+    }
+
+    /// Autocovariance straight from stored draws (the definition), for comparison.
+    fn direct_autocov(xs: &[f64], k: usize) -> f64 {
+        let n = xs.len() as f64;
+        let m = xs.iter().sum::<f64>() / n;
+        (k..xs.len())
+            .map(|t| (xs[t] - m) * (xs[t - k] - m))
+            .sum::<f64>()
+            / n
+    }
+
+    #[test]
+    fn moments_and_autocovariances_match_stored_draws() {
+        // A large offset checks the shift; lengths below, at and above the window.
+        for n in [1usize, 2, 5, 8, 9, 100, 1000] {
+            let xs: Vec<f64> = normals(3, n).map(|z| 1e6 + z).collect();
+            let mut s = Series::<8>::new();
+            for &x in &xs {
+                s.push(x);
+            }
+            let m = xs.iter().sum::<f64>() / n as f64;
+            assert!((s.mean() - m).abs() < 1e-9, "n={n}");
+            assert_eq!(s.count(), n as u64);
+            for k in 0..n.min(9) {
+                let (a, b) = (s.autocov(k), direct_autocov(&xs, k));
+                assert!(
+                    (a - b).abs() < 1e-8 * (1.0 + b.abs()),
+                    "n={n} k={k}: {a} vs {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn batches_double_and_cover_the_draws() {
+        let mut s = Series::<4>::new();
+        for (i, x) in normals(5, 16 * 8).enumerate() {
+            s.push(x);
+            let n = i as u64 + 1;
+            let covered: u64 = s.batches[..s.full].iter().map(|b| b.n).sum::<u64>() + s.partial.n;
+            assert_eq!(covered, n);
+            // Complete batches are all of the current length.
+            assert!(s.batches[..s.full].iter().all(|b| b.n == s.batch_len));
+        }
+        assert_eq!((s.full, s.batch_len, s.partial.n), (BATCHES, 8, 0));
+    }
+
+    #[test]
+    fn errors_and_small_counts() {
+        let a = Series::<4>::new();
+        let mut b = Series::<4>::new();
+        b.push(1.0f32);
+        assert_eq!(ess::<4>(&[]), Err(Error::ZeroDimension));
+        assert_eq!(ess(&[&a, &b]), Err(Error::LengthMismatch));
+        assert_eq!(split_rhat(&[&a, &b]), Err(Error::LengthMismatch));
+        assert!(b.ess().is_nan() && b.variance().is_nan());
+        assert_eq!(
+            push_all(&mut [a.clone()], &[1.0, 2.0]),
+            Err(Error::LengthMismatch)
+        );
+        let mut c = Series::<4>::new();
+        for _ in 0..10 {
+            c.push(2.5);
+        }
+        assert_eq!(c.ess(), 10.0);
+    }
+}
