@@ -26,6 +26,11 @@ Problems (docs/algorithms.md):
    sigma = 1, theta0 = 0. Accuracy: mean and variance of the chain vs the truth -2.148 / 2.862.
    SGHMC is biased at this step size; AMAGOLD (sgsample only) is exact.
 
+Per coordinate (printed first; alone with --per-coordinate-only): one exact N(0, 1) (sgsample's
+criterion bench, run from here, against numpy's and JAX's bulk draws per draw), and one SGHMC
+inner step per coordinate with the trivial gradient grad U = theta at d = 10, 1000, 1e4, 1e5 in
+f64 and f32 (sgsample's C API with a C callback, numpy vectorised, blackjax.sghmc jitted).
+
 Timing: wall clock of a whole run divided by its iterations, median over the repeated runs
 (different seeds), everything single-threaded (XLA and BLAS pinned to one thread). The machine is
 shared: compare ratios measured in the same run, not absolute numbers across runs.
@@ -36,6 +41,7 @@ import ctypes as C
 import math
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -173,11 +179,10 @@ GRADS_FN = C.CFUNCTYPE(C.c_int32, C.c_void_p, DPTR, C.c_size_t, C.c_size_t, C.c_
 STATE = C.POINTER(C.c_uint64)
 
 
-def new_state(lib, sampler, sfx=""):
-    """A zeroed state of the size and alignment the library reports (no hand-copied sizes);
-    sfx "_f32" for the single-precision functions."""
-    size = getattr(lib, f"sgs_{sampler}_state_size{sfx}")()
-    align = getattr(lib, f"sgs_{sampler}_state_align{sfx}")()
+def new_state(lib, sampler, suffix=""):
+    """A zeroed state of the size and alignment the library reports (no hand-copied sizes)."""
+    size = getattr(lib, f"sgs_{sampler}_state_size{suffix}")()
+    align = getattr(lib, f"sgs_{sampler}_state_align{suffix}")()
     if align > C.alignment(C.c_uint64):
         raise RuntimeError(f"sgs_{sampler} needs alignment {align}")
     return (C.c_uint64 * ((size + 7) // 8))()
@@ -252,6 +257,15 @@ def build(args):
         "sgs_svgd_state_size": ([], sz),
         "sgs_svgd_state_align": ([], sz),
         "sgs_version": ([], C.c_char_p),
+        "sgs_sghmc_workspace_len_f32": ([sz], sz),
+        "sgs_sghmc_init_f32": (
+            [STATE, C.POINTER(SghmcConfig), FPTR, sz, FPTR, sz, vp, vp], i32
+        ),
+        "sgs_sghmc_run_f32": (
+            [STATE, sz, FPTR, sz, C.POINTER(sz), C.POINTER(ChainSummary)], i32
+        ),
+        "sgs_sghmc_state_size_f32": ([], sz),
+        "sgs_sghmc_state_align_f32": ([], sz),
     }
     for name, (argtypes, restype) in sigs.items():
         f = getattr(lib, name)
@@ -570,6 +584,157 @@ def batch_se(chains, batches=10):
 
 
 # ---------------------------------------------------------------------------------------------
+# Per coordinate (issue 12): one exact normal, one SGHMC inner step with the
+# trivial gradient ∇U = θ at d = 10 … 10⁵, f64 and f32.
+
+INNER_DIMS = (10, 1000, 10_000, 100_000)
+INNER_WORK = 4_000_000  # coordinate-steps per timed run (iters·T·d)
+
+
+def sgs_normal_ns():
+    """sgsample's normal: its criterion bench (`normal_x1000/ziggurat`, 1000 draws per iteration)
+    run from here, so that it is measured in the same run as the rest; the middle estimate / 1000."""
+    res = subprocess.run(
+        ["cargo", "bench", "-q", "-p", "sgsample", "--bench", "random", "--",
+         "normal_x1000/ziggurat"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    )
+    m = re.search(r"normal_x1000/ziggurat\s+time:\s+\[[^\]]*?([\d.]+) (ns|µs|us|ms) [^\]]*\]",
+                  res.stdout)
+    if not m:
+        raise RuntimeError("no criterion estimate in:\n" + res.stdout[-2000:])
+    scale = {"ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6}[m.group(2)]
+    return float(m.group(1)) * scale / 1000.0
+
+
+def best_of(f, repeats):
+    """Best wall-clock time of `repeats` calls of f() (after one warm-up call)."""
+    f()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def sgs_sghmc_inner(lib, models, d, f32, steps=10):
+    """Seconds per coordinate per inner step of sgsample's SGHMC through the C API (C callback)."""
+    iters = max(INNER_WORK // (steps * d), 1)
+    dt = np.float32 if f32 else np.float64
+    suffix, ptr = ("_f32", FPTR) if f32 else ("", DPTR)
+    cfg = lib.sgs_sghmc_config_default(0.5 / d ** 0.25)
+    cfg.steps = steps
+    theta0 = np.zeros(d, dtype=dt)
+    ws = np.zeros(getattr(lib, f"sgs_sghmc_workspace_len{suffix}")(d), dtype=dt)
+    out = np.zeros(d, dtype=dt)  # only the last sample is kept (out_len = d)
+    st = new_state(lib, "sghmc", suffix)
+    grad = fnptr(models, "std_gradient_f32" if f32 else "std_gradient")
+    check(lib, getattr(lib, f"sgs_sghmc_init{suffix}")(
+        st, C.byref(cfg), theta0.ctypes.data_as(ptr), d, ws.ctypes.data_as(ptr), ws.size, grad,
+        None), "sghmc init")
+    done, summary = C.c_size_t(), ChainSummary()
+    run = getattr(lib, f"sgs_sghmc_run{suffix}")
+
+    def go():
+        check(lib, run(st, iters, out.ctypes.data_as(ptr), 0, C.byref(done),
+                       C.byref(summary)), "sghmc run")
+
+    return best_of(go, 3) / (iters * steps * d)
+
+
+def np_sghmc_inner(d, f32, steps=10, beta=0.25):
+    """The same SGHMC (docs/algorithms.md §1.1, momentum resampled) vectorised in numpy."""
+    iters = max(INNER_WORK // (steps * d), 1)
+    dt = np.float32 if f32 else np.float64
+    rng = np.random.default_rng(1)
+    eps = 0.5 / d ** 0.25
+    full, c, sd = dt(eps), dt(2.0 * eps * beta), dt(math.sqrt(4.0 * eps * beta))
+    eps_t = dt(eps)
+    theta = np.zeros(d, dtype=dt)
+
+    def go():
+        nonlocal theta
+        for _ in range(iters):
+            r = rng.standard_normal(d, dtype=dt)
+            for _ in range(steps):
+                theta = theta + full * r
+                g = theta
+                r = ((r - eps_t * g) - c * r) + sd * rng.standard_normal(d, dtype=dt)
+
+    return best_of(go, 3) / (iters * steps * d)
+
+
+def bj_sghmc_inner(d, f32, steps=10, beta=0.25):
+    """blackjax.sghmc with ∇log π = −θ, a jitted scan over the outer iterations; returns
+    (seconds per coordinate per inner step, compile seconds)."""
+    import jax
+    import jax.numpy as jnp
+    import blackjax
+
+    iters = max(INNER_WORK // (steps * d), 1)
+    dt = jnp.float32 if f32 else jnp.float64
+    eps = 0.5 / d ** 0.25
+    sghmc = blackjax.sghmc(lambda theta, _mb: -theta, num_integration_steps=steps,
+                           alpha=2.0 * beta)
+
+    def run(key, theta):
+        def body(theta, key_k):
+            return sghmc.step(key_k, theta, 0, eps), None
+
+        theta, _ = jax.lax.scan(body, theta, jax.random.split(key, iters))
+        return theta
+
+    theta0 = jnp.zeros(d, dtype=dt)
+    key = jax.random.key(0)
+    t0 = time.perf_counter()
+    fn = jax.jit(run).lower(key, theta0).compile()
+    compile_s = time.perf_counter() - t0
+    return best_of(lambda: fn(key, theta0).block_until_ready(), 3) / (iters * steps * d), compile_s
+
+
+def per_coordinate(lib, models, jax_ok):
+    print("### Per coordinate: one exact N(0, 1), one SGHMC inner step (∇U = θ, T = 10)\n")
+    rng = np.random.default_rng(1)
+    dxsm = np.random.Generator(np.random.PCG64DXSM(1))
+    n = 10_000_000
+    rows = [("sgsample `Rng::normal` (criterion `normal_x1000/ziggurat`, Rust)",
+             sgs_normal_ns() * 1e-9)]
+    rows.append(("numpy `standard_normal(10⁷)` (PCG64, Ziggurat), per draw",
+                 best_of(lambda: rng.standard_normal(n), 3) / n))
+    rows.append(("numpy `standard_normal(10⁷)` (PCG64DXSM, Ziggurat), per draw",
+                 best_of(lambda: dxsm.standard_normal(n), 3) / n))
+    if jax_ok:
+        import jax
+        import jax.numpy as jnp
+
+        key = jax.random.key(0)
+        fn = jax.jit(lambda k: jax.random.normal(k, (n,), dtype=jnp.float64))
+        rows.append(("JAX `random.normal` (jit, f64, 10⁷), per draw",
+                     best_of(lambda: fn(key).block_until_ready(), 3) / n))
+    base = rows[0][1]
+    print("| one N(0, 1) | time per draw | ratio to sgsample |")
+    print("|---|---:|---:|")
+    for name, t in rows:
+        print(f"| {name} | {t * 1e9:.2f} ns | {t / base:.2f} |")
+    print()
+    print("| d | type | sgsample (C API, C callback) | numpy | BlackJAX (jit) "
+          "| numpy / sgsample | BlackJAX / sgsample | BlackJAX compile |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|")
+    for f32 in (False, True):
+        for d in INNER_DIMS:
+            s = sgs_sghmc_inner(lib, models, d, f32)
+            nmp = np_sghmc_inner(d, f32)
+            bj, comp = bj_sghmc_inner(d, f32) if jax_ok else (float("nan"), float("nan"))
+            print(f"| {d} | {'f32' if f32 else 'f64'} | {s * 1e9:.2f} ns | {nmp * 1e9:.2f} ns "
+                  f"| {bj * 1e9:.2f} ns | {nmp / s:.1f} | {bj / s:.1f} | {comp:.2f} s |",
+                  flush=True)
+    print(f"\nTime per coordinate per inner step: best of 3 timed runs of {INNER_WORK:,} "
+          "coordinate-steps (T·d·iterations) after a warm-up run; every tool resamples the "
+          "momentum each outer iteration and draws d noise normals per inner step.\n")
+
+
+# ---------------------------------------------------------------------------------------------
 # Tables
 
 
@@ -693,9 +858,12 @@ def main():
                     help="SG-MCMC step sizes (one double-well table each)")
     ap.add_argument("--no-build", action="store_true", help="use the existing libsgsample.so")
     ap.add_argument("--skip-blackjax", action="store_true")
-    parts = ["mixture", "double-well", "svgd-full", "rbm-scaling", "logreg"]
+    parts = ["per-coordinate", "mixture", "double-well", "svgd-full", "rbm-scaling", "logreg"]
     ap.add_argument("--parts", nargs="+", default=parts, choices=parts,
-                    help="problem 1, problem 2, and the SVGD tables of compare_svgd.py")
+                    help="the per-coordinate section, problem 1, problem 2, and the SVGD tables "
+                    "of compare_svgd.py")
+    ap.add_argument("--per-coordinate-only", action="store_true",
+                    help="only the per-coordinate section (one normal, SGHMC inner step)")
     args = ap.parse_args()
 
     lib, models = build(args)
@@ -713,6 +881,12 @@ def main():
         print(line)
     print()
 
+    if args.per_coordinate_only or "per-coordinate" in args.parts:
+        # ---- Per coordinate (normal, SGHMC inner step) -----------------------------------
+        per_coordinate(lib, models, jax_ok)
+    if args.per_coordinate_only:
+        print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+        return
     if "mixture" in args.parts:
         mixture(lib, models, args, jax_ok)
     if "double-well" in args.parts:

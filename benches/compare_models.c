@@ -8,6 +8,7 @@
  *   mix_gradients             ∇V of the 1-D mixture ⅓N(−2, 1) + ⅔N(2, 1) (§2.4) for n points
  *                             (every coordinate; mix_gradients_f32 in single precision).
  *   logreg_gradients          Bayesian logistic regression (compare_svgd.py), data minibatches.
+ *   std_gradient(_f32)        ∇U = θ of the standard Gaussian (the per-coordinate inner step).
  *
  * Built by compare.py with `cc -O2 -shared -fPIC benches/compare_models.c -lm`. */
 #include <math.h>
@@ -57,6 +58,20 @@ int32_t mix_gradients(void *user_data, const double *xs, size_t n, size_t d, uin
     }
     return 0;
 }
+
+/* The trivial gradient of U(θ) = |θ|²/2: ∇U = θ (no noise), for the per-coordinate inner-step
+ * measure (issue 12): what remains is the sampler's own work per coordinate. */
+int32_t std_gradient(void *user_data, const double *x, size_t d, uint64_t seed, double *g) {
+    (void)user_data;
+    (void)seed;
+    for (size_t i = 0; i < d; i++) g[i] = x[i];
+    return 0;
+}
+
+int32_t std_gradient_f32(void *user_data, const float *x, size_t d, uint64_t seed, float *g) {
+    (void)user_data;
+    (void)seed;
+    for (size_t i = 0; i < d; i++) g[i] = x[i];
 
 /* The same in f32 (the `_f32` SVGD functions), in single precision throughout. */
 int32_t mix_gradients_f32(void *user_data, const float *xs, size_t n, size_t d, uint64_t seed,

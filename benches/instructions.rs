@@ -15,16 +15,32 @@ mod models;
 use models::{Mixture, StdNormal};
 
 /// (name, measured calls). Warm-up calls (not counted) come first in every case.
-pub const CASES: [(&str, u32); 8] = [
+pub const CASES: [(&str, u32); 10] = [
+    ("normal_x1000", 100),
     ("amagold_f64_d1", 1000),
     ("amagold_f64_d100", 100),
     ("sghmc_f64_d1", 1000),
     ("sghmc_f64_d100", 100),
+    ("sghmc_f64_d1000", 20),
     ("rbm_svgd_p8", 20),
     ("rbm_svgd_p32", 20),
     ("svgd_p256", 5),
     ("svgd_median", 5),
 ];
+
+#[inline(never)]
+fn measured_normals(rng: &mut Rng, out: &mut [f64]) {
+    rng.fill_normal(out);
+    black_box(out);
+}
+
+fn normals(calls: u32) {
+    let mut rng = Rng::new(1, 0);
+    let mut out = vec![0.0; 1000];
+    for _ in 0..calls {
+        measured_normals(&mut rng, &mut out);
+    }
+}
 
 #[inline(never)]
 fn measured_amagold_step(chain: &mut Amagold<'_, f64>, model: &mut StdNormal) {
@@ -85,10 +101,12 @@ fn svgd(p: usize, kernel: KernelChoice, calls: u32) {
 fn run(name: &str, calls: u32) -> bool {
     let h2 = KernelChoice::Gaussian { h: 2.0 };
     match name {
+        "normal_x1000" => normals(calls),
         "amagold_f64_d1" => amagold(1, calls),
         "amagold_f64_d100" => amagold(100, calls),
         "sghmc_f64_d1" => sghmc(1, calls),
         "sghmc_f64_d100" => sghmc(100, calls),
+        "sghmc_f64_d1000" => sghmc(1000, calls),
         "rbm_svgd_p8" => svgd(8, h2, calls),
         "rbm_svgd_p32" => svgd(32, h2, calls),
         "svgd_p256" => svgd(256, h2, calls),

@@ -6,9 +6,14 @@
 //! momentum, the updates, ρ, one uniform and the accept test). The chain is burnt in for 1000
 //! iterations before timing so that it is measured at stationarity.
 //!
-//! Run: `cargo bench --bench samplers`.
+//! The `*_inner` groups measure the per-coordinate inner step at d = 10 … 10⁵ (issue 12's
+//! measure): one outer iteration of T = 10 with the trivial gradient g = θ, reported as
+//! throughput in coordinate-steps (T·d elements), so criterion's "elem/s" is the inverse of the
+//! cost per coordinate per inner step (the momentum draw and the accept test are spread over it).
+//!
+//! Run: `cargo bench --bench samplers` (or `-- _inner` for those groups alone).
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sgsample::{Amagold, AmagoldConfig, Float, Sghmc, SghmcConfig};
 use std::hint::black_box;
 use std::time::Duration;
@@ -18,9 +23,12 @@ use models::StdNormal;
 
 const DIMS: [usize; 3] = [1, 10, 100];
 
-fn amagold_one<T: Float>(c: &mut Criterion, ty: &str) {
-    let mut group = c.benchmark_group(format!("amagold_T10_{ty}"));
-    for &d in &DIMS {
+/// One group: one outer iteration per call at each d, after `burn(d)` iterations. With
+/// `per_coordinate`, the throughput is T·d elements (criterion's elem/s is then coordinate-steps
+/// per second).
+fn amagold_group<T: Float>(c: &mut Criterion, name: String, dims: &[usize], per_coordinate: bool) {
+    let mut group = c.benchmark_group(name);
+    for &d in dims {
         // ε shrinks with d so the acceptance stays in the usual range (the cost does not depend
         // on it, except through the accept/reject branch).
         let cfg = AmagoldConfig::new(0.5 / (d as f64).powf(0.25));
@@ -28,8 +36,11 @@ fn amagold_one<T: Float>(c: &mut Criterion, ty: &str) {
         let mut ws = vec![T::ZERO; Amagold::<T>::workspace_len(d)];
         let mut model = StdNormal;
         let mut chain = Amagold::new(&cfg, &theta0, &mut ws, &mut model).unwrap();
-        for _ in 0..1000 {
+        for _ in 0..burn(d) {
             chain.step(&mut model).unwrap();
+        }
+        if per_coordinate {
+            group.throughput(Throughput::Elements(cfg.steps as u64 * d as u64));
         }
         group.bench_with_input(BenchmarkId::from_parameter(d), &d, |b, _| {
             b.iter(|| black_box(chain.step(&mut model).unwrap()))
@@ -38,16 +49,19 @@ fn amagold_one<T: Float>(c: &mut Criterion, ty: &str) {
     group.finish();
 }
 
-fn sghmc_one<T: Float>(c: &mut Criterion, ty: &str) {
-    let mut group = c.benchmark_group(format!("sghmc_T10_{ty}"));
-    for &d in &DIMS {
+fn sghmc_group<T: Float>(c: &mut Criterion, name: String, dims: &[usize], per_coordinate: bool) {
+    let mut group = c.benchmark_group(name);
+    for &d in dims {
         let cfg = SghmcConfig::new(0.5 / (d as f64).powf(0.25));
         let theta0 = vec![T::ZERO; d];
         let mut ws = vec![T::ZERO; Sghmc::<T>::workspace_len(d)];
         let mut model = StdNormal;
         let mut chain = Sghmc::new(&cfg, &theta0, &mut ws).unwrap();
-        for _ in 0..1000 {
+        for _ in 0..burn(d) {
             chain.step(&mut model).unwrap();
+        }
+        if per_coordinate {
+            group.throughput(Throughput::Elements(cfg.steps as u64 * d as u64));
         }
         group.bench_with_input(BenchmarkId::from_parameter(d), &d, |b, _| {
             b.iter(|| black_box(chain.step(&mut model).unwrap()))
@@ -56,11 +70,27 @@ fn sghmc_one<T: Float>(c: &mut Criterion, ty: &str) {
     group.finish();
 }
 
+/// Burn-in iterations: 1000, fewer at large d (the chain is at stationarity sooner than that
+/// matters for the cost, and 1000 iterations at d = 10⁵ would take seconds).
+fn burn(d: usize) -> usize {
+    (100_000 / d).clamp(10, 1000)
+}
+
+/// Dimensions of the per-coordinate measure.
+const INNER_DIMS: [usize; 4] = [10, 1000, 10_000, 100_000];
+
+fn inner(c: &mut Criterion) {
+    sghmc_group::<f64>(c, "sghmc_inner_f64".into(), &INNER_DIMS, true);
+    sghmc_group::<f32>(c, "sghmc_inner_f32".into(), &INNER_DIMS, true);
+    amagold_group::<f64>(c, "amagold_inner_f64".into(), &INNER_DIMS, true);
+    amagold_group::<f32>(c, "amagold_inner_f32".into(), &INNER_DIMS, true);
+}
+
 fn benches(c: &mut Criterion) {
-    amagold_one::<f64>(c, "f64");
-    amagold_one::<f32>(c, "f32");
-    sghmc_one::<f64>(c, "f64");
-    sghmc_one::<f32>(c, "f32");
+    amagold_group::<f64>(c, "amagold_T10_f64".into(), &DIMS, false);
+    amagold_group::<f32>(c, "amagold_T10_f32".into(), &DIMS, false);
+    sghmc_group::<f64>(c, "sghmc_T10_f64".into(), &DIMS, false);
+    sghmc_group::<f32>(c, "sghmc_T10_f32".into(), &DIMS, false);
 }
 
 criterion_group! {
@@ -69,6 +99,6 @@ criterion_group! {
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_millis(1500))
         .sample_size(30);
-    targets = benches
+    targets = benches, inner
 }
 criterion_main!(samplers);

@@ -512,7 +512,7 @@ static void f32_cases(void) {
 
 static void status_and_version_cases(void) {
     int ok = 1;
-    for (int32_t a = 0; a <= SGS_ERR_BUSY; a++) {
+    for (int32_t a = 0; a <= SGS_ERR_ITERATION_INCOMPLETE; a++) {
         const char *sa = sgs_status_str(a);
         ok &= sa != NULL && strcmp(sa, "unknown status") != 0;
         for (int32_t b = 0; b < a; b++) ok &= strcmp(sa, sgs_status_str(b)) != 0;
@@ -520,7 +520,7 @@ static void status_and_version_cases(void) {
     expect("status strings: one distinct static string per code", ok, NULL);
     expect("status strings: unknown codes",
            strcmp(sgs_status_str(-1), "unknown status") == 0 &&
-               strcmp(sgs_status_str(SGS_ERR_BUSY + 1), "unknown status") == 0 &&
+               strcmp(sgs_status_str(SGS_ERR_ITERATION_INCOMPLETE + 1), "unknown status") == 0 &&
                strcmp(sgs_status_str(INT32_MIN), "unknown status") == 0,
            NULL);
 #define ALIGNOF(T) offsetof(struct { char c; T t; }, t)
@@ -1063,6 +1063,160 @@ static void hardening_cases(void) {
     }
 }
 
+/* The iteration in phases: every misuse gets its own status and changes nothing; a callback
+ * fault in a range, then cancel, leaves the system as before begin; forces computed by one
+ * system and put into another (the MPI pattern) give the same step. N = 8, p = 4: 2 batches. */
+static void svgd_phase_cases(void) {
+    sgs_svgd_config c0 = sgs_svgd_config_default(4, 0.1);
+    sfix f, twin;
+    sfix_init(&f, c0);
+    sfix_init(&twin, c0);
+    ssnap(&f);
+    sgs_svgd_info info;
+    double out[SN * SD];
+    size_t a = 0, b = 0, nb = 0;
+    CASE("svgd gradients range before begin", sgs_svgd_gradients_range(&f.s, 0, 4), SGS_ERR_ITERATION_NOT_BEGUN,
+         ssame(&f));
+    CASE("svgd batches range before begin", sgs_svgd_batches_range(&f.s, 0, 1), SGS_ERR_ITERATION_NOT_BEGUN,
+         ssame(&f));
+    CASE("svgd forces put before begin", sgs_svgd_forces_put(&f.s, 0, 4, out, 8), SGS_ERR_ITERATION_NOT_BEGUN,
+         ssame(&f));
+    CASE("svgd finish before begin", sgs_svgd_finish(&f.s, &info), SGS_ERR_ITERATION_NOT_BEGUN, ssame(&f));
+    CASE("svgd cancel before begin", sgs_svgd_cancel(&f.s), SGS_ERR_ITERATION_NOT_BEGUN, ssame(&f));
+    CASE("svgd num batches", sgs_svgd_num_batches(&f.s, &nb), SGS_OK, ssame(&f) && nb == 2);
+    CASE("svgd batch rows of batch 1", sgs_svgd_batch_rows(&f.s, 1, &a, &b), SGS_OK, ssame(&f) && a == 4 && b == 8);
+    CASE("svgd batch rows of batch 2 (no such batch)", sgs_svgd_batch_rows(&f.s, 2, &a, &b),
+         SGS_ERR_RANGE_OUT_OF_BOUNDS, ssame(&f));
+    CASE("svgd batch rows: first NULL", sgs_svgd_batch_rows(&f.s, 0, NULL, &b), SGS_ERR_NULL_POINTER, ssame(&f));
+    {
+        sgs_svgd_config wr = c0;
+        wr.batching = SGS_BATCHING_WITH_REPLACEMENT;
+        sfix w;
+        sfix_init(&w, wr);
+        ssnap(&w);
+        CASE("svgd begin with replacement", sgs_svgd_begin(&w.s), SGS_ERR_INVALID_OPTION, ssame(&w));
+    }
+
+    CASE("svgd begin", sgs_svgd_begin(&f.s), SGS_OK, 1);
+    ssnap(&f);
+    CASE("svgd begin twice", sgs_svgd_begin(&f.s), SGS_ERR_ITERATION_IN_PROGRESS, ssame(&f));
+    CASE("svgd step during phases", sgs_svgd_step(&f.s, &info), SGS_ERR_ITERATION_IN_PROGRESS, ssame(&f));
+    CASE("svgd run during phases", sgs_svgd_run(&f.s, 3, NULL), SGS_ERR_ITERATION_IN_PROGRESS, ssame(&f));
+    CASE("svgd clear during phases", sgs_svgd_clear(&f.s), SGS_ERR_ITERATION_IN_PROGRESS, ssame(&f));
+    CASE("svgd force getter during phases", sgs_svgd_force(&f.s, out, SN * SD), SGS_ERR_ITERATION_IN_PROGRESS,
+         ssame(&f));
+    CASE("svgd gradients range 5..3 (reversed)", sgs_svgd_gradients_range(&f.s, 5, 3), SGS_ERR_INVALID_RANGE,
+         ssame(&f));
+    CASE("svgd gradients range 0..N+1", sgs_svgd_gradients_range(&f.s, 0, SN + 1), SGS_ERR_RANGE_OUT_OF_BOUNDS,
+         ssame(&f));
+    CASE("svgd gradients range SIZE_MAX..SIZE_MAX", sgs_svgd_gradients_range(&f.s, (size_t)-1, (size_t)-1),
+         SGS_ERR_RANGE_OUT_OF_BOUNDS, ssame(&f));
+    CASE("svgd batches before their gradients", sgs_svgd_batches_range(&f.s, 0, 1), SGS_ERR_GRADIENTS_NOT_READY,
+         ssame(&f));
+    CASE("svgd finish with nothing computed", sgs_svgd_finish(&f.s, &info), SGS_ERR_ITERATION_INCOMPLETE,
+         ssame(&f));
+    CASE("svgd gradients range 0..5", sgs_svgd_gradients_range(&f.s, 0, 5), SGS_OK, 1);
+    ssnap(&f);
+    CASE("svgd gradients range 4..8 overlaps 0..5", sgs_svgd_gradients_range(&f.s, 4, 8), SGS_ERR_RANGE_OVERLAP,
+         ssame(&f));
+    CASE("svgd gradients range 0..5 twice", sgs_svgd_gradients_range(&f.s, 0, 5), SGS_ERR_RANGE_OVERLAP, ssame(&f));
+    CASE("svgd batch 1 before slots 5..8 have gradients", sgs_svgd_batches_range(&f.s, 1, 2),
+         SGS_ERR_GRADIENTS_NOT_READY, ssame(&f));
+    CASE("svgd gradients range 5..8", sgs_svgd_gradients_range(&f.s, 5, 8), SGS_OK, 1);
+    CASE("svgd empty gradients range 3..3", sgs_svgd_gradients_range(&f.s, 3, 3), SGS_OK, 1);
+    ssnap(&f);
+    CASE("svgd batches range 0..3 (2 batches)", sgs_svgd_batches_range(&f.s, 0, 3), SGS_ERR_RANGE_OUT_OF_BOUNDS,
+         ssame(&f));
+    CASE("svgd batches range 1..0 (reversed)", sgs_svgd_batches_range(&f.s, 1, 0), SGS_ERR_INVALID_RANGE,
+         ssame(&f));
+    CASE("svgd forces get before they are computed", sgs_svgd_forces_get(&f.s, 0, 4, out, 8),
+         SGS_ERR_ITERATION_INCOMPLETE, ssame(&f));
+    CASE("svgd batches range 0..1", sgs_svgd_batches_range(&f.s, 0, 1), SGS_OK, 1);
+    ssnap(&f);
+    CASE("svgd batches range 0..1 twice", sgs_svgd_batches_range(&f.s, 0, 1), SGS_ERR_RANGE_OVERLAP, ssame(&f));
+    CASE("svgd batches range 0..2 overlaps 0..1", sgs_svgd_batches_range(&f.s, 0, 2), SGS_ERR_RANGE_OVERLAP,
+         ssame(&f));
+    CASE("svgd forces put into computed slots", sgs_svgd_forces_put(&f.s, 0, 4, out, 8), SGS_ERR_RANGE_OVERLAP,
+         ssame(&f));
+    CASE("svgd forces put: length one short", sgs_svgd_forces_put(&f.s, 4, 8, out, 7), SGS_ERR_LENGTH_MISMATCH,
+         ssame(&f));
+    CASE("svgd forces put: input inside the workspace", sgs_svgd_forces_put(&f.s, 4, 8, f.ws + 1, 8),
+         SGS_ERR_INVALID_ARGUMENT, ssame(&f));
+    CASE("svgd forces get: out one short", sgs_svgd_forces_get(&f.s, 0, 4, out, 7), SGS_ERR_OUTPUT_TOO_SMALL,
+         ssame(&f));
+    CASE("svgd forces get: out NULL", sgs_svgd_forces_get(&f.s, 0, 4, NULL, 8), SGS_ERR_NULL_POINTER, ssame(&f));
+    CASE("svgd finish with batch 1 missing", sgs_svgd_finish(&f.s, &info), SGS_ERR_ITERATION_INCOMPLETE,
+         ssame(&f));
+    CASE("svgd batches range 1..2", sgs_svgd_batches_range(&f.s, 1, 2), SGS_OK, 1);
+    CASE("svgd finish", sgs_svgd_finish(&f.s, &info), SGS_OK, 1);
+    {
+        sgs_svgd_info want;
+        int ok = sgs_svgd_step(&twin.s, &want) == SGS_OK && memcmp(&want, &info, sizeof info) == 0 &&
+                 memcmp(twin.x, f.x, sizeof f.x) == 0;
+        expect("svgd phases (ranges out of order) == step, bit for bit", ok, NULL);
+    }
+    ssnap(&f);
+    CASE("svgd finish twice", sgs_svgd_finish(&f.s, &info), SGS_ERR_ITERATION_NOT_BEGUN, ssame(&f));
+
+    /* A gradient callback ABORT inside a range, then cancel: as before begin. */
+    {
+        sfix g, t2;
+        sfix_init(&g, c0);
+        sfix_init(&t2, c0);
+        ssnap(&g);
+        g.p.g_abort = g.p.g_calls + 3;
+        int ok = sgs_svgd_begin(&g.s) == SGS_OK;
+        int32_t st = sgs_svgd_gradients_range(&g.s, 0, SN);
+        ok &= sgs_svgd_cancel(&g.s) == SGS_OK && ssame_system(&g, &c0);
+        sgs_svgd_info x1, x2;
+        ok &= sgs_svgd_step(&g.s, &x1) == SGS_OK && sgs_svgd_step(&t2.s, &x2) == SGS_OK &&
+              memcmp(&x1, &x2, sizeof x1) == 0 && memcmp(g.x, t2.x, sizeof g.x) == 0;
+        expect_status("svgd gradients range: ABORT, cancel, then as if nothing happened", st,
+                      SGS_ERR_CALLBACK_ABORTED, ok);
+    }
+    /* The MPI pattern: system B computes nothing itself, takes all forces from system A. */
+    {
+        sfix A, B;
+        sfix_init(&A, c0);
+        sfix_init(&B, c0);
+        sgs_svgd_info ia, ib;
+        double phi[SN * SD];
+        int ok = sgs_svgd_begin(&A.s) == SGS_OK && sgs_svgd_begin(&B.s) == SGS_OK &&
+                 sgs_svgd_gradients_range(&A.s, 0, SN) == SGS_OK && sgs_svgd_batches_range(&A.s, 0, 2) == SGS_OK &&
+                 sgs_svgd_forces_get(&A.s, 0, SN, phi, SN * SD) == SGS_OK &&
+                 sgs_svgd_forces_put(&B.s, 0, SN, phi, SN * SD) == SGS_OK &&
+                 sgs_svgd_finish(&A.s, &ia) == SGS_OK && sgs_svgd_finish(&B.s, &ib) == SGS_OK &&
+                 memcmp(&ia, &ib, sizeof ia) == 0 && memcmp(A.x, B.x, sizeof A.x) == 0;
+        expect("svgd forces get from one system, put into another: same step", ok, NULL);
+        /* A NaN force put in: finish fails with nothing moved, and the iteration is over. */
+        ssnap(&B);
+        phi[5] = NAN;
+        ok = sgs_svgd_begin(&B.s) == SGS_OK && sgs_svgd_forces_put(&B.s, 0, SN, phi, SN * SD) == SGS_OK;
+        int32_t st = sgs_svgd_finish(&B.s, &ib);
+        ok &= ssame_system(&B, &c0) && sgs_svgd_begin(&B.s) == SGS_OK && sgs_svgd_cancel(&B.s) == SGS_OK;
+        expect_status("svgd finish after a NaN force was put in: non-finite, nothing moved", st,
+                      SGS_ERR_NON_FINITE, ok);
+    }
+    /* The float functions follow the same bookkeeping. */
+    {
+        sgs_svgd_f32 s;
+        float x[SN * SD], ws[512];
+        uint32_t idx[SN];
+        prog p;
+        memset(&s, 0, sizeof s);
+        memset(&p, 0, sizeof p);
+        for (size_t k = 0; k < SN * SD; k++) x[k] = (float)k / 7.0f - 0.5f;
+        size_t len = sgs_svgd_workspace_len_f32(SN, SD, &c0);
+        int ok = len <= 512 && sgs_svgd_init_f32(&s, &c0, x, SN, SD, ws, len, idx, SN, prog_gradient_f32, NULL, &p) ==
+                                   SGS_OK;
+        ok &= sgs_svgd_begin_f32(&s) == SGS_OK && sgs_svgd_gradients_range_f32(&s, 0, SN) == SGS_OK;
+        ok &= sgs_svgd_gradients_range_f32(&s, 2, 3) == SGS_ERR_RANGE_OVERLAP;
+        ok &= sgs_svgd_batches_range_f32(&s, 0, 2) == SGS_OK && sgs_svgd_finish_f32(&s, NULL) == SGS_OK;
+        ok &= sgs_svgd_cancel_f32(&s) == SGS_ERR_ITERATION_NOT_BEGUN;
+        expect("svgd f32 phases: begin, ranges, overlap refused, finish", ok, NULL);
+    }
+}
+
 /* The streaming diagnostics: every argument checked, the state (all its bytes) and the outputs
  * unchanged on error. */
 static void stats_cases(void) {
@@ -1159,6 +1313,7 @@ int main(void) {
     f32_cases();
     status_and_version_cases();
     svgd_cases();
+    svgd_phase_cases();
     hardening_cases();
     stats_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);

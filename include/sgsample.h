@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /** The library version as a string literal (see sgs_version()). */
-#define SGS_VERSION_STRING "0.2.0"
+#define SGS_VERSION_STRING "0.3.0"
 
 /**
  * `sgs_amagold_config.variant`: momentum resampled every outer iteration (the paper's default).
@@ -76,7 +76,7 @@
 /**
  * Minor version of the library.
  */
-#define SGS_VERSION_MINOR 2
+#define SGS_VERSION_MINOR 3
 
 /**
  * Patch version of the library.
@@ -262,6 +262,39 @@ enum sgs_status
    * into the sampler that called it.
    */
   SGS_ERR_BUSY = 27,
+  /**
+   * A phase of an SVGD iteration (a range, forces in or out, finish, cancel) was called with no
+   * iteration begun (C API: `sgs_svgd_begin` first).
+   */
+  SGS_ERR_ITERATION_NOT_BEGUN = 28,
+  /**
+   * `begin`, `step`, `run`, `copy` or `clear` was called on an SVGD system whose iteration in
+   * phases is under way (C API): finish or cancel it first.
+   */
+  SGS_ERR_ITERATION_IN_PROGRESS = 29,
+  /**
+   * A range `[first, end)` of rows or batches has `first > end`.
+   */
+  SGS_ERR_INVALID_RANGE = 30,
+  /**
+   * A range extends past the last row (N) or the last batch (`⌊N/p⌋`).
+   */
+  SGS_ERR_RANGE_OUT_OF_BOUNDS = 31,
+  /**
+   * A range overlaps rows or batches that another call of this iteration already took (the same
+   * range twice, or two overlapping ranges). Nothing was computed for the refused range.
+   */
+  SGS_ERR_RANGE_OVERLAP = 32,
+  /**
+   * The forces of a batch were requested before the gradients of all its rows were computed
+   * (phases out of order).
+   */
+  SGS_ERR_GRADIENTS_NOT_READY = 33,
+  /**
+   * `finish` was called before the forces of every batch were computed or supplied (or while a
+   * range call is still running). The iteration stays open: complete it or cancel it.
+   */
+  SGS_ERR_ITERATION_INCOMPLETE = 34,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -684,7 +717,7 @@ typedef struct sgs_svgd_config {
  * `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
  */
 typedef struct sgs_svgd {
-  uint64_t _opaque[48];
+  uint64_t _opaque[56];
 } sgs_svgd;
 
 /**
@@ -765,7 +798,7 @@ typedef struct sgs_svgd_run_summary {
  * An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
  */
 typedef struct sgs_svgd_f32 {
-  uint64_t _opaque[48];
+  uint64_t _opaque[56];
 } sgs_svgd_f32;
 
 /**
@@ -2122,9 +2155,11 @@ struct sgs_svgd_config sgs_svgd_config_default(uint64_t batch_size, double step_
 /**
  * Workspace length, in `double` elements, for `n` particles in
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
- * p·d with), the AdaGrad history (N·d, AdaGrad only), with replacement also p·d batch
- * positions and N·d (+ N·d for AdaGrad) working copies, and N(N−1)/2 for the median
- * kernel. SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
+ * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
+ * progress word per particle for the iteration in phases (rounded up to whole
+ * elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).
  *
  * # Safety
@@ -2310,9 +2345,11 @@ sgs_status sgs_svgd_copy(struct sgs_svgd *dst,
 /**
  * Workspace length, in `float` elements, for `n` particles in
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
- * p·d with), the AdaGrad history (N·d, AdaGrad only), with replacement also p·d batch
- * positions and N·d (+ N·d for AdaGrad) working copies, and N(N−1)/2 for the median
- * kernel. SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
+ * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
+ * progress word per particle for the iteration in phases (rounded up to whole
+ * elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).
  *
  * # Safety
@@ -2494,6 +2531,310 @@ sgs_status sgs_svgd_copy_f32(struct sgs_svgd_f32 *dst,
                              uint32_t *index,
                              size_t index_len,
                              const struct sgs_svgd_f32 *src);
+
+/**
+ * Begins an iteration in phases (without replacement only): draws the minibatch seed
+ * and the permutation of the particles into slots, prepares the kernel. Then, for
+ * disjoint ranges in any order and on any threads, `…_gradients_range` (gradients of
+ * slots) and `…_batches_range` (forces of batches), then `…_finish` moves the
+ * particles: the result is bit for bit that of `…_step`. `…_cancel` abandons the
+ * iteration (nothing changed). Must not run concurrently with any other call on the
+ * state.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
+ * (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
+ * are sequential), `SGS_ERR_INVALID_POSITION` (a particle made non-finite),
+ * `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error nothing changed.
+ *
+ * # Safety
+ * `state` must be a valid state whose buffers are alive.
+ */
+sgs_status sgs_svgd_begin(struct sgs_svgd *state);
+
+/**
+ * The gradients of permutation slots `first .. end−1` of the iteration begun: their
+ * positions are gathered in slot order and the gradient callback is called on them
+ * (the batched callback once, with `end − first` points). Safe to call concurrently
+ * with the other range calls for disjoint ranges (the callback then runs on several
+ * threads at once with the same `user_data`): it writes only those slots' rows.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
+ * `SGS_ERR_INVALID_RANGE` (`first > end`), `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end > N`),
+ * `SGS_ERR_RANGE_OVERLAP` (a slot already taken in this iteration),
+ * `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED`, `SGS_ERR_NON_FINITE`. After
+ * a callback error the range may be called again or the iteration cancelled; the
+ * particles, history and generator are unchanged until `…_finish`.
+ *
+ * # Safety
+ * `state` valid, its buffers and callbacks alive; no `begin`, `finish`, `cancel`,
+ * `copy` or `clear` on it during the call.
+ */
+sgs_status sgs_svgd_gradients_range(const struct sgs_svgd *state, size_t first, size_t end);
+
+/**
+ * The forces of batches `first .. end−1` of the iteration begun (batch b is slots
+ * `…_batch_rows(b)`), from their slots' positions and gradients, which must have been
+ * computed. Safe to call concurrently with the other range calls for disjoint ranges:
+ * it reads and writes only those batches' rows.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
+ * `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
+ * batches), `SGS_ERR_GRADIENTS_NOT_READY` (a slot's gradient not computed yet),
+ * `SGS_ERR_RANGE_OVERLAP` (a batch already taken in this iteration).
+ *
+ * # Safety
+ * As for the gradients range.
+ */
+sgs_status sgs_svgd_batches_range(const struct sgs_svgd *state, size_t first, size_t end);
+
+/**
+ * Copies the forces of slots `first .. end−1` (computed by batch ranges) into `out`
+ * (capacity `out_len` ≥ `(end − first)·d`), in slot order: what a process sends to the
+ * others (the MPI example). Safe to call concurrently with the other range calls.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+ * `SGS_ERR_ITERATION_INCOMPLETE` (a slot's force not computed yet),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or a buffer),
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * As for the gradients range; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_svgd_forces_get(const struct sgs_svgd *state,
+                               size_t first,
+                               size_t end,
+                               double *out,
+                               size_t out_len);
+
+/**
+ * Supplies the forces of slots `first .. end−1` (`forces`: exactly `(end − first)·d`
+ * values in slot order) computed elsewhere, e.g. by another MPI rank with the same
+ * seed: the slots must be untouched in this iteration. Safe to call concurrently with
+ * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
+ * with `SGS_ERR_NON_FINITE`.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or a buffer),
+ * `SGS_ERR_LENGTH_MISMATCH`, `SGS_ERR_RANGE_OVERLAP` (a slot already taken).
+ *
+ * # Safety
+ * As for the gradients range; `forces` valid for `forces_len` elements.
+ */
+sgs_status sgs_svgd_forces_put(const struct sgs_svgd *state,
+                               size_t first,
+                               size_t end,
+                               const double *forces,
+                               size_t forces_len);
+
+/**
+ * Ends the iteration begun: checks that every slot's force was computed or supplied,
+ * then checks every new value and moves all particles (all or nothing), like the end
+ * of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
+ * concurrently with any other call on the state.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
+ * `SGS_ERR_INVALID_ARGUMENT` (`info` misaligned or inside the state or a buffer),
+ * `SGS_ERR_ITERATION_INCOMPLETE` (the iteration stays open: complete or cancel it), or
+ * `SGS_ERR_NON_FINITE` (nothing moved, the generator restored, the iteration ended).
+ *
+ * # Safety
+ * `state` valid, its buffers alive.
+ */
+sgs_status sgs_svgd_finish(struct sgs_svgd *state, struct sgs_svgd_info *info);
+
+/**
+ * Abandons the iteration begun: the generator is restored, and since nothing else
+ * changes before `…_finish`, the system is exactly as before `…_begin` (the next
+ * iteration draws the same). Must not run concurrently with any other call on the
+ * state.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`, or
+ * `SGS_ERR_BUSY` (a range call is under way, e.g. cancel called from a callback).
+ *
+ * # Safety
+ * `state` valid, its buffers alive.
+ */
+sgs_status sgs_svgd_cancel(struct sgs_svgd *state);
+
+/**
+ * Writes the number of batches, ⌊N/p⌋, to `*batches`. Statuses as for the iterations
+ * getter.
+ *
+ * # Safety
+ * `state` valid; `batches` valid for a write.
+ */
+sgs_status sgs_svgd_num_batches(const struct sgs_svgd *state, size_t *batches);
+
+/**
+ * Writes the permutation slots of batch `batch` to `*first` and `*end` (slots
+ * `first .. end−1`: `batch·p …`, the last batch also the `N mod p` left over).
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, overlapping each other, the state or a
+ * buffer), `SGS_ERR_INVALID_OPTION` (a system with replacement),
+ * `SGS_ERR_RANGE_OUT_OF_BOUNDS` (no such batch).
+ *
+ * # Safety
+ * `state` valid; `first` and `end` valid for writes.
+ */
+sgs_status sgs_svgd_batch_rows(const struct sgs_svgd *state,
+                               size_t batch,
+                               size_t *first,
+                               size_t *end);
+
+/**
+ * Begins an iteration in phases (without replacement only): draws the minibatch seed
+ * and the permutation of the particles into slots, prepares the kernel. Then, for
+ * disjoint ranges in any order and on any threads, `…_gradients_range` (gradients of
+ * slots) and `…_batches_range` (forces of batches), then `…_finish` moves the
+ * particles: the result is bit for bit that of `…_step`. `…_cancel` abandons the
+ * iteration (nothing changed). Must not run concurrently with any other call on the
+ * state.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
+ * (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
+ * are sequential), `SGS_ERR_INVALID_POSITION` (a particle made non-finite),
+ * `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error nothing changed.
+ *
+ * # Safety
+ * `state` must be a valid state whose buffers are alive.
+ */
+sgs_status sgs_svgd_begin_f32(struct sgs_svgd_f32 *state);
+
+/**
+ * The gradients of permutation slots `first .. end−1` of the iteration begun: their
+ * positions are gathered in slot order and the gradient callback is called on them
+ * (the batched callback once, with `end − first` points). Safe to call concurrently
+ * with the other range calls for disjoint ranges (the callback then runs on several
+ * threads at once with the same `user_data`): it writes only those slots' rows.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
+ * `SGS_ERR_INVALID_RANGE` (`first > end`), `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end > N`),
+ * `SGS_ERR_RANGE_OVERLAP` (a slot already taken in this iteration),
+ * `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED`, `SGS_ERR_NON_FINITE`. After
+ * a callback error the range may be called again or the iteration cancelled; the
+ * particles, history and generator are unchanged until `…_finish`.
+ *
+ * # Safety
+ * `state` valid, its buffers and callbacks alive; no `begin`, `finish`, `cancel`,
+ * `copy` or `clear` on it during the call.
+ */
+sgs_status sgs_svgd_gradients_range_f32(const struct sgs_svgd_f32 *state, size_t first, size_t end);
+
+/**
+ * The forces of batches `first .. end−1` of the iteration begun (batch b is slots
+ * `…_batch_rows(b)`), from their slots' positions and gradients, which must have been
+ * computed. Safe to call concurrently with the other range calls for disjoint ranges:
+ * it reads and writes only those batches' rows.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
+ * `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
+ * batches), `SGS_ERR_GRADIENTS_NOT_READY` (a slot's gradient not computed yet),
+ * `SGS_ERR_RANGE_OVERLAP` (a batch already taken in this iteration).
+ *
+ * # Safety
+ * As for the gradients range.
+ */
+sgs_status sgs_svgd_batches_range_f32(const struct sgs_svgd_f32 *state, size_t first, size_t end);
+
+/**
+ * Copies the forces of slots `first .. end−1` (computed by batch ranges) into `out`
+ * (capacity `out_len` ≥ `(end − first)·d`), in slot order: what a process sends to the
+ * others (the MPI example). Safe to call concurrently with the other range calls.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+ * `SGS_ERR_ITERATION_INCOMPLETE` (a slot's force not computed yet),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or a buffer),
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * As for the gradients range; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_svgd_forces_get_f32(const struct sgs_svgd_f32 *state,
+                                   size_t first,
+                                   size_t end,
+                                   float *out,
+                                   size_t out_len);
+
+/**
+ * Supplies the forces of slots `first .. end−1` (`forces`: exactly `(end − first)·d`
+ * values in slot order) computed elsewhere, e.g. by another MPI rank with the same
+ * seed: the slots must be untouched in this iteration. Safe to call concurrently with
+ * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
+ * with `SGS_ERR_NON_FINITE`.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or a buffer),
+ * `SGS_ERR_LENGTH_MISMATCH`, `SGS_ERR_RANGE_OVERLAP` (a slot already taken).
+ *
+ * # Safety
+ * As for the gradients range; `forces` valid for `forces_len` elements.
+ */
+sgs_status sgs_svgd_forces_put_f32(const struct sgs_svgd_f32 *state,
+                                   size_t first,
+                                   size_t end,
+                                   const float *forces,
+                                   size_t forces_len);
+
+/**
+ * Ends the iteration begun: checks that every slot's force was computed or supplied,
+ * then checks every new value and moves all particles (all or nothing), like the end
+ * of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
+ * concurrently with any other call on the state.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
+ * `SGS_ERR_INVALID_ARGUMENT` (`info` misaligned or inside the state or a buffer),
+ * `SGS_ERR_ITERATION_INCOMPLETE` (the iteration stays open: complete or cancel it), or
+ * `SGS_ERR_NON_FINITE` (nothing moved, the generator restored, the iteration ended).
+ *
+ * # Safety
+ * `state` valid, its buffers alive.
+ */
+sgs_status sgs_svgd_finish_f32(struct sgs_svgd_f32 *state, struct sgs_svgd_info *info);
+
+/**
+ * Abandons the iteration begun: the generator is restored, and since nothing else
+ * changes before `…_finish`, the system is exactly as before `…_begin` (the next
+ * iteration draws the same). Must not run concurrently with any other call on the
+ * state.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`, or
+ * `SGS_ERR_BUSY` (a range call is under way, e.g. cancel called from a callback).
+ *
+ * # Safety
+ * `state` valid, its buffers alive.
+ */
+sgs_status sgs_svgd_cancel_f32(struct sgs_svgd_f32 *state);
+
+/**
+ * Writes the number of batches, ⌊N/p⌋, to `*batches`. Statuses as for the iterations
+ * getter.
+ *
+ * # Safety
+ * `state` valid; `batches` valid for a write.
+ */
+sgs_status sgs_svgd_num_batches_f32(const struct sgs_svgd_f32 *state, size_t *batches);
+
+/**
+ * Writes the permutation slots of batch `batch` to `*first` and `*end` (slots
+ * `first .. end−1`: `batch·p …`, the last batch also the `N mod p` left over).
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, overlapping each other, the state or a
+ * buffer), `SGS_ERR_INVALID_OPTION` (a system with replacement),
+ * `SGS_ERR_RANGE_OUT_OF_BOUNDS` (no such batch).
+ *
+ * # Safety
+ * `state` valid; `first` and `end` valid for writes.
+ */
+sgs_status sgs_svgd_batch_rows_f32(const struct sgs_svgd_f32 *state,
+                                   size_t batch,
+                                   size_t *first,
+                                   size_t *end);
 
 #ifdef __cplusplus
 }  // extern "C"

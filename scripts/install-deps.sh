@@ -33,8 +33,9 @@ if [ "$need" = test ]; then
   # octave, liboctave-dev: the MATLAB/Octave binding (mkoctfile --mex, octave-cli). gnuplot-nox and
   # fonts-freefont-otf: Octave's only headless graphics toolkit and the font its text renderer
   # needs, for the binding's PNG example (print -dpngcairo; -dpng would also need ghostscript).
+  # mpich, libmpich-dev: the MPI examples and their suite (mpicc.mpich, mpiexec.mpich).
   pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils
-    octave liboctave-dev gnuplot-nox fonts-freefont-otf)
+    octave liboctave-dev gnuplot-nox fonts-freefont-otf mpich libmpich-dev)
 else
   targets=()
   pkgs=(gcc g++ binutils)
@@ -89,6 +90,9 @@ if [ "$check" -eq 1 ]; then
   exit
 fi
 
+if [ "$need" = test ] && ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "no nightly toolchain: scripts/test-fuzz.sh and scripts/test-miri.sh will skip (rustup toolchain install nightly, then rerun this script, to run them)"
+fi
 for m in "${missing_nightly[@]}"; do
   case "$m" in
     component:*) rustup +nightly component add "${m#component:}" ;;

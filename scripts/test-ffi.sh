@@ -3,7 +3,8 @@
 # builds of the C library (no_std staticlib and cdylib: link needs, exported symbols), C output
 # vs the Rust std reference build bit for bit (f64) and vs the Rust f32 core (f32), the bad-input
 # matrix through the C ABI, all C programs once more under ASan + UBSan, no panic path reachable
-# from the C API, and two threads of independent samplers under ThreadSanitizer.
+# from the C API, two threads of independent samplers under ThreadSanitizer, and one SVGD
+# iteration in phases on several threads under ThreadSanitizer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=ffi-tests/build
@@ -14,22 +15,8 @@ warn=(-Wall -Wextra -Wpedantic -Werror)
 # No fused multiply-add in the C models: Rust never contracts, so C must not either.
 cflags=(-std=c99 -O2 -ffp-contract=off "${warn[@]}" -Iinclude -Iffi-tests)
 san=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)
-passed=0
-failed=0
-
-# check NAME COMMAND...: runs the command with its output in $build/NAME.log.
-check() {
-  local name=$1
-  shift
-  if "$@" >"$build/$name.log" 2>&1; then
-    echo "ok   $name"
-    passed=$((passed + 1))
-  else
-    echo "FAIL $name (log: $build/$name.log)"
-    tail -n 20 "$build/$name.log" | sed 's/^/     | /'
-    failed=$((failed + 1))
-  fi
-}
+# check NAME COMMAND... (passed/failed counts, logs in $build).
+source scripts/suite-check.sh
 
 header_alone() {
   gcc -std=c99 "${warn[@]}" -fsyntax-only -x c include/sgsample.h &&
@@ -121,6 +108,13 @@ tsan() {
     "$lib" -lm -lpthread -o "$build/threads_tsan" && "$build/threads_tsan"
 }
 
+# An SVGD iteration in phases on 1-4 threads under ThreadSanitizer: bit-identical to the serial
+# step, racing overlapping ranges refused.
+phases_tsan() {
+  gcc -std=c11 -O1 -g -ffp-contract=off "${warn[@]}" -fsanitize=thread -Iinclude ffi-tests/phases_threads.c \
+    "$lib" -lm -lpthread -o "$build/phases_threads_tsan" && "$build/phases_threads_tsan"
+}
+
 echo "building: header check, C library (no_std, release), Rust reference output"
 check header-current cargo run -q -p sgsample-gen-header -- --check
 check rust-ffi-unit cargo test -q --release -p sgsample --features std,ffi --lib ffi
@@ -138,5 +132,6 @@ check c-vs-rust-bit-for-bit repro ""
 check bad-input-matrix bad_inputs
 check asan-ubsan sanitized
 check threads-tsan tsan
+check svgd-phases-threads-tsan phases_tsan
 echo "ffi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

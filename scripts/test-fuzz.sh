@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # A short, bounded libFuzzer run (nightly, AddressSanitizer, debug assertions) of the C-API fuzz
-# target fuzz/fuzz_targets/c_api.rs over the committed seed corpus fuzz/seeds/c_api. The long run
-# (no long-run figure recorded yet). Skipped, with one line, without a nightly toolchain.
+# target fuzz/fuzz_targets/c_api.rs over the committed seed corpus fuzz/seeds/c_api, from a
+# scratch corpus each time (the long run and its figures: docs/fuzzing.md). Skipped, with one
+# line saying why, without a nightly toolchain; builds cargo-fuzz (~1 min) if it is missing.
 #
 #   FUZZ_SECONDS=60 scripts/test-fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 if ! cargo +nightly --version >/dev/null 2>&1; then
-  echo "fuzz: skipped (no nightly toolchain: rustup toolchain install nightly)"
+  echo "fuzz: skipped (no nightly toolchain, which cargo fuzz needs: rustup toolchain install nightly)"
   exit 0
 fi
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! cargo +nightly --version >/dev/null 2>&1; then
-  echo "miri: skipped (no nightly toolchain: rustup toolchain install nightly)"
+  echo "miri: skipped (no nightly toolchain, which Miri needs: rustup toolchain install nightly)"
   exit 0
 fi
 installed=$(rustup +nightly component list --installed)

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --release -p sgsample --features std,ffi
+# The rayon-backed `parallel` feature: SVGD on the pool and multi-chain runs, serial bits.
+cargo test --release -p sgsample --features parallel --test parallel
 # Formatting (the toolchain's rustfmt; skipped with a note where the component is absent).
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all -- --check
@@ -13,7 +15,8 @@ fi
 # The API docs build without a warning (broken or ambiguous links), with and without std.
 RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample
 RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample --features std,ffi
-echo "rust docs: 2 passed, 0 failed"
+RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample --features parallel,ffi
+echo "rust docs: 3 passed, 0 failed"
 # Clippy with warnings as errors, which includes the MSRV check (clippy::incompatible_msrv against
 # rust-version in Cargo.toml) and undocumented unsafe blocks ([lints.clippy] in Cargo.toml):
 #   * the no_std builds as shipped: the core alone, and the C library (the core with `ffi`);
@@ -22,4 +25,5 @@ echo "rust docs: 2 passed, 0 failed"
 cargo clippy -q -p sgsample --lib -- -D warnings
 cargo clippy -q -p sgsample-capi --lib -- -D warnings
 cargo clippy -q --workspace --all-targets --features std,ffi -- -D warnings
-echo "clippy: 3 passed, 0 failed"
+cargo clippy -q -p sgsample --lib --tests --features parallel,ffi -- -D warnings
+echo "clippy: 4 passed, 0 failed"

@@ -41,6 +41,7 @@ use crate::error::{Error, Stop};
 use crate::float::{all_finite, copy, Float};
 use crate::mass::{add_scaled_by, set_mass, welford, Factors, MassWindows};
 use crate::model::Potential;
+use crate::noise::sweep;
 use crate::rng::Rng;
 use crate::run::{Outcome, StepInfo};
 
@@ -342,17 +343,19 @@ impl AmagoldCore {
                 break;
             }
             let mut s = 0.0f64;
-            let factors = Factors::of(mf).zip(Factors::of(kf));
-            for ((ri, &gi), (mi, ki)) in rw.iter_mut().zip(g.iter()).zip(factors) {
-                let eta = if noisy {
-                    (sd * mi) * self.rng.normal_as::<T>()
-                } else {
-                    T::ZERO
+            let items = rw
+                .iter_mut()
+                .zip(g.iter())
+                .zip(Factors::of(mf).zip(Factors::of(kf)));
+            sweep(&mut self.rng, noisy, items, |((ri, &gi), (mi, ki)), z| {
+                let eta = match z {
+                    Some(z) => (sd * mi) * z,
+                    None => T::ZERO,
                 };
                 let rn = ((a * *ri - eps_t * gi) + eta) / b;
                 s += (gi.to_f64() * (ri.to_f64() + rn.to_f64())) * ki.to_f64();
                 *ri = rn;
-            }
+            });
             rho += half64 * s;
         }
         let (outcome, log_a, u_new) = if left_domain {

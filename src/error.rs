@@ -144,6 +144,32 @@ statuses! {
     /// into the sampler that called it.
     Busy = 27, SGS_ERR_BUSY,
         "the sampler is busy: a callback called back into its own sampler";
+    /// A phase of an SVGD iteration (a range, forces in or out, finish, cancel) was called with no
+    /// iteration begun (C API: `sgs_svgd_begin` first).
+    IterationNotBegun = 28, SGS_ERR_ITERATION_NOT_BEGUN,
+        "no SVGD iteration is under way: call begin first";
+    /// `begin`, `step`, `run`, `copy` or `clear` was called on an SVGD system whose iteration in
+    /// phases is under way (C API): finish or cancel it first.
+    IterationInProgress = 29, SGS_ERR_ITERATION_IN_PROGRESS,
+        "an SVGD iteration is under way: finish or cancel it first";
+    /// A range `[first, end)` of rows or batches has `first > end`.
+    InvalidRange = 30, SGS_ERR_INVALID_RANGE,
+        "a range's start is after its end";
+    /// A range extends past the last row (N) or the last batch (`⌊N/p⌋`).
+    RangeOutOfBounds = 31, SGS_ERR_RANGE_OUT_OF_BOUNDS,
+        "a range extends past the last row or batch";
+    /// A range overlaps rows or batches that another call of this iteration already took (the same
+    /// range twice, or two overlapping ranges). Nothing was computed for the refused range.
+    RangeOverlap = 32, SGS_ERR_RANGE_OVERLAP,
+        "a range overlaps rows already taken in this iteration";
+    /// The forces of a batch were requested before the gradients of all its rows were computed
+    /// (phases out of order).
+    GradientsNotReady = 33, SGS_ERR_GRADIENTS_NOT_READY,
+        "a batch's gradients have not all been computed yet";
+    /// `finish` was called before the forces of every batch were computed or supplied (or while a
+    /// range call is still running). The iteration stays open: complete it or cancel it.
+    IterationIncomplete = 34, SGS_ERR_ITERATION_INCOMPLETE,
+        "finish called before every batch's forces were computed or supplied";
 }
 
 impl Error {

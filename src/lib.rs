@@ -40,6 +40,9 @@ mod float;
 mod mass;
 mod minibatch;
 mod model;
+mod noise;
+#[cfg(feature = "parallel")]
+pub mod parallel;
 pub mod rng;
 pub mod run;
 pub mod sghmc;

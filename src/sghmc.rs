@@ -18,6 +18,7 @@ use crate::chain::{
 use crate::error::Error;
 use crate::float::{add_scaled, all_finite, copy, Float};
 use crate::model::Gradient;
+use crate::noise::sweep;
 use crate::rng::Rng;
 
 /// Hyperparameters of an SGHMC chain.
@@ -167,14 +168,18 @@ impl SghmcCore {
                 rejected = true;
                 break;
             }
-            for (ri, &gi) in rw.iter_mut().zip(g.iter()) {
-                let eta = if noisy {
-                    sd * self.rng.normal_as::<T>()
-                } else {
-                    T::ZERO
-                };
-                *ri = ((*ri - eps_t * gi) - c * *ri) + eta;
-            }
+            sweep(
+                &mut self.rng,
+                noisy,
+                rw.iter_mut().zip(g.iter()),
+                |(ri, &gi), z| {
+                    let eta = match z {
+                        Some(z) => sd * z,
+                        None => T::ZERO,
+                    };
+                    *ri = ((*ri - eps_t * gi) - c * *ri) + eta;
+                },
+            );
         }
         let finite = all_finite(tw) && all_finite(rw);
         Ok(self.counters.finish(rejected, finite, || {

@@ -20,6 +20,7 @@ use crate::chain::{
 use crate::error::Error;
 use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
+use crate::noise::sweep;
 use crate::rng::Rng;
 
 /// Hyperparameters of an SGLD chain.
@@ -121,9 +122,14 @@ impl SgldCore {
                 rejected = true;
                 break;
             }
-            for (x, &gi) in tw.iter_mut().zip(g.iter()) {
-                *x = (*x - half * gi) + sd * self.rng.normal_as::<T>();
-            }
+            sweep(
+                &mut self.rng,
+                true,
+                tw.iter_mut().zip(g.iter()),
+                |(x, &gi), z: Option<T>| {
+                    *x = (*x - half * gi) + sd * z.unwrap_or(T::ZERO);
+                },
+            );
         }
         let finite = all_finite(tw);
         Ok(self.counters.finish(rejected, finite, || copy(theta, tw)))

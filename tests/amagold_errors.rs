@@ -144,7 +144,9 @@ fn abort_anywhere_in_a_trajectory_loses_nothing() {
             for _ in 0..5 {
                 let a = chain.step(&mut m).unwrap();
                 let b = twin.step(&mut twin_m).unwrap();
-                assert_eq!(a, b);
+                // Compared through `Debug` (exact for floats), not `==`: a divergent step's
+                // log_accept and ρ are NaN, which `==` never equates.
+                assert_eq!(format!("{a:?}"), format!("{b:?}"));
                 assert_eq!(snapshot(&chain), snapshot(&twin));
             }
         }

@@ -113,11 +113,24 @@ fn ok(s: sgs_status) {
 
 const D: usize = 2;
 
+/// A by-value copy of a filled state, as C's `s2 = s1;` makes: a typed read of the whole opaque
+/// struct, undefined behaviour (reported by Miri) if the library left any byte of it
+/// uninitialised, such as padding between the fields it stored. The copy lives at another
+/// address, so `probe` on it must return `SGS_ERR_STATE_MOVED`.
+///
+/// # Safety
+/// `st` is a state filled by the library; `probe` calls a getter on the state it is given.
+unsafe fn by_value_copy_is_moved<S>(st: &S, probe: impl Fn(*const S) -> sgs_status) {
+    // SAFETY: `st` is a valid, aligned `S`; the read is the typed copy under test.
+    let copy: S = unsafe { core::ptr::read(st) };
+    assert_eq!(probe(&copy), sgs_status::SGS_ERR_STATE_MOVED);
+}
+
 /// One chain kind, both float types: init, step, run, getters, then an ABORT mid-step.
 macro_rules! chain_case {
     ($name:ident, $T:ty, $S:ident, $cfg:expr, [$($energy:expr)?], $ws_len:ident, $init:ident,
      $step:ident, $run:ident, $position:ident, $iterations:ident, $divergences:ident,
-     $dim:ident, $Info:ty, $Sum:ty) => {
+     $dim:ident, $copy:ident, $Info:ty, $Sum:ty) => {
         #[test]
         fn $name() {
             // The model lives behind `user_data` only: the library and the test reach it via `ud`.
@@ -134,6 +147,8 @@ macro_rules! chain_case {
                 assert_eq!($iterations(&st, &mut iters), sgs_status::SGS_ERR_NOT_INITIALISED);
                 ok($init(&mut st, &cfg, theta0.as_ptr(), D, ws.as_mut_ptr(), ws.len(),
                     $(Some($energy),)? Some(gradient::<$T>), ud));
+                let probe = |p: *const $S| $iterations(p, &mut 0u64);
+                by_value_copy_is_moved(&st, probe);
                 let mut info: $Info = core::mem::zeroed();
                 ok($step(&mut st, &mut info));
                 ok($step(&mut st, core::ptr::null_mut()));
@@ -152,6 +167,16 @@ macro_rules! chain_case {
                 ok($dim(&st, &mut d));
                 assert_eq!((iters, d), (5, D));
                 assert!(divs <= iters);
+                by_value_copy_is_moved(&st, probe);
+                // The supported copy fills a zeroed state: no uninitialised byte either, and it
+                // reads as its source.
+                let mut dup: $S = core::mem::zeroed();
+                let mut ws2 = vec![0 as $T; ws.len()];
+                ok($copy(&mut dup, ws2.as_mut_ptr(), ws2.len(), &st));
+                by_value_copy_is_moved(&dup, probe);
+                let mut dpos = [0 as $T; D];
+                ok($position(&dup, dpos.as_mut_ptr(), D));
+                assert_eq!(dpos, pos);
                 // A callback ABORT leaves the chain (position, counters) as it was, and a retry
                 // repeats the same draws.
                 m(ud).abort_at = Some(m(ud).calls + 2);
@@ -163,15 +188,12 @@ macro_rules! chain_case {
                 m(ud).abort_at = None;
                 // The retry after the ABORT repeats the same draws: run the step, put back the
                 // state (memcpy) and the workspace as they were, and run it again.
-                // Copied as bytes (MaybeUninit): the opaque struct holds padding bytes of the
-                // state init wrote, which a typed read (`ptr::read::<$S>`) would claim to be
-                // initialised integers, undefined behaviour that Miri reports.
-                let mut saved = core::mem::MaybeUninit::<$S>::uninit();
-                core::ptr::copy_nonoverlapping(&st, saved.as_mut_ptr(), 1);
+                // A typed copy (`s2 = s1;`), put back at the same address.
+                let saved: $S = core::ptr::read(&st);
                 let ws_saved = ws.clone();
                 ok($step(&mut st, &mut info));
                 ok($position(&st, pos.as_mut_ptr(), D));
-                core::ptr::copy_nonoverlapping(saved.as_ptr(), &mut st, 1);
+                core::ptr::write(&mut st, saved);
                 ws.copy_from_slice(&ws_saved);
                 ok($step(&mut st, &mut info));
                 ok($position(&st, after.as_mut_ptr(), D));
@@ -204,6 +226,7 @@ chain_case!(
     sgs_amagold_iterations,
     sgs_amagold_divergences,
     sgs_amagold_dim,
+    sgs_amagold_copy,
     sgs_amagold_info,
     sgs_amagold_run_summary
 );
@@ -226,6 +249,7 @@ chain_case!(
     sgs_amagold_iterations_f32,
     sgs_amagold_divergences_f32,
     sgs_amagold_dim_f32,
+    sgs_amagold_copy_f32,
     sgs_amagold_info,
     sgs_amagold_run_summary
 );
@@ -247,6 +271,7 @@ chain_case!(
     sgs_sghmc_iterations,
     sgs_sghmc_divergences,
     sgs_sghmc_dim,
+    sgs_sghmc_copy,
     sgs_sghmc_info,
     sgs_sghmc_run_summary
 );
@@ -268,6 +293,7 @@ chain_case!(
     sgs_sghmc_iterations_f32,
     sgs_sghmc_divergences_f32,
     sgs_sghmc_dim_f32,
+    sgs_sghmc_copy_f32,
     sgs_sghmc_info,
     sgs_sghmc_run_summary
 );
@@ -289,6 +315,7 @@ chain_case!(
     sgs_sgld_iterations,
     sgs_sgld_divergences,
     sgs_sgld_dim,
+    sgs_sgld_copy,
     sgs_sgld_info,
     sgs_sgld_run_summary
 );
@@ -310,6 +337,7 @@ chain_case!(
     sgs_sgld_iterations_f32,
     sgs_sgld_divergences_f32,
     sgs_sgld_dim_f32,
+    sgs_sgld_copy_f32,
     sgs_sgld_info,
     sgs_sgld_run_summary
 );
@@ -373,7 +401,7 @@ fn amagold_and_sghmc_extra_getters() {
 macro_rules! svgd_case {
     ($name:ident, $T:ty, $S:ident, $ws_len:ident, $index_len:ident, $init:ident, $step:ident,
      $run:ident, $particles:ident, $force:ident, $iterations:ident, $num:ident, $dim:ident,
-     $batched:expr) => {
+     $copy:ident, $batched:expr) => {
         #[test]
         fn $name() {
             const N: usize = 4;
@@ -406,6 +434,8 @@ macro_rules! svgd_case {
                     gs,
                     ud,
                 ));
+                let probe = |p: *const $S| $iterations(p, &mut 0u64);
+                by_value_copy_is_moved(&st, probe);
                 let mut info: sgs_svgd_info = core::mem::zeroed();
                 ok($step(&mut st, &mut info));
                 let mut sum: sgs_svgd_run_summary = core::mem::zeroed();
@@ -419,6 +449,20 @@ macro_rules! svgd_case {
                 ok($num(&st, &mut n));
                 ok($dim(&st, &mut d));
                 assert_eq!((it, n, d), (3, N, D));
+                by_value_copy_is_moved(&st, probe);
+                let mut dup: $S = core::mem::zeroed();
+                let (mut xs2, mut ws2, mut idx2) = (xs.clone(), ws.clone(), idx.clone());
+                ok($copy(
+                    &mut dup,
+                    xs2.as_mut_ptr(),
+                    xs2.len(),
+                    ws2.as_mut_ptr(),
+                    ws2.len(),
+                    idx2.as_mut_ptr(),
+                    idx2.len(),
+                    &st,
+                ));
+                by_value_copy_is_moved(&dup, probe);
                 // ABORT: the particles stay where they were.
                 ok($particles(&st, out.as_mut_ptr(), out.len()));
                 m(ud).abort_at = Some(m(ud).calls + 1);
@@ -454,6 +498,7 @@ svgd_case!(
     sgs_svgd_iterations,
     sgs_svgd_num_particles,
     sgs_svgd_dim,
+    sgs_svgd_copy,
     false
 );
 svgd_case!(
@@ -470,6 +515,7 @@ svgd_case!(
     sgs_svgd_iterations_f32,
     sgs_svgd_num_particles_f32,
     sgs_svgd_dim_f32,
+    sgs_svgd_copy_f32,
     true
 );
 

@@ -198,9 +198,10 @@ fn workspace_sizes() {
     let len = |c: SvgdConfig<KernelChoice>| Svgd::<f64>::workspace_len(n, d, &c);
     let fixed = |rule| SvgdConfig::new(8, KernelChoice::Gaussian { h: 1.0 }, rule);
     let constant = StepRule::Constant { eta: 0.1 };
-    // Without replacement: gradients, φ (+ history for AdaGrad). No N×N term.
-    assert_eq!(len(fixed(constant)), 2 * nd);
-    assert_eq!(len(fixed(StepRule::adagrad(0.1))), 3 * nd);
+    // Without replacement: gradients, φ, positions by permutation slot (+ history for
+    // AdaGrad). No N×N term.
+    assert_eq!(len(fixed(constant)), 3 * nd);
+    assert_eq!(len(fixed(StepRule::adagrad(0.1))), 4 * nd);
     // With replacement: batch gradients, φ, positions (p·d each), working particles, and for
     // AdaGrad the history and its working copy.
     let w = |rule| SvgdConfig {
@@ -211,7 +212,7 @@ fn workspace_sizes() {
     assert_eq!(len(w(StepRule::adagrad(0.1))), 3 * 8 * d + 3 * nd);
     // The median heuristic adds N(N−1)/2.
     let med = SvgdConfig::new(n, KernelChoice::GaussianMedian, constant);
-    assert_eq!(len(med), 2 * nd + n * (n - 1) / 2);
+    assert_eq!(len(med), 3 * nd + n * (n - 1) / 2);
     // Overflow saturates (so every real workspace is too small).
     assert_eq!(
         Svgd::<f64>::workspace_len(usize::MAX / 2, 3, &fixed(constant)),
@@ -293,7 +294,9 @@ fn non_finite_update_changes_nothing() {
             step_rule: StepRule::Constant { eta: 1e308 },
             ..cfg(2)
         };
-        let mut x = particles(n);
+        // Spread out (σ = 10) so that the largest force is well above 1.8 and η·φ overflows
+        // whatever the draws: with standard-normal particles it could stay below.
+        let mut x: Vec<f64> = particles(n).iter().map(|v| 10.0 * v).collect();
         let x0 = x.clone();
         let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, D, &c)];
         let mut idx = vec![0u32; n];

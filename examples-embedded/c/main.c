@@ -282,7 +282,9 @@ static int run32(const struct run *r)
 /* RBM-SVGD: runs.rs's "rbm-svgd-t3-p8" (64 particles, p = 8, fixed h = 2, AdaGrad 0.2, seed 13,
  * particles printed after iterations 1 and 100). */
 #define SVGD_N 64
-#define SVGD_WS (3 * SVGD_N) /* gradients, forces, AdaGrad history (d = 1) */
+/* gradients, forces, AdaGrad history, positions by slot (d = 1), and the C API's 4-byte progress
+ * word per particle (N/2 doubles or N floats) */
+#define SVGD_WS (5 * SVGD_N)
 static const char SVGD_NAME[] = "rbm-svgd-t3-p8";
 static sgs_svgd svgd64;
 static sgs_svgd_f32 svgd32;

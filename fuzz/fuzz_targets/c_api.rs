@@ -2,13 +2,21 @@
 //! f32, `sgs_minibatch`, `sgs_status_str`, the size queries and config defaults) with random call
 //! sequences, decoded by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
 //!
-//! All caller memory lives in one 32 KiB arena, so that any pointer the fuzzer picks (into a
+//! All caller memory lives in one 16 KiB arena, so that any pointer the fuzzer picks (into a
 //! state, into a workspace, into another output, misaligned, NULL) is valid memory and so that a
 //! write the library should not make is seen even when it stays inside the arena. The target
 //! keeps to the caller's side of the contract (lengths never exceed the memory behind a pointer
 //! unless they are ≥ 2⁶¹, which every entry point must refuse; a state pointer is either a live
 //! state, zero/garbage without a valid tag, NULL or misaligned; a sampler whose memory another
 //! call overwrote is forgotten), so that anything it reports is the library's fault.
+//!
+//! States are address-bound: a live state never moves. The target duplicates one the supported
+//! way (`sgs_*_copy` onto new, fuzzed buffers; the copy must read as its source) and also the
+//! unsupported way (a memcpy of the state bytes), after which every call on the moved bytes must
+//! return exactly `SGS_ERR_STATE_MOVED` (26) and change nothing; then it re-homes the moved state
+//! in place (`sgs_*_copy(s, its buffers, s)`, which must succeed) and clears the original with
+//! `sgs_*_clear`, or clears the moved bytes, or leaves them as garbage. `sgs_*_clear` is also
+//! called on any pointer.
 //!
 //! Oracle, checked after every call:
 //! * every status is documented (`sgs_status_str` is not "unknown status");
@@ -17,6 +25,8 @@
 //!   rows, totals and state of the iterations completed before the error);
 //! * after `SGS_OK` every position (chain position, every row of `run`, every SVGD particle) is
 //!   finite;
+//! * a moved state gets `SGS_ERR_STATE_MOVED`; in-place re-homing and `clear` of an aligned
+//!   state succeed, and `clear` zeroes exactly the state's bytes;
 //! * no crash, panic, AddressSanitizer report or overflow (debug assertions are on).
 #![no_main]
 
@@ -25,11 +35,11 @@ use core::mem::size_of;
 use libfuzzer_sys::fuzz_target;
 use sgsample::ffi::*;
 
-const ARENA: usize = 32 * 1024;
+const ARENA: usize = 16 * 1024;
 /// Lengths at or above this cannot describe memory (2⁶¹ elements of ≥ 4 bytes ≥ 2⁶³ bytes): the
 /// library must refuse them without touching anything.
 const HUGE: usize = 1 << 61;
-const MAX_OPS: usize = 48;
+const MAX_OPS: usize = 32;
 
 /// `SGS_FUZZ_TRACE=1 cargo fuzz run c_api <input>` prints each call and its status.
 fn trace() -> bool {
@@ -261,6 +271,8 @@ trait ChainApi {
     unsafe fn iterations(s: *const u8, out: *mut u64) -> i32;
     unsafe fn divergences(s: *const u8, out: *mut u64) -> i32;
     unsafe fn dim(s: *const u8, out: *mut usize) -> i32;
+    unsafe fn clear(s: *mut u8) -> i32;
+    unsafe fn copy(dst: *mut u8, ws: *mut Self::T, wl: usize, src: *const u8) -> i32;
     /// A sampler-specific value getter `k` (energy, step size, warm-up flag): writes to an
     /// 8-byte `out`, returns the status and the bytes written, or `None`.
     unsafe fn extra(k: u8, s: *const u8, out: *mut u8) -> Option<(i32, usize)>;
@@ -317,7 +329,7 @@ macro_rules! chain_impl {
     ($K:ident, $kind:expr, $T:ty, $S:ty, $Cfg:ty, $Info:ty, $Sum:ty, $cfg:ident,
      energy = $energy:tt,
      $wsl:ident $size:ident $align:ident $init:ident $step:ident $run:ident $pos:ident
-     $iters:ident $divs:ident $dim:ident,
+     $iters:ident $divs:ident $dim:ident $clear:ident $copy:ident,
      momentum = [$($mom:ident)?],
      extra = |$k:ident, $s:ident, $out:ident| $extra:expr) => {
         struct $K;
@@ -376,6 +388,12 @@ macro_rules! chain_impl {
             unsafe fn dim(s: *const u8, out: *mut usize) -> i32 {
                 unsafe { $dim(s.cast(), out) as i32 }
             }
+            unsafe fn clear(s: *mut u8) -> i32 {
+                unsafe { $clear(s.cast()) as i32 }
+            }
+            unsafe fn copy(dst: *mut u8, ws: *mut $T, wl: usize, src: *const u8) -> i32 {
+                unsafe { $copy(dst.cast(), ws, wl, src.cast()) as i32 }
+            }
             #[allow(unused_variables, unused_unsafe)]
             unsafe fn extra($k: u8, $s: *const u8, $out: *mut u8) -> Option<(i32, usize)> {
                 unsafe { $extra }
@@ -396,7 +414,7 @@ chain_impl!(Amg64, 0, f64, sgs_amagold, sgs_amagold_config, sgs_amagold_info, sg
     amagold_cfg, energy = true,
     sgs_amagold_workspace_len sgs_amagold_state_size sgs_amagold_state_align sgs_amagold_init
     sgs_amagold_step sgs_amagold_run sgs_amagold_position sgs_amagold_iterations
-    sgs_amagold_divergences sgs_amagold_dim,
+    sgs_amagold_divergences sgs_amagold_dim sgs_amagold_clear sgs_amagold_copy,
     momentum = [sgs_amagold_momentum],
     extra = |k, s, out| match k % 3 {
         0 => Some((sgs_amagold_energy(s.cast(), out.cast()) as i32, 8)),
@@ -407,7 +425,7 @@ chain_impl!(Amg32, 1, f32, sgs_amagold_f32, sgs_amagold_config, sgs_amagold_info
     sgs_amagold_run_summary, amagold_cfg, energy = true,
     sgs_amagold_workspace_len_f32 sgs_amagold_state_size_f32 sgs_amagold_state_align_f32
     sgs_amagold_init_f32 sgs_amagold_step_f32 sgs_amagold_run_f32 sgs_amagold_position_f32
-    sgs_amagold_iterations_f32 sgs_amagold_divergences_f32 sgs_amagold_dim_f32,
+    sgs_amagold_iterations_f32 sgs_amagold_divergences_f32 sgs_amagold_dim_f32 sgs_amagold_clear_f32 sgs_amagold_copy_f32,
     momentum = [sgs_amagold_momentum_f32],
     extra = |k, s, out| match k % 3 {
         0 => Some((sgs_amagold_energy_f32(s.cast(), out.cast()) as i32, 8)),
@@ -418,27 +436,27 @@ chain_impl!(Sgh64, 2, f64, sgs_sghmc, sgs_sghmc_config, sgs_sghmc_info, sgs_sghm
     sghmc_cfg, energy = false,
     sgs_sghmc_workspace_len sgs_sghmc_state_size sgs_sghmc_state_align sgs_sghmc_init
     sgs_sghmc_step sgs_sghmc_run sgs_sghmc_position sgs_sghmc_iterations sgs_sghmc_divergences
-    sgs_sghmc_dim,
+    sgs_sghmc_dim sgs_sghmc_clear sgs_sghmc_copy,
     momentum = [sgs_sghmc_momentum],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgh32, 3, f32, sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_run_summary, sghmc_cfg, energy = false,
     sgs_sghmc_workspace_len_f32 sgs_sghmc_state_size_f32 sgs_sghmc_state_align_f32
     sgs_sghmc_init_f32 sgs_sghmc_step_f32 sgs_sghmc_run_f32 sgs_sghmc_position_f32
-    sgs_sghmc_iterations_f32 sgs_sghmc_divergences_f32 sgs_sghmc_dim_f32,
+    sgs_sghmc_iterations_f32 sgs_sghmc_divergences_f32 sgs_sghmc_dim_f32 sgs_sghmc_clear_f32 sgs_sghmc_copy_f32,
     momentum = [sgs_sghmc_momentum_f32],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgl64, 4, f64, sgs_sgld, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
     sgld_cfg, energy = false,
     sgs_sgld_workspace_len sgs_sgld_state_size sgs_sgld_state_align sgs_sgld_init sgs_sgld_step
-    sgs_sgld_run sgs_sgld_position sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim,
+    sgs_sgld_run sgs_sgld_position sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim sgs_sgld_clear sgs_sgld_copy,
     momentum = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgl32, 5, f32, sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
     sgld_cfg, energy = false,
     sgs_sgld_workspace_len_f32 sgs_sgld_state_size_f32 sgs_sgld_state_align_f32
     sgs_sgld_init_f32 sgs_sgld_step_f32 sgs_sgld_run_f32 sgs_sgld_position_f32
-    sgs_sgld_iterations_f32 sgs_sgld_divergences_f32 sgs_sgld_dim_f32,
+    sgs_sgld_iterations_f32 sgs_sgld_divergences_f32 sgs_sgld_dim_f32 sgs_sgld_clear_f32 sgs_sgld_copy_f32,
     momentum = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 
@@ -472,11 +490,24 @@ trait SvgdApi {
     unsafe fn iterations(s: *const u8, out: *mut u64) -> i32;
     unsafe fn num_particles(s: *const u8, out: *mut usize) -> i32;
     unsafe fn dim(s: *const u8, out: *mut usize) -> i32;
+    unsafe fn clear(s: *mut u8) -> i32;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn copy(
+        dst: *mut u8,
+        p: *mut Self::T,
+        pl: usize,
+        ws: *mut Self::T,
+        wl: usize,
+        idx: *mut u32,
+        il: usize,
+        src: *const u8,
+    ) -> i32;
 }
 
 macro_rules! svgd_impl {
     ($K:ident, $kind:expr, $T:ty, $S:ty, $wsl:ident $il:ident $size:ident $align:ident $init:ident
-     $step:ident $run:ident $parts:ident $force:ident $iters:ident $np:ident $dim:ident) => {
+     $step:ident $run:ident $parts:ident $force:ident $iters:ident $np:ident $dim:ident
+     $clear:ident $copy:ident) => {
         struct $K;
         impl SvgdApi for $K {
             type T = $T;
@@ -533,17 +564,33 @@ macro_rules! svgd_impl {
             unsafe fn dim(s: *const u8, out: *mut usize) -> i32 {
                 unsafe { $dim(s.cast(), out) as i32 }
             }
+            unsafe fn clear(s: *mut u8) -> i32 {
+                unsafe { $clear(s.cast()) as i32 }
+            }
+            unsafe fn copy(
+                dst: *mut u8,
+                p: *mut $T,
+                pl: usize,
+                ws: *mut $T,
+                wl: usize,
+                idx: *mut u32,
+                il: usize,
+                src: *const u8,
+            ) -> i32 {
+                unsafe { $copy(dst.cast(), p, pl, ws, wl, idx, il, src.cast()) as i32 }
+            }
         }
     };
 }
 
 svgd_impl!(Svgd64, 6, f64, sgs_svgd, sgs_svgd_workspace_len sgs_svgd_index_len
     sgs_svgd_state_size sgs_svgd_state_align sgs_svgd_init sgs_svgd_step sgs_svgd_run
-    sgs_svgd_particles sgs_svgd_force sgs_svgd_iterations sgs_svgd_num_particles sgs_svgd_dim);
+    sgs_svgd_particles sgs_svgd_force sgs_svgd_iterations sgs_svgd_num_particles sgs_svgd_dim
+    sgs_svgd_clear sgs_svgd_copy);
 svgd_impl!(Svgd32, 7, f32, sgs_svgd_f32, sgs_svgd_workspace_len_f32 sgs_svgd_index_len_f32
     sgs_svgd_state_size_f32 sgs_svgd_state_align_f32 sgs_svgd_init_f32 sgs_svgd_step_f32
     sgs_svgd_run_f32 sgs_svgd_particles_f32 sgs_svgd_force_f32 sgs_svgd_iterations_f32
-    sgs_svgd_num_particles_f32 sgs_svgd_dim_f32);
+    sgs_svgd_num_particles_f32 sgs_svgd_dim_f32 sgs_svgd_clear_f32 sgs_svgd_copy_f32);
 
 fn svgd_cfg(b: &mut Bytes, n: usize) -> sgs_svgd_config {
     let p = match b.u8() % 8 {
@@ -616,9 +663,10 @@ impl Ctx {
         bytes_of(&self.arena)
     }
     fn snapshot(&mut self) {
-        self.before.clear();
-        let b = bytes_of(&self.arena).to_vec();
-        self.before = b;
+        // Into the same buffer every time: one memcpy, no allocation.
+        let now = bytes_of(&self.arena);
+        self.before.resize(now.len(), 0);
+        self.before.copy_from_slice(now);
     }
     fn ptr<T>(&mut self, off: Option<usize>) -> *mut T {
         match off {
@@ -671,7 +719,8 @@ impl Ctx {
     /// An offset into the arena (or None for NULL) for `size` bytes of a type aligned to
     /// `align`: random, aligned random, inside a live sampler's memory, or misaligned.
     fn pick(&mut self, b: &mut Bytes, size: usize, align: usize) -> Option<usize> {
-        let size = size.max(1);
+        // A buffer larger than the arena starts at 0 (its length is then capped by `len`).
+        let size = size.clamp(1, ARENA);
         let o = match b.u8() % 10 {
             0 => return None,
             1 => b.below(ARENA),
@@ -945,7 +994,7 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
             let n = match b.u8() % 8 {
                 0 => 0,
                 7 => HUGE + b.below(9),
-                k => k as usize * (1 + b.u8() as usize % 8),
+                k => k as usize * (1 + b.u8() as usize % 4),
             };
             let need = n.saturating_mul(d);
             let oo = cx.pick(b, t * need.min(4096), t);
@@ -1309,35 +1358,311 @@ fn minibatch(cx: &mut Ctx, b: &mut Bytes) {
     }
 }
 
-/// Moves a live state with memcpy (documented as allowed) to a place clear of its own buffers.
-fn move_state(cx: &mut Ctx, b: &mut Bytes) {
-    if cx.live.is_empty() {
-        return;
+// ---------------------------------------------------------------------------------------------
+// Copying, moving and clearing states.
+//
+// A state records its address: the supported way to duplicate a chain is `sgs_*_copy` onto new
+// buffers, and a state moved byte-wise (memcpy, realloc, struct assignment) must be refused with
+// exactly `SGS_ERR_STATE_MOVED` until `sgs_*_copy(s, its buffers, s)` re-homes it.
+
+/// What a successful copy made: the byte ranges it owns (state, workspace, index) and its
+/// particles.
+type Made = (Vec<(usize, usize)>, Option<(usize, usize)>);
+
+/// What the state operations need of one sampler kind, whatever its API shape.
+trait StateOps {
+    fn size(&self) -> usize;
+    /// A call whose only fault can be the state (a step without `info`, a one-row run, a getter
+    /// into local memory): on a moved state it must return `SGS_ERR_STATE_MOVED`.
+    unsafe fn probe(&self, s: *mut u8, l: &Live, k: u8) -> i32;
+    unsafe fn clear(&self, s: *mut u8) -> i32;
+    /// `copy(dst, l's own buffers, src)`: with `dst == src`, the in-place re-homing of `src`.
+    unsafe fn copy_onto(&self, cx: &mut Ctx, dst: usize, l: &Live, src: usize) -> i32;
+    /// `copy(dst, new buffers, l's state)` with fuzzed pointers and lengths: on `SGS_OK`, the
+    /// byte ranges the copy owns and its particles.
+    unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>);
+    /// The chain's view (position, momentum) or the particles, through the getters.
+    fn view(&self, cx: &mut Ctx, l: &Live) -> Vec<u64>;
+}
+
+struct ChainOps<C>(core::marker::PhantomData<C>);
+struct SvgdOps<V>(core::marker::PhantomData<V>);
+
+impl<C: ChainApi> StateOps for ChainOps<C> {
+    fn size(&self) -> usize {
+        C::STATE
     }
-    let i = b.below(cx.live.len());
-    let size = [Amg64::STATE, Amg32::STATE, Sgh64::STATE, Sgh32::STATE, Sgl64::STATE, Sgl32::STATE,
-        Svgd64::STATE, Svgd32::STATE][cx.live[i].kind];
+    unsafe fn probe(&self, s: *mut u8, l: &Live, k: u8) -> i32 {
+        let mut out = vec![C::T::from_f64(0.0); l.d];
+        let mut v = 0u64;
+        // SAFETY: `s` points to a whole state's bytes in the arena; the outputs are locals.
+        unsafe {
+            match k % 4 {
+                0 => C::step(s, core::ptr::null_mut()),
+                1 => C::run(s, 1, out.as_mut_ptr(), l.d, core::ptr::null_mut(), core::ptr::null_mut()),
+                2 => C::position(s, out.as_mut_ptr(), l.d),
+                _ => C::iterations(s, &mut v),
+            }
+        }
+    }
+    unsafe fn clear(&self, s: *mut u8) -> i32 {
+        // SAFETY: forwarded.
+        unsafe { C::clear(s) }
+    }
+    unsafe fn copy_onto(&self, cx: &mut Ctx, dst: usize, l: &Live, src: usize) -> i32 {
+        let (w, we) = l.owned[1];
+        let (d, w, s) = (cx.ptr::<u8>(Some(dst)), cx.ptr::<C::T>(Some(w)), cx.ptr::<u8>(Some(src)));
+        // SAFETY: all inside the arena, `l`'s workspace with its recorded length.
+        unsafe { C::copy(d, w, (we - l.owned[1].0) / <C::T as Flt>::SIZE, s) }
+    }
+    unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>) {
+        let t = <C::T as Flt>::SIZE;
+        let need = C::ws_len(l.d);
+        let dst = cx.pick(b, C::STATE, 8);
+        let wo = cx.pick(b, t * need.min(4096), t);
+        let wl = cx.len(b, wo, t, need);
+        cx.snapshot();
+        let (dp, wp, sp) = (cx.ptr::<u8>(dst), cx.ptr::<C::T>(wo), cx.ptr::<u8>(Some(l.state)));
+        // SAFETY: every pointer NULL or in the arena with its length (or a huge one).
+        let s = unsafe { C::copy(dp, wp, wl, sp) };
+        let owned = (s == 0).then(|| {
+            let (d, w) = (dst.unwrap(), wo.unwrap());
+            (vec![(d, d + C::STATE), (w, w + wl * t)], None)
+        });
+        (s, owned)
+    }
+    fn view(&self, cx: &mut Ctx, l: &Live) -> Vec<u64> {
+        let i = cx.live.iter().position(|m| m.state == l.state);
+        chain_view::<C>(cx, i)
+    }
+}
+
+impl<V: SvgdApi> StateOps for SvgdOps<V> {
+    fn size(&self) -> usize {
+        V::STATE
+    }
+    unsafe fn probe(&self, s: *mut u8, l: &Live, k: u8) -> i32 {
+        let mut out = vec![V::T::from_f64(0.0); l.n * l.d];
+        let mut v = 0u64;
+        // SAFETY: as for the chains.
+        unsafe {
+            match k % 4 {
+                0 => V::step(s, core::ptr::null_mut()),
+                1 => V::run(s, 1, core::ptr::null_mut()),
+                2 => V::particles(s, out.as_mut_ptr(), out.len()),
+                _ => V::iterations(s, &mut v),
+            }
+        }
+    }
+    unsafe fn clear(&self, s: *mut u8) -> i32 {
+        // SAFETY: forwarded.
+        unsafe { V::clear(s) }
+    }
+    unsafe fn copy_onto(&self, cx: &mut Ctx, dst: usize, l: &Live, src: usize) -> i32 {
+        let t = <V::T as Flt>::SIZE;
+        let ((w, we), (x, xe), (p, pe)) = (l.owned[1], l.owned[2], l.particles.unwrap());
+        let (dp, pp, wp, ip, sp) = (
+            cx.ptr::<u8>(Some(dst)),
+            cx.ptr::<V::T>(Some(p)),
+            cx.ptr::<V::T>(Some(w)),
+            cx.ptr::<u32>(Some(x)),
+            cx.ptr::<u8>(Some(src)),
+        );
+        // SAFETY: `l`'s own buffers with their recorded lengths.
+        unsafe { V::copy(dp, pp, (pe - p) / t, wp, (we - w) / t, ip, (xe - x) / 4, sp) }
+    }
+    unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>) {
+        let t = <V::T as Flt>::SIZE;
+        let (coords, ws_need, idx_need) = (
+            l.n * l.d,
+            (l.owned[1].1 - l.owned[1].0) / t,
+            (l.owned[2].1 - l.owned[2].0) / 4,
+        );
+        let dst = cx.pick(b, V::STATE, 8);
+        let po = cx.pick(b, t * coords.min(4096), t);
+        let pl = cx.len(b, po, t, coords);
+        let wo = cx.pick(b, t * ws_need.min(4096), t);
+        let wl = cx.len(b, wo, t, ws_need);
+        let io = cx.pick(b, 4 * idx_need.min(4096), 4);
+        let il = cx.len(b, io, 4, idx_need);
+        cx.snapshot();
+        let (dp, pp, wp, ip, sp) = (
+            cx.ptr::<u8>(dst),
+            cx.ptr::<V::T>(po),
+            cx.ptr::<V::T>(wo),
+            cx.ptr::<u32>(io),
+            cx.ptr::<u8>(Some(l.state)),
+        );
+        // SAFETY: every pointer NULL or in the arena with its length (or a huge one).
+        let s = unsafe { V::copy(dp, pp, pl, wp, wl, ip, il, sp) };
+        let owned = (s == 0).then(|| {
+            let (d, p, w, x) = (dst.unwrap(), po.unwrap(), wo.unwrap(), io.unwrap());
+            (vec![(d, d + V::STATE), (w, w + wl * t), (x, x + il * 4)], Some((p, p + pl * t)))
+        });
+        (s, owned)
+    }
+    fn view(&self, cx: &mut Ctx, l: &Live) -> Vec<u64> {
+        let t = <V::T as Flt>::SIZE;
+        let i = cx.live.iter().position(|m| m.state == l.state);
+        let Some((po, _)) = i.and_then(|i| cx.live[i].particles) else { return vec![] };
+        let mut out = vec![V::T::from_f64(0.0); l.n * l.d];
+        // SAFETY: a live state; out is a Vec of N·d elements.
+        let s = unsafe { V::particles(cx.base().add(l.state), out.as_mut_ptr(), out.len()) };
+        assert_eq!(s, 0, "particles getter failed on a live system");
+        // The getter copies the caller's particles: the same bits as in the arena.
+        assert!(
+            out.iter().enumerate().all(|(k, v)| {
+                // SAFETY: inside the particles.
+                let a = unsafe { cx.bytes().as_ptr().add(po + k * t).cast::<V::T>().read_unaligned() };
+                a.to_f64().to_bits() == v.to_f64().to_bits()
+            }),
+            "particles getter disagrees with the particles"
+        );
+        out.iter().map(|v| v.to_f64().to_bits()).collect()
+    }
+}
+
+fn ops_of(kind: usize) -> &'static dyn StateOps {
+    use core::marker::PhantomData as P;
+    const OPS: [&dyn StateOps; 8] = [
+        &ChainOps::<Amg64>(P),
+        &ChainOps::<Amg32>(P),
+        &ChainOps::<Sgh64>(P),
+        &ChainOps::<Sgh32>(P),
+        &ChainOps::<Sgl64>(P),
+        &ChainOps::<Sgl32>(P),
+        &SvgdOps::<Svgd64>(P),
+        &SvgdOps::<Svgd32>(P),
+    ];
+    OPS[kind % 8]
+}
+
+/// The supported copy of a live state onto new (fuzzed) buffers: on `SGS_OK` the copy is a new
+/// live sampler that reads as its source; on an error nothing changed.
+fn copy_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
+    let l = cx.live[i].clone();
+    let ops = ops_of(l.kind);
+    // SAFETY: `l` is live; the copy's pointers are picked by the caller-side rules.
+    let (s, made) = unsafe { ops.copy_new(cx, b, &l) };
+    check_status("copy", s);
+    if trace() {
+        eprintln!("copy kind {} from {} -> {s}", l.kind, l.state);
+    }
+    let Some((owned, particles)) = made else {
+        cx.check_only("failed copy", s, &[]);
+        return;
+    };
+    let mut allowed = owned.clone();
+    allowed.extend(particles);
+    cx.check_only("copy", s, &allowed);
+    // A live sampler whose memory the copy overwrote (the caller's choice) is forgotten; the
+    // source cannot be among them (the library refuses any overlap with its buffers).
+    cx.forget_clobbered(None);
+    assert!(cx.live.iter().any(|m| m.state == l.state), "copy overwrote its source");
+    let dst = owned[0].0;
+    cx.live.push(Live { state: dst, owned, particles, ..l.clone() });
+    let copy = cx.live.last().unwrap().clone();
+    assert!(ops.view(cx, &l) == ops.view(cx, &copy), "the copy does not read as its source");
+}
+
+/// The unsupported move (memcpy of a live state to a place clear of its buffers): every call on
+/// the moved bytes is refused with exactly `SGS_ERR_STATE_MOVED` and changes nothing. Then the
+/// caller re-homes the moved state in place (`copy(s, its buffers, s)`, and clears the original,
+/// which now shares its buffers), clears the moved bytes, or leaves them as stale garbage.
+fn move_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
+    let l = cx.live[i].clone();
+    let ops = ops_of(l.kind);
+    let size = ops.size();
     let dst = (b.below(ARENA - size)) / 8 * 8;
     let to = (dst, dst + size);
-    let l = cx.live[i].clone();
-    if l.owned.iter().skip(1).chain(l.particles.iter()).any(|&r| overlaps(r, to))
-        || overlaps(l.owned[0], to)
-    {
+    if l.owned.iter().chain(l.particles.iter()).any(|&r| overlaps(r, to)) {
         return;
     }
     cx.snapshot();
     let base = cx.base();
     // SAFETY: both ranges lie in the arena and are disjoint.
     unsafe { core::ptr::copy_nonoverlapping(base.add(l.state), base.add(dst), size) };
-    cx.live.remove(i);
     cx.forget_clobbered(None);
-    if trace() {
-        eprintln!("move state {} -> {dst}", l.state);
+    for _ in 0..1 + b.u8() % 3 {
+        let k = b.u8();
+        cx.snapshot();
+        let p = cx.ptr::<u8>(Some(dst));
+        // SAFETY: the moved bytes are a whole state's size inside the arena.
+        let s = unsafe { ops.probe(p, &l, k) };
+        if trace() {
+            eprintln!("moved state {} -> {dst}, probe {} -> {s}", l.state, k % 4);
+        }
+        assert_eq!(s, 26, "a call on a moved state (kind {}) did not return SGS_ERR_STATE_MOVED", l.kind);
+        cx.check_only("call on a moved state", s, &[]);
     }
-    let mut l = l;
-    l.owned[0] = to;
-    l.state = dst;
-    cx.live.push(l);
+    match b.u8() % 4 {
+        0 | 1 => {
+            cx.snapshot();
+            // SAFETY: `l`'s buffers are alive (the memcpy missed them).
+            let s = unsafe { ops.copy_onto(cx, dst, &l, dst) };
+            assert_eq!(s, 0, "re-homing a moved state in place failed");
+            cx.check_only("re-homing copy", s, &[to]);
+            // The original and the re-homed state now share the buffers: the caller gives up
+            // the original.
+            clear_at(cx, l.kind, l.state);
+            cx.forget_clobbered(None);
+            assert!(!cx.live.iter().any(|m| m.state == l.state || m.state == dst));
+            cx.live.push(Live { state: dst, owned: [&[to], &l.owned[1..]].concat(), ..l.clone() });
+            let moved = cx.live.last().unwrap().clone();
+            let _ = ops.view(cx, &moved);
+        }
+        2 => clear_at(cx, l.kind, dst),
+        _ => {}
+    }
+}
+
+/// `sgs_*_clear` of kind `kind` at arena offset `at`, which must succeed and zero exactly the
+/// state's bytes.
+fn clear_at(cx: &mut Ctx, kind: usize, at: usize) {
+    let ops = ops_of(kind);
+    cx.snapshot();
+    let p = cx.ptr::<u8>(Some(at));
+    // SAFETY: a whole state's size at an aligned offset inside the arena.
+    let s = unsafe { ops.clear(p) };
+    assert_eq!(s, 0, "clear of an aligned state failed");
+    let r = (at, at + ops.size());
+    cx.check_only("clear", s, &[r]);
+    assert!(cx.bytes()[r.0..r.1].iter().all(|&x| x == 0), "clear left non-zero bytes");
+}
+
+/// `sgs_*_clear` on any pointer (NULL, misaligned, a live state of any kind, garbage): a
+/// documented status; on `SGS_OK` exactly the state's bytes are zero; on an error nothing
+/// changed. A sampler whose memory was cleared is forgotten.
+fn clear_any(cx: &mut Ctx, b: &mut Bytes, kind: usize) {
+    let ops = ops_of(kind);
+    let at = cx.pick(b, ops.size(), 8);
+    cx.snapshot();
+    let p = cx.ptr::<u8>(at);
+    // SAFETY: NULL or a state's size inside the arena.
+    let s = unsafe { ops.clear(p) };
+    check_status("clear", s);
+    match (s, at) {
+        (0, Some(o)) => {
+            let r = (o, o + ops.size());
+            cx.check_only("clear", s, &[r]);
+            assert!(cx.bytes()[r.0..r.1].iter().all(|&x| x == 0), "clear left non-zero bytes");
+        }
+        _ => cx.check_only("failed clear", s, &[]),
+    }
+    cx.forget_clobbered(None);
+}
+
+/// Copy, move or clear, mostly on a live sampler.
+fn state_op(cx: &mut Ctx, b: &mut Bytes, kind: usize) {
+    let k = b.u8();
+    if cx.live.is_empty() || k % 8 == 0 {
+        return clear_any(cx, b, kind);
+    }
+    let i = b.below(cx.live.len());
+    match k % 8 {
+        1..=4 => copy_state(cx, b, i),
+        _ => move_state(cx, b, i),
+    }
 }
 
 fn one_input(data: &[u8]) {
@@ -1385,7 +1710,7 @@ fn one_input(data: &[u8]) {
                 }
             }
             12 => minibatch(&mut cx, &mut b),
-            13 => move_state(&mut cx, &mut b),
+            13 => state_op(&mut cx, &mut b, kind),
             14 => {
                 let s = b.u32() as i32;
                 check_status_str(s);

@@ -324,7 +324,7 @@ pub(crate) unsafe fn init<T: CFloat, C: CChain + ChainStep<T, CModel<T>>, S>(
     seal(&mut fx, tag::<T, C>(), state as usize, core.dim() as u64);
     // SAFETY: `state` is non-null, aligned, and large enough (compile-time assertions in
     // `chain_api!`).
-    unsafe { state.cast::<State<T, C>>().write(State { fx, core }) };
+    unsafe { store(state, State::<T, C> { fx, core }) };
     Ok(())
 }
 
@@ -529,7 +529,7 @@ pub(crate) unsafe fn copy<T: CFloat, C: CChain, S>(
     // large enough, disjoint from the source.
     unsafe {
         core::ptr::copy_nonoverlapping(fx.ws, dst_ws, need);
-        dst.cast::<State<T, C>>().write(State { fx: nfx, core });
+        store(dst, State::<T, C> { fx: nfx, core });
     }
     Ok(())
 }
@@ -798,13 +798,16 @@ macro_rules! chain_states {
         /// `…_state_size()` and `…_state_align()` queries.
         #[repr(C)]
         pub struct $S64 {
-            _opaque: [u64; $words],
+            // `MaybeUninit` words (plain `uint64_t` in the header): the Rust state stored here has
+            // padding, which a typed write leaves uninitialised, so a by-value copy (`s2 = s1`, a
+            // Rust move) must not claim that every word is an initialised integer.
+            _opaque: [core::mem::MaybeUninit<u64>; $words],
         }
 
         #[doc = concat!(" ", $name, " chain on `float` coordinates, in caller memory (see `", stringify!($S64), "`).")]
         #[repr(C)]
         pub struct $S32 {
-            _opaque: [u64; $words],
+            _opaque: [core::mem::MaybeUninit<u64>; $words],
         }
     };
 }

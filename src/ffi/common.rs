@@ -262,6 +262,23 @@ pub(crate) fn check_sealed<S, F: Fixed>(
     Ok(())
 }
 
+/// Fills the whole opaque struct at `dst` with `v` (an `S` is at least as large and aligned as a
+/// `V`). Every byte of `*dst` is zeroed first, so that the tail `v` does not cover holds no stale
+/// bytes of what was there before. The padding inside `v` is still uninitialised after the typed
+/// write (Rust semantics, which Miri checks); that is why the opaque structs are declared as
+/// `MaybeUninit` words, so that a by-value copy of a state (`s2 = s1;`) is defined in Rust too.
+///
+/// # Safety
+/// `dst` non-null, aligned and writable for an `S`; `S` at least as large and aligned as `V`.
+pub(crate) unsafe fn store<S, V>(dst: *mut S, v: V) {
+    debug_assert!(size_of::<V>() <= size_of::<S>() && align_of::<V>() <= align_of::<S>());
+    // SAFETY: contract of the caller.
+    unsafe {
+        dst.write_bytes(0, 1);
+        dst.cast::<V>().write(v);
+    }
+}
+
 /// `Busy` when `p` holds a state of this `tag` that is in a call (for `init`, `clear` and the
 /// destination of `copy`, which may hold anything, initialised or not).
 ///

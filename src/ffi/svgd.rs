@@ -3,11 +3,13 @@
 use super::chain::{c_summary, CSummary};
 use super::common::*;
 use super::sgs_status;
+
+mod phases;
 use crate::error::{Error, Stop};
 use crate::float::Float;
 use crate::model::Gradient;
 use crate::run::run_iterations;
-use crate::svgd::{workspace_len, SvgdCore};
+use crate::svgd::{workspace_len, KernelParams, Pending, SvgdCore};
 use crate::{Batching, KernelChoice, StepRule, SvgdConfig, SvgdInfo};
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
@@ -123,13 +125,14 @@ c_summary!(
 /// `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
 #[repr(C)]
 pub struct sgs_svgd {
-    _opaque: [u64; 48],
+    // `MaybeUninit` words, as for the chains' states (see `chain_states!`).
+    _opaque: [core::mem::MaybeUninit<u64>; 56],
 }
 
 /// An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
 #[repr(C)]
 pub struct sgs_svgd_f32 {
-    _opaque: [u64; 48],
+    _opaque: [core::mem::MaybeUninit<u64>; 56],
 }
 
 /// The fixed part of an SVGD state: what `init` recorded, checksummed.
@@ -200,12 +203,34 @@ impl<T> SvgdFixed<T> {
     }
 }
 
-/// The Rust state in an `sgs_svgd` / `sgs_svgd_f32`: the fixed part, then the core. Only the
-/// core is ever borrowed; the fixed part is read by value.
+/// The Rust state in an `sgs_svgd` / `sgs_svgd_f32`: the fixed part, the core, and the
+/// iteration in phases under way (`sgs_svgd_begin` … `finish`/`cancel`), if any. Only the core
+/// and the pending iteration are ever borrowed; the fixed part is read by value.
 #[repr(C)]
 struct State<T> {
     fx: SvgdFixed<T>,
     core: SvgdCore<KernelChoice>,
+    pending: Option<Pending<KernelParams<T>, T>>,
+}
+
+const _: () = {
+    assert!(size_of::<State<f64>>() <= size_of::<sgs_svgd>());
+    assert!(align_of::<State<f64>>() <= align_of::<sgs_svgd>());
+    assert!(size_of::<State<f32>>() <= size_of::<sgs_svgd_f32>());
+    assert!(align_of::<State<f32>>() <= align_of::<sgs_svgd_f32>());
+};
+
+/// Workspace elements of type `T` the C layer adds after the core's layout: one `u32` progress
+/// word per permutation slot for the iteration in phases (see `phases`), rounded up to whole
+/// elements.
+fn flag_elems<T>(n: usize) -> usize {
+    n.saturating_mul(4).div_ceil(size_of::<T>())
+}
+
+/// The workspace the C layer needs: the core's layout, then the progress words.
+fn c_need<T>(core: &SvgdCore<KernelChoice>) -> usize {
+    core.workspace_needed()
+        .saturating_add(flag_elems::<T>(core.n))
 }
 
 const TAG_F64: u64 = u64::from_le_bytes(*b"sgsSVG64");
@@ -320,7 +345,7 @@ unsafe fn ws_len<T: Float>(n: usize, d: usize, config: *const sgs_svgd_config) -
     }
     // SAFETY: checked non-null and aligned; every bit pattern is a valid config.
     match config_from(unsafe { &config.read() }) {
-        Ok(cfg) => workspace_len::<T, KernelChoice>(n, d, &cfg),
+        Ok(cfg) => workspace_len::<T, KernelChoice>(n, d, &cfg).saturating_add(flag_elems::<T>(n)),
         Err(_) => 0,
     }
 }
@@ -374,6 +399,12 @@ unsafe fn init<T: Float, S>(
     }
     // SAFETY: checked non-null and aligned; every bit pattern is a valid config.
     let cfg = config_from(unsafe { &config.read() })?;
+    // The progress words after the core's layout are the C layer's: checked here, before the
+    // core writes anything.
+    let core_need = workspace_len::<T, KernelChoice>(n, d, &cfg);
+    if core_need != usize::MAX && ws_len < core_need.saturating_add(flag_elems::<T>(n)) {
+        return Err(Error::WorkspaceTooSmall);
+    }
     // SAFETY: checked above; the three buffers are pairwise disjoint.
     let (xs, ws_slice, idx_slice) = unsafe {
         (
@@ -404,7 +435,17 @@ unsafe fn init<T: Float, S>(
     };
     seal(&mut fx, tag, state as usize, extra(&core));
     // SAFETY: `state` is non-null, aligned, and large enough (compile-time assertions).
-    unsafe { state.cast::<State<T>>().write(State { fx, core }) };
+    unsafe {
+        store(
+            state,
+            State::<T> {
+                fx,
+                core,
+                pending: None,
+            },
+        );
+        clear_pending(state.cast::<State<T>>());
+    }
     Ok(())
 }
 
@@ -441,10 +482,48 @@ unsafe fn enter<T: Float, S>(
     // SAFETY: tagged: an init stored a `State` here (its core is plain data).
     let core = unsafe { core_ref::<T, S>(state) };
     check_sealed(&fx, state, extra(core), allow_moved)?;
-    if core.n != fx.n || core.d != fx.d || fx.ws_len < core.workspace_needed() {
+    if core.n != fx.n || core.d != fx.d || fx.ws_len < c_need::<T>(core) {
         return Err(Error::StateCorrupted);
     }
     Ok(fx)
+}
+
+/// Ends the pending iteration slot of a state: zeroes it, then stores `None`, so that a state
+/// whose iteration was cancelled or failed is byte for byte the state before `begin` (the
+/// bad-input tests compare the bytes).
+///
+/// # Safety
+/// `state` points to a writable `State<T>`; no reference to its pending slot live.
+unsafe fn clear_pending<T>(state: *mut State<T>) {
+    // SAFETY: contract of the caller; all-zero bytes are then overwritten with a valid `None`.
+    unsafe {
+        let p = core::ptr::addr_of_mut!((*state).pending);
+        p.write_bytes(0, 1);
+        p.write(None);
+    }
+}
+
+/// Whether an iteration in phases is under way on a validated state.
+///
+/// # Safety
+/// `state` validated by [`enter`]; no mutable reference to its pending iteration live.
+unsafe fn in_phases<T, S>(state: *const S) -> bool {
+    // SAFETY: contract of the caller.
+    unsafe { (*core::ptr::addr_of!((*state.cast::<State<T>>()).pending)).is_some() }
+}
+
+/// `IterationInProgress` when an iteration in phases is under way (for the calls that would
+/// write the state or read the regions the phases write).
+///
+/// # Safety
+/// As for [`in_phases`].
+unsafe fn refuse_in_phases<T, S>(state: *const S) -> Result<(), Error> {
+    // SAFETY: forwarded contract.
+    if unsafe { in_phases::<T, S>(state) } {
+        Err(Error::IterationInProgress)
+    } else {
+        Ok(())
+    }
 }
 
 /// One iteration of a validated state, marked busy for its duration.
@@ -465,7 +544,10 @@ unsafe fn step_state<T: Float, S>(state: *mut S, fx: &SvgdFixed<T>) -> Result<Sv
         (
             &mut *core::ptr::addr_of_mut!((*state.cast::<State<T>>()).core),
             core::slice::from_raw_parts_mut(fx.particles, fx.n_coords),
-            workspace(fx.ws, fx.ws_len),
+            workspace(
+                fx.ws,
+                (*core::ptr::addr_of!((*state.cast::<State<T>>()).core)).workspace_needed(),
+            ),
             core::slice::from_raw_parts_mut(fx.idx, fx.idx_len),
         )
     };
@@ -482,6 +564,8 @@ unsafe fn step<T: Float, S>(
     check_opt(info)?;
     // SAFETY: contract of the caller.
     let fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    // SAFETY: validated.
+    unsafe { refuse_in_phases::<T, S>(state)? };
     let o = Span::of(info, 1);
     if fx.spans(state).iter().any(|s| Span::overlaps(&o, s)) {
         return Err(Error::InvalidArgument);
@@ -505,6 +589,8 @@ unsafe fn run<T: Float, S>(
     check_opt(summary)?;
     // SAFETY: contract of the caller.
     let fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    // SAFETY: validated.
+    unsafe { refuse_in_phases::<T, S>(state)? };
     let o = Span::of(summary, 1);
     if fx.spans(state).iter().any(|s| Span::overlaps(&o, s)) {
         return Err(Error::InvalidArgument);
@@ -527,12 +613,18 @@ unsafe fn copy_out<T: Float, S>(
     tag: u64,
     state: *const S,
     which: fn(&SvgdFixed<T>, &SvgdCore<KernelChoice>) -> (*const T, usize),
+    during_phases: bool,
     out: *mut T,
     out_len: usize,
 ) -> Result<(), Error> {
     check_ptr(out)?;
     // SAFETY: contract of the caller.
     let fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    // The forces' region is the phases' scratch while an iteration is under way.
+    // SAFETY: validated.
+    if !during_phases && unsafe { in_phases::<T, S>(state) } {
+        return Err(Error::IterationInProgress);
+    }
     // SAFETY: validated.
     let (src, len) = which(&fx, unsafe { core_ref::<T, S>(state) });
     // SAFETY: `src..src+len` lies in a buffer checked at init.
@@ -569,6 +661,21 @@ unsafe fn get<T: Float, S, V>(
     unsafe { write_out(out, &fx.spans(state), v) }
 }
 
+/// `sgs_svgd_clear`: as every sampler's clear, but a valid state with an iteration in phases
+/// under way is refused (`IterationInProgress`): its range calls may be running.
+///
+/// # Safety
+/// The C contract of `sgs_svgd_clear`.
+unsafe fn clear_state<T: Float, S>(state: *mut S, tag: u64) -> Result<(), Error> {
+    // SAFETY: contract of the caller; a state that does not validate is cleared as it is.
+    if unsafe { enter::<T, S>(tag, state, true) }.is_ok() {
+        // SAFETY: validated.
+        unsafe { refuse_in_phases::<T, S>(state)? };
+    }
+    // SAFETY: contract of the caller.
+    unsafe { clear(state, tag) }
+}
+
 /// `sgs_svgd_copy`: an independent copy of `src` in `dst` over the new buffers (particles,
 /// workspace and index contents copied), or, when `dst` is `src` with its own buffers, the
 /// re-homing of a state that was moved byte-wise.
@@ -597,6 +704,8 @@ unsafe fn copy<T: Float, S>(
     check_array(idx, idx_len)?;
     // SAFETY: contract of the caller.
     let fx: SvgdFixed<T> = unsafe { enter(tag, src, true)? };
+    // SAFETY: validated.
+    unsafe { refuse_in_phases::<T, S>(src)? };
     // SAFETY: checked non-null and aligned.
     unsafe { refuse_if_busy(dst, tag)? };
     let in_place = dst.cast_const() == src
@@ -623,7 +732,7 @@ unsafe fn copy<T: Float, S>(
         return Err(Error::LengthMismatch);
     }
     let need = core.workspace_needed();
-    if ws_len < need || idx_len < fx.n {
+    if ws_len < c_need::<T>(&core) || idx_len < fx.n {
         return Err(Error::WorkspaceTooSmall);
     }
     let mut nfx = fx;
@@ -644,7 +753,15 @@ unsafe fn copy<T: Float, S>(
         core::ptr::copy_nonoverlapping(fx.particles, particles, fx.n_coords);
         core::ptr::copy_nonoverlapping(fx.ws, ws, need);
         core::ptr::copy_nonoverlapping(fx.idx, idx, fx.n);
-        dst.cast::<State<T>>().write(State { fx: nfx, core });
+        store(
+            dst,
+            State::<T> {
+                fx: nfx,
+                core,
+                pending: None,
+            },
+        );
+        clear_pending(dst.cast::<State<T>>());
     }
     Ok(())
 }
@@ -660,9 +777,11 @@ macro_rules! svgd_api {
     ) => {
         #[doc = concat!(" Workspace length, in `", $ctype, "` elements, for `n` particles in")]
         /// dimension `d` under `*config`: gradients and forces (N·d each without replacement,
-        /// p·d with), the AdaGrad history (N·d, AdaGrad only), with replacement also p·d batch
-        /// positions and N·d (+ N·d for AdaGrad) working copies, and N(N−1)/2 for the median
-        /// kernel. SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+        /// p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
+        /// positions by permutation slot (N·d), with replacement p·d batch positions and N·d
+        /// (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
+        /// progress word per particle for the iteration in phases (rounded up to whole
+        /// elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
         /// has an unknown option (init then names the problem).
         ///
         /// # Safety
@@ -789,7 +908,7 @@ macro_rules! svgd_api {
         #[no_mangle]
         pub unsafe extern "C" fn $particles(state: *const $S, out: *mut $T, out_len: usize) -> sgs_status {
             // SAFETY: forwarded C contract.
-            to_status(unsafe { copy_out::<$T, $S>($tag, state, particles_of::<$T>, out, out_len) })
+            to_status(unsafe { copy_out::<$T, $S>($tag, state, particles_of::<$T>, true, out, out_len) })
         }
 
         /// Copies the forces φ of the last iteration into `out`: N·d values (row i is particle
@@ -802,7 +921,7 @@ macro_rules! svgd_api {
         #[no_mangle]
         pub unsafe extern "C" fn $force(state: *const $S, out: *mut $T, out_len: usize) -> sgs_status {
             // SAFETY: forwarded C contract.
-            to_status(unsafe { copy_out::<$T, $S>($tag, state, force_of::<$T>, out, out_len) })
+            to_status(unsafe { copy_out::<$T, $S>($tag, state, force_of::<$T>, false, out, out_len) })
         }
 
         /// Writes the number of iterations done to `*iterations`. Returns `SGS_OK`,
@@ -847,7 +966,7 @@ macro_rules! svgd_api {
         #[no_mangle]
         pub unsafe extern "C" fn $clear(state: *mut $S) -> sgs_status {
             // SAFETY: forwarded C contract.
-            to_status(unsafe { clear(state, $tag) })
+            to_status(unsafe { clear_state::<$T, $S>(state, $tag) })
         }
 
         /// Makes `*dst` an independent copy of the SVGD system `*src` over new buffers: the

@@ -12,7 +12,10 @@
 //! * the particles, `N·d` coordinates row by row (borrowed: the sampler moves them in place);
 //! * a workspace of [`Svgd::workspace_len`]`(N, d, &config)` coordinates of type `T`:
 //!   * without replacement: gradients `N·d`, forces φ `N·d`, AdaGrad history `N·d` (AdaGrad
-//!     only), kernel scratch (the median heuristic only: `N(N−1)/2`);
+//!     only), positions `N·d`, kernel scratch (the median heuristic only: `N(N−1)/2`). The
+//!     gradients, forces and positions are laid out by *permutation slot* (slot `s` holds
+//!     particle `perm[s]`), so that each batch's rows are one contiguous run and the batches of
+//!     an iteration are disjoint slices (see "Phases" below);
 //!   * with replacement: batch gradients `p·d`, batch forces `p·d`, AdaGrad history `N·d`
 //!     (AdaGrad only), batch positions `p·d`, working particles `N·d`, working history `N·d`
 //!     (AdaGrad only), kernel scratch;
@@ -22,7 +25,7 @@
 //! Memory is O(Nd + N); nothing is N×N except the median heuristic's pairwise distances. The
 //! sampler's own fields are plain data (configuration, generator, iteration count).
 //!
-//! Stack: an iteration is a chain of phase functions that are never inlined (preparation and
+//! Stack: an iteration is a chain of phase functions that are never inlined (preparation,
 //! gradients, pair sums, self terms, the checked move; with replacement the same per sub-step),
 //! so their locals never share one frame: at most 776 bytes on a Cortex-M4F in `f64`, callbacks
 //! excluded (docs/footprint.md). No indexing in this module can panic: rows are taken with
@@ -30,21 +33,38 @@
 //!
 //! # One iteration without replacement (docs/algorithms.md §2, Algorithm 3)
 //!
-//! 1. Draw the iteration's minibatch seed, then a uniformly random permutation of `0..N`.
-//! 2. Prepare the kernel from the particles (e.g. the median bandwidth) and evaluate all N
-//!    gradients with one call `gradients(X, d, seed, G)`.
-//! 3. Cut the permutation into `⌊N/p⌋` consecutive batches of `p`; the last batch also takes the
+//! 1. Draw the iteration's minibatch seed, then a uniformly random permutation of `0..N`, and
+//!    prepare the kernel from the particles (e.g. the median bandwidth).
+//! 2. Gather the positions into slot order (`Y_s = X_{perm[s]}`) and evaluate their gradients
+//!    with `gradients(Y, d, seed, G)` (one call for all N slots in a serial step; rows in slot
+//!    order).
+//! 3. Cut the slots into `⌊N/p⌋` consecutive batches of `p`; the last batch also takes the
 //!    `N mod p` left-over particles. For every batch `C` and `i ∈ C`, with all positions from
 //!    the start of the iteration:
 //!    `φ_i = (1/N)·F(X_i, X_i) + ((N−1)/N)·(1/(|C|−1))·Σ_{j∈C, j≠i} F(X_i, X_j)`,
 //!    `F(x, y) = k(x, y)·(−∇V(y)) + ∇_y k(x, y)`.
-//! 4. Check every φ, new position and new history value for finiteness, then move all particles
-//!    at once with the step rule ([`StepRule`]).
+//! 4. Copy φ back into particle order, check every φ, new position and new history value for
+//!    finiteness, then move all particles at once with the step rule ([`StepRule`]).
 //!
 //! Every φ is computed before any particle moves, so a callback ABORT, a REJECT (SVGD has no
 //! proposal to reject: the iteration cannot be completed, [`Error::GradientRejected`]),
 //! a non-finite gradient or a non-finite update leaves the particles, the AdaGrad history and
 //! the generator exactly as before the iteration.
+//!
+//! # Phases (parallel and distributed iterations)
+//!
+//! The four steps above are four phases over disjoint data: *begin* (step 1: the only draws),
+//! *gradients* of slots `a..b` (step 2 on those slots: writes only their rows of `Y` and `G`),
+//! *forces* of batches `a..b` (step 3: reads and writes only those batches' rows) and *finish*
+//! (step 4). A gradient of one slot depends only on that slot's position and the seed, and a
+//! batch's φ only on its own rows, with every sum in a fixed order inside the batch; so any
+//! split of the slots and batches, run on any number of threads or processes in any order,
+//! gives the serial [`step`](Svgd::step) bit for bit (the serial step is begin, one gradient
+//! range over all slots, one batch range over all batches, finish). The C API exposes the
+//! phases (`sgs_svgd_begin`, `sgs_svgd_gradients_range`, `sgs_svgd_batches_range`,
+//! `sgs_svgd_finish`, `sgs_svgd_cancel`); with the `parallel` feature `Svgd::step_parallel`
+//! runs them on the rayon pool. (A model whose `gradients` is not a row-by-row function of
+//! each point, e.g. one that mixes points, gets the same bits only from the same calls.)
 //!
 //! # With replacement (Algorithm 2)
 //!
@@ -96,18 +116,20 @@
 mod blocked;
 mod kernel;
 mod median;
+mod phases;
 mod step_rule;
 
 pub use kernel::{
     Gaussian, GaussianMedian, GaussianParams, ImqParams, InverseMultiquadric, Kernel, KernelChoice,
     KernelParams,
 };
+pub use phases::{SvgdIteration, SvgdPiece, SvgdPieces};
 pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 
 use crate::error::{Error, Stop};
 use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
-use crate::rng::Rng;
+use crate::rng::{Checkpoint, Rng};
 use crate::run::{run_iterations, Outcome, RunError, RunSummary, StepInfo};
 use step_rule::{Update, UNSET};
 
@@ -214,7 +236,8 @@ impl Layout {
                 grads: nd,
                 force: nd,
                 hist,
-                xbatch: 0,
+                // The positions gathered by permutation slot (batch rows contiguous).
+                xbatch: nd,
                 xwork: 0,
                 hwork: 0,
                 scratch,
@@ -333,27 +356,8 @@ struct Weights<T> {
     c0: T,
 }
 
-/// Where the members of a batch lie in the row-major arrays.
-#[derive(Clone, Copy)]
-enum Members<'i> {
-    /// Member `t` is row `perm[t]` (without replacement: a slice of the permutation).
-    Perm(&'i [u32]),
-    /// Member `t` is row `t`, `t < m` (with replacement: the gathered batch).
-    First(usize),
-}
-
-impl Members<'_> {
-    #[inline]
-    fn len(self) -> usize {
-        match self {
-            Members::Perm(p) => p.len(),
-            Members::First(m) => m,
-        }
-    }
-}
-
-/// φ for the `m ≥ 2` members of one batch (distinct rows of `x`, `g`, `phi`). Returns the number
-/// of kernel evaluations.
+/// φ for the `m ≥ 2` members of one batch, rows `0..m` of `x`, `g`, `phi` (the batch's rows,
+/// gathered in draw order). Returns the number of kernel evaluations.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn batch_force<T: Float, K: Kernel<T>>(
@@ -364,16 +368,16 @@ fn batch_force<T: Float, K: Kernel<T>>(
     phi: &mut [T],
     d: usize,
     n: usize,
-    members: Members<'_>,
+    m: usize,
     wt: &Weights<T>,
 ) -> u64 {
-    pair_sums(kernel, prep, x, g, phi, d, members);
-    finish_force(g, phi, d, n, members, wt)
+    pair_sums(kernel, prep, x, g, phi, d, m);
+    finish_force(g, phi, d, n, m, wt)
 }
 
-/// The pair sums `s_i` of a batch (into the rows of `phi`): zeroes the rows, then adds every
-/// unordered pair `{i, j}` to both rows. Never inlined, like the other phases: its locals stay
-/// out of its callers' frames.
+/// The pair sums `s_i` of a batch whose members are rows `0..m` (into the rows of `phi`):
+/// zeroes the rows, then adds every unordered pair `{i, j}` to both rows. Never inlined, like
+/// the other phases: its locals stay out of its callers' frames.
 #[inline(never)]
 fn pair_sums<T: Float, K: Kernel<T>>(
     kernel: &K,
@@ -382,16 +386,11 @@ fn pair_sums<T: Float, K: Kernel<T>>(
     g: &[T],
     phi: &mut [T],
     d: usize,
-    members: Members<'_>,
+    m: usize,
 ) {
-    // One copy of the loops per kind of batch: indirect rows (without replacement) or the first
-    // m rows (with replacement, the gathered batch), each with its row map inlined.
-    match members {
-        Members::Perm(perm) => pair_sums_by(kernel, prep, x, g, phi, d, perm.len(), |t| {
-            perm.get(t).map_or(usize::MAX, |&r| r as usize)
-        }),
-        Members::First(m) => pair_sums_by(kernel, prep, x, g, phi, d, m, |t| t),
-    }
+    // Every kind of batch is gathered (its members are rows 0..m in draw order), so one copy of
+    // the loops, with the identity row map inlined.
+    pair_sums_by(kernel, prep, x, g, phi, d, m, |t| t)
 }
 
 /// The loops of [`pair_sums`] for the row map `member`: zero the rows, then one copy of the pair
@@ -573,43 +572,33 @@ fn pair_sums_rows<T: Float, K: Kernel<T>>(
     }
 }
 
-/// `φ_i = (inv_n·F_self,i) + (w·s_i)` for the members of a batch whose pair sums are in `phi`.
-/// Returns the number of kernel evaluations, `m(m−1)/2`.
+/// `φ_i = (inv_n·F_self,i) + (w·s_i)` for the `m` members of a batch (rows `0..m`) whose pair
+/// sums are in `phi`. Returns the number of kernel evaluations, `m(m−1)/2`.
 #[inline(never)]
 fn finish_force<T: Float>(
     g: &[T],
     phi: &mut [T],
     d: usize,
     n: usize,
-    members: Members<'_>,
+    m: usize,
     wt: &Weights<T>,
 ) -> u64 {
-    let m = members.len();
     let w = T::from_f64((n - 1) as f64 / (n as f64 * (m - 1) as f64));
-    let phi_i = |p: &mut T, gl: T| {
-        let fs = wt.c0 * T::ZERO - wt.k0 * gl;
-        *p = wt.inv_n * fs + w * *p;
-    };
-    match members {
-        // Element-wise: the gathered batch's rows are the first m, one flat run.
-        Members::First(m) => {
-            let len = m.wrapping_mul(d);
-            if let (Some(ps), Some(gs)) = (phi.get_mut(..len), g.get(..len)) {
-                for (p, &gl) in ps.iter_mut().zip(gs) {
-                    phi_i(p, gl);
-                }
-            }
-        }
-        Members::Perm(perm) => {
-            for &i in perm {
-                let i = i as usize;
-                for (p, &gl) in row_mut(phi, i, d).iter_mut().zip(row(g, i, d)) {
-                    phi_i(p, gl);
-                }
-            }
+    // Element-wise: the batch's rows are the first m, one flat run.
+    let len = m.wrapping_mul(d);
+    if let (Some(ps), Some(gs)) = (phi.get_mut(..len), g.get(..len)) {
+        for (p, &gl) in ps.iter_mut().zip(gs) {
+            let fs = wt.c0 * T::ZERO - wt.k0 * gl;
+            *p = wt.inv_n * fs + w * *p;
         }
     }
-    (m * (m - 1) / 2) as u64
+    pairs(m)
+}
+
+/// Kernel evaluations of a batch of `m`: `m(m−1)/2`.
+#[inline]
+fn pairs(m: usize) -> u64 {
+    (m as u64) * (m as u64).saturating_sub(1) / 2
 }
 
 /// `for t in 0..count { j = t + below(len − t); swap(perm[t], perm[j]) }`.
@@ -691,10 +680,13 @@ impl ForceStats {
     }
 }
 
-/// An iteration between its start (draws, gradients) and its update.
+/// An iteration between its start (seed, permutation, kernel preparation) and its move: what
+/// every later phase reads. Plain data, so the C API keeps it in the state.
+#[derive(Clone, Debug)]
 pub(crate) struct Pending<P, T> {
-    saved: Rng,
+    saved: Checkpoint,
     iteration: u64,
+    seed: u64,
     prepared: P,
     weights: Weights<T>,
 }
@@ -779,9 +771,65 @@ impl<K> SvgdCore<K> {
     pub(crate) fn workspace_needed(&self) -> usize {
         self.total
     }
-    /// The φ region of the workspace: offset and length.
+    /// The φ region of the workspace after an iteration, offset and length: without replacement
+    /// the gradient region, where [`finish`](Self::finish) leaves φ in particle order; with
+    /// replacement the last sub-step's batch forces.
     pub(crate) fn force_range(&self) -> (usize, usize) {
-        (self.lay.grads, self.lay.force)
+        match self.cfg.batching {
+            Batching::WithoutReplacement => (0, self.lay.grads),
+            Batching::WithReplacement => (self.lay.grads, self.lay.force),
+        }
+    }
+
+    /// Without replacement: the workspace offsets of the slot-ordered regions an iteration's
+    /// phases work on, `[positions, gradients, forces]` (each N·d long). Slot `s` holds
+    /// particle `perm[s]`; batch `b` is slots [`batch_rows`](Self::batch_rows)`(b)`.
+    #[cfg(any(feature = "ffi", test))]
+    pub(crate) fn slot_offsets(&self) -> [usize; 3] {
+        let l = &self.lay;
+        [l.grads + l.force + l.hist, 0, l.grads]
+    }
+
+    /// The slots of batch `b` (`start..end`): `b·p .. b·p + p`, the last batch also the
+    /// `N mod p` left over. `None` past the last batch.
+    pub(crate) fn batch_rows(&self, b: usize) -> Option<(usize, usize)> {
+        let nb = self.batches();
+        (b < nb).then(|| (self.batch_start(b), self.batch_start(b + 1)))
+    }
+
+    /// The batching the system was started with.
+    #[cfg(feature = "ffi")]
+    pub(crate) fn batching(&self) -> Batching {
+        self.cfg.batching
+    }
+
+    /// The first slot of batch `b` (`N` for `b ≥` the number of batches).
+    pub(crate) fn batch_start(&self, b: usize) -> usize {
+        if b >= self.batches() {
+            self.n
+        } else {
+            b * self.cfg.batch_size
+        }
+    }
+
+    /// Phase 1 over whole buffers: checks them (as [`step`](Self::step) does), refuses a system
+    /// with replacement ([`Error::InvalidOption`]: its sub-steps are sequential), then
+    /// [`begin`](Self::begin) with the permutation in `idx[..N]`.
+    pub(crate) fn begin_phases<T: Float>(
+        &mut self,
+        particles: &[T],
+        ws: &mut [T],
+        idx: &mut [u32],
+    ) -> Result<Pending<K::Prepared, T>, Error>
+    where
+        K: Kernel<T>,
+    {
+        self.check(particles, ws, idx)?;
+        if self.cfg.batching != Batching::WithoutReplacement {
+            return Err(Error::InvalidOption);
+        }
+        let perm = idx.get_mut(..self.n).ok_or(Error::WorkspaceTooSmall)?;
+        self.begin(particles, split(ws, &self.lay).scratch, perm)
     }
 
     fn check<T: Float>(&self, particles: &[T], ws: &[T], idx: &[u32]) -> Result<(), Error> {
@@ -817,8 +865,9 @@ impl<K> SvgdCore<K> {
         }
     }
 
-    /// Algorithm 3: the three parts below in turn. (Each phase is a function of its own, never
-    /// inlined, so that their locals do not pile up in one frame: docs/footprint.md.)
+    /// Algorithm 3: the four phases below in turn (one gradient range over all slots, one
+    /// batch range over all batches). Each phase is a function of its own, never inlined, so that
+    /// their locals do not pile up in one frame (docs/footprint.md).
     #[inline(never)]
     fn step_without_replacement<T: Float, M: Gradient<T> + ?Sized>(
         &mut self,
@@ -830,71 +879,64 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        match self.begin_iteration(particles, ws, idx, model) {
-            Ok(ref pending) => {
-                let interactions =
-                    self.process_batches(pending, 0, self.batches(), particles, ws, idx);
-                self.apply(pending, interactions, particles, ws)
-            }
-            Err(e) => Err(e),
+        let perm = idx.get_mut(..self.n).ok_or(Error::WorkspaceTooSmall)?;
+        let pending = self.begin(particles, split(ws, &self.lay).scratch, perm)?;
+        let parts = split(ws, &self.lay);
+        if let Err(e) = self.gradient_rows(
+            &pending,
+            particles,
+            perm,
+            0,
+            parts.xbatch,
+            parts.grads,
+            model,
+        ) {
+            self.cancel(&pending);
+            return Err(e);
         }
+        self.batch_forces(
+            &pending,
+            0,
+            self.batches(),
+            parts.xbatch,
+            parts.grads,
+            parts.force,
+        );
+        self.finish(&pending, particles, ws, perm)
     }
 
-    /// Without replacement, part 1: draws the seed and the permutation, prepares the kernel,
-    /// evaluates all gradients. On `Err` the generator is restored.
+    /// Without replacement, phase 1 (begin): draws the minibatch seed, then the permutation
+    /// into `perm` (N entries), and prepares the kernel (with `scratch`, the workspace's kernel
+    /// scratch). On `Err` the generator is restored.
     #[inline(never)]
-    pub(crate) fn begin_iteration<T: Float, M: Gradient<T> + ?Sized>(
+    pub(crate) fn begin<T: Float>(
         &mut self,
         particles: &[T],
-        ws: &mut [T],
-        idx: &mut [u32],
-        model: &mut M,
+        scratch: &mut [T],
+        perm: &mut [u32],
     ) -> Result<Pending<K::Prepared, T>, Error>
     where
         K: Kernel<T>,
     {
-        let saved = self.rng.clone();
-        match self.begin_inner(particles, ws, idx, model) {
-            Ok((prepared, weights)) => Ok(Pending {
-                saved,
-                iteration: self.iterations + 1,
-                prepared,
-                weights,
-            }),
-            Err(e) => {
-                self.rng = saved;
-                Err(e)
-            }
-        }
-    }
-
-    #[allow(clippy::type_complexity)]
-    fn begin_inner<T: Float, M: Gradient<T> + ?Sized>(
-        &mut self,
-        particles: &[T],
-        ws: &mut [T],
-        idx: &mut [u32],
-        model: &mut M,
-    ) -> Result<(K::Prepared, Weights<T>), Error>
-    where
-        K: Kernel<T>,
-    {
-        let (n, d) = (self.n, self.d);
+        let saved = self.rng.checkpoint();
         let seed = self.rng.next_u64();
-        let perm = idx.get_mut(..n).ok_or(Error::WorkspaceTooSmall)?;
         for (t, v) in perm.iter_mut().enumerate() {
             *v = t as u32;
         }
-        shuffle_prefix(&mut self.rng, perm, n - 1);
-        let parts = split(ws, &self.lay);
-        let prepared = self.cfg.kernel.prepare(particles, d, parts.scratch)?;
-        model
-            .gradients(particles, d, seed, parts.grads)
-            .map_err(refusal)?;
-        if !all_finite(parts.grads) {
-            return Err(Error::NonFinite);
+        shuffle_prefix(&mut self.rng, perm, self.n - 1);
+        match self.cfg.kernel.prepare(particles, self.d, scratch) {
+            Ok(prepared) => Ok(Pending {
+                saved,
+                iteration: self.iterations + 1,
+                seed,
+                weights: self.weights(&prepared),
+                prepared,
+            }),
+            Err(e) => {
+                self.rng.restore(saved);
+                Err(e)
+            }
         }
-        Ok((prepared, self.weights(&prepared)))
     }
 
     fn weights<T: Float>(&self, prepared: &K::Prepared) -> Weights<T>
@@ -909,80 +951,140 @@ impl<K> SvgdCore<K> {
         }
     }
 
-    /// Without replacement, part 2: φ for the particles of batches `a..b` of the iteration's
-    /// permutation (independent of every other batch). Returns the kernel evaluations.
+    /// Without replacement, phase 2: the gradients of slots `first .. first + xs.len()/d`.
+    /// Gathers the positions of particles `perm[first..]` into `xs` (those slots' rows of the
+    /// slot-ordered positions), then one `model.gradients(xs, d, seed, g)` call, then checks
+    /// them. Writes nothing but `xs` and `g`: disjoint slot ranges may run concurrently, in any
+    /// order. An empty range calls nothing.
     #[inline(never)]
-    pub(crate) fn process_batches<T: Float>(
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gradient_rows<T: Float, M: Gradient<T> + ?Sized>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        particles: &[T],
+        perm: &[u32],
+        first: usize,
+        xs: &mut [T],
+        g: &mut [T],
+        model: &mut M,
+    ) -> Result<(), Error>
+    where
+        K: Kernel<T>,
+    {
+        let d = self.d;
+        if xs.is_empty() {
+            return Ok(());
+        }
+        for (t, xr) in rows_mut(xs, d).enumerate() {
+            let i = perm
+                .get(first.wrapping_add(t))
+                .map_or(usize::MAX, |&i| i as usize);
+            copy(xr, row(particles, i, d));
+        }
+        model.gradients(xs, d, pending.seed, g).map_err(refusal)?;
+        if !all_finite(g) {
+            return Err(Error::NonFinite);
+        }
+        Ok(())
+    }
+
+    /// Without replacement, phase 3: φ of batches `a..b` (cut at the number of batches) from
+    /// their slots' positions and gradients. `xs`, `g` and `phi` are the slot rows
+    /// `batch_start(a) .. batch_start(b)` of the three slot-ordered regions. Reads and writes
+    /// nothing else: disjoint batch ranges may run concurrently, in any order. Returns the
+    /// kernel evaluations.
+    #[inline(never)]
+    pub(crate) fn batch_forces<T: Float>(
         &self,
         pending: &Pending<K::Prepared, T>,
         a: usize,
         b: usize,
-        particles: &[T],
-        ws: &mut [T],
-        idx: &[u32],
+        xs: &[T],
+        g: &[T],
+        phi: &mut [T],
     ) -> u64
     where
         K: Kernel<T>,
     {
-        let (n, p) = (self.n, self.cfg.batch_size);
-        let nb = self.batches();
-        let parts = split(ws, &self.lay);
+        let (n, d) = (self.n, self.d);
+        let base = self.batch_start(a);
         let mut interactions = 0;
-        for batch in a..b.min(nb) {
-            let start = batch * p;
-            let end = if batch + 1 == nb { n } else { start + p };
-            let Some(members) = idx.get(start..end) else {
+        for batch in a..b.min(self.batches()) {
+            let Some((s, e)) = self.batch_rows(batch) else {
+                break;
+            };
+            let rows = span(s.wrapping_sub(base), d).start..span(e.wrapping_sub(base), d).start;
+            let (Some(x), Some(gb), Some(pb)) =
+                (xs.get(rows.clone()), g.get(rows.clone()), phi.get_mut(rows))
+            else {
                 break;
             };
             interactions += batch_force(
                 &self.cfg.kernel,
                 &pending.prepared,
-                particles,
-                parts.grads,
-                parts.force,
-                self.d,
+                x,
+                gb,
+                pb,
+                d,
                 n,
-                Members::Perm(members),
+                e - s,
                 &pending.weights,
             );
         }
         interactions
     }
 
-    /// Without replacement, part 3: checks every new value, then moves all particles. On `Err`
-    /// ([`Error::NonFinite`]) nothing moved and the generator is restored. The pending iteration
-    /// is borrowed, so it is not copied onto the stack.
+    /// Without replacement, phase 4 (finish): scatters φ from slot order into the gradient
+    /// region in particle order (the gradients are spent; [`force_range`](Self::force_range)
+    /// then shows φ by particle), checks every new value, then moves all particles at once. On
+    /// `Err` ([`Error::NonFinite`]) nothing moved and the generator is restored. The pending
+    /// iteration is borrowed, so it is not copied onto the stack.
     #[inline(never)]
-    pub(crate) fn apply<T: Float>(
+    pub(crate) fn finish<T: Float>(
         &mut self,
         pending: &Pending<K::Prepared, T>,
-        interactions: u64,
         particles: &mut [T],
         ws: &mut [T],
+        perm: &[u32],
     ) -> Result<SvgdInfo, Error>
     where
         K: Kernel<T>,
     {
+        let d = self.d;
         let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let parts = split(ws, &self.lay);
-        // The particles, φ and the history are parallel N·d arrays: checked, then moved, whole.
+        for (phi, &i) in rows(parts.force, d).zip(perm) {
+            copy(row_mut(parts.grads, i as usize, d), phi);
+        }
+        // The particles, φ (by particle) and the history are parallel N·d arrays: checked,
+        // then moved, whole.
         let hist = if self.cfg.step_rule.has_history() {
             Some(parts.hist)
         } else {
             None
         };
-        if !move_checked(&up, particles, hist, parts.force) {
-            self.rng = pending.saved.clone();
+        if !move_checked(&up, particles, hist, parts.grads) {
+            self.cancel(pending);
             return Err(Error::NonFinite);
         }
         let mut stats = ForceStats::default();
-        for phi in rows(parts.force, self.d) {
+        for phi in rows(parts.grads, d) {
             stats.add(phi);
         }
-        Ok(self.finish(&pending.prepared, pending.iteration, &stats, interactions))
+        // Every batch but the last has p members, the last the rest.
+        let nb = self.batches();
+        let last = self.n - self.batch_start(nb.saturating_sub(1));
+        let interactions = (nb.saturating_sub(1) as u64) * pairs(self.cfg.batch_size) + pairs(last);
+        Ok(self.info(&pending.prepared, pending.iteration, &stats, interactions))
     }
 
-    fn finish<T: Float>(
+    /// Abandons a begun iteration: restores the generator. (Nothing else changed before
+    /// `finish` moves the particles.)
+    pub(crate) fn cancel<P, T>(&mut self, pending: &Pending<P, T>) {
+        self.rng.restore(pending.saved);
+    }
+
+    fn info<T: Float>(
         &mut self,
         prepared: &K::Prepared,
         iteration: u64,
@@ -1015,17 +1117,17 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        let saved = self.rng.clone();
+        let saved = self.rng.checkpoint();
         let mut stats = ForceStats::default();
         match self.with_replacement_inner(particles, ws, idx, model, &mut stats) {
             Ok((ref prepared, interactions)) => {
                 let parts = split(ws, &self.lay);
                 copy(particles, parts.xwork);
                 copy(parts.hist, parts.hwork);
-                Ok(self.finish(prepared, self.iterations + 1, &stats, interactions))
+                Ok(self.info(prepared, self.iterations + 1, &stats, interactions))
             }
             Err(e) => {
-                self.rng = saved;
+                self.rng.restore(saved);
                 Err(e)
             }
         }
@@ -1069,7 +1171,7 @@ impl<K> SvgdCore<K> {
                 parts.grads,
                 parts.force,
                 d,
-                Members::First(p),
+                p,
             );
             interactions += self.move_batch(&weights, ws, perm, stats)?;
         }
@@ -1121,7 +1223,7 @@ impl<K> SvgdCore<K> {
     {
         let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
         let parts = split(ws, &self.lay);
-        let interactions = finish_force(parts.grads, parts.force, d, n, Members::First(p), weights);
+        let interactions = finish_force(parts.grads, parts.force, d, n, p, weights);
         let up = Update::<T>::new(&self.cfg.step_rule, self.iterations + 1);
         let history = self.cfg.step_rule.has_history();
         for (phi, &i) in rows(parts.force, d).zip(perm.iter()) {
@@ -1280,31 +1382,71 @@ mod tests {
         }
     }
 
-    /// The batches of one iteration are independent: processing them in any split and order
-    /// (as threads or MPI ranks would) gives the serial `step` bit for bit.
+    /// The phases of one iteration touch disjoint data: gradient slot ranges and batch ranges
+    /// cut at arbitrary points and run in any order (as threads or MPI ranks would) give the
+    /// serial `step` bit for bit, info included, for batch sizes that do and do not divide N.
     #[test]
-    fn batches_split_in_any_order_give_the_serial_result() {
-        let (n, d) = (23, 2);
-        let cfg = SvgdConfig::new(4, KernelChoice::Gaussian { h: 0.6 }, StepRule::adagrad(0.1));
-        let mut rng = Rng::new(3, 3);
-        let x0: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+    fn phases_split_in_any_order_give_the_serial_result() {
+        for (n, d, p) in [(23, 2, 4), (24, 1, 6), (9, 3, 9)] {
+            let cfg = SvgdConfig::new(p, KernelChoice::Gaussian { h: 0.6 }, StepRule::adagrad(0.1));
+            let mut rng = Rng::new(3, n as u64);
+            let x0: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
+            let len = workspace_len::<f64, _>(n, d, &cfg);
+            let (mut xa, mut wa, mut ia) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
+            let (mut xb, mut wb, mut ib) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
+            let mut a = SvgdCore::new(&cfg, d, &xa, &mut wa, &mut ia).unwrap();
+            let mut b = SvgdCore::new(&cfg, d, &xb, &mut wb, &mut ib).unwrap();
+            let nb = b.batches();
+            let [ox, og, of] = b.slot_offsets();
+            for it in 0..5 {
+                let ia_ = a.step(&mut xa, &mut wa, &mut ia, &mut Quadratic).unwrap();
+                let lay = b.lay;
+                let pending = b.begin(&xb, split(&mut wb, &lay).scratch, &mut ib).unwrap();
+                // Gradient slots in three uneven pieces, last first.
+                let cuts = [0, (it + 1).min(n), n / 2 + 1, n];
+                for k in [2, 0, 1] {
+                    let (s, e) = (cuts[k], cuts[k + 1].max(cuts[k]));
+                    let (mut xs, mut g) = (vec![0.0; (e - s) * d], vec![0.0; (e - s) * d]);
+                    b.gradient_rows(&pending, &xb, &ib, s, &mut xs, &mut g, &mut Quadratic)
+                        .unwrap();
+                    wb[ox + s * d..ox + e * d].copy_from_slice(&xs);
+                    wb[og + s * d..og + e * d].copy_from_slice(&g);
+                }
+                // Batches one at a time, in reverse order.
+                let mut count = 0;
+                for bt in (0..nb).rev() {
+                    let (s, e) = b.batch_rows(bt).unwrap();
+                    let xs = wb[ox + s * d..ox + e * d].to_vec();
+                    let g = wb[og + s * d..og + e * d].to_vec();
+                    let phi = &mut wb[of + s * d..of + e * d];
+                    count += b.batch_forces(&pending, bt, bt + 1, &xs, &g, phi);
+                }
+                let ib_ = b.finish(&pending, &mut xb, &mut wb, &ib).unwrap();
+                assert_eq!(count, ia_.interactions);
+                assert_eq!(ia_, ib_);
+                assert_eq!(xa, xb);
+                assert_eq!(wa, wb);
+            }
+        }
+    }
+
+    /// A cancelled iteration restores the generator: the next one draws what the first would
+    /// have drawn.
+    #[test]
+    fn cancel_restores_the_generator() {
+        let (n, d) = (12, 1);
+        let cfg = SvgdConfig::new(3, KernelChoice::Gaussian { h: 0.6 }, StepRule::adagrad(0.1));
+        let x0: Vec<f64> = (0..n).map(|i| i as f64 * 0.1).collect();
         let len = workspace_len::<f64, _>(n, d, &cfg);
         let (mut xa, mut wa, mut ia) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
         let (mut xb, mut wb, mut ib) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
         let mut a = SvgdCore::new(&cfg, d, &xa, &mut wa, &mut ia).unwrap();
         let mut b = SvgdCore::new(&cfg, d, &xb, &mut wb, &mut ib).unwrap();
-        let nb = b.batches();
-        for _ in 0..5 {
-            let ia_ = a.step(&mut xa, &mut wa, &mut ia, &mut Quadratic).unwrap();
-            let pending = b
-                .begin_iteration(&xb, &mut wb, &mut ib, &mut Quadratic)
-                .unwrap();
-            let mut count = b.process_batches(&pending, 3, nb + 10, &xb, &mut wb, &ib);
-            count += b.process_batches(&pending, 1, 3, &xb, &mut wb, &ib);
-            count += b.process_batches(&pending, 0, 1, &xb, &mut wb, &ib);
-            let ib_ = b.apply(&pending, count, &mut xb, &mut wb).unwrap();
-            assert_eq!(ia_, ib_);
-            assert_eq!(xa, xb);
-        }
+        let lay = b.lay;
+        let pending = b.begin(&xb, split(&mut wb, &lay).scratch, &mut ib).unwrap();
+        b.cancel(&pending);
+        a.step(&mut xa, &mut wa, &mut ia, &mut Quadratic).unwrap();
+        b.step(&mut xb, &mut wb, &mut ib, &mut Quadratic).unwrap();
+        assert_eq!(xa, xb);
     }
 }

@@ -2,7 +2,7 @@
 # Layouts follow C's rules; Julia isbits structs use the same ones.
 
 # Constants (#define)
-const SGS_VERSION_STRING = "0.2.0"
+const SGS_VERSION_STRING = "0.3.0"
 const SGS_VARIANT_REVERSIBLE = 0
 const SGS_VARIANT_NON_REVERSIBLE = 1
 const SGS_OUTCOME_ACCEPTED = 0
@@ -14,7 +14,7 @@ const SGS_CB_REJECT = 1
 const SGS_CB_ABORT = 2
 const SGS_STATS_LAGS = 128
 const SGS_VERSION_MAJOR = 0
-const SGS_VERSION_MINOR = 2
+const SGS_VERSION_MINOR = 3
 const SGS_VERSION_PATCH = 0
 const SGS_BATCHING_WITHOUT_REPLACEMENT = 0
 const SGS_BATCHING_WITH_REPLACEMENT = 1
@@ -55,6 +55,13 @@ const SGS_ERR_GRADIENT_REJECTED = Int32(24)
 const SGS_ERR_STATE_CORRUPTED = Int32(25)
 const SGS_ERR_STATE_MOVED = Int32(26)
 const SGS_ERR_BUSY = Int32(27)
+const SGS_ERR_ITERATION_NOT_BEGUN = Int32(28)
+const SGS_ERR_ITERATION_IN_PROGRESS = Int32(29)
+const SGS_ERR_INVALID_RANGE = Int32(30)
+const SGS_ERR_RANGE_OUT_OF_BOUNDS = Int32(31)
+const SGS_ERR_RANGE_OVERLAP = Int32(32)
+const SGS_ERR_GRADIENTS_NOT_READY = Int32(33)
+const SGS_ERR_ITERATION_INCOMPLETE = Int32(34)
 
 # Callback types: C function pointers (make them with @cfunction)
 const sgs_energy_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Ptr{Cdouble})
@@ -167,7 +174,7 @@ struct sgs_svgd_config
     reserved::UInt32
 end
 struct sgs_svgd
-    _opaque::NTuple{48, UInt64}
+    _opaque::NTuple{56, UInt64}
 end
 struct sgs_svgd_info
     iteration::UInt64
@@ -186,7 +193,7 @@ struct sgs_svgd_run_summary
     last::sgs_svgd_info
 end
 struct sgs_svgd_f32
-    _opaque::NTuple{48, UInt64}
+    _opaque::NTuple{56, UInt64}
 end
 
 # Functions: one @ccall per declaration, arguments in the header's order
@@ -320,3 +327,21 @@ sgs_svgd_num_particles_f32(state, n) = @ccall libsgsample.sgs_svgd_num_particles
 sgs_svgd_dim_f32(state, d) = @ccall libsgsample.sgs_svgd_dim_f32(state::Ptr{sgs_svgd_f32}, d::Ptr{Csize_t})::sgs_status
 sgs_svgd_clear_f32(state) = @ccall libsgsample.sgs_svgd_clear_f32(state::Ptr{sgs_svgd_f32})::sgs_status
 sgs_svgd_copy_f32(dst, particles, particles_len, workspace, workspace_len, index, index_len, src) = @ccall libsgsample.sgs_svgd_copy_f32(dst::Ptr{sgs_svgd_f32}, particles::Ptr{Cfloat}, particles_len::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, src::Ptr{sgs_svgd_f32})::sgs_status
+sgs_svgd_begin(state) = @ccall libsgsample.sgs_svgd_begin(state::Ptr{sgs_svgd})::sgs_status
+sgs_svgd_gradients_range(state, first, end) = @ccall libsgsample.sgs_svgd_gradients_range(state::Ptr{sgs_svgd}, first::Csize_t, end::Csize_t)::sgs_status
+sgs_svgd_batches_range(state, first, end) = @ccall libsgsample.sgs_svgd_batches_range(state::Ptr{sgs_svgd}, first::Csize_t, end::Csize_t)::sgs_status
+sgs_svgd_forces_get(state, first, end, out, out_len) = @ccall libsgsample.sgs_svgd_forces_get(state::Ptr{sgs_svgd}, first::Csize_t, end::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_svgd_forces_put(state, first, end, forces, forces_len) = @ccall libsgsample.sgs_svgd_forces_put(state::Ptr{sgs_svgd}, first::Csize_t, end::Csize_t, forces::Ptr{Cdouble}, forces_len::Csize_t)::sgs_status
+sgs_svgd_finish(state, info) = @ccall libsgsample.sgs_svgd_finish(state::Ptr{sgs_svgd}, info::Ptr{sgs_svgd_info})::sgs_status
+sgs_svgd_cancel(state) = @ccall libsgsample.sgs_svgd_cancel(state::Ptr{sgs_svgd})::sgs_status
+sgs_svgd_num_batches(state, batches) = @ccall libsgsample.sgs_svgd_num_batches(state::Ptr{sgs_svgd}, batches::Ptr{Csize_t})::sgs_status
+sgs_svgd_batch_rows(state, batch, first, end) = @ccall libsgsample.sgs_svgd_batch_rows(state::Ptr{sgs_svgd}, batch::Csize_t, first::Ptr{Csize_t}, end::Ptr{Csize_t})::sgs_status
+sgs_svgd_begin_f32(state) = @ccall libsgsample.sgs_svgd_begin_f32(state::Ptr{sgs_svgd_f32})::sgs_status
+sgs_svgd_gradients_range_f32(state, first, end) = @ccall libsgsample.sgs_svgd_gradients_range_f32(state::Ptr{sgs_svgd_f32}, first::Csize_t, end::Csize_t)::sgs_status
+sgs_svgd_batches_range_f32(state, first, end) = @ccall libsgsample.sgs_svgd_batches_range_f32(state::Ptr{sgs_svgd_f32}, first::Csize_t, end::Csize_t)::sgs_status
+sgs_svgd_forces_get_f32(state, first, end, out, out_len) = @ccall libsgsample.sgs_svgd_forces_get_f32(state::Ptr{sgs_svgd_f32}, first::Csize_t, end::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_svgd_forces_put_f32(state, first, end, forces, forces_len) = @ccall libsgsample.sgs_svgd_forces_put_f32(state::Ptr{sgs_svgd_f32}, first::Csize_t, end::Csize_t, forces::Ptr{Cfloat}, forces_len::Csize_t)::sgs_status
+sgs_svgd_finish_f32(state, info) = @ccall libsgsample.sgs_svgd_finish_f32(state::Ptr{sgs_svgd_f32}, info::Ptr{sgs_svgd_info})::sgs_status
+sgs_svgd_cancel_f32(state) = @ccall libsgsample.sgs_svgd_cancel_f32(state::Ptr{sgs_svgd_f32})::sgs_status
+sgs_svgd_num_batches_f32(state, batches) = @ccall libsgsample.sgs_svgd_num_batches_f32(state::Ptr{sgs_svgd_f32}, batches::Ptr{Csize_t})::sgs_status
+sgs_svgd_batch_rows_f32(state, batch, first, end) = @ccall libsgsample.sgs_svgd_batch_rows_f32(state::Ptr{sgs_svgd_f32}, batch::Csize_t, first::Ptr{Csize_t}, end::Ptr{Csize_t})::sgs_status

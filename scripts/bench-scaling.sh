@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The measurements of docs/scaling.md (a benchmark, not a test: wall-clock times on this
+# machine). Builds the OpenMP and MPI examples, then prints
+#   1. threads: median time per iteration of the serial sgs_svgd_step and of the OpenMP
+#      iteration on all cores (OMP_NUM_THREADS, default 2), bit identity checked, for the cheap
+#      (1-D mixture) and the expensive (logistic regression d = 55, minibatch 100) gradient;
+#   2. MPI: median time per iteration on 1 and 2 ranks (svgd_mpi --bench);
+#   3. one iteration of a large system, BIG_N particles (default 1e8) at d = 1 and BIG_N/10 at
+#      d = 10 (the memory check);
+#   4. the MPI_Allgatherv of 64 Ki, 1 Mi and 8 Mi doubles on 2 ranks alone (svgd_mpi
+#      --allgather), the exchange constant of the cluster model.
+# Usage: scripts/bench-scaling.sh [quick]   (quick: N up to 16384, fewer iterations)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mpicc=$(command -v mpicc.mpich || command -v mpicc)
+mpiexec=$(command -v mpiexec.mpich || command -v mpiexec)
+cargo build -q --release -p sgsample-capi
+make -s -C examples-c "$PWD/examples-c/build/openmp_svgd"
+make -s -C examples-c/mpi MPICC="$mpicc" BUILD=build
+omp=examples-c/build/openmp_svgd
+mpi=examples-c/mpi/build/svgd_mpi
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+sizes="4096 16384 65536"
+[ "${1:-}" = quick ] && sizes="4096 16384"
+echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for model in mixture logistic; do
+  for p in 8 64; do
+    for n in $sizes; do
+      iters=15
+      [ "$model" = logistic ] && iters=5
+      "$omp" --bench "$model" "$n" "$p" "$iters"
+      for r in 1 2; do
+        echo "mpi $r rank(s): $("$mpiexec" -n "$r" "$mpi" --model "$model" --n "$n" --p "$p" --iters "$iters" --bench |
+          grep median)"
+      done
+    done
+  done
+done
+for c in 65536 1048576 8388608; do
+  "$mpiexec" -n 2 "$mpi" --allgather "$c"
+done
+if [ "${1:-}" != quick ]; then
+  big=${BIG_N:-100000000}
+  "$omp" --big "$big" 1 8
+  "$omp" --big "$((big / 10))" 10 8
+fi
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
