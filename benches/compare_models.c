@@ -72,6 +72,8 @@ int32_t std_gradient_f32(void *user_data, const float *x, size_t d, uint64_t see
     (void)user_data;
     (void)seed;
     for (size_t i = 0; i < d; i++) g[i] = x[i];
+    return 0;
+}
 
 /* The same in f32 (the `_f32` SVGD functions), in single precision throughout. */
 int32_t mix_gradients_f32(void *user_data, const float *xs, size_t n, size_t d, uint64_t seed,
