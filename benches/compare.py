@@ -239,6 +239,16 @@ def build(args):
         ),
         "sgs_svgd_run": ([STATE, u64, C.POINTER(SvgdSummary)], i32),
         "sgs_svgd_particles": ([STATE, DPTR, sz], i32),
+        "sgs_svgd_workspace_len_f32": ([sz, sz, C.POINTER(SvgdConfig)], sz),
+        "sgs_svgd_index_len_f32": ([sz], sz),
+        "sgs_svgd_init_f32": (
+            [STATE, C.POINTER(SvgdConfig), FPTR, sz, sz, FPTR, sz,
+             C.POINTER(C.c_uint32), sz, vp, vp, vp],
+            i32,
+        ),
+        "sgs_svgd_run_f32": ([STATE, u64, C.POINTER(SvgdSummary)], i32),
+        "sgs_svgd_state_size_f32": ([], sz),
+        "sgs_svgd_state_align_f32": ([], sz),
         "sgs_status_str": ([i32], C.c_char_p),
         "sgs_amagold_state_size": ([], sz),
         "sgs_amagold_state_align": ([], sz),
@@ -295,57 +305,66 @@ def mix_start(run, n):
     return -10.0 + np.random.default_rng(1000 + run).standard_normal(n)
 
 
-def sgs_svgd(lib, models, x0, p, kernel, iters, seed, py_callback=False):
-    """One sgsample run through the C API; returns (seconds, final particles)."""
-    n = x0.size
-    cfg = lib.sgs_svgd_config_default(p, 0.2)
+def sgs_svgd(lib, models, x0, p, kernel, iters, seed, py_callback=False, grads=None,
+             user_data=None, eta=0.2, clock=time.perf_counter):
+    """One sgsample run through the C API; returns (seconds, final particles).
+
+    x0: N points (shape (N,) or (N, d)), float64 or float32 (the `_f32` functions then);
+    grads: the name of a C callback in compare_models.c (default: the mixture's)."""
+    x = np.array(x0, copy=True)
+    n, d = x.shape[0], (x.shape[1] if x.ndim > 1 else 1)
+    f32 = x.dtype == np.float32
+    sfx = "_f32" if f32 else ""
+    cfg = lib.sgs_svgd_config_default(p, eta)
     cfg.kernel = kernel
     cfg.bandwidth = 2.0
     cfg.step_rule = SGS_STEP_RULE_ADAGRAD
     cfg.seed = seed
-    x = x0.astype(np.float64).copy()
-    ws = np.zeros(lib.sgs_svgd_workspace_len(n, 1, C.byref(cfg)))
-    idx = np.zeros(lib.sgs_svgd_index_len(n), dtype=np.uint32)
-    st = new_state(lib, "svgd")
+    ws = np.zeros(getattr(lib, f"sgs_svgd_workspace_len{sfx}")(n, d, C.byref(cfg)), x.dtype)
+    idx = np.zeros(getattr(lib, f"sgs_svgd_index_len{sfx}")(n), dtype=np.uint32)
+    st = new_state(lib, "svgd", sfx)
     keep = None
     if py_callback:
-        def grads(_ud, xs, m, d, _seed, out):
-            a = np.ctypeslib.as_array(xs, shape=(m * d,))
-            np.ctypeslib.as_array(out, shape=(m * d,))[:] = mix_grad_np(a)
+        def py_grads(_ud, xs, m, d_, _seed, out):
+            a = np.ctypeslib.as_array(xs, shape=(m * d_,))
+            np.ctypeslib.as_array(out, shape=(m * d_,))[:] = mix_grad_np(a)
             return 0
 
-        keep = GRADS_FN(grads)
+        keep = GRADS_FN(py_grads)
         gradients = C.cast(keep, C.c_void_p)
     else:
-        gradients = fnptr(models, "mix_gradients")
-    check(lib, lib.sgs_svgd_init(
-        st, C.byref(cfg), dptr(x), n, 1, dptr(ws), ws.size,
-        idx.ctypes.data_as(C.POINTER(C.c_uint32)), idx.size, None, gradients, None,
+        gradients = fnptr(models, grads or ("mix_gradients" + sfx))
+    ptr = (lambda a: a.ctypes.data_as(FPTR)) if f32 else dptr
+    check(lib, getattr(lib, f"sgs_svgd_init{sfx}")(
+        st, C.byref(cfg), ptr(x), n, d, ptr(ws), ws.size,
+        idx.ctypes.data_as(C.POINTER(C.c_uint32)), idx.size, None, gradients, user_data,
     ), "svgd init")
-    t0 = time.perf_counter()
-    check(lib, lib.sgs_svgd_run(st, iters, None), "svgd run")
-    dt = time.perf_counter() - t0
+    t0 = clock()
+    check(lib, getattr(lib, f"sgs_svgd_run{sfx}")(st, iters, None), "svgd run")
+    dt = clock() - t0
     del keep
     return dt, x.copy()
 
 
-def np_svgd(x0, p, median, iters, seed, eta=0.2, alpha=0.9, h_fixed=2.0):
+def np_svgd(x0, p, median, iters, seed, eta=0.2, alpha=0.9, h_fixed=2.0, grad=None,
+            clock=time.perf_counter):
     """RBM-SVGD without replacement (p < N) or SVGD (p = N), as in docs/algorithms.md section 2:
     random permutation cut into N // p batches (the last takes the N mod p left-overs), batch
-    force with the self term weighted 1/N and the others (N-1)/(N(|C|-1)), AdaGrad update."""
+    force with the self term weighted 1/N and the others (N-1)/(N(|C|-1)), AdaGrad update.
+    x0: (N,) or (N, d), in its own dtype; grad(x, rng): grad V (default: the mixture's)."""
     rng = np.random.default_rng(seed)
-    x = x0.astype(np.float64).reshape(-1, 1).copy()
+    x = np.array(x0).reshape(x0.shape[0], -1).copy()
     n = x.shape[0]
     hist = None
-    t0 = time.perf_counter()
+    t0 = clock()
     for _ in range(iters):
         if median:
-            dist = np.abs(x[:, None, 0] - x[None, :, 0])
+            dist = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(-1))
             med = np.median(dist[np.triu_indices(n, 1)])
             h = med * med / (2.0 * math.log(n)) if med > 0 else 1.0
         else:
             h = h_fixed
-        g = mix_grad_np(x)
+        g = mix_grad_np(x) if grad is None else grad(x, rng)
         perm = rng.permutation(n) if p < n else np.arange(n)
         nb = n // p
         phi = np.empty_like(x)
@@ -364,19 +383,24 @@ def np_svgd(x0, p, median, iters, seed, eta=0.2, alpha=0.9, h_fixed=2.0):
             phi[grp] = -gb / n + w * (s + gb)  # self term apart: F(x_i, x_i) = -g_i
         hist = phi * phi if hist is None else alpha * hist + (1.0 - alpha) * phi * phi
         x = x + eta * phi / (1e-6 + np.sqrt(hist))
-    return time.perf_counter() - t0, x.ravel()
+    return clock() - t0, x.ravel()
 
 
-def bj_svgd_setup(median, iters, eta=0.2, alpha=0.9):
-    """A jitted BlackJAX SVGD run of `iters` iterations; returns run(x0) -> final particles."""
+def bj_svgd_setup(median, iters, eta=0.2, alpha=0.9, grad_logdensity=None, data=None, mb=100):
+    """A jitted BlackJAX SVGD run of `iters` iterations; returns run(x0, key) -> final particles.
+
+    grad_logdensity(x, **batch): grad log pi of one particle (default: the mixture's); with
+    data = (X, y) every iteration draws a minibatch of mb rows (with replacement) and passes it
+    as batch = {"xb": X[idx], "yb": y[idx]}."""
     import jax
     import jax.numpy as jnp
     import optax
     import blackjax
     from blackjax.vi.svgd import median_heuristic
 
-    def grad_logdensity(x):
-        return -(x - 2.0 + 4.0 / (2.0 * jnp.exp(4.0 * x) + 1.0))
+    if grad_logdensity is None:
+        def grad_logdensity(x):
+            return -(x - 2.0 + 4.0 / (2.0 * jnp.exp(4.0 * x) + 1.0))
 
     def adagrad_svgd():
         # The SVGD reference code's "AdaGrad" (docs/algorithms.md section 2.2) as an optax
@@ -399,13 +423,23 @@ def bj_svgd_setup(median, iters, eta=0.2, alpha=0.9):
     else:
         svgd = blackjax.svgd(grad_logdensity, opt, update_kernel_parameters=lambda s: s)
 
-    def run(x0):
+    def run(x0, key):
         if median:
             params = median_heuristic({"length_scale": 1.0}, x0)
         else:
             params = {"length_scale": 4.0}  # exp(-r^2 / (2h)) with h = 2
         state = svgd.init(x0, params)
-        state = jax.lax.fori_loop(0, iters, lambda i, s: svgd.step(s), state)
+        if data is None:
+            state = jax.lax.fori_loop(0, iters, lambda i, s: svgd.step(s), state)
+            return state.particles
+
+        def body(i, carry):
+            s, k = carry
+            k, sub = jax.random.split(k)
+            idx = jax.random.randint(sub, (mb,), 0, data[0].shape[0])
+            return svgd.step(s, xb=data[0][idx], yb=data[1][idx]), k
+
+        state, _ = jax.lax.fori_loop(0, iters, body, (state, key))
         return state.particles
 
     return jax.jit(run)
@@ -824,6 +858,10 @@ def main():
                     help="SG-MCMC step sizes (one double-well table each)")
     ap.add_argument("--no-build", action="store_true", help="use the existing libsgsample.so")
     ap.add_argument("--skip-blackjax", action="store_true")
+    parts = ["per-coordinate", "mixture", "double-well", "svgd-full", "rbm-scaling", "logreg"]
+    ap.add_argument("--parts", nargs="+", default=parts, choices=parts,
+                    help="the per-coordinate section, problem 1, problem 2, and the SVGD tables "
+                    "of compare_svgd.py")
     ap.add_argument("--per-coordinate-only", action="store_true",
                     help="only the per-coordinate section (one normal, SGHMC inner step)")
     args = ap.parse_args()
@@ -843,13 +881,26 @@ def main():
         print(line)
     print()
 
-    # ---- Per coordinate (normal, SGHMC inner step) ---------------------------------------
-    per_coordinate(lib, models, jax_ok)
+    if args.per_coordinate_only or "per-coordinate" in args.parts:
+        # ---- Per coordinate (normal, SGHMC inner step) -----------------------------------
+        per_coordinate(lib, models, jax_ok)
     if args.per_coordinate_only:
         print(f"load average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
         return
+    if "mixture" in args.parts:
+        mixture(lib, models, args, jax_ok)
+    if "double-well" in args.parts:
+        for eps in args.eps:
+            double_well(lib, models, args, eps, jax_ok)
+    if any(p in args.parts for p in ("svgd-full", "rbm-scaling", "logreg")):
+        import compare_svgd
 
-    # ---- Problem 1 -----------------------------------------------------------------------
+        compare_svgd.run(lib, models, jax_ok, args.runs, args.parts)
+    print(f"\nload average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+
+
+def mixture(lib, models, args, jax_ok):
+    """Problem 1: one table."""
     n, iters, runs = 256, args.svgd_iters, args.runs
     print(f"### 1-D mixture: N = {n}, {iters} iterations, AdaGrad 0.2; {runs} runs "
           "(same starts for every tool)\n")
@@ -871,16 +922,18 @@ def main():
         ]
         compile_s = None
         if jax_ok and p == n:
+            import jax
             import jax.numpy as jnp
 
             t0 = time.perf_counter()
-            fn = bj_svgd_setup(median, iters).lower(jnp.asarray(starts[0])).compile()
+            key = jax.random.PRNGKey(0)
+            fn = bj_svgd_setup(median, iters).lower(jnp.asarray(starts[0]), key).compile()
             compile_s = time.perf_counter() - t0
 
             def bj(r, fn=fn):
                 x0 = jnp.asarray(starts[r])
                 t0 = time.perf_counter()
-                out = fn(x0).block_until_ready()
+                out = fn(x0, jax.random.PRNGKey(r)).block_until_ready()
                 return time.perf_counter() - t0, np.asarray(out)
 
             tools.append(("BlackJAX (jit)", bj))
@@ -899,11 +952,6 @@ def main():
                         f"| {e[0]:+.4f} | {e[1]:+.4f} | {e[2]:+.4f} |")
         print("\n".join(rows), flush=True)
     print("\nerr = particle average − exact (2/3, 5, e⁻²cos 4), mean over the runs.\n")
-
-    # ---- Problem 2 -----------------------------------------------------------------------
-    for eps in args.eps:
-        double_well(lib, models, args, eps, jax_ok)
-    print(f"\nload average at end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
  *                             U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5, ∇Ũ = ∇U + N(0, 1);
  *                             the noise is a pure function of the minibatch seed
  *                             (splitmix64 → two uniforms → Box–Muller), like a minibatch.
- *   mix_gradients             ∇V of the 1-D mixture ⅓N(−2, 1) + ⅔N(2, 1) (§2.4) for n points.
+ *   mix_gradients             ∇V of the 1-D mixture ⅓N(−2, 1) + ⅔N(2, 1) (§2.4) for n points
+ *                             (every coordinate; mix_gradients_f32 in single precision).
+ *   logreg_gradients          Bayesian logistic regression (compare_svgd.py), data minibatches.
  *   std_gradient(_f32)        ∇U = θ of the standard Gaussian (the per-coordinate inner step).
  *
  * Built by compare.py with `cc -O2 -shared -fPIC benches/compare_models.c -lm`. */
@@ -70,5 +72,58 @@ int32_t std_gradient_f32(void *user_data, const float *x, size_t d, uint64_t see
     (void)user_data;
     (void)seed;
     for (size_t i = 0; i < d; i++) g[i] = x[i];
+    return 0;
+}
+
+/* The same in f32 (the `_f32` SVGD functions), in single precision throughout. */
+int32_t mix_gradients_f32(void *user_data, const float *xs, size_t n, size_t d, uint64_t seed,
+                          float *grads) {
+    (void)user_data;
+    (void)seed;
+    for (size_t i = 0; i < n * d; i++) {
+        float x = xs[i];
+        grads[i] = x - 2.0f + 4.0f / (2.0f * expf(4.0f * x) + 1.0f);
+    }
+    return 0;
+}
+
+/* Bayesian logistic regression as in the SVGD paper (compare_svgd.py builds the data):
+ * θ = (w, log α), w | α ~ N(0, α⁻¹ I), α ~ Gamma(1, rate 0.01); ∇U on a minibatch of `mb`
+ * training rows drawn with replacement from the seed (splitmix64), scaled by n_train/mb; all
+ * particles of an iteration share the minibatch. */
+typedef struct {
+    size_t n_train, dw, mb;
+    const double *x; /* n_train × dw, row by row */
+    const double *y;
+} logreg_data;
+
+int32_t logreg_gradients(void *user_data, const double *xs, size_t n, size_t d, uint64_t seed,
+                         double *g) {
+    const logreg_data *ds = user_data;
+    size_t dw = ds->dw;
+    double scale = (double)ds->n_train / (double)ds->mb;
+    uint64_t s = seed;
+    for (size_t i = 0; i < n * d; i++) g[i] = 0.0;
+    for (size_t b = 0; b < ds->mb; b++) {
+        s = splitmix64(s);
+        size_t r = (size_t)(s % ds->n_train);
+        const double *xr = ds->x + r * dw;
+        for (size_t i = 0; i < n; i++) {
+            const double *th = xs + i * d;
+            double z = 0.0;
+            for (size_t j = 0; j < dw; j++) z += xr[j] * th[j];
+            double c = scale * (1.0 / (1.0 + exp(-z)) - ds->y[r]);
+            for (size_t j = 0; j < dw; j++) g[i * d + j] += c * xr[j];
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const double *th = xs + i * d;
+        double a = exp(th[dw]), ww = 0.0;
+        for (size_t j = 0; j < dw; j++) {
+            g[i * d + j] += a * th[j];
+            ww += th[j] * th[j];
+        }
+        g[i * d + dw] = 0.5 * a * ww - 0.5 * (double)dw + 0.01 * a - 1.0;
+    }
     return 0;
 }

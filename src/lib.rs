@@ -23,7 +23,8 @@
 //!
 //! Same seed, stream and callback outputs ⇒ the same samples bit for bit on every target and in
 //! every build: one generator ([`Rng`]) consumed in the documented order of each sampler,
-//! transcendental functions through `libm`, sums in index order, no fused multiply-add.
+//! transcendental functions through `libm` or the branch-free [`fastexp`], sums in index order,
+//! no fused multiply-add.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
@@ -32,6 +33,7 @@ mod adapt;
 pub mod amagold;
 pub mod chain;
 mod error;
+pub mod fastexp;
 #[cfg(feature = "ffi")]
 pub mod ffi;
 mod float;

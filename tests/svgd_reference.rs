@@ -144,6 +144,27 @@ fn core_matches_reference_in_one_dimension() {
     }
 }
 
+/// Rows longer than the pair loop's tile (16 pairs on x86-64 and aarch64): several full tiles
+/// and a partial one per row, at d = 1 and d = 2, in both types.
+#[test]
+fn core_matches_reference_over_several_tiles() {
+    for cfg in configs(41).into_iter().step_by(4) {
+        compare::<f64>(41, 1, &cfg, 10);
+        compare::<f64>(41, 2, &cfg, 10);
+        compare::<f32>(41, 1, &cfg, 10);
+    }
+}
+
+/// Batches large enough for the blocked pair loop's wide tiles (64 bytes of lanes from 32
+/// members in f64, 64 in f32) with a short last tile, at d = 3 and 4 in both types.
+#[test]
+fn core_matches_reference_over_wide_blocks() {
+    for cfg in configs(70).into_iter().step_by(7) {
+        compare::<f64>(70, 3, &cfg, 4);
+        compare::<f32>(70, 4, &cfg, 4);
+    }
+}
+
 /// The same contract holds in f32 (the arithmetic is written once for both types).
 #[test]
 fn core_matches_reference_f32() {

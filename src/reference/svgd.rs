@@ -3,7 +3,8 @@
 //! Deliberately plain: particles as a `Vec` of rows, every `F(X_i, X_j)` computed on its own,
 //! the median by sorting a copy, the AdaGrad "first update" tracked by a flag per particle. It
 //! follows the arithmetic and draw order documented in [`crate::svgd`], which is what lets the
-//! tests demand identical bits from the core; it shares nothing with the core but [`Rng`].
+//! tests demand identical bits from the core; it shares nothing with the core but [`Rng`] and the primitives
+//! (`libm`, [`crate::fastexp`]).
 
 #![allow(clippy::needless_range_loop, clippy::type_complexity)]
 
@@ -74,7 +75,7 @@ pub struct Svgd<T> {
 fn kern<T: Float>(kernel: Kernel, h: f64, r2: T) -> (T, T) {
     match kernel {
         Kernel::Gaussian(_) | Kernel::Median => {
-            let k = (-(r2 * T::from_f64(0.5 / h))).exp();
+            let k = (-(r2 * T::from_f64(0.5 / h))).fast_exp();
             (k, k * T::from_f64(1.0 / h))
         }
         Kernel::Imq { c, beta } => {

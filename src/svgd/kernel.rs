@@ -22,7 +22,9 @@
 //!
 //! * Gaussian, bandwidth h (fixed, or from the median heuristic): `a = T(0.5 / h)`,
 //!   `b = T(1 / h)` (each computed in `f64`, rounded once to `T`), then
-//!   `k = exp(−(r²·a))`, `c = k·b`.
+//!   `k = fast_exp(−(r²·a))`, `c = k·b`, with `fast_exp` the branch-free
+//!   [`crate::fastexp::exp`] / [`expf`](crate::fastexp::expf) (below 0.8 ulp; it replaced
+//!   `libm`'s `exp` after 0.2.0, so the kernel's values may differ from 0.2.0's in the last bit).
 //! * Inverse multiquadric: `c2 = T(c·c)`, `β = T(β)`, `β2 = T(2·β)`; then `s = c2 + r²`,
 //!   `k = exp(−(β·ln s))`, `c = (β2·k) / s`. (`exp` and `ln` through `libm`: the `Float` trait
 //!   has no `pow`, and `exp(−β ln s)` is deterministic on every target.)
@@ -55,6 +57,18 @@ pub trait Kernel<T: Float> {
 
     /// `(k, c)` at squared distance `r2`, with `∇_y k(x, y) = c·(x − y)`.
     fn eval(&self, prepared: &Self::Prepared, r2: T) -> (T, T);
+
+    /// [`eval`](Self::eval) over a tile: `r2_k[t]` holds r² on entry and `k` on return, `c[t]`
+    /// gets `c` (over the common length). Must give exactly the values of `eval` element by
+    /// element; the shipped kernels override it with a loop the compiler can vectorise.
+    #[inline]
+    fn eval_tile(&self, prepared: &Self::Prepared, r2_k: &mut [T], c: &mut [T]) {
+        for (v, ct) in r2_k.iter_mut().zip(c.iter_mut()) {
+            let (k, cc) = self.eval(prepared, *v);
+            *v = k;
+            *ct = cc;
+        }
+    }
 }
 
 /// The per-iteration constants of a Gaussian kernel: `h`, `a = T(0.5/h)`, `b = T(1/h)`.
@@ -80,8 +94,20 @@ impl<T: Float> GaussianParams<T> {
 
     #[inline]
     fn eval(&self, r2: T) -> (T, T) {
-        let k = (-(r2 * self.a)).exp();
+        let k = (-(r2 * self.a)).fast_exp();
         (k, k * self.b)
+    }
+
+    /// [`eval`](Self::eval) over a tile, one straight-line body per element (no branch, no
+    /// call): vectorisable, the same bits at every vector width.
+    #[inline(always)]
+    fn eval_tile(&self, r2_k: &mut [T], c: &mut [T]) {
+        let (a, b) = (self.a, self.b);
+        for (v, ct) in r2_k.iter_mut().zip(c.iter_mut()) {
+            let k = (-(*v * a)).fast_exp();
+            *v = k;
+            *ct = k * b;
+        }
     }
 }
 
@@ -112,6 +138,10 @@ impl<T: Float> Kernel<T> for Gaussian {
     fn eval(&self, p: &GaussianParams<T>, r2: T) -> (T, T) {
         p.eval(r2)
     }
+    #[inline]
+    fn eval_tile(&self, p: &GaussianParams<T>, r2_k: &mut [T], c: &mut [T]) {
+        p.eval_tile(r2_k, c)
+    }
 }
 
 /// The Gaussian kernel with the median heuristic, recomputed every iteration from the particles
@@ -120,7 +150,8 @@ impl<T: Float> Kernel<T> for Gaussian {
 /// `N = 1`, `med = 0` (or a NaN median) fall back to `h = 1`.
 ///
 /// Arithmetic: each distance is `sqrt(r²)` in `T` (r² as in the sampler: index-order sum of
-/// squared differences); the median is found by selection (no sorting) and widened to `f64`
+/// squared differences); the median is found by selection (no sorting; run on the r² values,
+/// which gives the same bits since `sqrt` is correctly rounded and monotone) and widened to `f64`
 /// (even count: `0.5·(lo + hi)` in `f64`); `h = (med·med) / (2·ln N)` in `f64`.
 ///
 /// Needs `N(N−1)/2` scratch coordinates: the only O(N²) memory in the library. Meant for full
@@ -165,6 +196,10 @@ impl<T: Float> Kernel<T> for GaussianMedian {
     #[inline]
     fn eval(&self, p: &GaussianParams<T>, r2: T) -> (T, T) {
         p.eval(r2)
+    }
+    #[inline]
+    fn eval_tile(&self, p: &GaussianParams<T>, r2_k: &mut [T], c: &mut [T]) {
+        p.eval_tile(r2_k, c)
     }
 }
 
@@ -302,6 +337,35 @@ impl<T: Float> Kernel<T> for KernelChoice {
         match p {
             KernelParams::Gaussian(g) => g.eval(r2),
             KernelParams::InverseMultiquadric(q) => q.eval(r2),
+        }
+    }
+    /// One `match` per tile, then the kernel's own loop. A call on targets without vector
+    /// units (tiles of one pair there), so that the kernels' live values stay out of the frame
+    /// of the pair loop, the deepest stack path of `step` on Cortex-M.
+    #[cfg_attr(
+        any(
+            target_arch = "x86_64",
+            target_arch = "aarch64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ),
+        inline(always)
+    )]
+    #[cfg_attr(
+        not(any(
+            target_arch = "x86_64",
+            target_arch = "aarch64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        )),
+        inline(never)
+    )]
+    fn eval_tile(&self, p: &KernelParams<T>, r2_k: &mut [T], c: &mut [T]) {
+        match p {
+            KernelParams::Gaussian(g) => g.eval_tile(r2_k, c),
+            KernelParams::InverseMultiquadric(q) => {
+                for (v, ct) in r2_k.iter_mut().zip(c.iter_mut()) {
+                    (*v, *ct) = q.eval(*v);
+                }
+            }
         }
     }
 }

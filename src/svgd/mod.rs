@@ -106,9 +106,14 @@
 //!
 //! (The implementation evaluates each unordered pair once and adds it to both rows; since
 //! `r²` is symmetric and `c·(y − x) = −(c·(x − y))` exactly, the bits are those of the loop
-//! above.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
+//! above. On targets with vector units, for d ≤ 4 and batches of 8 or more, the pairs go in
+//! blocks of R×R with one vector lane per row (each row's sum still in the order above; see
+//! docs/algorithms.md §2); otherwise a row's later batch mates go in tiles of 16: the tile's
+//! r², then its `(k, c)` in one vectorisable [`Kernel::eval_tile`] loop, then the sums in the
+//! order above. No element's operations change, so neither do the bits.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
 //! The info record's norms are `sqrt(Σ_l φ_il²)` in `f64` (terms widened before squaring).
 
+mod blocked;
 mod kernel;
 mod ksd;
 mod median;
@@ -433,6 +438,10 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
     for a in 0..m {
         row_mut(phi, member(a), d).fill(T::ZERO);
     }
+    // Small d and larger batches in blocks of rows (vector targets only: `TILE > 1`).
+    if TILE > 1 && blocked::pair_sums(kernel, prep, x, g, phi, d, m, &member) {
+        return;
+    }
     if d == 1 {
         pair_sums_d1(kernel, prep, x, g, phi, m, member);
     } else {
@@ -440,12 +449,40 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
     }
 }
 
+/// Kernel evaluations per tile of the pair loop. Where the target has vector units the loop
+/// over a row's later batch mates runs tile by tile: the tile's r² first, then its kernel values
+/// in one [`Kernel::eval_tile`] loop that the compiler vectorises, then the sums in order. On
+/// other targets (Cortex-M: no vector unit, and `pair_sums` sits on the deepest stack path) a
+/// tile is one pair. Tiling changes no operation and no order of the sums, so the bits are the
+/// same for every tile size (the firmware comparison checks 1 against the host's 16).
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+const TILE: usize = 16;
+/// See the other definition.
+#[cfg(not(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
+const TILE: usize = 1;
+
+/// The first `len` (≤ [`TILE`]) elements of a tile buffer.
+#[inline(always)]
+fn tile<T>(buf: &mut [T; TILE], len: usize) -> &mut [T] {
+    buf.get_mut(..len).unwrap_or_default()
+}
+
 /// The pair loop at `d = 1`. For member `a` (row `i`), `φ_i` accumulates in a local over the
 /// inner loop and is stored once at its end: its sum gets the same terms in the same order as
 /// in memory (the earlier members' updates of `φ_i` came before, in `a` order), and no borrow
 /// of it is held, so each later member's `φ_j` is one checked element of `phi`. The three
 /// arrays are cut to their common length first, so that one check covers `x_j`, `g_j` and
-/// `φ_j`. `j = i` (impossible: batch members are distinct) or a row outside is skipped.
+/// `φ_j`. `j = i` (impossible: batch members are distinct) or a row outside is skipped (its
+/// tile slot gets a dummy r² whose kernel values are never used). The tile keeps its members'
+/// rows (`jbuf`), so the permutation is read once per pair.
 #[inline(always)]
 fn pair_sums_d1<T: Float, K: Kernel<T>>(
     kernel: &K,
@@ -460,28 +497,38 @@ fn pair_sums_d1<T: Float, K: Kernel<T>>(
     let (Some(x), Some(g), Some(phi)) = (x.get(..len), g.get(..len), phi.get_mut(..len)) else {
         return;
     };
+    let (mut kbuf, mut cbuf, mut jbuf) = ([T::ZERO; TILE], [T::ZERO; TILE], [0usize; TILE]);
     for a in 0..m {
         let i = member(a);
         let (Some(&xi), Some(&gi), Some(&pi)) = (x.get(i), g.get(i), phi.get(i)) else {
             continue;
         };
         let mut si = pi;
-        for b in a + 1..m {
-            let j = member(b);
-            if j == i {
-                continue;
+        let mut b0 = a + 1;
+        while b0 < m {
+            let b1 = m.min(b0 + TILE);
+            let (kt, ct) = (tile(&mut kbuf, b1 - b0), tile(&mut cbuf, b1 - b0));
+            for ((r2, jt), b) in kt.iter_mut().zip(jbuf.iter_mut()).zip(b0..b1) {
+                let j = member(b);
+                *jt = j;
+                // r² exactly as `sq_dist` on one coordinate: 0 + diff².
+                let diff = xi - x.get(j).copied().unwrap_or(xi);
+                *r2 = T::ZERO;
+                *r2 += diff * diff;
             }
-            let (Some(&xj), Some(&gj), Some(pj)) = (x.get(j), g.get(j), phi.get_mut(j)) else {
-                continue;
-            };
-            // r² exactly as `sq_dist` on one coordinate: 0 + diff².
-            let diff = xi - xj;
-            let mut r2 = T::ZERO;
-            r2 += diff * diff;
-            let (k, c) = kernel.eval(prep, r2);
-            let cd = c * diff;
-            si += cd - k * gj;
-            *pj += -cd - k * gi;
+            kernel.eval_tile(prep, kt, ct);
+            for ((&k, &c), &j) in kt.iter().zip(ct.iter()).zip(jbuf.iter()) {
+                if j == i {
+                    continue;
+                }
+                let (Some(&xj), Some(&gj), Some(pj)) = (x.get(j), g.get(j), phi.get_mut(j)) else {
+                    continue;
+                };
+                let cd = c * (xi - xj);
+                si += cd - k * gj;
+                *pj += -cd - k * gi;
+            }
+            b0 = b1;
         }
         if let Some(pi) = phi.get_mut(i) {
             *pi = si;
@@ -491,7 +538,8 @@ fn pair_sums_d1<T: Float, K: Kernel<T>>(
 
 /// The pair loop for any `d`: for member `a` (row `i`), `phi` is split once into the rows
 /// before row `i`, row `i` and the rows after it, so that each later member `j` finds its row
-/// on one side with one check (no per-pair split). `j = i` or a row outside is skipped.
+/// on one side with one check (no per-pair split). Tiles as at `d = 1`: the tile's r², its
+/// kernel values, then the sums in order. `j = i` or a row outside is skipped.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn pair_sums_rows<T: Float, K: Kernel<T>>(
@@ -504,6 +552,7 @@ fn pair_sums_rows<T: Float, K: Kernel<T>>(
     m: usize,
     member: impl Fn(usize) -> usize,
 ) {
+    let (mut kbuf, mut cbuf, mut jbuf) = ([T::ZERO; TILE], [T::ZERO; TILE], [0usize; TILE]);
     for a in 0..m {
         let i = member(a);
         // Rows as `get(range)`: their length is d by construction of the range; a row outside
@@ -517,25 +566,35 @@ fn pair_sums_rows<T: Float, K: Kernel<T>>(
         let Some((pi, hi)) = rest.split_at_mut_checked(d) else {
             continue;
         };
-        for b in a + 1..m {
-            let j = member(b);
-            let (Some(xj), Some(gj)) = (x.get(span(j, d)), g.get(span(j, d))) else {
-                continue;
-            };
-            let pj = if j < i {
-                lo.get_mut(span(j, d))
-            } else {
-                hi.get_mut(span(j.wrapping_sub(i).wrapping_sub(1), d))
-            };
-            let Some(pj) = pj else {
-                continue;
-            };
-            let (k, c) = kernel.eval(prep, sq_dist(xi, xj));
-            for l in 0..d {
-                let cd = c * (xi[l] - xj[l]);
-                pi[l] += cd - k * gj[l];
-                pj[l] += -cd - k * gi[l];
+        let mut b0 = a + 1;
+        while b0 < m {
+            let b1 = m.min(b0 + TILE);
+            let (kt, ct) = (tile(&mut kbuf, b1 - b0), tile(&mut cbuf, b1 - b0));
+            for ((r2, jt), b) in kt.iter_mut().zip(jbuf.iter_mut()).zip(b0..b1) {
+                let j = member(b);
+                *jt = j;
+                *r2 = sq_dist(xi, x.get(span(j, d)).unwrap_or(xi));
             }
+            kernel.eval_tile(prep, kt, ct);
+            for ((&k, &c), &j) in kt.iter().zip(ct.iter()).zip(jbuf.iter()) {
+                let (Some(xj), Some(gj)) = (x.get(span(j, d)), g.get(span(j, d))) else {
+                    continue;
+                };
+                let pj = if j < i {
+                    lo.get_mut(span(j, d))
+                } else {
+                    hi.get_mut(span(j.wrapping_sub(i).wrapping_sub(1), d))
+                };
+                let Some(pj) = pj else {
+                    continue;
+                };
+                for l in 0..d {
+                    let cd = c * (xi[l] - xj[l]);
+                    pi[l] += cd - k * gj[l];
+                    pj[l] += -cd - k * gi[l];
+                }
+            }
+            b0 = b1;
         }
     }
 }
