@@ -270,7 +270,8 @@ pub fn ksd_batch<T: Float>(
         x,
         grads,
         (d, n, p),
-        |t| perm[t] as usize,
+        // `t < n = perm.len()` always; `get` keeps a panic path out of the library.
+        |t| perm.get(t).map_or(0, |&i| i as usize),
     ))
 }
 
