@@ -576,16 +576,17 @@ pub(super) unsafe fn step_state<T: Float, S>(
     };
     // SAFETY: validated; the guard clears the flag on every return.
     let _busy = unsafe { BusyGuard::new(state) };
+    // SAFETY: validated. Read before the unique borrow below: a shared reborrow of the core
+    // made after it would invalidate it (Stacked Borrows; Miri found it).
+    let need =
+        unsafe { (*core::ptr::addr_of!((*state.cast::<State<T>>()).core)).workspace_needed() };
     // SAFETY: checked at init, pairwise disjoint, alive by the caller's contract; only the core
     // of the state is borrowed.
     let (core, xs, ws, idx) = unsafe {
         (
             &mut *core::ptr::addr_of_mut!((*state.cast::<State<T>>()).core),
             core::slice::from_raw_parts_mut(fx.particles, fx.n_coords),
-            workspace(
-                fx.ws,
-                (*core::ptr::addr_of!((*state.cast::<State<T>>()).core)).workspace_needed(),
-            ),
+            workspace(fx.ws, need),
             core::slice::from_raw_parts_mut(fx.idx, fx.idx_len),
         )
     };
