@@ -80,22 +80,8 @@ const C: [f64; 10] = [
 /// docs for the operations, the accuracy and the special values).
 // Inlined where loops over it vectorise; a call elsewhere (Cortex-M), so that its live values
 // stay out of the frame of the SVGD pair loop (the deepest stack path of `step`).
-#[cfg_attr(
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        all(target_arch = "wasm32", target_feature = "simd128")
-    ),
-    inline
-)]
-#[cfg_attr(
-    not(any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        all(target_arch = "wasm32", target_feature = "simd128")
-    )),
-    inline(never)
-)]
+#[cfg_attr(sgs_vector, inline)]
+#[cfg_attr(not(sgs_vector), inline(never))]
 pub fn exp(x: f64) -> f64 {
     // Comparisons, not `min`/`max`: NaN passes through.
     let x = if x > X_MAX { X_MAX } else { x };
@@ -145,22 +131,8 @@ const CF: [f32; 4] = [0.166_665_18, 0.041_666_85, 0.008_368_916, 0.001_389_92];
 /// 1 ulp, branch-free, the same bits on every target (see the module docs).
 // Inlined where loops over it vectorise; a call elsewhere (Cortex-M), so that its live values
 // stay out of the frame of the SVGD pair loop (the deepest stack path of `step`).
-#[cfg_attr(
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        all(target_arch = "wasm32", target_feature = "simd128")
-    ),
-    inline
-)]
-#[cfg_attr(
-    not(any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        all(target_arch = "wasm32", target_feature = "simd128")
-    )),
-    inline(never)
-)]
+#[cfg_attr(sgs_vector, inline)]
+#[cfg_attr(not(sgs_vector), inline(never))]
 pub fn expf(x: f32) -> f32 {
     let x = if x > XF_MAX { XF_MAX } else { x };
     let x = if x < XF_MIN { XF_MIN } else { x };

@@ -342,22 +342,8 @@ impl<T: Float> Kernel<T> for KernelChoice {
     /// One `match` per tile, then the kernel's own loop. A call on targets without vector
     /// units (tiles of one pair there), so that the kernels' live values stay out of the frame
     /// of the pair loop, the deepest stack path of `step` on Cortex-M.
-    #[cfg_attr(
-        any(
-            target_arch = "x86_64",
-            target_arch = "aarch64",
-            all(target_arch = "wasm32", target_feature = "simd128")
-        ),
-        inline(always)
-    )]
-    #[cfg_attr(
-        not(any(
-            target_arch = "x86_64",
-            target_arch = "aarch64",
-            all(target_arch = "wasm32", target_feature = "simd128")
-        )),
-        inline(never)
-    )]
+    #[cfg_attr(sgs_vector, inline(always))]
+    #[cfg_attr(not(sgs_vector), inline(never))]
     fn eval_tile(&self, p: &KernelParams<T>, r2_k: &mut [T], c: &mut [T]) {
         match p {
             KernelParams::Gaussian(g) => g.eval_tile(r2_k, c),

@@ -455,18 +455,10 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
 /// other targets (Cortex-M: no vector unit, and `pair_sums` sits on the deepest stack path) a
 /// tile is one pair. Tiling changes no operation and no order of the sums, so the bits are the
 /// same for every tile size (the firmware comparison checks 1 against the host's 16).
-#[cfg(any(
-    target_arch = "x86_64",
-    target_arch = "aarch64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
+#[cfg(sgs_vector)]
 const TILE: usize = 16;
 /// See the other definition.
-#[cfg(not(any(
-    target_arch = "x86_64",
-    target_arch = "aarch64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-)))]
+#[cfg(not(sgs_vector))]
 const TILE: usize = 1;
 
 /// The first `len` (≤ [`TILE`]) elements of a tile buffer.
