@@ -627,7 +627,9 @@ def sgs_sghmc_inner(lib, models, d, f32, steps=10):
     cfg.steps = steps
     theta0 = np.zeros(d, dtype=dt)
     ws = np.zeros(getattr(lib, f"sgs_sghmc_workspace_len{suffix}")(d), dtype=dt)
-    out = np.zeros(d, dtype=dt)  # only the last sample is kept (out_len = d)
+    # sgs_sghmc_run writes every outer iteration's position (d stores per T·d inner work: at
+    # T = 10 about a tenth of a store per coordinate-step, counted against sgsample).
+    out = np.zeros(iters * d, dtype=dt)
     st = new_state(lib, "sghmc", suffix)
     grad = fnptr(models, "std_gradient_f32" if f32 else "std_gradient")
     check(lib, getattr(lib, f"sgs_sghmc_init{suffix}")(
@@ -637,7 +639,7 @@ def sgs_sghmc_inner(lib, models, d, f32, steps=10):
     run = getattr(lib, f"sgs_sghmc_run{suffix}")
 
     def go():
-        check(lib, run(st, iters, out.ctypes.data_as(ptr), 0, C.byref(done),
+        check(lib, run(st, iters, out.ctypes.data_as(ptr), out.size, C.byref(done),
                        C.byref(summary)), "sghmc run")
 
     return best_of(go, 3) / (iters * steps * d)
@@ -680,7 +682,9 @@ def bj_sghmc_inner(d, f32, steps=10, beta=0.25):
 
     def run(key, theta):
         def body(theta, key_k):
-            return sghmc.step(key_k, theta, 0, eps), None
+            # A typed step size: a Python float would make BlackJAX's noise scale (a jnp.sqrt
+            # of it) f64 under x64 and promote an f32 chain.
+            return sghmc.step(key_k, theta, 0, jnp.asarray(eps, dt)), None
 
         theta, _ = jax.lax.scan(body, theta, jax.random.split(key, iters))
         return theta
