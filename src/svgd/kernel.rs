@@ -339,11 +339,12 @@ impl<T: Float> Kernel<T> for KernelChoice {
             KernelParams::InverseMultiquadric(q) => q.eval(r2),
         }
     }
-    /// One `match` per tile, then the kernel's own loop. A call on targets without vector
-    /// units (tiles of one pair there), so that the kernels' live values stay out of the frame
-    /// of the pair loop, the deepest stack path of `step` on Cortex-M.
-    #[cfg_attr(sgs_vector, inline(always))]
-    #[cfg_attr(not(sgs_vector), inline(never))]
+    /// One `match` per tile, then the kernel's own loop. Inlined everywhere: on targets without
+    /// vector units (tiles of one pair) the pair loop's functions are calls of their own and so
+    /// is [`fast_exp`](crate::Float::fast_exp), so a frame of its own here would only add to
+    /// the deepest stack path of `step` on Cortex-M (the pair loop → `exp` → a soft-float
+    /// multiply; 56 bytes in `f64` on the M4F).
+    #[inline(always)]
     fn eval_tile(&self, p: &KernelParams<T>, r2_k: &mut [T], c: &mut [T]) {
         match p {
             KernelParams::Gaussian(g) => g.eval_tile(r2_k, c),

@@ -127,7 +127,7 @@ impl Stein {
     }
 
     /// `u(x, y)` for gradients `gx = ∇V(x)`, `gy = ∇V(y)` (rows of equal length).
-    #[inline]
+    #[inline(always)]
     pub(super) fn pair<T: Float>(&self, x: &[T], y: &[T], gx: &[T], gy: &[T]) -> f64 {
         let (mut r2, mut gg, mut gd) = (0.0f64, 0.0f64, 0.0f64);
         for (((xl, yl), gxl), gyl) in x.iter().zip(y).zip(gx).zip(gy) {
@@ -169,7 +169,10 @@ fn check_sizes<T: Float>(
     Ok(x.len() / d)
 }
 
-/// `Σ_i u(X_i, X_i)` in index order.
+/// `Σ_i u(X_i, X_i)` in index order. Never inlined, like [`off_sum`]: each is a call of its own
+/// with its own chain of calls (`pair` → `log`/`exp` → soft-float on Cortex-M), so that neither
+/// stacks on the other's frame or on the caller's loop (docs/footprint.md).
+#[inline(never)]
 fn diag_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: usize) -> f64 {
     let mut s = 0.0;
     for i in 0..n {
@@ -179,18 +182,13 @@ fn diag_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: usize) -> f64 {
     s
 }
 
-/// The full V-statistic KSD² of `N = x.len()/d` particles `x` (row by row) with gradients
-/// `grads = ∇V(x)` (same layout): O(N²d) time, no memory. Errors: [`Error::ZeroDimension`],
-/// [`Error::ZeroParticles`], [`Error::LengthMismatch`], [`Error::InvalidKernel`]. A non-finite
-/// input gives a non-finite value.
-pub fn ksd_full<T: Float>(x: &[T], grads: &[T], d: usize, kernel: &SteinImq) -> Result<f64, Error> {
-    let n = check_sizes(x, grads, d, kernel)?;
-    Ok(full_value(&Stein::new(kernel, d), x, grads, d, n))
-}
-
-#[inline(always)]
-pub(super) fn full_value<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: usize) -> f64 {
-    let diag = diag_sum(st, x, g, d, n);
+/// `Σ_{i<j} u(X_i, X_j)` over the `n` rows of `x` and `g` (i outer, j inner, index order): the
+/// full value's `off`, and the pair sum `P_b` of a batch whose members are consecutive rows (the
+/// batches of an SVGD iteration, stored by permutation slot). Never inlined (see [`diag_sum`]);
+/// `pair` is inlined in it, so that the KSD's deepest chain is this frame, then `log`, `exp` or
+/// `sqrt` and a soft-float call on Cortex-M.
+#[inline(never)]
+fn off_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: usize) -> f64 {
     let mut off = 0.0;
     for i in 0..n {
         let (xi, gi) = (row(x, i, d), row(g, i, d));
@@ -198,36 +196,38 @@ pub(super) fn full_value<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: us
             off += st.pair(xi, row(x, j, d), gi, row(g, j, d));
         }
     }
+    off
+}
+
+/// The full V-statistic KSD² of `N = x.len()/d` particles `x` (row by row) with gradients
+/// `grads = ∇V(x)` (same layout): O(N²d) time, no memory. Errors: [`Error::ZeroDimension`],
+/// [`Error::ZeroParticles`], [`Error::LengthMismatch`], [`Error::InvalidKernel`]. A non-finite
+/// input gives a non-finite value.
+pub fn ksd_full<T: Float>(x: &[T], grads: &[T], d: usize, kernel: &SteinImq) -> Result<f64, Error> {
+    let n = check_sizes(x, grads, d, kernel)?;
+    let st = Stein::new(kernel, d);
+    let diag = diag_sum(&st, x, grads, d, n);
+    Ok(full_value(diag, off_sum(&st, x, grads, d, n), n))
+}
+
+/// The full value `(diag + 2·off)/(N·N)`.
+fn full_value(diag: f64, off: f64, n: usize) -> f64 {
     let nf = n as f64;
     (diag + 2.0 * off) / (nf * nf)
 }
 
-/// The batch estimate over the batches of a permutation (a permutation of `0..n`, cut as RBM-SVGD
-/// cuts it), given as `member(t)`, the row at slot `t`. `p` must satisfy `2 ≤ p ≤ n`.
+/// The batch estimate from [`diag_sum`]'s `diag` and `pairs(start, end)`, the pair sum `P_b` of
+/// the batch of slots `start..end` (pairs `a < b` in slot order). The slots are cut as RBM-SVGD
+/// cuts a permutation: `⌊n/p⌋` batches of `p`, the last also takes the `n mod p` left over.
+/// `p` must satisfy `2 ≤ p ≤ n`.
 #[inline(always)]
-pub(super) fn batch_value<T: Float>(
-    st: &Stein,
-    x: &[T],
-    g: &[T],
-    (d, n, p): (usize, usize, usize),
-    member: impl Fn(usize) -> usize,
-) -> f64 {
-    let diag = diag_sum(st, x, g, d, n);
+fn batch_value(n: usize, p: usize, diag: f64, mut pairs: impl FnMut(usize, usize) -> f64) -> f64 {
     let nb = n.checked_div(p).unwrap_or(0);
     let mut sb = 0.0;
     for b in 0..nb {
         let start = b * p;
         let end = if b + 1 == nb { n } else { start + p };
-        let mut pairs = 0.0;
-        for a in start..end {
-            let i = member(a);
-            let (xi, gi) = (row(x, i, d), row(g, i, d));
-            for c in a + 1..end {
-                let j = member(c);
-                pairs += st.pair(xi, row(x, j, d), gi, row(g, j, d));
-            }
-        }
-        sb += 2.0 * pairs / (end - start - 1) as f64;
+        sb += 2.0 * pairs(start, end) / (end - start - 1) as f64;
     }
     let nf = n as f64;
     (diag + (nf - 1.0) * sb) / (nf * nf)
@@ -264,32 +264,54 @@ pub fn ksd_batch<T: Float>(
         *v = t as u32;
     }
     shuffle_prefix(rng, perm, n - 1);
-    let perm = &*perm;
-    Ok(batch_value(
-        &Stein::new(kernel, d),
-        x,
-        grads,
-        (d, n, p),
-        // `t < n = perm.len()` always; `get` keeps a panic path out of the library.
-        |t| perm.get(t).map_or(0, |&i| i as usize),
-    ))
+    // `t < n = perm.len()` always; `get` keeps a panic path out of the library.
+    let member = |t: usize| perm.get(t).map_or(0, |&i| i as usize);
+    let st = Stein::new(kernel, d);
+    let diag = diag_sum(&st, x, grads, d, n);
+    Ok(batch_value(n, p, diag, |start, end| {
+        let mut pairs = 0.0;
+        for a in start..end {
+            let i = member(a);
+            let (xi, gi) = (row(x, i, d), row(grads, i, d));
+            for c in a + 1..end {
+                let j = member(c);
+                pairs += st.pair(xi, row(x, j, d), gi, row(grads, j, d));
+            }
+        }
+        pairs
+    }))
 }
 
 impl<K> super::SvgdCore<K> {
     /// The KSD² the configuration asks for, of the particles at the start of the iteration,
     /// from the iteration's positions and gradients stored by permutation slot (so batch `b` is
     /// slots `b·p ..`, and the sums run over slots): call in `finish`, before the move. NaN when
-    /// off. Draws nothing.
+    /// off. Draws nothing. The same operations in the same order as [`ksd_full`] and
+    /// [`ksd_batch`] (with the slots' permutation): a batch's members are consecutive slots, so
+    /// its pair sum is [`off_sum`] over its rows.
+    ///
+    /// On the stack (it runs inside `finish`): this frame holds the kernel's constants and the
+    /// batch loop; the diagonal and the pair sums are calls of their own (docs/footprint.md).
     #[inline(never)]
     pub(crate) fn ksd_of_iteration<T: Float>(&self, xslots: &[T], gslots: &[T]) -> f64 {
-        let (n, d) = (self.n, self.d);
-        match self.cfg.ksd {
-            KsdChoice::Off => f64::NAN,
-            KsdChoice::Full(k) => full_value(&Stein::new(&k, d), xslots, gslots, d, n),
-            KsdChoice::Batch(k) => {
-                let p = self.cfg.batch_size;
-                batch_value(&Stein::new(&k, d), xslots, gslots, (d, n, p), |t| t)
-            }
+        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
+        let (k, full) = match self.cfg.ksd {
+            KsdChoice::Off => return f64::NAN,
+            KsdChoice::Full(k) => (k, true),
+            KsdChoice::Batch(k) => (k, false),
+        };
+        let st = Stein::new(&k, d);
+        let diag = diag_sum(&st, xslots, gslots, d, n);
+        if full {
+            return full_value(diag, off_sum(&st, xslots, gslots, d, n), n);
         }
+        batch_value(n, p, diag, |start, end| {
+            // Rows `start..end` (always inside: `end ≤ n`); the (unreachable) failure of the
+            // checked `get`s gives empty rows instead of a panic path.
+            let rows = start.wrapping_mul(d)..end.wrapping_mul(d);
+            let xb = xslots.get(rows.clone()).unwrap_or_default();
+            let gb = gslots.get(rows).unwrap_or_default();
+            off_sum(&st, xb, gb, d, end - start)
+        })
     }
 }

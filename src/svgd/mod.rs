@@ -474,8 +474,11 @@ fn tile<T>(buf: &mut [T; TILE], len: usize) -> &mut [T] {
 /// arrays are cut to their common length first, so that one check covers `x_j`, `g_j` and
 /// `φ_j`. `j = i` (impossible: batch members are distinct) or a row outside is skipped (its
 /// tile slot gets a dummy r² whose kernel values are never used). The tile keeps its members'
-/// rows (`jbuf`), so the permutation is read once per pair.
-#[inline(always)]
+/// rows (`jbuf`), so the permutation is read once per pair. A call of its own on targets
+/// without vector units, like [`pair_sums_rows`]: one frame holding both loops' values was the
+/// largest on the deepest stack path of `step` on Cortex-M (docs/footprint.md).
+#[cfg_attr(sgs_vector, inline(always))]
+#[cfg_attr(not(sgs_vector), inline(never))]
 fn pair_sums_d1<T: Float, K: Kernel<T>>(
     kernel: &K,
     prep: &K::Prepared,
@@ -531,8 +534,10 @@ fn pair_sums_d1<T: Float, K: Kernel<T>>(
 /// The pair loop for any `d`: for member `a` (row `i`), `phi` is split once into the rows
 /// before row `i`, row `i` and the rows after it, so that each later member `j` finds its row
 /// on one side with one check (no per-pair split). Tiles as at `d = 1`: the tile's r², its
-/// kernel values, then the sums in order. `j = i` or a row outside is skipped.
-#[inline(always)]
+/// kernel values, then the sums in order. `j = i` or a row outside is skipped. A call of its
+/// own on targets without vector units (see [`pair_sums_d1`]).
+#[cfg_attr(sgs_vector, inline(always))]
+#[cfg_attr(not(sgs_vector), inline(never))]
 #[allow(clippy::too_many_arguments)]
 fn pair_sums_rows<T: Float, K: Kernel<T>>(
     kernel: &K,
@@ -920,10 +925,16 @@ impl<K> SvgdCore<K> {
         K: Kernel<T>,
     {
         let perm = idx.get_mut(..self.n).ok_or(Error::WorkspaceTooSmall)?;
-        let pending = self.begin(particles, split(ws, &self.lay).scratch, perm)?;
+        // Borrowed out of `begin`'s result where it was returned: `?` would move it into a
+        // second copy on this frame (88 bytes on a Cortex-M in `f64`, on the deepest path).
+        let begun = self.begin(particles, split(ws, &self.lay).scratch, perm);
+        let pending = match &begun {
+            Ok(pending) => pending,
+            Err(e) => return Err(*e),
+        };
         let parts = split(ws, &self.lay);
         if let Err(e) = self.gradient_rows(
-            &pending,
+            pending,
             particles,
             perm,
             0,
@@ -931,18 +942,18 @@ impl<K> SvgdCore<K> {
             parts.grads,
             model,
         ) {
-            self.cancel(&pending);
+            self.cancel(pending);
             return Err(e);
         }
         self.batch_forces(
-            &pending,
+            pending,
             0,
             self.batches(),
             parts.xbatch,
             parts.grads,
             parts.force,
         );
-        self.finish(&pending, particles, ws, perm)
+        self.finish(pending, particles, ws, perm)
     }
 
     /// Without replacement, phase 1 (begin): draws the minibatch seed, then the permutation
@@ -1079,6 +1090,11 @@ impl<K> SvgdCore<K> {
     /// then shows φ by particle), checks every new value, then moves all particles at once. On
     /// `Err` ([`Error::NonFinite`]) nothing moved and the generator is restored. The pending
     /// iteration is borrowed, so it is not copied onto the stack.
+    ///
+    /// Two calls: the KSD the configuration asks for (before φ overwrites the gradients:
+    /// positions and gradients by permutation slot), then [`move_all`](Self::move_all). This
+    /// frame holds almost nothing, so the KSD's chain and the move's chain are never stacked on
+    /// each other or on the move's locals (docs/footprint.md).
     #[inline(never)]
     pub(crate) fn finish<T: Float>(
         &mut self,
@@ -1090,11 +1106,27 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
+        let parts = split(ws, &self.lay);
+        let ksd = self.ksd_of_iteration(parts.xbatch, parts.grads);
+        self.move_all(pending, particles, ws, perm, ksd)
+    }
+
+    /// The rest of [`finish`](Self::finish), with the iteration's KSD² `ksd` (NaN when off).
+    #[inline(never)]
+    fn move_all<T: Float>(
+        &mut self,
+        pending: &Pending<K::Prepared, T>,
+        particles: &mut [T],
+        ws: &mut [T],
+        perm: &[u32],
+        ksd: f64,
+    ) -> Result<SvgdInfo, Error>
+    where
+        K: Kernel<T>,
+    {
         let d = self.d;
         let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let parts = split(ws, &self.lay);
-        // Before φ overwrites the gradients: positions and gradients by permutation slot.
-        let ksd = self.ksd_of_iteration(parts.xbatch, parts.grads);
         for (phi, &i) in rows(parts.force, d).zip(perm) {
             copy(row_mut(parts.grads, i as usize, d), phi);
         }
