@@ -169,34 +169,35 @@ fn check_sizes<T: Float>(
     Ok(x.len() / d)
 }
 
-/// `Σ_i u(X_i, X_i)` in index order. Never inlined, like [`off_sum`]: each is a call of its own
-/// with its own chain of calls (`pair` → `log`/`exp` → soft-float on Cortex-M), so that neither
-/// stacks on the other's frame or on the caller's loop (docs/footprint.md).
+/// `Σ_i u(X_i, X_i)` in index order: [`stein_sum`]'s diagonal.
+fn diag_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize) -> f64 {
+    stein_sum(st, x, g, d, true)
+}
+
+/// `Σ_{i<j} u(X_i, X_j)` over the rows of `x` and `g` (i outer, j inner, index order): the full
+/// value's `off`, and the pair sum `P_b` of a batch whose members are consecutive rows (the
+/// batches of an SVGD iteration, stored by permutation slot). [`stein_sum`]'s pairs.
+fn off_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize) -> f64 {
+    stein_sum(st, x, g, d, false)
+}
+
+/// Over the `n = x.len()/d` rows of `x` and `g`: with `diag`, `Σ_i u(X_i, X_i)`; otherwise
+/// `Σ_{i<j} u(X_i, X_j)`; in index order (i outer, j inner), from 0. One function for both, with
+/// `pair` inlined once: never inlined itself, so that on Cortex-M the KSD's deepest chain is this
+/// frame, then `log`, `exp` or `sqrt` and a soft-float call, beside (not on top of) its caller's
+/// loop (docs/footprint.md). Few arguments, so that its callers pass few on the stack.
 #[inline(never)]
-fn diag_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: usize) -> f64 {
+fn stein_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, diag: bool) -> f64 {
+    let n = x.len().checked_div(d).unwrap_or(0);
     let mut s = 0.0;
     for i in 0..n {
         let (xi, gi) = (row(x, i, d), row(g, i, d));
-        s += st.pair(xi, xi, gi, gi);
-    }
-    s
-}
-
-/// `Σ_{i<j} u(X_i, X_j)` over the `n` rows of `x` and `g` (i outer, j inner, index order): the
-/// full value's `off`, and the pair sum `P_b` of a batch whose members are consecutive rows (the
-/// batches of an SVGD iteration, stored by permutation slot). Never inlined (see [`diag_sum`]);
-/// `pair` is inlined in it, so that the KSD's deepest chain is this frame, then `log`, `exp` or
-/// `sqrt` and a soft-float call on Cortex-M.
-#[inline(never)]
-fn off_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: usize) -> f64 {
-    let mut off = 0.0;
-    for i in 0..n {
-        let (xi, gi) = (row(x, i, d), row(g, i, d));
-        for j in i + 1..n {
-            off += st.pair(xi, row(x, j, d), gi, row(g, j, d));
+        let others = if diag { i..i + 1 } else { i + 1..n };
+        for j in others {
+            s += st.pair(xi, row(x, j, d), gi, row(g, j, d));
         }
     }
-    off
+    s
 }
 
 /// The full V-statistic KSD² of `N = x.len()/d` particles `x` (row by row) with gradients
@@ -206,8 +207,8 @@ fn off_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize, n: usize) -> f64 {
 pub fn ksd_full<T: Float>(x: &[T], grads: &[T], d: usize, kernel: &SteinImq) -> Result<f64, Error> {
     let n = check_sizes(x, grads, d, kernel)?;
     let st = Stein::new(kernel, d);
-    let diag = diag_sum(&st, x, grads, d, n);
-    Ok(full_value(diag, off_sum(&st, x, grads, d, n), n))
+    let diag = diag_sum(&st, x, grads, d);
+    Ok(full_value(diag, off_sum(&st, x, grads, d), n))
 }
 
 /// The full value `(diag + 2·off)/(N·N)`.
@@ -267,7 +268,7 @@ pub fn ksd_batch<T: Float>(
     // `t < n = perm.len()` always; `get` keeps a panic path out of the library.
     let member = |t: usize| perm.get(t).map_or(0, |&i| i as usize);
     let st = Stein::new(kernel, d);
-    let diag = diag_sum(&st, x, grads, d, n);
+    let diag = diag_sum(&st, x, grads, d);
     Ok(batch_value(n, p, diag, |start, end| {
         let mut pairs = 0.0;
         for a in start..end {
@@ -301,9 +302,9 @@ impl<K> super::SvgdCore<K> {
             KsdChoice::Batch(k) => (k, false),
         };
         let st = Stein::new(&k, d);
-        let diag = diag_sum(&st, xslots, gslots, d, n);
+        let diag = diag_sum(&st, xslots, gslots, d);
         if full {
-            return full_value(diag, off_sum(&st, xslots, gslots, d, n), n);
+            return full_value(diag, off_sum(&st, xslots, gslots, d), n);
         }
         batch_value(n, p, diag, |start, end| {
             // Rows `start..end` (always inside: `end ≤ n`); the (unreachable) failure of the
@@ -311,7 +312,7 @@ impl<K> super::SvgdCore<K> {
             let rows = start.wrapping_mul(d)..end.wrapping_mul(d);
             let xb = xslots.get(rows.clone()).unwrap_or_default();
             let gb = gslots.get(rows).unwrap_or_default();
-            off_sum(&st, xb, gb, d, end - start)
+            off_sum(&st, xb, gb, d)
         })
     }
 }

@@ -1092,10 +1092,11 @@ impl<K> SvgdCore<K> {
     /// iteration is borrowed, so it is not copied onto the stack.
     ///
     /// Two calls: the KSD the configuration asks for (before φ overwrites the gradients:
-    /// positions and gradients by permutation slot), then [`move_all`](Self::move_all). This
-    /// frame holds almost nothing, so the KSD's chain and the move's chain are never stacked on
-    /// each other or on the move's locals (docs/footprint.md).
-    #[inline(never)]
+    /// positions and gradients by permutation slot), then [`move_all`](Self::move_all). Inlined
+    /// into its callers, so that the KSD's chain and the move's chain start right from the
+    /// caller's frame, never stacked on each other, on the move's locals or on a frame of this
+    /// function's own (docs/footprint.md).
+    #[inline(always)]
     pub(crate) fn finish<T: Float>(
         &mut self,
         pending: &Pending<K::Prepared, T>,
