@@ -8,7 +8,8 @@
 #   flash = .vector_table + .text + .rodata + .data,  RAM = .data + .bss
 # broken down by symbol (sampler code, Ziggurat, read-only tables, soft-float, libm, memcpy and
 # friends). Then each probe runs under QEMU and prints the worst stack use of `step` measured by
-# stack painting, and the workspace sizes come from the library's size queries on the host.
+# stack painting, plus the worst over all call paths from the disassembly (tools/stack-paths.py),
+# and the workspace sizes come from the library's size queries on the host.
 #
 # Usage: scripts/footprint.sh            (about a minute; needs the deps of scripts/install-deps.sh)
 set -euo pipefail
@@ -61,6 +62,23 @@ categories() {
     END { print s["sampler"] + 0, s["ziggurat"] + 0, s["tables"] + 0, s["softfloat"] + 0, s["libm"] + 0, s["mem"] + 0 }'
 }
 
+# The worst stack over every call path the probe's code has, by summing frames along its call
+# graph (tools/stack-paths.py): the paths the painted runs do not take (d > 1, AdaGrad with
+# replacement, another soft-float routine at the bottom) included. Callbacks excluded, as above.
+static_paths() { # <elf> <features>
+  local root roots=()
+  [[ $2 == *fp-amagold* ]] && roots+=("stack.amagold amagold_probe::five_steps")
+  [[ $2 == *fp-svgd* || $2 == *fp-ksd* ]] && roots+=("stack.svgd svgd_probe::three_steps")
+  [[ $2 == *fp-stats* ]] && roots+=("stack.stats.push stats_probe::push" "stack.stats.ess_rhat_mcse stats_probe::query")
+  for root in "${roots[@]}"; do
+    read -r label fn <<<"$root"
+    echo "  $label.static_worst_path: $(python3 tools/stack-paths.py "$1" "$fn")"
+    if [ "$label" = stack.svgd ]; then
+      echo "  $label.static_worst_path_without_ksd: $(python3 tools/stack-paths.py "$1" "$fn" --exclude ksd_of_iteration)"
+    fi
+  done
+}
+
 echo "# Flash and RAM (bytes; library share = probe with the sampler(s) minus the baseline probe)"
 echo
 echo "| build | sampler | flash | RAM | .text | .rodata | .data+.bss | sampler code | Ziggurat code | read-only tables | soft-float, int division | libm | memcpy/memmove | rest |"
@@ -93,6 +111,8 @@ for cfg in "${configs[@]}"; do
       exit 1
     fi
     stack_report+="$cname +$vname"$'\n'"$(grep -v checksum "$out" | sed 's/^/  /')"$'\n'
+    paths=$(static_paths "$elf" "$feats")
+    [ -z "$paths" ] || stack_report+="$paths"$'\n'
   done
 done
 echo
