@@ -342,8 +342,8 @@ impl<T: Float> Kernel<T> for KernelChoice {
     /// One `match` per tile, then the kernel's own loop. Inlined everywhere: on targets without
     /// vector units (tiles of one pair) the pair loop's functions are calls of their own and so
     /// is [`fast_exp`](crate::Float::fast_exp), so a frame of its own here would only add to
-    /// the deepest stack path of `step` on Cortex-M (the pair loop → `exp` → a soft-float
-    /// multiply; 56 bytes in `f64` on the M4F).
+    /// one of the deepest stack paths of `step` on Cortex-M (the pair loop → `exp` → a
+    /// soft-float multiply; 56 bytes in `f64` on the M4F).
     #[inline(always)]
     fn eval_tile(&self, p: &KernelParams<T>, r2_k: &mut [T], c: &mut [T]) {
         match p {

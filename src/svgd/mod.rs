@@ -26,10 +26,12 @@
 //! sampler's own fields are plain data (configuration, generator, iteration count).
 //!
 //! Stack: an iteration is a chain of phase functions that are never inlined (preparation,
-//! gradients, pair sums, self terms, the checked move; with replacement the same per sub-step),
-//! so their locals never share one frame: at most 776 bytes on a Cortex-M4F in `f64`, callbacks
-//! excluded (docs/footprint.md). No indexing in this module can panic: rows are taken with
-//! checked `get`s whose (unreachable) failure skips the row.
+//! gradients, pair sums, self terms, the checked move, the KSD's sums; with replacement the same
+//! per sub-step), so their locals never share one frame: at most 776 bytes on a Cortex-M4F in
+//! `f64` (772 in `f32`, 760 on a Cortex-M3), callbacks excluded, KSD on or off: the worst over
+//! every call path of the linked code, by `scripts/footprint.sh` (docs/footprint.md). No indexing
+//! in this module can panic: rows are taken with checked `get`s whose (unreachable) failure
+//! skips the row.
 //!
 //! # One iteration without replacement (docs/algorithms.md §2, Algorithm 3)
 //!
@@ -452,9 +454,9 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
 /// Kernel evaluations per tile of the pair loop. Where the target has vector units the loop
 /// over a row's later batch mates runs tile by tile: the tile's r² first, then its kernel values
 /// in one [`Kernel::eval_tile`] loop that the compiler vectorises, then the sums in order. On
-/// other targets (Cortex-M: no vector unit, and `pair_sums` sits on the deepest stack path) a
-/// tile is one pair. Tiling changes no operation and no order of the sums, so the bits are the
-/// same for every tile size (the firmware comparison checks 1 against the host's 16).
+/// other targets (Cortex-M: no vector unit, and `pair_sums` is on one of the deepest stack
+/// paths) a tile is one pair. Tiling changes no operation and no order of the sums, so the bits
+/// are the same for every tile size (the firmware comparison checks 1 against the host's 16).
 #[cfg(sgs_vector)]
 const TILE: usize = 16;
 /// See the other definition.
@@ -476,7 +478,7 @@ fn tile<T>(buf: &mut [T; TILE], len: usize) -> &mut [T] {
 /// tile slot gets a dummy r² whose kernel values are never used). The tile keeps its members'
 /// rows (`jbuf`), so the permutation is read once per pair. A call of its own on targets
 /// without vector units, like [`pair_sums_rows`]: one frame holding both loops' values was the
-/// largest on the deepest stack path of `step` on Cortex-M (docs/footprint.md).
+/// largest on what was the deepest stack path of `step` on Cortex-M (docs/footprint.md).
 #[cfg_attr(sgs_vector, inline(always))]
 #[cfg_attr(not(sgs_vector), inline(never))]
 fn pair_sums_d1<T: Float, K: Kernel<T>>(
