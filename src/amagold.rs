@@ -332,9 +332,10 @@ impl AmagoldCore {
         let mut rho = 0.0f64;
         let mut left_domain = false;
         for t in 0..cfg.steps {
-            if t != 0 {
-                add_scaled_by(prop, full, kf, rw);
-            }
+            // Step t's drift `θ = θ + (full·k)·r` (t ≥ 1), and the final half drift after the
+            // last step, are done in the previous sweep right after each coordinate's new r: the
+            // same operations on the same values, one pass instead of two per step.
+            let drift = if t + 1 < cfg.steps { full } else { half };
             let seed = self.rng.next_u64();
             // The noise normals are drawn after the callback returns; the stream order (seed,
             // then noise) is the documented one because the callback cannot draw from it.
@@ -346,22 +347,28 @@ impl AmagoldCore {
             let items = rw
                 .iter_mut()
                 .zip(g.iter())
+                .zip(prop.iter_mut())
                 .zip(Factors::of(mf).zip(Factors::of(kf)));
-            sweep(&mut self.rng, noisy, items, |((ri, &gi), (mi, ki)), z| {
-                let eta = match z {
-                    Some(z) => (sd * mi) * z,
-                    None => T::ZERO,
-                };
-                let rn = ((a * *ri - eps_t * gi) + eta) / b;
-                s += (gi.to_f64() * (ri.to_f64() + rn.to_f64())) * ki.to_f64();
-                *ri = rn;
-            });
+            sweep(
+                &mut self.rng,
+                noisy,
+                items,
+                |(((ri, &gi), xi), (mi, ki)), z| {
+                    let eta = match z {
+                        Some(z) => (sd * mi) * z,
+                        None => T::ZERO,
+                    };
+                    let rn = ((a * *ri - eps_t * gi) + eta) / b;
+                    s += (gi.to_f64() * (ri.to_f64() + rn.to_f64())) * ki.to_f64();
+                    *ri = rn;
+                    *xi += (drift * ki) * rn;
+                },
+            );
             rho += half64 * s;
         }
         let (outcome, log_a, u_new) = if left_domain {
             (Outcome::OutOfDomain, f64::NAN, f64::NAN)
         } else {
-            add_scaled_by(prop, half, kf, rw);
             // A trajectory that overflowed (possible in f32 with huge gradients) is a
             // divergence whatever the energy callback would say there: θ must stay finite.
             if !all_finite(prop) {
