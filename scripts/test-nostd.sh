@@ -46,4 +46,16 @@ for feats in fp-amagold,fp-svgd,fp-stats fp-amagold,fp-svgd,fp-stats,fp-f64; do
     exit 1
   fi
   echo "footprint probe ($feats): no panic path linked"
+  # Issue 12's stack budget: the worst stack of one `step` over every call path of the linked
+  # code (the KSD's included: its choice is run-time data), callbacks excluded, at most 776
+  # bytes on the Cortex-M4F. `tools/stack-paths.py ELF ROOT --path` shows the path if it fails.
+  for root in amagold_probe::five_steps svgd_probe::three_steps; do
+    worst=$(python3 tools/stack-paths.py "$elf" "$root")
+    if [ "$worst" -gt 776 ]; then
+      echo "stack of $root ($feats): $worst bytes over some call path, budget 776" >&2
+      python3 tools/stack-paths.py "$elf" "$root" --path >&2
+      exit 1
+    fi
+    echo "stack of $root ($feats): worst path $worst bytes (budget 776)"
+  done
 done
