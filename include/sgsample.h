@@ -2405,9 +2405,9 @@ struct sgs_svgd_config sgs_svgd_config_default(uint64_t batch_size, double step_
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
  * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
  * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
- * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
- * progress word per particle for the iteration in phases (rounded up to whole
- * elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and the
+ * bookkeeping of the iteration in phases, 4·⌈N/32⌉ + 1 four-byte words (rounded up to
+ * whole elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).
  *
  * # Safety
@@ -2595,9 +2595,9 @@ sgs_status sgs_svgd_copy(struct sgs_svgd *dst,
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
  * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
  * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
- * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
- * progress word per particle for the iteration in phases (rounded up to whole
- * elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and the
+ * bookkeeping of the iteration in phases, 4·⌈N/32⌉ + 1 four-byte words (rounded up to
+ * whole elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).
  *
  * # Safety
@@ -2822,8 +2822,11 @@ sgs_status sgs_svgd_gradients_range(const struct sgs_svgd *state, size_t first, 
 /**
  * The forces of batches `first .. end−1` of the iteration begun (batch b is slots
  * `…_batch_rows(b)`), from their slots' positions and gradients, which must have been
- * computed. Safe to call concurrently with the other range calls for disjoint ranges:
- * it reads and writes only those batches' rows.
+ * computed; then (unless the KSD is on) their particles' new positions and histories
+ * by the step rule, kept in the workspace until `…_finish` copies them into the
+ * particles if every one is finite (so the move's arithmetic runs in the ranges, on all
+ * threads). Safe to call concurrently with the other range calls for disjoint ranges:
+ * it writes only those batches' rows.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
@@ -2858,7 +2861,8 @@ sgs_status sgs_svgd_forces_get(const struct sgs_svgd *state,
 /**
  * Supplies the forces of slots `first .. end−1` (`forces`: exactly `(end − first)·d`
  * values in slot order) computed elsewhere, e.g. by another MPI rank with the same
- * seed: the slots must be untouched in this iteration. Safe to call concurrently with
+ * seed: the slots must be untouched in this iteration. Like a batch range it then
+ * computes those slots' moves (unless the KSD is on). Safe to call concurrently with
  * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
  * with `SGS_ERR_NON_FINITE`.
  *
@@ -2877,9 +2881,9 @@ sgs_status sgs_svgd_forces_put(const struct sgs_svgd *state,
                                size_t forces_len);
 
 /**
- * Ends the iteration begun: checks that every slot's force was computed or supplied,
- * then checks every new value and moves all particles (all or nothing), like the end
- * of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
+ * Ends the iteration begun: checks that every slot's force was computed or supplied and
+ * that every new value the ranges computed is finite, then moves all particles (all or
+ * nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
  * concurrently with any other call on the state.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
@@ -2890,7 +2894,8 @@ sgs_status sgs_svgd_forces_put(const struct sgs_svgd *state,
  * # Safety
  * `state` valid, its buffers alive.
  */
-sgs_status sgs_svgd_finish(struct sgs_svgd *state, struct sgs_svgd_info *info);
+sgs_status sgs_svgd_finish(struct sgs_svgd *state,
+                           struct sgs_svgd_info *info);
 
 /**
  * Abandons the iteration begun: the generator is restored, and since nothing else
@@ -2974,8 +2979,11 @@ sgs_status sgs_svgd_gradients_range_f32(const struct sgs_svgd_f32 *state, size_t
 /**
  * The forces of batches `first .. end−1` of the iteration begun (batch b is slots
  * `…_batch_rows(b)`), from their slots' positions and gradients, which must have been
- * computed. Safe to call concurrently with the other range calls for disjoint ranges:
- * it reads and writes only those batches' rows.
+ * computed; then (unless the KSD is on) their particles' new positions and histories
+ * by the step rule, kept in the workspace until `…_finish` copies them into the
+ * particles if every one is finite (so the move's arithmetic runs in the ranges, on all
+ * threads). Safe to call concurrently with the other range calls for disjoint ranges:
+ * it writes only those batches' rows.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
@@ -3010,7 +3018,8 @@ sgs_status sgs_svgd_forces_get_f32(const struct sgs_svgd_f32 *state,
 /**
  * Supplies the forces of slots `first .. end−1` (`forces`: exactly `(end − first)·d`
  * values in slot order) computed elsewhere, e.g. by another MPI rank with the same
- * seed: the slots must be untouched in this iteration. Safe to call concurrently with
+ * seed: the slots must be untouched in this iteration. Like a batch range it then
+ * computes those slots' moves (unless the KSD is on). Safe to call concurrently with
  * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
  * with `SGS_ERR_NON_FINITE`.
  *
@@ -3029,9 +3038,9 @@ sgs_status sgs_svgd_forces_put_f32(const struct sgs_svgd_f32 *state,
                                    size_t forces_len);
 
 /**
- * Ends the iteration begun: checks that every slot's force was computed or supplied,
- * then checks every new value and moves all particles (all or nothing), like the end
- * of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
+ * Ends the iteration begun: checks that every slot's force was computed or supplied and
+ * that every new value the ranges computed is finite, then moves all particles (all or
+ * nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
  * concurrently with any other call on the state.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
@@ -3042,7 +3051,8 @@ sgs_status sgs_svgd_forces_put_f32(const struct sgs_svgd_f32 *state,
  * # Safety
  * `state` valid, its buffers alive.
  */
-sgs_status sgs_svgd_finish_f32(struct sgs_svgd_f32 *state, struct sgs_svgd_info *info);
+sgs_status sgs_svgd_finish_f32(struct sgs_svgd_f32 *state,
+                               struct sgs_svgd_info *info);
 
 /**
  * Abandons the iteration begun: the generator is restored, and since nothing else
