@@ -737,6 +737,34 @@ static void svgd_cases(void) {
     ssnap(&h);
     CASE("svgd step: update overflows -> non-finite, nothing moved", sgs_svgd_step(&h.s, NULL),
          SGS_ERR_NON_FINITE, ssame_system(&h, &c));
+    /* The same in phases: the batch ranges compute the moves and only flag them; finish refuses
+     * with nothing moved, and the iteration is over. */
+    CASE("svgd phases: update overflows in the batch ranges -> finish non-finite, nothing moved",
+         (sgs_svgd_begin(&h.s) == SGS_OK && sgs_svgd_gradients_range(&h.s, 0, SN) == SGS_OK &&
+          sgs_svgd_batches_range(&h.s, 1, 2) == SGS_OK && sgs_svgd_batches_range(&h.s, 0, 1) == SGS_OK)
+             ? sgs_svgd_finish(&h.s, NULL)
+             : -1,
+         SGS_ERR_NON_FINITE, ssame_system(&h, &c) && sgs_svgd_cancel(&h.s) == SGS_ERR_ITERATION_NOT_BEGUN);
+    /* AdaGrad whose new history overflows (phi^2 = inf for |x| ~ 1e300; the far-apart pairs add
+     * nothing): in phases and in a step, the history (still unset) and the particles stay. */
+    {
+        sgs_svgd_config ca = c0;
+        sfix a;
+        memset(&a, 0, sizeof a);
+        for (size_t k = 0; k < SN * SD; k++) a.x[k] = 1e300 * ((double)k - 7.5);
+        a.ws_len = sgs_svgd_workspace_len(SN, SD, &ca);
+        CASE("svgd init: AdaGrad, particles near the overflow (valid)",
+             sgs_svgd_init(&a.s, &ca, a.x, SN, SD, a.ws, a.ws_len, a.idx, SN, prog_gradient, NULL, &a.p), SGS_OK, 1);
+        ssnap(&a);
+        CASE("svgd phases: AdaGrad history overflows -> finish non-finite, history and particles kept",
+             (sgs_svgd_begin(&a.s) == SGS_OK && sgs_svgd_gradients_range(&a.s, 0, SN) == SGS_OK &&
+              sgs_svgd_batches_range(&a.s, 0, 2) == SGS_OK)
+                 ? sgs_svgd_finish(&a.s, NULL)
+                 : -1,
+             SGS_ERR_NON_FINITE, ssame_system(&a, &ca));
+        CASE("svgd step: AdaGrad history overflows -> non-finite, history and particles kept",
+             sgs_svgd_step(&a.s, NULL), SGS_ERR_NON_FINITE, ssame_system(&a, &ca));
+    }
 
     /* The caller breaks a particle between iterations. */
     sfix_init(&f, c0);
