@@ -592,6 +592,15 @@ static int ssame(const sfix *f) {
 /* The system's persistent part (state struct, particles, and the AdaGrad history, which follows
  * the gradients and forces in the workspace: N*d each without replacement, p*d with) is as at
  * the last ssnap(). */
+/* A fresh system under `*c` with the particles spread evenly, coordinate k at scale·(k − 7.5);
+ * returns init's status. */
+static int32_t sfix_init_spread(sfix *f, const sgs_svgd_config *c, double scale) {
+    memset(f, 0, sizeof *f);
+    for (size_t k = 0; k < SN * SD; k++) f->x[k] = scale * ((double)k - 7.5);
+    f->ws_len = sgs_svgd_workspace_len(SN, SD, c);
+    return sgs_svgd_init(&f->s, c, f->x, SN, SD, f->ws, f->ws_len, f->idx, SN, prog_gradient, NULL, &f->p);
+}
+
 static int ssame_system(const sfix *f, const sgs_svgd_config *c) {
     size_t rows = c->batching == SGS_BATCHING_WITH_REPLACEMENT ? (size_t)c->batch_size : SN;
     size_t hist = c->step_rule == SGS_STEP_RULE_ADAGRAD ? SN * SD : 0;
@@ -729,11 +738,7 @@ static void svgd_cases(void) {
     c.step_rule = SGS_STEP_RULE_CONSTANT;
     c.step_size = 1e308;
     sfix h;
-    memset(&h, 0, sizeof h);
-    for (size_t k = 0; k < SN * SD; k++) h.x[k] = 1e3 * ((double)k - 7.5);
-    h.ws_len = sgs_svgd_workspace_len(SN, SD, &c);
-    CASE("svgd init: huge constant step (valid)",
-         sgs_svgd_init(&h.s, &c, h.x, SN, SD, h.ws, h.ws_len, h.idx, SN, prog_gradient, NULL, &h.p), SGS_OK, 1);
+    CASE("svgd init: huge constant step (valid)", sfix_init_spread(&h, &c, 1e3), SGS_OK, 1);
     ssnap(&h);
     CASE("svgd step: update overflows -> non-finite, nothing moved", sgs_svgd_step(&h.s, NULL),
          SGS_ERR_NON_FINITE, ssame_system(&h, &c));
@@ -750,11 +755,7 @@ static void svgd_cases(void) {
     {
         sgs_svgd_config ca = c0;
         sfix a;
-        memset(&a, 0, sizeof a);
-        for (size_t k = 0; k < SN * SD; k++) a.x[k] = 1e300 * ((double)k - 7.5);
-        a.ws_len = sgs_svgd_workspace_len(SN, SD, &ca);
-        CASE("svgd init: AdaGrad, particles near the overflow (valid)",
-             sgs_svgd_init(&a.s, &ca, a.x, SN, SD, a.ws, a.ws_len, a.idx, SN, prog_gradient, NULL, &a.p), SGS_OK, 1);
+        CASE("svgd init: AdaGrad, particles near the overflow (valid)", sfix_init_spread(&a, &ca, 1e300), SGS_OK, 1);
         ssnap(&a);
         CASE("svgd phases: AdaGrad history overflows -> finish non-finite, history and particles kept",
              (sgs_svgd_begin(&a.s) == SGS_OK && sgs_svgd_gradients_range(&a.s, 0, SN) == SGS_OK &&
