@@ -111,6 +111,42 @@ fn a_failing_piece_changes_nothing() {
     assert_eq!(fresh.particles(), svgd.particles());
 }
 
+/// A move that is not finite in one piece (the pieces compute the moves; `finish` only copies
+/// them in): the iteration fails with nothing changed, the AdaGrad history included (the next
+/// iteration is a fresh system's first, which it would not be with a history already set).
+#[test]
+fn a_non_finite_move_in_one_piece_changes_nothing() {
+    let (n, d) = (64, 1);
+    let cfg = SvgdConfig::new(
+        4,
+        KernelChoice::Gaussian { h: 0.7 },
+        StepRule::adagrad(0.05),
+    );
+    let mut x0 = start(n, d);
+    // Its gradient and φ (≈ −x/N: the far pairs add nothing) are finite, its new history φ² is
+    // not; every other particle's move is finite.
+    x0[37] = 1e300;
+    let len = Svgd::<f64>::workspace_len(n, d, &cfg);
+    let (mut xs, mut ws, mut idx) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
+    let mut svgd = Svgd::new(&cfg, d, &mut xs, &mut ws, &mut idx).unwrap();
+    for threads in [1, 3] {
+        let e = pool(threads).install(|| svgd.step_parallel(&CLEAN));
+        assert_eq!(e, Err(Error::NonFinite), "{threads} threads");
+        assert_eq!(svgd.particles(), &x0[..]);
+        assert_eq!(svgd.iterations(), 0);
+    }
+    assert_eq!(svgd.step(&mut { CLEAN }), Err(Error::NonFinite));
+    svgd.particles_mut()[37] = x0[36];
+    let after = pool(2).install(|| svgd.step_parallel(&CLEAN)).unwrap();
+    let mut fresh_x = x0.clone();
+    fresh_x[37] = x0[36];
+    let (mut wf, mut i_f) = (vec![0.0; len], vec![0u32; n]);
+    let mut fresh = Svgd::new(&cfg, d, &mut fresh_x, &mut wf, &mut i_f).unwrap();
+    assert_eq!(fresh.step(&mut { CLEAN }).unwrap(), after);
+    assert_eq!(fresh.particles(), svgd.particles());
+    assert_eq!(fresh.force(), svgd.force());
+}
+
 #[test]
 fn phases_refuse_an_unfinished_iteration_and_dropping_cancels() {
     let (n, d) = (40, 2);

@@ -61,18 +61,17 @@ unsafe fn progress<'a, T>(fx: &SvgdFixed<T>, core: &SvgdCore<KernelChoice>) -> P
     let w = core.n.div_ceil(BITS);
     // SAFETY: the workspace holds `flag_elems(n)` elements after the core's layout (checked by
     // `enter`), i.e. at least `4·progress_words(n)` bytes, aligned to 4 (T is 4 or 8 bytes
-    // and aligned); they are only ever accessed as atomics.
-    let all = unsafe { core::slice::from_raw_parts(p, 4 * w + 1) };
-    let (taken, rest) = all.split_at(w);
-    let (grad, rest) = rest.split_at(w);
-    let (claim, rest) = rest.split_at(w);
-    let (done, flags) = rest.split_at(w);
-    Progress {
-        taken,
-        grad,
-        claim,
-        done,
-        flags: &flags[0],
+    // and aligned); they are only ever accessed as atomics. The four bitmaps and the flag word
+    // are disjoint parts of them.
+    unsafe {
+        let at = |k: usize| core::slice::from_raw_parts(p.add(k * w), w);
+        Progress {
+            taken: at(0),
+            grad: at(1),
+            claim: at(2),
+            done: at(3),
+            flags: &*p.add(4 * w),
+        }
     }
 }
 
