@@ -444,7 +444,16 @@ fn all_runs(out: &mut String, f32_core: bool) {
     a.momentum_sd = 0.9;
     a.seed = 23;
     a.stream = 2;
-    amagold_mass(out, "amagold_mass_nonrev_g3", g3, &g30, &a, 50, 50, f32_core);
+    amagold_mass(
+        out,
+        "amagold_mass_nonrev_g3",
+        g3,
+        &g30,
+        &a,
+        50,
+        50,
+        f32_core,
+    );
 
     let mut h = SghmcConfig::new(0.1);
     h.friction = 0.3;

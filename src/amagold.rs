@@ -511,9 +511,13 @@ impl StepInfo for AmagoldInfo {
 }
 
 // A chain with a mass matrix uses (and a copy of it must copy) the four mass blocks too.
-chain_kind!(AmagoldCore, AmagoldConfig, AmagoldInfo, workspace_len, need = |c: &AmagoldCore| {
-    c.used_len()
-});
+chain_kind!(
+    AmagoldCore,
+    AmagoldConfig,
+    AmagoldInfo,
+    workspace_len,
+    need = |c: &AmagoldCore| { c.used_len() }
+);
 
 impl<T: Float, M: Potential<T> + ?Sized> ChainStep<T, M> for AmagoldCore {
     fn start(

@@ -150,9 +150,13 @@ impl Counters {
 /// with `need = f`, `workspace_need` is `f(&core)`.
 macro_rules! chain_kind {
     ($Core:ty, $Config:ty, $Info:ty, $ws_len:path) => {
-        $crate::chain::chain_kind!($Core, $Config, $Info, $ws_len, need = |c: &$Core| {
-            $ws_len(c.d)
-        });
+        $crate::chain::chain_kind!(
+            $Core,
+            $Config,
+            $Info,
+            $ws_len,
+            need = |c: &$Core| { $ws_len(c.d) }
+        );
     };
     ($Core:ty, $Config:ty, $Info:ty, $ws_len:path, need = $need:expr) => {
         impl $crate::chain::Sealed for $Core {}

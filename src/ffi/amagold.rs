@@ -247,5 +247,17 @@ macro_rules! mass_api {
     };
 }
 
-mass_api!(f64, "double", sgs_amagold, sgs_amagold_workspace_len_mass, sgs_amagold_inverse_mass);
-mass_api!(f32, "float", sgs_amagold_f32, sgs_amagold_workspace_len_mass_f32, sgs_amagold_inverse_mass_f32);
+mass_api!(
+    f64,
+    "double",
+    sgs_amagold,
+    sgs_amagold_workspace_len_mass,
+    sgs_amagold_inverse_mass
+);
+mass_api!(
+    f32,
+    "float",
+    sgs_amagold_f32,
+    sgs_amagold_workspace_len_mass_f32,
+    sgs_amagold_inverse_mass_f32
+);
