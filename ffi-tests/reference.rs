@@ -130,6 +130,21 @@ fn xs<T: Hex + Copy>(x: &[T]) -> String {
     x.iter().map(|v| format!(" {}", v.hex())).collect()
 }
 
+/// The lines an AMAGOLD run prints (repro_impl.h's format): one per step, one per run row, the end.
+fn amagold_step_line(out: &mut String, name: &str, k: usize, acc: bool, la: f64, u: f64, x: &str) {
+    let _ = writeln!(
+        out,
+        "{name} s {k} acc={} la={} u={} x={x}",
+        acc as u32,
+        hex_or_nan(la),
+        hex_or_nan(u)
+    );
+}
+
+fn amagold_end_line(out: &mut String, name: &str, it: u64, u: f64) {
+    let _ = writeln!(out, "{name} end it={it} u={}", hex_or_nan(u));
+}
+
 fn amagold_ref(
     out: &mut String,
     name: &str,
@@ -154,20 +169,14 @@ fn amagold_ref(
     );
     for k in 0..steps {
         let s = ch.step(&mut m);
-        let _ = writeln!(
-            out,
-            "{name} s {k} acc={} la={} u={} x={}",
-            s.accepted as u32,
-            hex_or_nan(s.log_a),
-            hex_or_nan(ch.u),
-            xs(&ch.theta)
-        );
+        let x = xs(&ch.theta);
+        amagold_step_line(out, name, k, s.accepted, s.log_a, ch.u, &x);
     }
     for k in 0..runs {
         ch.step(&mut m);
         let _ = writeln!(out, "{name} r {k} x={}", xs(&ch.theta));
     }
-    let _ = writeln!(out, "{name} end it={} u={}", steps + runs, hex_or_nan(ch.u));
+    amagold_end_line(out, name, (steps + runs) as u64, ch.u);
 }
 
 fn amagold_f32(
@@ -201,26 +210,15 @@ fn amagold_core<T: Float + Hex>(
     let mut ch = Amagold::new(c, &th0, &mut ws, &mut m).expect("init");
     for k in 0..steps {
         let i = ch.step(&mut m).expect("step");
-        let _ = writeln!(
-            out,
-            "{name} s {k} acc={} la={} u={} x={}",
-            i.accepted as u32,
-            hex_or_nan(i.log_accept),
-            hex_or_nan(i.energy),
-            xs(ch.position())
-        );
+        let x = xs(ch.position());
+        amagold_step_line(out, name, k, i.accepted, i.log_accept, i.energy, &x);
     }
     let mut rows = vec![T::ZERO; runs * d];
     ch.run(&mut m, &mut rows).expect("run");
     for (k, row) in rows.chunks(d).enumerate() {
         let _ = writeln!(out, "{name} r {k} x={}", xs(row));
     }
-    let _ = writeln!(
-        out,
-        "{name} end it={} u={}",
-        ch.iterations(),
-        hex_or_nan(ch.energy())
-    );
+    amagold_end_line(out, name, ch.iterations(), ch.energy());
     if let Some(k) = ch.inverse_mass() {
         let _ = writeln!(out, "{name} mass k={} eps={}", xs(k), ch.step_size().hex());
     }

@@ -432,11 +432,8 @@ pub(crate) unsafe fn copy_block<T: CFloat, C: CChain, S>(
     out: *mut T,
     out_len: usize,
 ) -> Result<(), Error> {
-    check_ptr(out)?;
-    // SAFETY: contract of the caller.
-    let (fx, d) = unsafe { enter::<T, C, S>(state, false)? };
-    // SAFETY: validated by `enter`.
-    unsafe { copy_block_of(state, &fx, d, block, out, out_len) }
+    // SAFETY: forwarded contract.
+    unsafe { copy_block_or::<T, C, S>(state, |_| Some(block), T::ZERO, out, out_len) }
 }
 
 /// The body of [`copy_block`] for a validated state.
@@ -491,14 +488,7 @@ pub(crate) unsafe fn copy_block_or<T: CFloat, C: CChain, S>(
         // SAFETY: validated by `enter`.
         return unsafe { copy_block_of(state, &fx, d, block, out, out_len) };
     }
-    check_array(out, out_len)?;
-    let o = Span::of(out, out_len);
-    if spans_of(state, &fx).iter().any(|s| Span::overlaps(&o, s)) {
-        return Err(Error::InvalidArgument);
-    }
-    if out_len < d {
-        return Err(Error::OutputTooSmall);
-    }
+    check_output(&spans_of(state, &fx), out, out_len, d)?;
     // SAFETY: a valid array of `out_len ≥ d` elements, disjoint from the state and workspace.
     unsafe { core::slice::from_raw_parts_mut(out, d) }.fill(fill);
     Ok(())
