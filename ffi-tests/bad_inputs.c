@@ -512,7 +512,7 @@ static void f32_cases(void) {
 
 static void status_and_version_cases(void) {
     int ok = 1;
-    for (int32_t a = 0; a <= SGS_ERR_ITERATION_INCOMPLETE; a++) {
+    for (int32_t a = 0; a <= SGS_ERR_INVALID_WARMUP; a++) {
         const char *sa = sgs_status_str(a);
         ok &= sa != NULL && strcmp(sa, "unknown status") != 0;
         for (int32_t b = 0; b < a; b++) ok &= strcmp(sa, sgs_status_str(b)) != 0;
@@ -520,7 +520,7 @@ static void status_and_version_cases(void) {
     expect("status strings: one distinct static string per code", ok, NULL);
     expect("status strings: unknown codes",
            strcmp(sgs_status_str(-1), "unknown status") == 0 &&
-               strcmp(sgs_status_str(SGS_ERR_ITERATION_INCOMPLETE + 1), "unknown status") == 0 &&
+               strcmp(sgs_status_str(SGS_ERR_INVALID_WARMUP + 1), "unknown status") == 0 &&
                strcmp(sgs_status_str(INT32_MIN), "unknown status") == 0,
            NULL);
 #define ALIGNOF(T) offsetof(struct { char c; T t; }, t)
@@ -1400,6 +1400,93 @@ static void stats_cases(void) {
     free(mem);
 }
 
+/* The mass-matrix warm-up's configuration, workspace, getter and copy. */
+static void mass_cases(void) {
+    enum { WM = 10 * D };
+    sgs_amagold_config c0 = sgs_amagold_config_default(0.2), c;
+    fixture f;
+    fixture_init(&f, c0);
+    snap(&f);
+    double wsm[WM];
+    prog p2;
+    memset(&p2, 0, sizeof p2);
+    int32_t st;
+
+    expect("mass: workspace queries 6·d and 10·d",
+           sgs_amagold_workspace_len(D) == WS && sgs_amagold_workspace_len_mass(D) == WM &&
+               sgs_amagold_workspace_len_mass_f32(D) == WM && sgs_amagold_workspace_len_mass(0) == 0 &&
+               sgs_amagold_workspace_len_mass(SIZE_MAX / 4) == SIZE_MAX,
+           NULL);
+    expect("mass: off by default", c0.adapt_mass == 0 && c0.reserved == 0, NULL);
+    c = c0; c.adapt_mass = 2; c.warmup = 100;
+    bad_config("mass init: adapt_mass 2", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.reserved = 1;
+    bad_config("mass init: reserved != 0", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.adapt_mass = 1; c.warmup = 19;
+    st = sgs_amagold_init(&f.s, &c, THETA0, D, wsm, WM, prog_energy, prog_gradient, &p2);
+    CASE("mass init: warm-up 19", st, SGS_ERR_INVALID_WARMUP, same(&f));
+    c.warmup = 0;
+    st = sgs_amagold_init(&f.s, &c, THETA0, D, wsm, WM, prog_energy, prog_gradient, &p2);
+    CASE("mass init: no warm-up", st, SGS_ERR_INVALID_WARMUP, same(&f));
+    c.warmup = 20;
+    st = sgs_amagold_init(&f.s, &c, THETA0, D, wsm, WM - 1, prog_energy, prog_gradient, &p2);
+    CASE("mass init: workspace 10·d - 1", st, SGS_ERR_WORKSPACE_TOO_SMALL, same(&f));
+    st = sgs_amagold_init(&f.s, &c, THETA0, D, wsm, WS, prog_energy, prog_gradient, &p2);
+    CASE("mass init: workspace 6·d", st, SGS_ERR_WORKSPACE_TOO_SMALL, same(&f));
+
+    double k[D + 1] = {0.0, 0.0, 0.0};
+    CASE("inverse mass without a mass matrix: ones", sgs_amagold_inverse_mass(&f.s, k, D), SGS_OK,
+         same(&f) && k[0] == 1.0 && k[1] == 1.0);
+    CASE("inverse mass: out NULL", sgs_amagold_inverse_mass(&f.s, NULL, D), SGS_ERR_NULL_POINTER, same(&f));
+    CASE("inverse mass: out too short", sgs_amagold_inverse_mass(&f.s, k, D - 1), SGS_ERR_OUTPUT_TOO_SMALL,
+         same(&f));
+    CASE("inverse mass: out inside the workspace", sgs_amagold_inverse_mass(&f.s, f.ws + 1, D),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    sgs_amagold zero = {{0}};
+    CASE("inverse mass: not initialised", sgs_amagold_inverse_mass(&zero, k, D), SGS_ERR_NOT_INITIALISED, 1);
+
+    /* A chain with a mass matrix: unit mass until the slow window ends, then the estimate. */
+    sgs_amagold m = {{0}}, cp = {{0}};
+    double wcp[WM];
+    memset(&p2, 0, sizeof p2);
+    c.warmup = 40;
+    st = sgs_amagold_init(&m, &c, THETA0, D, wsm, WM, prog_energy, prog_gradient, &p2);
+    expect("mass init: warm-up 40, workspace 10·d", st == SGS_OK, sgs_status_str(st));
+    k[0] = k[1] = 0.0;
+    expect("mass: unit mass at the start",
+           sgs_amagold_inverse_mass(&m, k, D) == SGS_OK && k[0] == 1.0 && k[1] == 1.0, NULL);
+    for (int i = 0; i < 10; i++) sgs_amagold_step(&m, NULL);
+    CASE("mass copy: workspace 6·d", sgs_amagold_copy(&cp, wcp, WS, &m), SGS_ERR_WORKSPACE_TOO_SMALL, 1);
+    CASE("mass copy: workspace 10·d - 1", sgs_amagold_copy(&cp, wcp, WM - 1, &m), SGS_ERR_WORKSPACE_TOO_SMALL, 1);
+    /* Mid-window: the copy must carry the running sums, or its mass would differ. */
+    CASE("mass copy: workspace 10·d", sgs_amagold_copy(&cp, wcp, WM, &m), SGS_OK, 1);
+    int same_run = 1;
+    for (int i = 0; i < 60; i++) {
+        double a[D], b[D];
+        same_run &= sgs_amagold_step(&m, NULL) == SGS_OK && sgs_amagold_step(&cp, NULL) == SGS_OK &&
+                    sgs_amagold_position(&m, a, D) == SGS_OK && sgs_amagold_position(&cp, b, D) == SGS_OK &&
+                    memcmp(a, b, sizeof a) == 0;
+    }
+    double kc[D];
+    same_run &= sgs_amagold_inverse_mass(&m, k, D) == SGS_OK && sgs_amagold_inverse_mass(&cp, kc, D) == SGS_OK &&
+                memcmp(k, kc, sizeof kc) == 0;
+    expect("mass copy: continues bit for bit, mass included", same_run, NULL);
+    /* U = |x|²/2: the posterior variance is 1, so the estimate is near 1 but not exactly 1. */
+    expect("mass: estimated after the warm-up (positive, finite, not the unit mass)",
+           k[0] > 0.0 && k[1] > 0.0 && isfinite(k[0]) && isfinite(k[1]) && k[0] != 1.0 && k[1] != 1.0, NULL);
+
+    float kf[D];
+    sgs_amagold_f32 mf = {{0}};
+    float wsf[WM];
+    const float th0f[D] = {0.5f, -0.25f};
+    memset(&p2, 0, sizeof p2);
+    st = sgs_amagold_init_f32(&mf, &c, th0f, D, wsf, WM, prog_energy_f32, prog_gradient_f32, &p2);
+    for (int i = 0; i < 50 && st == SGS_OK; i++) st = sgs_amagold_step_f32(&mf, NULL);
+    expect("mass f32: runs and reads its estimate",
+           st == SGS_OK && sgs_amagold_inverse_mass_f32(&mf, kf, D) == SGS_OK && kf[0] > 0.0f && kf[0] != 1.0f,
+           NULL);
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -1414,6 +1501,7 @@ int main(void) {
     ksd_cases();
     hardening_cases();
     stats_cases();
+    mass_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
