@@ -28,7 +28,7 @@
 //! Stack: an iteration is a chain of phase functions that are never inlined (preparation,
 //! gradients, pair sums, self terms, the checked move, the KSD's sums; with replacement the same
 //! per sub-step), so their locals never share one frame: at most 776 bytes on a Cortex-M4F in
-//! `f64` (772 in `f32`, 760 on a Cortex-M3), callbacks excluded, KSD on or off: the worst over
+//! `f64` (772 in `f32`, 752 on a Cortex-M3), callbacks excluded, KSD on or off: the worst over
 //! every call path of the linked code, by `scripts/footprint.sh` (docs/footprint.md). No indexing
 //! in this module can panic: rows are taken with checked `get`s whose (unreachable) failure
 //! skips the row.
