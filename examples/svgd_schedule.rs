@@ -1,8 +1,9 @@
 //! A growing batch size against full SVGD (docs/benchmarks.md, "A growing batch size"): on the
 //! RBM-SVGD paper's 1-D mixture (N = 256, 500 iterations) and double banana (N = 512, 800
 //! iterations), the MSE of the particle averages of the paper's test functions over R
-//! initialisations, and the wall time per run, for full SVGD, fixed small p, doubling
-//! schedules and KSD-driven schedules.
+//! initialisations, with their standard errors, and the CPU time per run, for full SVGD (also
+//! stopped early), fixed small p, doubling and KSD-driven schedules, and a fixed p followed by a
+//! full-p "polish" phase (rows with their own iteration counts say so in the table).
 //!
 //!     cargo run --release --example svgd_schedule [R]      (R = 20 by default)
 //!
@@ -148,7 +149,17 @@ enum Strategy {
         window: u64,
         min_decrease: f64,
     },
+    /// p for `hold` iterations, then N for the rest ("polish"): `set_batch_size` between the
+    /// phases. (Doubling from N/2 is the special case p = N/2.)
+    Hold {
+        p: usize,
+        hold: u64,
+    },
 }
+
+/// A strategy and its number of iterations (the problem's own when `None`).
+#[derive(Clone, Copy)]
+struct Plan(Strategy, Option<u64>);
 
 impl Strategy {
     fn label(self, n: usize) -> String {
@@ -161,16 +172,18 @@ impl Strategy {
                 window,
                 min_decrease,
             } => format!("KSD-driven from {start}, window {window}, δ = {min_decrease}"),
+            Strategy::Hold { p, hold } => format!("p = {p} for {hold}, then p = {n}"),
         }
     }
 }
 
 /// One run: errors of the test functions, seconds, final p.
-fn run(problem: Problem, strategy: Strategy, s: u64) -> (Vec<f64>, f64, usize) {
+fn run(problem: Problem, plan: Plan, s: u64) -> (Vec<f64>, f64, usize) {
+    let Plan(strategy, iterations) = plan;
     let (n, d) = (problem.n(), problem.d());
     let mut x = problem.init(s);
     let start = match strategy {
-        Strategy::Fixed(p) => p,
+        Strategy::Fixed(p) | Strategy::Hold { p, .. } => p,
         Strategy::Doubling { start, .. } | Strategy::Ksd { start, .. } => start,
     };
     let mut cfg = problem.config(start);
@@ -184,7 +197,7 @@ fn run(problem: Problem, strategy: Strategy, s: u64) -> (Vec<f64>, f64, usize) {
     let t0 = cpu_seconds(origin);
     let mut svgd = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).expect("init");
     let mut sched = match strategy {
-        Strategy::Fixed(_) => None,
+        Strategy::Fixed(_) | Strategy::Hold { .. } => None,
         Strategy::Doubling { start, every } => {
             Some(BatchScheduler::new(BatchSchedule::Doubling { start, every }, n).unwrap())
         }
@@ -204,9 +217,14 @@ fn run(problem: Problem, strategy: Strategy, s: u64) -> (Vec<f64>, f64, usize) {
             .unwrap(),
         ),
     };
-    for _ in 0..problem.iterations() {
+    for k in 0..iterations.unwrap_or(problem.iterations()) {
         if let Some(sc) = &sched {
             svgd.set_batch_size(sc.batch_size()).unwrap();
+        }
+        if let Strategy::Hold { hold, .. } = strategy {
+            if k == hold {
+                svgd.set_batch_size(n).unwrap();
+            }
         }
         let info = problem.step(&mut svgd);
         if let Some(sc) = &mut sched {
@@ -241,16 +259,20 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(20);
-    let dbl = |start, every| Strategy::Doubling { start, every };
-    let ksd = |start, window| Strategy::Ksd {
-        start,
-        window,
-        min_decrease: 0.1,
+    let own = |st| Plan(st, None);
+    let dbl = |start, every| own(Strategy::Doubling { start, every });
+    let ksd = |start, window| {
+        own(Strategy::Ksd {
+            start,
+            window,
+            min_decrease: 0.1,
+        })
     };
+    let hold = |p, hold, total| Plan(Strategy::Hold { p, hold }, Some(total));
     let mixture = [
-        Strategy::Fixed(256),
-        Strategy::Fixed(8),
-        Strategy::Fixed(32),
+        own(Strategy::Fixed(256)),
+        own(Strategy::Fixed(8)),
+        own(Strategy::Fixed(32)),
         dbl(8, 100),
         dbl(4, 100),
         dbl(8, 125),
@@ -258,63 +280,79 @@ fn main() {
         ksd(8, 25),
     ];
     let banana = [
-        Strategy::Fixed(512),
-        Strategy::Fixed(64),
-        dbl(16, 160),
+        own(Strategy::Fixed(512)),
+        // Full SVGD stopped early: what a quarter (and three quarters) of its time buys.
+        Plan(Strategy::Fixed(512), Some(200)),
+        Plan(Strategy::Fixed(512), Some(600)),
+        own(Strategy::Fixed(64)),
         dbl(32, 160),
-        dbl(16, 200),
-        ksd(16, 40),
         ksd(32, 40),
+        // A cheap phase at fixed p, then a short full-p polish; about a quarter of the time.
+        hold(64, 500, 600),
+        hold(128, 300, 420),
+        hold(256, 150, 270),
+        // The same with a longer polish (about half the time).
+        hold(64, 600, 1000),
+        hold(128, 300, 700),
     ];
-    for (problem, strategies) in [
+    for (problem, plans) in [
         (Problem::Mixture, &mixture[..]),
         (Problem::Banana, &banana[..]),
     ] {
         let n = problem.n();
         println!(
-            "\n{} N = {n}, {} iterations, R = {reps} initialisations (seeds 0..R)\n",
+            "\n{} N = {n}, R = {reps} initialisations (seeds 0..R)\n",
             match problem {
                 Problem::Mixture => "1-D mixture,",
                 Problem::Banana => "double banana,",
             },
-            problem.iterations()
         );
         let names = problem.names();
-        print!("| strategy | final p | median CPU time per run (ms) | time / full |");
+        print!("| strategy | iterations | final p | median CPU time per run (ms) | time / full |");
         for nm in names {
-            print!(" MSE {nm} (/ full) |");
+            print!(" MSE {nm} ± s.e. (/ full) |");
         }
         println!();
-        print!("|---|---:|---:|---:|");
+        print!("|---|---:|---:|---:|---:|");
         for _ in names {
             print!("---:|");
         }
         println!();
         let mut full: Option<(f64, Vec<f64>)> = None;
-        for &st in strategies {
+        for &plan in plans {
             let mut times = Vec::new();
-            let mut sq = vec![0.0; names.len()];
+            let mut sq = vec![Vec::new(); names.len()];
             let mut last_p = 0;
             for s in 0..reps {
-                let (e, t, p) = run(problem, st, s);
+                let (e, t, p) = run(problem, plan, s);
                 times.push(t);
                 for (a, v) in sq.iter_mut().zip(&e) {
-                    *a += v * v / reps as f64;
+                    a.push(v * v);
                 }
                 last_p = p;
             }
+            let (mse, se): (Vec<f64>, Vec<f64>) = sq.iter().map(|v| mean_and_se(v)).unzip();
             let med = median(&mut times);
-            let (tf, mf) = full.get_or_insert_with(|| (med, sq.clone())).clone();
+            let (tf, mf) = full.get_or_insert_with(|| (med, mse.clone())).clone();
             print!(
-                "| {} | {last_p} | {:.2} | {:.3} |",
-                st.label(n),
+                "| {} | {} | {last_p} | {:.2} | {:.3} |",
+                plan.0.label(n),
+                plan.1.unwrap_or(problem.iterations()),
                 1e3 * med,
                 med / tf
             );
-            for (a, b) in sq.iter().zip(&mf) {
-                print!(" {a:.2e} ({:.2}) |", a / b);
+            for ((a, e), b) in mse.iter().zip(&se).zip(&mf) {
+                print!(" {a:.2e} ± {e:.1e} ({:.2}) |", a / b);
             }
             println!();
         }
     }
+}
+
+/// The mean of the squared errors (the MSE) and its standard error over the R runs.
+fn mean_and_se(v: &[f64]) -> (f64, f64) {
+    let r = v.len() as f64;
+    let m = v.iter().sum::<f64>() / r;
+    let var = v.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / (r - 1.0).max(1.0);
+    (m, (var / r).sqrt())
 }
