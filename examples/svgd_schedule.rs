@@ -5,7 +5,7 @@
 //! stopped early), fixed small p, doubling and KSD-driven schedules, and a fixed p followed by a
 //! full-p "polish" phase (rows with their own iteration counts say so in the table).
 //!
-//!     cargo run --release --example svgd_schedule [R]      (R = 20 by default)
+//!     cargo run --release --example svgd_schedule [R]      (R = 20 by default; docs: R = 50)
 //!
 //! A measurement, not a test: it prints a Markdown table and asserts nothing. Times are the
 //! thread's CPU time (Linux `/proc/thread-self/schedstat`, nanoseconds), which other processes
@@ -276,13 +276,16 @@ fn main() {
         dbl(8, 100),
         dbl(4, 100),
         dbl(8, 125),
+        // p = 128 for the last 20 iterations only.
+        dbl(8, 120),
         ksd(4, 25),
         ksd(8, 25),
     ];
     let banana = [
         own(Strategy::Fixed(512)),
-        // Full SVGD stopped early: what a quarter (and three quarters) of its time buys.
+        // Full SVGD stopped early: what a quarter (a half, three quarters) of its time buys.
         Plan(Strategy::Fixed(512), Some(200)),
+        Plan(Strategy::Fixed(512), Some(400)),
         Plan(Strategy::Fixed(512), Some(600)),
         own(Strategy::Fixed(64)),
         dbl(32, 160),
