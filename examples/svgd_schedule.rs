@@ -6,6 +6,10 @@
 //! full-p "polish" phase (rows with their own iteration counts say so in the table).
 //!
 //!     cargo run --release --example svgd_schedule [R]      (R = 20 by default; docs: R = 50)
+//!     cargo run --release --example svgd_schedule R banana 128:300,512:120 64:400:0.003 …
+//!
+//! The second form runs the given phase lists (`p:iterations[:η[:α[:h]]]`, comma-separated, see
+//! [`Phase`]) after a full-SVGD row: the exploration behind the docs' "tried" list.
 //!
 //! A measurement, not a test: it prints a Markdown table and asserts nothing. Times are the
 //! thread's CPU time (Linux `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`), which other processes
@@ -137,7 +141,7 @@ impl Problem {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Strategy {
     Fixed(usize),
     Doubling {
@@ -149,22 +153,62 @@ enum Strategy {
         window: u64,
         min_decrease: f64,
     },
-    /// p for `hold` iterations, then N for the rest ("polish"): `set_batch_size` between the
-    /// phases. (Doubling from N/2 is the special case p = N/2.)
-    Hold {
-        p: usize,
-        hold: u64,
-    },
+    /// Phases run one after the other (e.g. a cheap phase at small p, then a full-p "polish").
+    Phases(Vec<Phase>),
+}
+
+/// `iterations` iterations at batch size `p` (N where `p` is larger), with the problem's step
+/// size η, AdaGrad decay α and bandwidth h unless given. Consecutive phases with the same
+/// (η, α, h) share one state (`set_batch_size` between them); a change starts a new state on
+/// the current particles, because a state keeps its step rule and kernel for its lifetime: its
+/// AdaGrad history starts afresh, with the same seed and the next stream.
+#[derive(Clone, Copy, PartialEq)]
+struct Phase {
+    p: usize,
+    iterations: u64,
+    eta: Option<f64>,
+    alpha: Option<f64>,
+    h: Option<f64>,
+}
+
+impl Phase {
+    /// `p:iterations[:η[:α[:h]]]`, empty fields for the defaults.
+    fn parse(text: &str) -> Option<Phase> {
+        let f: Vec<&str> = text.split(':').collect();
+        let opt = |i: usize| match f.get(i) {
+            None | Some(&"") => Some(None),
+            Some(v) => v.parse().ok().map(Some),
+        };
+        Some(Phase {
+            p: f.first()?.parse().ok()?,
+            iterations: f.get(1)?.parse().ok()?,
+            eta: opt(2)?,
+            alpha: opt(3)?,
+            h: opt(4)?,
+        })
+    }
+    fn state_key(&self) -> [Option<f64>; 3] {
+        [self.eta, self.alpha, self.h]
+    }
 }
 
 /// A strategy and its number of iterations (the problem's own when `None`).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Plan(Strategy, Option<u64>);
 
+impl Plan {
+    fn iterations(&self, problem: Problem) -> u64 {
+        match &self.0 {
+            Strategy::Phases(ph) => ph.iter().map(|x| x.iterations).sum(),
+            _ => self.1.unwrap_or(problem.iterations()),
+        }
+    }
+}
+
 impl Strategy {
-    fn label(self, n: usize) -> String {
+    fn label(&self, n: usize) -> String {
         match self {
-            Strategy::Fixed(p) if p == n => format!("full SVGD (p = {n})"),
+            Strategy::Fixed(p) if *p == n => format!("full SVGD (p = {n})"),
             Strategy::Fixed(p) => format!("RBM-SVGD p = {p}"),
             Strategy::Doubling { start, every } => format!("doubling from {start}, every {every}"),
             Strategy::Ksd {
@@ -172,19 +216,37 @@ impl Strategy {
                 window,
                 min_decrease,
             } => format!("KSD-driven from {start}, window {window}, δ = {min_decrease}"),
-            Strategy::Hold { p, hold } => format!("p = {p} for {hold}, then p = {n}"),
+            Strategy::Phases(phases) => {
+                let parts: Vec<String> = phases
+                    .iter()
+                    .map(|ph| {
+                        let mut t = format!("p = {} × {}", ph.p.min(n), ph.iterations);
+                        for (name, v) in [("η", ph.eta), ("α", ph.alpha), ("h", ph.h)] {
+                            if let Some(v) = v {
+                                t += &format!(" ({name} = {v})");
+                            }
+                        }
+                        t
+                    })
+                    .collect();
+                parts.join(", then ")
+            }
         }
     }
 }
 
 /// One run: errors of the test functions, seconds, final p.
-fn run(problem: Problem, plan: Plan, s: u64) -> (Vec<f64>, f64, usize) {
-    let Plan(strategy, iterations) = plan;
+fn run(problem: Problem, plan: &Plan, s: u64) -> (Vec<f64>, f64, usize) {
+    let strategy = &plan.0;
+    if let Strategy::Phases(phases) = strategy {
+        return run_phases(problem, phases, s);
+    }
     let (n, d) = (problem.n(), problem.d());
     let mut x = problem.init(s);
-    let start = match strategy {
-        Strategy::Fixed(p) | Strategy::Hold { p, .. } => p,
+    let start = match *strategy {
+        Strategy::Fixed(p) => p,
         Strategy::Doubling { start, .. } | Strategy::Ksd { start, .. } => start,
+        Strategy::Phases(_) => unreachable!(),
     };
     let mut cfg = problem.config(start);
     cfg.seed = s;
@@ -196,8 +258,8 @@ fn run(problem: Problem, plan: Plan, s: u64) -> (Vec<f64>, f64, usize) {
     let origin = Instant::now();
     let t0 = cpu_seconds(origin);
     let mut svgd = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).expect("init");
-    let mut sched = match strategy {
-        Strategy::Fixed(_) | Strategy::Hold { .. } => None,
+    let mut sched = match *strategy {
+        Strategy::Fixed(_) | Strategy::Phases(_) => None,
         Strategy::Doubling { start, every } => {
             Some(BatchScheduler::new(BatchSchedule::Doubling { start, every }, n).unwrap())
         }
@@ -217,14 +279,9 @@ fn run(problem: Problem, plan: Plan, s: u64) -> (Vec<f64>, f64, usize) {
             .unwrap(),
         ),
     };
-    for k in 0..iterations.unwrap_or(problem.iterations()) {
+    for _ in 0..plan.iterations(problem) {
         if let Some(sc) = &sched {
             svgd.set_batch_size(sc.batch_size()).unwrap();
-        }
-        if let Strategy::Hold { hold, .. } = strategy {
-            if k == hold {
-                svgd.set_batch_size(n).unwrap();
-            }
         }
         let info = problem.step(&mut svgd);
         if let Some(sc) = &mut sched {
@@ -234,6 +291,58 @@ fn run(problem: Problem, plan: Plan, s: u64) -> (Vec<f64>, f64, usize) {
     let secs = cpu_seconds(origin) - t0;
     let p = svgd.config().batch_size;
     (problem.errors(svgd.particles()), secs, p)
+}
+
+/// One run of [`Strategy::Phases`]: errors of the test functions, seconds, final p.
+fn run_phases(problem: Problem, phases: &[Phase], s: u64) -> (Vec<f64>, f64, usize) {
+    let (n, d) = (problem.n(), problem.d());
+    let mut x = problem.init(s);
+    let config = |ph: &Phase| {
+        let mut cfg = problem.config(ph.p.min(n));
+        let SvgdConfig {
+            step_rule: StepRule::AdaGrad { eta, alpha },
+            kernel: KernelChoice::Gaussian { h },
+            ..
+        } = cfg
+        else {
+            unreachable!("the paper's settings are AdaGrad with a fixed Gaussian kernel")
+        };
+        cfg.step_rule = StepRule::AdaGrad {
+            eta: ph.eta.unwrap_or(eta),
+            alpha: ph.alpha.unwrap_or(alpha),
+        };
+        cfg.kernel = KernelChoice::Gaussian {
+            h: ph.h.unwrap_or(h),
+        };
+        cfg.seed = s;
+        cfg
+    };
+    let len = phases
+        .iter()
+        .map(|ph| Svgd::<f64>::workspace_len(n, d, &config(ph)))
+        .max()
+        .unwrap_or(0);
+    let (mut ws, mut idx) = (vec![0.0; len], vec![0u32; n]);
+    let origin = Instant::now();
+    let t0 = cpu_seconds(origin);
+    let mut p = 0;
+    for (stream, group) in phases
+        .chunk_by(|a, b| a.state_key() == b.state_key())
+        .enumerate()
+    {
+        let mut cfg = config(&group[0]);
+        cfg.stream = stream as u64;
+        let mut svgd = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).expect("init");
+        for ph in group {
+            svgd.set_batch_size(ph.p.min(n)).unwrap();
+            for _ in 0..ph.iterations {
+                problem.step(&mut svgd);
+            }
+        }
+        p = svgd.config().batch_size;
+    }
+    let secs = cpu_seconds(origin) - t0;
+    (problem.errors(&x), secs, p)
 }
 
 /// CPU time of this thread in seconds: `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` on Linux (wall
@@ -283,10 +392,25 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    let reps: u64 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(20);
+    let args: Vec<String> = std::env::args().collect();
+    let reps: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20);
+    if args.len() > 2 {
+        // Exploration: `R mixture|banana PHASES…`, each PHASES `p:it[:η[:α[:h]]],p:it…`, after
+        // a full-SVGD row in the paper's settings.
+        let problem = match args[2].as_str() {
+            "mixture" => Problem::Mixture,
+            "banana" => Problem::Banana,
+            other => panic!("unknown problem {other:?} (mixture or banana)"),
+        };
+        let mut plans = vec![Plan(Strategy::Fixed(problem.n()), None)];
+        for spec in &args[3..] {
+            let phases: Option<Vec<Phase>> = spec.split(',').map(Phase::parse).collect();
+            let phases = phases.unwrap_or_else(|| panic!("cannot read phases {spec:?}"));
+            plans.push(Plan(Strategy::Phases(phases), None));
+        }
+        table(problem, &plans, reps);
+        return;
+    }
     let own = |st| Plan(st, None);
     let dbl = |start, every| own(Strategy::Doubling { start, every });
     let ksd = |start, window| {
@@ -296,7 +420,20 @@ fn main() {
             min_decrease: 0.1,
         })
     };
-    let hold = |p, hold, total| Plan(Strategy::Hold { p, hold }, Some(total));
+    // p for `hold` iterations, then full SVGD (p = N) for `polish`.
+    let hold = |p, hold, polish| {
+        let phase = |p, iterations| Phase {
+            p,
+            iterations,
+            eta: None,
+            alpha: None,
+            h: None,
+        };
+        own(Strategy::Phases(vec![
+            phase(p, hold),
+            phase(usize::MAX, polish),
+        ]))
+    };
     let mixture = [
         own(Strategy::Fixed(256)),
         own(Strategy::Fixed(8)),
@@ -319,64 +456,66 @@ fn main() {
         dbl(32, 160),
         ksd(32, 40),
         // A cheap phase at fixed p, then a short full-p polish; about a quarter of the time.
-        hold(64, 500, 600),
-        hold(128, 300, 420),
-        hold(256, 150, 270),
-        // The same with a longer polish (about half the time).
-        hold(64, 600, 1000),
-        hold(128, 300, 700),
+        hold(64, 500, 100),
+        hold(128, 300, 120),
+        hold(256, 150, 120),
+        // The same with a longer polish (about 0.6 of the time).
+        hold(64, 600, 400),
+        hold(128, 300, 400),
     ];
-    for (problem, plans) in [
-        (Problem::Mixture, &mixture[..]),
-        (Problem::Banana, &banana[..]),
-    ] {
-        let n = problem.n();
-        println!(
-            "\n{} N = {n}, R = {reps} initialisations (seeds 0..R)\n",
-            match problem {
-                Problem::Mixture => "1-D mixture,",
-                Problem::Banana => "double banana,",
-            },
+    table(Problem::Mixture, &mixture, reps);
+    table(Problem::Banana, &banana, reps);
+}
+
+/// Runs every plan from the seeds 0..`reps` and prints a Markdown table; the first plan is the
+/// reference of the ratios.
+fn table(problem: Problem, plans: &[Plan], reps: u64) {
+    let n = problem.n();
+    println!(
+        "\n{} N = {n}, R = {reps} initialisations (seeds 0..R)\n",
+        match problem {
+            Problem::Mixture => "1-D mixture,",
+            Problem::Banana => "double banana,",
+        },
+    );
+    let names = problem.names();
+    print!("| strategy | iterations | final p | median CPU time per run (ms) | time / full |");
+    for nm in names {
+        print!(" MSE {nm} ± s.e. (/ full) |");
+    }
+    println!();
+    print!("|---|---:|---:|---:|---:|");
+    for _ in names {
+        print!("---:|");
+    }
+    println!();
+    let mut full: Option<(f64, Vec<f64>)> = None;
+    for plan in plans {
+        let mut times = Vec::new();
+        let mut sq = vec![Vec::new(); names.len()];
+        let mut last_p = 0;
+        for s in 0..reps {
+            let (e, t, p) = run(problem, plan, s);
+            times.push(t);
+            for (a, v) in sq.iter_mut().zip(&e) {
+                a.push(v * v);
+            }
+            last_p = p;
+        }
+        let (mse, se): (Vec<f64>, Vec<f64>) = sq.iter().map(|v| mean_and_se(v)).unzip();
+        let med = median(&mut times);
+        let (tf, mf) = full.get_or_insert_with(|| (med, mse.clone())).clone();
+        print!(
+            "| {} | {} | {last_p} | {:.2} | {:.3} |",
+            plan.0.label(n),
+            plan.iterations(problem),
+            1e3 * med,
+            med / tf
         );
-        let names = problem.names();
-        print!("| strategy | iterations | final p | median CPU time per run (ms) | time / full |");
-        for nm in names {
-            print!(" MSE {nm} ± s.e. (/ full) |");
+        for ((a, e), b) in mse.iter().zip(&se).zip(&mf) {
+            print!(" {a:.2e} ± {e:.1e} ({:.2}) |", a / b);
         }
         println!();
-        print!("|---|---:|---:|---:|---:|");
-        for _ in names {
-            print!("---:|");
-        }
-        println!();
-        let mut full: Option<(f64, Vec<f64>)> = None;
-        for &plan in plans {
-            let mut times = Vec::new();
-            let mut sq = vec![Vec::new(); names.len()];
-            let mut last_p = 0;
-            for s in 0..reps {
-                let (e, t, p) = run(problem, plan, s);
-                times.push(t);
-                for (a, v) in sq.iter_mut().zip(&e) {
-                    a.push(v * v);
-                }
-                last_p = p;
-            }
-            let (mse, se): (Vec<f64>, Vec<f64>) = sq.iter().map(|v| mean_and_se(v)).unzip();
-            let med = median(&mut times);
-            let (tf, mf) = full.get_or_insert_with(|| (med, mse.clone())).clone();
-            print!(
-                "| {} | {} | {last_p} | {:.2} | {:.3} |",
-                plan.0.label(n),
-                plan.1.unwrap_or(problem.iterations()),
-                1e3 * med,
-                med / tf
-            );
-            for ((a, e), b) in mse.iter().zip(&se).zip(&mf) {
-                print!(" {a:.2e} ± {e:.1e} ({:.2}) |", a / b);
-            }
-            println!();
-        }
     }
 }
 
