@@ -150,6 +150,13 @@ impl SghmcCore {
         let sd = T::from_f64(libm::sqrt(4.0 * eps * cfg.friction) * cfg.momentum_sd);
         let eps_t = T::from_f64(eps);
         let noisy = cfg.friction > 0.0;
+        let momentum = |ri: T, gi: T, z: Option<T>| {
+            let eta = match z {
+                Some(z) => sd * z,
+                None => T::ZERO,
+            };
+            ((ri - eps_t * gi) - c * ri) + eta
+        };
 
         copy(tw, theta);
         if cfg.resample_momentum {
@@ -161,25 +168,28 @@ impl SghmcCore {
             copy(rw, r);
         }
         let mut rejected = false;
-        for _ in 0..cfg.steps {
-            add_scaled(tw, full, rw);
+        // Step t's position update `θ = θ + full·r` is done for t = 0 here and for t ≥ 1 in step
+        // t − 1's sweep, right after that coordinate's new r: the same operations on the same
+        // values (the gradient of step t still sees the whole updated θ), one pass over θ and r
+        // per inner step instead of two. After the last step θ is not moved.
+        add_scaled(tw, full, rw);
+        for t in 0..cfg.steps {
             let seed = self.rng.next_u64();
             if !gradient_or_rollback(model, tw, seed, g, &mut self.rng, &saved_rng)? {
                 rejected = true;
                 break;
             }
-            sweep(
-                &mut self.rng,
-                noisy,
-                rw.iter_mut().zip(g.iter()),
-                |(ri, &gi), z| {
-                    let eta = match z {
-                        Some(z) => sd * z,
-                        None => T::ZERO,
-                    };
-                    *ri = ((*ri - eps_t * gi) - c * *ri) + eta;
-                },
-            );
+            let items = rw.iter_mut().zip(g.iter()).zip(tw.iter_mut());
+            if t + 1 < cfg.steps {
+                sweep(&mut self.rng, noisy, items, |((ri, &gi), ti), z| {
+                    *ri = momentum(*ri, gi, z);
+                    *ti += full * *ri;
+                });
+            } else {
+                sweep(&mut self.rng, noisy, items, |((ri, &gi), _), z| {
+                    *ri = momentum(*ri, gi, z);
+                });
+            }
         }
         let finite = all_finite(tw) && all_finite(rw);
         Ok(self.counters.finish(rejected, finite, || {
