@@ -2,14 +2,19 @@
  *
  * An iteration is sgs_svgd_begin (the draws), then pieces of consecutive batches shared out over
  * the threads — each piece's gradients (sgs_svgd_gradients_range over its permutation slots) and
- * forces (sgs_svgd_batches_range) — then sgs_svgd_finish, which moves every particle. The range calls
- * are safe to run concurrently on disjoint ranges and touch only their own rows, so the result
- * does not depend on the number of threads or on which thread took which batch.
+ * forces and moves (sgs_svgd_batches_range) — then sgs_svgd_finish, which checks that every move
+ * was finite and copies them into the particles. The range calls are safe to run concurrently on
+ * disjoint ranges and touch only their own rows, so the result does not depend on the number of
+ * threads or on which thread took which batch.
  *
  *   ./openmp_svgd            # mixture and logistic regression on 1..4 threads, checked
  *   ./openmp_svgd --quick    # the same, smaller (scripts/test-examples.sh)
- *   ./openmp_svgd --bench mixture|logistic N p ITERS    # serial vs all threads, median times
+ *   ./openmp_svgd --bench mixture|logistic N p ITERS    # serial vs all threads, times and CPU
  *   ./openmp_svgd --big N d p                            # one iteration of a large system
+ *
+ * SGS_PIECES_PER_THREAD (default 4) sets the pieces per thread. For timings on idle cores, keep
+ * the threads on their cores and spinning between iterations: OMP_PROC_BIND=true
+ * OMP_WAIT_POLICY=active (scripts/bench-scaling.sh sets both).
  *
  * Build: cc -std=c99 -O2 -fopenmp -Iinclude examples-c/openmp_svgd.c target/release/libsgsample.a -lm */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
@@ -21,12 +26,11 @@
 
 #include "parallel_models.h"
 
-/* Seconds spent in begin, in the parallel ranges and in finish, summed over iterations (for the
- * serial-fraction estimate of docs/scaling.md). */
-static double t_begin, t_ranges, t_finish;
-/* CPU seconds (per-thread clocks, so insensitive to other processes taking the cores): begin +
- * finish on the calling thread, and the busiest thread's share of the parallel ranges. */
-static double cpu_serial_part, cpu_max_thread, cpu_all_threads;
+/* CPU seconds (per-thread clocks, so insensitive to other processes taking the cores), summed
+ * over the timed iterations: begin and finish on the calling thread, the pieces' work (each
+ * thread from entering the parallel region to the end of its pieces: waiting at the barrier is
+ * not counted) over all threads, and the busiest thread's share of it per iteration. */
+static double cpu_begin, cpu_finish, cpu_pieces, cpu_busiest;
 
 static double thread_cpu(void) {
     struct timespec ts;
@@ -34,16 +38,21 @@ static double thread_cpu(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* One iteration with the batches on the OpenMP threads (dynamic schedule: any thread may take
- * any piece of batches). Returns the first failing status in batch order, after cancelling. */
+/* Pieces per thread: consecutive batches, one gradients call and one batches call each. A few
+ * per thread keep a piece's rows in the core's cache between its two calls (its gradients are
+ * written, then read back by its forces) at a negligible per-call cost. */
+static long pieces_per_thread = 4;
+
+/* One iteration with the batches on the OpenMP threads: begin, one parallel region in which
+ * every thread runs a contiguous run of pieces (static schedule: the same split every
+ * iteration, no shared counter), finish. Returns the first failing status in batch order,
+ * after cancelling. */
 static int32_t omp_iteration(sgs_svgd *s, size_t nb, sgs_svgd_info *info) {
-    double t0 = omp_get_wtime(), c0 = thread_cpu();
+    double c0 = thread_cpu();
     int32_t st = sgs_svgd_begin(s);
     if (st != SGS_OK) return st;
-    double t1 = omp_get_wtime(), c1 = thread_cpu(), busiest = 0.0;
-    /* Pieces of consecutive batches, a few per thread (one gradients call and one batches call
-     * each: the per-call validation is then negligible), taken dynamically by the threads. */
-    size_t pieces = (size_t)omp_get_max_threads() * 8;
+    double c1 = thread_cpu(), busiest = 0.0, all = 0.0;
+    size_t pieces = (size_t)omp_get_max_threads() * (size_t)pieces_per_thread;
     if (pieces > nb) pieces = nb;
     int32_t *status = malloc(pieces * sizeof *status);
     if (!status) {
@@ -51,10 +60,12 @@ static int32_t omp_iteration(sgs_svgd *s, size_t nb, sgs_svgd_info *info) {
         return SGS_ERR_WORKSPACE_TOO_SMALL;
     }
     long npl = (long)pieces;
-#pragma omp parallel
+#pragma omp parallel reduction(+ : all) reduction(max : busiest)
     {
+        /* One clock reading at each end of the thread's work (a clock_gettime of a thread's CPU
+         * time is a system call, ~1 us here: not one per piece). */
         double mine = thread_cpu();
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(static) nowait
         for (long k = 0; k < npl; k++) {
             size_t b0 = (size_t)k * nb / pieces, b1 = (size_t)(k + 1) * nb / pieces, a = 0, e = 0, a1 = 0, e1 = 0;
             int32_t r = sgs_svgd_batch_rows(s, b0, &a, &e);
@@ -64,11 +75,8 @@ static int32_t omp_iteration(sgs_svgd *s, size_t nb, sgs_svgd_info *info) {
             status[k] = r;
         }
         mine = thread_cpu() - mine;
-#pragma omp critical
-        {
-            if (mine > busiest) busiest = mine;
-            cpu_all_threads += mine;
-        }
+        all += mine;
+        busiest = mine;
     }
     st = SGS_OK;
     for (size_t k = 0; k < pieces && st == SGS_OK; k++) st = status[k];
@@ -77,11 +85,10 @@ static int32_t omp_iteration(sgs_svgd *s, size_t nb, sgs_svgd_info *info) {
         sgs_svgd_cancel(s);
         return st;
     }
-    double t2 = omp_get_wtime(), c2 = thread_cpu();
+    double c2 = thread_cpu();
     st = sgs_svgd_finish(s, info);
-    double t3 = omp_get_wtime(), c3 = thread_cpu();
-    t_begin += t1 - t0, t_ranges += t2 - t1, t_finish += t3 - t2;
-    cpu_serial_part += (c1 - c0) + (c3 - c2), cpu_max_thread += busiest;
+    double c3 = thread_cpu();
+    cpu_begin += c1 - c0, cpu_finish += c3 - c2, cpu_pieces += all, cpu_busiest += busiest;
     return st;
 }
 
@@ -133,7 +140,14 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median wall time per iteration, serial step and OpenMP iteration on all threads. */
+/* The serial step and the OpenMP iteration on all threads, each timed in a loop of its own (not
+ * interleaved: each loop keeps its own system in the cache), from the same start; the particles
+ * must agree at the end. Prints the median wall times and their ratio, and the CPU-time view:
+ * per-thread clocks, which other processes taking the cores do not inflate much, give the
+ * serial step's CPU time and the parallel iteration's serial part (begin + finish) and pieces;
+ * (serial step) / (begin + finish + pieces / threads) is the speed-up idle cores would give if
+ * the pieces shared out evenly (barring memory bandwidth and thread wake-up), the model of
+ * docs/scaling.md. */
 static int bench(const char *model, size_t n, size_t p, size_t iters) {
     lr_data data = {0};
     int lr = !strcmp(model, "logistic");
@@ -143,33 +157,33 @@ static int bench(const char *model, size_t n, size_t p, size_t iters) {
     sys a, b;
     if (!sys_init(&a, n, d, p, g, &data) || !sys_init(&b, n, d, p, g, &data)) return 1;
     double *ts = malloc(iters * sizeof *ts), *tp = malloc(iters * sizeof *tp);
-    t_begin = t_ranges = t_finish = cpu_serial_part = cpu_max_thread = cpu_all_threads = 0.0;
     double cpu_step = 0.0;
     for (size_t k = 0; k < iters; k++) {
         double t0 = omp_get_wtime(), c0 = thread_cpu();
         if (sgs_svgd_step(&b.s, NULL) != SGS_OK) return 1;
-        double t1 = omp_get_wtime();
         cpu_step += thread_cpu() - c0;
+        ts[k] = omp_get_wtime() - t0;
+    }
+    cpu_begin = cpu_finish = cpu_pieces = cpu_busiest = 0.0;
+    for (size_t k = 0; k < iters; k++) {
+        double t0 = omp_get_wtime();
         if (omp_iteration(&a.s, n / p, NULL) != SGS_OK) return 1;
-        double t2 = omp_get_wtime();
-        ts[k] = t1 - t0, tp[k] = t2 - t1;
+        tp[k] = omp_get_wtime() - t0;
     }
     int same = memcmp(a.x, b.x, n * d * sizeof *a.x) == 0;
     qsort(ts, iters, sizeof *ts, cmp_double);
     qsort(tp, iters, sizeof *tp, cmp_double);
-    double ms = ts[(iters - 1) / 2], mp = tp[(iters - 1) / 2];
-    /* CPU-time view (per-thread clocks: what other processes take does not count): the serial
-     * step's CPU time over (begin + finish + the ranges' CPU time shared evenly by the threads)
-     * is the speed-up idle cores would give with a balanced schedule, barring memory-bandwidth
-     * limits and thread wake-up; under load the busiest thread takes more than its share. */
+    double ms = ts[(iters - 1) / 2], mp = tp[(iters - 1) / 2], it = (double)iters;
     int th = omp_get_max_threads();
+    double serial = (cpu_begin + cpu_finish) / it, pieces = cpu_pieces / it;
     printf("bench %s N %zu d %zu p %zu: wall serial %.6f s, %d threads %.6f s, speed-up %.2f; CPU per iteration: "
-           "serial %.6f s, begin+finish %.6f s, ranges (all threads) %.6f s, busiest thread %.6f s; "
-           "balanced CPU speed-up %.2f; bit-identical %s\n",
-           model, n, d, p, ms, th, mp, ms / mp, cpu_step / (double)iters, cpu_serial_part / (double)iters,
-           cpu_all_threads / (double)iters, cpu_max_thread / (double)iters,
-           cpu_step / (cpu_serial_part + cpu_all_threads / (double)th), same ? "yes" : "NO");
+           "serial step %.6f s, begin %.6f s, finish %.6f s (serial part %.1f%%), pieces (all threads) %.6f s "
+           "(%.2f x the step's), busiest thread %.6f s; model speed-up on %d idle cores %.2f; bit-identical %s\n",
+           model, n, d, p, ms, th, mp, ms / mp, cpu_step / it, cpu_begin / it, cpu_finish / it,
+           100.0 * serial / (cpu_step / it), pieces, pieces / (cpu_step / it - serial), cpu_busiest / it, th,
+           (cpu_step / it) / (serial + pieces / (double)th), same ? "yes" : "NO");
     sys_free(&a), sys_free(&b);
+    free(ts), free(tp);
     lr_free(&data);
     return same ? 0 : 1;
 }
@@ -198,6 +212,8 @@ static int one_big(size_t n, size_t d, size_t p) {
 int main(int argc, char **argv) {
     if (argc == 5 && !strcmp(argv[1], "--big"))
         return one_big(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10));
+    const char *ppt = getenv("SGS_PIECES_PER_THREAD");
+    if (ppt && atol(ppt) > 0) pieces_per_thread = atol(ppt);
     if (argc == 6 && !strcmp(argv[1], "--bench"))
         return bench(argv[2], strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10));
     int quick = argc > 1 && !strcmp(argv[1], "--quick");

@@ -512,7 +512,7 @@ static void f32_cases(void) {
 
 static void status_and_version_cases(void) {
     int ok = 1;
-    for (int32_t a = 0; a <= SGS_ERR_ITERATION_INCOMPLETE; a++) {
+    for (int32_t a = 0; a <= SGS_ERR_INVALID_WARMUP; a++) {
         const char *sa = sgs_status_str(a);
         ok &= sa != NULL && strcmp(sa, "unknown status") != 0;
         for (int32_t b = 0; b < a; b++) ok &= strcmp(sa, sgs_status_str(b)) != 0;
@@ -520,7 +520,7 @@ static void status_and_version_cases(void) {
     expect("status strings: one distinct static string per code", ok, NULL);
     expect("status strings: unknown codes",
            strcmp(sgs_status_str(-1), "unknown status") == 0 &&
-               strcmp(sgs_status_str(SGS_ERR_ITERATION_INCOMPLETE + 1), "unknown status") == 0 &&
+               strcmp(sgs_status_str(SGS_ERR_INVALID_WARMUP + 1), "unknown status") == 0 &&
                strcmp(sgs_status_str(INT32_MIN), "unknown status") == 0,
            NULL);
 #define ALIGNOF(T) offsetof(struct { char c; T t; }, t)
@@ -592,6 +592,15 @@ static int ssame(const sfix *f) {
 /* The system's persistent part (state struct, particles, and the AdaGrad history, which follows
  * the gradients and forces in the workspace: N*d each without replacement, p*d with) is as at
  * the last ssnap(). */
+/* A fresh system under `*c` with the particles spread evenly, coordinate k at scale·(k − 7.5);
+ * returns init's status. */
+static int32_t sfix_init_spread(sfix *f, const sgs_svgd_config *c, double scale) {
+    memset(f, 0, sizeof *f);
+    for (size_t k = 0; k < SN * SD; k++) f->x[k] = scale * ((double)k - 7.5);
+    f->ws_len = sgs_svgd_workspace_len(SN, SD, c);
+    return sgs_svgd_init(&f->s, c, f->x, SN, SD, f->ws, f->ws_len, f->idx, SN, prog_gradient, NULL, &f->p);
+}
+
 static int ssame_system(const sfix *f, const sgs_svgd_config *c) {
     size_t rows = c->batching == SGS_BATCHING_WITH_REPLACEMENT ? (size_t)c->batch_size : SN;
     size_t hist = c->step_rule == SGS_STEP_RULE_ADAGRAD ? SN * SD : 0;
@@ -729,14 +738,34 @@ static void svgd_cases(void) {
     c.step_rule = SGS_STEP_RULE_CONSTANT;
     c.step_size = 1e308;
     sfix h;
-    memset(&h, 0, sizeof h);
-    for (size_t k = 0; k < SN * SD; k++) h.x[k] = 1e3 * ((double)k - 7.5);
-    h.ws_len = sgs_svgd_workspace_len(SN, SD, &c);
-    CASE("svgd init: huge constant step (valid)",
-         sgs_svgd_init(&h.s, &c, h.x, SN, SD, h.ws, h.ws_len, h.idx, SN, prog_gradient, NULL, &h.p), SGS_OK, 1);
+    CASE("svgd init: huge constant step (valid)", sfix_init_spread(&h, &c, 1e3), SGS_OK, 1);
     ssnap(&h);
     CASE("svgd step: update overflows -> non-finite, nothing moved", sgs_svgd_step(&h.s, NULL),
          SGS_ERR_NON_FINITE, ssame_system(&h, &c));
+    /* The same in phases: the batch ranges compute the moves and only flag them; finish refuses
+     * with nothing moved, and the iteration is over. */
+    CASE("svgd phases: update overflows in the batch ranges -> finish non-finite, nothing moved",
+         (sgs_svgd_begin(&h.s) == SGS_OK && sgs_svgd_gradients_range(&h.s, 0, SN) == SGS_OK &&
+          sgs_svgd_batches_range(&h.s, 1, 2) == SGS_OK && sgs_svgd_batches_range(&h.s, 0, 1) == SGS_OK)
+             ? sgs_svgd_finish(&h.s, NULL)
+             : -1,
+         SGS_ERR_NON_FINITE, ssame_system(&h, &c) && sgs_svgd_cancel(&h.s) == SGS_ERR_ITERATION_NOT_BEGUN);
+    /* AdaGrad whose new history overflows (phi^2 = inf for |x| ~ 1e300; the far-apart pairs add
+     * nothing): in phases and in a step, the history (still unset) and the particles stay. */
+    {
+        sgs_svgd_config ca = c0;
+        sfix a;
+        CASE("svgd init: AdaGrad, particles near the overflow (valid)", sfix_init_spread(&a, &ca, 1e300), SGS_OK, 1);
+        ssnap(&a);
+        CASE("svgd phases: AdaGrad history overflows -> finish non-finite, history and particles kept",
+             (sgs_svgd_begin(&a.s) == SGS_OK && sgs_svgd_gradients_range(&a.s, 0, SN) == SGS_OK &&
+              sgs_svgd_batches_range(&a.s, 0, 2) == SGS_OK)
+                 ? sgs_svgd_finish(&a.s, NULL)
+                 : -1,
+             SGS_ERR_NON_FINITE, ssame_system(&a, &ca));
+        CASE("svgd step: AdaGrad history overflows -> non-finite, history and particles kept",
+             sgs_svgd_step(&a.s, NULL), SGS_ERR_NON_FINITE, ssame_system(&a, &ca));
+    }
 
     /* The caller breaks a particle between iterations. */
     sfix_init(&f, c0);
@@ -1371,6 +1400,93 @@ static void stats_cases(void) {
     free(mem);
 }
 
+/* The mass-matrix warm-up's configuration, workspace, getter and copy. */
+static void mass_cases(void) {
+    enum { WM = 10 * D };
+    sgs_amagold_config c0 = sgs_amagold_config_default(0.2), c;
+    fixture f;
+    fixture_init(&f, c0);
+    snap(&f);
+    double wsm[WM];
+    prog p2;
+    memset(&p2, 0, sizeof p2);
+    int32_t st;
+
+    expect("mass: workspace queries 6·d and 10·d",
+           sgs_amagold_workspace_len(D) == WS && sgs_amagold_workspace_len_mass(D) == WM &&
+               sgs_amagold_workspace_len_mass_f32(D) == WM && sgs_amagold_workspace_len_mass(0) == 0 &&
+               sgs_amagold_workspace_len_mass(SIZE_MAX / 4) == SIZE_MAX,
+           NULL);
+    expect("mass: off by default", c0.adapt_mass == 0 && c0.reserved == 0, NULL);
+    c = c0; c.adapt_mass = 2; c.warmup = 100;
+    bad_config("mass init: adapt_mass 2", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.reserved = 1;
+    bad_config("mass init: reserved != 0", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.adapt_mass = 1; c.warmup = 19;
+    st = sgs_amagold_init(&f.s, &c, THETA0, D, wsm, WM, prog_energy, prog_gradient, &p2);
+    CASE("mass init: warm-up 19", st, SGS_ERR_INVALID_WARMUP, same(&f));
+    c.warmup = 0;
+    st = sgs_amagold_init(&f.s, &c, THETA0, D, wsm, WM, prog_energy, prog_gradient, &p2);
+    CASE("mass init: no warm-up", st, SGS_ERR_INVALID_WARMUP, same(&f));
+    c.warmup = 20;
+    st = sgs_amagold_init(&f.s, &c, THETA0, D, wsm, WM - 1, prog_energy, prog_gradient, &p2);
+    CASE("mass init: workspace 10·d - 1", st, SGS_ERR_WORKSPACE_TOO_SMALL, same(&f));
+    st = sgs_amagold_init(&f.s, &c, THETA0, D, wsm, WS, prog_energy, prog_gradient, &p2);
+    CASE("mass init: workspace 6·d", st, SGS_ERR_WORKSPACE_TOO_SMALL, same(&f));
+
+    double k[D + 1] = {0.0, 0.0, 0.0};
+    CASE("inverse mass without a mass matrix: ones", sgs_amagold_inverse_mass(&f.s, k, D), SGS_OK,
+         same(&f) && k[0] == 1.0 && k[1] == 1.0);
+    CASE("inverse mass: out NULL", sgs_amagold_inverse_mass(&f.s, NULL, D), SGS_ERR_NULL_POINTER, same(&f));
+    CASE("inverse mass: out too short", sgs_amagold_inverse_mass(&f.s, k, D - 1), SGS_ERR_OUTPUT_TOO_SMALL,
+         same(&f));
+    CASE("inverse mass: out inside the workspace", sgs_amagold_inverse_mass(&f.s, f.ws + 1, D),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    sgs_amagold zero = {{0}};
+    CASE("inverse mass: not initialised", sgs_amagold_inverse_mass(&zero, k, D), SGS_ERR_NOT_INITIALISED, 1);
+
+    /* A chain with a mass matrix: unit mass until the slow window ends, then the estimate. */
+    sgs_amagold m = {{0}}, cp = {{0}};
+    double wcp[WM];
+    memset(&p2, 0, sizeof p2);
+    c.warmup = 40;
+    st = sgs_amagold_init(&m, &c, THETA0, D, wsm, WM, prog_energy, prog_gradient, &p2);
+    expect("mass init: warm-up 40, workspace 10·d", st == SGS_OK, sgs_status_str(st));
+    k[0] = k[1] = 0.0;
+    expect("mass: unit mass at the start",
+           sgs_amagold_inverse_mass(&m, k, D) == SGS_OK && k[0] == 1.0 && k[1] == 1.0, NULL);
+    for (int i = 0; i < 10; i++) sgs_amagold_step(&m, NULL);
+    CASE("mass copy: workspace 6·d", sgs_amagold_copy(&cp, wcp, WS, &m), SGS_ERR_WORKSPACE_TOO_SMALL, 1);
+    CASE("mass copy: workspace 10·d - 1", sgs_amagold_copy(&cp, wcp, WM - 1, &m), SGS_ERR_WORKSPACE_TOO_SMALL, 1);
+    /* Mid-window: the copy must carry the running sums, or its mass would differ. */
+    CASE("mass copy: workspace 10·d", sgs_amagold_copy(&cp, wcp, WM, &m), SGS_OK, 1);
+    int same_run = 1;
+    for (int i = 0; i < 60; i++) {
+        double a[D], b[D];
+        same_run &= sgs_amagold_step(&m, NULL) == SGS_OK && sgs_amagold_step(&cp, NULL) == SGS_OK &&
+                    sgs_amagold_position(&m, a, D) == SGS_OK && sgs_amagold_position(&cp, b, D) == SGS_OK &&
+                    memcmp(a, b, sizeof a) == 0;
+    }
+    double kc[D];
+    same_run &= sgs_amagold_inverse_mass(&m, k, D) == SGS_OK && sgs_amagold_inverse_mass(&cp, kc, D) == SGS_OK &&
+                memcmp(k, kc, sizeof kc) == 0;
+    expect("mass copy: continues bit for bit, mass included", same_run, NULL);
+    /* U = |x|²/2: the posterior variance is 1, so the estimate is near 1 but not exactly 1. */
+    expect("mass: estimated after the warm-up (positive, finite, not the unit mass)",
+           k[0] > 0.0 && k[1] > 0.0 && isfinite(k[0]) && isfinite(k[1]) && k[0] != 1.0 && k[1] != 1.0, NULL);
+
+    float kf[D];
+    sgs_amagold_f32 mf = {{0}};
+    float wsf[WM];
+    const float th0f[D] = {0.5f, -0.25f};
+    memset(&p2, 0, sizeof p2);
+    st = sgs_amagold_init_f32(&mf, &c, th0f, D, wsf, WM, prog_energy_f32, prog_gradient_f32, &p2);
+    for (int i = 0; i < 50 && st == SGS_OK; i++) st = sgs_amagold_step_f32(&mf, NULL);
+    expect("mass f32: runs and reads its estimate",
+           st == SGS_OK && sgs_amagold_inverse_mass_f32(&mf, kf, D) == SGS_OK && kf[0] > 0.0f && kf[0] != 1.0f,
+           NULL);
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -1385,6 +1501,7 @@ int main(void) {
     ksd_cases();
     hardening_cases();
     stats_cases();
+    mass_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -130,6 +130,21 @@ fn xs<T: Hex + Copy>(x: &[T]) -> String {
     x.iter().map(|v| format!(" {}", v.hex())).collect()
 }
 
+/// The lines an AMAGOLD run prints (repro_impl.h's format): one per step, one per run row, the end.
+fn amagold_step_line(out: &mut String, name: &str, k: usize, acc: bool, la: f64, u: f64, x: &str) {
+    let _ = writeln!(
+        out,
+        "{name} s {k} acc={} la={} u={} x={x}",
+        acc as u32,
+        hex_or_nan(la),
+        hex_or_nan(u)
+    );
+}
+
+fn amagold_end_line(out: &mut String, name: &str, it: u64, u: f64) {
+    let _ = writeln!(out, "{name} end it={it} u={}", hex_or_nan(u));
+}
+
 fn amagold_ref(
     out: &mut String,
     name: &str,
@@ -154,23 +169,31 @@ fn amagold_ref(
     );
     for k in 0..steps {
         let s = ch.step(&mut m);
-        let _ = writeln!(
-            out,
-            "{name} s {k} acc={} la={} u={} x={}",
-            s.accepted as u32,
-            hex_or_nan(s.log_a),
-            hex_or_nan(ch.u),
-            xs(&ch.theta)
-        );
+        let x = xs(&ch.theta);
+        amagold_step_line(out, name, k, s.accepted, s.log_a, ch.u, &x);
     }
     for k in 0..runs {
         ch.step(&mut m);
         let _ = writeln!(out, "{name} r {k} x={}", xs(&ch.theta));
     }
-    let _ = writeln!(out, "{name} end it={} u={}", steps + runs, hex_or_nan(ch.u));
+    amagold_end_line(out, name, (steps + runs) as u64, ch.u);
 }
 
 fn amagold_f32(
+    out: &mut String,
+    name: &str,
+    m: M,
+    th0: &[f64],
+    c: &AmagoldConfig,
+    steps: usize,
+    runs: usize,
+) {
+    amagold_core::<f32>(out, &format!("{name}_f32"), m, th0, c, steps, runs);
+}
+
+/// The core (not the std reference) on coordinates `T`; with a mass matrix it also prints the
+/// learnt inverse mass (the reference has none).
+fn amagold_core<T: Float + Hex>(
     out: &mut String,
     name: &str,
     mut m: M,
@@ -178,33 +201,47 @@ fn amagold_f32(
     c: &AmagoldConfig,
     steps: usize,
     runs: usize,
-) {
-    let th0: Vec<f32> = th0.iter().map(|&v| v as f32).collect();
+) where
+    M: Potential<T>,
+{
+    let th0: Vec<T> = th0.iter().map(|&v| T::from_f64(v)).collect();
     let d = th0.len();
-    let mut ws = vec![0.0f32; 6 * d];
+    let mut ws = vec![T::ZERO; if c.adapt_mass { 10 * d } else { 6 * d }];
     let mut ch = Amagold::new(c, &th0, &mut ws, &mut m).expect("init");
     for k in 0..steps {
         let i = ch.step(&mut m).expect("step");
-        let _ = writeln!(
-            out,
-            "{name}_f32 s {k} acc={} la={} u={} x={}",
-            i.accepted as u32,
-            hex_or_nan(i.log_accept),
-            hex_or_nan(i.energy),
-            xs(ch.position())
-        );
+        let x = xs(ch.position());
+        amagold_step_line(out, name, k, i.accepted, i.log_accept, i.energy, &x);
     }
-    let mut rows = vec![0.0f32; runs * d];
+    let mut rows = vec![T::ZERO; runs * d];
     ch.run(&mut m, &mut rows).expect("run");
     for (k, row) in rows.chunks(d).enumerate() {
-        let _ = writeln!(out, "{name}_f32 r {k} x={}", xs(row));
+        let _ = writeln!(out, "{name} r {k} x={}", xs(row));
     }
-    let _ = writeln!(
-        out,
-        "{name}_f32 end it={} u={}",
-        ch.iterations(),
-        hex_or_nan(ch.energy())
-    );
+    amagold_end_line(out, name, ch.iterations(), ch.energy());
+    if let Some(k) = ch.inverse_mass() {
+        let _ = writeln!(out, "{name} mass k={} eps={}", xs(k), ch.step_size().hex());
+    }
+}
+
+/// AMAGOLD with the mass-matrix warm-up: the core in `f64` (the std reference has no mass
+/// matrix) or `f32`.
+#[allow(clippy::too_many_arguments)]
+fn amagold_mass(
+    out: &mut String,
+    name: &str,
+    m: M,
+    th0: &[f64],
+    c: &AmagoldConfig,
+    steps: usize,
+    runs: usize,
+    f32_core: bool,
+) {
+    if f32_core {
+        amagold_core::<f32>(out, &format!("{name}_f32"), m, th0, c, steps, runs);
+    } else {
+        amagold_core::<f64>(out, name, m, th0, c, steps, runs);
+    }
 }
 
 fn sghmc_ref(
@@ -388,6 +425,33 @@ fn all_runs(out: &mut String, f32_core: bool) {
     a.steps = 3;
     a.seed = 99;
     am(out, "amagold_hmc_g3", g3, &g30, &a, 40, 40);
+
+    // The mass-matrix warm-up: one slow window (iterations 10-54 of a warm-up of 60; 5-27 of
+    // 30), then the mass is set and ε re-adapted; the non-reversible chain's persistent momentum
+    // is rescaled when the mass changes.
+    let mut a = AmagoldConfig::new(0.2);
+    a.warmup = 60;
+    a.adapt_mass = true;
+    a.seed = 17;
+    amagold_mass(out, "amagold_mass_rev_g3", g3, &g30, &a, 75, 75, f32_core);
+
+    let mut a = AmagoldConfig::new(0.25);
+    a.variant = Variant::NonReversible;
+    a.warmup = 30;
+    a.adapt_mass = true;
+    a.momentum_sd = 0.9;
+    a.seed = 23;
+    a.stream = 2;
+    amagold_mass(
+        out,
+        "amagold_mass_nonrev_g3",
+        g3,
+        &g30,
+        &a,
+        50,
+        50,
+        f32_core,
+    );
 
     let mut h = SghmcConfig::new(0.1);
     h.friction = 0.3;

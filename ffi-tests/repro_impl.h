@@ -35,10 +35,12 @@ static void SFX(print_x)(const REAL *x, size_t d) {
 static void SFX(run_amagold)(const char *name, const model *m, const REAL *theta0, size_t d,
                              sgs_amagold_config cfg, size_t steps, size_t runs) {
     SFX(sgs_amagold) s = {{0}};
-    REAL ws[6 * 3], out[3 * 200];
+    REAL ws[10 * 3], out[3 * 200];
     CHECK(SFX(sgs_amagold_workspace_len)(d) == 6 * d);
-    CHECK(SFX(sgs_amagold_init)(&s, &cfg, theta0, d, ws, sizeof ws / sizeof ws[0],
-                                SFX(cb_energy), SFX(cb_gradient), (void *)m) == SGS_OK);
+    CHECK(SFX(sgs_amagold_workspace_len_mass)(d) == 10 * d);
+    size_t ws_len = cfg.adapt_mass ? SFX(sgs_amagold_workspace_len_mass)(d) : SFX(sgs_amagold_workspace_len)(d);
+    CHECK(SFX(sgs_amagold_init)(&s, &cfg, theta0, d, ws, ws_len, SFX(cb_energy), SFX(cb_gradient),
+                                (void *)m) == SGS_OK);
     for (size_t k = 0; k < steps; k++) {
         sgs_amagold_info info;
         REAL x[3];
@@ -61,6 +63,15 @@ static void SFX(run_amagold)(const char *name, const model *m, const REAL *theta
     CHECK(SFX(sgs_amagold_iterations)(&s, &it) == SGS_OK);
     CHECK(SFX(sgs_amagold_energy)(&s, &u) == SGS_OK);
     printf("%s%s end it=%llu u=%s\n", name, SUFFIX, (unsigned long long)it, hex64_or_nan(u));
+    if (cfg.adapt_mass) {
+        REAL k[3];
+        double eps;
+        CHECK(SFX(sgs_amagold_inverse_mass)(&s, k, 3) == SGS_OK);
+        CHECK(SFX(sgs_amagold_step_size)(&s, &eps) == SGS_OK);
+        printf("%s%s mass k=", name, SUFFIX);
+        for (size_t i = 0; i < d; i++) printf(" %s", hex_of(k[i]));
+        printf(" eps=%s\n", hex64(eps));
+    }
 }
 
 static void SFX(run_sghmc)(const char *name, const model *m, const REAL *theta0, size_t d,
@@ -162,6 +173,21 @@ static void SFX(all_runs)(void) {
     a.steps = 3;
     a.seed = 99;
     SFX(run_amagold)("amagold_hmc_g3", &g3, g30, 3, a, 40, 40);
+
+    a = sgs_amagold_config_default(0.2);
+    a.warmup = 60;
+    a.adapt_mass = 1;
+    a.seed = 17;
+    SFX(run_amagold)("amagold_mass_rev_g3", &g3, g30, 3, a, 75, 75);
+
+    a = sgs_amagold_config_default(0.25);
+    a.variant = SGS_VARIANT_NON_REVERSIBLE;
+    a.warmup = 30;
+    a.adapt_mass = 1;
+    a.momentum_sd = 0.9;
+    a.seed = 23;
+    a.stream = 2;
+    SFX(run_amagold)("amagold_mass_nonrev_g3", &g3, g30, 3, a, 50, 50);
 
     sgs_sghmc_config h = sgs_sghmc_config_default(0.1);
     h.friction = 0.3;

@@ -323,6 +323,11 @@ enum sgs_status
    * range call is still running). The iteration stays open: complete it or cancel it.
    */
   SGS_ERR_ITERATION_INCOMPLETE = 34,
+  /**
+   * AMAGOLD's mass-matrix warm-up (`adapt_mass`) was asked for with a warm-up shorter than
+   * 20 iterations (its first slow window would hold too few draws to estimate a variance).
+   */
+  SGS_ERR_INVALID_WARMUP = 35,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -373,6 +378,19 @@ typedef struct sgs_amagold_config {
    * `SGS_VARIANT_REVERSIBLE` or `SGS_VARIANT_NON_REVERSIBLE`.
    */
   uint32_t variant;
+  /**
+   * 1: estimate a diagonal mass matrix during the warm-up (Stan's windows: a fast interval,
+   * slow windows of doubling length whose draws give each coordinate's variance, a final
+   * fast interval; fixed when the warm-up ends). Needs `warmup ≥ 20`
+   * (`SGS_ERR_INVALID_WARMUP`) and a workspace of `sgs_amagold_workspace_len_mass(d)` = 10·d
+   * elements. 0 (the default): no mass matrix, and the streams of earlier versions. Any other
+   * value: `SGS_ERR_INVALID_OPTION`. `sgs_amagold_inverse_mass` reads the result.
+   */
+  uint32_t adapt_mass;
+  /**
+   * Must be 0 (`SGS_ERR_INVALID_OPTION` otherwise; room for a later option).
+   */
+  uint32_t reserved;
 } sgs_amagold_config;
 
 /**
@@ -898,7 +916,7 @@ extern "C" {
 
 /**
  * The paper's defaults at step size ε: reversible, T = 10, friction 0.25, σ = 1, no warm-up
- * (target acceptance 0.65 if one is switched on), seed 0, stream 0. Nothing is validated here;
+ * (target acceptance 0.65 if one is switched on), no mass matrix, seed 0, stream 0. Nothing is validated here;
  * `sgs_amagold_init` does that.
  */
 struct sgs_amagold_config sgs_amagold_config_default(double step_size);
@@ -926,17 +944,19 @@ size_t sgs_amagold_state_align(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements, must not overlap `state` or `theta0`, and must stay alive (with the
- * callbacks and `user_data`) while the state is used.
+ * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
- * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
- * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
+ * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
+ * chain in `*state`. On error neither `*state` nor the workspace is modified (a
+ * previously initialised state stays usable).
  *
  * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
  * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
@@ -1058,8 +1078,9 @@ sgs_status sgs_amagold_clear(struct sgs_amagold *state);
 /**
  * Makes `*dst` an independent copy of the AMAGOLD chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements), and the copy continues exactly as the source would (same draws), each on
- * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * the copy continues exactly as the source would (same draws), each on its own
+ * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
  *
  * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
@@ -1104,17 +1125,19 @@ size_t sgs_amagold_state_align_f32(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements, must not overlap `state` or `theta0`, and must stay alive (with the
- * callbacks and `user_data`) while the state is used.
+ * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
- * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
- * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
+ * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
+ * chain in `*state`. On error neither `*state` nor the workspace is modified (a
+ * previously initialised state stays usable).
  *
  * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
  * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
@@ -1238,8 +1261,9 @@ sgs_status sgs_amagold_clear_f32(struct sgs_amagold_f32 *state);
 /**
  * Makes `*dst` an independent copy of the AMAGOLD chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements), and the copy continues exactly as the source would (same draws), each on
- * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * the copy continues exactly as the source would (same draws), each on its own
+ * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
  *
  * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
@@ -1336,6 +1360,52 @@ sgs_status sgs_amagold_in_warmup(const struct sgs_amagold *state, uint32_t *out)
  * `state` valid; `out` valid for a write.
  */
 sgs_status sgs_amagold_in_warmup_f32(const struct sgs_amagold_f32 *state, uint32_t *out);
+
+/**
+ * Workspace length, in `double` elements, of an AMAGOLD chain of dimension `d`
+ * with `adapt_mass = 1`: 10·d (the 6·d of `sgs_amagold_workspace_len` plus the momentum
+ * and inverse-mass factors and the warm-up's running mean and sum of squares), saturating
+ * at SIZE_MAX; 0 for d = 0.
+ */
+size_t sgs_amagold_workspace_len_mass(size_t d);
+
+/**
+ * Copies the diagonal inverse mass matrix relative to σ⁻² (d values kᵢ: coordinate i
+ * moves by (ε/σ²)·kᵢ·rᵢ and its momentum has standard deviation σ/√kᵢ) into `out`
+ * (capacity `out_len` ≥ d). With `adapt_mass` it is 1 until the first slow window of the
+ * warm-up ends, then σ² times each coordinate's regularised variance over the last
+ * window, and fixed after the warm-up (with σ = 1: the posterior variance estimate).
+ * Without `adapt_mass` the chain has no mass matrix: d ones (exactly what it uses).
+ * Statuses as for the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_amagold_inverse_mass(const struct sgs_amagold *state, double *out, size_t out_len);
+
+/**
+ * Workspace length, in `float` elements, of an AMAGOLD chain of dimension `d`
+ * with `adapt_mass = 1`: 10·d (the 6·d of `sgs_amagold_workspace_len` plus the momentum
+ * and inverse-mass factors and the warm-up's running mean and sum of squares), saturating
+ * at SIZE_MAX; 0 for d = 0.
+ */
+size_t sgs_amagold_workspace_len_mass_f32(size_t d);
+
+/**
+ * Copies the diagonal inverse mass matrix relative to σ⁻² (d values kᵢ: coordinate i
+ * moves by (ε/σ²)·kᵢ·rᵢ and its momentum has standard deviation σ/√kᵢ) into `out`
+ * (capacity `out_len` ≥ d). With `adapt_mass` it is 1 until the first slow window of the
+ * warm-up ends, then σ² times each coordinate's regularised variance over the last
+ * window, and fixed after the warm-up (with σ = 1: the posterior variance estimate).
+ * Without `adapt_mass` the chain has no mass matrix: d ones (exactly what it uses).
+ * Statuses as for the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_amagold_inverse_mass_f32(const struct sgs_amagold_f32 *state,
+                                        float *out,
+                                        size_t out_len);
 
 /**
  * A doubling schedule from `start`, doubling every `every` iterations (`min_decrease` 0.1 for
@@ -1548,17 +1618,19 @@ size_t sgs_sghmc_state_align(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements, must not overlap `state` or `theta0`, and must stay alive (with the
- * callbacks and `user_data`) while the state is used.
+ * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
- * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
- * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
+ * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
+ * chain in `*state`. On error neither `*state` nor the workspace is modified (a
+ * previously initialised state stays usable).
  *
  * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
  * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
@@ -1679,8 +1751,9 @@ sgs_status sgs_sghmc_clear(struct sgs_sghmc *state);
 /**
  * Makes `*dst` an independent copy of the SGHMC chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements), and the copy continues exactly as the source would (same draws), each on
- * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * the copy continues exactly as the source would (same draws), each on its own
+ * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
  *
  * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
@@ -1725,17 +1798,19 @@ size_t sgs_sghmc_state_align_f32(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements, must not overlap `state` or `theta0`, and must stay alive (with the
- * callbacks and `user_data`) while the state is used.
+ * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
- * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
- * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
+ * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
+ * chain in `*state`. On error neither `*state` nor the workspace is modified (a
+ * previously initialised state stays usable).
  *
  * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
  * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
@@ -1856,8 +1931,9 @@ sgs_status sgs_sghmc_clear_f32(struct sgs_sghmc_f32 *state);
 /**
  * Makes `*dst` an independent copy of the SGHMC chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements), and the copy continues exactly as the source would (same draws), each on
- * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * the copy continues exactly as the source would (same draws), each on its own
+ * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
  *
  * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
@@ -1920,17 +1996,19 @@ size_t sgs_sgld_state_align_f32(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements, must not overlap `state` or `theta0`, and must stay alive (with the
- * callbacks and `user_data`) while the state is used.
+ * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
- * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
- * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
+ * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
+ * chain in `*state`. On error neither `*state` nor the workspace is modified (a
+ * previously initialised state stays usable).
  *
  * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
  * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
@@ -2051,8 +2129,9 @@ sgs_status sgs_sgld_clear_f32(struct sgs_sgld_f32 *state);
 /**
  * Makes `*dst` an independent copy of the SGLD chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements), and the copy continues exactly as the source would (same draws), each on
- * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * the copy continues exactly as the source would (same draws), each on its own
+ * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
  *
  * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
@@ -2103,17 +2182,19 @@ size_t sgs_sgld_state_align(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements, must not overlap `state` or `theta0`, and must stay alive (with the
- * callbacks and `user_data`) while the state is used.
+ * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
- * energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
- * `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
- * `*state` nor the workspace is modified (a previously initialised state stays usable).
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
+ * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
+ * chain in `*state`. On error neither `*state` nor the workspace is modified (a
+ * previously initialised state stays usable).
  *
  * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
  * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
@@ -2234,8 +2315,9 @@ sgs_status sgs_sgld_clear(struct sgs_sgld *state);
 /**
  * Makes `*dst` an independent copy of the SGLD chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements), and the copy continues exactly as the source would (same draws), each on
- * its own workspace. The copy shares the callbacks and `user_data`. This is the only
+ * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * the copy continues exactly as the source would (same draws), each on its own
+ * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
  *
  * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
@@ -2405,9 +2487,9 @@ struct sgs_svgd_config sgs_svgd_config_default(uint64_t batch_size, double step_
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
  * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
  * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
- * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
- * progress word per particle for the iteration in phases (rounded up to whole
- * elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and the
+ * bookkeeping of the iteration in phases, 4·⌈N/32⌉ + 1 four-byte words (rounded up to
+ * whole elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).
  *
  * # Safety
@@ -2595,9 +2677,9 @@ sgs_status sgs_svgd_copy(struct sgs_svgd *dst,
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
  * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
  * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
- * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
- * progress word per particle for the iteration in phases (rounded up to whole
- * elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and the
+ * bookkeeping of the iteration in phases, 4·⌈N/32⌉ + 1 four-byte words (rounded up to
+ * whole elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).
  *
  * # Safety
@@ -2822,8 +2904,11 @@ sgs_status sgs_svgd_gradients_range(const struct sgs_svgd *state, size_t first, 
 /**
  * The forces of batches `first .. end−1` of the iteration begun (batch b is slots
  * `…_batch_rows(b)`), from their slots' positions and gradients, which must have been
- * computed. Safe to call concurrently with the other range calls for disjoint ranges:
- * it reads and writes only those batches' rows.
+ * computed; then (unless the KSD is on) their particles' new positions and histories
+ * by the step rule, kept in the workspace until `…_finish` copies them into the
+ * particles if every one is finite (so the move's arithmetic runs in the ranges, on all
+ * threads). Safe to call concurrently with the other range calls for disjoint ranges:
+ * it writes only those batches' rows.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
@@ -2858,7 +2943,8 @@ sgs_status sgs_svgd_forces_get(const struct sgs_svgd *state,
 /**
  * Supplies the forces of slots `first .. end−1` (`forces`: exactly `(end − first)·d`
  * values in slot order) computed elsewhere, e.g. by another MPI rank with the same
- * seed: the slots must be untouched in this iteration. Safe to call concurrently with
+ * seed: the slots must be untouched in this iteration. Like a batch range it then
+ * computes those slots' moves (unless the KSD is on). Safe to call concurrently with
  * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
  * with `SGS_ERR_NON_FINITE`.
  *
@@ -2877,9 +2963,9 @@ sgs_status sgs_svgd_forces_put(const struct sgs_svgd *state,
                                size_t forces_len);
 
 /**
- * Ends the iteration begun: checks that every slot's force was computed or supplied,
- * then checks every new value and moves all particles (all or nothing), like the end
- * of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
+ * Ends the iteration begun: checks that every slot's force was computed or supplied and
+ * that every new value the ranges computed is finite, then moves all particles (all or
+ * nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
  * concurrently with any other call on the state.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
@@ -2890,7 +2976,8 @@ sgs_status sgs_svgd_forces_put(const struct sgs_svgd *state,
  * # Safety
  * `state` valid, its buffers alive.
  */
-sgs_status sgs_svgd_finish(struct sgs_svgd *state, struct sgs_svgd_info *info);
+sgs_status sgs_svgd_finish(struct sgs_svgd *state,
+                           struct sgs_svgd_info *info);
 
 /**
  * Abandons the iteration begun: the generator is restored, and since nothing else
@@ -2974,8 +3061,11 @@ sgs_status sgs_svgd_gradients_range_f32(const struct sgs_svgd_f32 *state, size_t
 /**
  * The forces of batches `first .. end−1` of the iteration begun (batch b is slots
  * `…_batch_rows(b)`), from their slots' positions and gradients, which must have been
- * computed. Safe to call concurrently with the other range calls for disjoint ranges:
- * it reads and writes only those batches' rows.
+ * computed; then (unless the KSD is on) their particles' new positions and histories
+ * by the step rule, kept in the workspace until `…_finish` copies them into the
+ * particles if every one is finite (so the move's arithmetic runs in the ranges, on all
+ * threads). Safe to call concurrently with the other range calls for disjoint ranges:
+ * it writes only those batches' rows.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
@@ -3010,7 +3100,8 @@ sgs_status sgs_svgd_forces_get_f32(const struct sgs_svgd_f32 *state,
 /**
  * Supplies the forces of slots `first .. end−1` (`forces`: exactly `(end − first)·d`
  * values in slot order) computed elsewhere, e.g. by another MPI rank with the same
- * seed: the slots must be untouched in this iteration. Safe to call concurrently with
+ * seed: the slots must be untouched in this iteration. Like a batch range it then
+ * computes those slots' moves (unless the KSD is on). Safe to call concurrently with
  * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
  * with `SGS_ERR_NON_FINITE`.
  *
@@ -3029,9 +3120,9 @@ sgs_status sgs_svgd_forces_put_f32(const struct sgs_svgd_f32 *state,
                                    size_t forces_len);
 
 /**
- * Ends the iteration begun: checks that every slot's force was computed or supplied,
- * then checks every new value and moves all particles (all or nothing), like the end
- * of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
+ * Ends the iteration begun: checks that every slot's force was computed or supplied and
+ * that every new value the ranges computed is finite, then moves all particles (all or
+ * nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
  * concurrently with any other call on the state.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
@@ -3042,7 +3133,8 @@ sgs_status sgs_svgd_forces_put_f32(const struct sgs_svgd_f32 *state,
  * # Safety
  * `state` valid, its buffers alive.
  */
-sgs_status sgs_svgd_finish_f32(struct sgs_svgd_f32 *state, struct sgs_svgd_info *info);
+sgs_status sgs_svgd_finish_f32(struct sgs_svgd_f32 *state,
+                               struct sgs_svgd_info *info);
 
 /**
  * Abandons the iteration begun: the generator is restored, and since nothing else

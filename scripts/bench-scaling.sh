@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # The measurements of docs/scaling.md (a benchmark, not a test: wall-clock times on this
-# machine). Builds the OpenMP and MPI examples, then prints
-#   1. threads: median time per iteration of the serial sgs_svgd_step and of the OpenMP
-#      iteration on all cores (OMP_NUM_THREADS, default 2), bit identity checked, for the cheap
-#      (1-D mixture) and the expensive (logistic regression d = 55, minibatch 100) gradient;
-#   2. MPI: median time per iteration on 1 and 2 ranks (svgd_mpi --bench);
+# machine, meaningful on idle cores only; the CPU-time columns are per-thread clocks, which
+# other processes inflate much less). Builds the OpenMP and MPI examples, then prints
+#   1. threads: for the cheap (1-D mixture) and the expensive (logistic regression d = 55,
+#      minibatch 100) gradient, the median time per iteration of the serial sgs_svgd_step and
+#      of the OpenMP iteration on all cores (OMP_NUM_THREADS, default 2), each in a loop of its
+#      own, bit identity checked; and the CPU-time model: the serial part (begin + finish) as a
+#      share of the serial step, the pieces' CPU time against the step's, and the speed-up idle
+#      cores would give if the pieces shared out evenly;
+#   2. MPI: median time per iteration on 1 and 2 ranks (svgd_mpi --bench, one rank per core),
+#      the speed-up, and rank 0's CPU per phase;
 #   3. one iteration of a large system, BIG_N particles (default 1e8) at d = 1 and BIG_N/10 at
 #      d = 10 (the memory check);
 #   4. the MPI_Allgatherv of 64 Ki, 1 Mi and 8 Mi doubles on 2 ranks alone (svgd_mpi
 #      --allgather), the exchange constant of the cluster model.
+# Threads are bound to cores and spin between iterations (OMP_PROC_BIND=true,
+# OMP_WAIT_POLICY=active unless set), so that a wake-up is not timed; ranks are bound to cores
+# (-bind-to core).
 # Usage: scripts/bench-scaling.sh [quick]   (quick: N up to 16384, fewer iterations)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,24 +28,30 @@ make -s -C examples-c/mpi MPICC="$mpicc" BUILD=build
 omp=examples-c/build/openmp_svgd
 mpi=examples-c/mpi/build/svgd_mpi
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+export OMP_PROC_BIND=${OMP_PROC_BIND:-true}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-active}
 sizes="4096 16384 65536"
 [ "${1:-}" = quick ] && sizes="4096 16384"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for model in mixture logistic; do
   for p in 8 64; do
     for n in $sizes; do
-      iters=15
+      iters=31
       [ "$model" = logistic ] && iters=5
       "$omp" --bench "$model" "$n" "$p" "$iters"
+      t1=
       for r in 1 2; do
-        echo "mpi $r rank(s): $("$mpiexec" -n "$r" "$mpi" --model "$model" --n "$n" --p "$p" --iters "$iters" --bench |
-          grep median)"
+        line=$("$mpiexec" -bind-to core -n "$r" "$mpi" --model "$model" --n "$n" --p "$p" --iters "$iters" --bench |
+          grep median)
+        t=$(echo "$line" | sed -n 's/.*median time per iteration \([0-9.]*\) s.*/\1/p')
+        [ "$r" = 1 ] && t1=$t
+        echo "mpi $r rank(s): $line$([ "$r" = 2 ] && awk -v a="$t1" -v b="$t" 'BEGIN { printf "; speed-up %.2f", a / b }')"
       done
     done
   done
 done
 for c in 65536 1048576 8388608; do
-  "$mpiexec" -n 2 "$mpi" --allgather "$c"
+  "$mpiexec" -bind-to core -n 2 "$mpi" --allgather "$c"
 done
 if [ "${1:-}" != quick ]; then
   big=${BIG_N:-100000000}

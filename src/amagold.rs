@@ -82,7 +82,7 @@ pub struct AmagoldConfig {
     /// Target acceptance δ ∈ (0, 1) of the warm-up (ignored when `warmup = 0`).
     pub target_accept: f64,
     /// Estimate a diagonal mass matrix during the warm-up (docs/algorithms.md §1.5): Stan's
-    /// windows, fixed when the warm-up ends. Needs `warmup ≥ 20` (else `InvalidOption`) and the
+    /// windows, fixed when the warm-up ends. Needs `warmup ≥ 20` (else `InvalidWarmup`) and the
     /// longer workspace [`Amagold::workspace_len_mass`]`(d) = 10·d`. Off by default.
     pub adapt_mass: bool,
     /// Seed of the generator.
@@ -127,11 +127,14 @@ impl AmagoldConfig {
             return Err(Error::InvalidTargetAcceptance);
         }
         if self.adapt_mass && self.warmup < MIN_MASS_WARMUP {
-            return Err(Error::InvalidOption);
+            return Err(Error::InvalidWarmup);
         }
         Ok(())
     }
 }
+
+/// The workspace block (of d values) that holds the inverse-mass factors kᵢ (see [`parts`]).
+pub(crate) const INVERSE_MASS_BLOCK: usize = 7;
 
 /// The shortest warm-up that may adapt a mass matrix (its slow window then holds 15 draws).
 const MIN_MASS_WARMUP: u64 = 20;
@@ -513,6 +516,19 @@ impl AmagoldCore {
     pub(crate) fn in_warmup(&self) -> bool {
         self.adapt.is_some()
     }
+    /// `true` when the chain has a mass matrix (`adapt_mass`): the workspace then holds the
+    /// inverse-mass factors k in block [`INVERSE_MASS_BLOCK`].
+    pub(crate) fn has_mass(&self) -> bool {
+        self.cfg.adapt_mass
+    }
+    /// Workspace coordinates this chain uses: 6·d, or 10·d with a mass matrix.
+    fn used_len(&self) -> usize {
+        if self.cfg.adapt_mass {
+            workspace_len_mass(self.d)
+        } else {
+            workspace_len(self.d)
+        }
+    }
 }
 
 impl StepInfo for AmagoldInfo {
@@ -521,7 +537,14 @@ impl StepInfo for AmagoldInfo {
     }
 }
 
-chain_kind!(AmagoldCore, AmagoldConfig, AmagoldInfo, workspace_len);
+// A chain with a mass matrix uses (and a copy of it must copy) the four mass blocks too.
+chain_kind!(
+    AmagoldCore,
+    AmagoldConfig,
+    AmagoldInfo,
+    workspace_len,
+    need = |c: &AmagoldCore| { c.used_len() }
+);
 
 impl<T: Float, M: Potential<T> + ?Sized> ChainStep<T, M> for AmagoldCore {
     fn start(
@@ -577,7 +600,7 @@ impl<'a, T: Float> Chain<'a, T, AmagoldCore> {
     /// The diagonal inverse mass matrix relative to σ⁻² (`kᵢ`: the position moves by
     /// `(ε/σ²)·kᵢ·rᵢ`), all 1 without `adapt_mass`; `None` without a mass matrix.
     pub fn inverse_mass(&self) -> Option<&[T]> {
-        self.core.cfg.adapt_mass.then(|| self.block(7))
+        self.core.has_mass().then(|| self.block(INVERSE_MASS_BLOCK))
     }
 
     /// Validates the configuration and the buffers, evaluates U(θ₀) and starts the chain at θ₀.

@@ -35,6 +35,12 @@ pub trait ChainKind: Sized + Sealed {
     type Info: StepInfo;
     /// Workspace coordinates for dimension `d` (saturating; the position is the first `d`).
     fn workspace_len(d: usize) -> usize;
+    /// Workspace coordinates this started chain uses: `workspace_len(dim)` unless its
+    /// configuration asks for more (AMAGOLD with a mass matrix: 10·d). What a copy of the chain
+    /// must copy and what a stored C state is checked against.
+    fn workspace_need(&self) -> usize {
+        Self::workspace_len(self.dim())
+    }
     /// The dimension d.
     fn dim(&self) -> usize;
     /// Outer iterations done since `start`.
@@ -140,9 +146,19 @@ impl Counters {
     }
 }
 
-/// `ChainKind` for a core with fields `d`, `cfg` and methods `iterations()`, `divergences()`.
+/// `ChainKind` for a core with fields `d`, `cfg` and methods `iterations()`, `divergences()`;
+/// with `need = f`, `workspace_need` is `f(&core)`.
 macro_rules! chain_kind {
     ($Core:ty, $Config:ty, $Info:ty, $ws_len:path) => {
+        $crate::chain::chain_kind!(
+            $Core,
+            $Config,
+            $Info,
+            $ws_len,
+            need = |c: &$Core| { $ws_len(c.d) }
+        );
+    };
+    ($Core:ty, $Config:ty, $Info:ty, $ws_len:path, need = $need:expr) => {
         impl $crate::chain::Sealed for $Core {}
 
         impl $crate::chain::ChainKind for $Core {
@@ -150,6 +166,9 @@ macro_rules! chain_kind {
             type Info = $Info;
             fn workspace_len(d: usize) -> usize {
                 $ws_len(d)
+            }
+            fn workspace_need(&self) -> usize {
+                ($need)(self)
             }
             fn dim(&self) -> usize {
                 self.d

@@ -171,22 +171,33 @@ impl Rng {
     /// `next_u32() · n`, otherwise of `next_u64() · n`, rejecting the `2^k mod n` low values that
     /// would bias it. The rejection probability is below `n / 2^k`.
     pub fn below(&mut self, n: u64) -> u64 {
+        self.below_inlined(n)
+    }
+
+    /// [`below`](Self::below), always inlined: for loops that draw many (the permutation of an
+    /// SVGD iteration), on a generator copied into a local so that its state stays in
+    /// registers instead of going through memory at every draw.
+    #[inline(always)]
+    pub(crate) fn below_inlined(&mut self, n: u64) -> u64 {
         if n == 0 {
             return 0;
         }
+        // The threshold `2^k mod n` is below n, so a low half `≥ n` is accepted without it: the
+        // division (tens of cycles; a library call on Cortex-M) runs only for the rare low half
+        // below n, with the same accept/reject decisions, so the same draws and the same values.
         if n <= 1 << 32 {
-            let threshold = (1u64 << 32) % n;
             loop {
                 let m = self.next_u32() as u64 * n;
-                if (m & 0xffff_ffff) >= threshold {
+                let low = m & 0xffff_ffff;
+                if low >= n || low >= (1u64 << 32) % n {
                     return m >> 32;
                 }
             }
         } else {
-            let threshold = n.wrapping_neg() % n;
             loop {
                 let m = self.next_u64() as u128 * n as u128;
-                if (m as u64) >= threshold {
+                let low = m as u64;
+                if low >= n || low >= n.wrapping_neg() % n {
                     return (m >> 64) as u64;
                 }
             }

@@ -110,7 +110,7 @@ fn mass_adaptation_needs_a_warmup_and_the_long_workspace() {
     let mut ws = vec![0.0; Amagold::<f64>::workspace_len_mass(D)];
     assert_eq!(
         Amagold::new(&short, &[0.0; D], &mut ws, &mut model).err(),
-        Some(Error::InvalidOption)
+        Some(Error::InvalidWarmup)
     );
     let ok = AmagoldConfig {
         warmup: 20,

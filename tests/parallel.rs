@@ -82,8 +82,11 @@ fn svgd_on_any_pool_size_gives_the_serial_bits() {
     }
 }
 
-#[test]
-fn a_failing_piece_changes_nothing() {
+/// A system of 64 particles in 1-D with particle 37 at `bad`: an iteration with `model` fails
+/// with `want` on the rayon pool (1 and 3 threads) and serially, changing nothing; with particle
+/// 37 then moved next to 36, the next iteration is a fresh system's first (generator restored,
+/// AdaGrad history still unset), bit for bit.
+fn failure_changes_nothing(bad: f64, model: Wavy, want: Error) {
     let (n, d) = (64, 1);
     let cfg = SvgdConfig::new(
         4,
@@ -91,24 +94,41 @@ fn a_failing_piece_changes_nothing() {
         StepRule::adagrad(0.05),
     );
     let mut x0 = start(n, d);
-    x0[37] = 50.0; // the particle whose gradient aborts
+    x0[37] = bad;
     let len = Svgd::<f64>::workspace_len(n, d, &cfg);
     let (mut xs, mut ws, mut idx) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
     let mut svgd = Svgd::new(&cfg, d, &mut xs, &mut ws, &mut idx).unwrap();
-    let faulty = Wavy { abort_above: 10.0 };
-    let e = pool(2).install(|| svgd.step_parallel(&faulty));
-    assert_eq!(e, Err(Error::CallbackAborted));
-    assert_eq!(svgd.particles(), &x0[..]);
-    assert_eq!(svgd.iterations(), 0);
-    // The generator was restored: the next iteration is the first one of a fresh system.
+    for threads in [1, 3] {
+        let e = pool(threads).install(|| svgd.step_parallel(&model));
+        assert_eq!(e, Err(want), "{threads} threads");
+        assert_eq!(svgd.particles(), &x0[..]);
+        assert_eq!(svgd.iterations(), 0);
+    }
+    assert_eq!(svgd.step(&mut { model }), Err(want));
     svgd.particles_mut()[37] = x0[36];
-    let after = svgd.step(&mut { CLEAN }).unwrap();
+    let after = pool(2).install(|| svgd.step_parallel(&CLEAN)).unwrap();
     let mut fresh_x = x0.clone();
     fresh_x[37] = x0[36];
     let (mut wf, mut i_f) = (vec![0.0; len], vec![0u32; n]);
     let mut fresh = Svgd::new(&cfg, d, &mut fresh_x, &mut wf, &mut i_f).unwrap();
     assert_eq!(fresh.step(&mut { CLEAN }).unwrap(), after);
     assert_eq!(fresh.particles(), svgd.particles());
+    assert_eq!(fresh.force(), svgd.force());
+}
+
+#[test]
+fn a_failing_piece_changes_nothing() {
+    // The particle whose gradient aborts.
+    failure_changes_nothing(50.0, Wavy { abort_above: 10.0 }, Error::CallbackAborted);
+}
+
+/// A move that is not finite in one piece (the pieces compute the moves; `finish` only copies
+/// them in): the iteration fails with nothing changed, the AdaGrad history included.
+#[test]
+fn a_non_finite_move_in_one_piece_changes_nothing() {
+    // Its gradient and φ (≈ −x/N: the far pairs add nothing) are finite, its new history φ² is
+    // not; every other particle's move is finite.
+    failure_changes_nothing(1e300, CLEAN, Error::NonFinite);
 }
 
 #[test]

@@ -17,6 +17,9 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %     'Samples'      1000   rows of SAMPLES
 %     'Warmup'       0      iterations before the samples that adapt the step size (discarded)
 %     'TargetAccept' 0.65   warm-up target acceptance
+%     'AdaptMass'    false  also estimate a diagonal mass matrix during the warm-up (Stan's
+%                           windows; needs Warmup >= 20, else error sgsample:invalidWarmup):
+%                           for posteriors whose coordinates have very different scales
 %     'Variant'      'reversible' | 'nonreversible'
 %     'Seed'         0      generator seed (double integer <= 2^53, or uint64)
 %     'Stream'       0      stream id (same seed, other stream: an independent chain)
@@ -24,14 +27,16 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %
 %   samples  Samples-by-d, one row per outer iteration after the warm-up.
 %   info     struct: iterations, samples, accepted, acceptance, divergences, out_of_domain,
-%            step_size (after the warm-up), callback_calls, warmup_acceptance, [log_accept].
+%            step_size (after the warm-up), callback_calls, warmup_acceptance, inverse_mass
+%            (d-by-1: per coordinate, MomentumSD^2 times the variance the warm-up estimated;
+%            ones without AdaptMass), [log_accept].
 %
 %   Errors have identifiers 'sgsample:...' and the library's status text. An error inside
 %   ENERGY or GRADIENT stops the sampler cleanly and is rethrown unchanged. Ctrl-C stops the run
 %   cleanly, then reaches the prompt as the usual interrupt (MATLAB: error sgsample:interrupted);
 %   see README.md.
 %
-%   See also SGS.AMAGOLD (step by step), SGS_SGHMC, SGS_SGLD, SGS_SVGD, SGS_MINIBATCH.
+%   See also SGS.AMAGOLD (step by step), SGS_STATS, SGS_SGHMC, SGS_SGLD, SGS_SVGD, SGS_MINIBATCH.
   if nargin < 3
     error('sgsample:badArguments', 'usage: [samples, info] = sgs_amagold(@energy, @gradient, theta0, Name, Value, ...)');
   end

@@ -17,6 +17,7 @@
  *   [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline)
  *   s               = sgsample_mex('query', id)                    (position, iterations, ...)
  *   found           = sgsample_mex('free', id)
+ *   S               = sgsample_mex('stats', X)                     (ESS, split-R-hat, MCSE)
  *
  * `opts` holds only the options the user gave (canonical snake_case names of the C config
  * fields plus samples/burnin/warmup/iterations/log_accept); every other field keeps the C
@@ -88,6 +89,7 @@ static const char *status_id(int32_t st) {
     case SGS_ERR_STATE_CORRUPTED: return "sgsample:stateCorrupted";
     case SGS_ERR_STATE_MOVED: return "sgsample:stateMoved";
     case SGS_ERR_BUSY: return "sgsample:busy";
+    case SGS_ERR_INVALID_WARMUP: return "sgsample:invalidWarmup";
     default: return "sgsample:unknownStatus";
     }
 }
@@ -394,6 +396,7 @@ static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint6
         READ_CHAIN_FIELDS(b, opts, a);
         a->target_accept = opt_double(b, opts, "target_accept", a->target_accept);
         a->variant = opt_u32(b, opts, "variant", a->variant);
+        a->adapt_mass = opt_u32(b, opts, "adapt_mass", a->adapt_mass);
         a->warmup = warmup;
     } else if (kind == SGHMC) {
         sgs_sghmc_config *h = &cfg->h;
@@ -415,8 +418,10 @@ static void chain_state_layout(int kind, size_t *size, size_t *align) {
     *align = kind == AMAGOLD ? sgs_amagold_state_align() : kind == SGHMC ? sgs_sghmc_state_align() : sgs_sgld_state_align();
 }
 
-static size_t chain_workspace_len(int kind, size_t d) {
-    return kind == AMAGOLD ? sgs_amagold_workspace_len(d) : kind == SGHMC ? sgs_sghmc_workspace_len(d) : sgs_sgld_workspace_len(d);
+/* AMAGOLD with the mass-matrix warm-up needs the longer workspace (10·d instead of 6·d). */
+static size_t chain_workspace_len(int kind, const chain_config *cfg, size_t d) {
+    if (kind == AMAGOLD) return cfg->a.adapt_mass ? sgs_amagold_workspace_len_mass(d) : sgs_amagold_workspace_len(d);
+    return kind == SGHMC ? sgs_sghmc_workspace_len(d) : sgs_sgld_workspace_len(d);
 }
 
 static int32_t chain_init(int kind, void *state, const chain_config *cfg, const double *th, size_t d,
@@ -495,16 +500,31 @@ static int32_t chain_loop(int kind, void *state, uint64_t skip, uint64_t total, 
     return st;
 }
 
+/* AMAGOLD's diagonal inverse mass (d×1; ones without the mass-matrix warm-up), or [] for the
+ * other samplers. */
+static mxArray *inverse_mass(int kind, void *state, size_t d) {
+    if (kind != AMAGOLD) return mxCreateDoubleMatrix(0, 0, mxREAL);
+    mxArray *k = mxCreateDoubleMatrix(d, 1, mxREAL);
+    double dummy;
+    int32_t st = sgs_amagold_inverse_mass((sgs_amagold *)state, d ? mxGetPr(k) : &dummy, d ? d : 1);
+    if (st != SGS_OK) {
+        mxDestroyArray(k);
+        buffers b = {{0}, 0};
+        fail_status(&b, "inverse mass", st);
+    }
+    return k;
+}
+
 /* The info struct of a run of `samples` recorded iterations after `skipped` unrecorded ones. */
-static mxArray *chain_info(int kind, void *state, uint64_t samples, uint64_t skipped, const tally *t,
-                           uint64_t calls, double step, mxArray *la) {
+static mxArray *chain_info(int kind, void *state, size_t d, uint64_t samples, uint64_t skipped,
+                           const tally *t, uint64_t calls, double step, mxArray *la) {
     uint64_t divs = 0, iters = 0;
     double eps = step;
     chain_totals(kind, state, &divs, &iters, &eps);
     static const char *names[] = {"iterations", "samples", "accepted", "acceptance", "divergences",
                                   "out_of_domain", "step_size", "callback_calls", "warmup_acceptance",
-                                  "log_accept"};
-    int nf = kind == AMAGOLD ? (la ? 10 : 9) : 8;
+                                  "inverse_mass", "log_accept"};
+    int nf = kind == AMAGOLD ? (la ? 11 : 10) : 8;
     mxArray *s = make_info(names, nf);
     set_num(s, "iterations", (double)iters);
     set_num(s, "samples", (double)samples);
@@ -514,7 +534,10 @@ static mxArray *chain_info(int kind, void *state, uint64_t samples, uint64_t ski
     set_num(s, "out_of_domain", (double)t->out_of_domain);
     set_num(s, "step_size", eps);
     set_num(s, "callback_calls", (double)calls);
-    if (kind == AMAGOLD) set_num(s, "warmup_acceptance", skipped ? (double)t->accepted_skipped / (double)skipped : NAN);
+    if (kind == AMAGOLD) {
+        set_num(s, "warmup_acceptance", skipped ? (double)t->accepted_skipped / (double)skipped : NAN);
+        mxSetField(s, 0, "inverse_mass", inverse_mass(kind, state, d));
+    }
     if (la) mxSetField(s, 0, "log_accept", la);
     return s;
 }
@@ -562,7 +585,7 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
     size_t ssize, align;
     chain_state_layout(kind, &ssize, &align);
     void *state = take(&b, 1, ssize, align);
-    size_t wlen = chain_workspace_len(kind, dd);
+    size_t wlen = chain_workspace_len(kind, &cfg, dd);
     double *ws = (double *)take(&b, wlen, sizeof(double), 8);
     int32_t st = chain_init(kind, state, &cfg, th, d, ws, wlen, &c);
     if (finish(&b, &c, st, "init", 0)) return;
@@ -581,7 +604,7 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
         if (la) mxDestroyArray(la);
         if (finish(&b, &c, st, "step", t.interrupted)) return;
     }
-    if (nlhs > 1) plhs[1] = chain_info(kind, state, samples, burnin, &t, c.calls, step, la);
+    if (nlhs > 1) plhs[1] = chain_info(kind, state, d, samples, burnin, &t, c.calls, step, la);
     else if (la) mxDestroyArray(la);
     free_all(&b);
 }
@@ -694,6 +717,78 @@ static void minibatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     free_all(&b);
 }
 
+/* ---- diagnostics: sgs_stats_… over a matrix of draws --------------------------------------- */
+/* S = sgsample_mex('stats', X): X is n-by-d (one chain) or n-by-d-by-m (m chains of n draws),
+ * double or single. Each chain's rows are pushed in order into its own accumulators; S has the
+ * across-chain ess and rhat (1-by-d) and the per-chain mean, variance, ess and mcse (m-by-d). */
+static void stats(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    if (nrhs != 2) mexErrMsgIdAndTxt("sgsample:badArguments", "usage: S = sgs_stats(X)");
+    const mxArray *X = prhs[1];
+    int single = mxIsSingle(X);
+    size_t nd = mxGetNumberOfDimensions(X);
+    if (!(mxIsDouble(X) || single) || mxIsComplex(X) || mxIsSparse(X) || nd > 3)
+        fail(&b, "sgsample:badArgument", "X must be a real, full double or single array of at most 3 dimensions (draws x coordinates x chains)");
+    const mwSize *dims = mxGetDimensions(X);
+    size_t n = dims[0], d = dims[1], m = nd == 3 ? dims[2] : 1;
+    if (m == 0) fail_status(&b, "stats: no chains", SGS_ERR_ZERO_DIMENSION);
+    size_t bytes = 0, align = sgs_stats_state_align();
+    int32_t st = sgs_stats_state_size(d, &bytes);
+    if (st != SGS_OK) fail_status(&b, "stats", st);
+    size_t stride = (bytes + align - 1) / align * align;
+    if (stride > SIZE_MAX / m) fail(&b, "sgsample:tooLarge", "the accumulators do not fit in memory");
+    char *mem = (char *)take(&b, m, stride, align);
+    const sgs_stats **chains = (const sgs_stats **)take(&b, m, sizeof(void *), sizeof(void *));
+    double *row = (double *)take(&b, d, sizeof(double), 8);
+    float *row32 = (float *)take(&b, d, sizeof(float), 8);
+    const double *x = single ? NULL : mxGetPr(X);
+    const float *x32 = single ? (const float *)mxGetData(X) : NULL;
+    for (size_t c = 0; c < m; c++) {
+        sgs_stats *s = (sgs_stats *)(mem + c * stride);
+        chains[c] = s;
+        st = sgs_stats_init(s, bytes, d);
+        if (st != SGS_OK) fail_status(&b, "stats init", st);
+        for (size_t t = 0; t < n; t++) {
+            /* Column-major: X(t, j, c) is element t + n·j + n·d·c. */
+            for (size_t j = 0; j < d; j++) {
+                size_t at = t + n * j + n * d * c;
+                if (single) row32[j] = x32[at];
+                else row[j] = x[at];
+            }
+            st = single ? sgs_stats_push_f32(s, row32, d) : sgs_stats_push(s, row, d);
+            if (st != SGS_OK) fail_status(&b, "stats push", st);
+        }
+    }
+    static const char *names[] = {"ess", "rhat", "mcse", "mean", "variance", "chain_ess", "draws", "chains"};
+    mxArray *S = make_info(names, 8);
+    mxArray *ess = mxCreateDoubleMatrix(1, d, mxREAL), *rhat = mxCreateDoubleMatrix(1, d, mxREAL);
+    st = sgs_stats_ess_chains(chains, m, mxGetPr(ess), d);
+    if (st == SGS_OK) st = sgs_stats_rhat(chains, m, mxGetPr(rhat), d);
+    mxSetField(S, 0, "ess", ess);
+    mxSetField(S, 0, "rhat", rhat);
+    typedef sgs_status (*per_chain)(const sgs_stats *, double *, size_t);
+    static const per_chain fns[] = {sgs_stats_mcse, sgs_stats_mean, sgs_stats_variance, sgs_stats_ess};
+    static const char *fields[] = {"mcse", "mean", "variance", "chain_ess"};
+    for (int f = 0; f < 4; f++) {
+        mxArray *a = mxCreateDoubleMatrix(m, d, mxREAL);
+        double *o = mxGetPr(a);
+        for (size_t c = 0; c < m && st == SGS_OK; c++) {
+            st = fns[f](chains[c], row, d);
+            for (size_t j = 0; j < d; j++) o[c + m * j] = row[j];
+        }
+        mxSetField(S, 0, fields[f], a);
+    }
+    set_num(S, "draws", (double)n);
+    set_num(S, "chains", (double)m);
+    if (st != SGS_OK) {
+        mxDestroyArray(S);
+        fail_status(&b, "stats", st);
+    }
+    plhs[0] = S;
+    free_all(&b);
+}
+
 /* ---- persistent chains: the +sgs handle objects -------------------------------------------- */
 /* A chain that lives between MEX calls: its state and workspace are plain malloc memory (the MEX
  * memory manager would free mxMalloc memory at the end of the call), allocated once and never
@@ -780,7 +875,7 @@ static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     size_t dd = d ? d : 1, ssize, align;
     chain_state_layout(kind, &ssize, &align);
     ssize = (ssize + 7) / 8 * 8; /* the workspace follows, 8-aligned */
-    size_t wlen = chain_workspace_len(kind, dd);
+    size_t wlen = chain_workspace_len(kind, &cfg, dd);
     chain_obj *o = (chain_obj *)calloc(1, sizeof *o);
     void *raw = wlen < SIZE_MAX / 8 - ssize - align ? calloc(1, align + ssize + wlen * 8) : NULL;
     if (!o || !raw) {
@@ -852,12 +947,13 @@ static void chain_run(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
         if (finish(&b, &c, st, "step", t.interrupted)) return;
     }
     plhs[0] = out;
-    if (nlhs > 1) plhs[1] = chain_info(o->kind, o->state, n, 0, &t, c.calls, o->step, la);
+    if (nlhs > 1) plhs[1] = chain_info(o->kind, o->state, d, n, 0, &t, c.calls, o->step, la);
     else if (la) mxDestroyArray(la);
     free_all(&b);
 }
 
-/* s = sgsample_mex('query', id): position, iterations, divergences, step size, dimension. */
+/* s = sgsample_mex('query', id): position, iterations, divergences, step size, inverse mass
+ * (AMAGOLD; [] for the others). */
 static void chain_query(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     (void)nlhs;
     if (nrhs != 2) mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('query', id)");
@@ -865,8 +961,8 @@ static void chain_query(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs
     uint64_t divs = 0, iters = 0;
     double eps = o->step;
     chain_totals(o->kind, o->state, &divs, &iters, &eps);
-    static const char *names[] = {"position", "iterations", "divergences", "step_size"};
-    mxArray *s = make_info(names, 4);
+    static const char *names[] = {"position", "iterations", "divergences", "step_size", "inverse_mass"};
+    mxArray *s = make_info(names, 5);
     mxArray *pos = mxCreateDoubleMatrix(o->d, 1, mxREAL);
     double dummy;
     int32_t st = chain_position(o->kind, o->state, o->d ? mxGetPr(pos) : &dummy, o->d ? o->d : 1);
@@ -880,6 +976,7 @@ static void chain_query(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs
     set_num(s, "iterations", (double)iters);
     set_num(s, "divergences", (double)divs);
     set_num(s, "step_size", eps);
+    mxSetField(s, 0, "inverse_mass", inverse_mass(o->kind, o->state, o->d));
     plhs[0] = s;
 }
 
@@ -917,6 +1014,7 @@ void sgs_gateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     else if (strcmp(cmd, "run") == 0) chain_run(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "query") == 0) chain_query(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "free") == 0) chain_free(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "stats") == 0) stats(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "status") == 0 && nrhs == 2) plhs[0] = mxCreateString(sgs_status_str((int32_t)mxGetScalar(prhs[1])));
     else if (strcmp(cmd, "version") == 0) plhs[0] = mxCreateString(sgs_version());
     else mexErrMsgIdAndTxt("sgsample:badArguments", "unknown command '%s'", cmd);

@@ -18,8 +18,10 @@
  * Options: --model mixture|logistic, --n N, --d d (mixture only; logistic has d = 55), --p p,
  * --iters K, --check, --bench, --abort-rank r --abort-iter k. Exit status 0 when every check
  * passed. */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include <mpi.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,17 +76,33 @@ static int make_split(const sgs_svgd *s, int rank, int size, size_t n, size_t d,
     return 1;
 }
 
+/* This thread's CPU seconds (what other processes take does not count). */
+static double thread_cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* This rank's CPU seconds, summed over iterations: begin; its own ranges; the others' forces put
+ * in and finish (the part every rank does for all N); and the wall time of the exchange. */
+static double cpu_begin, cpu_ranges, cpu_put_finish, wall_exchange;
+
 /* One iteration across the ranks; every rank returns the same status. */
 static int32_t mpi_iteration(sgs_svgd *s, int rank, int size, const split *sp, size_t d, double *send,
                              double *recv, sgs_svgd_info *info) {
+    double c0 = thread_cpu();
     int32_t st = sgs_svgd_begin(s);
     if (st != SGS_OK) return st; /* deterministic: the same on every rank */
+    double c1 = thread_cpu();
     size_t a = sp->first[rank], e = sp->end[rank], len = (e - a) * d;
     int32_t local = sgs_svgd_gradients_range(s, a, e);
     if (local == SGS_OK) local = sgs_svgd_batches_range(s, sp->b0, sp->b1);
     if (local == SGS_OK && len > 0) local = sgs_svgd_forces_get(s, a, e, send, len);
     send[len] = (double)local;
+    double c2 = thread_cpu(), w2 = MPI_Wtime();
     MPI_Allgatherv(send, sp->counts[rank], MPI_DOUBLE, recv, sp->counts, sp->displs, MPI_DOUBLE, MPI_COMM_WORLD);
+    double w3 = MPI_Wtime(), c3 = thread_cpu();
+    cpu_begin += c1 - c0, cpu_ranges += c2 - c1, wall_exchange += w3 - w2;
     int32_t global = SGS_OK;
     for (int r = 0; r < size && global == SGS_OK; r++)
         global = (int32_t)recv[sp->displs[r] + sp->counts[r] - 1];
@@ -101,7 +119,9 @@ static int32_t mpi_iteration(sgs_svgd *s, int rank, int size, const split *sp, s
             return st;
         }
     }
-    return sgs_svgd_finish(s, info);
+    st = sgs_svgd_finish(s, info);
+    cpu_put_finish += thread_cpu() - c3;
+    return st;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -255,7 +275,11 @@ int main(int argc, char **argv) {
         if (check) printf("svgd_mpi: bit-identical to the serial run: %s\n", any ? "NO" : "yes");
         if (bench && iters >= 1) {
             qsort(times + 1, iters, sizeof *times, cmp_double);
-            printf("svgd_mpi: median time per iteration %.6f s\n", times[1 + (iters - 1) / 2]);
+            double it = (double)iters;
+            printf("svgd_mpi: median time per iteration %.6f s; rank 0 per iteration: CPU begin %.6f s, own ranges "
+                   "%.6f s, put + finish %.6f s, exchange (wall) %.6f s\n",
+                   times[1 + (iters - 1) / 2], cpu_begin / it, cpu_ranges / it, cpu_put_finish / it,
+                   wall_exchange / it);
         }
     }
     int ok = !any && aborted_ok;

@@ -1,9 +1,9 @@
 //! AMAGOLD in C: its config, info and state types and the mapping onto the generic chain layer
 //! (`chain.rs`), which generates `sgs_amagold_…` (double) and `sgs_amagold_…_f32` (float).
 
-use super::chain::{c_summary, chain_api, chain_getter, chain_states, tags, CChain};
+use super::chain::{c_summary, chain_api, chain_getter, chain_states, copy_block_or, tags, CChain};
 use super::common::*;
-use crate::amagold::AmagoldCore;
+use crate::amagold::{workspace_len_mass, AmagoldCore, INVERSE_MASS_BLOCK};
 use crate::error::Error;
 use crate::{AmagoldConfig, AmagoldInfo, Variant};
 
@@ -35,6 +35,15 @@ pub struct sgs_amagold_config {
     pub steps: u32,
     /// `SGS_VARIANT_REVERSIBLE` or `SGS_VARIANT_NON_REVERSIBLE`.
     pub variant: u32,
+    /// 1: estimate a diagonal mass matrix during the warm-up (Stan's windows: a fast interval,
+    /// slow windows of doubling length whose draws give each coordinate's variance, a final
+    /// fast interval; fixed when the warm-up ends). Needs `warmup ≥ 20`
+    /// (`SGS_ERR_INVALID_WARMUP`) and a workspace of `sgs_amagold_workspace_len_mass(d)` = 10·d
+    /// elements. 0 (the default): no mass matrix, and the streams of earlier versions. Any other
+    /// value: `SGS_ERR_INVALID_OPTION`. `sgs_amagold_inverse_mass` reads the result.
+    pub adapt_mass: u32,
+    /// Must be 0 (`SGS_ERR_INVALID_OPTION` otherwise; room for a later option).
+    pub reserved: u32,
 }
 
 /// What one AMAGOLD outer iteration did.
@@ -117,6 +126,11 @@ impl CChain for AmagoldCore {
             SGS_VARIANT_NON_REVERSIBLE => Variant::NonReversible,
             _ => return Err(Error::InvalidOption),
         };
+        let adapt_mass = match (c.adapt_mass, c.reserved) {
+            (0, 0) => false,
+            (1, 0) => true,
+            _ => return Err(Error::InvalidOption),
+        };
         Ok(AmagoldConfig {
             step_size: c.step_size,
             friction: c.friction,
@@ -125,7 +139,7 @@ impl CChain for AmagoldCore {
             variant,
             warmup: c.warmup,
             target_accept: c.target_accept,
-            adapt_mass: false,
+            adapt_mass,
             seed: c.seed,
             stream: c.stream,
         })
@@ -149,7 +163,7 @@ impl CChain for AmagoldCore {
 }
 
 /// The paper's defaults at step size ε: reversible, T = 10, friction 0.25, σ = 1, no warm-up
-/// (target acceptance 0.65 if one is switched on), seed 0, stream 0. Nothing is validated here;
+/// (target acceptance 0.65 if one is switched on), no mass matrix, seed 0, stream 0. Nothing is validated here;
 /// `sgs_amagold_init` does that.
 #[no_mangle]
 pub extern "C" fn sgs_amagold_config_default(step_size: f64) -> sgs_amagold_config {
@@ -164,6 +178,8 @@ pub extern "C" fn sgs_amagold_config_default(step_size: f64) -> sgs_amagold_conf
         stream: c.stream,
         steps: c.steps,
         variant: c.variant as u32,
+        adapt_mass: c.adapt_mass as u32,
+        reserved: 0,
     }
 }
 
@@ -187,3 +203,61 @@ chain_getter!(value AmagoldCore, f64, sgs_amagold, sgs_amagold_step_size, f64, |
 chain_getter!(value AmagoldCore, f32, sgs_amagold_f32, sgs_amagold_step_size_f32, f64, |c| c.step_size(), " Writes the step size the next iteration will use to `*out`.");
 chain_getter!(value AmagoldCore, f64, sgs_amagold, sgs_amagold_in_warmup, u32, |c| c.in_warmup() as u32, " Writes 1 to `*out` while the warm-up is adapting the step size, else 0.");
 chain_getter!(value AmagoldCore, f32, sgs_amagold_f32, sgs_amagold_in_warmup_f32, u32, |c| c.in_warmup() as u32, " Writes 1 to `*out` while the warm-up is adapting the step size, else 0.");
+
+/// Generates the mass-matrix functions of one coordinate type: the workspace query and the
+/// inverse-mass getter.
+macro_rules! mass_api {
+    ($T:ty, $ctype:literal, $S:ident, $ws_len:ident, $inverse_mass:ident) => {
+        #[doc = concat!(" Workspace length, in `", $ctype, "` elements, of an AMAGOLD chain of dimension `d`")]
+        /// with `adapt_mass = 1`: 10·d (the 6·d of `sgs_amagold_workspace_len` plus the momentum
+        /// and inverse-mass factors and the warm-up's running mean and sum of squares), saturating
+        /// at SIZE_MAX; 0 for d = 0.
+        #[no_mangle]
+        pub extern "C" fn $ws_len(d: usize) -> usize {
+            workspace_len_mass(d)
+        }
+
+        /// Copies the diagonal inverse mass matrix relative to σ⁻² (d values kᵢ: coordinate i
+        /// moves by (ε/σ²)·kᵢ·rᵢ and its momentum has standard deviation σ/√kᵢ) into `out`
+        /// (capacity `out_len` ≥ d). With `adapt_mass` it is 1 until the first slow window of the
+        /// warm-up ends, then σ² times each coordinate's regularised variance over the last
+        /// window, and fixed after the warm-up (with σ = 1: the posterior variance estimate).
+        /// Without `adapt_mass` the chain has no mass matrix: d ones (exactly what it uses).
+        /// Statuses as for the position getter.
+        ///
+        /// # Safety
+        /// `state` valid; `out` valid for `out_len` elements.
+        #[no_mangle]
+        pub unsafe extern "C" fn $inverse_mass(
+            state: *const $S,
+            out: *mut $T,
+            out_len: usize,
+        ) -> super::sgs_status {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe {
+                copy_block_or::<$T, AmagoldCore, $S>(
+                    state,
+                    |c| c.has_mass().then_some(INVERSE_MASS_BLOCK),
+                    1.0,
+                    out,
+                    out_len,
+                )
+            })
+        }
+    };
+}
+
+mass_api!(
+    f64,
+    "double",
+    sgs_amagold,
+    sgs_amagold_workspace_len_mass,
+    sgs_amagold_inverse_mass
+);
+mass_api!(
+    f32,
+    "float",
+    sgs_amagold_f32,
+    sgs_amagold_workspace_len_mass_f32,
+    sgs_amagold_inverse_mass_f32
+);

@@ -226,7 +226,9 @@ unsafe fn enter<T: CFloat, C: CChain, S>(
     // SAFETY: tagged: an init stored a `State` here (its core is plain data).
     let d = unsafe { core_ref::<T, C, S>(state) }.dim();
     check_sealed(&fx, state, d as u64, allow_moved)?;
-    if d == 0 || fx.ws_len < C::workspace_len(d) {
+    // SAFETY: as above.
+    let need = unsafe { core_ref::<T, C, S>(state) }.workspace_need();
+    if d == 0 || fx.ws_len < need {
         return Err(Error::StateCorrupted);
     }
     Ok((fx, d))
@@ -430,9 +432,22 @@ pub(crate) unsafe fn copy_block<T: CFloat, C: CChain, S>(
     out: *mut T,
     out_len: usize,
 ) -> Result<(), Error> {
-    check_ptr(out)?;
-    // SAFETY: contract of the caller.
-    let (fx, d) = unsafe { enter::<T, C, S>(state, false)? };
+    // SAFETY: forwarded contract.
+    unsafe { copy_block_or::<T, C, S>(state, |_| Some(block), T::ZERO, out, out_len) }
+}
+
+/// The body of [`copy_block`] for a validated state.
+///
+/// # Safety
+/// `state` validated by [`enter`], which returned `fx` and `d`; `out` checked non-null.
+unsafe fn copy_block_of<T, S>(
+    state: *const S,
+    fx: &ChainFixed<T>,
+    d: usize,
+    block: usize,
+    out: *mut T,
+    out_len: usize,
+) -> Result<(), Error> {
     let end = block
         .checked_add(1)
         .and_then(|b| b.checked_mul(d))
@@ -443,13 +458,40 @@ pub(crate) unsafe fn copy_block<T: CFloat, C: CChain, S>(
     // SAFETY: `block·d .. end` lies in the workspace checked at init.
     unsafe {
         copy_to_caller(
-            &spans_of(state, &fx),
+            &spans_of(state, fx),
             fx.ws.wrapping_add(end - d),
             d,
             out,
             out_len,
         )
     }
+}
+
+/// Copies block `which(core)` (of d values) of the workspace into `out`, or when `which` gives
+/// `None` (the chain does not keep that block) writes d copies of `fill`; the checks are those
+/// of [`copy_block`].
+///
+/// # Safety
+/// The C contract of the getters.
+pub(crate) unsafe fn copy_block_or<T: CFloat, C: CChain, S>(
+    state: *const S,
+    which: impl FnOnce(&C) -> Option<usize>,
+    fill: T,
+    out: *mut T,
+    out_len: usize,
+) -> Result<(), Error> {
+    check_ptr(out)?;
+    // SAFETY: contract of the caller.
+    let (fx, d) = unsafe { enter::<T, C, S>(state, false)? };
+    // SAFETY: validated.
+    if let Some(block) = which(unsafe { core_ref::<T, C, S>(state) }) {
+        // SAFETY: validated by `enter`.
+        return unsafe { copy_block_of(state, &fx, d, block, out, out_len) };
+    }
+    check_output(&spans_of(state, &fx), out, out_len, d)?;
+    // SAFETY: a valid array of `out_len ≥ d` elements, disjoint from the state and workspace.
+    unsafe { core::slice::from_raw_parts_mut(out, d) }.fill(fill);
+    Ok(())
 }
 
 /// Writes `f(core)` to `*out`, which must not overlap the state or its workspace.
@@ -510,7 +552,8 @@ pub(crate) unsafe fn copy<T: CFloat, C: CChain, S>(
     {
         return Err(Error::InvalidArgument);
     }
-    let need = C::workspace_len(d);
+    // SAFETY: validated; the core is plain data.
+    let need = unsafe { core_ref::<T, C, S>(src) }.workspace_need();
     if dst_ws_len < need {
         return Err(Error::WorkspaceTooSmall);
     }
@@ -576,17 +619,19 @@ macro_rules! chain_api {
         /// Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
         /// evaluates the energy at `theta0` once if the sampler has an energy callback, then
         /// fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
-        /// elements, must not overlap `state` or `theta0`, and must stay alive (with the
-        /// callbacks and `user_data`) while the state is used.
+        /// elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+        /// overlap `state` or `theta0`, and must stay alive (with the callbacks and
+        /// `user_data`) while the state is used.
         ///
         /// Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
         /// `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
         /// `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
         /// `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
-        /// momentum scale, steps, target acceptance), `SGS_ERR_INVALID_POSITION`, with an
-        /// energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED` or `SGS_ERR_CALLBACK_ABORTED`, and
-        /// `SGS_ERR_BUSY` when called from a callback of the chain in `*state`. On error neither
-        /// `*state` nor the workspace is modified (a previously initialised state stays usable).
+        /// momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+        /// `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
+        /// or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
+        /// chain in `*state`. On error neither `*state` nor the workspace is modified (a
+        /// previously initialised state stays usable).
         ///
         /// The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
         /// struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
@@ -755,8 +800,9 @@ macro_rules! chain_api {
 
         #[doc = concat!(" Makes `*dst` an independent copy of the ", $name, " chain `*src`: the")]
         /// workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
-        /// elements), and the copy continues exactly as the source would (same draws), each on
-        /// its own workspace. The copy shares the callbacks and `user_data`. This is the only
+        /// elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+        /// the copy continues exactly as the source would (same draws), each on its own
+        /// workspace. The copy shares the callbacks and `user_data`. This is the only
         /// way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
         ///
         /// `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by

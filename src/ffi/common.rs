@@ -371,6 +371,21 @@ pub(crate) unsafe fn copy_to_caller<T>(
     out: *mut T,
     out_len: usize,
 ) -> Result<(), Error> {
+    check_output(spans, out, out_len, len)?;
+    // SAFETY: contract of the caller; `out` is disjoint from every buffer `src` can lie in.
+    unsafe { core::ptr::copy_nonoverlapping(src, out, len) };
+    Ok(())
+}
+
+/// The checks of every copying getter's output: a valid array (`NullPointer`, `InvalidArgument`
+/// when misaligned), disjoint from the `spans` (`InvalidArgument`), with room for `len` values
+/// (`OutputTooSmall`).
+pub(crate) fn check_output<T>(
+    spans: &[Span],
+    out: *mut T,
+    out_len: usize,
+    len: usize,
+) -> Result<(), Error> {
     check_array(out, out_len)?;
     let o = Span::of(out, out_len);
     if spans.iter().any(|s| Span::overlaps(&o, s)) {
@@ -379,8 +394,6 @@ pub(crate) unsafe fn copy_to_caller<T>(
     if out_len < len {
         return Err(Error::OutputTooSmall);
     }
-    // SAFETY: contract of the caller; `out` is disjoint from every buffer `src` can lie in.
-    unsafe { core::ptr::copy_nonoverlapping(src, out, len) };
     Ok(())
 }
 

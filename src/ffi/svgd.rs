@@ -243,11 +243,13 @@ const _: () = {
     assert!(align_of::<State<f32>>() <= align_of::<sgs_svgd_f32>());
 };
 
-/// Workspace elements of type `T` the C layer adds after the core's layout: one `u32` progress
-/// word per permutation slot for the iteration in phases (see `phases`), rounded up to whole
-/// elements.
+/// Workspace elements of type `T` the C layer adds after the core's layout: the `u32` progress
+/// words of the iteration in phases (see `phases`: four bitmaps of one bit per permutation
+/// slot, and a flag word), rounded up to whole elements.
 fn flag_elems<T>(n: usize) -> usize {
-    n.saturating_mul(4).div_ceil(size_of::<T>())
+    phases::progress_words(n)
+        .saturating_mul(4)
+        .div_ceil(size_of::<T>())
 }
 
 /// The workspace the C layer needs: the core's layout, then the progress words.
@@ -818,9 +820,9 @@ macro_rules! svgd_api {
         /// dimension `d` under `*config`: gradients and forces (N·d each without replacement,
         /// p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
         /// positions by permutation slot (N·d), with replacement p·d batch positions and N·d
-        /// (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and one 4-byte
-        /// progress word per particle for the iteration in phases (rounded up to whole
-        /// elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
+        /// (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and the
+        /// bookkeeping of the iteration in phases, 4·⌈N/32⌉ + 1 four-byte words (rounded up to
+        /// whole elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
         /// has an unknown option (init then names the problem).
         ///
         /// # Safety

@@ -43,8 +43,11 @@
 //!    the start of the iteration:
 //!    `φ_i = (1/N)·F(X_i, X_i) + ((N−1)/N)·(1/(|C|−1))·Σ_{j∈C, j≠i} F(X_i, X_j)`,
 //!    `F(x, y) = k(x, y)·(−∇V(y)) + ∇_y k(x, y)`.
-//! 4. Copy φ back into particle order, check every φ, new position and new history value for
-//!    finiteness, then move all particles at once with the step rule ([`StepRule`]).
+//! 4. Compute every particle's new position and history with the step rule ([`StepRule`]),
+//!    check every φ, new position and new history value for finiteness, then move all
+//!    particles at once and copy φ into particle order. (The new values are computed batch by
+//!    batch after step 3, into the spent slot rows, and copied in only when all are finite;
+//!    with the KSD on, which needs those rows, they are computed here.)
 //!
 //! Every φ is computed before any particle moves, so a callback ABORT, a REJECT (SVGD has no
 //! proposal to reject: the iteration cannot be completed, [`Error::GradientRejected`]),
@@ -55,8 +58,9 @@
 //!
 //! The four steps above are four phases over disjoint data: *begin* (step 1: the only draws),
 //! *gradients* of slots `a..b` (step 2 on those slots: writes only their rows of `Y` and `G`),
-//! *forces* of batches `a..b` (step 3: reads and writes only those batches' rows) and *finish*
-//! (step 4). A gradient of one slot depends only on that slot's position and the seed, and a
+//! *forces* of batches `a..b` (step 3 and the new values of step 4: reads and writes only those
+//! batches' rows, reads the history) and *finish* (the rest of step 4: the finiteness verdict
+//! and the copies, by permutation, into the particles, the history and φ by particle). A gradient of one slot depends only on that slot's position and the seed, and a
 //! batch's φ only on its own rows, with every sum in a fixed order inside the batch; so any
 //! split of the slots and batches, run on any number of threads or processes in any order,
 //! gives the serial [`step`](Svgd::step) bit for bit (the serial step is begin, one gradient
@@ -620,16 +624,19 @@ fn pairs(m: usize) -> u64 {
     (m as u64) * (m as u64).saturating_sub(1) / 2
 }
 
-/// `for t in 0..count { j = t + below(len − t); swap(perm[t], perm[j]) }`.
+/// `for t in 0..count { j = t + below(len − t); swap(perm[t], perm[j]) }`, on a local copy of
+/// the generator (its state in registers: the draws are the serial part of an iteration).
 fn shuffle_prefix(rng: &mut Rng, perm: &mut [u32], count: usize) {
     let len = perm.len();
+    let mut local = rng.clone();
     for t in 0..count.min(len) {
-        let j = t + rng.below((len - t) as u64) as usize;
+        let j = t + local.below_inlined((len - t) as u64) as usize;
         // Always true (`below(k) < k`); it lets the compiler drop the bounds check.
         if j < len {
             perm.swap(t, j);
         }
     }
+    *rng = local;
 }
 
 /// Moves the coordinates `x` (and their history `h`, with AdaGrad) by the step rule along the
@@ -664,6 +671,109 @@ fn move_checked<T: Float>(up: &Update<T>, x: &mut [T], h: Option<&mut [T]>, phi:
             }
             ok
         }
+    }
+}
+
+/// The moves of the slots whose particles are `perm` (one entry per slot), forces in `phi`
+/// (slot rows): from each slot's position (its row of `xs`, the gathered `X_{perm[s]}`) and
+/// history (row `perm[s]` of `hist`, by particle; empty without AdaGrad) the step rule's new
+/// position goes into the `xs` row and the new history into the `g` row (the gradients are
+/// spent). Nothing else is written: the particles and the history move in
+/// [`SvgdCore::finish`], all at once, only if every range returned `true` (every φ, new position
+/// and new history value finite). The arithmetic is [`move_checked`]'s. `d = 1`, the cheap
+/// case where loop overhead would dominate, has a loop of its own (same operations).
+#[inline(never)]
+fn move_slots<T: Float>(
+    up: &Update<T>,
+    hist: &[T],
+    perm: &[u32],
+    xs: &mut [T],
+    g: &mut [T],
+    phi: &[T],
+    d: usize,
+) -> bool {
+    let mut finite = perm.len().wrapping_mul(d) == xs.len();
+    let Some(c) = up.adagrad_constants() else {
+        for (xl, &pl) in xs.iter_mut().zip(phi) {
+            let xn = up.plain(*xl, pl);
+            finite &= pl.is_finite() & xn.is_finite();
+            *xl = xn;
+        }
+        return finite;
+    };
+    if d == 1 {
+        for (((xl, gl), &pl), &i) in xs.iter_mut().zip(g.iter_mut()).zip(phi).zip(perm) {
+            let Some(&hl) = hist.get(i as usize) else {
+                finite = false;
+                continue;
+            };
+            let (xn, hn) = up.adagrad(c, *xl, hl, pl);
+            finite &= pl.is_finite() & xn.is_finite() & hn.is_finite();
+            (*xl, *gl) = (xn, hn);
+        }
+        return finite;
+    }
+    for (((x, h), p), &i) in rows_mut(xs, d)
+        .zip(rows_mut(g, d))
+        .zip(rows(phi, d))
+        .zip(perm)
+    {
+        let hi = row(hist, i as usize, d);
+        finite &= hi.len() == d;
+        for (((xl, gl), &pl), &hl) in x.iter_mut().zip(h.iter_mut()).zip(p).zip(hi) {
+            let (xn, hn) = up.adagrad(c, *xl, hl, pl);
+            finite &= pl.is_finite() & xn.is_finite() & hn.is_finite();
+            (*xl, *gl) = (xn, hn);
+        }
+    }
+    finite
+}
+
+/// `dst` row `perm[s]` ← `src` row `s` for every slot `s` (slot order into particle order);
+/// element by element at `d = 1` (a copy call per row would cost more than the row).
+#[inline(never)]
+fn scatter_rows<T: Float>(dst: &mut [T], src: &[T], perm: &[u32], d: usize) {
+    if d == 1 {
+        for (&v, &i) in src.iter().zip(perm) {
+            if let Some(t) = dst.get_mut(i as usize) {
+                *t = v;
+            }
+        }
+        return;
+    }
+    for (r, &i) in rows(src, d).zip(perm) {
+        copy(row_mut(dst, i as usize, d), r);
+    }
+}
+
+/// The moves the ranges computed ([`SvgdCore::move_rows`]), slot order into particle order:
+/// particle `perm[s]` ← row `s` of `xs`, its history ← row `s` of `hs` (with AdaGrad: `hist`
+/// is then not empty).
+#[inline(never)]
+fn scatter_moves<T: Float>(
+    particles: &mut [T],
+    hist: &mut [T],
+    xs: &[T],
+    hs: &[T],
+    perm: &[u32],
+    d: usize,
+) {
+    if hist.is_empty() {
+        scatter_rows(particles, xs, perm, d);
+        return;
+    }
+    if d == 1 {
+        for ((&x, &h), &i) in xs.iter().zip(hs).zip(perm) {
+            if let (Some(xt), Some(ht)) = (particles.get_mut(i as usize), hist.get_mut(i as usize))
+            {
+                (*xt, *ht) = (x, h);
+            }
+        }
+        return;
+    }
+    for ((x, h), &i) in rows(xs, d).zip(rows(hs, d)).zip(perm) {
+        copy(row_mut(particles, i as usize, d), x);
+        copy(row_mut(hist, i as usize, d), h);
     }
 }
 
@@ -942,6 +1052,10 @@ impl<K> SvgdCore<K> {
             parts.grads,
             parts.force,
         );
+        if !self.move_all(&pending, ws, perm) {
+            self.cancel(&pending);
+            return Err(Error::NonFinite);
+        }
         self.finish(&pending, particles, ws, perm)
     }
 
@@ -1011,28 +1125,49 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        let d = self.d;
         if xs.is_empty() {
             return Ok(());
         }
-        for (t, xr) in rows_mut(xs, d).enumerate() {
-            let i = perm
-                .get(first.wrapping_add(t))
-                .map_or(usize::MAX, |&i| i as usize);
-            copy(xr, row(particles, i, d));
-        }
-        model.gradients(xs, d, pending.seed, g).map_err(refusal)?;
+        self.gather_rows(particles, perm, first, xs);
+        model
+            .gradients(xs, self.d, pending.seed, g)
+            .map_err(refusal)?;
         if !all_finite(g) {
             return Err(Error::NonFinite);
         }
         Ok(())
     }
 
+    /// The positions of particles `perm[first..]` into the rows of `xs` (slot order).
+    pub(crate) fn gather_rows<T: Float>(
+        &self,
+        particles: &[T],
+        perm: &[u32],
+        first: usize,
+        xs: &mut [T],
+    ) {
+        let d = self.d;
+        for (t, xr) in rows_mut(xs, d).enumerate() {
+            let i = perm
+                .get(first.wrapping_add(t))
+                .map_or(usize::MAX, |&i| i as usize);
+            copy(xr, row(particles, i, d));
+        }
+    }
+
+    /// The history region of the workspace, offset and length (0 without AdaGrad).
+    #[cfg(feature = "ffi")]
+    pub(crate) fn history_range(&self) -> (usize, usize) {
+        (self.lay.grads + self.lay.force, self.lay.hist)
+    }
+
     /// Without replacement, phase 3: φ of batches `a..b` (cut at the number of batches) from
     /// their slots' positions and gradients. `xs`, `g` and `phi` are the slot rows
     /// `batch_start(a) .. batch_start(b)` of the three slot-ordered regions. Reads and writes
     /// nothing else: disjoint batch ranges may run concurrently, in any order. Returns the
-    /// kernel evaluations.
+    /// kernel evaluations. The callers then compute the range's moves with
+    /// [`move_range`](Self::move_range), a call of their own: its locals stay off the frame of
+    /// this function, which is on the deepest stack path (the pair sums).
     #[inline(never)]
     pub(crate) fn batch_forces<T: Float>(
         &self,
@@ -1074,11 +1209,81 @@ impl<K> SvgdCore<K> {
         interactions
     }
 
-    /// Without replacement, phase 4 (finish): scatters φ from slot order into the gradient
-    /// region in particle order (the gradients are spent; [`force_range`](Self::force_range)
-    /// then shows φ by particle), checks every new value, then moves all particles at once. On
-    /// `Err` ([`Error::NonFinite`]) nothing moved and the generator is restored. The pending
-    /// iteration is borrowed, so it is not copied onto the stack.
+    /// Whether the batch ranges (and forces put in from elsewhere) also compute the moves, so
+    /// that [`finish`](Self::finish) only scatters them: always, except with the KSD on, which
+    /// needs the slots' positions and gradients in `finish` (the rows the moves overwrite).
+    pub(crate) fn moves_in_ranges(&self) -> bool {
+        self.cfg.ksd == KsdChoice::Off
+    }
+
+    /// [`move_range`](Self::move_range) over all slots of the workspace `ws`: the serial step's.
+    /// A call of its own with few arguments, so that the serial step's frame, which is on the
+    /// deepest stack path, does not hold `move_range`'s many (docs/footprint.md).
+    #[inline(never)]
+    fn move_all<T: Float>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        ws: &mut [T],
+        perm: &[u32],
+    ) -> bool
+    where
+        K: Kernel<T>,
+    {
+        let parts = split(ws, &self.lay);
+        self.move_range(
+            pending,
+            0,
+            parts.xbatch,
+            parts.grads,
+            parts.force,
+            parts.hist,
+            perm,
+        )
+    }
+
+    /// Without replacement, the end of phase 3 (and of forces put in from elsewhere): when the
+    /// iteration [`moves_in_ranges`](Self::moves_in_ranges), the moves of slots
+    /// `first .. first + xs.len()/d`, whose positions, gradients and forces are the rows of
+    /// `xs`, `g`, `phi`, by [`move_slots`] (new positions into `xs`, new histories into `g`);
+    /// `hist` (by particle) and `perm` are only read. Returns whether every φ and new value was
+    /// finite (`true` when the moves are left to [`finish`](Self::finish)). Writes nothing
+    /// else: disjoint ranges may run concurrently.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn move_range<T: Float>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        first: usize,
+        xs: &mut [T],
+        g: &mut [T],
+        phi: &[T],
+        hist: &[T],
+        perm: &[u32],
+    ) -> bool
+    where
+        K: Kernel<T>,
+    {
+        if !self.moves_in_ranges() {
+            return true;
+        }
+        let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
+        let end = first.saturating_add(xs.len() / self.d.max(1));
+        let slots = perm.get(first..end).unwrap_or(&[]);
+        move_slots(&up, hist, slots, xs, g, phi, self.d)
+    }
+
+    /// Without replacement, phase 4 (finish). When the ranges computed the moves
+    /// ([`moves_in_ranges`](Self::moves_in_ranges)), the caller has checked that every range
+    /// found its moves finite (else it cancels: [`Error::NonFinite`]); this scatters the new
+    /// positions and histories from slot order into the particles and the history, a copy with
+    /// no arithmetic. (The verdict is not an argument: one more would grow the serial step's
+    /// frame, on the deepest stack path.) Otherwise (the KSD on): computes the KSD from the
+    /// slots' positions and gradients, then checks every new value and moves all particles at
+    /// once. Either way it then scatters φ from slot order into the gradient region in particle
+    /// order ([`force_range`](Self::force_range) then shows φ by particle) and sums the
+    /// statistics in particle order. On `Err` ([`Error::NonFinite`]) nothing moved and the
+    /// generator is restored. The pending iteration is borrowed, so it is not copied onto the
+    /// stack.
     #[inline(never)]
     pub(crate) fn finish<T: Float>(
         &mut self,
@@ -1091,24 +1296,29 @@ impl<K> SvgdCore<K> {
         K: Kernel<T>,
     {
         let d = self.d;
-        let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let parts = split(ws, &self.lay);
-        // Before φ overwrites the gradients: positions and gradients by permutation slot.
-        let ksd = self.ksd_of_iteration(parts.xbatch, parts.grads);
-        for (phi, &i) in rows(parts.force, d).zip(perm) {
-            copy(row_mut(parts.grads, i as usize, d), phi);
-        }
-        // The particles, φ (by particle) and the history are parallel N·d arrays: checked,
-        // then moved, whole.
-        let hist = if self.cfg.step_rule.has_history() {
-            Some(parts.hist)
+        let ksd = if self.moves_in_ranges() {
+            scatter_moves(particles, parts.hist, parts.xbatch, parts.grads, perm, d);
+            scatter_rows(parts.grads, parts.force, perm, d);
+            f64::NAN
         } else {
-            None
+            // Before φ overwrites the gradients: positions and gradients by permutation slot.
+            let ksd = self.ksd_of_iteration(parts.xbatch, parts.grads);
+            scatter_rows(parts.grads, parts.force, perm, d);
+            // The particles, φ (by particle) and the history are parallel N·d arrays: checked,
+            // then moved, whole.
+            let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
+            let hist = if self.cfg.step_rule.has_history() {
+                Some(parts.hist)
+            } else {
+                None
+            };
+            if !move_checked(&up, particles, hist, parts.grads) {
+                self.cancel(pending);
+                return Err(Error::NonFinite);
+            }
+            ksd
         };
-        if !move_checked(&up, particles, hist, parts.grads) {
-            self.cancel(pending);
-            return Err(Error::NonFinite);
-        }
         let mut stats = ForceStats::default();
         for phi in rows(parts.grads, d) {
             stats.add(phi);
@@ -1492,14 +1702,23 @@ mod tests {
                     wb[og + s * d..og + e * d].copy_from_slice(&g);
                 }
                 // Batches one at a time, in reverse order.
-                let mut count = 0;
+                let (mut count, mut moved) = (0, true);
+                let oh = b.lay.grads + b.lay.force;
+                let hist = wb[oh..oh + b.lay.hist].to_vec();
                 for bt in (0..nb).rev() {
                     let (s, e) = b.batch_rows(bt).unwrap();
-                    let xs = wb[ox + s * d..ox + e * d].to_vec();
-                    let g = wb[og + s * d..og + e * d].to_vec();
-                    let phi = &mut wb[of + s * d..of + e * d];
-                    count += b.batch_forces(&pending, bt, bt + 1, &xs, &g, phi);
+                    let mut xs = wb[ox + s * d..ox + e * d].to_vec();
+                    let mut g = wb[og + s * d..og + e * d].to_vec();
+                    let mut phi = wb[of + s * d..of + e * d].to_vec();
+                    let k = b.batch_forces(&pending, bt, bt + 1, &xs, &g, &mut phi);
+                    let ok = b.move_range(&pending, s, &mut xs, &mut g, &phi, &hist, &ib);
+                    wb[ox + s * d..ox + e * d].copy_from_slice(&xs);
+                    wb[og + s * d..og + e * d].copy_from_slice(&g);
+                    wb[of + s * d..of + e * d].copy_from_slice(&phi);
+                    count += k;
+                    moved &= ok;
                 }
+                assert!(moved);
                 let ib_ = b.finish(&pending, &mut xb, &mut wb, &ib).unwrap();
                 assert_eq!(count, ia_.interactions);
                 assert_eq!(ia_, ib_);

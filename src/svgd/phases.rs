@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::float::Float;
 use crate::model::Gradient;
 use core::ops::Range;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// An iteration between [`Svgd::begin`] and [`finish`](Self::finish). Dropping it without
 /// finishing cancels it: the generator is restored and nothing else has changed.
@@ -21,6 +21,8 @@ pub struct SvgdIteration<'s, T: Float, K: Kernel<T>> {
     pending: Pending<K::Prepared, T>,
     /// Batches whose forces a piece has computed (pieces may run on several threads).
     done: AtomicUsize,
+    /// Cleared by a piece whose moves were not all finite.
+    finite: AtomicBool,
     /// `false` once finished (then dropping it cancels nothing).
     open: bool,
 }
@@ -40,6 +42,7 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
             ws: self.ws,
             pending,
             done: AtomicUsize::new(0),
+            finite: AtomicBool::new(true),
             open: true,
         })
     }
@@ -73,8 +76,10 @@ impl<T: Float, K: Kernel<T>> SvgdIteration<'_, T, K> {
                 core: self.core,
                 pending: &self.pending,
                 particles: self.particles,
+                hist: parts.hist,
                 perm: self.perm,
                 done: &self.done,
+                finite: &self.finite,
             },
             next: 0,
             per: batches_per_piece.max(1),
@@ -92,7 +97,12 @@ impl<T: Float, K: Kernel<T>> SvgdIteration<'_, T, K> {
         if self.done.load(Ordering::Acquire) != self.core.batches() {
             return Err(Error::IterationIncomplete);
         }
+        // Not open from here: on error the iteration is over (cancelled here or by `finish`).
         self.open = false;
+        if !self.finite.load(Ordering::Acquire) {
+            self.core.cancel(&self.pending);
+            return Err(Error::NonFinite);
+        }
         self.core
             .finish(&self.pending, self.particles, self.ws, self.perm)
     }
@@ -111,8 +121,11 @@ struct Ctx<'i, T: Float, K: Kernel<T>> {
     core: &'i SvgdCore<K>,
     pending: &'i Pending<K::Prepared, T>,
     particles: &'i [T],
+    /// The history by particle (read by the moves; written only by `finish`).
+    hist: &'i [T],
     perm: &'i [u32],
     done: &'i AtomicUsize,
+    finite: &'i AtomicBool,
 }
 
 impl<T: Float, K: Kernel<T>> Clone for Ctx<'_, T, K> {
@@ -171,7 +184,8 @@ impl<T: Float, K: Kernel<T>> SvgdPiece<'_, T, K> {
     }
 
     /// The gradients of the piece's slots (one `model.gradients` call on their positions, in
-    /// slot order), then its batches' forces. Returns the kernel evaluations. Errors:
+    /// slot order), then its batches' forces and its slots' moves (which
+    /// [`SvgdIteration::finish`] copies into the particles). Returns the kernel evaluations. Errors:
     /// [`Error::CallbackAborted`], [`Error::GradientRejected`], [`Error::NonFinite`]; the
     /// iteration then cannot finish (drop it: nothing has changed).
     pub fn run<M: Gradient<T> + ?Sized>(self, model: &mut M) -> Result<u64, Error> {
@@ -190,6 +204,12 @@ impl<T: Float, K: Kernel<T>> SvgdPiece<'_, T, K> {
         let k = c
             .core
             .batch_forces(c.pending, a, b, self.xs, self.g, self.phi);
+        let finite = c
+            .core
+            .move_range(c.pending, first, self.xs, self.g, self.phi, c.hist, c.perm);
+        if !finite {
+            c.finite.store(false, Ordering::Relaxed);
+        }
         c.done.fetch_add(b - a, Ordering::Release);
         Ok(k)
     }

@@ -53,8 +53,15 @@ static int check(int32_t st, const char *what) {
     return st != SGS_OK;
 }
 
+static void print_stat(const char *tag, sgs_status (*f)(const sgs_stats *, double *, size_t),
+                       const sgs_stats *s) {
+    double v[D];
+    if (f(s, v, D) != SGS_OK) v[0] = v[1] = -1.0;
+    print_rows(tag, v, 1, D);
+}
+
 int main(void) {
-    static double out[N * D], ws[64], scratch[100 * D];
+    static double out[N * D], ws[64], scratch[100 * D], first[N * D], second[N * D];
     const double theta0[D] = {1.0, -1.0};
     size_t done;
 
@@ -66,6 +73,7 @@ int main(void) {
         check(sgs_amagold_run(&a, N, out, N * D, &done, NULL), "amagold run"))
         return 1;
     print_rows("amagold", out, N, D);
+    memcpy(first, out, sizeof out);
 
     /* AMAGOLD, non-reversible, 50 warm-up iterations then 200 samples: seed 11, stream 3, T 5. */
     sgs_amagold b = {{0}};
@@ -80,6 +88,47 @@ int main(void) {
         check(sgs_amagold_run(&b, N, out, N * D, &done, NULL), "amagold2 run"))
         return 1;
     print_rows("amagold_nr", out, N, D);
+    memcpy(second, out, sizeof out);
+
+    /* AMAGOLD with the mass-matrix warm-up: 60 warm-up iterations, 200 samples, then the learnt
+     * inverse mass as one row: seed 21, step 0.05. */
+    sgs_amagold am = {{0}};
+    static double wsm[10 * D];
+    ac = sgs_amagold_config_default(0.05);
+    ac.seed = 21;
+    ac.warmup = 60;
+    ac.adapt_mass = 1;
+    if (check(sgs_amagold_init(&am, &ac, theta0, D, wsm, sgs_amagold_workspace_len_mass(D), energy,
+                               gradient, NULL), "amagold_mass init") ||
+        check(sgs_amagold_run(&am, 60, scratch, 100 * D, &done, NULL), "amagold_mass warmup") ||
+        check(sgs_amagold_run(&am, N, out, N * D, &done, NULL), "amagold_mass run"))
+        return 1;
+    print_rows("amagold_mass", out, N, D);
+    double k[D];
+    if (check(sgs_amagold_inverse_mass(&am, k, D), "amagold_mass inverse mass")) return 1;
+    print_rows("amagold_mass_k", k, 1, D);
+
+    /* Diagnostics of the two AMAGOLD runs above as two chains (sgs_stats in Octave): ESS and
+     * split-R-hat across them, then each chain's MCSE and ESS. */
+    size_t bytes;
+    static uint64_t mem[2][4096];
+    if (check(sgs_stats_state_size(D, &bytes), "stats size") || bytes > sizeof mem[0]) return 1;
+    sgs_stats *c0 = (sgs_stats *)(void *)mem[0], *c1 = (sgs_stats *)(void *)mem[1];
+    if (check(sgs_stats_init(c0, bytes, D), "stats init") || check(sgs_stats_init(c1, bytes, D), "stats init"))
+        return 1;
+    for (int r = 0; r < N; r++)
+        if (check(sgs_stats_push(c0, first + r * D, D), "push") || check(sgs_stats_push(c1, second + r * D, D), "push"))
+            return 1;
+    const sgs_stats *both[2] = {c0, c1};
+    double v[D];
+    if (check(sgs_stats_ess_chains(both, 2, v, D), "ess")) return 1;
+    print_rows("stats_ess", v, 1, D);
+    if (check(sgs_stats_rhat(both, 2, v, D), "rhat")) return 1;
+    print_rows("stats_rhat", v, 1, D);
+    print_stat("stats_mcse", sgs_stats_mcse, c0);
+    print_stat("stats_mcse", sgs_stats_mcse, c1);
+    print_stat("stats_chain_ess", sgs_stats_ess, c0);
+    print_stat("stats_chain_ess", sgs_stats_ess, c1);
 
     /* SGHMC: seed 5, step 0.1. */
     sgs_sghmc h = {{0}};

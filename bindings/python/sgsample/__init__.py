@@ -286,6 +286,7 @@ class RunInfo:
     step_size: Optional[float] = None
     seconds: float = 0.0
     ksd_squared: Optional[float] = None
+    inverse_mass: Optional[np.ndarray] = None  # AMAGOLD with adapt_mass: the learnt diagonal
 
 
 @dataclass
@@ -380,13 +381,13 @@ class _Chain(_Runner):
         if self.theta0.ndim != 1:
             raise ValueError(f"theta0 must be a vector, got shape {self.theta0.shape}")
         self.dim = d = self.theta0.size
-        self._ws = np.zeros(max(1, self._fn("workspace_len")(d)), dtype=self.dtype)
+        ws_len = self._workspace_len(d)
+        self._ws = np.zeros(max(1, ws_len), dtype=self.dtype)
         slots = {"energy": energy} if self._has_energy else {}
         slots["gradient"] = grad
         self._cb = _Callbacks(self.dtype, sfx, **slots)
         ct = "float *" if sfx else "double *"
-        args = [self._state, self._cfg, _ptr(ct, self.theta0), d, _ptr(ct, self._ws),
-                self._fn("workspace_len")(d)]
+        args = [self._state, self._cfg, _ptr(ct, self.theta0), d, _ptr(ct, self._ws), ws_len]
         args += list(self._cb.fns.values()) + [self._cb.user_data]
         st = self._fn("init")(*args)
         self._cb.reraise()
@@ -397,6 +398,9 @@ class _Chain(_Runner):
 
     def _enums(self):
         return None
+
+    def _workspace_len(self, d):
+        return self._fn("workspace_len")(d)
 
     @property
     def position(self):
@@ -446,7 +450,8 @@ class AMAGOLD(_Chain):
 
     Options (fields of ``sgs_amagold_config``): ``friction``, ``momentum_sd``, ``steps``,
     ``warmup``, ``target_accept``, ``seed``, ``stream``, ``variant`` (``"reversible"`` or
-    ``"non_reversible"``).
+    ``"non_reversible"``), ``adapt_mass`` (``True``: estimate a diagonal mass matrix during the
+    warm-up, which must then be at least 20 iterations; read it with :attr:`inverse_mass`).
     """
 
     _kind = "amagold"
@@ -458,6 +463,20 @@ class AMAGOLD(_Chain):
     def _enums(self):
         return {"variant": {"reversible": header.defines["SGS_VARIANT_REVERSIBLE"],
                             "non_reversible": header.defines["SGS_VARIANT_NON_REVERSIBLE"]}}
+
+    def _workspace_len(self, d):
+        # 10·d with a mass matrix (sgs_amagold_workspace_len_mass), else 6·d.
+        return self._fn("workspace_len_mass" if self._cfg.adapt_mass else "workspace_len")(d)
+
+    @property
+    def inverse_mass(self):
+        """The diagonal inverse mass relative to σ⁻² (``sgs_amagold_inverse_mass``): per coordinate,
+        σ² times the variance estimated by the warm-up (all ones before its first window ends, and
+        without ``adapt_mass``)."""
+        out = np.empty(self.dim, self.dtype)
+        _check(self._fn("inverse_mass")(self._state, _ptr(self._ct, out), self.dim),
+               f"sgs_amagold_inverse_mass{self._sfx}")
+        return out
 
     def _account(self, s):
         super()._account(s)
@@ -493,6 +512,8 @@ def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw):
     for c in range(chains):
         s = cls(*args, starts[c], seed=seed, stream=stream + c, dtype=dtype, **kw)
         samples.append(s.run(draws))
+        if kw.get("adapt_mass"):
+            s.info.inverse_mass = s.inverse_mass
         info.append(s.info)
     return Result(np.stack(samples), info)
 

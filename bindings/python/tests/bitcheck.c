@@ -1,6 +1,7 @@
 /* The C side of the bit-identity test (test_bitwise.py): runs each sampler with the callbacks of
  * models.c and writes the raw samples (native doubles/floats) to stdout, in this order:
- * AMAGOLD f64, SGHMC f64, SGLD f64, AMAGOLD f32, SVGD f64 (final particles).
+ * AMAGOLD f64, SGHMC f64, SGLD f64, AMAGOLD f32, SVGD f64 (final particles), AMAGOLD f64 with the
+ * mass-matrix warm-up on a 2-d Gaussian (DRAWS rows of 2, then the learnt inverse mass).
  * Settings must equal those in test_bitwise.py. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@ int32_t dw_grad(void *, const double *, size_t, uint64_t, double *);
 int32_t dw_energy_f32(void *, const float *, size_t, double *);
 int32_t dw_grad_f32(void *, const float *, size_t, uint64_t, float *);
 int32_t mix_grads(void *, const double *, size_t, size_t, uint64_t, double *);
+int32_t gauss_energy(void *, const double *, size_t, double *);
+int32_t gauss_grad(void *, const double *, size_t, uint64_t, double *);
 
 enum { DRAWS = 500, NP = 32, ITERS = 100 };
 
@@ -83,5 +86,21 @@ int main(void) {
     CHECK(sgs_svgd_init(s, &sc, x, NP, 1, sw, wl, idx, il, NULL, mix_grads, NULL));
     CHECK(sgs_svgd_run(s, ITERS, NULL));
     fwrite(x, sizeof(double), NP, stdout);
+
+    /* Scales 1 and 0.01 (variances 10^4 apart), gradient noise sd 0.5. */
+    static double gout[2 * DRAWS], gws[20], k[2];
+    double gud[3] = {1.0, 0.01, 0.5}, g0[2] = {0.5, 0.005};
+    sgs_amagold *m = state(sgs_amagold_state_size(), sgs_amagold_state_align());
+    sgs_amagold_config mc = sgs_amagold_config_default(0.001);
+    mc.warmup = 200;
+    mc.adapt_mass = 1;
+    mc.seed = 9;
+    mc.stream = 1;
+    CHECK(sgs_amagold_init(m, &mc, g0, 2, gws, sgs_amagold_workspace_len_mass(2), gauss_energy,
+                           gauss_grad, gud));
+    CHECK(sgs_amagold_run(m, DRAWS, gout, 2 * DRAWS, &done, NULL));
+    CHECK(sgs_amagold_inverse_mass(m, k, 2));
+    fwrite(gout, sizeof(double), 2 * DRAWS, stdout);
+    fwrite(k, sizeof(double), 2, stdout);
     return 0;
 }

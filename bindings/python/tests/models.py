@@ -40,6 +40,23 @@ def dw_grad_f32(t, seed):
     return np.array([g], dtype=np.float32)
 
 
+def gauss_energy(t, scales):
+    acc = 0.0
+    for x, s in zip(t, scales):
+        x = float(x)
+        acc += x * x / (2.0 * s * s)
+    return acc
+
+
+def gauss_grad(t, seed, scales, noise_sd):
+    g = np.empty(len(t))
+    for i, (x, s) in enumerate(zip(t, scales)):
+        g[i] = float(x) / (s * s)
+        if noise_sd != 0.0:
+            g[i] += noise_sd * normal((seed + i) & M64)
+    return g
+
+
 def mix_grads(X, seed):
     out = np.empty_like(X)
     for i, x in enumerate(X.ravel()):

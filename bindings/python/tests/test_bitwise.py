@@ -13,7 +13,7 @@ DRAWS, NP, ITERS = 500, 32, 100
 
 
 def c_results(raw):
-    sizes = [("f8", DRAWS)] * 3 + [("f4", DRAWS), ("f8", NP)]
+    sizes = [("f8", DRAWS)] * 3 + [("f4", DRAWS), ("f8", NP), ("f8", 2 * DRAWS), ("f8", 2)]
     out, off = [], 0
     for dt, n in sizes:
         a = np.frombuffer(raw, dtype=dt, count=n, offset=off)
@@ -38,14 +38,26 @@ def py_results(models, raw):
                            stream=3, dtype=np.float32)
     x0 = -10.0 + 0.125 * np.arange(NP)
     s = sgsample.SVGD(x0, grads=gs, batch_size=8, step_size=0.2, bandwidth=2.0, seed=5)
+    # The mass-matrix warm-up on a Gaussian with scales 1 and 0.01 (bitcheck.c's last run).
+    scales, noise = (1.0, 0.01), 0.5
+    if raw:
+        ud = np.array([*scales, noise])
+        ge, gg = R(models.gauss_energy, ud), R(models.gauss_grad, ud)
+    else:
+        ge = lambda t: M.gauss_energy(t, scales)  # noqa: E731
+        gg = lambda t, seed: M.gauss_grad(t, seed, scales, noise)  # noqa: E731
+    m = sgsample.AMAGOLD(ge, gg, [0.5, 0.005], step_size=0.001, warmup=200, adapt_mass=True,
+                         seed=9, stream=1)
     return [a.run(DRAWS)[:, 0], h.run(DRAWS)[:, 0], l.run(DRAWS)[:, 0], a32.run(DRAWS)[:, 0],
-            s.run(ITERS)[:, 0]]
+            s.run(ITERS)[:, 0], m.run(DRAWS).ravel(), m.inverse_mass]
 
 
 @pytest.mark.parametrize("raw", [False, True], ids=["python-callbacks", "raw-pointers"])
 def test_bit_identical_to_c(bitcheck_output, models, raw):
-    names = ["amagold", "sghmc", "sgld", "amagold_f32", "svgd"]
+    names = ["amagold", "sghmc", "sgld", "amagold_f32", "svgd", "amagold_mass", "inverse_mass"]
     for name, c, p in zip(names, c_results(bitcheck_output), py_results(models, raw)):
         assert c.dtype == p.dtype, name
         assert np.array_equal(c.view(f"u{c.itemsize}"), p.view(f"u{p.itemsize}")), name
         assert np.unique(c).size > DRAWS // 20 if c.size == DRAWS else True, name  # chain moves
+    k = c_results(bitcheck_output)[-1]
+    assert k[0] / k[1] > 100.0, k  # the mass was learnt (variances 10⁴ apart), not left at one

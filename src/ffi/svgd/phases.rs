@@ -8,73 +8,135 @@
 //! number of threads for disjoint ranges. They never write the state struct: they read its
 //! fixed part (validation, checksum) and the core, both written only by `init`, `begin`,
 //! `finish`, `cancel`, `copy` and `clear`, which the caller must not run concurrently with them.
-//! They write only their own slots' rows of the workspace. Their bookkeeping is one atomic
-//! progress word per permutation slot, after the core's layout in the workspace:
+//! They write only their own slots' rows of the workspace. Their bookkeeping is four bitmaps
+//! over the permutation slots (one bit per slot, 32 slots per atomic word) and one word of
+//! flags, after the core's layout in the workspace:
 //!
-//! `FREE → GRAD_BUSY → GRAD_DONE → FORCE_BUSY → FORCE_DONE` (and `FREE → FORCE_BUSY` for forces
-//! put in from elsewhere)
+//! * `TAKEN`: the slot's gradients (or its forces put in from elsewhere) are claimed;
+//! * `GRAD`: its gradients are computed;
+//! * `CLAIM`: its forces are claimed (by a batch range, or by a put);
+//! * `DONE`: its forces (and, when the ranges move, its move) are computed;
+//! * the flag word: set when a range's moves were not all finite (then `finish` fails).
 //!
-//! A range claims each of its slots with a compare-and-swap from the state it needs (acquire)
-//! and publishes the result with a release store; a claim that finds another state undoes its
-//! own claims and reports the overlap (or the missing gradients). So overlapping or repeated
-//! ranges are refused even when they race, and a batch range reads gradients that a release
-//! store has published. The busy flag, which `step` sets in the state, is not used here:
-//! concurrent range calls would see each other's flag.
+//! A range claims its slots with one `fetch_or` per word (acquire and release); a claim that
+//! finds a bit already set undoes the bits it set and reports the overlap. So overlapping or
+//! repeated ranges are refused even when they race, and a batch range, which checks `GRAD`
+//! (acquire) after its claim, reads gradients that a release `fetch_or` published. One
+//! read-modify-write per 32 slots instead of one per slot keeps the bookkeeping out of the
+//! profile. The busy flag, which `step` sets in the state, is not used here: concurrent range
+//! calls would see each other's flag.
 
 use super::*;
 use crate::svgd::Batching;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-const FREE: u32 = 0;
-const GRAD_BUSY: u32 = 1;
-const GRAD_DONE: u32 = 2;
-const FORCE_BUSY: u32 = 3;
-const FORCE_DONE: u32 = 4;
+/// Slots per bitmap word.
+const BITS: usize = 32;
 
-/// The progress words of a validated state: N `AtomicU32` after the core's layout.
+/// The bookkeeping of the iteration in phases (see the module docs), in the workspace.
+struct Progress<'a> {
+    taken: &'a [AtomicU32],
+    grad: &'a [AtomicU32],
+    claim: &'a [AtomicU32],
+    done: &'a [AtomicU32],
+    /// Bit 0: some moves were not finite.
+    flags: &'a AtomicU32,
+}
+
+/// `u32` words of the bookkeeping for `n` slots: four bitmaps and the flag word.
+pub(super) fn progress_words(n: usize) -> usize {
+    n.div_ceil(BITS).saturating_mul(4).saturating_add(1)
+}
+
+/// The bookkeeping of a validated state: [`progress_words`] `AtomicU32` after the core's
+/// layout.
 ///
 /// # Safety
 /// `fx` and `core` from a state validated by `enter` (its workspace holds `c_need` elements).
-unsafe fn flags<'a, T>(fx: &SvgdFixed<T>, core: &SvgdCore<KernelChoice>) -> &'a [AtomicU32] {
+unsafe fn progress<'a, T>(fx: &SvgdFixed<T>, core: &SvgdCore<KernelChoice>) -> Progress<'a> {
     let p = fx
         .ws
         .wrapping_add(core.workspace_needed())
         .cast::<AtomicU32>();
+    let w = core.n.div_ceil(BITS);
     // SAFETY: the workspace holds `flag_elems(n)` elements after the core's layout (checked by
-    // `enter`), i.e. at least 4·N bytes, aligned to 4 (T is 4 or 8 bytes and aligned); they are
-    // only ever accessed as atomics.
-    unsafe { core::slice::from_raw_parts(p, core.n) }
+    // `enter`), i.e. at least `4·progress_words(n)` bytes, aligned to 4 (T is 4 or 8 bytes
+    // and aligned); they are only ever accessed as atomics. The four bitmaps and the flag word
+    // are disjoint parts of them.
+    unsafe {
+        let at = |k: usize| core::slice::from_raw_parts(p.add(k * w), w);
+        Progress {
+            taken: at(0),
+            grad: at(1),
+            claim: at(2),
+            done: at(3),
+            flags: &*p.add(4 * w),
+        }
+    }
 }
 
-/// Claims slots `a..b` by moving each from `from` to `to`; on the first slot in another state,
-/// undoes the claims made and returns that state.
-fn claim(flags: &[AtomicU32], a: usize, b: usize, from: u32, to: u32) -> Result<(), u32> {
-    for r in a..b {
-        let found = match flags.get(r) {
-            Some(f) => match f.compare_exchange(from, to, Ordering::Acquire, Ordering::Relaxed) {
-                Ok(_) => continue,
-                Err(found) => found,
-            },
-            None => u32::MAX,
-        };
-        set(flags, a, r, from);
-        return Err(found);
+/// The words of a bitmap that slots `a..b` touch, each with the mask of its bits in the range.
+/// Empty when `a ≥ b`.
+fn words(a: usize, b: usize) -> impl Iterator<Item = (usize, u32)> {
+    let (w0, w1) = if a < b {
+        (a / BITS, b.div_ceil(BITS))
+    } else {
+        (0, 0)
+    };
+    (w0..w1).map(move |w| {
+        let lo = a.max(w * BITS).saturating_sub(w * BITS);
+        let hi = b.min((w + 1) * BITS).saturating_sub(w * BITS);
+        // `hi − lo` bits from `lo` (1 ≤ hi − lo ≤ 32 for a word of a non-empty range).
+        let mask = u32::MAX
+            .wrapping_shr(BITS.saturating_sub(hi.saturating_sub(lo)) as u32)
+            .wrapping_shl(lo as u32);
+        (w, mask)
+    })
+}
+
+/// Sets the bits of slots `a..b` in `map` if none was set; otherwise clears the bits this
+/// call set and fails. `a < b ≤ N` (an empty range claims nothing).
+fn claim(map: &[AtomicU32], a: usize, b: usize) -> Result<(), ()> {
+    for (w, mask) in words(a, b) {
+        let old = map
+            .get(w)
+            .map_or(u32::MAX, |m| m.fetch_or(mask, Ordering::AcqRel));
+        if old & mask != 0 {
+            // This word's bits this call set, then every earlier word's (all set by it).
+            if let Some(m) = map.get(w) {
+                m.fetch_and(!(mask & !old), Ordering::Release);
+            }
+            clear(map, a, (w * BITS).max(a));
+            return Err(());
+        }
     }
     Ok(())
 }
 
-/// Stores `v` into the progress words of slots `a..b` (release: publishes the rows written).
-fn set(flags: &[AtomicU32], a: usize, b: usize, v: u32) {
-    for f in flags.get(a..b).unwrap_or(&[]) {
-        f.store(v, Ordering::Release);
+/// Clears the bits of slots `a..b` (release).
+fn clear(map: &[AtomicU32], a: usize, b: usize) {
+    for (w, mask) in words(a, b) {
+        if let Some(m) = map.get(w) {
+            m.fetch_and(!mask, Ordering::Release);
+        }
     }
 }
 
-/// `true` when every slot of `a..b` is in state `v` (acquire).
-fn all(flags: &[AtomicU32], a: usize, b: usize, v: u32) -> bool {
-    flags
-        .get(a..b)
-        .is_some_and(|f| f.iter().all(|f| f.load(Ordering::Acquire) == v))
+/// Sets the bits of slots `a..b` (release: publishes the rows written).
+fn mark(map: &[AtomicU32], a: usize, b: usize) {
+    for (w, mask) in words(a, b) {
+        if let Some(m) = map.get(w) {
+            m.fetch_or(mask, Ordering::Release);
+        }
+    }
+}
+
+/// `true` when the bits of slots `a..b` are all set (acquire).
+fn all(map: &[AtomicU32], a: usize, b: usize) -> bool {
+    words(a, b).all(|(w, mask)| {
+        map.get(w)
+            .is_some_and(|m| m.load(Ordering::Acquire) & mask == mask)
+    })
 }
 
 /// `InvalidRange` for `first > end`, `RangeOutOfBounds` for `end > limit`.
@@ -136,7 +198,7 @@ unsafe fn range_enter<'a, T: Float, S>(
         SvgdFixed<T>,
         &'a SvgdCore<KernelChoice>,
         &'a Pending<KernelParams<T>, T>,
-        &'a [AtomicU32],
+        Progress<'a>,
     ),
     Error,
 > {
@@ -144,8 +206,8 @@ unsafe fn range_enter<'a, T: Float, S>(
     let (fx, core, pending) = unsafe { phase_enter::<T, S>(tag, state)? };
     check_range(first, end, limit(core))?;
     // SAFETY: validated.
-    let fl = unsafe { flags(&fx, core) };
-    Ok((fx, core, pending, fl))
+    let pr = unsafe { progress(&fx, core) };
+    Ok((fx, core, pending, pr))
 }
 
 /// The number of slots (the limit of slot ranges).
@@ -189,8 +251,11 @@ unsafe fn begin<T: Float, S>(tag: u64, state: *mut S) -> Result<(), Error> {
     };
     let pending = core.begin_phases(xs, ws, idx)?;
     // SAFETY: validated; no range call runs yet.
-    let fl = unsafe { flags(&fx, core) };
-    set(fl, 0, fx.n, FREE);
+    let pr = unsafe { progress(&fx, core) };
+    for m in [pr.taken, pr.grad, pr.claim, pr.done] {
+        clear(m, 0, fx.n);
+    }
+    pr.flags.store(0, Ordering::Release);
     // SAFETY: validated; the only reference to the pending slot.
     unsafe { *core::ptr::addr_of_mut!((*st).pending) = Some(pending) };
     Ok(())
@@ -205,8 +270,8 @@ unsafe fn gradients_range<T: Float, S>(
     end: usize,
 ) -> Result<(), Error> {
     // SAFETY: contract of the caller.
-    let (fx, core, pending, fl) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
-    claim(fl, first, end, FREE, GRAD_BUSY).map_err(|_| Error::RangeOverlap)?;
+    let (fx, core, pending, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
+    claim(pr.taken, first, end).map_err(|_| Error::RangeOverlap)?;
     let [ox, og, _] = core.slot_offsets();
     // SAFETY: the slots `first..end` are claimed by this call; the particles and the
     // permutation are only read while an iteration is under way.
@@ -225,12 +290,12 @@ unsafe fn gradients_range<T: Float, S>(
     };
     match core.gradient_rows(pending, particles, perm, first, xs, g, &mut model) {
         Ok(()) => {
-            set(fl, first, end, GRAD_DONE);
+            mark(pr.grad, first, end);
             Ok(())
         }
         Err(e) => {
             // The range may be retried (same seed, same positions) or the iteration cancelled.
-            set(fl, first, end, FREE);
+            clear(pr.taken, first, end);
             Err(e)
         }
     }
@@ -245,24 +310,41 @@ unsafe fn batches_range<T: Float, S>(
     end: usize,
 ) -> Result<(), Error> {
     // SAFETY: contract of the caller.
-    let (fx, core, pending, fl) = unsafe { range_enter::<T, S>(tag, state, first, end, batches)? };
+    let (fx, core, pending, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, batches)? };
     let (a, b) = (core.batch_start(first), core.batch_start(end));
-    claim(fl, a, b, GRAD_DONE, FORCE_BUSY).map_err(|found| match found {
-        FREE | GRAD_BUSY => Error::GradientsNotReady,
-        _ => Error::RangeOverlap,
-    })?;
+    claim(pr.claim, a, b).map_err(|_| Error::RangeOverlap)?;
+    if !all(pr.grad, a, b) {
+        clear(pr.claim, a, b);
+        return Err(Error::GradientsNotReady);
+    }
     let [ox, og, of] = core.slot_offsets();
-    // SAFETY: the slots `a..b` are claimed by this call.
-    let (xs, g, phi) = unsafe {
+    // SAFETY: the slots `a..b` are claimed by this call; the history and the permutation are
+    // only read while an iteration is under way.
+    let (xs, g, phi, hist, perm) = unsafe {
         (
             rows_at(&fx, ox, a, b),
             rows_at(&fx, og, a, b),
             rows_at(&fx, of, a, b),
+            history(&fx, core),
+            core::slice::from_raw_parts(fx.idx, fx.n),
         )
     };
     core.batch_forces(pending, first, end, xs, g, phi);
-    set(fl, a, b, FORCE_DONE);
+    if !core.move_range(pending, a, xs, g, phi, hist, perm) {
+        pr.flags.fetch_or(1, Ordering::Relaxed);
+    }
+    mark(pr.done, a, b);
     Ok(())
+}
+
+/// The history region (by particle; empty without AdaGrad), read-only.
+///
+/// # Safety
+/// `fx`, `core` validated; no call writes the history meanwhile (only `finish` does).
+unsafe fn history<'a, T>(fx: &SvgdFixed<T>, core: &SvgdCore<KernelChoice>) -> &'a [T] {
+    let (off, len) = core.history_range();
+    // SAFETY: contract of the caller: a region of the workspace's core layout.
+    unsafe { core::slice::from_raw_parts(fx.ws.add(off), len) }
 }
 
 /// # Safety
@@ -277,14 +359,14 @@ unsafe fn forces_get<T: Float, S>(
 ) -> Result<(), Error> {
     check_ptr(out)?;
     // SAFETY: contract of the caller.
-    let (fx, core, _, fl) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
-    if !all(fl, first, end, FORCE_DONE) {
+    let (fx, core, _, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
+    if !all(pr.done, first, end) {
         return Err(Error::IterationIncomplete);
     }
     let of = core.slot_offsets()[2];
     let src = fx.ws.wrapping_add(of + first * fx.d);
     // SAFETY: `src` lies in the workspace (slots `first..end` of the force region), whose
-    // rows in FORCE_DONE are written by nothing until `finish`.
+    // rows marked done are written by nothing until `finish`.
     unsafe { copy_to_caller(&fx.spans(state), src, (end - first) * fx.d, out, out_len) }
 }
 
@@ -300,7 +382,7 @@ unsafe fn forces_put<T: Float, S>(
 ) -> Result<(), Error> {
     check_ptr(input)?;
     // SAFETY: contract of the caller.
-    let (fx, core, _, fl) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
+    let (fx, core, pending, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
     check_array(input, input_len)?;
     let i = Span::of(input, input_len);
     if fx.spans(state).iter().any(|s| Span::overlaps(&i, s)) {
@@ -309,12 +391,35 @@ unsafe fn forces_put<T: Float, S>(
     if input_len != (end - first) * fx.d {
         return Err(Error::LengthMismatch);
     }
-    claim(fl, first, end, FREE, FORCE_BUSY).map_err(|_| Error::RangeOverlap)?;
-    let of = core.slot_offsets()[2];
+    claim(pr.taken, first, end).map_err(|_| Error::RangeOverlap)?;
+    if claim(pr.claim, first, end).is_err() {
+        clear(pr.taken, first, end);
+        return Err(Error::RangeOverlap);
+    }
+    let [ox, og, of] = core.slot_offsets();
     // SAFETY: the slots are claimed by this call; `input` is a valid array of exactly their
     // length, disjoint from the state and its buffers.
     unsafe { core::ptr::copy_nonoverlapping(input, fx.ws.add(of + first * fx.d), input_len) };
-    set(fl, first, end, FORCE_DONE);
+    if core.moves_in_ranges() {
+        // The moves of these slots, as a batch range computes them: positions gathered first.
+        // SAFETY: the slots are claimed by this call; the particles, the history and the
+        // permutation are only read while an iteration is under way.
+        let (xs, g, phi, particles, hist, perm) = unsafe {
+            (
+                rows_at(&fx, ox, first, end),
+                rows_at(&fx, og, first, end),
+                rows_at(&fx, of, first, end),
+                core::slice::from_raw_parts(fx.particles, fx.n_coords),
+                history(&fx, core),
+                core::slice::from_raw_parts(fx.idx, fx.n),
+            )
+        };
+        core.gather_rows(particles, perm, first, xs);
+        if !core.move_range(pending, first, xs, g, phi, hist, perm) {
+            pr.flags.fetch_or(1, Ordering::Relaxed);
+        }
+    }
+    mark(pr.done, first, end);
     Ok(())
 }
 
@@ -333,11 +438,13 @@ unsafe fn finish<T: Float, S>(
         return Err(Error::InvalidArgument);
     }
     // SAFETY: validated.
-    if !all(unsafe { flags(&fx, core) }, 0, fx.n, FORCE_DONE) {
+    let pr = unsafe { progress(&fx, core) };
+    if !all(pr.done, 0, fx.n) {
         return Err(Error::IterationIncomplete);
     }
+    let moved = pr.flags.load(Ordering::Acquire) == 0;
     let st = state.cast::<State<T>>();
-    // SAFETY: every slot is FORCE_DONE, so no range call runs; the references above are no
+    // SAFETY: every slot is done, so no range call runs; the references above are no
     // longer used; the core, the pending iteration and the buffers are this call's alone.
     let (pending, core) = unsafe {
         let pending = (*core::ptr::addr_of_mut!((*st).pending)).take();
@@ -353,6 +460,10 @@ unsafe fn finish<T: Float, S>(
         )
     };
     let pending = pending.ok_or(Error::IterationNotBegun)?;
+    if !moved {
+        core.cancel(&pending);
+        return Err(Error::NonFinite);
+    }
     let i = core.finish(&pending, xs, ws, perm)?;
     // SAFETY: checked aligned and disjoint from the state and its buffers; NULL skips.
     unsafe { put(info, info_from(&i)) };
@@ -365,11 +476,15 @@ unsafe fn cancel<T: Float, S>(tag: u64, state: *mut S) -> Result<(), Error> {
     // SAFETY: contract of the caller.
     let (fx, core, _) = unsafe { phase_enter::<T, S>(tag, state)? };
     // SAFETY: validated.
-    let fl = unsafe { flags(&fx, core) };
-    if fl.iter().any(|f| {
-        let v = f.load(Ordering::Acquire);
-        v == GRAD_BUSY || v == FORCE_BUSY
-    }) {
+    let pr = unsafe { progress(&fx, core) };
+    // A range under way: gradients claimed but not computed (a put has its forces claimed
+    // too), or forces claimed but not done.
+    let busy = (0..fx.n.div_ceil(BITS)).any(|w| {
+        let get = |m: &[AtomicU32]| m.get(w).map_or(0, |m| m.load(Ordering::Acquire));
+        let (taken, grad, claim, done) = (get(pr.taken), get(pr.grad), get(pr.claim), get(pr.done));
+        (taken & !grad & !claim) | (claim & !done) != 0
+    });
+    if busy {
         return Err(Error::Busy);
     }
     let st = state.cast::<State<T>>();
@@ -466,8 +581,11 @@ macro_rules! phases_api {
 
         /// The forces of batches `first .. end−1` of the iteration begun (batch b is slots
         /// `…_batch_rows(b)`), from their slots' positions and gradients, which must have been
-        /// computed. Safe to call concurrently with the other range calls for disjoint ranges:
-        /// it reads and writes only those batches' rows.
+        /// computed; then (unless the KSD is on) their particles' new positions and histories
+        /// by the step rule, kept in the workspace until `…_finish` copies them into the
+        /// particles if every one is finite (so the move's arithmetic runs in the ranges, on all
+        /// threads). Safe to call concurrently with the other range calls for disjoint ranges:
+        /// it writes only those batches' rows.
         ///
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
         /// `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
@@ -508,7 +626,8 @@ macro_rules! phases_api {
 
         /// Supplies the forces of slots `first .. end−1` (`forces`: exactly `(end − first)·d`
         /// values in slot order) computed elsewhere, e.g. by another MPI rank with the same
-        /// seed: the slots must be untouched in this iteration. Safe to call concurrently with
+        /// seed: the slots must be untouched in this iteration. Like a batch range it then
+        /// computes those slots' moves (unless the KSD is on). Safe to call concurrently with
         /// the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
         /// with `SGS_ERR_NON_FINITE`.
         ///
@@ -531,9 +650,9 @@ macro_rules! phases_api {
             to_status(unsafe { forces_put::<$T, $S>($tag, state, first, end, forces, forces_len) })
         }
 
-        /// Ends the iteration begun: checks that every slot's force was computed or supplied,
-        /// then checks every new value and moves all particles (all or nothing), like the end
-        /// of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
+        /// Ends the iteration begun: checks that every slot's force was computed or supplied and
+        /// that every new value the ranges computed is finite, then moves all particles (all or
+        /// nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
         /// concurrently with any other call on the state.
         ///
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,

@@ -228,7 +228,9 @@ function Chain{K}(energy, grad, theta0::AbstractVector; step_size, T::Type=Float
     config = Ref(with_fields(default, Dict(kw)))
     th = Vector{T}(theta0)
     d = length(th)
-    wl = cfun(K, "workspace_len", T)(d)
+    # AMAGOLD with the mass-matrix warm-up (adapt_mass = 1) needs 10·d, else 6·d.
+    mass = K === :amagold && config[].adapt_mass != 0
+    wl = cfun(K, mass ? "workspace_len_mass" : "workspace_len", T)(d)
     ws = zeros(T, max(wl, 1))
     cb = Callbacks()
     gfn, gud = callback(cb, grad, :grad, grad_ptr, T)

@@ -67,6 +67,7 @@ const SGS_ERR_RANGE_OUT_OF_BOUNDS = Int32(31)
 const SGS_ERR_RANGE_OVERLAP = Int32(32)
 const SGS_ERR_GRADIENTS_NOT_READY = Int32(33)
 const SGS_ERR_ITERATION_INCOMPLETE = Int32(34)
+const SGS_ERR_INVALID_WARMUP = Int32(35)
 
 # Callback types: C function pointers (make them with @cfunction)
 const sgs_energy_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Ptr{Cdouble})
@@ -87,6 +88,8 @@ struct sgs_amagold_config
     stream::UInt64
     steps::UInt32
     variant::UInt32
+    adapt_mass::UInt32
+    reserved::UInt32
 end
 struct sgs_amagold
     _opaque::NTuple{48, UInt64}
@@ -247,6 +250,10 @@ sgs_amagold_step_size(state, out) = @ccall libsgsample.sgs_amagold_step_size(sta
 sgs_amagold_step_size_f32(state, out) = @ccall libsgsample.sgs_amagold_step_size_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cdouble})::sgs_status
 sgs_amagold_in_warmup(state, out) = @ccall libsgsample.sgs_amagold_in_warmup(state::Ptr{sgs_amagold}, out::Ptr{UInt32})::sgs_status
 sgs_amagold_in_warmup_f32(state, out) = @ccall libsgsample.sgs_amagold_in_warmup_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{UInt32})::sgs_status
+sgs_amagold_workspace_len_mass(d) = @ccall libsgsample.sgs_amagold_workspace_len_mass(d::Csize_t)::Csize_t
+sgs_amagold_inverse_mass(state, out, out_len) = @ccall libsgsample.sgs_amagold_inverse_mass(state::Ptr{sgs_amagold}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_amagold_workspace_len_mass_f32(d) = @ccall libsgsample.sgs_amagold_workspace_len_mass_f32(d::Csize_t)::Csize_t
+sgs_amagold_inverse_mass_f32(state, out, out_len) = @ccall libsgsample.sgs_amagold_inverse_mass_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
 sgs_svgd_schedule_default(start, every) = @ccall libsgsample.sgs_svgd_schedule_default(start::UInt64, every::UInt64)::sgs_svgd_schedule
 sgs_ksd_full(x, n, d, grad, c, beta, ksd_squared) = @ccall libsgsample.sgs_ksd_full(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, c::Cdouble, beta::Cdouble, ksd_squared::Ptr{Cdouble})::sgs_status
 sgs_ksd_batch(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd_squared) = @ccall libsgsample.sgs_ksd_batch(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, p::Csize_t, c::Cdouble, beta::Cdouble, seed::UInt64, stream::UInt64, index::Ptr{UInt32}, index_len::Csize_t, ksd_squared::Ptr{Cdouble})::sgs_status
