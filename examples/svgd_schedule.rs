@@ -1,14 +1,19 @@
 //! A growing batch size against full SVGD (docs/benchmarks.md, "A growing batch size"): on the
 //! RBM-SVGD paper's 1-D mixture (N = 256, 500 iterations) and double banana (N = 512, 800
 //! iterations), the MSE of the particle averages of the paper's test functions over R
-//! initialisations, and the wall time per run, for full SVGD, fixed small p, doubling
-//! schedules and KSD-driven schedules.
+//! initialisations, with their standard errors, and the CPU time per run, for full SVGD (also
+//! stopped early), fixed small p, doubling and KSD-driven schedules, and a fixed p followed by a
+//! full-p "polish" phase (rows with their own iteration counts say so in the table).
 //!
-//!     cargo run --release --example svgd_schedule [R]      (R = 20 by default)
+//!     cargo run --release --example svgd_schedule [R]      (R = 20 by default; docs: R = 50)
+//!     cargo run --release --example svgd_schedule R banana 128:300,512:120 64:400:0.003 …
+//!
+//! The second form runs the given phase lists (`p:iterations[:η[:α[:h]]]`, comma-separated, see
+//! [`Phase`]) after a full-SVGD row: the exploration behind the docs' "tried" list.
 //!
 //! A measurement, not a test: it prints a Markdown table and asserts nothing. Times are the
-//! thread's CPU time (Linux `/proc/thread-self/schedstat`, nanoseconds), which other processes
-//! on a loaded machine inflate far less than wall time; wall time where that file is absent.
+//! thread's CPU time (Linux `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`), which other processes
+//! on a loaded machine inflate far less than wall time; wall time on other systems.
 
 use sgsample::svgd::{BatchSchedule, BatchScheduler, KsdChoice, SteinImq};
 use sgsample::{Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
@@ -136,7 +141,7 @@ impl Problem {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Strategy {
     Fixed(usize),
     Doubling {
@@ -148,12 +153,62 @@ enum Strategy {
         window: u64,
         min_decrease: f64,
     },
+    /// Phases run one after the other (e.g. a cheap phase at small p, then a full-p "polish").
+    Phases(Vec<Phase>),
+}
+
+/// `iterations` iterations at batch size `p` (N where `p` is larger), with the problem's step
+/// size η, AdaGrad decay α and bandwidth h unless given. Consecutive phases with the same
+/// (η, α, h) share one state (`set_batch_size` between them); a change starts a new state on
+/// the current particles, because a state keeps its step rule and kernel for its lifetime: its
+/// AdaGrad history starts afresh, with the same seed and the next stream.
+#[derive(Clone, Copy, PartialEq)]
+struct Phase {
+    p: usize,
+    iterations: u64,
+    eta: Option<f64>,
+    alpha: Option<f64>,
+    h: Option<f64>,
+}
+
+impl Phase {
+    /// `p:iterations[:η[:α[:h]]]`, empty fields for the defaults.
+    fn parse(text: &str) -> Option<Phase> {
+        let f: Vec<&str> = text.split(':').collect();
+        let opt = |i: usize| match f.get(i) {
+            None | Some(&"") => Some(None),
+            Some(v) => v.parse().ok().map(Some),
+        };
+        Some(Phase {
+            p: f.first()?.parse().ok()?,
+            iterations: f.get(1)?.parse().ok()?,
+            eta: opt(2)?,
+            alpha: opt(3)?,
+            h: opt(4)?,
+        })
+    }
+    fn state_key(&self) -> [Option<f64>; 3] {
+        [self.eta, self.alpha, self.h]
+    }
+}
+
+/// A strategy and its number of iterations (the problem's own when `None`).
+#[derive(Clone)]
+struct Plan(Strategy, Option<u64>);
+
+impl Plan {
+    fn iterations(&self, problem: Problem) -> u64 {
+        match &self.0 {
+            Strategy::Phases(ph) => ph.iter().map(|x| x.iterations).sum(),
+            _ => self.1.unwrap_or(problem.iterations()),
+        }
+    }
 }
 
 impl Strategy {
-    fn label(self, n: usize) -> String {
+    fn label(&self, n: usize) -> String {
         match self {
-            Strategy::Fixed(p) if p == n => format!("full SVGD (p = {n})"),
+            Strategy::Fixed(p) if *p == n => format!("full SVGD (p = {n})"),
             Strategy::Fixed(p) => format!("RBM-SVGD p = {p}"),
             Strategy::Doubling { start, every } => format!("doubling from {start}, every {every}"),
             Strategy::Ksd {
@@ -161,17 +216,37 @@ impl Strategy {
                 window,
                 min_decrease,
             } => format!("KSD-driven from {start}, window {window}, δ = {min_decrease}"),
+            Strategy::Phases(phases) => {
+                let parts: Vec<String> = phases
+                    .iter()
+                    .map(|ph| {
+                        let mut t = format!("p = {} × {}", ph.p.min(n), ph.iterations);
+                        for (name, v) in [("η", ph.eta), ("α", ph.alpha), ("h", ph.h)] {
+                            if let Some(v) = v {
+                                t += &format!(" ({name} = {v})");
+                            }
+                        }
+                        t
+                    })
+                    .collect();
+                parts.join(", then ")
+            }
         }
     }
 }
 
 /// One run: errors of the test functions, seconds, final p.
-fn run(problem: Problem, strategy: Strategy, s: u64) -> (Vec<f64>, f64, usize) {
+fn run(problem: Problem, plan: &Plan, s: u64) -> (Vec<f64>, f64, usize) {
+    let strategy = &plan.0;
+    if let Strategy::Phases(phases) = strategy {
+        return run_phases(problem, phases, s);
+    }
     let (n, d) = (problem.n(), problem.d());
     let mut x = problem.init(s);
-    let start = match strategy {
+    let start = match *strategy {
         Strategy::Fixed(p) => p,
         Strategy::Doubling { start, .. } | Strategy::Ksd { start, .. } => start,
+        Strategy::Phases(_) => unreachable!(),
     };
     let mut cfg = problem.config(start);
     cfg.seed = s;
@@ -183,8 +258,8 @@ fn run(problem: Problem, strategy: Strategy, s: u64) -> (Vec<f64>, f64, usize) {
     let origin = Instant::now();
     let t0 = cpu_seconds(origin);
     let mut svgd = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).expect("init");
-    let mut sched = match strategy {
-        Strategy::Fixed(_) => None,
+    let mut sched = match *strategy {
+        Strategy::Fixed(_) | Strategy::Phases(_) => None,
         Strategy::Doubling { start, every } => {
             Some(BatchScheduler::new(BatchSchedule::Doubling { start, every }, n).unwrap())
         }
@@ -204,7 +279,7 @@ fn run(problem: Problem, strategy: Strategy, s: u64) -> (Vec<f64>, f64, usize) {
             .unwrap(),
         ),
     };
-    for _ in 0..problem.iterations() {
+    for _ in 0..plan.iterations(problem) {
         if let Some(sc) = &sched {
             svgd.set_batch_size(sc.batch_size()).unwrap();
         }
@@ -218,12 +293,92 @@ fn run(problem: Problem, strategy: Strategy, s: u64) -> (Vec<f64>, f64, usize) {
     (problem.errors(svgd.particles()), secs, p)
 }
 
-/// CPU time of this thread in seconds (wall time where the kernel does not report it).
+/// One run of [`Strategy::Phases`]: errors of the test functions, seconds, final p.
+fn run_phases(problem: Problem, phases: &[Phase], s: u64) -> (Vec<f64>, f64, usize) {
+    let (n, d) = (problem.n(), problem.d());
+    let mut x = problem.init(s);
+    let config = |ph: &Phase| {
+        let mut cfg = problem.config(ph.p.min(n));
+        let SvgdConfig {
+            step_rule: StepRule::AdaGrad { eta, alpha },
+            kernel: KernelChoice::Gaussian { h },
+            ..
+        } = cfg
+        else {
+            unreachable!("the paper's settings are AdaGrad with a fixed Gaussian kernel")
+        };
+        cfg.step_rule = StepRule::AdaGrad {
+            eta: ph.eta.unwrap_or(eta),
+            alpha: ph.alpha.unwrap_or(alpha),
+        };
+        cfg.kernel = KernelChoice::Gaussian {
+            h: ph.h.unwrap_or(h),
+        };
+        cfg.seed = s;
+        cfg
+    };
+    let len = phases
+        .iter()
+        .map(|ph| Svgd::<f64>::workspace_len(n, d, &config(ph)))
+        .max()
+        .unwrap_or(0);
+    let (mut ws, mut idx) = (vec![0.0; len], vec![0u32; n]);
+    let origin = Instant::now();
+    let t0 = cpu_seconds(origin);
+    let mut p = 0;
+    for (stream, group) in phases
+        .chunk_by(|a, b| a.state_key() == b.state_key())
+        .enumerate()
+    {
+        let mut cfg = config(&group[0]);
+        cfg.stream = stream as u64;
+        let mut svgd = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).expect("init");
+        for ph in group {
+            svgd.set_batch_size(ph.p.min(n)).unwrap();
+            for _ in 0..ph.iterations {
+                problem.step(&mut svgd);
+            }
+        }
+        p = svgd.config().batch_size;
+    }
+    let secs = cpu_seconds(origin) - t0;
+    (problem.errors(&x), secs, p)
+}
+
+/// CPU time of this thread in seconds: `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` on Linux (wall
+/// time elsewhere). Not `/proc/thread-self/schedstat`: for the running thread that file is only
+/// brought up to date at scheduler ticks (4 ms here), so a run of ~12 ms read 11.97, 11.98,
+/// 11.99 ms for three different strategies; the clock adds the part since the last tick.
 fn cpu_seconds(wall: Instant) -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or_else(|| wall.elapsed().as_secs_f64(), |ns| ns as f64 * 1e-9)
+    thread_cpu_seconds().unwrap_or_else(|| wall.elapsed().as_secs_f64())
+}
+
+#[cfg(target_os = "linux")]
+fn thread_cpu_seconds() -> Option<f64> {
+    /// `struct timespec` of the 64-bit Linux targets.
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    /// `CLOCK_THREAD_CPUTIME_ID` in <time.h>.
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    if core::mem::size_of::<usize>() != 8 {
+        return None; // 32-bit targets' timespec may have a 32-bit tv_sec
+    }
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec of the layout the 64-bit C library uses, and
+    // clock_gettime writes only that struct.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then_some(ts.sec as f64 + ts.nsec as f64 * 1e-9)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn thread_cpu_seconds() -> Option<f64> {
+    None
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -237,84 +392,137 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    let reps: u64 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(20);
-    let dbl = |start, every| Strategy::Doubling { start, every };
-    let ksd = |start, window| Strategy::Ksd {
-        start,
-        window,
-        min_decrease: 0.1,
+    let args: Vec<String> = std::env::args().collect();
+    let reps: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(20);
+    if args.len() > 2 {
+        // Exploration: `R mixture|banana PHASES…`, each PHASES `p:it[:η[:α[:h]]],p:it…`, after
+        // a full-SVGD row in the paper's settings.
+        let problem = match args[2].as_str() {
+            "mixture" => Problem::Mixture,
+            "banana" => Problem::Banana,
+            other => panic!("unknown problem {other:?} (mixture or banana)"),
+        };
+        let mut plans = vec![Plan(Strategy::Fixed(problem.n()), None)];
+        for spec in &args[3..] {
+            let phases: Option<Vec<Phase>> = spec.split(',').map(Phase::parse).collect();
+            let phases = phases.unwrap_or_else(|| panic!("cannot read phases {spec:?}"));
+            plans.push(Plan(Strategy::Phases(phases), None));
+        }
+        table(problem, &plans, reps);
+        return;
+    }
+    let own = |st| Plan(st, None);
+    let dbl = |start, every| own(Strategy::Doubling { start, every });
+    let ksd = |start, window| {
+        own(Strategy::Ksd {
+            start,
+            window,
+            min_decrease: 0.1,
+        })
+    };
+    // p for `hold` iterations, then full SVGD (p = N) for `polish`.
+    let hold = |p, hold, polish| {
+        let phase = |p, iterations| Phase {
+            p,
+            iterations,
+            eta: None,
+            alpha: None,
+            h: None,
+        };
+        own(Strategy::Phases(vec![
+            phase(p, hold),
+            phase(usize::MAX, polish),
+        ]))
     };
     let mixture = [
-        Strategy::Fixed(256),
-        Strategy::Fixed(8),
-        Strategy::Fixed(32),
+        own(Strategy::Fixed(256)),
+        own(Strategy::Fixed(8)),
+        own(Strategy::Fixed(32)),
         dbl(8, 100),
         dbl(4, 100),
         dbl(8, 125),
+        // p = 128 for the last 20 iterations only.
+        dbl(8, 120),
         ksd(4, 25),
         ksd(8, 25),
     ];
     let banana = [
-        Strategy::Fixed(512),
-        Strategy::Fixed(64),
-        dbl(16, 160),
+        own(Strategy::Fixed(512)),
+        // Full SVGD stopped early: what a quarter (a half, three quarters) of its time buys.
+        Plan(Strategy::Fixed(512), Some(200)),
+        Plan(Strategy::Fixed(512), Some(400)),
+        Plan(Strategy::Fixed(512), Some(600)),
+        own(Strategy::Fixed(64)),
         dbl(32, 160),
-        dbl(16, 200),
-        ksd(16, 40),
         ksd(32, 40),
+        // A cheap phase at fixed p, then a short full-p polish; about a quarter of the time.
+        hold(64, 500, 100),
+        hold(128, 300, 120),
+        hold(256, 150, 120),
+        // The same with a longer polish (about 0.6 of the time).
+        hold(64, 600, 400),
+        hold(128, 300, 400),
     ];
-    for (problem, strategies) in [
-        (Problem::Mixture, &mixture[..]),
-        (Problem::Banana, &banana[..]),
-    ] {
-        let n = problem.n();
-        println!(
-            "\n{} N = {n}, {} iterations, R = {reps} initialisations (seeds 0..R)\n",
-            match problem {
-                Problem::Mixture => "1-D mixture,",
-                Problem::Banana => "double banana,",
-            },
-            problem.iterations()
-        );
-        let names = problem.names();
-        print!("| strategy | final p | median CPU time per run (ms) | time / full |");
-        for nm in names {
-            print!(" MSE {nm} (/ full) |");
-        }
-        println!();
-        print!("|---|---:|---:|---:|");
-        for _ in names {
-            print!("---:|");
-        }
-        println!();
-        let mut full: Option<(f64, Vec<f64>)> = None;
-        for &st in strategies {
-            let mut times = Vec::new();
-            let mut sq = vec![0.0; names.len()];
-            let mut last_p = 0;
-            for s in 0..reps {
-                let (e, t, p) = run(problem, st, s);
-                times.push(t);
-                for (a, v) in sq.iter_mut().zip(&e) {
-                    *a += v * v / reps as f64;
-                }
-                last_p = p;
-            }
-            let med = median(&mut times);
-            let (tf, mf) = full.get_or_insert_with(|| (med, sq.clone())).clone();
-            print!(
-                "| {} | {last_p} | {:.2} | {:.3} |",
-                st.label(n),
-                1e3 * med,
-                med / tf
-            );
-            for (a, b) in sq.iter().zip(&mf) {
-                print!(" {a:.2e} ({:.2}) |", a / b);
-            }
-            println!();
-        }
+    table(Problem::Mixture, &mixture, reps);
+    table(Problem::Banana, &banana, reps);
+}
+
+/// Runs every plan from the seeds 0..`reps` and prints a Markdown table; the first plan is the
+/// reference of the ratios.
+fn table(problem: Problem, plans: &[Plan], reps: u64) {
+    let n = problem.n();
+    println!(
+        "\n{} N = {n}, R = {reps} initialisations (seeds 0..R)\n",
+        match problem {
+            Problem::Mixture => "1-D mixture,",
+            Problem::Banana => "double banana,",
+        },
+    );
+    let names = problem.names();
+    print!("| strategy | iterations | final p | median CPU time per run (ms) | time / full |");
+    for nm in names {
+        print!(" MSE {nm} ± s.e. (/ full) |");
     }
+    println!();
+    print!("|---|---:|---:|---:|---:|");
+    for _ in names {
+        print!("---:|");
+    }
+    println!();
+    let mut full: Option<(f64, Vec<f64>)> = None;
+    for plan in plans {
+        let mut times = Vec::new();
+        let mut sq = vec![Vec::new(); names.len()];
+        let mut last_p = 0;
+        for s in 0..reps {
+            let (e, t, p) = run(problem, plan, s);
+            times.push(t);
+            for (a, v) in sq.iter_mut().zip(&e) {
+                a.push(v * v);
+            }
+            last_p = p;
+        }
+        let (mse, se): (Vec<f64>, Vec<f64>) = sq.iter().map(|v| mean_and_se(v)).unzip();
+        let med = median(&mut times);
+        let (tf, mf) = full.get_or_insert_with(|| (med, mse.clone())).clone();
+        print!(
+            "| {} | {} | {last_p} | {:.2} | {:.3} |",
+            plan.0.label(n),
+            plan.iterations(problem),
+            1e3 * med,
+            med / tf
+        );
+        for ((a, e), b) in mse.iter().zip(&se).zip(&mf) {
+            print!(" {a:.2e} ± {e:.1e} ({:.2}) |", a / b);
+        }
+        println!();
+    }
+}
+
+/// The mean of the squared errors (the MSE) and its standard error over the R runs.
+fn mean_and_se(v: &[f64]) -> (f64, f64) {
+    let r = v.len() as f64;
+    let m = v.iter().sum::<f64>() / r;
+    let var = v.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / (r - 1.0).max(1.0);
+    (m, (var / r).sqrt())
 }
