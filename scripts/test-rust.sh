@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --release -p sgsample --features std,ffi
+# Without the default `ksd` feature (as bare-metal builds with default-features = false): a
+# configuration asking for the in-iteration KSD is refused.
+cargo test -q -p sgsample --no-default-features --features std --lib ksd
 # The rayon-backed `parallel` feature: SVGD on the pool and multi-chain runs, serial bits.
 cargo test --release -p sgsample --features parallel --test parallel
 # Formatting (the toolchain's rustfmt; skipped with a note where the component is absent).

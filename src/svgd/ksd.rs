@@ -93,10 +93,12 @@ pub enum KsdChoice {
 }
 
 impl KsdChoice {
-    /// Checks the base kernel's parameters ([`Error::InvalidKernel`]).
+    /// Checks the base kernel's parameters ([`Error::InvalidKernel`]); without the crate's `ksd`
+    /// feature (on by default) anything but `Off` is [`Error::InvalidOption`].
     pub fn validate(&self) -> Result<(), Error> {
         match self {
             KsdChoice::Off => Ok(()),
+            _ if !cfg!(feature = "ksd") => Err(Error::InvalidOption),
             KsdChoice::Batch(k) | KsdChoice::Full(k) => k.validate(),
         }
     }
@@ -295,6 +297,10 @@ impl<K> super::SvgdCore<K> {
     /// batch loop; the diagonal and the pair sums are calls of their own (docs/footprint.md).
     #[inline(never)]
     pub(crate) fn ksd_of_iteration<T: Float>(&self, xslots: &[T], gslots: &[T]) -> f64 {
+        if !cfg!(feature = "ksd") {
+            // Refused by `validate`; returning here lets the linker drop the sums.
+            return f64::NAN;
+        }
         let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
         let (k, full) = match self.cfg.ksd {
             KsdChoice::Off => return f64::NAN,
@@ -314,5 +320,25 @@ impl<K> super::SvgdCore<K> {
             let gb = gslots.get(rows).unwrap_or_default();
             off_sum(&st, xb, gb, d)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With the `ksd` feature (default) a valid choice passes; without it (scripts/test-rust.sh
+    /// also runs this with `--no-default-features`) it is refused, so no iteration reaches the
+    /// NaN that `ksd_of_iteration` returns then.
+    #[test]
+    fn the_feature_decides_whether_a_ksd_choice_is_accepted() {
+        let want = if cfg!(feature = "ksd") {
+            Ok(())
+        } else {
+            Err(Error::InvalidOption)
+        };
+        assert_eq!(KsdChoice::Batch(SteinImq::default()).validate(), want);
+        assert_eq!(KsdChoice::Full(SteinImq::default()).validate(), want);
+        assert_eq!(KsdChoice::Off.validate(), Ok(()));
     }
 }

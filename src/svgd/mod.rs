@@ -170,7 +170,9 @@ pub struct SvgdConfig<K> {
     /// Stream id: runs with the same seed and different streams are independent.
     pub stream: u64,
     /// Whether each iteration reports the kernelized Stein discrepancy of its particles
-    /// ([`SvgdInfo::ksd_squared`]); off by default (it costs extra). Without replacement only.
+    /// ([`SvgdInfo::ksd_squared`]); off by default (it costs extra). Without replacement only,
+    /// and only with the crate's `ksd` feature (on by default; bare-metal builds with
+    /// `default-features = false` opt in, since the code is linked whenever SVGD is).
     pub ksd: KsdChoice,
 }
 
@@ -1226,7 +1228,7 @@ impl<K> SvgdCore<K> {
     /// that [`finish`](Self::finish) only scatters them: always, except with the KSD on, which
     /// needs the slots' positions and gradients in `finish` (the rows the moves overwrite).
     pub(crate) fn moves_in_ranges(&self) -> bool {
-        self.cfg.ksd == KsdChoice::Off
+        !cfg!(feature = "ksd") || self.cfg.ksd == KsdChoice::Off
     }
 
     /// [`move_range`](Self::move_range) over all slots of the workspace `ws`: the serial step's.
