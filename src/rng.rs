@@ -45,7 +45,8 @@ pub struct Rng {
 
 /// The generator's position in its stream (the 128-bit state without the stream id, which never
 /// changes): what a step saves to roll the generator back, 16 bytes instead of the 24 of a clone
-/// (the SVGD step keeps two on the stack; see `Rng::checkpoint`).
+/// (the SVGD step keeps two on the stack; see `Rng::checkpoint`), and what the Ziggurat's rare
+/// path hands back (see `ziggurat::normal`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Checkpoint {
     lo: u64,
@@ -137,6 +138,22 @@ impl Rng {
         Checkpoint {
             lo: self.lo,
             hi: self.hi,
+        }
+    }
+
+    /// The stream id this generator was made with.
+    #[inline]
+    pub(crate) fn stream(&self) -> u64 {
+        self.stream
+    }
+
+    /// The generator of `stream` at position `at`.
+    #[inline]
+    pub(crate) fn resume(at: Checkpoint, stream: u64) -> Self {
+        Rng {
+            lo: at.lo,
+            hi: at.hi,
+            stream,
         }
     }
 

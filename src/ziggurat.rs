@@ -8,7 +8,7 @@
 //! start-up (and none can compute them differently); a test regenerates them through `libm` and
 //! checks every bit, and another checks that `R` closes the top layer.
 
-use crate::rng::Rng;
+use crate::rng::{Checkpoint, Rng};
 
 /// Right edge of the base layer: the root of "the 128 layers close at x = 0", solved by bisection.
 pub(crate) const R: f64 = 3.4426198558966528;
@@ -43,13 +43,15 @@ pub(crate) fn normal(rng: &mut Rng) -> f64 {
         // The sign goes straight into the sign bit: the same bits as `±1.0 · x`, no branch.
         return f64::from_bits(x.to_bits() | ((bits & 0x80) << 56));
     }
-    // The generator goes to `edge` and back by value, not by reference: a reference passed to
-    // an out-of-line function makes a loop's local generator escape, and the compiler then keeps
-    // it in memory (a store and a load on the generator's critical path at every draw). By value
-    // a local generator (as in `noise::sweep`, `Rng::fill_normal`) stays in registers and is only
-    // spilled on this rare path.
-    let (z, next) = edge(rng.clone(), bits);
-    *rng = next;
+    // The generator goes to `edge` and back as plain words, not by reference: a reference passed
+    // to an out-of-line function makes a loop's local generator escape, and the compiler then
+    // keeps it in memory (a store and a load on the generator's critical path at every draw).
+    // Passed by value a local generator (as in `noise::sweep`, `Rng::fill_normal`) stays in
+    // registers and is only spilled on this rare path; and since only the position comes back,
+    // the compiler knows the stream id did not change and keeps the LCG increment derived from
+    // it in a register for the whole loop instead of recomputing it at every draw.
+    let (z, at) = edge(rng.checkpoint(), rng.stream(), bits);
+    rng.restore(at);
     z
 }
 
@@ -58,22 +60,23 @@ pub(crate) fn normal(rng: &mut Rng) -> f64 {
 /// attempt with a fresh word.
 #[cold]
 #[inline(never)]
-fn edge(mut rng: Rng, mut bits: u64) -> (f64, Rng) {
+fn edge(at: Checkpoint, stream: u64, mut bits: u64) -> (f64, Checkpoint) {
+    let mut rng = Rng::resume(at, stream);
     loop {
         let i = (bits & 0x7f) as usize;
         let x = ((bits >> 11) as f64 * TWO_M53) * X[i];
         let sign = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
         if x < X[i + 1] {
-            return (sign * x, rng);
+            return (sign * x, rng.checkpoint());
         }
         if i == 0 {
             let z = sign * tail(&mut rng);
-            return (z, rng);
+            return (z, rng.checkpoint());
         }
         // Wedge between the layer's rectangle and the curve.
         let y = F[i] + (F[i + 1] - F[i]) * rng.uniform_f64();
         if y < libm::exp(-0.5 * x * x) {
-            return (sign * x, rng);
+            return (sign * x, rng.checkpoint());
         }
         bits = rng.next_u64();
     }
