@@ -23,11 +23,12 @@ const TWO_M53: f64 = 1.0 / 9007199254740992.0;
 
 /// Draws one N(0, 1) variate.
 ///
-/// Consumes one `u64` per attempt (98.8 % of draws take one attempt and no other work than two
-/// multiplies, a table look-up and a compare): bits 0‥6 pick the layer `i`, bit 7 the sign, bits
-/// 11‥63 the 53-bit integer `u`; the abscissa is `x = (u·2⁻⁵³)·X[i]`, inside the layer's
-/// rectangle and under the curve when `x < X[i+1]`; otherwise [`edge`] finishes the draw (wedge
-/// or tail, more words). The fast path is small enough for the compiler to inline into the
+/// Consumes one `u64` per attempt (98.8 % of draws take one attempt and no other work than one or
+/// two multiplies, a table look-up and a compare): bits 0‥6 pick the layer `i`, bit 7 the sign,
+/// bits 11‥63 the 53-bit integer `u`; the abscissa is `x = (u·2⁻⁵³)·X[i]`, inside the layer's
+/// rectangle and under the curve when `x < X[i+1]` (`fast_plain`, the definition; hosted targets
+/// compute the same bits in fewer instructions, `fast`); otherwise [`edge`] finishes the draw
+/// (wedge or tail, more words). The fast path is small enough for the compiler to inline into the
 /// samplers' loops where speed matters (it does at opt-level 3); on bare-metal targets
 /// (`target_os = "none"`, the Cortex-M firmware) it is kept out of line, one copy for every
 /// caller, because flash is what counts there and a call is a few cycles next to a soft-float
@@ -37,11 +38,8 @@ const TWO_M53: f64 = 1.0 / 9007199254740992.0;
 #[cfg_attr(target_os = "none", inline(never))]
 pub(crate) fn normal(rng: &mut Rng) -> f64 {
     let bits = rng.next_u64();
-    let i = (bits & 0x7f) as usize;
-    let x = ((bits >> 11) as f64 * TWO_M53) * X[i];
-    if x < X[i + 1] {
-        // The sign goes straight into the sign bit: the same bits as `±1.0 · x`, no branch.
-        return f64::from_bits(x.to_bits() | ((bits & 0x80) << 56));
+    if let Some(z) = fast(bits) {
+        return z;
     }
     // The generator goes to `edge` and back as plain words, not by reference: a reference passed
     // to an out-of-line function makes a loop's local generator escape, and the compiler then
@@ -54,6 +52,78 @@ pub(crate) fn normal(rng: &mut Rng) -> f64 {
     rng.restore(at);
     z
 }
+
+/// The fast path of one attempt: `±x` with `x = (u·2⁻⁵³)·X[i]` when `x < X[i+1]`, else `None`.
+/// This is the definition, and what bare-metal targets compute (one table, two multiplies).
+#[cfg(any(target_os = "none", test))]
+#[inline(always)]
+fn fast_plain(bits: u64) -> Option<f64> {
+    let i = (bits & 0x7f) as usize;
+    let x = ((bits >> 11) as f64 * TWO_M53) * X[i];
+    if x < X[i + 1] {
+        // The sign goes straight into the sign bit: the same bits as `±1.0 · x`, no branch.
+        Some(f64::from_bits(x.to_bits() | ((bits & 0x80) << 56)))
+    } else {
+        None
+    }
+}
+
+/// Bare metal: the definition itself (the hosted form's tables would cost 4 KiB of flash).
+#[cfg(target_os = "none")]
+#[inline(always)]
+fn fast(bits: u64) -> Option<f64> {
+    fast_plain(bits)
+}
+
+/// `fast_plain` in fewer instructions, with the same bits, from 4 KiB of tables indexed by the
+/// low byte `j` (layer and sign together): `FAST.scale[j] = ±X[i]·2⁻⁵³` and
+/// `FAST.bound[j] = bits(X[i+1]) << 1`.
+///
+/// - `u·(±X[i]·2⁻⁵³)` is `±(u·2⁻⁵³)·X[i]` bit for bit: `u·2⁻⁵³` and `X[i]·2⁻⁵³` are exact
+///   (scaling by a power of two, far from the subnormal range), so both are the same real number
+///   rounded once, and round-to-nearest is symmetric in the sign (`u = 0` gives `±0` both ways).
+/// - The test `|x| < X[i+1]` on the bits: for non-negative finite doubles the order of the bit
+///   patterns is the numeric order, and `<< 1` drops the sign. So the sign needs no separate
+///   instruction and the product is the result.
+///
+/// Hosted targets only: the Cortex-M firmware keeps `fast_plain` rather than 4 KiB more flash
+/// (its build is compared with the host's bit for bit by `scripts/test-firmware.sh`).
+#[cfg(not(target_os = "none"))]
+#[inline(always)]
+fn fast(bits: u64) -> Option<f64> {
+    let j = (bits & 0xff) as usize;
+    let x = (bits >> 11) as f64 * FAST.scale[j];
+    if x.to_bits() << 1 < FAST.bound[j] {
+        Some(x)
+    } else {
+        None
+    }
+}
+
+/// The tables of the hosted `fast`, in one static so that both are addressed from one base.
+#[cfg(not(target_os = "none"))]
+#[repr(C)]
+struct Fast {
+    scale: [f64; 2 * LAYERS],
+    bound: [u64; 2 * LAYERS],
+}
+
+#[cfg(not(target_os = "none"))]
+static FAST: Fast = {
+    let mut t = Fast {
+        scale: [0.0; 2 * LAYERS],
+        bound: [0; 2 * LAYERS],
+    };
+    let mut j = 0;
+    while j < 2 * LAYERS {
+        let i = j % LAYERS;
+        let s = X[i] * TWO_M53;
+        t.scale[j] = if j < LAYERS { s } else { -s };
+        t.bound[j] = X[i + 1].to_bits() << 1;
+        j += 1;
+    }
+    t
+};
 
 /// The rest of a draw whose first word `bits` fell outside the fast rectangle: the wedge test of
 /// layer `i` (one more uniform) or, in the base layer, the tail; a rejected point starts a new
@@ -194,6 +264,70 @@ pub(crate) const F: [f64; LAYERS + 1] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn same_fast_path(bits: u64) {
+        let (a, b) = (fast(bits), fast_plain(bits));
+        assert_eq!(
+            a.map(f64::to_bits),
+            b.map(f64::to_bits),
+            "word {bits:#018x}"
+        );
+    }
+
+    /// The hosted fast path is the plain one bit for bit, where they could differ: at both ends of
+    /// every layer and sign and on both sides of each layer's threshold (the largest `u` that
+    /// stays on the fast path, found by bisection: `x` grows with `u`), with the unused bits 8‥10
+    /// set and clear.
+    #[test]
+    fn fast_path_is_the_plain_one_at_every_threshold() {
+        const U_END: u64 = 1 << 53;
+        for j in 0..2 * LAYERS as u64 {
+            for spare in [0, 0b111 << 8] {
+                let word = |u: u64| (u << 11) | spare | j;
+                // The first u that leaves the fast path (U_END if none does).
+                let (mut lo, mut hi) = (0, U_END);
+                if fast_plain(word(0)).is_none() {
+                    hi = 0;
+                }
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    if fast_plain(word(mid)).is_some() {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                for u in [0, 1, U_END - 1, hi.saturating_sub(2), hi.saturating_sub(1)]
+                    .into_iter()
+                    .chain((hi..U_END).take(2))
+                {
+                    same_fast_path(word(u));
+                }
+            }
+        }
+    }
+
+    /// The same on generator words, and whole draws (wedge and tail included) against draws
+    /// through the plain fast path.
+    #[test]
+    fn normal_draws_are_the_plain_ones() {
+        let mut words = Rng::new(5, 3);
+        for _ in 0..1 << 20 {
+            same_fast_path(words.next_u64());
+        }
+        let plain = |rng: &mut Rng| {
+            let bits = rng.next_u64();
+            fast_plain(bits).unwrap_or_else(|| {
+                let (z, at) = edge(rng.checkpoint(), rng.stream(), bits);
+                rng.restore(at);
+                z
+            })
+        };
+        let (mut a, mut b) = (Rng::new(11, 2), Rng::new(11, 2));
+        for _ in 0..1 << 20 {
+            assert_eq!(normal(&mut a).to_bits(), plain(&mut b).to_bits());
+        }
+    }
 
     fn f(x: f64) -> f64 {
         libm::exp(-0.5 * x * x)
