@@ -23,7 +23,7 @@ const TWO_M53: f64 = 1.0 / 9007199254740992.0;
 
 /// Draws one N(0, 1) variate.
 ///
-/// Consumes one `u64` per attempt (98.8 % of draws take one attempt and no other work than one or
+/// Consumes one `u64` per attempt (97.2 % of draws take one attempt and no other work than one or
 /// two multiplies, a table look-up and a compare): bits 0‥6 pick the layer `i`, bit 7 the sign,
 /// bits 11‥63 the 53-bit integer `u`; the abscissa is `x = (u·2⁻⁵³)·X[i]`, inside the layer's
 /// rectangle and under the curve when `x < X[i+1]` (`fast_plain`, the definition; hosted targets
