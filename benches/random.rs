@@ -2,13 +2,14 @@
 //! Box–Muller written here (the textbook alternative), and the `minibatch` helper at the
 //! Covertype scale (B = 100 of n = 581 012).
 //!
-//! Each normal benchmark draws 1000 normals from the same PCG32 stream ([`Rng`]), so the
+//! Each normal benchmark draws 1000 normals from the same PCG64-DXSM stream ([`Rng`]), so the
 //! per-normal cost is the reported time / 1000. Box–Muller is given both its outputs
 //! (`sqrt(−2 ln u₁)·(cos 2πu₂, sin 2πu₂)`) and comes in two builds: through `libm` (what a
 //! `no_std`, bit-reproducible library must use) and through `std`'s `f64::ln/cos/sin` (the
 //! platform libm: faster here, but not the same bits on every target).
 //!
-//! Run: `cargo bench --bench random`.
+//! Run: `cargo bench --bench random` (wall clock: on a shared machine `benches/cputime.rs`
+//! measures the same loops by the thread's CPU time).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sgsample::{minibatch, Rng};
