@@ -176,7 +176,7 @@ unsafe fn phase_enter<'a, T: Float, S>(
     let (core, pending) = unsafe {
         (
             core_ref::<T, S>(state),
-            (*core::ptr::addr_of!((*state.cast::<State<T>>()).pending)).as_ref(),
+            (*core::ptr::addr_of!((*state.cast::<State<T>>()).pending)).get(),
         )
     };
     Ok((fx, core, pending.ok_or(Error::IterationNotBegun)?))
@@ -258,7 +258,7 @@ unsafe fn begin<T: Float, S>(tag: u64, state: *mut S) -> Result<(), Error> {
     }
     pr.flags.store(0, Ordering::Release);
     // SAFETY: validated; the only reference to the pending slot.
-    unsafe { *core::ptr::addr_of_mut!((*st).pending) = Some(pending) };
+    unsafe { (*core::ptr::addr_of_mut!((*st).pending)).put(pending) };
     Ok(())
 }
 
