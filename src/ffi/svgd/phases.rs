@@ -616,7 +616,13 @@ unsafe fn batch_rows<T: Float, S>(
         return Err(Error::InvalidArgument);
     }
     let spans = fx.spans(state);
-    // SAFETY: checked non-null and aligned; `write_out` checks them against the state.
+    // Both outputs checked before either is written, so that an error writes nothing (`first`
+    // was written before `end` was refused; the fuzz target found it).
+    let outs = [Span::of(first, 1), Span::of(end, 1)];
+    if outs.iter().any(|o| spans.iter().any(|s| Span::overlaps(o, s))) {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: checked non-null, aligned and disjoint from the state and its buffers.
     unsafe {
         write_out(first, &spans, a)?;
         write_out(end, &spans, b)
