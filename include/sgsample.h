@@ -589,7 +589,8 @@ typedef struct sgs_svgd_info {
   double max_force;
   /**
    * KSD² of the particles at the start of the iteration, as `sgs_svgd_config.ksd` asks
-   * (the batch estimate may be negative; the KSD is its square root); NaN when off.
+   * (the batch estimate may be negative; the KSD is its square root); NaN when off, and
+   * for an iteration in phases with forces put in (`sgs_svgd_forces_put`).
    */
   double ksd_squared;
 } sgs_svgd_info;
@@ -2946,7 +2947,9 @@ sgs_status sgs_svgd_forces_get(const struct sgs_svgd *state,
  * seed: the slots must be untouched in this iteration. Like a batch range it then
  * computes those slots' moves (unless the KSD is on). Safe to call concurrently with
  * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
- * with `SGS_ERR_NON_FINITE`.
+ * with `SGS_ERR_NON_FINITE`. With the KSD on, the info of an iteration with forces put
+ * in reports `ksd_squared` NaN: the KSD needs every slot's position and gradient on
+ * this process.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
@@ -3161,7 +3164,9 @@ sgs_status sgs_svgd_forces_get_f32(const struct sgs_svgd_f32 *state,
  * seed: the slots must be untouched in this iteration. Like a batch range it then
  * computes those slots' moves (unless the KSD is on). Safe to call concurrently with
  * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
- * with `SGS_ERR_NON_FINITE`.
+ * with `SGS_ERR_NON_FINITE`. With the KSD on, the info of an iteration with forces put
+ * in reports `ksd_squared` NaN: the KSD needs every slot's position and gradient on
+ * this process.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,

@@ -107,7 +107,8 @@ pub struct sgs_svgd_info {
     /// Largest |φ_i| of the iteration.
     pub max_force: f64,
     /// KSD² of the particles at the start of the iteration, as `sgs_svgd_config.ksd` asks
-    /// (the batch estimate may be negative; the KSD is its square root); NaN when off.
+    /// (the batch estimate may be negative; the KSD is its square root); NaN when off, and
+    /// for an iteration in phases with forces put in (`sgs_svgd_forces_put`).
     pub ksd_squared: f64,
 }
 

@@ -1329,6 +1329,22 @@ impl<K> SvgdCore<K> {
         self.finish_with(pending, particles, ws, perm, ksd)
     }
 
+    /// [`finish`](Self::finish) for an iteration some of whose slots' forces were computed
+    /// elsewhere and put in (the C API's `forces_put`): those slots hold no positions or
+    /// gradients here, so there is no KSD to compute (NaN), rather than one from stale rows.
+    pub(crate) fn finish_without_ksd<T: Float>(
+        &mut self,
+        pending: &Pending<K::Prepared, T>,
+        particles: &mut [T],
+        ws: &mut [T],
+        perm: &[u32],
+    ) -> Result<SvgdInfo, Error>
+    where
+        K: Kernel<T>,
+    {
+        self.finish_with(pending, particles, ws, perm, f64::NAN)
+    }
+
     /// [`finish`](Self::finish) after the KSD, with its value `ksd`.
     #[inline(never)]
     fn finish_with<T: Float>(

@@ -537,6 +537,8 @@ unsafe fn finish<T: Float, S>(
         return Err(Error::IterationIncomplete);
     }
     let moved = pr.flags.load(Ordering::Acquire) == 0;
+    // Slots whose forces were put in have no gradients (nor, with the KSD on, positions) here.
+    let local = all(pr.grad, 0, fx.n);
     let st = state.cast::<State<T>>();
     // SAFETY: every slot is done, so no range call runs; the references above are no
     // longer used; the core, the pending iteration and the buffers are this call's alone.
@@ -558,7 +560,11 @@ unsafe fn finish<T: Float, S>(
         core.cancel(&pending);
         return Err(Error::NonFinite);
     }
-    let i = core.finish(&pending, xs, ws, perm)?;
+    let i = if local {
+        core.finish(&pending, xs, ws, perm)?
+    } else {
+        core.finish_without_ksd(&pending, xs, ws, perm)?
+    };
     // SAFETY: checked aligned and disjoint from the state and its buffers; NULL skips.
     unsafe { put(info, info_from(&i)) };
     Ok(())
@@ -730,7 +736,9 @@ macro_rules! phases_api {
         /// seed: the slots must be untouched in this iteration. Like a batch range it then
         /// computes those slots' moves (unless the KSD is on). Safe to call concurrently with
         /// the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
-        /// with `SGS_ERR_NON_FINITE`.
+        /// with `SGS_ERR_NON_FINITE`. With the KSD on, the info of an iteration with forces put
+        /// in reports `ksd_squared` NaN: the KSD needs every slot's position and gradient on
+        /// this process.
         ///
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
         /// `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
