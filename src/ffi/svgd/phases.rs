@@ -654,7 +654,10 @@ macro_rules! phases_api {
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
         /// (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
         /// are sequential), `SGS_ERR_INVALID_POSITION` (a particle made non-finite),
-        /// `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error nothing changed.
+        /// `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error the state, the particles
+        /// and the generator are unchanged; after `SGS_ERR_NON_FINITE` the index buffer and the
+        /// workspace's scratch hold the permutation drawn and the bandwidth's work (as after a
+        /// failed step).
         ///
         /// # Safety
         /// `state` must be a valid state whose buffers are alive.
