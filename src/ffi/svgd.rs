@@ -5,6 +5,9 @@ use super::common::*;
 use super::sgs_status;
 
 mod phases;
+// The phases' entry points are part of `sgsample::ffi` like every other C function (the fuzz
+// target calls them through it).
+pub use phases::*;
 use crate::error::{Error, Stop};
 use crate::float::Float;
 use crate::model::Gradient;
