@@ -1160,6 +1160,15 @@ static void hardening_cases(void) {
     }
 }
 
+/* Fills the stack below the caller's frame with non-zero bytes, so that a library call made next
+ * which stores an uninitialised temporary shows it. Called through a volatile pointer: not
+ * inlined, its stores not elided. */
+static void dirty_stack_impl(void) {
+    volatile unsigned char junk[16384];
+    for (size_t i = 0; i < sizeof junk; i++) junk[i] = (unsigned char)(0xA5u ^ i);
+}
+static void (*volatile dirty_stack)(void) = dirty_stack_impl;
+
 /* The iteration in phases: every misuse gets its own status and changes nothing; a callback
  * fault in a range, then cancel, leaves the system as before begin; forces computed by one
  * system and put into another (the MPI pattern) give the same step. N = 8, p = 4: 2 batches. */
@@ -1401,6 +1410,58 @@ static void svgd_phase_cases(void) {
         ok &= sgs_svgd_batches_range_f32(&s, 0, 2) == SGS_OK && sgs_svgd_finish_f32(&s, NULL) == SGS_OK;
         ok &= sgs_svgd_cancel_f32(&s) == SGS_ERR_ITERATION_NOT_BEGUN;
         expect("svgd f32 phases: begin, ranges, overlap refused, finish", ok, NULL);
+    }
+    /* Regressions of what the fuzz target found (fuzz/artifacts-found/). */
+    /* cancel and a failing finish leave the state byte for byte as before begin even with garbage
+     * on the stack below the caller: the pending iteration was an Option whose None was stored
+     * from an uninitialised temporary, stack bytes (addresses included) and all. */
+    {
+        sfix g;
+        sfix_init(&g, c0);
+        ssnap(&g);
+        int ok = sgs_svgd_begin(&g.s) == SGS_OK && sgs_svgd_gradients_range(&g.s, 0, SN) == SGS_OK;
+        dirty_stack();
+        ok &= sgs_svgd_cancel(&g.s) == SGS_OK;
+        expect("svgd cancel after garbage on the stack: the state's bytes as before begin", ok && ssame_system(&g, &c0),
+               NULL);
+        double phi[SN * SD];
+        for (size_t k = 0; k < SN * SD; k++) phi[k] = NAN;
+        ok = sgs_svgd_begin(&g.s) == SGS_OK && sgs_svgd_forces_put(&g.s, 0, SN, phi, SN * SD) == SGS_OK;
+        dirty_stack();
+        int32_t st = sgs_svgd_finish(&g.s, NULL);
+        expect_status("svgd finish (NaN forces) after garbage on the stack: the state's bytes as before begin", st,
+                      SGS_ERR_NON_FINITE, ok && ssame_system(&g, &c0));
+    }
+    /* batch_rows wrote *first before refusing an `end` inside the workspace. */
+    {
+        size_t fa = 12345;
+        ssnap(&f);
+        CASE("svgd batch rows: end inside the workspace, first not written",
+             sgs_svgd_batch_rows(&f.s, 1, &fa, (size_t *)(void *)(f.ws + 2)), SGS_ERR_INVALID_ARGUMENT,
+             ssame(&f) && fa == 12345);
+    }
+    /* KSD on, every force put in from another system: the particles and the info are the step's
+     * but the KSD, which needs every slot's position and gradient here: NaN (it was computed from
+     * the previous iteration's rows). */
+    {
+        sgs_svgd_config ck = c0;
+        ck.ksd = SGS_KSD_FULL;
+        sfix A, B, T;
+        sfix_init(&A, ck);
+        sfix_init(&B, ck);
+        sfix_init(&T, ck);
+        double phi[SN * SD];
+        sgs_svgd_info ia, ib, it;
+        int ok = sgs_svgd_begin(&A.s) == SGS_OK && sgs_svgd_gradients_range(&A.s, 0, SN) == SGS_OK &&
+                 sgs_svgd_batches_range(&A.s, 0, 2) == SGS_OK &&
+                 sgs_svgd_forces_get(&A.s, 0, SN, phi, SN * SD) == SGS_OK && sgs_svgd_begin(&B.s) == SGS_OK &&
+                 sgs_svgd_forces_put(&B.s, 0, SN, phi, SN * SD) == SGS_OK && sgs_svgd_finish(&A.s, &ia) == SGS_OK &&
+                 sgs_svgd_finish(&B.s, &ib) == SGS_OK && sgs_svgd_step(&T.s, &it) == SGS_OK;
+        ok &= memcmp(&ia, &it, sizeof ia) == 0 && memcmp(B.x, T.x, sizeof B.x) == 0 &&
+              ib.iteration == it.iteration && ib.interactions == it.interactions &&
+              ib.mean_force == it.mean_force && ib.max_force == it.max_force && !isnan(it.ksd_squared) &&
+              isnan(ib.ksd_squared);
+        expect("svgd KSD on, all forces put in: the step's particles and info, ksd_squared NaN", ok, NULL);
     }
 }
 
