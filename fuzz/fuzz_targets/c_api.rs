@@ -2527,6 +2527,9 @@ fn phase_finish<V: PhaseApi>(cx: &mut Ctx, state: Option<usize>, me: Option<usiz
     let same_input = parts.as_deref() == Some(&p.particles_before[..]);
     if let (Some((es, ep, ei)), true, true, true) = (&p.expected, p.pure, impure() == p.epoch, same_input) {
         assert_eq!(s, *es, "finish returned {s}, the twin's step {es}");
+        if trace() {
+            eprintln!("finish compared with the twin's step: {s}");
+        }
         if s == 0 {
             assert!(cx.bytes()[po.0..po.1] == ep[..], "finish moved the particles unlike the twin's step");
             if !ip.is_null() {
