@@ -1777,6 +1777,58 @@ static void mass_status_cases(void) {
     }
 }
 
+/* σ far outside the float type's range (σ² overflows): the window's estimate k = σ²·v̂ cannot be
+ * held as a number of the coordinate type, so it is not applied (k stays 1). It used to become
+ * k = ∞, m = 0: the getter read ∞ (a momentum standard deviation σ/√k of 0), every later iteration
+ * was divergent (0·∞ = NaN proposals), and in the non-reversible variant the next window's
+ * rescaling (m_new/m = 0/0) made the persistent momentum NaN. (With such a σ the chain barely
+ * moves with or without a mass matrix: ε/σ² is 0.) Found by the fuzz target's inverse-mass oracle
+ * (fuzz/artifacts-found/mass-sigma-*). */
+static void mass_extreme_sigma_cases(void) {
+    /* Reversible with one slow window; non-reversible with Stan's several (warm-up 200). */
+    const uint64_t warmups[2] = {MASS_WARMUP, 200};
+    for (uint32_t variant = 0; variant < 2; variant++) {
+        sgs_amagold s = {{0}};
+        double ws[WMASS], k[D] = {0.0, 0.0}, x[D], r[D];
+        prog p;
+        memset(&p, 0, sizeof p);
+        sgs_amagold_config c = mass_config();
+        c.momentum_sd = 1e300;
+        c.variant = variant;
+        c.warmup = warmups[variant];
+        uint64_t div0 = 0, div1 = 0, n = warmups[variant] + 20;
+        int32_t st = sgs_amagold_init(&s, &c, THETA0, D, ws, WMASS, prog_energy, prog_gradient, &p);
+        for (uint64_t i = 0; i < n - 20; i++) st |= sgs_amagold_step(&s, NULL);
+        st |= sgs_amagold_divergences(&s, &div0);
+        for (int i = 0; i < 20; i++) st |= sgs_amagold_step(&s, NULL);
+        st |= sgs_amagold_divergences(&s, &div1) | sgs_amagold_inverse_mass(&s, k, D) |
+              sgs_amagold_position(&s, x, D) | sgs_amagold_momentum(&s, r, D);
+        expect(variant ? "mass: sigma 1e300, non-reversible, several windows -> k = 1, momentum finite"
+                       : "mass: sigma 1e300 -> the estimate is not applied (k = 1), not every iteration divergent",
+               st == SGS_OK && k[0] == 1.0 && k[1] == 1.0 && div1 - div0 < 20 && isfinite(x[0]) && isfinite(x[1]) &&
+                   isfinite(r[0]) && isfinite(r[1]),
+               NULL);
+    }
+
+    sgs_amagold_f32 sf = {{0}};
+    float wsf[WMASS], kf[D] = {0.0f, 0.0f}, xf[D];
+    const float th0f[D] = {0.5f, -0.25f};
+    prog p;
+    memset(&p, 0, sizeof p);
+    sgs_amagold_config c = mass_config();
+    c.momentum_sd = 1e30; /* σ² = 1e60 overflows float */
+    uint64_t div0 = 0, div1 = 0;
+    int32_t st = sgs_amagold_init_f32(&sf, &c, th0f, D, wsf, WMASS, prog_energy_f32, prog_gradient_f32, &p);
+    for (int i = 0; i < MASS_WINDOW_END; i++) st |= sgs_amagold_step_f32(&sf, NULL);
+    st |= sgs_amagold_divergences_f32(&sf, &div0);
+    for (int i = 0; i < 20; i++) st |= sgs_amagold_step_f32(&sf, NULL);
+    st |= sgs_amagold_divergences_f32(&sf, &div1) | sgs_amagold_inverse_mass_f32(&sf, kf, D) |
+          sgs_amagold_position_f32(&sf, xf, D);
+    expect("mass f32: sigma 1e30 -> the estimate is not applied (k = 1), not every iteration divergent",
+           st == SGS_OK && kf[0] == 1.0f && kf[1] == 1.0f && div1 - div0 < 20 && isfinite(xf[0]) && isfinite(xf[1]),
+           NULL);
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -1793,6 +1845,7 @@ int main(void) {
     stats_cases();
     mass_cases();
     mass_status_cases();
+    mass_extreme_sigma_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
