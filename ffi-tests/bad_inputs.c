@@ -1178,6 +1178,10 @@ static void svgd_phase_cases(void) {
          ssame(&f));
     CASE("svgd forces put before begin", sgs_svgd_forces_put(&f.s, 0, 4, out, 8), SGS_ERR_ITERATION_NOT_BEGUN,
          ssame(&f));
+    CASE("svgd moves get before begin", sgs_svgd_moves_get(&f.s, 0, 4, out, 8), SGS_ERR_ITERATION_NOT_BEGUN,
+         ssame(&f));
+    CASE("svgd moves put before begin", sgs_svgd_moves_put(&f.s, 0, 1, out, 3 * SD), SGS_ERR_ITERATION_NOT_BEGUN,
+         ssame(&f));
     CASE("svgd finish before begin", sgs_svgd_finish(&f.s, &info), SGS_ERR_ITERATION_NOT_BEGUN, ssame(&f));
     CASE("svgd cancel before begin", sgs_svgd_cancel(&f.s), SGS_ERR_ITERATION_NOT_BEGUN, ssame(&f));
     CASE("svgd num batches", sgs_svgd_num_batches(&f.s, &nb), SGS_OK, ssame(&f) && nb == 2);
@@ -1242,6 +1246,35 @@ static void svgd_phase_cases(void) {
     CASE("svgd forces get: out one short", sgs_svgd_forces_get(&f.s, 0, 4, out, 7), SGS_ERR_OUTPUT_TOO_SMALL,
          ssame(&f));
     CASE("svgd forces get: out NULL", sgs_svgd_forces_get(&f.s, 0, 4, NULL, 8), SGS_ERR_NULL_POINTER, ssame(&f));
+    {
+        /* Moved rows (AdaGrad: position, history, force; 3·d values per slot). */
+        size_t w = 0;
+        double mv[3 * SN * SD];
+        CASE("svgd move width (AdaGrad: 3d)", sgs_svgd_move_width(&f.s, &w), SGS_OK, ssame(&f) && w == 3 * SD);
+        CASE("svgd moves get of slots not computed", sgs_svgd_moves_get(&f.s, 4, 8, mv, 3 * 4 * SD),
+             SGS_ERR_ITERATION_INCOMPLETE, ssame(&f));
+        CASE("svgd moves get: out one short", sgs_svgd_moves_get(&f.s, 0, 4, mv, 3 * 4 * SD - 1),
+             SGS_ERR_OUTPUT_TOO_SMALL, ssame(&f));
+        CASE("svgd moves get: out inside the workspace", sgs_svgd_moves_get(&f.s, 0, 4, f.ws + 1, 3 * 4 * SD),
+             SGS_ERR_INVALID_ARGUMENT, ssame(&f));
+        CASE("svgd moves get: out NULL", sgs_svgd_moves_get(&f.s, 0, 4, NULL, 3 * 4 * SD), SGS_ERR_NULL_POINTER,
+             ssame(&f));
+        CASE("svgd moves get: range reversed", sgs_svgd_moves_get(&f.s, 4, 0, mv, 3 * 4 * SD),
+             SGS_ERR_INVALID_RANGE, ssame(&f));
+        CASE("svgd moves get: range past N", sgs_svgd_moves_get(&f.s, 0, SN + 1, mv, 3 * (SN + 1) * SD),
+             SGS_ERR_RANGE_OUT_OF_BOUNDS, ssame(&f));
+        CASE("svgd moves put into computed slots", sgs_svgd_moves_put(&f.s, 0, 4, mv, 3 * 4 * SD),
+             SGS_ERR_RANGE_OVERLAP, ssame(&f));
+        CASE("svgd moves put: length one short", sgs_svgd_moves_put(&f.s, 4, 8, mv, 3 * 4 * SD - 1),
+             SGS_ERR_LENGTH_MISMATCH, ssame(&f));
+        CASE("svgd moves put: the forces' length", sgs_svgd_moves_put(&f.s, 4, 8, mv, 4 * SD),
+             SGS_ERR_LENGTH_MISMATCH, ssame(&f));
+        CASE("svgd moves put: input inside the workspace", sgs_svgd_moves_put(&f.s, 4, 8, f.ws + 1, 3 * 4 * SD),
+             SGS_ERR_INVALID_ARGUMENT, ssame(&f));
+        CASE("svgd moves put: input NULL", sgs_svgd_moves_put(&f.s, 4, 8, NULL, 3 * 4 * SD), SGS_ERR_NULL_POINTER,
+             ssame(&f));
+        CASE("svgd move width: out NULL", sgs_svgd_move_width(&f.s, NULL), SGS_ERR_NULL_POINTER, ssame(&f));
+    }
     CASE("svgd finish with batch 1 missing", sgs_svgd_finish(&f.s, &info), SGS_ERR_ITERATION_INCOMPLETE,
          ssame(&f));
     CASE("svgd batches range 1..2", sgs_svgd_batches_range(&f.s, 1, 2), SGS_OK, 1);
@@ -1293,6 +1326,63 @@ static void svgd_phase_cases(void) {
         ok &= ssame_system(&B, &c0) && sgs_svgd_begin(&B.s) == SGS_OK && sgs_svgd_cancel(&B.s) == SGS_OK;
         expect_status("svgd finish after a NaN force was put in: non-finite, nothing moved", st,
                       SGS_ERR_NON_FINITE, ok);
+    }
+    /* Moved rows shared between two systems: each computes one batch, takes the other's moves
+     * (no arithmetic), and both equal the serial step; with AdaGrad and with a constant rule
+     * (2·d values per slot); a NaN put in fails finish with nothing moved. */
+    for (int rule = 0; rule < 2; rule++) {
+        sgs_svgd_config cm = c0;
+        if (rule) cm.step_rule = SGS_STEP_RULE_CONSTANT;
+        sfix A, B, T;
+        sfix_init(&A, cm);
+        sfix_init(&B, cm);
+        sfix_init(&T, cm);
+        size_t w = 0;
+        double ma[3 * SN * SD], mb[3 * SN * SD];
+        sgs_svgd_info ia, ib, it;
+        int ok = sgs_svgd_move_width(&A.s, &w) == SGS_OK && w == (rule ? 2 : 3) * SD;
+        for (int k = 0; k < 3 && ok; k++) {
+            size_t h = 4 * w; /* one batch of 4 slots */
+            ok &= sgs_svgd_begin(&A.s) == SGS_OK && sgs_svgd_begin(&B.s) == SGS_OK &&
+                  sgs_svgd_gradients_range(&A.s, 0, 4) == SGS_OK && sgs_svgd_batches_range(&A.s, 0, 1) == SGS_OK &&
+                  sgs_svgd_gradients_range(&B.s, 4, 8) == SGS_OK && sgs_svgd_batches_range(&B.s, 1, 2) == SGS_OK &&
+                  sgs_svgd_moves_get(&A.s, 0, 4, ma, h) == SGS_OK && sgs_svgd_moves_get(&B.s, 4, 8, mb, h) == SGS_OK &&
+                  sgs_svgd_moves_put(&A.s, 4, 8, mb, h) == SGS_OK && sgs_svgd_moves_put(&B.s, 0, 4, ma, h) == SGS_OK &&
+                  sgs_svgd_finish(&A.s, &ia) == SGS_OK && sgs_svgd_finish(&B.s, &ib) == SGS_OK &&
+                  sgs_svgd_step(&T.s, &it) == SGS_OK && memcmp(&ia, &it, sizeof ia) == 0 &&
+                  memcmp(&ib, &it, sizeof ib) == 0 && memcmp(A.x, T.x, sizeof A.x) == 0 &&
+                  memcmp(B.x, T.x, sizeof B.x) == 0;
+            /* The AdaGrad history came across too: the next iteration still agrees. */
+        }
+        expect(rule ? "svgd moves exchanged between two systems (constant rule, 3 iterations) == step"
+                    : "svgd moves exchanged between two systems (AdaGrad, 3 iterations) == step",
+               ok, NULL);
+        ssnap(&B);
+        ok = sgs_svgd_begin(&B.s) == SGS_OK && sgs_svgd_gradients_range(&B.s, 4, 8) == SGS_OK &&
+             sgs_svgd_batches_range(&B.s, 1, 2) == SGS_OK;
+        ma[2] = NAN; /* any one value: a new position, a history or a force */
+        ok &= sgs_svgd_moves_put(&B.s, 0, 4, ma, 4 * w) == SGS_OK;
+        int32_t st = sgs_svgd_finish(&B.s, &ib);
+        ok &= ssame_system(&B, &cm);
+        expect_status(rule ? "svgd finish after a NaN move was put in (constant rule): nothing moved"
+                           : "svgd finish after a NaN move was put in (AdaGrad): nothing moved",
+                      st, SGS_ERR_NON_FINITE, ok);
+    }
+    /* With the KSD on the moves are made in finish: no moves to get or put. */
+    {
+        sgs_svgd_config ck = c0;
+        ck.ksd = SGS_KSD_FULL;
+        sfix K;
+        sfix_init(&K, ck);
+        double mv[3 * SN * SD];
+        int ok = sgs_svgd_begin(&K.s) == SGS_OK && sgs_svgd_gradients_range(&K.s, 0, SN) == SGS_OK &&
+                 sgs_svgd_batches_range(&K.s, 0, 2) == SGS_OK;
+        ssnap(&K);
+        CASE("svgd moves get with the KSD on", sgs_svgd_moves_get(&K.s, 0, 4, mv, 3 * 4 * SD), SGS_ERR_INVALID_OPTION,
+             ok && ssame(&K));
+        CASE("svgd moves put with the KSD on", sgs_svgd_moves_put(&K.s, 0, 4, mv, 3 * 4 * SD),
+             SGS_ERR_INVALID_OPTION, ssame(&K));
+        CASE("svgd finish with the KSD on", sgs_svgd_finish(&K.s, NULL), SGS_OK, 1);
     }
     /* The float functions follow the same bookkeeping. */
     {

@@ -2967,6 +2967,64 @@ sgs_status sgs_svgd_forces_put(const struct sgs_svgd *state,
                                size_t forces_len);
 
 /**
+ * Copies the moves of slots `first .. end−1` (computed by batch ranges, or put in)
+ * into `out` (capacity `out_len` ≥ `(end − first)·w`, `w` from `…_move_width`), in
+ * blocks of `(end − first)·d` values in slot order: their particles' new positions,
+ * their new AdaGrad histories (AdaGrad only), their forces. What an MPI rank sends to
+ * the others so that they need not compute these moves again (`…_moves_put`). Safe to
+ * call concurrently with the other range calls.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+ * `SGS_ERR_INVALID_OPTION` (the KSD is on: the moves are made in `…_finish`, share
+ * forces instead), `SGS_ERR_ITERATION_INCOMPLETE` (a slot not computed yet),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or a buffer),
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * As for the gradients range; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_svgd_moves_get(const struct sgs_svgd *state,
+                              size_t first,
+                              size_t end,
+                              double *out,
+                              size_t out_len);
+
+/**
+ * Supplies the moves of slots `first .. end−1` (`moves`: exactly `(end − first)·w`
+ * values laid out as `…_moves_get` writes them) computed elsewhere, e.g. by another
+ * MPI rank with the same seed: the slots must be untouched in this iteration. A copy
+ * and a finiteness check, no arithmetic: cheaper than `…_forces_put`, which computes
+ * the moves again, at `w/d` times the values sent. Safe to call concurrently with the
+ * other range calls for disjoint ranges. A non-finite value makes `…_finish` fail with
+ * `SGS_ERR_NON_FINITE`, as it would have on the process that computed it.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+ * `SGS_ERR_INVALID_OPTION` (the KSD is on), `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * overlapping the state or a buffer), `SGS_ERR_LENGTH_MISMATCH`,
+ * `SGS_ERR_RANGE_OVERLAP` (a slot already taken).
+ *
+ * # Safety
+ * As for the gradients range; `moves` valid for `moves_len` elements.
+ */
+sgs_status sgs_svgd_moves_put(const struct sgs_svgd *state,
+                              size_t first,
+                              size_t end,
+                              const double *moves,
+                              size_t moves_len);
+
+/**
+ * Writes `w`, the values per slot that `…_moves_get` and `…_moves_put` carry, to
+ * `*width`: `3·d` with AdaGrad (position, history, force), `2·d` without. Statuses as
+ * for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `width` valid for a write.
+ */
+sgs_status sgs_svgd_move_width(const struct sgs_svgd *state, size_t *width);
+
+/**
  * Ends the iteration begun: checks that every slot's force was computed or supplied and
  * that every new value the ranges computed is finite, then moves all particles (all or
  * nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
@@ -3122,6 +3180,64 @@ sgs_status sgs_svgd_forces_put_f32(const struct sgs_svgd_f32 *state,
                                    size_t end,
                                    const float *forces,
                                    size_t forces_len);
+
+/**
+ * Copies the moves of slots `first .. end−1` (computed by batch ranges, or put in)
+ * into `out` (capacity `out_len` ≥ `(end − first)·w`, `w` from `…_move_width`), in
+ * blocks of `(end − first)·d` values in slot order: their particles' new positions,
+ * their new AdaGrad histories (AdaGrad only), their forces. What an MPI rank sends to
+ * the others so that they need not compute these moves again (`…_moves_put`). Safe to
+ * call concurrently with the other range calls.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+ * `SGS_ERR_INVALID_OPTION` (the KSD is on: the moves are made in `…_finish`, share
+ * forces instead), `SGS_ERR_ITERATION_INCOMPLETE` (a slot not computed yet),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or a buffer),
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * As for the gradients range; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_svgd_moves_get_f32(const struct sgs_svgd_f32 *state,
+                                  size_t first,
+                                  size_t end,
+                                  float *out,
+                                  size_t out_len);
+
+/**
+ * Supplies the moves of slots `first .. end−1` (`moves`: exactly `(end − first)·w`
+ * values laid out as `…_moves_get` writes them) computed elsewhere, e.g. by another
+ * MPI rank with the same seed: the slots must be untouched in this iteration. A copy
+ * and a finiteness check, no arithmetic: cheaper than `…_forces_put`, which computes
+ * the moves again, at `w/d` times the values sent. Safe to call concurrently with the
+ * other range calls for disjoint ranges. A non-finite value makes `…_finish` fail with
+ * `SGS_ERR_NON_FINITE`, as it would have on the process that computed it.
+ *
+ * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+ * `SGS_ERR_INVALID_OPTION` (the KSD is on), `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * overlapping the state or a buffer), `SGS_ERR_LENGTH_MISMATCH`,
+ * `SGS_ERR_RANGE_OVERLAP` (a slot already taken).
+ *
+ * # Safety
+ * As for the gradients range; `moves` valid for `moves_len` elements.
+ */
+sgs_status sgs_svgd_moves_put_f32(const struct sgs_svgd_f32 *state,
+                                  size_t first,
+                                  size_t end,
+                                  const float *moves,
+                                  size_t moves_len);
+
+/**
+ * Writes `w`, the values per slot that `…_moves_get` and `…_moves_put` carry, to
+ * `*width`: `3·d` with AdaGrad (position, history, force), `2·d` without. Statuses as
+ * for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `width` valid for a write.
+ */
+sgs_status sgs_svgd_move_width_f32(const struct sgs_svgd_f32 *state, size_t *width);
 
 /**
  * Ends the iteration begun: checks that every slot's force was computed or supplied and

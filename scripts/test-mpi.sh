@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The MPI examples (examples-c/mpi/, MPICH, built with mpicc) on 1, 2 and 4 ranks of this machine
-# (oversubscribed, loopback): RBM-SVGD with the batches split across ranks is bit-identical to
-# the serial run for every rank count (including counts that do not divide the batches, and more
+# (oversubscribed, loopback): RBM-SVGD with the batches split across ranks (sharing moved rows,
+# and sharing forces) is bit-identical to the serial run for every rank count (including counts that do not divide the batches, and more
 # ranks than batches), on the cheap and the expensive model; a rank whose callback aborts makes
 # every rank return the same status with the particles as before the iteration; multi-chain
 # AMAGOLD (one chain per rank) equals the serial chains of the same streams and its pooled
@@ -29,6 +29,9 @@ done
 check "svgd-logistic-d55-N256-2-ranks" bit_identical 2 --model logistic --n 256 --p 8 --iters 3
 check "svgd-4-ranks-3-batches-one-rank-idle" bit_identical 4 --n 24 --p 8 --iters 4
 check "svgd-full-p-eq-N-2-ranks" bit_identical 2 --n 64 --p 64 --iters 4
+# Sharing forces instead of moved rows (every rank computes every move): the same bits.
+check "svgd-share-forces-mixture-3-ranks" bit_identical 3 --n 1001 --d 2 --p 8 --iters 6 --share forces
+check "svgd-share-forces-logistic-2-ranks" bit_identical 2 --model logistic --n 256 --p 8 --iters 3 --share forces
 check "svgd-rank-1-aborts-2-ranks" bit_identical 2 --n 300 --p 8 --iters 5 --abort-rank 1 --abort-iter 3
 check "svgd-rank-3-aborts-4-ranks" bit_identical 4 --n 300 --p 8 --iters 5 --abort-rank 3 --abort-iter 2
 for r in 1 2 4; do

@@ -2,10 +2,13 @@
  *
  * Every rank holds all N positions and the same system (same seed). Per iteration every rank
  * begins the iteration (the same permutation everywhere: it comes from the shared generator),
- * computes the gradients and forces of its own batches (a contiguous run of permutation slots),
- * and one MPI_Allgatherv shares the forces of every rank's slots together with each rank's
- * status; then every rank puts the others' forces in and finishes, moving all particles the
- * same way. The batches are split as evenly as they go: rank r takes batches
+ * computes the gradients, forces and moves of its own batches (a contiguous run of permutation
+ * slots), and one MPI_Allgatherv shares the moved rows of every rank's slots (new positions, new
+ * AdaGrad histories, forces: sgs_svgd_moves_get) together with each rank's status; then every
+ * rank puts the others' moved rows in (sgs_svgd_moves_put: a copy, no arithmetic) and finishes,
+ * moving all particles the same way. With --share forces the ranks send only the forces
+ * (a third of the values with AdaGrad) and every rank computes every move itself
+ * (sgs_svgd_forces_get/put): the choice for a slow network, or with the KSD on. The batches are split as evenly as they go: rank r takes batches
  * [r*B/R, (r+1)*B/R) of the B = floor(N/p), so any rank count works (ranks beyond B get none).
  * If any rank's callback fails, every rank cancels the iteration and returns the same status
  * (the first failing rank's), with the particles, history and generator as before it.
@@ -16,7 +19,7 @@
  *   mpiexec -n 2 ./svgd_mpi --allgather 1000000     # the exchange alone, 1e6 doubles
  *
  * Options: --model mixture|logistic, --n N, --d d (mixture only; logistic has d = 55), --p p,
- * --iters K, --check, --bench, --abort-rank r --abort-iter k. Exit status 0 when every check
+ * --iters K, --share moves|forces, --check, --bench, --abort-rank r --abort-iter k. Exit status 0 when every check
  * passed. */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include <mpi.h>
@@ -45,7 +48,7 @@ typedef struct {
     size_t b0, b1;   /* this rank's batches */
     size_t *first;   /* first slot of every rank */
     size_t *end;     /* end slot of every rank */
-    int *counts;     /* doubles every rank sends: its slots' forces, then its status */
+    int *counts;     /* doubles every rank sends: its slots' moved rows or forces, then its status */
     int *displs;
 } split;
 
@@ -55,7 +58,8 @@ static size_t slot_of(const sgs_svgd *s, size_t batch, size_t nb, size_t n) {
     return a;
 }
 
-static int make_split(const sgs_svgd *s, int rank, int size, size_t n, size_t d, split *sp) {
+/* `w`: values per slot sent (the move width, or d when sharing forces). */
+static int make_split(const sgs_svgd *s, int rank, int size, size_t n, size_t w, split *sp) {
     size_t nb = 0;
     if (sgs_svgd_num_batches(s, &nb) != SGS_OK) return 0;
     sp->first = malloc((size_t)size * sizeof(size_t));
@@ -68,7 +72,7 @@ static int make_split(const sgs_svgd *s, int rank, int size, size_t n, size_t d,
         size_t b0 = (size_t)r * nb / (size_t)size, b1 = (size_t)(r + 1) * nb / (size_t)size;
         sp->first[r] = slot_of(s, b0, nb, n);
         sp->end[r] = slot_of(s, b1, nb, n);
-        sp->counts[r] = (int)((sp->end[r] - sp->first[r]) * d + 1);
+        sp->counts[r] = (int)((sp->end[r] - sp->first[r]) * w + 1);
         sp->displs[r] = off;
         off += sp->counts[r];
         if (r == rank) sp->b0 = b0, sp->b1 = b1;
@@ -83,21 +87,25 @@ static double thread_cpu(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* This rank's CPU seconds, summed over iterations: begin; its own ranges; the others' forces put
+/* This rank's CPU seconds, summed over iterations: begin; its own ranges; the others' rows put
  * in and finish (the part every rank does for all N); and the wall time of the exchange. */
 static double cpu_begin, cpu_ranges, cpu_put_finish, wall_exchange;
 
-/* One iteration across the ranks; every rank returns the same status. */
-static int32_t mpi_iteration(sgs_svgd *s, int rank, int size, const split *sp, size_t d, double *send,
+/* Share moved rows (1) or forces (0). */
+static int share_moves = 1;
+
+/* One iteration across the ranks; every rank returns the same status. `w`: values per slot sent. */
+static int32_t mpi_iteration(sgs_svgd *s, int rank, int size, const split *sp, size_t w, double *send,
                              double *recv, sgs_svgd_info *info) {
     double c0 = thread_cpu();
     int32_t st = sgs_svgd_begin(s);
     if (st != SGS_OK) return st; /* deterministic: the same on every rank */
     double c1 = thread_cpu();
-    size_t a = sp->first[rank], e = sp->end[rank], len = (e - a) * d;
+    size_t a = sp->first[rank], e = sp->end[rank], len = (e - a) * w;
     int32_t local = sgs_svgd_gradients_range(s, a, e);
     if (local == SGS_OK) local = sgs_svgd_batches_range(s, sp->b0, sp->b1);
-    if (local == SGS_OK && len > 0) local = sgs_svgd_forces_get(s, a, e, send, len);
+    if (local == SGS_OK && len > 0)
+        local = share_moves ? sgs_svgd_moves_get(s, a, e, send, len) : sgs_svgd_forces_get(s, a, e, send, len);
     send[len] = (double)local;
     double c2 = thread_cpu(), w2 = MPI_Wtime();
     MPI_Allgatherv(send, sp->counts[rank], MPI_DOUBLE, recv, sp->counts, sp->displs, MPI_DOUBLE, MPI_COMM_WORLD);
@@ -113,7 +121,9 @@ static int32_t mpi_iteration(sgs_svgd *s, int rank, int size, const split *sp, s
     for (int r = 0; r < size; r++) {
         size_t rl = (size_t)sp->counts[r] - 1;
         if (r == rank || rl == 0) continue;
-        st = sgs_svgd_forces_put(s, sp->first[r], sp->end[r], recv + sp->displs[r], rl);
+        const double *rows = recv + sp->displs[r];
+        st = share_moves ? sgs_svgd_moves_put(s, sp->first[r], sp->end[r], rows, rl)
+                         : sgs_svgd_forces_put(s, sp->first[r], sp->end[r], rows, rl);
         if (st != SGS_OK) {
             sgs_svgd_cancel(s);
             return st;
@@ -175,6 +185,14 @@ int main(int argc, char **argv) {
         else if (i + 1 < argc && !strcmp(argv[i], "--d")) d = strtoul(argv[++i], NULL, 10);
         else if (i + 1 < argc && !strcmp(argv[i], "--p")) p = strtoul(argv[++i], NULL, 10);
         else if (i + 1 < argc && !strcmp(argv[i], "--iters")) iters = strtoul(argv[++i], NULL, 10);
+        else if (i + 1 < argc && !strcmp(argv[i], "--share")) {
+            const char *v = argv[++i];
+            if (strcmp(v, "moves") && strcmp(v, "forces")) {
+                if (rank == 0) fprintf(stderr, "--share takes moves or forces\n");
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+            share_moves = !strcmp(v, "moves");
+        }
         else if (i + 1 < argc && !strcmp(argv[i], "--abort-rank")) abort_rank = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--abort-iter")) abort_iter = atol(argv[++i]);
         else {
@@ -196,8 +214,7 @@ int main(int argc, char **argv) {
     size_t len = sgs_svgd_workspace_len(n, d, &cfg);
     double *x = malloc(n * d * sizeof *x), *ws = malloc(len * sizeof *ws);
     uint32_t *idx = malloc(n * sizeof *idx);
-    double *send = malloc((n * d + 1) * sizeof *send), *recv = malloc((n * d + (size_t)size) * sizeof *recv);
-    if (!x || !ws || !idx || !send || !recv) MPI_Abort(MPI_COMM_WORLD, 1);
+    if (!x || !ws || !idx) MPI_Abort(MPI_COMM_WORLD, 1);
     start_particles(x, n, d);
     sgs_svgd s;
     memset(&s, 0, sizeof s);
@@ -206,8 +223,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rank %d: init: %s\n", rank, sgs_status_str(st));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    size_t w = d;
+    if (share_moves && sgs_svgd_move_width(&s, &w) != SGS_OK) MPI_Abort(MPI_COMM_WORLD, 1);
+    double *send = malloc((n * w + 1) * sizeof *send), *recv = malloc((n * w + (size_t)size) * sizeof *recv);
+    if (!send || !recv) MPI_Abort(MPI_COMM_WORLD, 1);
     split sp;
-    if (!make_split(&s, rank, size, n, d, &sp)) MPI_Abort(MPI_COMM_WORLD, 1);
+    if (!make_split(&s, rank, size, n, w, &sp)) MPI_Abort(MPI_COMM_WORLD, 1);
 
     /* The serial twin on rank 0 (check mode): same system, stepped with sgs_svgd_step. */
     double *tx = NULL, *tws = NULL;
@@ -231,7 +252,7 @@ int main(int argc, char **argv) {
              * and keep its pre-iteration particles (compared with the twin, which has not yet
              * stepped this iteration). */
             f.abort_now = rank == abort_rank;
-            st = mpi_iteration(&s, rank, size, &sp, d, send, recv, &info);
+            st = mpi_iteration(&s, rank, size, &sp, w, send, recv, &info);
             f.abort_now = 0;
             int32_t all[64] = {0};
             MPI_Gather(&st, 1, MPI_INT32_T, all, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
@@ -246,7 +267,7 @@ int main(int argc, char **argv) {
             }
         }
         double t0 = MPI_Wtime();
-        st = mpi_iteration(&s, rank, size, &sp, d, send, recv, &info);
+        st = mpi_iteration(&s, rank, size, &sp, w, send, recv, &info);
         times[k] = MPI_Wtime() - t0;
         if (st != SGS_OK) {
             fprintf(stderr, "rank %d: iteration %zu: %s\n", rank, k, sgs_status_str(st));
@@ -269,8 +290,8 @@ int main(int argc, char **argv) {
         double mean = 0.0;
         for (size_t k = 0; k < n * d; k++) mean += x[k];
         mean /= (double)(n * d);
-        printf("svgd_mpi: %d rank(s), model %s, N %zu, d %zu, p %zu, %zu iterations, mean coordinate %.6f\n",
-               size, model, n, d, p, iters, mean);
+        printf("svgd_mpi: %d rank(s), model %s, N %zu, d %zu, p %zu, %zu iterations, sharing %s, mean coordinate %.6f\n",
+               size, model, n, d, p, iters, share_moves ? "moves" : "forces", mean);
         printf("svgd_mpi: every rank holds rank 0's particles: %s\n", any ? "NO" : "yes");
         if (check) printf("svgd_mpi: bit-identical to the serial run: %s\n", any ? "NO" : "yes");
         if (bench && iters >= 1) {

@@ -1224,6 +1224,15 @@ impl<K> SvgdCore<K> {
         interactions
     }
 
+    /// Values per slot of a moved row ([`SvgdCore::move_range`]'s results, as the C API's
+    /// moves get and put carry them): the new position, the new history (AdaGrad only) and φ,
+    /// `d` values each.
+    #[cfg(feature = "ffi")]
+    pub(crate) fn move_width(&self) -> usize {
+        let blocks = if self.cfg.step_rule.has_history() { 3 } else { 2 };
+        self.d.saturating_mul(blocks)
+    }
+
     /// Whether the batch ranges (and forces put in from elsewhere) also compute the moves, so
     /// that [`finish`](Self::finish) only scatters them: always, except with the KSD on, which
     /// needs the slots' positions and gradients in `finish` (the rows the moves overwrite).

@@ -1,5 +1,6 @@
 //! An SVGD iteration in phases through the C ABI: `sgs_svgd_begin`, `…_gradients_range`,
-//! `…_batches_range`, `…_forces_get`/`…_forces_put` (for processes that share forces),
+//! `…_batches_range`, `…_forces_get`/`…_forces_put` or `…_moves_get`/`…_moves_put` (for
+//! processes that share forces, or the moves made from them),
 //! `…_finish`, `…_cancel`, and the range queries.
 //!
 //! # Concurrency
@@ -423,6 +424,99 @@ unsafe fn forces_put<T: Float, S>(
     Ok(())
 }
 
+/// The blocks of a moved range of `m` slots, in the order the C API carries them: the new
+/// positions, the new histories (AdaGrad only), the forces; each an offset of a slot-ordered
+/// workspace region (`m·d` values from slot `first`).
+fn move_blocks(core: &SvgdCore<KernelChoice>) -> ([usize; 3], usize) {
+    let [ox, og, of] = core.slot_offsets();
+    let blocks = core.move_width() / core.d.max(1);
+    // Without history the second block is the forces (the third is then unused).
+    if blocks == 3 {
+        ([ox, og, of], 3)
+    } else {
+        ([ox, of, of], 2)
+    }
+}
+
+/// # Safety
+/// The C contract of `sgs_svgd_moves_get`.
+unsafe fn moves_get<T: Float, S>(
+    tag: u64,
+    state: *const S,
+    first: usize,
+    end: usize,
+    out: *mut T,
+    out_len: usize,
+) -> Result<(), Error> {
+    check_ptr(out)?;
+    // SAFETY: contract of the caller.
+    let (fx, core, _, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
+    if !core.moves_in_ranges() {
+        return Err(Error::InvalidOption);
+    }
+    if !all(pr.done, first, end) {
+        return Err(Error::IterationIncomplete);
+    }
+    let m = (end - first) * fx.d;
+    let (offs, blocks) = move_blocks(core);
+    check_output(&fx.spans(state), out, out_len, m * blocks)?;
+    for (k, &off) in offs.iter().take(blocks).enumerate() {
+        // SAFETY: the source is slots `first..end` of a slot-ordered workspace region, whose
+        // rows marked done are written by nothing until `finish`; `out` was checked to be an
+        // array of at least `blocks·m` values disjoint from the state and its buffers.
+        unsafe { core::ptr::copy_nonoverlapping(fx.ws.add(off + first * fx.d), out.add(k * m), m) };
+    }
+    Ok(())
+}
+
+/// # Safety
+/// The C contract of `sgs_svgd_moves_put`.
+unsafe fn moves_put<T: Float, S>(
+    tag: u64,
+    state: *const S,
+    first: usize,
+    end: usize,
+    input: *const T,
+    input_len: usize,
+) -> Result<(), Error> {
+    check_ptr(input)?;
+    // SAFETY: contract of the caller.
+    let (fx, core, _, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
+    if !core.moves_in_ranges() {
+        return Err(Error::InvalidOption);
+    }
+    check_array(input, input_len)?;
+    let i = Span::of(input, input_len);
+    if fx.spans(state).iter().any(|s| Span::overlaps(&i, s)) {
+        return Err(Error::InvalidArgument);
+    }
+    let m = (end - first) * fx.d;
+    let (offs, blocks) = move_blocks(core);
+    if input_len != m * blocks {
+        return Err(Error::LengthMismatch);
+    }
+    claim(pr.taken, first, end).map_err(|_| Error::RangeOverlap)?;
+    if claim(pr.claim, first, end).is_err() {
+        clear(pr.taken, first, end);
+        return Err(Error::RangeOverlap);
+    }
+    // SAFETY: `input` is a valid array of exactly `blocks·m` values, disjoint from the state
+    // and its buffers.
+    let values = unsafe { core::slice::from_raw_parts(input, input_len) };
+    // The verdict a batch range reaches on these values (every φ, new position and new history
+    // finite) is a property of the values alone: the same on every process.
+    if !values.iter().all(|v| v.is_finite()) {
+        pr.flags.fetch_or(1, Ordering::Relaxed);
+    }
+    for (k, &off) in offs.iter().take(blocks).enumerate() {
+        // SAFETY: the slots are claimed by this call; the destination is their rows of a
+        // slot-ordered workspace region.
+        unsafe { core::ptr::copy_nonoverlapping(input.add(k * m), fx.ws.add(off + first * fx.d), m) };
+    }
+    mark(pr.done, first, end);
+    Ok(())
+}
+
 /// # Safety
 /// The C contract of `sgs_svgd_finish`.
 unsafe fn finish<T: Float, S>(
@@ -533,7 +627,8 @@ macro_rules! phases_api {
     (
         float = $T:ty, state = $S:ident, tag = $tag:expr, begin = $begin:ident,
         gradients_range = $gr:ident, batches_range = $br:ident, forces_get = $fg:ident,
-        forces_put = $fp:ident, finish = $finish:ident, cancel = $cancel:ident,
+        forces_put = $fp:ident, moves_get = $mg:ident, moves_put = $mp:ident,
+        move_width = $mw:ident, finish = $finish:ident, cancel = $cancel:ident,
         num_batches = $nb:ident, batch_rows = $rows:ident,
     ) => {
         /// Begins an iteration in phases (without replacement only): draws the minibatch seed
@@ -650,6 +745,74 @@ macro_rules! phases_api {
             to_status(unsafe { forces_put::<$T, $S>($tag, state, first, end, forces, forces_len) })
         }
 
+        /// Copies the moves of slots `first .. end−1` (computed by batch ranges, or put in)
+        /// into `out` (capacity `out_len` ≥ `(end − first)·w`, `w` from `…_move_width`), in
+        /// blocks of `(end − first)·d` values in slot order: their particles' new positions,
+        /// their new AdaGrad histories (AdaGrad only), their forces. What an MPI rank sends to
+        /// the others so that they need not compute these moves again (`…_moves_put`). Safe to
+        /// call concurrently with the other range calls.
+        ///
+        /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+        /// `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+        /// `SGS_ERR_INVALID_OPTION` (the KSD is on: the moves are made in `…_finish`, share
+        /// forces instead), `SGS_ERR_ITERATION_INCOMPLETE` (a slot not computed yet),
+        /// `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or a buffer),
+        /// `SGS_ERR_OUTPUT_TOO_SMALL`.
+        ///
+        /// # Safety
+        /// As for the gradients range; `out` valid for `out_len` elements.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mg(
+            state: *const $S,
+            first: usize,
+            end: usize,
+            out: *mut $T,
+            out_len: usize,
+        ) -> sgs_status {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { moves_get::<$T, $S>($tag, state, first, end, out, out_len) })
+        }
+
+        /// Supplies the moves of slots `first .. end−1` (`moves`: exactly `(end − first)·w`
+        /// values laid out as `…_moves_get` writes them) computed elsewhere, e.g. by another
+        /// MPI rank with the same seed: the slots must be untouched in this iteration. A copy
+        /// and a finiteness check, no arithmetic: cheaper than `…_forces_put`, which computes
+        /// the moves again, at `w/d` times the values sent. Safe to call concurrently with the
+        /// other range calls for disjoint ranges. A non-finite value makes `…_finish` fail with
+        /// `SGS_ERR_NON_FINITE`, as it would have on the process that computed it.
+        ///
+        /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
+        /// `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
+        /// `SGS_ERR_INVALID_OPTION` (the KSD is on), `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+        /// overlapping the state or a buffer), `SGS_ERR_LENGTH_MISMATCH`,
+        /// `SGS_ERR_RANGE_OVERLAP` (a slot already taken).
+        ///
+        /// # Safety
+        /// As for the gradients range; `moves` valid for `moves_len` elements.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mp(
+            state: *const $S,
+            first: usize,
+            end: usize,
+            moves: *const $T,
+            moves_len: usize,
+        ) -> sgs_status {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { moves_put::<$T, $S>($tag, state, first, end, moves, moves_len) })
+        }
+
+        /// Writes `w`, the values per slot that `…_moves_get` and `…_moves_put` carry, to
+        /// `*width`: `3·d` with AdaGrad (position, history, force), `2·d` without. Statuses as
+        /// for the iterations getter.
+        ///
+        /// # Safety
+        /// `state` valid; `width` valid for a write.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mw(state: *const $S, width: *mut usize) -> sgs_status {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe { get::<$T, $S, usize>($tag, state, width, |c| c.move_width()) })
+        }
+
         /// Ends the iteration begun: checks that every slot's force was computed or supplied and
         /// that every new value the ranges computed is finite, then moves all particles (all or
         /// nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
@@ -722,7 +885,8 @@ phases_api! {
     float = f64, state = sgs_svgd, tag = TAG_F64, begin = sgs_svgd_begin,
     gradients_range = sgs_svgd_gradients_range, batches_range = sgs_svgd_batches_range,
     forces_get = sgs_svgd_forces_get, forces_put = sgs_svgd_forces_put,
-    finish = sgs_svgd_finish, cancel = sgs_svgd_cancel, num_batches = sgs_svgd_num_batches,
+    moves_get = sgs_svgd_moves_get, moves_put = sgs_svgd_moves_put,
+    move_width = sgs_svgd_move_width, finish = sgs_svgd_finish, cancel = sgs_svgd_cancel, num_batches = sgs_svgd_num_batches,
     batch_rows = sgs_svgd_batch_rows,
 }
 
@@ -730,7 +894,8 @@ phases_api! {
     float = f32, state = sgs_svgd_f32, tag = TAG_F32, begin = sgs_svgd_begin_f32,
     gradients_range = sgs_svgd_gradients_range_f32,
     batches_range = sgs_svgd_batches_range_f32, forces_get = sgs_svgd_forces_get_f32,
-    forces_put = sgs_svgd_forces_put_f32, finish = sgs_svgd_finish_f32,
+    forces_put = sgs_svgd_forces_put_f32, moves_get = sgs_svgd_moves_get_f32,
+    moves_put = sgs_svgd_moves_put_f32, move_width = sgs_svgd_move_width_f32, finish = sgs_svgd_finish_f32,
     cancel = sgs_svgd_cancel_f32, num_batches = sgs_svgd_num_batches_f32,
     batch_rows = sgs_svgd_batch_rows_f32,
 }
