@@ -20,13 +20,28 @@
 //! `sgs_*_clear`, or clears the moved bytes, or leaves them as garbage. `sgs_*_clear` is also
 //! called on any pointer.
 //!
+//! AMAGOLD's mass-matrix warm-up: the config's `adapt_mass` on or off (or an invalid option
+//! word), warm-ups too short (0, 19), 20 to 67 (windows that end within an input) or long;
+//! workspaces of `sgs_amagold_workspace_len_mass` (10·d), one short, 6·d (too short), longer;
+//! `sgs_amagold_inverse_mass` with right, short, zero, huge, NULL or overlapping outputs; copies of
+//! mass-matrix chains onto 10·d, 6·d and other workspaces; callbacks that abort, reject or return
+//! NaN or ∞ at any point of the warm-up (the models' scripts).
+//!
 //! Oracle, checked after every call:
 //! * every status is documented (`sgs_status_str` is not "unknown status");
 //! * bytes of the arena outside what the call may write are unchanged; after an error status
 //!   that means the state and the workspace are unchanged, except what `run` documents (the
 //!   rows, totals and state of the iterations completed before the error);
+//! * after a failed chain iteration (callback ABORT) only AMAGOLD's scratch blocks may differ
+//!   (its position, momentum, mass factors and window sums may not), and everything the getters
+//!   read (position, momentum, inverse mass, iteration and divergence counts, energy, step size,
+//!   warm-up flag) is as before;
 //! * after `SGS_OK` every position (chain position, every row of `run`, every SVGD particle) is
-//!   finite;
+//!   finite, and the inverse mass is all ones without a mass matrix (and at init), else positive
+//!   and finite;
+//! * a successful `sgs_*_copy` of a chain reads as its source, and then the source and the copy,
+//!   stepped alternately with their shared model's script rewound, return the same statuses,
+//!   call their callbacks alike and read alike after every iteration;
 //! * a moved state gets `SGS_ERR_STATE_MOVED`; in-place re-homing and `clear` of an aligned
 //!   state succeed, and `clear` zeroes exactly the state's bytes (with an iteration in phases
 //!   open both are refused with `SGS_ERR_ITERATION_IN_PROGRESS`, as are step, run, the force
@@ -258,6 +273,18 @@ trait ChainApi {
     const SUM: usize;
     fn cfg(b: &mut Bytes) -> Self::Cfg;
     fn ws_len(d: usize) -> usize;
+    /// The workspace length a chain of config `c` uses (AMAGOLD with `adapt_mass`: the mass
+    /// query's 10·d), and whether it has a mass matrix.
+    fn ws_need(c: &Self::Cfg, d: usize) -> (usize, bool);
+    /// `sgs_amagold_workspace_len_mass`, if the sampler has a mass matrix.
+    fn ws_len_mass(d: usize) -> Option<usize>;
+    /// The inverse-mass getter, if the sampler has one.
+    unsafe fn inverse_mass(s: *const u8, out: *mut Self::T, ol: usize) -> Option<i32>;
+    /// Element ranges of the workspace that a failed (aborted) iteration may leave changed:
+    /// AMAGOLD's scratch blocks (θ', r₀, the working r, g); the position, the persistent momentum
+    /// and the four mass blocks (factors, running window sums) must stay. `None`: the whole
+    /// workspace (the other chains' layouts are not spelt out here).
+    fn scratch(d: usize) -> Option<[(usize, usize); 2]>;
     fn state_size() -> usize;
     fn state_align() -> usize;
     #[allow(clippy::too_many_arguments)]
@@ -308,7 +335,36 @@ fn amagold_cfg(b: &mut Bytes) -> sgs_amagold_config {
         c.variant = b.u32_small(1);
     }
     c.seed = u64::from(b.u8());
-    c.stream = u64::from(b.u8() % 4);
+    // The stream byte's high bits choose the mass-matrix warm-up (0-4, most: off, and no more
+    // bytes read, so inputs written before it decode as they did).
+    let k = b.u8();
+    c.stream = u64::from(k % 4);
+    match (k >> 2) % 8 {
+        0..=4 => {}
+        5 | 6 => {
+            c.adapt_mass = 1;
+            // Mostly warm-ups whose windows end within an input's few hundred iterations
+            // (20: the shortest allowed); also too short (19, 0: `SGS_ERR_INVALID_WARMUP`), and
+            // Stan's full schedule (≥ 150) or a huge one.
+            c.warmup = match b.u8() % 16 {
+                0 => 19,
+                1 => 0,
+                2 => 20,
+                3 => 150 + u64::from(b.u8()),
+                4 => b.u64(),
+                _ => 20 + u64::from(b.u8() % 48),
+            };
+            if b.u8() % 4 == 0 {
+                c.target_accept = b.f64_in(&[0.65, 0.9, 0.01]);
+            }
+        }
+        _ => {
+            // Invalid option words (`SGS_ERR_INVALID_OPTION`), or valid ones by chance.
+            c.adapt_mass = b.u32_small(1);
+            c.reserved = b.u32_small(0);
+            c.warmup = 20 + u64::from(b.u8() % 48);
+        }
+    }
     c
 }
 
@@ -340,6 +396,7 @@ macro_rules! chain_impl {
      $wsl:ident $size:ident $align:ident $init:ident $step:ident $run:ident $pos:ident
      $iters:ident $divs:ident $dim:ident $clear:ident $copy:ident,
      momentum = [$($mom:ident)?],
+     mass = [$($wsm:ident $inv:ident)?],
      extra = |$k:ident, $s:ident, $out:ident| $extra:expr) => {
         struct $K;
         impl ChainApi for $K {
@@ -354,6 +411,29 @@ macro_rules! chain_impl {
             }
             fn ws_len(d: usize) -> usize {
                 $wsl(d)
+            }
+            #[allow(unused_variables)]
+            fn ws_need(c: &$Cfg, d: usize) -> (usize, bool) {
+                $(if c.adapt_mass == 1 {
+                    return ($wsm(d), true);
+                })?
+                ($wsl(d), false)
+            }
+            #[allow(unused_variables)]
+            fn ws_len_mass(d: usize) -> Option<usize> {
+                None $(.or(Some($wsm(d))))?
+            }
+            #[allow(unused_variables)]
+            unsafe fn inverse_mass(s: *const u8, out: *mut $T, ol: usize) -> Option<i32> {
+                None $(.or(Some(unsafe { $inv(s.cast(), out, ol) as i32 })))?
+            }
+            #[allow(unused_variables)]
+            fn scratch(d: usize) -> Option<[(usize, usize); 2]> {
+                // `$wsm` only marks AMAGOLD, the sampler with a mass matrix.
+                None $(.or({
+                    let _ = $wsm;
+                    Some([(d, 2 * d), (3 * d, 6 * d)])
+                }))?
             }
             fn state_size() -> usize {
                 $size()
@@ -425,6 +505,7 @@ chain_impl!(Amg64, 0, f64, sgs_amagold, sgs_amagold_config, sgs_amagold_info, sg
     sgs_amagold_step sgs_amagold_run sgs_amagold_position sgs_amagold_iterations
     sgs_amagold_divergences sgs_amagold_dim sgs_amagold_clear sgs_amagold_copy,
     momentum = [sgs_amagold_momentum],
+    mass = [sgs_amagold_workspace_len_mass sgs_amagold_inverse_mass],
     extra = |k, s, out| match k % 3 {
         0 => Some((sgs_amagold_energy(s.cast(), out.cast()) as i32, 8)),
         1 => Some((sgs_amagold_step_size(s.cast(), out.cast()) as i32, 8)),
@@ -436,6 +517,7 @@ chain_impl!(Amg32, 1, f32, sgs_amagold_f32, sgs_amagold_config, sgs_amagold_info
     sgs_amagold_init_f32 sgs_amagold_step_f32 sgs_amagold_run_f32 sgs_amagold_position_f32
     sgs_amagold_iterations_f32 sgs_amagold_divergences_f32 sgs_amagold_dim_f32 sgs_amagold_clear_f32 sgs_amagold_copy_f32,
     momentum = [sgs_amagold_momentum_f32],
+    mass = [sgs_amagold_workspace_len_mass_f32 sgs_amagold_inverse_mass_f32],
     extra = |k, s, out| match k % 3 {
         0 => Some((sgs_amagold_energy_f32(s.cast(), out.cast()) as i32, 8)),
         1 => Some((sgs_amagold_step_size_f32(s.cast(), out.cast()) as i32, 8)),
@@ -447,6 +529,7 @@ chain_impl!(Sgh64, 2, f64, sgs_sghmc, sgs_sghmc_config, sgs_sghmc_info, sgs_sghm
     sgs_sghmc_step sgs_sghmc_run sgs_sghmc_position sgs_sghmc_iterations sgs_sghmc_divergences
     sgs_sghmc_dim sgs_sghmc_clear sgs_sghmc_copy,
     momentum = [sgs_sghmc_momentum],
+    mass = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgh32, 3, f32, sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_run_summary, sghmc_cfg, energy = false,
@@ -454,12 +537,14 @@ chain_impl!(Sgh32, 3, f32, sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_init_f32 sgs_sghmc_step_f32 sgs_sghmc_run_f32 sgs_sghmc_position_f32
     sgs_sghmc_iterations_f32 sgs_sghmc_divergences_f32 sgs_sghmc_dim_f32 sgs_sghmc_clear_f32 sgs_sghmc_copy_f32,
     momentum = [sgs_sghmc_momentum_f32],
+    mass = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgl64, 4, f64, sgs_sgld, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
     sgld_cfg, energy = false,
     sgs_sgld_workspace_len sgs_sgld_state_size sgs_sgld_state_align sgs_sgld_init sgs_sgld_step
     sgs_sgld_run sgs_sgld_position sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim sgs_sgld_clear sgs_sgld_copy,
     momentum = [],
+    mass = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgl32, 5, f32, sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
     sgld_cfg, energy = false,
@@ -467,6 +552,7 @@ chain_impl!(Sgl32, 5, f32, sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info, sgs_sgl
     sgs_sgld_init_f32 sgs_sgld_step_f32 sgs_sgld_run_f32 sgs_sgld_position_f32
     sgs_sgld_iterations_f32 sgs_sgld_divergences_f32 sgs_sgld_dim_f32 sgs_sgld_clear_f32 sgs_sgld_copy_f32,
     momentum = [],
+    mass = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 
 trait SvgdApi {
@@ -639,6 +725,12 @@ struct Live {
     particles: Option<(usize, usize)>,
     d: usize,
     n: usize,
+    /// Chains: the workspace length the chain uses (what a copy needs) and whether it has a
+    /// mass matrix.
+    ws_need: usize,
+    mass: bool,
+    /// The callbacks' `user_data` (a `Model` or NULL), shared by a chain and its copies.
+    ud: usize,
     /// SVGD: the iteration in phases the target began on it and has not ended, if any.
     phase: Option<Box<Phase>>,
 }
@@ -764,9 +856,15 @@ impl Ctx {
     /// A length for `need` elements of `elem` bytes at `off`: right, one short, zero, random, or
     /// huge; never more than the memory behind the pointer unless huge.
     fn len(&mut self, b: &mut Bytes, off: Option<usize>, elem: usize, need: usize) -> usize {
+        self.len_or(b, off, elem, need, need)
+    }
+    /// As `len`, with `alt` in one case of ten: a workspace length of the other kind (AMAGOLD's
+    /// 6·d for a chain with a mass matrix, 10·d without one) or one too long.
+    fn len_or(&mut self, b: &mut Bytes, off: Option<usize>, elem: usize, need: usize, alt: usize) -> usize {
         let cap = off.map_or(usize::MAX, |o| (ARENA - o) / elem);
         let l = match b.u8() % 10 {
-            0..=5 => need,
+            0..=4 => need,
+            5 => alt,
             6 => need.saturating_sub(1),
             7 => 0,
             8 => b.below(cap.min(4096) + 1),
@@ -887,9 +985,10 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
         cx.fill_finite::<C::T>(b, th_off, d);
     }
     cx.forget_clobbered(None);
-    let need = C::ws_len(d.min(HUGE - 1));
+    let (need, mass) = C::ws_need(&cfg, d.min(HUGE - 1));
+    let alt = alt_ws_len::<C>(d.min(HUGE - 1), need, mass);
     let ws_off = cx.pick(b, t * need.min(4096), t);
-    let wl = cx.len(b, ws_off, t, need);
+    let wl = cx.len_or(b, ws_off, t, need, alt);
     let (energy, gradient) = (b.u8() % 16 != 0, b.u8() % 16 != 0);
     let ud = cx.new_model(b);
     cx.snapshot();
@@ -899,7 +998,7 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
     let s = unsafe { C::init(sp, cfg_ptr, thp, d, wsp, wl, energy, gradient, ud) };
     check_status("init", s);
     if trace() {
-        eprintln!("chain init kind {} at {state:?} d {d} ws {ws_off:?}+{wl} th {th_off:?} -> {s}", C::KIND);
+        eprintln!("chain init kind {} at {state:?} d {d} ws {ws_off:?}+{wl} (need {need}, mass {mass}) th {th_off:?} -> {s}", C::KIND);
     }
     let replaced = state.and_then(|o| cx.live.iter().position(|l| l.state == o));
     if s == 0 {
@@ -918,11 +1017,45 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
             particles: None,
             d,
             n: 1,
+            ws_need: need,
+            mass,
+            ud: ud as usize,
             phase: None,
         });
         check_chain_position::<C>(cx, so, d, "init");
+        check_inverse_mass::<C>(cx, so, d, mass, true, "init");
     } else {
         cx.check_only("failed init", s, &[]);
+    }
+}
+
+/// The other workspace length `len_or` may pick for a chain: AMAGOLD's length without a mass
+/// matrix for a chain with one (too short) and with one for a chain without (longer than needed);
+/// one too long for the other chains.
+fn alt_ws_len<C: ChainApi>(d: usize, need: usize, mass: bool) -> usize {
+    match C::ws_len_mass(d) {
+        Some(_) if mass => C::ws_len(d),
+        Some(m) => m,
+        None => need.saturating_add(1),
+    }
+}
+
+/// Reads the inverse mass of a live chain (into a Vec): every factor is 1 without a mass matrix
+/// (`unit`: also with one before its first window ended), else positive and finite.
+fn check_inverse_mass<C: ChainApi>(cx: &mut Ctx, state: usize, d: usize, mass: bool, unit: bool, what: &str) {
+    let mut out = vec![C::T::from_f64(0.0); d];
+    // SAFETY: state is a live state in the arena; out is a Vec of d elements.
+    let Some(s) = (unsafe { C::inverse_mass(cx.base().add(state), out.as_mut_ptr(), d) }) else {
+        return;
+    };
+    assert_eq!(s, 0, "inverse-mass getter failed after {what}");
+    if unit || !mass {
+        assert!(out.iter().all(|v| v.to_f64() == 1.0), "inverse mass not 1 after {what} (mass {mass}): {:?}",
+            out.iter().map(|v| v.to_f64()).collect::<Vec<_>>());
+    } else {
+        assert!(out.iter().all(|v| v.to_f64().is_finite() && v.to_f64() > 0.0),
+            "inverse mass not positive and finite after {what}: {:?}",
+            out.iter().map(|v| v.to_f64()).collect::<Vec<_>>());
     }
 }
 
@@ -937,24 +1070,42 @@ fn check_chain_position<C: ChainApi>(cx: &mut Ctx, state: usize, d: usize, what:
     );
 }
 
-/// The position and momentum (as bits) of a live chain, through the getters (into Vecs).
+/// Everything a caller can read of a live chain, as bits, through the getters (into Vecs):
+/// position, momentum, inverse mass, iteration and divergence counts, and the sampler's value
+/// getters (AMAGOLD: energy, step size, warm-up flag).
 fn chain_view<C: ChainApi>(cx: &mut Ctx, me: Option<usize>) -> Vec<u64> {
     let Some(i) = me else { return vec![] };
     let (st, d) = (cx.live[i].state, cx.live[i].d);
     let mut out = vec![C::T::from_f64(0.0); d];
     let mut bits = vec![];
-    for mom in [false, true] {
+    for k in 0..3 {
         // SAFETY: a live state; out is a Vec of d elements.
         let s = unsafe {
             let sp = cx.base().add(st);
-            if mom {
-                C::momentum(sp, out.as_mut_ptr(), d).unwrap_or(0)
-            } else {
-                C::position(sp, out.as_mut_ptr(), d)
+            match k {
+                0 => C::position(sp, out.as_mut_ptr(), d),
+                1 => C::momentum(sp, out.as_mut_ptr(), d).unwrap_or(0),
+                _ => C::inverse_mass(sp, out.as_mut_ptr(), d).unwrap_or(0),
             }
         };
-        assert_eq!(s, 0, "getter failed on a live chain");
+        assert_eq!(s, 0, "getter {k} failed on a live chain");
         bits.extend(out.iter().map(|v| v.to_f64().to_bits()));
+    }
+    let mut v = 0u64;
+    // SAFETY: a live state; `v` is a local of 8 bytes (every value getter writes at most 8).
+    unsafe {
+        let sp = cx.base().add(st);
+        assert_eq!(C::iterations(sp, &mut v), 0, "iterations getter failed on a live chain");
+        bits.push(v);
+        assert_eq!(C::divergences(sp, &mut v), 0, "divergences getter failed on a live chain");
+        bits.push(v);
+        for k in 0..3 {
+            v = 0;
+            if let Some((s, _)) = C::extra(k, sp, (&mut v as *mut u64).cast()) {
+                assert_eq!(s, 0, "value getter {k} failed on a live chain");
+                bits.push(v);
+            }
+        }
     }
     bits
 }
@@ -962,9 +1113,15 @@ fn chain_view<C: ChainApi>(cx: &mut Ctx, me: Option<usize>) -> Vec<u64> {
 /// After a callback ABORT the chain (state, position, momentum) must be as before, but the
 /// workspace's scratch blocks (working copies, gradient) may hold what the aborted iteration
 /// computed: the step documentation names position, momentum, energy, counters and generator.
-fn abort_allowance(cx: &Ctx, me: Option<usize>, s: i32) -> Vec<(usize, usize)> {
+fn abort_allowance<C: ChainApi>(cx: &Ctx, me: Option<usize>, s: i32) -> Vec<(usize, usize)> {
     match me {
-        Some(i) if s == 11 => vec![cx.live[i].owned[1]],
+        Some(i) if s == 11 => {
+            let (l, t) = (&cx.live[i], <C::T as Flt>::SIZE);
+            match C::scratch(l.d) {
+                Some(r) => r.iter().map(|&(a, e)| (l.owned[1].0 + a * t, l.owned[1].0 + e * t)).collect(),
+                None => vec![l.owned[1]],
+            }
+        }
         _ => vec![],
     }
 }
@@ -994,11 +1151,12 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
                 allowed.extend(io.map(|o| (o, o + C::INFO)));
                 cx.check_only("step", s, &allowed);
                 if let Some(i) = cx.forget_clobbered(me) {
-                    let (st, d) = (cx.live[i].state, cx.live[i].d);
+                    let (st, d, mass) = (cx.live[i].state, cx.live[i].d, cx.live[i].mass);
                     check_chain_position::<C>(cx, st, d, "step");
+                    check_inverse_mass::<C>(cx, st, d, mass, false, "step");
                 }
             } else {
-                cx.check_only("failed step", s, &abort_allowance(cx, me, s));
+                cx.check_only("failed step", s, &abort_allowance::<C>(cx, me, s));
                 // The aborted iteration's scratch may lie in another sampler's memory.
                 let me = cx.forget_clobbered(me);
                 assert!(view == chain_view::<C>(cx, me), "failed step changed the chain");
@@ -1038,7 +1196,7 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
                     allowed.push((o, o.saturating_add(need.saturating_mul(t))));
                 }
             } else {
-                allowed.extend(abort_allowance(cx, me, s));
+                allowed.extend(abort_allowance::<C>(cx, me, s));
                 assert!(view == chain_view::<C>(cx, me), "failed run changed the chain");
             }
             cx.check_only(if s == 0 { "run" } else { "failed run" }, s, &allowed);
@@ -1049,30 +1207,47 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
                         let o = oo.unwrap();
                         assert!(cx.all_finite::<C::T>(o, need), "run wrote a non-finite row");
                     }
-                    let (st, d) = (cx.live[i].state, cx.live[i].d);
+                    let (st, d, mass) = (cx.live[i].state, cx.live[i].d, cx.live[i].mass);
                     check_chain_position::<C>(cx, st, d, "run");
+                    check_inverse_mass::<C>(cx, st, d, mass, false, "run");
                 }
             }
         }
         4 | 5 => {
-            let mom = b.u8() & 1 == 1;
+            // Bit 0: momentum; bit 1: inverse mass (where the sampler has them); else position.
+            let k = b.u8();
+            let (mom, inv) = (k & 1 == 1, k & 2 == 2);
             let oo = cx.pick(b, t * d.min(4096), t);
             let ol = cx.len(b, oo, t, d);
             cx.snapshot();
             let op = cx.ptr::<C::T>(oo);
             // SAFETY: as in init.
+            let inv = inv && C::ws_len_mass(0).is_some();
             let s = unsafe {
-                if mom {
+                if inv {
+                    C::inverse_mass(sp, op, ol).unwrap()
+                } else if mom {
                     C::momentum(sp, op, ol).unwrap_or_else(|| C::position(sp, op, ol))
                 } else {
                     C::position(sp, op, ol)
                 }
             };
-            check_status("position/momentum getter", s);
+            check_status("position/momentum/inverse-mass getter", s);
             let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + d * t)).into_iter().collect() } else { vec![] };
-            cx.check_only("position/momentum getter", s, &allowed);
+            cx.check_only("position/momentum/inverse-mass getter", s, &allowed);
+            if s == 0 && inv {
+                if let Some(i) = me {
+                    let (o, mass) = (oo.unwrap(), cx.live[i].mass);
+                    let ok = (0..d).all(|k| {
+                        // SAFETY: inside the arena: the getter wrote d values at `o`.
+                        let v = unsafe { cx.bytes().as_ptr().add(o + k * t).cast::<C::T>().read_unaligned() }.to_f64();
+                        if mass { v.is_finite() && v > 0.0 } else { v == 1.0 }
+                    });
+                    assert!(ok, "inverse-mass getter: a factor not positive and finite (mass {mass}), or not 1 without a mass matrix");
+                }
+            }
             cx.forget_clobbered(None);
-            if s == 0 && !mom && me.is_some() {
+            if s == 0 && !mom && !inv && me.is_some() {
                 assert!(cx.all_finite::<C::T>(oo.unwrap(), d), "position getter: non-finite");
             }
         }
@@ -1101,6 +1276,9 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
 fn chain_queries<C: ChainApi>(b: &mut Bytes) {
     let d = if b.u8() & 1 == 0 { b.below(64) } else { b.u64() as usize };
     let _ = C::ws_len(d);
+    if let Some(m) = C::ws_len_mass(d) {
+        assert_eq!(m, d.saturating_mul(10), "workspace_len_mass({d})");
+    }
     assert!(C::state_size() >= C::STATE && C::state_align() >= 8);
 }
 
@@ -1201,6 +1379,9 @@ fn svgd_init<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
             particles: Some((po, po + c * t)),
             d,
             n,
+            ws_need: 0,
+            mass: false,
+            ud: ud as usize,
             phase: None,
         });
     } else {
@@ -1405,8 +1586,12 @@ trait StateOps {
     /// `copy(dst, new buffers, l's state)` with fuzzed pointers and lengths: on `SGS_OK`, the
     /// byte ranges the copy owns and its particles.
     unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>);
-    /// The chain's view (position, momentum) or the particles, through the getters.
+    /// The chain's view (position, momentum, inverse mass, counters, values) or the particles,
+    /// through the getters.
     fn view(&self, cx: &mut Ctx, l: &Live) -> Vec<u64>;
+    /// After a successful copy: a few iterations of the source and of the copy must return the
+    /// same statuses and leave both reading alike (chains; nothing for SVGD).
+    fn continue_same(&self, _cx: &mut Ctx, _b: &mut Bytes, _src: usize, _copy: usize) {}
 }
 
 struct ChainOps<C>(core::marker::PhantomData<C>);
@@ -1441,10 +1626,12 @@ impl<C: ChainApi> StateOps for ChainOps<C> {
     }
     unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>) {
         let t = <C::T as Flt>::SIZE;
-        let need = C::ws_len(l.d);
+        // What the source uses: a copy of a chain with a mass matrix needs the mass query's
+        // length (and 6·d, the `alt` then, must be refused).
+        let need = l.ws_need;
         let dst = cx.pick(b, C::STATE, 8);
         let wo = cx.pick(b, t * need.min(4096), t);
-        let wl = cx.len(b, wo, t, need);
+        let wl = cx.len_or(b, wo, t, need, alt_ws_len::<C>(l.d, need, l.mass));
         cx.snapshot();
         let (dp, wp, sp) = (cx.ptr::<u8>(dst), cx.ptr::<C::T>(wo), cx.ptr::<u8>(Some(l.state)));
         // SAFETY: every pointer NULL or in the arena with its length (or a huge one).
@@ -1459,6 +1646,48 @@ impl<C: ChainApi> StateOps for ChainOps<C> {
         let i = cx.live.iter().position(|m| m.state == l.state);
         chain_view::<C>(cx, i)
     }
+    fn continue_same(&self, cx: &mut Ctx, b: &mut Bytes, src: usize, copy: usize) {
+        let find = |cx: &Ctx, at: usize| cx.live.iter().position(|m| m.state == at);
+        for _ in 0..b.u8() % 4 {
+            let Some(i) = find(cx, src) else { return };
+            // The source and the copy share their model: rewind its script before the copy's
+            // iteration so that its callbacks answer as they did to the source (calls that
+            // abort or return NaN or ∞ during the warm-up included).
+            let model = cx.live[i].ud as *mut Model;
+            // SAFETY: NULL or a boxed model alive for the whole input.
+            let calls = |m: *mut Model| unsafe { m.as_ref() }.map(|m| m.calls);
+            let before = calls(model);
+            let s1 = step_live::<C>(cx, i);
+            let after = calls(model);
+            // SAFETY: as above.
+            if let Some(m) = unsafe { model.as_mut() } {
+                m.calls = before.unwrap();
+            }
+            let Some(j) = find(cx, copy) else { return };
+            let s2 = step_live::<C>(cx, j);
+            assert_eq!(calls(model), after, "the copy called its callbacks differently");
+            assert_eq!(s1, s2, "the copy's iteration returned another status than its source's");
+            let (Some(i), Some(j)) = (find(cx, src), find(cx, copy)) else { return };
+            assert!(
+                chain_view::<C>(cx, Some(i)) == chain_view::<C>(cx, Some(j)),
+                "the copy did not continue bit for bit as its source (kind {}, status {s1})",
+                C::KIND
+            );
+        }
+    }
+}
+
+/// One `step` (no info) of live chain `i`, under the usual oracle.
+fn step_live<C: ChainApi>(cx: &mut Ctx, i: usize) -> i32 {
+    let l = cx.live[i].clone();
+    cx.snapshot();
+    // SAFETY: a live state of kind C.
+    let s = unsafe { C::step(cx.base().add(l.state), core::ptr::null_mut()) };
+    check_status("step", s);
+    let allowed = if s == 0 { l.owned.clone() } else { abort_allowance::<C>(cx, Some(i), s) };
+    cx.check_only("step (continuing a copy)", s, &allowed);
+    cx.forget_clobbered(Some(i));
+    s
 }
 
 impl<V: PhaseApi> StateOps for SvgdOps<V> {
@@ -1592,6 +1821,7 @@ fn copy_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
     cx.live.push(Live { state: dst, owned, particles, phase: None, ..l.clone() });
     let copy = cx.live.last().unwrap().clone();
     assert!(ops.view(cx, &l) == ops.view(cx, &copy), "the copy does not read as its source");
+    ops.continue_same(cx, b, l.state, dst);
 }
 
 /// The unsupported move (memcpy of a live state to a place clear of its buffers): every call on
