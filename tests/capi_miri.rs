@@ -605,10 +605,13 @@ fn svgd_phases() {
         ok(sgs_svgd_gradients_range(&st, 0, N));
         ok(sgs_svgd_cancel(&mut st));
         by_value_copy_is_moved(&st, probe);
-        let phi = vec![f64::NAN; N * D];
+        let phi = [f64::NAN; N * D];
         ok(sgs_svgd_begin(&mut st));
         ok(sgs_svgd_forces_put(&st, 0, N, phi.as_ptr(), phi.len()));
-        assert_eq!(sgs_svgd_finish(&mut st, core::ptr::null_mut()), sgs_status::SGS_ERR_NON_FINITE);
+        assert_eq!(
+            sgs_svgd_finish(&mut st, core::ptr::null_mut()),
+            sgs_status::SGS_ERR_NON_FINITE
+        );
         by_value_copy_is_moved(&st, probe);
         let mut dup: sgs_svgd = core::mem::zeroed();
         let (mut xs2, mut ws2, mut idx2) = (xs.clone(), ws.clone(), idx.clone());
@@ -622,14 +625,18 @@ fn svgd_phases() {
             idx2.len(),
             &st,
         ));
-        let (mut a, mut b): (sgs_svgd_info, sgs_svgd_info) = (core::mem::zeroed(), core::mem::zeroed());
+        let (mut a, mut b): (sgs_svgd_info, sgs_svgd_info) =
+            (core::mem::zeroed(), core::mem::zeroed());
         ok(sgs_svgd_begin(&mut st));
         ok(sgs_svgd_gradients_range(&st, 2, N));
         ok(sgs_svgd_gradients_range(&st, 0, 2));
         ok(sgs_svgd_batches_range(&st, 0, N / 2));
         ok(sgs_svgd_finish(&mut st, &mut a));
         ok(sgs_svgd_step(&mut dup, &mut b));
-        assert_eq!((a.iteration, a.max_force.to_bits()), (b.iteration, b.max_force.to_bits()));
+        assert_eq!(
+            (a.iteration, a.max_force.to_bits()),
+            (b.iteration, b.max_force.to_bits())
+        );
         assert_eq!(xs, xs2);
         by_value_copy_is_moved(&st, probe);
     }

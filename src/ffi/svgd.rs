@@ -5,9 +5,6 @@ use super::common::*;
 use super::sgs_status;
 
 mod phases;
-// The phases' entry points are part of `sgsample::ffi` like every other C function (the fuzz
-// target calls them through it).
-pub use phases::*;
 use crate::error::{Error, Stop};
 use crate::float::Float;
 use crate::model::Gradient;
@@ -17,6 +14,9 @@ use crate::svgd::{KsdChoice, SteinImq};
 use crate::{Batching, KernelChoice, StepRule, SvgdConfig, SvgdInfo};
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
+// The phases' entry points are part of `sgsample::ffi` like every other C function (the fuzz
+// target calls them through it).
+pub use phases::*;
 
 /// `sgs_svgd_config.batching`: a random permutation cut into batches of p; every particle moves
 /// once per iteration (the paper's Algorithm 3, the default).
@@ -590,7 +590,11 @@ unsafe fn clear_pending<T>(state: *mut State<T>) {
 /// `state` validated by [`enter`]; no mutable reference to its pending iteration live.
 unsafe fn in_phases<T, S>(state: *const S) -> bool {
     // SAFETY: contract of the caller.
-    unsafe { (*core::ptr::addr_of!((*state.cast::<State<T>>()).pending)).get().is_some() }
+    unsafe {
+        (*core::ptr::addr_of!((*state.cast::<State<T>>()).pending))
+            .get()
+            .is_some()
+    }
 }
 
 /// `IterationInProgress` when an iteration in phases is under way (for the calls that would

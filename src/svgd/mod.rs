@@ -1332,6 +1332,7 @@ impl<K> SvgdCore<K> {
     /// [`finish`](Self::finish) for an iteration some of whose slots' forces were computed
     /// elsewhere and put in (the C API's `forces_put`): those slots hold no positions or
     /// gradients here, so there is no KSD to compute (NaN), rather than one from stale rows.
+    #[cfg(feature = "ffi")]
     pub(crate) fn finish_without_ksd<T: Float>(
         &mut self,
         pending: &Pending<K::Prepared, T>,

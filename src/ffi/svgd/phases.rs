@@ -511,7 +511,9 @@ unsafe fn moves_put<T: Float, S>(
     for (k, &off) in offs.iter().take(blocks).enumerate() {
         // SAFETY: the slots are claimed by this call; the destination is their rows of a
         // slot-ordered workspace region.
-        unsafe { core::ptr::copy_nonoverlapping(input.add(k * m), fx.ws.add(off + first * fx.d), m) };
+        unsafe {
+            core::ptr::copy_nonoverlapping(input.add(k * m), fx.ws.add(off + first * fx.d), m)
+        };
     }
     mark(pr.done, first, end);
     Ok(())
@@ -625,7 +627,10 @@ unsafe fn batch_rows<T: Float, S>(
     // Both outputs checked before either is written, so that an error writes nothing (`first`
     // was written before `end` was refused; the fuzz target found it).
     let outs = [Span::of(first, 1), Span::of(end, 1)];
-    if outs.iter().any(|o| spans.iter().any(|s| Span::overlaps(o, s))) {
+    if outs
+        .iter()
+        .any(|o| spans.iter().any(|s| Span::overlaps(o, s)))
+    {
         return Err(Error::InvalidArgument);
     }
     // SAFETY: checked non-null, aligned and disjoint from the state and its buffers.
