@@ -917,6 +917,28 @@ static int32_t sreent_gradient(void *ud, const double *x, size_t d, uint64_t see
     return SGS_CB_OK;
 }
 
+/* Re-entrant calls from a gradient callback during an iteration in phases. */
+typedef struct {
+    sgs_svgd *s;
+    int done;
+    int32_t st_cancel, st_finish, st_begin, st_step, st_range;
+} preent;
+
+static int32_t preent_gradient(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
+    preent *r = (preent *)ud;
+    (void)seed;
+    if (!r->done && r->s->_opaque[0] != 0) {
+        r->done = 1;
+        r->st_cancel = sgs_svgd_cancel(r->s);
+        r->st_finish = sgs_svgd_finish(r->s, NULL);
+        r->st_begin = sgs_svgd_begin(r->s);
+        r->st_step = sgs_svgd_step(r->s, NULL);
+        r->st_range = sgs_svgd_gradients_range(r->s, 0, 1);
+    }
+    for (size_t i = 0; i < d; i++) g[i] = x[i];
+    return SGS_CB_OK;
+}
+
 /* SGHMC / AMAGOLD divergence regressions. */
 static int32_t nan_gradient(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
     (void)ud; (void)x; (void)seed;
@@ -1122,6 +1144,25 @@ static void hardening_cases(void) {
            st == SGS_OK && sr.done && sr.st_step == SGS_ERR_BUSY && sr.st_iter == SGS_ERR_BUSY &&
                sr.st_clear == SGS_ERR_BUSY,
            NULL);
+    {
+        /* From inside a gradients range: cancel is busy, finish incomplete, begin and step in
+         * progress, the range's own slots taken; the outer range and the iteration complete. */
+        static preent pr;
+        static sgs_svgd ps;
+        static double px[SN * SD], pws[512];
+        static uint32_t pidx[SN];
+        for (size_t k = 0; k < SN * SD; k++) px[k] = (double)k / 7.0 - 0.5;
+        pr.s = &ps;
+        int ok = sgs_svgd_init(&ps, &sconf, px, SN, SD, pws, sgs_svgd_workspace_len(SN, SD, &sconf), pidx, SN,
+                               preent_gradient, NULL, &pr) == SGS_OK &&
+                 sgs_svgd_begin(&ps) == SGS_OK;
+        int32_t st_range = sgs_svgd_gradients_range(&ps, 0, SN);
+        ok &= st_range == SGS_OK && pr.done && pr.st_cancel == SGS_ERR_BUSY &&
+              pr.st_finish == SGS_ERR_ITERATION_INCOMPLETE && pr.st_begin == SGS_ERR_ITERATION_IN_PROGRESS &&
+              pr.st_step == SGS_ERR_ITERATION_IN_PROGRESS && pr.st_range == SGS_ERR_RANGE_OVERLAP &&
+              sgs_svgd_batches_range(&ps, 0, 2) == SGS_OK && sgs_svgd_finish(&ps, NULL) == SGS_OK;
+        expect("svgd phases re-entrant cancel/finish/begin/step/range from a gradient callback", ok, NULL);
+    }
 
     /* SGHMC: a NaN gradient, or a gradient callback that writes nothing, is a divergence. */
     for (int k = 0; k < 2; k++) {
