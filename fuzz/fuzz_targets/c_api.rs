@@ -2162,7 +2162,8 @@ struct Phase {
     particles_before: Vec<u8>,
     /// [`IMPURE`] just before `begin`.
     epoch: u64,
-    /// Cleared when made-up values are put.
+    /// Cleared when made-up values are put, or the particles differ from `particles_before`
+    /// when a call reads them.
     pure: bool,
     /// From the twin, when its callbacks were pure: every slot's forces and (KSD off) moves, in
     /// slot order, as raw bytes.
@@ -2244,6 +2245,18 @@ fn phase_len(b: &mut Bytes, off: Option<usize>, elem: usize, need: usize) -> usi
 fn own_spans(cx: &Ctx, i: usize) -> Vec<(usize, usize)> {
     let l = &cx.live[i];
     l.owned.iter().copied().chain(l.particles).collect()
+}
+
+/// The caller may change its particles while an iteration is open (a case-5 edit, a fill for
+/// another init): the ranges then read other positions than the twin did, even if the particles
+/// are back as they were by `finish`. Checked before every call that reads them.
+fn note_particles(cx: &mut Ctx, me: Option<usize>) {
+    let Some(i) = me else { return };
+    let Some((po, pe)) = cx.live[i].particles else { return };
+    let now = bytes_of(&cx.arena)[po..pe].to_vec();
+    if let Some(p) = cx.live[i].phase.as_deref_mut() {
+        p.pure &= now == p.particles_before;
+    }
 }
 
 fn phase_of(cx: &Ctx, me: Option<usize>) -> Option<&Phase> {
@@ -2423,6 +2436,7 @@ fn phase_range_at<V: PhaseApi>(
     e: usize,
 ) -> (i32, Option<usize>) {
     let what = if batches { "batches_range" } else { "gradients_range" };
+    note_particles(cx, me);
     cx.snapshot();
     let sp = cx.ptr::<u8>(state);
     // SAFETY: as in `phase_begin`.
@@ -2650,6 +2664,7 @@ fn phase_put_at<V: PhaseApi>(
 ) -> (i32, Option<usize>) {
     let t = <V::T as Flt>::SIZE;
     let what = if moves { "moves_put" } else { "forces_put" };
+    note_particles(cx, me);
     cx.snapshot();
     // SAFETY: as in `phase_begin`; `ip` NULL, a local of `il` values, or in the arena for `il`
     // values (or a huge `il`).
@@ -2703,6 +2718,7 @@ fn phase_put_at<V: PhaseApi>(
 /// `…_finish` with `info` at `ip` (arena offset `io`, if in the arena).
 fn phase_finish<V: PhaseApi>(cx: &mut Ctx, state: Option<usize>, me: Option<usize>, ip: *mut u8, io: Option<usize>) -> Option<usize> {
     let info_size = size_of::<sgs_svgd_info>();
+    note_particles(cx, me);
     let parts = me.map(|i| {
         let (po, pe) = cx.live[i].particles.unwrap();
         cx.bytes()[po..pe].to_vec()
@@ -2761,7 +2777,13 @@ fn phase_finish<V: PhaseApi>(cx: &mut Ctx, state: Option<usize>, me: Option<usiz
             eprintln!("finish compared with the twin's step: {s}");
         }
         if s == 0 {
-            assert!(cx.bytes()[po.0..po.1] == ep[..], "finish moved the particles unlike the twin's step");
+            let f = |v: &[u8]| v.chunks(<V::T as Flt>::SIZE).map(|c| if c.len() == 8 { f64::from_le_bytes(c.try_into().unwrap()) } else { f64::from(f32::from_le_bytes(c.try_into().unwrap())) }).collect::<Vec<_>>();
+            assert!(
+                cx.bytes()[po.0..po.1] == ep[..],
+                "finish moved the particles to {:?}, the twin's step to {:?}",
+                f(&cx.bytes()[po.0..po.1]),
+                f(ep)
+            );
             if !ip.is_null() {
                 // SAFETY: a valid info written by the successful finish.
                 let got = unsafe { core::slice::from_raw_parts(ip, info_size) };
