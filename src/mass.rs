@@ -195,7 +195,10 @@ mod tests {
             let (mut mean, mut m2) = ([T::from_f64(0.5); 2], [T::from_f64(3.0), T::from_f64(0.0)]);
             let mut r = [T::from_f64(0.25); 2];
             set_mass(&mut m, &mut k, &mut mean, &mut m2, &mut r, 4, sigma);
-            assert!(mean.iter().chain(&m2).all(|&x| x == T::ZERO), "sums cleared");
+            assert!(
+                mean.iter().chain(&m2).all(|&x| x == T::ZERO),
+                "sums cleared"
+            );
             (m, k, r)
         }
         for sigma in [1e300, 1e-170] {
@@ -204,7 +207,11 @@ mod tests {
         }
         for sigma in [1e30, 1e-30] {
             let (m, k, r) = set::<f32>(sigma);
-            assert_eq!((m, k, r), ([1.0f32; 2], [1.0f32; 2], [0.25f32; 2]), "f32, σ = {sigma:e}");
+            assert_eq!(
+                (m, k, r),
+                ([1.0f32; 2], [1.0f32; 2], [0.25f32; 2]),
+                "f32, σ = {sigma:e}"
+            );
         }
         // In range: v̂ = (4/9)·(3/3) + 10⁻³·5/9 and (4/9)·0 + 10⁻³·5/9, k = σ²·v̂, m = 1/√k.
         let (m, k, r) = set::<f64>(2.0);

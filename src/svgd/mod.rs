@@ -1229,7 +1229,11 @@ impl<K> SvgdCore<K> {
     /// `d` values each.
     #[cfg(feature = "ffi")]
     pub(crate) fn move_width(&self) -> usize {
-        let blocks = if self.cfg.step_rule.has_history() { 3 } else { 2 };
+        let blocks = if self.cfg.step_rule.has_history() {
+            3
+        } else {
+            2
+        };
         self.d.saturating_mul(blocks)
     }
 
