@@ -917,6 +917,28 @@ static int32_t sreent_gradient(void *ud, const double *x, size_t d, uint64_t see
     return SGS_CB_OK;
 }
 
+/* Re-entrant calls from a gradient callback during an iteration in phases. */
+typedef struct {
+    sgs_svgd *s;
+    int done;
+    int32_t st_cancel, st_finish, st_begin, st_step, st_range;
+} preent;
+
+static int32_t preent_gradient(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
+    preent *r = (preent *)ud;
+    (void)seed;
+    if (!r->done && r->s->_opaque[0] != 0) {
+        r->done = 1;
+        r->st_cancel = sgs_svgd_cancel(r->s);
+        r->st_finish = sgs_svgd_finish(r->s, NULL);
+        r->st_begin = sgs_svgd_begin(r->s);
+        r->st_step = sgs_svgd_step(r->s, NULL);
+        r->st_range = sgs_svgd_gradients_range(r->s, 0, 1);
+    }
+    for (size_t i = 0; i < d; i++) g[i] = x[i];
+    return SGS_CB_OK;
+}
+
 /* SGHMC / AMAGOLD divergence regressions. */
 static int32_t nan_gradient(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
     (void)ud; (void)x; (void)seed;
@@ -1122,6 +1144,25 @@ static void hardening_cases(void) {
            st == SGS_OK && sr.done && sr.st_step == SGS_ERR_BUSY && sr.st_iter == SGS_ERR_BUSY &&
                sr.st_clear == SGS_ERR_BUSY,
            NULL);
+    {
+        /* From inside a gradients range: cancel is busy, finish incomplete, begin and step in
+         * progress, the range's own slots taken; the outer range and the iteration complete. */
+        static preent pr;
+        static sgs_svgd ps;
+        static double px[SN * SD], pws[512];
+        static uint32_t pidx[SN];
+        for (size_t k = 0; k < SN * SD; k++) px[k] = (double)k / 7.0 - 0.5;
+        pr.s = &ps;
+        int ok = sgs_svgd_init(&ps, &sconf, px, SN, SD, pws, sgs_svgd_workspace_len(SN, SD, &sconf), pidx, SN,
+                               preent_gradient, NULL, &pr) == SGS_OK &&
+                 sgs_svgd_begin(&ps) == SGS_OK;
+        int32_t st_range = sgs_svgd_gradients_range(&ps, 0, SN);
+        ok &= st_range == SGS_OK && pr.done && pr.st_cancel == SGS_ERR_BUSY &&
+              pr.st_finish == SGS_ERR_ITERATION_INCOMPLETE && pr.st_begin == SGS_ERR_ITERATION_IN_PROGRESS &&
+              pr.st_step == SGS_ERR_ITERATION_IN_PROGRESS && pr.st_range == SGS_ERR_RANGE_OVERLAP &&
+              sgs_svgd_batches_range(&ps, 0, 2) == SGS_OK && sgs_svgd_finish(&ps, NULL) == SGS_OK;
+        expect("svgd phases re-entrant cancel/finish/begin/step/range from a gradient callback", ok, NULL);
+    }
 
     /* SGHMC: a NaN gradient, or a gradient callback that writes nothing, is a divergence. */
     for (int k = 0; k < 2; k++) {
@@ -1159,6 +1200,15 @@ static void hardening_cases(void) {
                  isfinite(x1f[0]) && isfinite(x1f[1]) && memcmp(x0, x1f, sizeof x0) == 0);
     }
 }
+
+/* Fills the stack below the caller's frame with non-zero bytes, so that a library call made next
+ * which stores an uninitialised temporary shows it. Called through a volatile pointer: not
+ * inlined, its stores not elided. */
+static void dirty_stack_impl(void) {
+    volatile unsigned char junk[16384];
+    for (size_t i = 0; i < sizeof junk; i++) junk[i] = (unsigned char)(0xA5u ^ i);
+}
+static void (*volatile dirty_stack)(void) = dirty_stack_impl;
 
 /* The iteration in phases: every misuse gets its own status and changes nothing; a callback
  * fault in a range, then cancel, leaves the system as before begin; forces computed by one
@@ -1402,6 +1452,58 @@ static void svgd_phase_cases(void) {
         ok &= sgs_svgd_cancel_f32(&s) == SGS_ERR_ITERATION_NOT_BEGUN;
         expect("svgd f32 phases: begin, ranges, overlap refused, finish", ok, NULL);
     }
+    /* Regressions of what the fuzz target found (fuzz/artifacts-found/). */
+    /* cancel and a failing finish leave the state byte for byte as before begin even with garbage
+     * on the stack below the caller: the pending iteration was an Option whose None was stored
+     * from an uninitialised temporary, stack bytes (addresses included) and all. */
+    {
+        sfix g;
+        sfix_init(&g, c0);
+        ssnap(&g);
+        int ok = sgs_svgd_begin(&g.s) == SGS_OK && sgs_svgd_gradients_range(&g.s, 0, SN) == SGS_OK;
+        dirty_stack();
+        ok &= sgs_svgd_cancel(&g.s) == SGS_OK;
+        expect("svgd cancel after garbage on the stack: the state's bytes as before begin", ok && ssame_system(&g, &c0),
+               NULL);
+        double phi[SN * SD];
+        for (size_t k = 0; k < SN * SD; k++) phi[k] = NAN;
+        ok = sgs_svgd_begin(&g.s) == SGS_OK && sgs_svgd_forces_put(&g.s, 0, SN, phi, SN * SD) == SGS_OK;
+        dirty_stack();
+        int32_t st = sgs_svgd_finish(&g.s, NULL);
+        expect_status("svgd finish (NaN forces) after garbage on the stack: the state's bytes as before begin", st,
+                      SGS_ERR_NON_FINITE, ok && ssame_system(&g, &c0));
+    }
+    /* batch_rows wrote *first before refusing an `end` inside the workspace. */
+    {
+        size_t fa = 12345;
+        ssnap(&f);
+        CASE("svgd batch rows: end inside the workspace, first not written",
+             sgs_svgd_batch_rows(&f.s, 1, &fa, (size_t *)(void *)(f.ws + 2)), SGS_ERR_INVALID_ARGUMENT,
+             ssame(&f) && fa == 12345);
+    }
+    /* KSD on, every force put in from another system: the particles and the info are the step's
+     * but the KSD, which needs every slot's position and gradient here: NaN (it was computed from
+     * the previous iteration's rows). */
+    {
+        sgs_svgd_config ck = c0;
+        ck.ksd = SGS_KSD_FULL;
+        sfix A, B, T;
+        sfix_init(&A, ck);
+        sfix_init(&B, ck);
+        sfix_init(&T, ck);
+        double phi[SN * SD];
+        sgs_svgd_info ia, ib, it;
+        int ok = sgs_svgd_begin(&A.s) == SGS_OK && sgs_svgd_gradients_range(&A.s, 0, SN) == SGS_OK &&
+                 sgs_svgd_batches_range(&A.s, 0, 2) == SGS_OK &&
+                 sgs_svgd_forces_get(&A.s, 0, SN, phi, SN * SD) == SGS_OK && sgs_svgd_begin(&B.s) == SGS_OK &&
+                 sgs_svgd_forces_put(&B.s, 0, SN, phi, SN * SD) == SGS_OK && sgs_svgd_finish(&A.s, &ia) == SGS_OK &&
+                 sgs_svgd_finish(&B.s, &ib) == SGS_OK && sgs_svgd_step(&T.s, &it) == SGS_OK;
+        ok &= memcmp(&ia, &it, sizeof ia) == 0 && memcmp(B.x, T.x, sizeof B.x) == 0 &&
+              ib.iteration == it.iteration && ib.interactions == it.interactions &&
+              ib.mean_force == it.mean_force && ib.max_force == it.max_force && !isnan(it.ksd_squared) &&
+              isnan(ib.ksd_squared);
+        expect("svgd KSD on, all forces put in: the step's particles and info, ksd_squared NaN", ok, NULL);
+    }
 }
 
 /* The streaming diagnostics: every argument checked, the state (all its bytes) and the outputs
@@ -1577,6 +1679,348 @@ static void mass_cases(void) {
            NULL);
 }
 
+/* A chain with a mass matrix to aim bad calls at (warm-up 40: Stan's windows put one slow window
+ * on iterations 7-36), and its buffers' pristine copies. */
+enum { WMASS = 10 * D, MASS_WARMUP = 40, MASS_WINDOW_END = 36 };
+typedef struct {
+    sgs_amagold s;
+    double ws[WMASS];
+    prog p;
+    sgs_amagold saved;
+    double ws_saved[WMASS];
+} mfix;
+
+static sgs_amagold_config mass_config(void) {
+    sgs_amagold_config c = sgs_amagold_config_default(0.2);
+    c.adapt_mass = 1;
+    c.warmup = MASS_WARMUP;
+    c.steps = 4;
+    return c;
+}
+
+/* A mass chain after `iters` iterations. */
+static void mfix_init(mfix *f, int iters) {
+    memset(f, 0, sizeof *f);
+    sgs_amagold_config c = mass_config();
+    if (sgs_amagold_init(&f->s, &c, THETA0, D, f->ws, WMASS, prog_energy, prog_gradient, &f->p) != SGS_OK) {
+        printf("FAIL mass fixture init\n");
+        exit(1);
+    }
+    for (int i = 0; i < iters; i++) sgs_amagold_step(&f->s, NULL);
+}
+
+static void msnap(mfix *f) {
+    memcpy(&f->saved, &f->s, sizeof f->s);
+    memcpy(f->ws_saved, f->ws, sizeof f->ws);
+}
+
+/* The state struct and the whole 10·d workspace (position, momentum, mass factors, the window's
+ * running sums) are byte-for-byte as at the last msnap(). */
+static int msame(const mfix *f) {
+    return memcmp(&f->saved, &f->s, sizeof f->s) == 0 && memcmp(f->ws_saved, f->ws, sizeof f->ws) == 0;
+}
+
+/* After a failed iteration: the state struct, θ (block 0), the persistent momentum (block 2)
+ * and the four mass blocks (6..9) are as at the last msnap(); only scratch may differ. */
+static int msame_chain(const mfix *f) {
+    return memcmp(&f->saved, &f->s, sizeof f->s) == 0 && memcmp(f->ws_saved, f->ws, D * sizeof(double)) == 0 &&
+           memcmp(f->ws_saved + 2 * D, f->ws + 2 * D, D * sizeof(double)) == 0 &&
+           memcmp(f->ws_saved + 6 * D, f->ws + 6 * D, 4 * D * sizeof(double)) == 0;
+}
+
+/* Every rejection of the mass-matrix API, on a live chain with a mass matrix, mid-window and after
+ * the window set its mass: the documented status, and the chain (state and whole workspace) and
+ * the caller's other buffers unchanged. Then callbacks that abort or return non-finite values
+ * during the warm-up. */
+static void mass_status_cases(void) {
+    const int stages[2] = {10, MASS_WINDOW_END + 1};
+    const char *stage_name[2] = {"mid-window", "mass set"};
+    for (int st_i = 0; st_i < 2; st_i++) {
+        mfix f;
+        mfix_init(&f, stages[st_i]);
+        msnap(&f);
+        char name[160];
+#define MCASE(what, call, want, cond)                                         \
+    do {                                                                      \
+        snprintf(name, sizeof name, "mass (%s): %s", stage_name[st_i], what); \
+        CASE(name, call, want, cond);                                         \
+    } while (0)
+
+        /* inverse_mass: outputs. `k` has room for D + 2 values and a sentinel pattern. */
+        double k[D + 2];
+        memset(k, 0x5a, sizeof k);
+        double k_saved[D + 2];
+        memcpy(k_saved, k, sizeof k);
+#define KSAME (memcmp(k, k_saved, sizeof k) == 0)
+        MCASE("inverse mass: out_len d - 1", sgs_amagold_inverse_mass(&f.s, k, D - 1), SGS_ERR_OUTPUT_TOO_SMALL,
+              msame(&f) && KSAME);
+        MCASE("inverse mass: out_len 0", sgs_amagold_inverse_mass(&f.s, k, 0), SGS_ERR_OUTPUT_TOO_SMALL,
+              msame(&f) && KSAME);
+        MCASE("inverse mass: out_len SIZE_MAX", sgs_amagold_inverse_mass(&f.s, k, SIZE_MAX),
+              SGS_ERR_INVALID_ARGUMENT, msame(&f) && KSAME);
+        MCASE("inverse mass: out NULL", sgs_amagold_inverse_mass(&f.s, NULL, D), SGS_ERR_NULL_POINTER, msame(&f));
+        MCASE("inverse mass: state NULL", sgs_amagold_inverse_mass(NULL, k, D), SGS_ERR_NULL_POINTER, KSAME);
+        MCASE("inverse mass: out misaligned",
+              sgs_amagold_inverse_mass(&f.s, (double *)(void *)((char *)k + 1), D), SGS_ERR_INVALID_ARGUMENT,
+              msame(&f) && KSAME);
+        MCASE("inverse mass: out over the mass blocks", sgs_amagold_inverse_mass(&f.s, f.ws + 7 * D, D),
+              SGS_ERR_INVALID_ARGUMENT, msame(&f));
+        MCASE("inverse mass: out inside the state",
+              sgs_amagold_inverse_mass(&f.s, (double *)(void *)&f.s._opaque[8], D), SGS_ERR_INVALID_ARGUMENT,
+              msame(&f));
+        MCASE("inverse mass: f32 getter on a double chain",
+              sgs_amagold_inverse_mass_f32((const sgs_amagold_f32 *)(const void *)&f.s, (float *)(void *)k, D),
+              SGS_ERR_NOT_INITIALISED, msame(&f) && KSAME);
+        sgs_amagold moved;
+        memcpy(&moved, &f.s, sizeof moved);
+        MCASE("inverse mass: memcpy'd state -> moved", sgs_amagold_inverse_mass(&moved, k, D),
+              SGS_ERR_STATE_MOVED, msame(&f) && KSAME);
+        /* A longer output gets d values; the rest is the caller's. */
+        int unit = st_i == 0;
+        MCASE("inverse mass: out_len d + 2 writes d values", sgs_amagold_inverse_mass(&f.s, k, D + 2), SGS_OK,
+              msame(&f) && memcmp(k + D, k_saved + D, 2 * sizeof(double)) == 0 &&
+                  (unit ? k[0] == 1.0 && k[1] == 1.0
+                        : memcmp(k, f.ws + 7 * D, D * sizeof(double)) == 0 && k[0] != 1.0 && k[0] > 0.0));
+        memcpy(k_saved, k, sizeof k);
+
+        /* copy: destination workspace lengths and pointers. */
+        sgs_amagold cp;
+        double wcp[WMASS + 1];
+        memset(&cp, 0, sizeof cp);
+        memset(wcp, 0xa5, sizeof wcp);
+        sgs_amagold cp_saved;
+        double wcp_saved[WMASS + 1];
+        memcpy(&cp_saved, &cp, sizeof cp);
+        memcpy(wcp_saved, wcp, sizeof wcp);
+#define CPSAME (memcmp(&cp, &cp_saved, sizeof cp) == 0 && memcmp(wcp, wcp_saved, sizeof wcp) == 0)
+        MCASE("copy: workspace 6·d", sgs_amagold_copy(&cp, wcp, WS, &f.s), SGS_ERR_WORKSPACE_TOO_SMALL,
+              msame(&f) && CPSAME);
+        MCASE("copy: workspace 10·d - 1", sgs_amagold_copy(&cp, wcp, WMASS - 1, &f.s), SGS_ERR_WORKSPACE_TOO_SMALL,
+              msame(&f) && CPSAME);
+        MCASE("copy: workspace length SIZE_MAX", sgs_amagold_copy(&cp, wcp, SIZE_MAX, &f.s),
+              SGS_ERR_INVALID_ARGUMENT, msame(&f) && CPSAME);
+        MCASE("copy: dst NULL", sgs_amagold_copy(NULL, wcp, WMASS, &f.s), SGS_ERR_NULL_POINTER, msame(&f) && CPSAME);
+        MCASE("copy: workspace NULL", sgs_amagold_copy(&cp, NULL, WMASS, &f.s), SGS_ERR_NULL_POINTER,
+              msame(&f) && CPSAME);
+        MCASE("copy: src NULL", sgs_amagold_copy(&cp, wcp, WMASS, NULL), SGS_ERR_NULL_POINTER, CPSAME);
+        MCASE("copy: onto the source's workspace", sgs_amagold_copy(&cp, f.ws, WMASS, &f.s),
+              SGS_ERR_INVALID_ARGUMENT, msame(&f) && CPSAME);
+        MCASE("copy: workspace 10·d + 1", sgs_amagold_copy(&cp, wcp, WMASS + 1, &f.s), SGS_OK,
+              msame(&f) && memcmp(wcp, f.ws, sizeof f.ws) == 0);
+
+        /* init over the live mass chain with a bad config or workspace: refused, chain intact. */
+        sgs_amagold_config c = mass_config();
+        double ws2[WMASS];
+        memset(ws2, 0xa5, sizeof ws2);
+        double ws2_saved[WMASS];
+        memcpy(ws2_saved, ws2, sizeof ws2);
+        prog p2;
+        memset(&p2, 0, sizeof p2);
+#define WS2SAME (memcmp(ws2, ws2_saved, sizeof ws2) == 0 && p2.e_calls == 0)
+        c.warmup = 19;
+        MCASE("init over it: warm-up 19", sgs_amagold_init(&f.s, &c, THETA0, D, ws2, WMASS, prog_energy, prog_gradient, &p2),
+              SGS_ERR_INVALID_WARMUP, msame(&f) && WS2SAME);
+        c.warmup = 0;
+        MCASE("init over it: warm-up 0", sgs_amagold_init(&f.s, &c, THETA0, D, ws2, WMASS, prog_energy, prog_gradient, &p2),
+              SGS_ERR_INVALID_WARMUP, msame(&f) && WS2SAME);
+        c.warmup = MASS_WARMUP;
+        MCASE("init over it: workspace 10·d - 1",
+              sgs_amagold_init(&f.s, &c, THETA0, D, ws2, WMASS - 1, prog_energy, prog_gradient, &p2),
+              SGS_ERR_WORKSPACE_TOO_SMALL, msame(&f) && WS2SAME);
+        MCASE("init over it: workspace 6·d",
+              sgs_amagold_init(&f.s, &c, THETA0, D, ws2, WS, prog_energy, prog_gradient, &p2),
+              SGS_ERR_WORKSPACE_TOO_SMALL, msame(&f) && WS2SAME);
+        MCASE("init over it: workspace NULL",
+              sgs_amagold_init(&f.s, &c, THETA0, D, NULL, WMASS, prog_energy, prog_gradient, &p2),
+              SGS_ERR_NULL_POINTER, msame(&f) && WS2SAME);
+        MCASE("init over it: config NULL",
+              sgs_amagold_init(&f.s, NULL, THETA0, D, ws2, WMASS, prog_energy, prog_gradient, &p2),
+              SGS_ERR_NULL_POINTER, msame(&f) && WS2SAME);
+        MCASE("init over it: energy callback NULL",
+              sgs_amagold_init(&f.s, &c, THETA0, D, ws2, WMASS, NULL, prog_gradient, &p2),
+              SGS_ERR_NULL_POINTER, msame(&f) && WS2SAME);
+        c.reserved = 1;
+        MCASE("init over it: reserved 1", sgs_amagold_init(&f.s, &c, THETA0, D, ws2, WMASS, prog_energy, prog_gradient, &p2),
+              SGS_ERR_INVALID_OPTION, msame(&f) && WS2SAME);
+#undef KSAME
+#undef CPSAME
+#undef WS2SAME
+#undef MCASE
+        /* Every refusal above left it able to go on: a step still succeeds. */
+        snprintf(name, sizeof name, "mass (%s): steps after the refusals", stage_name[st_i]);
+        CASE(name, sgs_amagold_step(&f.s, NULL), SGS_OK, 1);
+    }
+
+    /* f32: the same statuses through the float functions. */
+    {
+        sgs_amagold_f32 s = {{0}}, cp = {{0}};
+        float ws[WMASS], wcp[WMASS], k[D] = {0.0f, 0.0f};
+        const float th0[D] = {0.5f, -0.25f};
+        prog p;
+        memset(&p, 0, sizeof p);
+        sgs_amagold_config c = mass_config();
+        c.warmup = 19;
+        CASE("mass f32: init warm-up 19", sgs_amagold_init_f32(&s, &c, th0, D, ws, WMASS, prog_energy_f32, prog_gradient_f32, &p),
+             SGS_ERR_INVALID_WARMUP, s._opaque[0] == 0);
+        c.warmup = MASS_WARMUP;
+        CASE("mass f32: init workspace 10·d - 1",
+             sgs_amagold_init_f32(&s, &c, th0, D, ws, WMASS - 1, prog_energy_f32, prog_gradient_f32, &p),
+             SGS_ERR_WORKSPACE_TOO_SMALL, s._opaque[0] == 0);
+        int32_t st = sgs_amagold_init_f32(&s, &c, th0, D, ws, WMASS, prog_energy_f32, prog_gradient_f32, &p);
+        for (int i = 0; i < 10 && st == SGS_OK; i++) st = sgs_amagold_step_f32(&s, NULL);
+        expect("mass f32: init and 10 iterations", st == SGS_OK, sgs_status_str(st));
+        sgs_amagold_f32 saved;
+        memcpy(&saved, &s, sizeof s);
+        float ws_saved[WMASS];
+        memcpy(ws_saved, ws, sizeof ws);
+#define FSAME (memcmp(&saved, &s, sizeof s) == 0 && memcmp(ws_saved, ws, sizeof ws) == 0)
+        CASE("mass f32: inverse mass out_len d - 1", sgs_amagold_inverse_mass_f32(&s, k, D - 1), SGS_ERR_OUTPUT_TOO_SMALL,
+             FSAME && k[0] == 0.0f);
+        CASE("mass f32: inverse mass out NULL", sgs_amagold_inverse_mass_f32(&s, NULL, D), SGS_ERR_NULL_POINTER, FSAME);
+        CASE("mass f32: inverse mass state NULL", sgs_amagold_inverse_mass_f32(NULL, k, D), SGS_ERR_NULL_POINTER,
+             k[0] == 0.0f);
+        CASE("mass f32: copy workspace 6·d", sgs_amagold_copy_f32(&cp, wcp, WS, &s), SGS_ERR_WORKSPACE_TOO_SMALL,
+             FSAME && cp._opaque[0] == 0);
+        CASE("mass f32: copy workspace 10·d - 1", sgs_amagold_copy_f32(&cp, wcp, WMASS - 1, &s),
+             SGS_ERR_WORKSPACE_TOO_SMALL, FSAME && cp._opaque[0] == 0);
+#undef FSAME
+    }
+
+    /* Callbacks that abort during the warm-up, at the iteration that ends the slow window: the
+     * chain (position, momentum, mass factors, window sums) stays; the retried iteration then
+     * sets the same mass as a twin without the fault, and both go on alike. */
+    struct {
+        const char *name;
+        int which; /* 0 gradient abort, 1 energy abort */
+        long at;
+    } aborts[] = {
+        {"mass: gradient ABORTs in the window's last iteration", 0, 2},
+        {"mass: energy ABORTs in the window's last iteration", 1, 1},
+    };
+    for (size_t a = 0; a < sizeof aborts / sizeof aborts[0]; a++) {
+        mfix f, twin;
+        mfix_init(&f, MASS_WINDOW_END - 1);
+        mfix_init(&twin, MASS_WINDOW_END - 1);
+        msnap(&f);
+        if (aborts[a].which == 0) f.p.g_abort = f.p.g_calls + aborts[a].at;
+        else f.p.e_abort = f.p.e_calls + aborts[a].at;
+        double k[D];
+        int32_t st = sgs_amagold_step(&f.s, NULL);
+        int unchanged = msame_chain(&f) && sgs_amagold_inverse_mass(&f.s, k, D) == SGS_OK && k[0] == 1.0 &&
+                        k[1] == 1.0;
+        int ok = 1;
+        for (int i = 0; i < 8; i++) {
+            sgs_amagold_info x, y;
+            ok &= sgs_amagold_step(&f.s, &x) == SGS_OK && sgs_amagold_step(&twin.s, &y) == SGS_OK &&
+                  memcmp(&x, &y, sizeof x) == 0;
+        }
+        double kt[D];
+        ok &= sgs_amagold_inverse_mass(&f.s, k, D) == SGS_OK && sgs_amagold_inverse_mass(&twin.s, kt, D) == SGS_OK &&
+              memcmp(k, kt, sizeof k) == 0 && k[0] != 1.0 && memcmp(f.ws, twin.ws, sizeof f.ws) == 0;
+        CASE(aborts[a].name, st, SGS_ERR_CALLBACK_ABORTED, unchanged && ok);
+    }
+
+    /* run: an abort in the warm-up's 5th iteration of the run leaves 4 rows and the chain where
+     * a twin is after 4 steps (its window sums included). */
+    {
+        mfix f, twin;
+        mfix_init(&f, 10);
+        mfix_init(&twin, 10);
+        for (int i = 0; i < 4; i++) sgs_amagold_step(&twin.s, NULL);
+        f.p.e_abort = f.p.e_calls + 5;
+        double out[10 * D];
+        size_t done = 0;
+        int32_t st = sgs_amagold_run(&f.s, 10, out, 10 * D, &done, NULL);
+        int ok = done == 4 && memcmp(out + 3 * D, twin.ws, D * sizeof(double)) == 0 &&
+                 memcmp(f.ws, twin.ws, D * sizeof(double)) == 0 &&
+                 memcmp(f.ws + 6 * D, twin.ws + 6 * D, 4 * D * sizeof(double)) == 0;
+        CASE("mass: run's energy ABORTs at iteration 5 of the warm-up -> 4 rows, chain and window sums as after 4",
+             st, SGS_ERR_CALLBACK_ABORTED, ok);
+    }
+
+    /* Non-finite values during the warm-up are divergences (outcomes, not errors): the iteration
+     * counts, the chain stays, and the window's estimate is positive and finite. */
+    struct {
+        const char *name;
+        int which; /* 0 gradient NaN, 1 energy NaN, 2 energy +inf */
+    } nonfinite[] = {
+        {"mass: gradient NaN in the window -> divergent, mass finite", 0},
+        {"mass: energy NaN in the window -> divergent, mass finite", 1},
+        {"mass: energy +inf in the window -> divergent, mass finite", 2},
+    };
+    for (size_t a = 0; a < sizeof nonfinite / sizeof nonfinite[0]; a++) {
+        mfix f;
+        mfix_init(&f, 20);
+        msnap(&f);
+        long g = f.p.g_calls + 2, e = f.p.e_calls + 1;
+        if (nonfinite[a].which == 0) f.p.g_nan = g;
+        else if (nonfinite[a].which == 1) f.p.e_nan = e;
+        else f.p.e_inf = e;
+        sgs_amagold_info info;
+        int32_t st = sgs_amagold_step(&f.s, &info);
+        int stayed = info.outcome == SGS_OUTCOME_DIVERGENT && info.warmup == 1 &&
+                     memcmp(f.ws, f.ws_saved, D * sizeof(double)) == 0;
+        int32_t st2 = SGS_OK;
+        for (int i = 21; i < MASS_WARMUP + 5 && st2 == SGS_OK; i++) st2 = sgs_amagold_step(&f.s, NULL);
+        double k[D];
+        int finite = st2 == SGS_OK && sgs_amagold_inverse_mass(&f.s, k, D) == SGS_OK && isfinite(k[0]) &&
+                     isfinite(k[1]) && k[0] > 0.0 && k[1] > 0.0;
+        CASE(nonfinite[a].name, st, SGS_OK, stayed && finite);
+    }
+}
+
+/* σ far outside the float type's range (σ² overflows): the window's estimate k = σ²·v̂ cannot be
+ * held as a number of the coordinate type, so it is not applied (k stays 1). It used to become
+ * k = ∞, m = 0: the getter read ∞ (a momentum standard deviation σ/√k of 0), every later iteration
+ * was divergent (0·∞ = NaN proposals), and in the non-reversible variant the next window's
+ * rescaling (m_new/m = 0/0) made the persistent momentum NaN. (With such a σ the chain barely
+ * moves with or without a mass matrix: ε/σ² is 0.) Found by the fuzz target's inverse-mass oracle
+ * (fuzz/artifacts-found/mass-sigma-*). */
+static void mass_extreme_sigma_cases(void) {
+    /* Reversible with one slow window; non-reversible with Stan's several (warm-up 200). */
+    const uint64_t warmups[2] = {MASS_WARMUP, 200};
+    for (uint32_t variant = 0; variant < 2; variant++) {
+        sgs_amagold s = {{0}};
+        double ws[WMASS], k[D] = {0.0, 0.0}, x[D], r[D];
+        prog p;
+        memset(&p, 0, sizeof p);
+        sgs_amagold_config c = mass_config();
+        c.momentum_sd = 1e300;
+        c.variant = variant;
+        c.warmup = warmups[variant];
+        uint64_t div0 = 0, div1 = 0, n = warmups[variant] + 20;
+        int32_t st = sgs_amagold_init(&s, &c, THETA0, D, ws, WMASS, prog_energy, prog_gradient, &p);
+        for (uint64_t i = 0; i < n - 20; i++) st |= sgs_amagold_step(&s, NULL);
+        st |= sgs_amagold_divergences(&s, &div0);
+        for (int i = 0; i < 20; i++) st |= sgs_amagold_step(&s, NULL);
+        st |= sgs_amagold_divergences(&s, &div1) | sgs_amagold_inverse_mass(&s, k, D) |
+              sgs_amagold_position(&s, x, D) | sgs_amagold_momentum(&s, r, D);
+        expect(variant ? "mass: sigma 1e300, non-reversible, several windows -> k = 1, momentum finite"
+                       : "mass: sigma 1e300 -> the estimate is not applied (k = 1), not every iteration divergent",
+               st == SGS_OK && k[0] == 1.0 && k[1] == 1.0 && div1 - div0 < 20 && isfinite(x[0]) && isfinite(x[1]) &&
+                   isfinite(r[0]) && isfinite(r[1]),
+               NULL);
+    }
+
+    sgs_amagold_f32 sf = {{0}};
+    float wsf[WMASS], kf[D] = {0.0f, 0.0f}, xf[D];
+    const float th0f[D] = {0.5f, -0.25f};
+    prog p;
+    memset(&p, 0, sizeof p);
+    sgs_amagold_config c = mass_config();
+    c.momentum_sd = 1e30; /* σ² = 1e60 overflows float */
+    uint64_t div0 = 0, div1 = 0;
+    int32_t st = sgs_amagold_init_f32(&sf, &c, th0f, D, wsf, WMASS, prog_energy_f32, prog_gradient_f32, &p);
+    for (int i = 0; i < MASS_WINDOW_END; i++) st |= sgs_amagold_step_f32(&sf, NULL);
+    st |= sgs_amagold_divergences_f32(&sf, &div0);
+    for (int i = 0; i < 20; i++) st |= sgs_amagold_step_f32(&sf, NULL);
+    st |= sgs_amagold_divergences_f32(&sf, &div1) | sgs_amagold_inverse_mass_f32(&sf, kf, D) |
+          sgs_amagold_position_f32(&sf, xf, D);
+    expect("mass f32: sigma 1e30 -> the estimate is not applied (k = 1), not every iteration divergent",
+           st == SGS_OK && kf[0] == 1.0f && kf[1] == 1.0f && div1 - div0 < 20 && isfinite(xf[0]) && isfinite(xf[1]),
+           NULL);
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -1592,6 +2036,8 @@ int main(void) {
     hardening_cases();
     stats_cases();
     mass_cases();
+    mass_status_cases();
+    mass_extreme_sigma_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

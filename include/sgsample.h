@@ -589,7 +589,8 @@ typedef struct sgs_svgd_info {
   double max_force;
   /**
    * KSD² of the particles at the start of the iteration, as `sgs_svgd_config.ksd` asks
-   * (the batch estimate may be negative; the KSD is its square root); NaN when off.
+   * (the batch estimate may be negative; the KSD is its square root); NaN when off, and
+   * for an iteration in phases with forces put in (`sgs_svgd_forces_put`).
    */
   double ksd_squared;
 } sgs_svgd_info;
@@ -1375,6 +1376,8 @@ size_t sgs_amagold_workspace_len_mass(size_t d);
  * (capacity `out_len` ≥ d). With `adapt_mass` it is 1 until the first slow window of the
  * warm-up ends, then σ² times each coordinate's regularised variance over the last
  * window, and fixed after the warm-up (with σ = 1: the posterior variance estimate).
+ * Always positive and finite: an estimate the coordinate type cannot hold (σ² beyond
+ * its range) is not applied, and the coordinate keeps its factor.
  * Without `adapt_mass` the chain has no mass matrix: d ones (exactly what it uses).
  * Statuses as for the position getter.
  *
@@ -1397,6 +1400,8 @@ size_t sgs_amagold_workspace_len_mass_f32(size_t d);
  * (capacity `out_len` ≥ d). With `adapt_mass` it is 1 until the first slow window of the
  * warm-up ends, then σ² times each coordinate's regularised variance over the last
  * window, and fixed after the warm-up (with σ = 1: the posterior variance estimate).
+ * Always positive and finite: an estimate the coordinate type cannot hold (σ² beyond
+ * its range) is not applied, and the coordinate keeps its factor.
  * Without `adapt_mass` the chain has no mass matrix: d ones (exactly what it uses).
  * Statuses as for the position getter.
  *
@@ -2874,7 +2879,10 @@ sgs_status sgs_svgd_copy_f32(struct sgs_svgd_f32 *dst,
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
  * (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
  * are sequential), `SGS_ERR_INVALID_POSITION` (a particle made non-finite),
- * `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error nothing changed.
+ * `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error the state, the particles
+ * and the generator are unchanged; after `SGS_ERR_NON_FINITE` the index buffer and the
+ * workspace's scratch hold the permutation drawn and the bandwidth's work (as after a
+ * failed step).
  *
  * # Safety
  * `state` must be a valid state whose buffers are alive.
@@ -2946,7 +2954,9 @@ sgs_status sgs_svgd_forces_get(const struct sgs_svgd *state,
  * seed: the slots must be untouched in this iteration. Like a batch range it then
  * computes those slots' moves (unless the KSD is on). Safe to call concurrently with
  * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
- * with `SGS_ERR_NON_FINITE`.
+ * with `SGS_ERR_NON_FINITE`. With the KSD on, the info of an iteration with forces put
+ * in reports `ksd_squared` NaN: the KSD needs every slot's position and gradient on
+ * this process.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
@@ -3089,7 +3099,10 @@ sgs_status sgs_svgd_batch_rows(const struct sgs_svgd *state,
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
  * (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
  * are sequential), `SGS_ERR_INVALID_POSITION` (a particle made non-finite),
- * `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error nothing changed.
+ * `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error the state, the particles
+ * and the generator are unchanged; after `SGS_ERR_NON_FINITE` the index buffer and the
+ * workspace's scratch hold the permutation drawn and the bandwidth's work (as after a
+ * failed step).
  *
  * # Safety
  * `state` must be a valid state whose buffers are alive.
@@ -3161,7 +3174,9 @@ sgs_status sgs_svgd_forces_get_f32(const struct sgs_svgd_f32 *state,
  * seed: the slots must be untouched in this iteration. Like a batch range it then
  * computes those slots' moves (unless the KSD is on). Safe to call concurrently with
  * the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
- * with `SGS_ERR_NON_FINITE`.
+ * with `SGS_ERR_NON_FINITE`. With the KSD on, the info of an iteration with forces put
+ * in reports `ksd_squared` NaN: the KSD needs every slot's position and gradient on
+ * this process.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,

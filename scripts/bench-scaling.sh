@@ -8,12 +8,14 @@
 #      own, bit identity checked; and the CPU-time model: the serial part (begin + finish) as a
 #      share of the serial step, the pieces' CPU time against the step's, and the speed-up idle
 #      cores would give if the pieces shared out evenly;
-#   2. MPI: median time per iteration on 1 and 2 ranks (svgd_mpi --bench, one rank per core),
-#      the speed-up, and rank 0's CPU per phase;
+#   2. MPI: median time per iteration on 1 and 2 ranks (svgd_mpi --bench, one rank per core;
+#      the ranks share moved rows, and for the mixture also forces: --share forces), the
+#      speed-up, and rank 0's CPU per phase;
 #   3. one iteration of a large system, BIG_N particles (default 1e8) at d = 1 and BIG_N/10 at
 #      d = 10 (the memory check);
 #   4. the MPI_Allgatherv of 64 Ki, 1 Mi and 8 Mi doubles on 2 ranks alone (svgd_mpi
-#      --allgather), the exchange constant of the cluster model.
+#      --allgather), and the cluster model's constants and predictions (tools/cluster-model.py,
+#      which runs svgd_mpi --bench at N = 65 536 on 1 and 2 ranks, both ways of sharing).
 # Threads are bound to cores and spin between iterations (OMP_PROC_BIND=true,
 # OMP_WAIT_POLICY=active unless set), so that a wake-up is not timed; ranks are bound to cores
 # (-bind-to core).
@@ -40,12 +42,15 @@ for model in mixture logistic; do
       [ "$model" = logistic ] && iters=5
       "$omp" --bench "$model" "$n" "$p" "$iters"
       t1=
-      for r in 1 2; do
-        line=$("$mpiexec" -bind-to core -n "$r" "$mpi" --model "$model" --n "$n" --p "$p" --iters "$iters" --bench |
-          grep median)
+      shares="1:moves 2:moves"
+      [ "$model" = mixture ] && shares="$shares 2:forces"
+      for rs in $shares; do
+        r=${rs%%:*} share=${rs#*:}
+        line=$("$mpiexec" -bind-to core -n "$r" "$mpi" --model "$model" --n "$n" --p "$p" --iters "$iters" --bench \
+          --share "$share" | grep median)
         t=$(echo "$line" | sed -n 's/.*median time per iteration \([0-9.]*\) s.*/\1/p')
         [ "$r" = 1 ] && t1=$t
-        echo "mpi $r rank(s): $line$([ "$r" = 2 ] && awk -v a="$t1" -v b="$t" 'BEGIN { printf "; speed-up %.2f", a / b }')"
+        echo "mpi $r rank(s), sharing $share: $line$([ "$r" = 2 ] && awk -v a="$t1" -v b="$t" 'BEGIN { printf "; speed-up %.2f", a / b }')"
       done
     done
   done
@@ -53,6 +58,7 @@ done
 for c in 65536 1048576 8388608; do
   "$mpiexec" -bind-to core -n 2 "$mpi" --allgather "$c"
 done
+[ "${1:-}" != quick ] && python3 tools/cluster-model.py
 if [ "${1:-}" != quick ]; then
   big=${BIG_N:-100000000}
   "$omp" --big "$big" 1 8

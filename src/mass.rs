@@ -144,7 +144,10 @@ pub(crate) fn welford<T: Float>(mean: &mut [T], m2: &mut [T], x: &[T], n: u64) {
 /// Sets the mass factors from a window of `n ≥ 2` draws: `kᵢ = σ²·v̂ᵢ` (so the position step
 /// is `ε·v̂ᵢ·r`, v̂ the regularised variance), `mᵢ = 1/√kᵢ`; rescales the persistent momentum
 /// `r` to the new mass (it stays distributed as N(0, σ²mᵢ²) if it was before); clears the
-/// Welford sums.
+/// Welford sums. A coordinate whose `kᵢ` or `mᵢ` would not be a positive finite `T` keeps its
+/// factors and momentum: with σ² (or the variance) beyond `T`'s range, k = ∞ and m = 0 (or
+/// the reverse) would make the sampler's products `(ε/σ²)·kᵢ` and `σ·mᵢ` 0·∞ = NaN, and every
+/// later iteration diverge, where the chain without a mass matrix does not.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn set_mass<T: Float>(
     m: &mut [T],
@@ -167,9 +170,12 @@ pub(crate) fn set_mass<T: Float>(
         let v = (nf / (nf + 5.0)) * v + 1e-3 * (5.0 / (nf + 5.0));
         let k_new = sigma * sigma * v;
         let m_new = 1.0 / libm::sqrt(k_new);
-        *ri = T::from_f64(ri.to_f64() * (m_new / mi.to_f64()));
-        *mi = T::from_f64(m_new);
-        *ki = T::from_f64(k_new);
+        let (kt, mt) = (T::from_f64(k_new), T::from_f64(m_new));
+        if kt.is_finite() && mt.is_finite() && kt > T::ZERO && mt > T::ZERO {
+            *ri = T::from_f64(ri.to_f64() * (m_new / mi.to_f64()));
+            *mi = mt;
+            *ki = kt;
+        }
         *mu = T::ZERO;
         *si = T::ZERO;
     }
@@ -178,6 +184,44 @@ pub(crate) fn set_mass<T: Float>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// σ² beyond the float type's range: the estimate is not applied (the factors stay 1 and
+    /// the momentum as it was), where it used to give k = ∞, m = 0 (or k = 0, m = ∞) and then
+    /// NaN positions in every later iteration. In range, the same factors as ever.
+    #[test]
+    fn an_estimate_out_of_the_types_range_keeps_the_factors() {
+        fn set<T: Float>(sigma: f64) -> ([T; 2], [T; 2], [T; 2]) {
+            let (mut m, mut k) = ([T::from_f64(1.0); 2], [T::from_f64(1.0); 2]);
+            let (mut mean, mut m2) = ([T::from_f64(0.5); 2], [T::from_f64(3.0), T::from_f64(0.0)]);
+            let mut r = [T::from_f64(0.25); 2];
+            set_mass(&mut m, &mut k, &mut mean, &mut m2, &mut r, 4, sigma);
+            assert!(
+                mean.iter().chain(&m2).all(|&x| x == T::ZERO),
+                "sums cleared"
+            );
+            (m, k, r)
+        }
+        for sigma in [1e300, 1e-170] {
+            let (m, k, r) = set::<f64>(sigma);
+            assert_eq!((m, k, r), ([1.0; 2], [1.0; 2], [0.25; 2]), "σ = {sigma:e}");
+        }
+        for sigma in [1e30, 1e-30] {
+            let (m, k, r) = set::<f32>(sigma);
+            assert_eq!(
+                (m, k, r),
+                ([1.0f32; 2], [1.0f32; 2], [0.25f32; 2]),
+                "f32, σ = {sigma:e}"
+            );
+        }
+        // In range: v̂ = (4/9)·(3/3) + 10⁻³·5/9 and (4/9)·0 + 10⁻³·5/9, k = σ²·v̂, m = 1/√k.
+        let (m, k, r) = set::<f64>(2.0);
+        let v = [(4.0 / 9.0) * 1.0 + 1e-3 * (5.0 / 9.0), 1e-3 * (5.0 / 9.0)];
+        for i in 0..2 {
+            let kw = 4.0 * v[i];
+            let mw = 1.0 / libm::sqrt(kw);
+            assert_eq!((k[i], m[i], r[i]), (kw, mw, 0.25 * mw), "coordinate {i}");
+        }
+    }
 
     #[test]
     fn stan_windows_for_1000_iterations() {

@@ -1,6 +1,6 @@
 //! Every sampler kind driven through the C functions from Rust, small enough to run under Miri
 //! (scripts/test-miri.sh): init, step, run, every getter, and a callback ABORT that must leave
-//! the chain as it was (a retry repeats the same draws). Rust `extern "C"` callbacks receive a
+//! the chain as it was (a retry repeats the same draws); and the SVGD iteration in phases. Rust `extern "C"` callbacks receive a
 //! Rust struct as `user_data`, as a C caller's would. Also part of the ordinary `cargo test`.
 #![cfg(feature = "ffi")]
 
@@ -569,4 +569,76 @@ fn minibatch_and_status_strings() {
             .to_bytes()
             .is_empty());
     }
+}
+
+/// The iteration in phases under Miri (its pending-iteration slot is raw memory in the state:
+/// a flag word and a `MaybeUninit`): begin, a range, cancel; begin, a NaN force put in, a
+/// `finish` that fails; then a whole iteration, which must equal a step of a copy taken before.
+/// After each the state reads as a state (a by-value copy of it is refused as moved).
+#[test]
+fn svgd_phases() {
+    const N: usize = 4;
+    let ud: *mut c_void = Box::into_raw(Box::<Model>::default()).cast();
+    // SAFETY: as in the chain cases.
+    unsafe {
+        let mut st: sgs_svgd = core::mem::zeroed();
+        let cfg = sgs_svgd_config_default(2, 0.05);
+        let mut xs: Vec<f64> = (0..N * D).map(|i| i as f64 * 0.25 - 1.0).collect();
+        let mut ws = vec![0.0; sgs_svgd_workspace_len(N, D, &cfg)];
+        let mut idx = vec![0u32; sgs_svgd_index_len(N)];
+        ok(sgs_svgd_init(
+            &mut st,
+            &cfg,
+            xs.as_mut_ptr(),
+            N,
+            D,
+            ws.as_mut_ptr(),
+            ws.len(),
+            idx.as_mut_ptr(),
+            idx.len(),
+            Some(gradient::<f64> as _),
+            None,
+            ud,
+        ));
+        let probe = |p: *const sgs_svgd| sgs_svgd_iterations(p, &mut 0u64);
+        ok(sgs_svgd_begin(&mut st));
+        ok(sgs_svgd_gradients_range(&st, 0, N));
+        ok(sgs_svgd_cancel(&mut st));
+        by_value_copy_is_moved(&st, probe);
+        let phi = [f64::NAN; N * D];
+        ok(sgs_svgd_begin(&mut st));
+        ok(sgs_svgd_forces_put(&st, 0, N, phi.as_ptr(), phi.len()));
+        assert_eq!(
+            sgs_svgd_finish(&mut st, core::ptr::null_mut()),
+            sgs_status::SGS_ERR_NON_FINITE
+        );
+        by_value_copy_is_moved(&st, probe);
+        let mut dup: sgs_svgd = core::mem::zeroed();
+        let (mut xs2, mut ws2, mut idx2) = (xs.clone(), ws.clone(), idx.clone());
+        ok(sgs_svgd_copy(
+            &mut dup,
+            xs2.as_mut_ptr(),
+            xs2.len(),
+            ws2.as_mut_ptr(),
+            ws2.len(),
+            idx2.as_mut_ptr(),
+            idx2.len(),
+            &st,
+        ));
+        let (mut a, mut b): (sgs_svgd_info, sgs_svgd_info) =
+            (core::mem::zeroed(), core::mem::zeroed());
+        ok(sgs_svgd_begin(&mut st));
+        ok(sgs_svgd_gradients_range(&st, 2, N));
+        ok(sgs_svgd_gradients_range(&st, 0, 2));
+        ok(sgs_svgd_batches_range(&st, 0, N / 2));
+        ok(sgs_svgd_finish(&mut st, &mut a));
+        ok(sgs_svgd_step(&mut dup, &mut b));
+        assert_eq!(
+            (a.iteration, a.max_force.to_bits()),
+            (b.iteration, b.max_force.to_bits())
+        );
+        assert_eq!(xs, xs2);
+        by_value_copy_is_moved(&st, probe);
+    }
+    free(ud);
 }

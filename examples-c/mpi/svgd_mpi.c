@@ -8,7 +8,9 @@
  * rank puts the others' moved rows in (sgs_svgd_moves_put: a copy, no arithmetic) and finishes,
  * moving all particles the same way. With --share forces the ranks send only the forces
  * (a third of the values with AdaGrad) and every rank computes every move itself
- * (sgs_svgd_forces_get/put): the choice for a slow network, or with the KSD on. The batches are split as evenly as they go: rank r takes batches
+ * (sgs_svgd_forces_get/put): the choice for a slow network, or with the KSD on (whose value
+ * every rank then reports as NaN: it needs every slot's gradient on one process). The batches
+ * are split as evenly as they go: rank r takes batches
  * [r*B/R, (r+1)*B/R) of the B = floor(N/p), so any rank count works (ranks beyond B get none).
  * If any rank's callback fails, every rank cancels the iteration and returns the same status
  * (the first failing rank's), with the particles, history and generator as before it.

@@ -1,6 +1,8 @@
-//! Fuzzes every C entry point (`sgs_amagold_*`, `sgs_sghmc_*`, `sgs_sgld_*`, `sgs_svgd_*`, f64 and
-//! f32, `sgs_minibatch`, `sgs_status_str`, the size queries and config defaults) with random call
-//! sequences, decoded by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
+//! Fuzzes every C entry point (`sgs_amagold_*`, `sgs_sghmc_*`, `sgs_sgld_*`, `sgs_svgd_*` with the
+//! iteration in phases (`begin`, the gradients and batches ranges, forces and moves get/put,
+//! `finish`, `cancel`, `num_batches`, `batch_rows`, `move_width`), f64 and f32, `sgs_minibatch`,
+//! `sgs_status_str`, the size queries and config defaults) with random call sequences, decoded
+//! by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
 //!
 //! All caller memory lives in one 16 KiB arena, so that any pointer the fuzzer picks (into a
 //! state, into a workspace, into another output, misaligned, NULL) is valid memory and so that a
@@ -18,15 +20,36 @@
 //! `sgs_*_clear`, or clears the moved bytes, or leaves them as garbage. `sgs_*_clear` is also
 //! called on any pointer.
 //!
+//! AMAGOLD's mass-matrix warm-up: the config's `adapt_mass` on or off (or an invalid option
+//! word), warm-ups too short (0, 19), 20 to 67 (windows that end within an input) or long;
+//! workspaces of `sgs_amagold_workspace_len_mass` (10·d), one short, 6·d (too short), longer;
+//! `sgs_amagold_inverse_mass` with right, short, zero, huge, NULL or overlapping outputs; copies of
+//! mass-matrix chains onto 10·d, 6·d and other workspaces; callbacks that abort, reject or return
+//! NaN or ∞ at any point of the warm-up (the models' scripts).
+//!
 //! Oracle, checked after every call:
 //! * every status is documented (`sgs_status_str` is not "unknown status");
 //! * bytes of the arena outside what the call may write are unchanged; after an error status
 //!   that means the state and the workspace are unchanged, except what `run` documents (the
 //!   rows, totals and state of the iterations completed before the error);
+//! * after a failed chain iteration (callback ABORT) only AMAGOLD's scratch blocks may differ
+//!   (its position, momentum, mass factors and window sums may not), and everything the getters
+//!   read (position, momentum, inverse mass, iteration and divergence counts, energy, step size,
+//!   warm-up flag) is as before;
 //! * after `SGS_OK` every position (chain position, every row of `run`, every SVGD particle) is
-//!   finite;
+//!   finite, and the inverse mass is all ones without a mass matrix (and at init), else positive
+//!   and finite;
+//! * a successful `sgs_*_copy` of a chain reads as its source, and then the source and the copy,
+//!   stepped alternately with their shared model's script rewound, return the same statuses,
+//!   call their callbacks alike and read alike after every iteration;
 //! * a moved state gets `SGS_ERR_STATE_MOVED`; in-place re-homing and `clear` of an aligned
-//!   state succeed, and `clear` zeroes exactly the state's bytes;
+//!   state succeed, and `clear` zeroes exactly the state's bytes (with an iteration in phases
+//!   open both are refused with `SGS_ERR_ITERATION_IN_PROGRESS`, as are step, run, the force
+//!   getter and copy);
+//! * the iteration in phases: each status as the target's model of the bookkeeping says, each
+//!   call writing only what it may, the state restored byte for byte by `cancel` and a failing
+//!   `finish`, and a completed iteration bit for bit `sgs_svgd_step` on a twin copied before
+//!   `begin` (see the section "The SVGD iteration in phases" below);
 //! * no crash, panic, AddressSanitizer report or overflow (debug assertions are on).
 #![no_main]
 
@@ -138,6 +161,7 @@ impl Model {
             Some(m) if !m.script.is_empty() => {
                 let b = m.script[m.calls % m.script.len()];
                 m.calls += 1;
+                note_impure(b);
                 (b, m.curvature)
             }
             Some(m) => (0, m.curvature),
@@ -249,6 +273,18 @@ trait ChainApi {
     const SUM: usize;
     fn cfg(b: &mut Bytes) -> Self::Cfg;
     fn ws_len(d: usize) -> usize;
+    /// The workspace length a chain of config `c` uses (AMAGOLD with `adapt_mass`: the mass
+    /// query's 10·d), and whether it has a mass matrix.
+    fn ws_need(c: &Self::Cfg, d: usize) -> (usize, bool);
+    /// `sgs_amagold_workspace_len_mass`, if the sampler has a mass matrix.
+    fn ws_len_mass(d: usize) -> Option<usize>;
+    /// The inverse-mass getter, if the sampler has one.
+    unsafe fn inverse_mass(s: *const u8, out: *mut Self::T, ol: usize) -> Option<i32>;
+    /// Element ranges of the workspace that a failed (aborted) iteration may leave changed:
+    /// AMAGOLD's scratch blocks (θ', r₀, the working r, g); the position, the persistent momentum
+    /// and the four mass blocks (factors, running window sums) must stay. `None`: the whole
+    /// workspace (the other chains' layouts are not spelt out here).
+    fn scratch(d: usize) -> Option<[(usize, usize); 2]>;
     fn state_size() -> usize;
     fn state_align() -> usize;
     #[allow(clippy::too_many_arguments)]
@@ -299,7 +335,36 @@ fn amagold_cfg(b: &mut Bytes) -> sgs_amagold_config {
         c.variant = b.u32_small(1);
     }
     c.seed = u64::from(b.u8());
-    c.stream = u64::from(b.u8() % 4);
+    // The stream byte's high bits choose the mass-matrix warm-up (0-4, most: off, and no more
+    // bytes read, so inputs written before it decode as they did).
+    let k = b.u8();
+    c.stream = u64::from(k % 4);
+    match (k >> 2) % 8 {
+        0..=4 => {}
+        5 | 6 => {
+            c.adapt_mass = 1;
+            // Mostly warm-ups whose windows end within an input's few hundred iterations
+            // (20: the shortest allowed); also too short (19, 0: `SGS_ERR_INVALID_WARMUP`), and
+            // Stan's full schedule (≥ 150) or a huge one.
+            c.warmup = match b.u8() % 16 {
+                0 => 19,
+                1 => 0,
+                2 => 20,
+                3 => 150 + u64::from(b.u8()),
+                4 => b.u64(),
+                _ => 20 + u64::from(b.u8() % 48),
+            };
+            if b.u8() % 4 == 0 {
+                c.target_accept = b.f64_in(&[0.65, 0.9, 0.01]);
+            }
+        }
+        _ => {
+            // Invalid option words (`SGS_ERR_INVALID_OPTION`), or valid ones by chance.
+            c.adapt_mass = b.u32_small(1);
+            c.reserved = b.u32_small(0);
+            c.warmup = 20 + u64::from(b.u8() % 48);
+        }
+    }
     c
 }
 
@@ -331,6 +396,7 @@ macro_rules! chain_impl {
      $wsl:ident $size:ident $align:ident $init:ident $step:ident $run:ident $pos:ident
      $iters:ident $divs:ident $dim:ident $clear:ident $copy:ident,
      momentum = [$($mom:ident)?],
+     mass = [$($wsm:ident $inv:ident)?],
      extra = |$k:ident, $s:ident, $out:ident| $extra:expr) => {
         struct $K;
         impl ChainApi for $K {
@@ -345,6 +411,29 @@ macro_rules! chain_impl {
             }
             fn ws_len(d: usize) -> usize {
                 $wsl(d)
+            }
+            #[allow(unused_variables)]
+            fn ws_need(c: &$Cfg, d: usize) -> (usize, bool) {
+                $(if c.adapt_mass == 1 {
+                    return ($wsm(d), true);
+                })?
+                ($wsl(d), false)
+            }
+            #[allow(unused_variables)]
+            fn ws_len_mass(d: usize) -> Option<usize> {
+                None $(.or(Some($wsm(d))))?
+            }
+            #[allow(unused_variables)]
+            unsafe fn inverse_mass(s: *const u8, out: *mut $T, ol: usize) -> Option<i32> {
+                None $(.or(Some(unsafe { $inv(s.cast(), out, ol) as i32 })))?
+            }
+            #[allow(unused_variables)]
+            fn scratch(d: usize) -> Option<[(usize, usize); 2]> {
+                // `$wsm` only marks AMAGOLD, the sampler with a mass matrix.
+                None $(.or({
+                    let _ = $wsm;
+                    Some([(d, 2 * d), (3 * d, 6 * d)])
+                }))?
             }
             fn state_size() -> usize {
                 $size()
@@ -416,6 +505,7 @@ chain_impl!(Amg64, 0, f64, sgs_amagold, sgs_amagold_config, sgs_amagold_info, sg
     sgs_amagold_step sgs_amagold_run sgs_amagold_position sgs_amagold_iterations
     sgs_amagold_divergences sgs_amagold_dim sgs_amagold_clear sgs_amagold_copy,
     momentum = [sgs_amagold_momentum],
+    mass = [sgs_amagold_workspace_len_mass sgs_amagold_inverse_mass],
     extra = |k, s, out| match k % 3 {
         0 => Some((sgs_amagold_energy(s.cast(), out.cast()) as i32, 8)),
         1 => Some((sgs_amagold_step_size(s.cast(), out.cast()) as i32, 8)),
@@ -427,6 +517,7 @@ chain_impl!(Amg32, 1, f32, sgs_amagold_f32, sgs_amagold_config, sgs_amagold_info
     sgs_amagold_init_f32 sgs_amagold_step_f32 sgs_amagold_run_f32 sgs_amagold_position_f32
     sgs_amagold_iterations_f32 sgs_amagold_divergences_f32 sgs_amagold_dim_f32 sgs_amagold_clear_f32 sgs_amagold_copy_f32,
     momentum = [sgs_amagold_momentum_f32],
+    mass = [sgs_amagold_workspace_len_mass_f32 sgs_amagold_inverse_mass_f32],
     extra = |k, s, out| match k % 3 {
         0 => Some((sgs_amagold_energy_f32(s.cast(), out.cast()) as i32, 8)),
         1 => Some((sgs_amagold_step_size_f32(s.cast(), out.cast()) as i32, 8)),
@@ -438,6 +529,7 @@ chain_impl!(Sgh64, 2, f64, sgs_sghmc, sgs_sghmc_config, sgs_sghmc_info, sgs_sghm
     sgs_sghmc_step sgs_sghmc_run sgs_sghmc_position sgs_sghmc_iterations sgs_sghmc_divergences
     sgs_sghmc_dim sgs_sghmc_clear sgs_sghmc_copy,
     momentum = [sgs_sghmc_momentum],
+    mass = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgh32, 3, f32, sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_run_summary, sghmc_cfg, energy = false,
@@ -445,12 +537,14 @@ chain_impl!(Sgh32, 3, f32, sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_init_f32 sgs_sghmc_step_f32 sgs_sghmc_run_f32 sgs_sghmc_position_f32
     sgs_sghmc_iterations_f32 sgs_sghmc_divergences_f32 sgs_sghmc_dim_f32 sgs_sghmc_clear_f32 sgs_sghmc_copy_f32,
     momentum = [sgs_sghmc_momentum_f32],
+    mass = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgl64, 4, f64, sgs_sgld, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
     sgld_cfg, energy = false,
     sgs_sgld_workspace_len sgs_sgld_state_size sgs_sgld_state_align sgs_sgld_init sgs_sgld_step
     sgs_sgld_run sgs_sgld_position sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim sgs_sgld_clear sgs_sgld_copy,
     momentum = [],
+    mass = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgl32, 5, f32, sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
     sgld_cfg, energy = false,
@@ -458,6 +552,7 @@ chain_impl!(Sgl32, 5, f32, sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info, sgs_sgl
     sgs_sgld_init_f32 sgs_sgld_step_f32 sgs_sgld_run_f32 sgs_sgld_position_f32
     sgs_sgld_iterations_f32 sgs_sgld_divergences_f32 sgs_sgld_dim_f32 sgs_sgld_clear_f32 sgs_sgld_copy_f32,
     momentum = [],
+    mass = [],
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 
 trait SvgdApi {
@@ -609,6 +704,8 @@ fn svgd_cfg(b: &mut Bytes, n: usize) -> sgs_svgd_config {
         c.kernel = b.u32_small(2);
         c.step_rule = b.u32_small(2);
         c.reserved = b.u32_small(0);
+        // The KSD moves the particles in `finish` rather than in the phases' ranges.
+        c.ksd = b.u32_small(2);
     }
     c.seed = u64::from(b.u8());
     c
@@ -628,6 +725,14 @@ struct Live {
     particles: Option<(usize, usize)>,
     d: usize,
     n: usize,
+    /// Chains: the workspace length the chain uses (what a copy needs) and whether it has a
+    /// mass matrix.
+    ws_need: usize,
+    mass: bool,
+    /// The callbacks' `user_data` (a `Model` or NULL), shared by a chain and its copies.
+    ud: usize,
+    /// SVGD: the iteration in phases the target began on it and has not ended, if any.
+    phase: Option<Box<Phase>>,
 }
 
 struct Ctx {
@@ -751,9 +856,15 @@ impl Ctx {
     /// A length for `need` elements of `elem` bytes at `off`: right, one short, zero, random, or
     /// huge; never more than the memory behind the pointer unless huge.
     fn len(&mut self, b: &mut Bytes, off: Option<usize>, elem: usize, need: usize) -> usize {
+        self.len_or(b, off, elem, need, need)
+    }
+    /// As `len`, with `alt` in one case of ten: a workspace length of the other kind (AMAGOLD's
+    /// 6·d for a chain with a mass matrix, 10·d without one) or one too long.
+    fn len_or(&mut self, b: &mut Bytes, off: Option<usize>, elem: usize, need: usize, alt: usize) -> usize {
         let cap = off.map_or(usize::MAX, |o| (ARENA - o) / elem);
         let l = match b.u8() % 10 {
-            0..=5 => need,
+            0..=4 => need,
+            5 => alt,
             6 => need.saturating_sub(1),
             7 => 0,
             8 => b.below(cap.min(4096) + 1),
@@ -874,9 +985,10 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
         cx.fill_finite::<C::T>(b, th_off, d);
     }
     cx.forget_clobbered(None);
-    let need = C::ws_len(d.min(HUGE - 1));
+    let (need, mass) = C::ws_need(&cfg, d.min(HUGE - 1));
+    let alt = alt_ws_len::<C>(d.min(HUGE - 1), need, mass);
     let ws_off = cx.pick(b, t * need.min(4096), t);
-    let wl = cx.len(b, ws_off, t, need);
+    let wl = cx.len_or(b, ws_off, t, need, alt);
     let (energy, gradient) = (b.u8() % 16 != 0, b.u8() % 16 != 0);
     let ud = cx.new_model(b);
     cx.snapshot();
@@ -886,7 +998,7 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
     let s = unsafe { C::init(sp, cfg_ptr, thp, d, wsp, wl, energy, gradient, ud) };
     check_status("init", s);
     if trace() {
-        eprintln!("chain init kind {} at {state:?} d {d} ws {ws_off:?}+{wl} th {th_off:?} -> {s}", C::KIND);
+        eprintln!("chain init kind {} at {state:?} d {d} ws {ws_off:?}+{wl} (need {need}, mass {mass}) th {th_off:?} -> {s}", C::KIND);
     }
     let replaced = state.and_then(|o| cx.live.iter().position(|l| l.state == o));
     if s == 0 {
@@ -905,10 +1017,45 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
             particles: None,
             d,
             n: 1,
+            ws_need: need,
+            mass,
+            ud: ud as usize,
+            phase: None,
         });
         check_chain_position::<C>(cx, so, d, "init");
+        check_inverse_mass::<C>(cx, so, d, mass, true, "init");
     } else {
         cx.check_only("failed init", s, &[]);
+    }
+}
+
+/// The other workspace length `len_or` may pick for a chain: AMAGOLD's length without a mass
+/// matrix for a chain with one (too short) and with one for a chain without (longer than needed);
+/// one too long for the other chains.
+fn alt_ws_len<C: ChainApi>(d: usize, need: usize, mass: bool) -> usize {
+    match C::ws_len_mass(d) {
+        Some(_) if mass => C::ws_len(d),
+        Some(m) => m,
+        None => need.saturating_add(1),
+    }
+}
+
+/// Reads the inverse mass of a live chain (into a Vec): every factor is 1 without a mass matrix
+/// (`unit`: also with one before its first window ended), else positive and finite.
+fn check_inverse_mass<C: ChainApi>(cx: &mut Ctx, state: usize, d: usize, mass: bool, unit: bool, what: &str) {
+    let mut out = vec![C::T::from_f64(0.0); d];
+    // SAFETY: state is a live state in the arena; out is a Vec of d elements.
+    let Some(s) = (unsafe { C::inverse_mass(cx.base().add(state), out.as_mut_ptr(), d) }) else {
+        return;
+    };
+    assert_eq!(s, 0, "inverse-mass getter failed after {what}");
+    if unit || !mass {
+        assert!(out.iter().all(|v| v.to_f64() == 1.0), "inverse mass not 1 after {what} (mass {mass}): {:?}",
+            out.iter().map(|v| v.to_f64()).collect::<Vec<_>>());
+    } else {
+        assert!(out.iter().all(|v| v.to_f64().is_finite() && v.to_f64() > 0.0),
+            "inverse mass not positive and finite after {what}: {:?}",
+            out.iter().map(|v| v.to_f64()).collect::<Vec<_>>());
     }
 }
 
@@ -923,24 +1070,42 @@ fn check_chain_position<C: ChainApi>(cx: &mut Ctx, state: usize, d: usize, what:
     );
 }
 
-/// The position and momentum (as bits) of a live chain, through the getters (into Vecs).
+/// Everything a caller can read of a live chain, as bits, through the getters (into Vecs):
+/// position, momentum, inverse mass, iteration and divergence counts, and the sampler's value
+/// getters (AMAGOLD: energy, step size, warm-up flag).
 fn chain_view<C: ChainApi>(cx: &mut Ctx, me: Option<usize>) -> Vec<u64> {
     let Some(i) = me else { return vec![] };
     let (st, d) = (cx.live[i].state, cx.live[i].d);
     let mut out = vec![C::T::from_f64(0.0); d];
     let mut bits = vec![];
-    for mom in [false, true] {
+    for k in 0..3 {
         // SAFETY: a live state; out is a Vec of d elements.
         let s = unsafe {
             let sp = cx.base().add(st);
-            if mom {
-                C::momentum(sp, out.as_mut_ptr(), d).unwrap_or(0)
-            } else {
-                C::position(sp, out.as_mut_ptr(), d)
+            match k {
+                0 => C::position(sp, out.as_mut_ptr(), d),
+                1 => C::momentum(sp, out.as_mut_ptr(), d).unwrap_or(0),
+                _ => C::inverse_mass(sp, out.as_mut_ptr(), d).unwrap_or(0),
             }
         };
-        assert_eq!(s, 0, "getter failed on a live chain");
+        assert_eq!(s, 0, "getter {k} failed on a live chain");
         bits.extend(out.iter().map(|v| v.to_f64().to_bits()));
+    }
+    let mut v = 0u64;
+    // SAFETY: a live state; `v` is a local of 8 bytes (every value getter writes at most 8).
+    unsafe {
+        let sp = cx.base().add(st);
+        assert_eq!(C::iterations(sp, &mut v), 0, "iterations getter failed on a live chain");
+        bits.push(v);
+        assert_eq!(C::divergences(sp, &mut v), 0, "divergences getter failed on a live chain");
+        bits.push(v);
+        for k in 0..3 {
+            v = 0;
+            if let Some((s, _)) = C::extra(k, sp, (&mut v as *mut u64).cast()) {
+                assert_eq!(s, 0, "value getter {k} failed on a live chain");
+                bits.push(v);
+            }
+        }
     }
     bits
 }
@@ -948,9 +1113,15 @@ fn chain_view<C: ChainApi>(cx: &mut Ctx, me: Option<usize>) -> Vec<u64> {
 /// After a callback ABORT the chain (state, position, momentum) must be as before, but the
 /// workspace's scratch blocks (working copies, gradient) may hold what the aborted iteration
 /// computed: the step documentation names position, momentum, energy, counters and generator.
-fn abort_allowance(cx: &Ctx, me: Option<usize>, s: i32) -> Vec<(usize, usize)> {
+fn abort_allowance<C: ChainApi>(cx: &Ctx, me: Option<usize>, s: i32) -> Vec<(usize, usize)> {
     match me {
-        Some(i) if s == 11 => vec![cx.live[i].owned[1]],
+        Some(i) if s == 11 => {
+            let (l, t) = (&cx.live[i], <C::T as Flt>::SIZE);
+            match C::scratch(l.d) {
+                Some(r) => r.iter().map(|&(a, e)| (l.owned[1].0 + a * t, l.owned[1].0 + e * t)).collect(),
+                None => vec![l.owned[1]],
+            }
+        }
         _ => vec![],
     }
 }
@@ -980,11 +1151,12 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
                 allowed.extend(io.map(|o| (o, o + C::INFO)));
                 cx.check_only("step", s, &allowed);
                 if let Some(i) = cx.forget_clobbered(me) {
-                    let (st, d) = (cx.live[i].state, cx.live[i].d);
+                    let (st, d, mass) = (cx.live[i].state, cx.live[i].d, cx.live[i].mass);
                     check_chain_position::<C>(cx, st, d, "step");
+                    check_inverse_mass::<C>(cx, st, d, mass, false, "step");
                 }
             } else {
-                cx.check_only("failed step", s, &abort_allowance(cx, me, s));
+                cx.check_only("failed step", s, &abort_allowance::<C>(cx, me, s));
                 // The aborted iteration's scratch may lie in another sampler's memory.
                 let me = cx.forget_clobbered(me);
                 assert!(view == chain_view::<C>(cx, me), "failed step changed the chain");
@@ -1024,7 +1196,7 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
                     allowed.push((o, o.saturating_add(need.saturating_mul(t))));
                 }
             } else {
-                allowed.extend(abort_allowance(cx, me, s));
+                allowed.extend(abort_allowance::<C>(cx, me, s));
                 assert!(view == chain_view::<C>(cx, me), "failed run changed the chain");
             }
             cx.check_only(if s == 0 { "run" } else { "failed run" }, s, &allowed);
@@ -1035,30 +1207,47 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
                         let o = oo.unwrap();
                         assert!(cx.all_finite::<C::T>(o, need), "run wrote a non-finite row");
                     }
-                    let (st, d) = (cx.live[i].state, cx.live[i].d);
+                    let (st, d, mass) = (cx.live[i].state, cx.live[i].d, cx.live[i].mass);
                     check_chain_position::<C>(cx, st, d, "run");
+                    check_inverse_mass::<C>(cx, st, d, mass, false, "run");
                 }
             }
         }
         4 | 5 => {
-            let mom = b.u8() & 1 == 1;
+            // Bit 0: momentum; bit 1: inverse mass (where the sampler has them); else position.
+            let k = b.u8();
+            let (mom, inv) = (k & 1 == 1, k & 2 == 2);
             let oo = cx.pick(b, t * d.min(4096), t);
             let ol = cx.len(b, oo, t, d);
             cx.snapshot();
             let op = cx.ptr::<C::T>(oo);
             // SAFETY: as in init.
+            let inv = inv && C::ws_len_mass(0).is_some();
             let s = unsafe {
-                if mom {
+                if inv {
+                    C::inverse_mass(sp, op, ol).unwrap()
+                } else if mom {
                     C::momentum(sp, op, ol).unwrap_or_else(|| C::position(sp, op, ol))
                 } else {
                     C::position(sp, op, ol)
                 }
             };
-            check_status("position/momentum getter", s);
+            check_status("position/momentum/inverse-mass getter", s);
             let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + d * t)).into_iter().collect() } else { vec![] };
-            cx.check_only("position/momentum getter", s, &allowed);
+            cx.check_only("position/momentum/inverse-mass getter", s, &allowed);
+            if s == 0 && inv {
+                if let Some(i) = me {
+                    let (o, mass) = (oo.unwrap(), cx.live[i].mass);
+                    let ok = (0..d).all(|k| {
+                        // SAFETY: inside the arena: the getter wrote d values at `o`.
+                        let v = unsafe { cx.bytes().as_ptr().add(o + k * t).cast::<C::T>().read_unaligned() }.to_f64();
+                        if mass { v.is_finite() && v > 0.0 } else { v == 1.0 }
+                    });
+                    assert!(ok, "inverse-mass getter: a factor not positive and finite (mass {mass}), or not 1 without a mass matrix");
+                }
+            }
             cx.forget_clobbered(None);
-            if s == 0 && !mom && me.is_some() {
+            if s == 0 && !mom && !inv && me.is_some() {
                 assert!(cx.all_finite::<C::T>(oo.unwrap(), d), "position getter: non-finite");
             }
         }
@@ -1087,6 +1276,9 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
 fn chain_queries<C: ChainApi>(b: &mut Bytes) {
     let d = if b.u8() & 1 == 0 { b.below(64) } else { b.u64() as usize };
     let _ = C::ws_len(d);
+    if let Some(m) = C::ws_len_mass(d) {
+        assert_eq!(m, d.saturating_mul(10), "workspace_len_mass({d})");
+    }
     assert!(C::state_size() >= C::STATE && C::state_align() >= 8);
 }
 
@@ -1098,6 +1290,8 @@ fn svgd_init<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
     let n = match b.u8() % 16 {
         0 => 0,
         15 => HUGE + b.below(9),
+        // Two words of the phases' slot bitmaps (32 slots a word).
+        14 => 33 + b.below(8),
         k => 1 + k as usize % 12,
     };
     let d = match b.u8() % 8 {
@@ -1185,13 +1379,17 @@ fn svgd_init<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
             particles: Some((po, po + c * t)),
             d,
             n,
+            ws_need: 0,
+            mass: false,
+            ud: ud as usize,
+            phase: None,
         });
     } else {
         cx.check_only("failed svgd init", s, &[]);
     }
 }
 
-fn svgd_call<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
+fn svgd_call<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes) {
     let t = <V::T as Flt>::SIZE;
     let (state, live) = cx.state_for_call(b, V::STATE);
     let me = live.filter(|&i| cx.live[i].kind == V::KIND);
@@ -1205,7 +1403,12 @@ fn svgd_call<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
     let sp = cx.ptr::<u8>(state);
     let info_size = size_of::<sgs_svgd_info>();
     let sum_size = size_of::<sgs_svgd_run_summary>();
-    match b.u8() % 8 {
+    let open = me.is_some_and(|i| cx.live[i].phase.is_some());
+    let sel = b.u8();
+    if sel >= 0xC0 {
+        return phase_call::<V>(cx, b, state, me, sel);
+    }
+    match sel % 8 {
         0 | 1 | 2 => {
             let run = b.u8() & 1 == 1;
             let its = u64::from(b.u8() % 6);
@@ -1221,6 +1424,7 @@ fn svgd_call<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
                 }
             };
             check_status("svgd step/run", s);
+            assert!(!open || s != 0, "step/run succeeded during an iteration in phases");
             if trace() {
                 let ps: Vec<f64> = parts.map_or(vec![], |(po, _)| {
                     (0..coords).map(|k| {
@@ -1272,6 +1476,7 @@ fn svgd_call<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
                 }
             };
             check_status("svgd copy getter", s);
+            assert!(!(open && force && s == 0), "force getter succeeded during an iteration in phases");
             let allowed: Vec<_> = if s == 0 {
                 oo.map(|o| (o, o.saturating_add(ol.saturating_mul(t)))).into_iter().collect()
             } else {
@@ -1381,8 +1586,12 @@ trait StateOps {
     /// `copy(dst, new buffers, l's state)` with fuzzed pointers and lengths: on `SGS_OK`, the
     /// byte ranges the copy owns and its particles.
     unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>);
-    /// The chain's view (position, momentum) or the particles, through the getters.
+    /// The chain's view (position, momentum, inverse mass, counters, values) or the particles,
+    /// through the getters.
     fn view(&self, cx: &mut Ctx, l: &Live) -> Vec<u64>;
+    /// After a successful copy: a few iterations of the source and of the copy must return the
+    /// same statuses and leave both reading alike (chains; nothing for SVGD).
+    fn continue_same(&self, _cx: &mut Ctx, _b: &mut Bytes, _src: usize, _copy: usize) {}
 }
 
 struct ChainOps<C>(core::marker::PhantomData<C>);
@@ -1417,10 +1626,12 @@ impl<C: ChainApi> StateOps for ChainOps<C> {
     }
     unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>) {
         let t = <C::T as Flt>::SIZE;
-        let need = C::ws_len(l.d);
+        // What the source uses: a copy of a chain with a mass matrix needs the mass query's
+        // length (and 6·d, the `alt` then, must be refused).
+        let need = l.ws_need;
         let dst = cx.pick(b, C::STATE, 8);
         let wo = cx.pick(b, t * need.min(4096), t);
-        let wl = cx.len(b, wo, t, need);
+        let wl = cx.len_or(b, wo, t, need, alt_ws_len::<C>(l.d, need, l.mass));
         cx.snapshot();
         let (dp, wp, sp) = (cx.ptr::<u8>(dst), cx.ptr::<C::T>(wo), cx.ptr::<u8>(Some(l.state)));
         // SAFETY: every pointer NULL or in the arena with its length (or a huge one).
@@ -1435,9 +1646,51 @@ impl<C: ChainApi> StateOps for ChainOps<C> {
         let i = cx.live.iter().position(|m| m.state == l.state);
         chain_view::<C>(cx, i)
     }
+    fn continue_same(&self, cx: &mut Ctx, b: &mut Bytes, src: usize, copy: usize) {
+        let find = |cx: &Ctx, at: usize| cx.live.iter().position(|m| m.state == at);
+        for _ in 0..b.u8() % 4 {
+            let Some(i) = find(cx, src) else { return };
+            // The source and the copy share their model: rewind its script before the copy's
+            // iteration so that its callbacks answer as they did to the source (calls that
+            // abort or return NaN or ∞ during the warm-up included).
+            let model = cx.live[i].ud as *mut Model;
+            // SAFETY: NULL or a boxed model alive for the whole input.
+            let calls = |m: *mut Model| unsafe { m.as_ref() }.map(|m| m.calls);
+            let before = calls(model);
+            let s1 = step_live::<C>(cx, i);
+            let after = calls(model);
+            // SAFETY: as above.
+            if let Some(m) = unsafe { model.as_mut() } {
+                m.calls = before.unwrap();
+            }
+            let Some(j) = find(cx, copy) else { return };
+            let s2 = step_live::<C>(cx, j);
+            assert_eq!(calls(model), after, "the copy called its callbacks differently");
+            assert_eq!(s1, s2, "the copy's iteration returned another status than its source's");
+            let (Some(i), Some(j)) = (find(cx, src), find(cx, copy)) else { return };
+            assert!(
+                chain_view::<C>(cx, Some(i)) == chain_view::<C>(cx, Some(j)),
+                "the copy did not continue bit for bit as its source (kind {}, status {s1})",
+                C::KIND
+            );
+        }
+    }
 }
 
-impl<V: SvgdApi> StateOps for SvgdOps<V> {
+/// One `step` (no info) of live chain `i`, under the usual oracle.
+fn step_live<C: ChainApi>(cx: &mut Ctx, i: usize) -> i32 {
+    let l = cx.live[i].clone();
+    cx.snapshot();
+    // SAFETY: a live state of kind C.
+    let s = unsafe { C::step(cx.base().add(l.state), core::ptr::null_mut()) };
+    check_status("step", s);
+    let allowed = if s == 0 { l.owned.clone() } else { abort_allowance::<C>(cx, Some(i), s) };
+    cx.check_only("step (continuing a copy)", s, &allowed);
+    cx.forget_clobbered(Some(i));
+    s
+}
+
+impl<V: PhaseApi> StateOps for SvgdOps<V> {
     fn size(&self) -> usize {
         V::STATE
     }
@@ -1446,11 +1699,15 @@ impl<V: SvgdApi> StateOps for SvgdOps<V> {
         let mut v = 0u64;
         // SAFETY: as for the chains.
         unsafe {
-            match k % 4 {
+            match k % 8 {
                 0 => V::step(s, core::ptr::null_mut()),
                 1 => V::run(s, 1, core::ptr::null_mut()),
                 2 => V::particles(s, out.as_mut_ptr(), out.len()),
-                _ => V::iterations(s, &mut v),
+                3 => V::iterations(s, &mut v),
+                4 => V::begin(s),
+                5 => V::gradients_range(s, 0, l.n),
+                6 => V::finish(s, core::ptr::null_mut()),
+                _ => V::cancel(s),
             }
         }
     }
@@ -1548,6 +1805,7 @@ fn copy_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
     if trace() {
         eprintln!("copy kind {} from {} -> {s}", l.kind, l.state);
     }
+    assert!(l.phase.is_none() || s != 0, "copy of a system with an iteration in phases open");
     let Some((owned, particles)) = made else {
         cx.check_only("failed copy", s, &[]);
         return;
@@ -1560,9 +1818,10 @@ fn copy_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
     cx.forget_clobbered(None);
     assert!(cx.live.iter().any(|m| m.state == l.state), "copy overwrote its source");
     let dst = owned[0].0;
-    cx.live.push(Live { state: dst, owned, particles, ..l.clone() });
+    cx.live.push(Live { state: dst, owned, particles, phase: None, ..l.clone() });
     let copy = cx.live.last().unwrap().clone();
     assert!(ops.view(cx, &l) == ops.view(cx, &copy), "the copy does not read as its source");
+    ops.continue_same(cx, b, l.state, dst);
 }
 
 /// The unsupported move (memcpy of a live state to a place clear of its buffers): every call on
@@ -1596,6 +1855,16 @@ fn move_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
         cx.check_only("call on a moved state", s, &[]);
     }
     match b.u8() % 4 {
+        // With an iteration in phases open (its range calls may be running) the moved bytes
+        // can be neither re-homed nor cleared: they stay behind as garbage.
+        0..=2 if l.phase.is_some() => {
+            cx.snapshot();
+            let p = cx.ptr::<u8>(Some(dst));
+            // SAFETY: `l`'s buffers are alive; the moved bytes are a whole state.
+            let s = unsafe { if b.u8() & 1 == 0 { ops.copy_onto(cx, dst, &l, dst) } else { ops.clear(p) } };
+            assert_eq!(s, 29, "re-homing or clearing moved bytes with an iteration open");
+            cx.check_only("refused re-homing or clear", s, &[]);
+        }
         0 | 1 => {
             cx.snapshot();
             // SAFETY: `l`'s buffers are alive (the memcpy missed them).
@@ -1607,7 +1876,7 @@ fn move_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
             clear_at(cx, l.kind, l.state);
             cx.forget_clobbered(None);
             assert!(!cx.live.iter().any(|m| m.state == l.state || m.state == dst));
-            cx.live.push(Live { state: dst, owned: [&[to], &l.owned[1..]].concat(), ..l.clone() });
+            cx.live.push(Live { state: dst, owned: [&[to], &l.owned[1..]].concat(), phase: None, ..l.clone() });
             let moved = cx.live.last().unwrap().clone();
             let _ = ops.view(cx, &moved);
         }
@@ -1641,6 +1910,8 @@ fn clear_any(cx: &mut Ctx, b: &mut Bytes, kind: usize) {
     // SAFETY: NULL or a state's size inside the arena.
     let s = unsafe { ops.clear(p) };
     check_status("clear", s);
+    let open = cx.live.iter().any(|l| Some(l.state) == at && l.kind == kind && l.phase.is_some());
+    assert!(!open || s == 29, "clear of a system with an iteration in phases open returned {s}");
     match (s, at) {
         (0, Some(o)) => {
             let r = (o, o + ops.size());
@@ -1765,6 +2036,923 @@ fn svgd_queries<V: SvgdApi>(b: &mut Bytes) {
     let _ = unsafe { V::ws_len(n, d, cp) };
     let _ = V::index_len(n);
     assert!(V::state_size() >= V::STATE && V::state_align() >= 8);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SVGD iteration in phases: `sgs_svgd_begin`, the range calls, the forces and moves getters
+// and puts, `finish`, `cancel`, the range queries (f64 and f32).
+//
+// The target models the library's bookkeeping of every iteration it began (which slots'
+// gradients are taken and computed, which forces are claimed and done) and checks each status
+// on such a system against the model: a range call is refused with RANGE_OVERLAP exactly when
+// it meets a slot already taken, a batch range with GRADIENTS_NOT_READY exactly when one of its
+// gradients is missing, a getter with ITERATION_INCOMPLETE exactly when one of its slots is not
+// done, and `finish` completes exactly when every slot is done. What each call may write:
+// `begin` the state, workspace and index; the range calls and the puts the workspace; the
+// getters exactly their values; `finish` the particles, workspace, state and `info`; `cancel`
+// only the state and a `finish` that fails on non-finite values only the state and the
+// workspace's scratch, the state then byte for byte as before `begin`; a `begin` that fails on a
+// non-finite bandwidth only the index and the workspace's scratch. Any other error writes
+// nothing. Range calls on a system without an iteration begun get exactly
+// ITERATION_NOT_BEGUN (after the pointer checks), a second `begin` ITERATION_IN_PROGRESS, and
+// `cancel` of an open iteration always succeeds (nothing is under way). After a successful
+// `finish` every particle is finite, and when every callback of the iteration returned the true
+// gradient and nothing made up was put, the particles and the info are bit for bit those of
+// `sgs_svgd_step` on an `sgs_svgd_copy` twin taken before `begin` (which also yields the
+// honest forces and moves that the puts send, as an MPI rank would); with forces put in and the
+// KSD on, the info's `ksd_squared` is NaN (no gradients of those slots here). Ranges come in
+// order, reversed, overlapping, out of bounds or SIZE_MAX; buffers anywhere in the arena (in the
+// state, workspace or particles, misaligned, NULL) with lengths exact, one short, one long,
+// zero or huge; put values the twin's, made up (sometimes NaN or ±∞) or whatever is there; the
+// calls in any order, and `drive` runs a whole iteration in a fuzzed split. Systems of 33 to 40
+// particles exercise the second word of the library's slot bitmaps.
+
+/// Counts the callback calls that did not return the true gradient (an error status, a
+/// non-finite or huge value, nothing written): the differential oracle compares only
+/// iterations during which it did not move.
+static IMPURE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn note_impure(b: u8) {
+    if ret_of(b) != SGS_CB_OK || (b >> 4) & 7 > 3 {
+        IMPURE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+fn impure() -> u64 {
+    IMPURE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+trait PhaseApi: SvgdApi {
+    unsafe fn begin(s: *mut u8) -> i32;
+    unsafe fn gradients_range(s: *const u8, a: usize, e: usize) -> i32;
+    unsafe fn batches_range(s: *const u8, a: usize, e: usize) -> i32;
+    /// `…_moves_get` when `moves`, else `…_forces_get`.
+    unsafe fn get(moves: bool, s: *const u8, a: usize, e: usize, out: *mut Self::T, ol: usize) -> i32;
+    /// `…_moves_put` when `moves`, else `…_forces_put`.
+    unsafe fn put(moves: bool, s: *const u8, a: usize, e: usize, v: *const Self::T, vl: usize) -> i32;
+    /// `…_num_batches` when `batches`, else `…_move_width`.
+    unsafe fn value(batches: bool, s: *const u8, out: *mut usize) -> i32;
+    unsafe fn finish(s: *mut u8, info: *mut u8) -> i32;
+    unsafe fn cancel(s: *mut u8) -> i32;
+    unsafe fn batch_rows(s: *const u8, k: usize, first: *mut usize, end: *mut usize) -> i32;
+}
+
+macro_rules! phase_impl {
+    ($K:ident, $begin:ident $gr:ident $br:ident $fg:ident $fp:ident $mg:ident $mp:ident
+     $mw:ident $fin:ident $can:ident $nb:ident $rows:ident) => {
+        impl PhaseApi for $K {
+            unsafe fn begin(s: *mut u8) -> i32 {
+                unsafe { $begin(s.cast()) as i32 }
+            }
+            unsafe fn gradients_range(s: *const u8, a: usize, e: usize) -> i32 {
+                unsafe { $gr(s.cast(), a, e) as i32 }
+            }
+            unsafe fn batches_range(s: *const u8, a: usize, e: usize) -> i32 {
+                unsafe { $br(s.cast(), a, e) as i32 }
+            }
+            unsafe fn get(moves: bool, s: *const u8, a: usize, e: usize, out: *mut Self::T, ol: usize) -> i32 {
+                (unsafe { if moves { $mg(s.cast(), a, e, out, ol) } else { $fg(s.cast(), a, e, out, ol) } }) as i32
+            }
+            unsafe fn put(moves: bool, s: *const u8, a: usize, e: usize, v: *const Self::T, vl: usize) -> i32 {
+                (unsafe { if moves { $mp(s.cast(), a, e, v, vl) } else { $fp(s.cast(), a, e, v, vl) } }) as i32
+            }
+            unsafe fn value(batches: bool, s: *const u8, out: *mut usize) -> i32 {
+                (unsafe { if batches { $nb(s.cast(), out) } else { $mw(s.cast(), out) } }) as i32
+            }
+            unsafe fn finish(s: *mut u8, info: *mut u8) -> i32 {
+                unsafe { $fin(s.cast(), info.cast()) as i32 }
+            }
+            unsafe fn cancel(s: *mut u8) -> i32 {
+                unsafe { $can(s.cast()) as i32 }
+            }
+            unsafe fn batch_rows(s: *const u8, k: usize, first: *mut usize, end: *mut usize) -> i32 {
+                unsafe { $rows(s.cast(), k, first, end) as i32 }
+            }
+        }
+    };
+}
+
+phase_impl!(Svgd64, sgs_svgd_begin sgs_svgd_gradients_range sgs_svgd_batches_range
+    sgs_svgd_forces_get sgs_svgd_forces_put sgs_svgd_moves_get sgs_svgd_moves_put
+    sgs_svgd_move_width sgs_svgd_finish sgs_svgd_cancel sgs_svgd_num_batches sgs_svgd_batch_rows);
+phase_impl!(Svgd32, sgs_svgd_begin_f32 sgs_svgd_gradients_range_f32
+    sgs_svgd_batches_range_f32 sgs_svgd_forces_get_f32 sgs_svgd_forces_put_f32
+    sgs_svgd_moves_get_f32 sgs_svgd_moves_put_f32 sgs_svgd_move_width_f32 sgs_svgd_finish_f32
+    sgs_svgd_cancel_f32 sgs_svgd_num_batches_f32 sgs_svgd_batch_rows_f32);
+
+/// An iteration in phases the target began on a live system, as the target models it.
+#[derive(Clone)]
+struct Phase {
+    n: usize,
+    /// Slot bitmaps (bit k: slot k): gradients taken, gradients computed, forces claimed,
+    /// forces done.
+    taken: u64,
+    grad: u64,
+    claim: u64,
+    done: u64,
+    /// The slots of each batch, from `…_batch_rows` at begin.
+    rows: Vec<(usize, usize)>,
+    /// Values per slot of a move (`…_move_width`).
+    width: usize,
+    /// Whether the ranges make the moves (the KSD off): `…_moves_get/put` allowed.
+    moves: bool,
+    /// The state's bytes before `begin`, which `cancel` and a failing `finish` restore.
+    state_before: Vec<u8>,
+    /// The particles' bytes at `begin`.
+    particles_before: Vec<u8>,
+    /// [`IMPURE`] just before `begin`.
+    epoch: u64,
+    /// Cleared when made-up values are put, or the particles differ from `particles_before`
+    /// when a call reads them.
+    pure: bool,
+    /// From the twin, when its callbacks were pure: every slot's forces and (KSD off) moves, in
+    /// slot order, as raw bytes.
+    honest: Option<(Vec<u8>, Option<Vec<u8>>)>,
+    /// The twin's `step`: status, particles' bytes, info's bytes (when its callbacks were pure).
+    expected: Option<(i32, Vec<u8>, Vec<u8>)>,
+}
+
+impl Phase {
+    /// The first slot of batch `k` (N for k = the number of batches).
+    fn start(&self, k: usize) -> usize {
+        self.rows.get(k).map_or(self.n, |r| r.0)
+    }
+}
+
+/// The bits of slots `a..e` (`a ≤ e ≤ 64`; empty for `a ≥ e`).
+fn slots(a: usize, e: usize) -> u64 {
+    if a >= e {
+        0
+    } else {
+        (u64::MAX >> (64 - (e - a))) << a
+    }
+}
+
+fn raw<T>(v: &[T]) -> Vec<u8> {
+    // SAFETY: plain floats, no padding.
+    unsafe { core::slice::from_raw_parts(v.as_ptr().cast::<u8>(), core::mem::size_of_val(v)) }.to_vec()
+}
+
+/// A range over `limit` items: mostly the next one a caller would take (from `next`), or all;
+/// else empty, reversed, random, out of bounds, SIZE_MAX, or around `hit` (an item already
+/// taken: an overlap).
+fn fuzz_range(b: &mut Bytes, limit: usize, next: usize, hit: Option<usize>) -> (usize, usize) {
+    let a = next.min(limit);
+    match b.u8() % 12 {
+        0..=4 => (a, (a + 1 + b.below((limit - a).max(1))).min(limit)),
+        5 => (0, limit),
+        6 => {
+            let x = b.below(limit + 2);
+            (x + 1, x)
+        }
+        7 => (b.below(limit + 3), b.below(limit + 3)),
+        8 => (b.below(limit + 1), limit + 1 + b.below(3)),
+        9 => match b.u8() % 4 {
+            0 => (usize::MAX, usize::MAX),
+            1 => (0, usize::MAX),
+            2 => (usize::MAX, 0),
+            _ => (usize::MAX - b.below(4), usize::MAX),
+        },
+        10 => match hit {
+            Some(h) => (h.saturating_sub(b.below(3)), (h + 1 + b.below(3)).min(limit)),
+            None => (a, a),
+        },
+        _ => (a, a),
+    }
+}
+
+/// A length for `need` values at `off`: exact, one short, one long, zero or huge (never more
+/// than the memory behind the pointer unless huge).
+fn phase_len(b: &mut Bytes, off: Option<usize>, elem: usize, need: usize) -> usize {
+    let cap = off.map_or(usize::MAX, |o| (ARENA - o) / elem);
+    let l = match b.u8() % 8 {
+        0..=3 => need,
+        4 => need.saturating_sub(1),
+        5 => need.saturating_add(1),
+        6 => 0,
+        _ if b.u8() & 1 == 0 => HUGE + b.below(1000),
+        _ => usize::MAX,
+    };
+    if l > cap && l < HUGE {
+        cap
+    } else {
+        l
+    }
+}
+
+/// The byte ranges of live system `i`: state, workspace, index, particles (what the library
+/// refuses an output or input to overlap).
+fn own_spans(cx: &Ctx, i: usize) -> Vec<(usize, usize)> {
+    let l = &cx.live[i];
+    l.owned.iter().copied().chain(l.particles).collect()
+}
+
+/// The caller may change its particles while an iteration is open (a case-5 edit, a fill for
+/// another init): the ranges then read other positions than the twin did, even if the particles
+/// are back as they were by `finish`. Checked before every call that reads them.
+fn note_particles(cx: &mut Ctx, me: Option<usize>) {
+    let Some(i) = me else { return };
+    let Some((po, pe)) = cx.live[i].particles else { return };
+    let now = bytes_of(&cx.arena)[po..pe].to_vec();
+    if let Some(p) = cx.live[i].phase.as_deref_mut() {
+        p.pure &= now == p.particles_before;
+    }
+}
+
+fn phase_of(cx: &Ctx, me: Option<usize>) -> Option<&Phase> {
+    me.and_then(|i| cx.live[i].phase.as_deref())
+}
+
+/// One call of the phases API on `state` (a live system `me` of this kind, or anything else).
+fn phase_call<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>, sel: u8) {
+    match sel % 16 {
+        0 => {
+            phase_begin::<V>(cx, b, state, me);
+        }
+        1 | 2 => phase_range::<V>(cx, b, state, me, false),
+        3 | 4 => phase_range::<V>(cx, b, state, me, true),
+        5 | 6 => phase_get::<V>(cx, b, state, me, sel % 16 == 6),
+        7 | 8 => phase_put::<V>(cx, b, state, me, sel % 16 == 8),
+        9 => {
+            let io = cx.pick(b, size_of::<sgs_svgd_info>(), 8);
+            let ip = cx.ptr::<u8>(io);
+            phase_finish::<V>(cx, state, me, ip, io);
+        }
+        10 => phase_cancel::<V>(cx, state, me),
+        11 => phase_values::<V>(cx, b, state, me),
+        _ => phase_drive::<V>(cx, b, state, me),
+    }
+}
+
+/// The differential twin of live system `i`: an `sgs_svgd_copy` onto the target's own memory
+/// (outside the arena), which runs the whole iteration in phases once for every slot's forces
+/// and moves, cancels it, then runs `sgs_svgd_step`. Returns the honest values and the step's
+/// outcome, each only when every callback they needed was pure.
+#[allow(clippy::type_complexity)]
+fn twin_run<V: PhaseApi>(cx: &mut Ctx, i: usize) -> (Option<(Vec<u8>, Option<Vec<u8>>)>, Option<(i32, Vec<u8>, Vec<u8>)>) {
+    let t = <V::T as Flt>::SIZE;
+    let l = cx.live[i].clone();
+    let (n, coords) = (l.n, l.n * l.d);
+    let (wl, il) = ((l.owned[1].1 - l.owned[1].0) / t, (l.owned[2].1 - l.owned[2].0) / 4);
+    let mut st = vec![0u64; V::STATE.div_ceil(8)];
+    let mut p = vec![V::T::from_f64(0.0); coords];
+    let mut w = vec![V::T::from_f64(0.0); wl];
+    let mut x = vec![0u32; il];
+    cx.snapshot();
+    let sp: *mut u8 = st.as_mut_ptr().cast();
+    let src = cx.ptr::<u8>(Some(l.state));
+    // SAFETY: a live source without an iteration open; new buffers of the source's lengths.
+    let s = unsafe { V::copy(sp, p.as_mut_ptr(), coords, w.as_mut_ptr(), wl, x.as_mut_ptr(), il, src) };
+    assert_eq!(s, 0, "copy of a live system for the twin failed");
+    cx.check_only("twin copy", s, &[]);
+    let e0 = impure();
+    let mut honest = None;
+    // SAFETY: the twin is a live system on `st`, `p`, `w`, `x`; every output is a local of
+    // the length given.
+    unsafe {
+        if V::begin(sp) == 0 {
+            let (mut nb, mut wd) = (0usize, 0usize);
+            assert_eq!(V::value(true, sp, &mut nb), 0);
+            assert_eq!(V::value(false, sp, &mut wd), 0);
+            if V::gradients_range(sp, 0, n) == 0 && V::batches_range(sp, 0, nb) == 0 {
+                let mut f = vec![V::T::from_f64(0.0); coords];
+                assert_eq!(V::get(false, sp, 0, n, f.as_mut_ptr(), coords), 0, "twin forces_get");
+                let mut m = vec![V::T::from_f64(0.0); n * wd];
+                let mv = (V::get(true, sp, 0, n, m.as_mut_ptr(), m.len()) == 0).then(|| raw(&m));
+                honest = Some((raw(&f), mv));
+            }
+            assert_eq!(V::cancel(sp), 0, "the twin's cancel failed");
+        }
+    }
+    let mut info = [0u64; 16];
+    // SAFETY: as above.
+    let s = unsafe { V::step(sp, info.as_mut_ptr().cast()) };
+    let pure = impure() == e0;
+    let info = raw(&info)[..size_of::<sgs_svgd_info>()].to_vec();
+    (honest.filter(|_| pure), pure.then(|| (s, raw(&p), info)))
+}
+
+/// `…_begin` (after the twin's run, mostly); on success the target starts its model.
+fn phase_begin<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>) -> Option<usize> {
+    let open = phase_of(cx, me).is_some();
+    let (honest, expected) = match me {
+        Some(i) if !open && b.u8() % 4 != 0 => twin_run::<V>(cx, i),
+        _ => (None, None),
+    };
+    let before = me.map(|i| {
+        let l = &cx.live[i];
+        let (s, p) = (l.owned[0], l.particles.unwrap());
+        (cx.bytes()[s.0..s.1].to_vec(), cx.bytes()[p.0..p.1].to_vec())
+    });
+    let epoch = impure();
+    cx.snapshot();
+    let sp = cx.ptr::<u8>(state);
+    // SAFETY: a live state, NULL, or memory without a valid tag (see `state_for_call`).
+    let s = unsafe { V::begin(sp) };
+    check_status("begin", s);
+    if trace() {
+        eprintln!("begin kind {} state {state:?} live {me:?} -> {s}", V::KIND);
+    }
+    assert!(!open || s == 29, "begin on an open iteration returned {s}");
+    assert!(s != 0 || me.is_some(), "begin succeeded on no live system of its kind");
+    let allowed = match me {
+        Some(i) if s == 0 => cx.live[i].owned.clone(),
+        // A data-dependent bandwidth that came out non-finite: the permutation was drawn into
+        // the index and the median computed in the workspace's scratch.
+        Some(i) if s == 22 => cx.live[i].owned[1..].to_vec(),
+        _ => vec![],
+    };
+    cx.check_only("begin", s, &allowed);
+    let me = cx.forget_clobbered(me);
+    let (Some(i), 0, Some((state_before, particles_before))) = (me, s, before) else { return me };
+    let (st, n, d) = (cx.live[i].state, cx.live[i].n, cx.live[i].d);
+    let sp = cx.ptr::<u8>(Some(st));
+    let (mut nb, mut width) = (0usize, 0usize);
+    let mut rows = vec![];
+    let mut one = [V::T::from_f64(0.0); 1];
+    // SAFETY: a live state; every output is a local.
+    let moves = unsafe {
+        assert_eq!(V::value(true, sp, &mut nb), 0, "num_batches");
+        assert_eq!(V::value(false, sp, &mut width), 0, "move_width");
+        for k in 0..=nb {
+            let (mut a, mut e) = (0usize, 0usize);
+            let s = V::batch_rows(sp, k, &mut a, &mut e);
+            assert_eq!(s, if k < nb { 0 } else { 31 }, "batch_rows({k}) of {nb}");
+            if k < nb {
+                rows.push((a, e));
+            }
+        }
+        // An empty range: SGS_OK exactly when the ranges make the moves.
+        let m = V::get(true, sp, 0, 0, one.as_mut_ptr(), 0);
+        assert!(m == 0 || m == 19, "moves_get of no slots returned {m}");
+        m == 0
+    };
+    assert!(width == 2 * d || width == 3 * d, "move width {width} for d = {d}");
+    assert!(nb >= 1 && rows[0].0 == 0 && rows[nb - 1].1 == n, "batches {rows:?} of {n} slots");
+    assert!(rows.windows(2).all(|w| w[0].1 == w[1].0) && rows.iter().all(|r| r.0 < r.1), "batches {rows:?}");
+    cx.live[i].phase = Some(Box::new(Phase {
+        n,
+        taken: 0,
+        grad: 0,
+        claim: 0,
+        done: 0,
+        rows,
+        width,
+        moves,
+        state_before,
+        particles_before,
+        epoch,
+        pure: true,
+        honest,
+        expected,
+    }));
+    Some(i)
+}
+
+fn phase_range<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>, batches: bool) {
+    let (limit, next, hit) = match phase_of(cx, me) {
+        Some(p) if batches => {
+            let nb = p.rows.len();
+            let used = |k: &usize| slots(p.rows[*k].0, p.rows[*k].1) & p.claim != 0;
+            ((nb), (0..nb).find(|k| !used(k)).unwrap_or(nb), (0..nb).find(used))
+        }
+        Some(p) => {
+            let used = |k: &usize| p.taken >> *k & 1 == 1;
+            (p.n, (0..p.n).find(|k| !used(k)).unwrap_or(p.n), (0..p.n).find(used))
+        }
+        None => (me.map_or(4, |i| cx.live[i].n), 0, None),
+    };
+    let (a, e) = fuzz_range(b, limit, next, hit);
+    phase_range_at::<V>(cx, state, me, batches, a, e);
+}
+
+/// `…_gradients_range` or `…_batches_range` of `a..e`; returns the status and `me`'s new index.
+fn phase_range_at<V: PhaseApi>(
+    cx: &mut Ctx,
+    state: Option<usize>,
+    me: Option<usize>,
+    batches: bool,
+    a: usize,
+    e: usize,
+) -> (i32, Option<usize>) {
+    let what = if batches { "batches_range" } else { "gradients_range" };
+    note_particles(cx, me);
+    cx.snapshot();
+    let sp = cx.ptr::<u8>(state);
+    // SAFETY: as in `phase_begin`.
+    let s = unsafe {
+        if batches {
+            V::batches_range(sp, a, e)
+        } else {
+            V::gradients_range(sp, a, e)
+        }
+    };
+    check_status(what, s);
+    if trace() {
+        eprintln!("{what} kind {} live {me:?} {a}..{e} -> {s}", V::KIND);
+    }
+    // After a callback error the range's rows of gathered positions and gradients may hold
+    // what it computed (the workspace); the bookkeeping is undone.
+    let cb_error = !batches && matches!(s, 11 | 22 | 24);
+    let allowed = match me {
+        Some(i) if s == 0 || cb_error => vec![cx.live[i].owned[1]],
+        _ => vec![],
+    };
+    cx.check_only(what, s, &allowed);
+    let me = cx.forget_clobbered(me);
+    let Some(i) = me else { return (s, me) };
+    let Some(p) = cx.live[i].phase.as_deref_mut() else {
+        assert_eq!(s, 28, "{what} without an iteration begun");
+        return (s, me);
+    };
+    let limit = if batches { p.rows.len() } else { p.n };
+    let r = if a > e || e > limit {
+        0
+    } else if batches {
+        slots(p.start(a), p.start(e))
+    } else {
+        slots(a, e)
+    };
+    let want = if a > e {
+        30
+    } else if e > limit {
+        31
+    } else if batches {
+        if r & p.claim != 0 {
+            32
+        } else if r & !p.grad != 0 {
+            33
+        } else {
+            0
+        }
+    } else if r & p.taken != 0 {
+        32
+    } else {
+        0
+    };
+    assert!(
+        s == want || (want == 0 && cb_error),
+        "{what} {a}..{e} returned {s}, the model says {want} (taken {:#x} grad {:#x} claim {:#x} done {:#x})",
+        p.taken, p.grad, p.claim, p.done
+    );
+    if s == 0 {
+        if batches {
+            p.claim |= r;
+            p.done |= r;
+        } else {
+            p.taken |= r;
+            p.grad |= r;
+        }
+    }
+    (s, me)
+}
+
+/// The refusal of a caller buffer at address `p` for values of `t` bytes by the pointer checks
+/// (NULL, misaligned), if any.
+fn ptr_error(p: usize, t: usize) -> Option<i32> {
+    if p == 0 {
+        Some(1)
+    } else if p % t != 0 {
+        Some(23)
+    } else {
+        None
+    }
+}
+
+fn phase_get<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>, moves: bool) {
+    let t = <V::T as Flt>::SIZE;
+    let what = if moves { "moves_get" } else { "forces_get" };
+    let (limit, per, next, hit) = match phase_of(cx, me) {
+        Some(p) => {
+            let done = |k: &usize| p.done >> *k & 1 == 1;
+            let per = if moves { p.width } else { cx.live[me.unwrap()].d };
+            (p.n, per, (0..p.n).find(done).unwrap_or(0), (0..p.n).find(|k| !done(k)))
+        }
+        None => (me.map_or(4, |i| cx.live[i].n), me.map_or(1, |i| cx.live[i].d), 0, None),
+    };
+    let (a, e) = fuzz_range(b, limit, next, hit);
+    let need = e.saturating_sub(a).saturating_mul(per);
+    let oo = cx.pick(b, t.saturating_mul(need.min(4096)), t);
+    let ol = phase_len(b, oo, t, need);
+    cx.snapshot();
+    let op = cx.ptr::<V::T>(oo);
+    // SAFETY: as in `phase_begin`; `op` NULL or in the arena for `ol` values (or a huge `ol`).
+    let s = unsafe { V::get(moves, cx.ptr::<u8>(state), a, e, op, ol) };
+    check_status(what, s);
+    if trace() {
+        eprintln!("{what} kind {} live {me:?} {a}..{e} out {oo:?}+{ol} (need {need}) -> {s}", V::KIND);
+    }
+    // Exactly the values asked for, in the caller's buffer.
+    let allowed: Vec<_> = oo.filter(|_| s == 0).map(|o| (o, o + need * t)).into_iter().collect();
+    cx.check_only(what, s, &allowed);
+    let me = cx.forget_clobbered(me);
+    let Some(i) = me else { return };
+    let spans = own_spans(cx, i);
+    let pe = ptr_error(op as usize, t);
+    let Some(p) = cx.live[i].phase.as_deref() else {
+        assert_eq!(s, pe.unwrap_or(28), "{what} without an iteration begun");
+        return;
+    };
+    let want = pe.or(if a > e {
+        Some(30)
+    } else if e > p.n {
+        Some(31)
+    } else if moves && !p.moves {
+        Some(19)
+    } else if slots(a, e) & !p.done != 0 {
+        Some(34)
+    } else {
+        None
+    });
+    match want {
+        Some(w) => assert_eq!(s, w, "{what} {a}..{e}: the model says {w}"),
+        None => {
+            let o = oo.unwrap();
+            let clash = ol >= HUGE || spans.iter().any(|&r| overlaps(r, (o, o + ol * t)));
+            let w = if clash { 23 } else if ol < need { 17 } else { 0 };
+            assert_eq!(s, w, "{what} {a}..{e} into {o}+{ol} (need {need})");
+        }
+    }
+}
+
+/// The caller's values for a put of slots `a..e` of `p`: the twin's (honest) when it has them
+/// and `honest`, else made up from the input (sometimes NaN or ±∞). Returns them as raw bytes
+/// and whether they are the twin's.
+fn put_values<T: Flt>(b: &mut Bytes, p: &Phase, d: usize, moves: bool, a: usize, e: usize, honest: bool) -> (Vec<u8>, bool) {
+    let t = T::SIZE;
+    if honest && a <= e && e <= p.n {
+        let src = p.honest.as_ref().and_then(|(f, m)| if moves { m.as_ref() } else { Some(f) });
+        if let Some(src) = src {
+            let blocks = if moves { p.width / d } else { 1 };
+            let mut out = vec![];
+            for k in 0..blocks {
+                let base = k * p.n * d;
+                out.extend_from_slice(&src[(base + a * d) * t..(base + e * d) * t]);
+            }
+            return (out, true);
+        }
+    }
+    let per = if moves { p.width } else { d };
+    let len = e.saturating_sub(a).saturating_mul(per).min(4096);
+    let vals: Vec<T> = (0..len)
+        .map(|_| {
+            T::from_f64(match b.u8() % 16 {
+                0 => f64::NAN,
+                1 => f64::INFINITY,
+                2 => f64::NEG_INFINITY,
+                3 => 1e300,
+                k => (f64::from(k) - 8.0) / 4.0,
+            })
+        })
+        .collect();
+    (raw(&vals), false)
+}
+
+fn phase_put<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>, moves: bool) {
+    let t = <V::T as Flt>::SIZE;
+    let (limit, per, next, hit) = match phase_of(cx, me) {
+        Some(p) => {
+            let used = |k: &usize| (p.taken | p.claim) >> *k & 1 == 1;
+            let d = cx.live[me.unwrap()].d;
+            (p.n, if moves { p.width } else { d }, (0..p.n).find(|k| !used(k)).unwrap_or(p.n), (0..p.n).find(used))
+        }
+        None => (me.map_or(4, |i| cx.live[i].n), me.map_or(1, |i| cx.live[i].d), 0, None),
+    };
+    let (a, e) = fuzz_range(b, limit, next, hit);
+    let need = e.saturating_sub(a).saturating_mul(per);
+    let io = cx.pick(b, t.saturating_mul(need.min(4096)), t);
+    let il = phase_len(b, io, t, need);
+    let mut me = me;
+    let mut made_up = true;
+    // The caller writes its values into the buffer first, unless the buffer lies in the
+    // system's own memory (which the library must refuse) or is not an array.
+    if let (Some(o), Some(i)) = (io, me) {
+        let clear = il < HUGE && !own_spans(cx, i).iter().any(|&r| overlaps(r, (o, o + il * t)));
+        if clear && b.u8() % 4 != 0 {
+            let d = cx.live[i].d;
+            let honest = b.u8() % 2 == 0;
+            let (vals, twin) = match cx.live[i].phase.as_deref() {
+                Some(p) => put_values::<V::T>(b, p, d, moves, a, e, honest),
+                None => (vec![], false),
+            };
+            let k = vals.len().min(il * t).min(ARENA - o);
+            made_up = !(twin && k == need * t && il == need);
+            cx.snapshot();
+            // SAFETY: `k` bytes at `o` lie in the arena.
+            unsafe { core::ptr::copy_nonoverlapping(vals.as_ptr(), cx.base().add(o), k) };
+            me = cx.forget_clobbered(me);
+        }
+    }
+    let ip = cx.ptr::<V::T>(io);
+    phase_put_at::<V>(cx, state, me, moves, a, e, ip, il, io, made_up);
+}
+
+/// `…_forces_put` or `…_moves_put` of slots `a..e` from `ip` (`il` values; at arena offset `io`
+/// when in the arena); `made_up` when the values are not the twin's.
+#[allow(clippy::too_many_arguments)]
+fn phase_put_at<V: PhaseApi>(
+    cx: &mut Ctx,
+    state: Option<usize>,
+    me: Option<usize>,
+    moves: bool,
+    a: usize,
+    e: usize,
+    ip: *const V::T,
+    il: usize,
+    io: Option<usize>,
+    made_up: bool,
+) -> (i32, Option<usize>) {
+    let t = <V::T as Flt>::SIZE;
+    let what = if moves { "moves_put" } else { "forces_put" };
+    note_particles(cx, me);
+    cx.snapshot();
+    // SAFETY: as in `phase_begin`; `ip` NULL, a local of `il` values, or in the arena for `il`
+    // values (or a huge `il`).
+    let s = unsafe { V::put(moves, cx.ptr::<u8>(state), a, e, ip, il) };
+    check_status(what, s);
+    if trace() {
+        eprintln!("{what} kind {} live {me:?} {a}..{e} from {io:?}+{il} made up {made_up} -> {s}", V::KIND);
+    }
+    let allowed = match me {
+        Some(i) if s == 0 => vec![cx.live[i].owned[1]],
+        _ => vec![],
+    };
+    cx.check_only(what, s, &allowed);
+    let me = cx.forget_clobbered(me);
+    let Some(i) = me else { return (s, me) };
+    let spans = own_spans(cx, i);
+    let d = cx.live[i].d;
+    let pe = ptr_error(ip as usize, t);
+    let Some(p) = cx.live[i].phase.as_deref_mut() else {
+        assert_eq!(s, pe.unwrap_or(28), "{what} without an iteration begun");
+        return (s, me);
+    };
+    let need = e.saturating_sub(a).saturating_mul(if moves { p.width } else { d });
+    let clash = il >= HUGE || io.is_some_and(|o| spans.iter().any(|&r| overlaps(r, (o, o + il * t))));
+    let r = if a <= e && e <= p.n { slots(a, e) } else { 0 };
+    let want = pe.unwrap_or(if a > e {
+        30
+    } else if e > p.n {
+        31
+    } else if moves && !p.moves {
+        19
+    } else if clash {
+        23
+    } else if il != need {
+        4
+    } else if r & (p.taken | p.claim) != 0 {
+        32
+    } else {
+        0
+    });
+    assert_eq!(s, want, "{what} {a}..{e} from {io:?}+{il} (need {need}): the model says {want}");
+    if s == 0 {
+        p.taken |= r;
+        p.claim |= r;
+        p.done |= r;
+        p.pure &= !made_up;
+    }
+    (s, me)
+}
+
+/// `…_finish` with `info` at `ip` (arena offset `io`, if in the arena).
+fn phase_finish<V: PhaseApi>(cx: &mut Ctx, state: Option<usize>, me: Option<usize>, ip: *mut u8, io: Option<usize>) -> Option<usize> {
+    let info_size = size_of::<sgs_svgd_info>();
+    note_particles(cx, me);
+    let parts = me.map(|i| {
+        let (po, pe) = cx.live[i].particles.unwrap();
+        cx.bytes()[po..pe].to_vec()
+    });
+    cx.snapshot();
+    // SAFETY: as in `phase_begin`; `ip` NULL, a local info or in the arena.
+    let s = unsafe { V::finish(cx.ptr::<u8>(state), ip) };
+    check_status("finish", s);
+    if trace() {
+        eprintln!("finish kind {} live {me:?} info {io:?} -> {s}", V::KIND);
+    }
+    let mut allowed = vec![];
+    if let Some(i) = me {
+        match s {
+            0 => {
+                allowed = own_spans(cx, i);
+                allowed.extend(io.map(|o| (o, o + info_size)));
+            }
+            // Nothing moved, but with the KSD on `finish` makes the moves itself and its
+            // scratch (φ by particle, in the workspace) holds what it computed, as after a
+            // failed step.
+            22 => allowed.extend([cx.live[i].owned[0], cx.live[i].owned[1]]),
+            _ => {}
+        }
+    }
+    cx.check_only("finish", s, &allowed);
+    let me = cx.forget_clobbered(me);
+    let Some(i) = me else { return me };
+    let spans = own_spans(cx, i);
+    let pe = ptr_error(ip as usize, 8).filter(|&e| e != 1);
+    let Some(p) = cx.live[i].phase.take() else {
+        assert_eq!(s, pe.unwrap_or(28), "finish without an iteration begun");
+        return me;
+    };
+    let clash = io.is_some_and(|o| spans.iter().any(|&r| overlaps(r, (o, o + info_size))));
+    let all = slots(0, p.n);
+    if let Some(w) = pe.or(clash.then_some(23)).or((p.done != all).then_some(34)) {
+        assert_eq!(s, w, "finish: the model says {w} (done {:#x} of {all:#x})", p.done);
+        cx.live[i].phase = Some(p);
+        return me;
+    }
+    assert!(s == 0 || s == 22, "finish of a complete iteration returned {s}");
+    let l = &cx.live[i];
+    let (so, po) = (l.owned[0], l.particles.unwrap());
+    let coords = l.n * l.d;
+    if s == 22 {
+        assert_state_restored(cx, so, &p.state_before, "a failed finish");
+    } else {
+        assert!(cx.all_finite::<V::T>(po.0, coords), "non-finite particle after finish");
+    }
+    // The differential oracle: the twin's step, when both sides computed the same thing.
+    let same_input = parts.as_deref() == Some(&p.particles_before[..]);
+    if let (Some((es, ep, ei)), true, true, true) = (&p.expected, p.pure, impure() == p.epoch, same_input) {
+        assert_eq!(s, *es, "finish returned {s}, the twin's step {es}");
+        if trace() {
+            eprintln!("finish compared with the twin's step: {s}");
+        }
+        if s == 0 {
+            let f = |v: &[u8]| v.chunks(<V::T as Flt>::SIZE).map(|c| if c.len() == 8 { f64::from_le_bytes(c.try_into().unwrap()) } else { f64::from(f32::from_le_bytes(c.try_into().unwrap())) }).collect::<Vec<_>>();
+            assert!(
+                cx.bytes()[po.0..po.1] == ep[..],
+                "finish moved the particles to {:?}, the twin's step to {:?}",
+                f(&cx.bytes()[po.0..po.1]),
+                f(ep)
+            );
+            if !ip.is_null() {
+                // SAFETY: a valid info written by the successful finish.
+                let got = unsafe { core::slice::from_raw_parts(ip, info_size) };
+                let words = |v: &[u8]| v.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>();
+                // With forces put in there is no KSD here (NaN); the rest is the step's.
+                let k = core::mem::offset_of!(sgs_svgd_info, ksd_squared);
+                let ksd = f64::from_le_bytes(got[k..k + 8].try_into().unwrap());
+                let same = if p.done & !p.grad != 0 {
+                    got[..k] == ei[..k] && ksd.is_nan()
+                } else {
+                    got == &ei[..]
+                };
+                assert!(same, "finish's info {:x?} differs from the twin's step's {:x?}", words(got), words(ei));
+            }
+        }
+    }
+    me
+}
+
+/// The state at `so` is byte for byte `before` (what it was before `begin`).
+fn assert_state_restored(cx: &Ctx, so: (usize, usize), before: &[u8], what: &str) {
+    let now = &cx.bytes()[so.0..so.1];
+    let diff: Vec<usize> = (0..now.len()).filter(|&k| now[k] != before[k]).collect();
+    assert!(diff.is_empty(), "{what} left the state unlike before begin: bytes {diff:?} of {}: {:?} then {:?}", now.len(), &before[340..], &now[340..]);
+}
+
+fn phase_cancel<V: PhaseApi>(cx: &mut Ctx, state: Option<usize>, me: Option<usize>) {
+    cx.snapshot();
+    // SAFETY: as in `phase_begin`.
+    let s = unsafe { V::cancel(cx.ptr::<u8>(state)) };
+    check_status("cancel", s);
+    if trace() {
+        eprintln!("cancel kind {} live {me:?} -> {s}", V::KIND);
+    }
+    let allowed = match me {
+        Some(i) if s == 0 => vec![cx.live[i].owned[0]],
+        _ => vec![],
+    };
+    cx.check_only("cancel", s, &allowed);
+    let me = cx.forget_clobbered(me);
+    let Some(i) = me else { return };
+    match cx.live[i].phase.take() {
+        None => assert_eq!(s, 28, "cancel without an iteration begun"),
+        Some(p) => {
+            // No range call runs: nothing is busy.
+            assert_eq!(s, 0, "cancel of an open iteration");
+            let so = cx.live[i].owned[0];
+            assert_state_restored(cx, so, &p.state_before, "cancel");
+        }
+    }
+}
+
+/// `…_move_width`, `…_num_batches`, `…_batch_rows` into fuzzed outputs.
+fn phase_values<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>) {
+    let k = b.u8() % 3;
+    let batch = match b.u8() % 8 {
+        0 => usize::MAX,
+        _ => b.below(phase_of(cx, me).map_or(4, |p| p.rows.len() + 2)),
+    };
+    let o1 = cx.pick(b, 8, 8);
+    let o2 = cx.pick(b, 8, 8);
+    cx.snapshot();
+    let (sp, p1, p2) = (cx.ptr::<u8>(state), cx.ptr::<usize>(o1), cx.ptr::<usize>(o2));
+    // SAFETY: as in `phase_begin`; each output NULL or 8 bytes in the arena.
+    let s = unsafe {
+        match k {
+            0 => V::value(false, sp, p1),
+            1 => V::value(true, sp, p1),
+            _ => V::batch_rows(sp, batch, p1, p2),
+        }
+    };
+    check_status("phases value getter", s);
+    if trace() {
+        eprintln!("phases value {k} kind {} live {me:?} batch {batch} out {o1:?} {o2:?} -> {s}", V::KIND);
+    }
+    let mut allowed = vec![];
+    if s == 0 {
+        allowed.extend(o1.map(|o| (o, o + 8)));
+        if k == 2 {
+            allowed.extend(o2.map(|o| (o, o + 8)));
+        }
+    }
+    cx.check_only("phases value getter", s, &allowed);
+    let me = cx.forget_clobbered(me);
+    if s != 0 {
+        return;
+    }
+    let read = |cx: &Ctx, o: Option<usize>| usize::from_le_bytes(cx.bytes()[o.unwrap()..o.unwrap() + 8].try_into().unwrap());
+    if let Some(p) = phase_of(cx, me) {
+        match k {
+            0 => assert_eq!(read(cx, o1), p.width, "move_width"),
+            1 => assert_eq!(read(cx, o1), p.rows.len(), "num_batches"),
+            _ => assert_eq!((read(cx, o1), read(cx, o2)), p.rows[batch], "batch_rows({batch})"),
+        }
+    }
+}
+
+/// A whole iteration through the phases on live system `me` (begun here unless open): whole
+/// batches put from the twin's values (or made-up ones), the other slots' gradients in fuzzed
+/// chunks (in order or reversed), their batches likewise, then `finish` with a local info.
+fn phase_drive<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>) {
+    let t = <V::T as Flt>::SIZE;
+    let mut me = me;
+    if me.is_some() && phase_of(cx, me).is_none() {
+        me = phase_begin::<V>(cx, b, state, me);
+    }
+    let Some(p) = phase_of(cx, me) else { return };
+    let (n, nb, moves_ok) = (p.n, p.rows.len(), p.moves);
+    let reversed = b.u8() & 1 == 1;
+    // Puts of whole batches.
+    for k in 0..nb {
+        let Some(p) = phase_of(cx, me) else { return };
+        let (a, e) = p.rows[k];
+        if b.u8() % 4 != 0 || (p.taken | p.claim) & slots(a, e) != 0 {
+            continue;
+        }
+        let d = cx.live[me.unwrap()].d;
+        let moves = moves_ok && b.u8() & 1 == 1;
+        let honest = b.u8() % 4 != 0;
+        let (vals, twin) = put_values::<V::T>(b, p, d, moves, a, e, honest);
+        let mut buf = vec![V::T::from_f64(0.0); vals.len() / t];
+        // SAFETY: `buf` holds exactly `vals.len()` bytes.
+        unsafe { core::ptr::copy_nonoverlapping(vals.as_ptr(), buf.as_mut_ptr().cast::<u8>(), vals.len()) };
+        me = phase_put_at::<V>(cx, state, me, moves, a, e, buf.as_ptr(), buf.len(), None, !twin).1;
+    }
+    // Gradients of the free slots, in chunks.
+    let mut order: Vec<usize> = (0..n).collect();
+    if reversed {
+        order.reverse();
+    }
+    let mut chunks = vec![];
+    let mut k = 0;
+    while k < n {
+        let len = 1 + b.below(n - k);
+        chunks.push((k, k + len));
+        k += len;
+    }
+    if reversed {
+        chunks.reverse();
+    }
+    for &(a, e) in &chunks {
+        let Some(p) = phase_of(cx, me) else { return };
+        // The free slots of the chunk, as maximal runs.
+        let free: Vec<usize> = (a..e).filter(|&s| p.taken >> s & 1 == 0).collect();
+        for run in free.chunk_by(|x, y| y == &(x + 1)) {
+            me = phase_range_at::<V>(cx, state, me, false, run[0], run[run.len() - 1] + 1).1;
+        }
+    }
+    // Batches whose slots are unclaimed, in chunks of consecutive ones.
+    let Some(p) = phase_of(cx, me) else { return };
+    let free: Vec<usize> = (0..nb).filter(|&k| slots(p.rows[k].0, p.rows[k].1) & p.claim == 0).collect();
+    let mut runs: Vec<(usize, usize)> = vec![];
+    for run in free.chunk_by(|x, y| y == &(x + 1)) {
+        let mut k = 0;
+        while k < run.len() {
+            let len = 1 + b.below(run.len() - k);
+            runs.push((run[k], run[k + len - 1] + 1));
+            k += len;
+        }
+    }
+    if reversed {
+        runs.reverse();
+    }
+    for (a, e) in runs {
+        me = phase_range_at::<V>(cx, state, me, true, a, e).1;
+    }
+    let mut info = [0u64; 16];
+    let ip = if b.u8() % 4 == 0 { core::ptr::null_mut() } else { info.as_mut_ptr().cast::<u8>() };
+    phase_finish::<V>(cx, state, me, ip, None);
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -222,6 +222,8 @@ macro_rules! mass_api {
         /// (capacity `out_len` ≥ d). With `adapt_mass` it is 1 until the first slow window of the
         /// warm-up ends, then σ² times each coordinate's regularised variance over the last
         /// window, and fixed after the warm-up (with σ = 1: the posterior variance estimate).
+        /// Always positive and finite: an estimate the coordinate type cannot hold (σ² beyond
+        /// its range) is not applied, and the coordinate keeps its factor.
         /// Without `adapt_mass` the chain has no mass matrix: d ones (exactly what it uses).
         /// Statuses as for the position getter.
         ///

@@ -14,6 +14,9 @@ use crate::svgd::{KsdChoice, SteinImq};
 use crate::{Batching, KernelChoice, StepRule, SvgdConfig, SvgdInfo};
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
+// The phases' entry points are part of `sgsample::ffi` like every other C function (the fuzz
+// target calls them through it).
+pub use phases::*;
 
 /// `sgs_svgd_config.batching`: a random permutation cut into batches of p; every particle moves
 /// once per iteration (the paper's Algorithm 3, the default).
@@ -107,7 +110,8 @@ pub struct sgs_svgd_info {
     /// Largest |φ_i| of the iteration.
     pub max_force: f64,
     /// KSD² of the particles at the start of the iteration, as `sgs_svgd_config.ksd` asks
-    /// (the batch estimate may be negative; the KSD is its square root); NaN when off.
+    /// (the batch estimate may be negative; the KSD is its square root); NaN when off, and
+    /// for an iteration in phases with forces put in (`sgs_svgd_forces_put`).
     pub ksd_squared: f64,
 }
 
@@ -233,7 +237,51 @@ impl<T> SvgdFixed<T> {
 pub(super) struct State<T> {
     fx: SvgdFixed<T>,
     pub(super) core: SvgdCore<KernelChoice>,
-    pending: Option<Pending<KernelParams<T>, T>>,
+    pending: PendingSlot<KernelParams<T>, T>,
+}
+
+/// The iteration in phases under way, if any: a flag word and the raw value. Not an `Option`:
+/// storing an `Option`'s `None` copies the whole `Option` from a temporary whose payload bytes
+/// are uninitialised (stack garbage, addresses included), so after `cancel` or a failed `finish`
+/// the caller's state memory held other bytes than before `begin` (the fuzz target found it).
+/// All-zero bytes are the empty slot, so clearing is a `write_bytes`.
+#[repr(C)]
+pub(super) struct PendingSlot<P, T> {
+    /// 1 while an iteration is under way, 0 otherwise.
+    some: usize,
+    value: core::mem::MaybeUninit<Pending<P, T>>,
+}
+
+impl<P, T> PendingSlot<P, T> {
+    /// The empty slot, all bytes zero.
+    fn empty() -> Self {
+        PendingSlot {
+            some: 0,
+            value: core::mem::MaybeUninit::zeroed(),
+        }
+    }
+    /// The iteration under way, if any.
+    pub(super) fn get(&self) -> Option<&Pending<P, T>> {
+        // SAFETY: `some` is 1 only after `put` wrote a value (and `take`/`clear` reset it).
+        (self.some == 1).then(|| unsafe { self.value.assume_init_ref() })
+    }
+    /// Stores the iteration begun.
+    pub(super) fn put(&mut self, p: Pending<P, T>) {
+        self.value.write(p);
+        self.some = 1;
+    }
+    /// Takes the iteration under way out and leaves the slot empty (all bytes zero).
+    pub(super) fn take(&mut self) -> Option<Pending<P, T>> {
+        // SAFETY: as in `get`; the value is read once and the slot then emptied.
+        let p = (self.some == 1).then(|| unsafe { self.value.assume_init_read() });
+        self.clear();
+        p
+    }
+    /// Empties the slot: all its bytes zero.
+    pub(super) fn clear(&mut self) {
+        // SAFETY: all-zero bytes are a valid empty slot (`some` 0, the value uninitialised).
+        unsafe { (self as *mut Self).write_bytes(0, 1) };
+    }
 }
 
 const _: () = {
@@ -478,7 +526,7 @@ unsafe fn init<T: Float, S>(
             State::<T> {
                 fx,
                 core,
-                pending: None,
+                pending: PendingSlot::empty(),
             },
         );
         clear_pending(state.cast::<State<T>>());
@@ -525,19 +573,15 @@ pub(super) unsafe fn enter<T: Float, S>(
     Ok(fx)
 }
 
-/// Ends the pending iteration slot of a state: zeroes it, then stores `None`, so that a state
-/// whose iteration was cancelled or failed is byte for byte the state before `begin` (the
-/// bad-input tests compare the bytes).
+/// Empties the pending iteration slot of a state (all its bytes zero), so that a state whose
+/// iteration was cancelled or failed is byte for byte the state before `begin` (the bad-input
+/// tests and the fuzz target compare the bytes).
 ///
 /// # Safety
 /// `state` points to a writable `State<T>`; no reference to its pending slot live.
 unsafe fn clear_pending<T>(state: *mut State<T>) {
-    // SAFETY: contract of the caller; all-zero bytes are then overwritten with a valid `None`.
-    unsafe {
-        let p = core::ptr::addr_of_mut!((*state).pending);
-        p.write_bytes(0, 1);
-        p.write(None);
-    }
+    // SAFETY: contract of the caller; all-zero bytes are the empty slot.
+    unsafe { core::ptr::addr_of_mut!((*state).pending).write_bytes(0, 1) }
 }
 
 /// Whether an iteration in phases is under way on a validated state.
@@ -546,7 +590,11 @@ unsafe fn clear_pending<T>(state: *mut State<T>) {
 /// `state` validated by [`enter`]; no mutable reference to its pending iteration live.
 unsafe fn in_phases<T, S>(state: *const S) -> bool {
     // SAFETY: contract of the caller.
-    unsafe { (*core::ptr::addr_of!((*state.cast::<State<T>>()).pending)).is_some() }
+    unsafe {
+        (*core::ptr::addr_of!((*state.cast::<State<T>>()).pending))
+            .get()
+            .is_some()
+    }
 }
 
 /// `IterationInProgress` when an iteration in phases is under way (for the calls that would
@@ -799,7 +847,7 @@ unsafe fn copy<T: Float, S>(
             State::<T> {
                 fx: nfx,
                 core,
-                pending: None,
+                pending: PendingSlot::empty(),
             },
         );
         clear_pending(dst.cast::<State<T>>());

@@ -1229,7 +1229,11 @@ impl<K> SvgdCore<K> {
     /// `d` values each.
     #[cfg(feature = "ffi")]
     pub(crate) fn move_width(&self) -> usize {
-        let blocks = if self.cfg.step_rule.has_history() { 3 } else { 2 };
+        let blocks = if self.cfg.step_rule.has_history() {
+            3
+        } else {
+            2
+        };
         self.d.saturating_mul(blocks)
     }
 
@@ -1327,6 +1331,23 @@ impl<K> SvgdCore<K> {
         let parts = split(ws, &self.lay);
         let ksd = self.ksd_of_iteration(parts.xbatch, parts.grads);
         self.finish_with(pending, particles, ws, perm, ksd)
+    }
+
+    /// [`finish`](Self::finish) for an iteration some of whose slots' forces were computed
+    /// elsewhere and put in (the C API's `forces_put`): those slots hold no positions or
+    /// gradients here, so there is no KSD to compute (NaN), rather than one from stale rows.
+    #[cfg(feature = "ffi")]
+    pub(crate) fn finish_without_ksd<T: Float>(
+        &mut self,
+        pending: &Pending<K::Prepared, T>,
+        particles: &mut [T],
+        ws: &mut [T],
+        perm: &[u32],
+    ) -> Result<SvgdInfo, Error>
+    where
+        K: Kernel<T>,
+    {
+        self.finish_with(pending, particles, ws, perm, f64::NAN)
     }
 
     /// [`finish`](Self::finish) after the KSD, with its value `ksd`.

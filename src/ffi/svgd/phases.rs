@@ -176,7 +176,7 @@ unsafe fn phase_enter<'a, T: Float, S>(
     let (core, pending) = unsafe {
         (
             core_ref::<T, S>(state),
-            (*core::ptr::addr_of!((*state.cast::<State<T>>()).pending)).as_ref(),
+            (*core::ptr::addr_of!((*state.cast::<State<T>>()).pending)).get(),
         )
     };
     Ok((fx, core, pending.ok_or(Error::IterationNotBegun)?))
@@ -258,7 +258,7 @@ unsafe fn begin<T: Float, S>(tag: u64, state: *mut S) -> Result<(), Error> {
     }
     pr.flags.store(0, Ordering::Release);
     // SAFETY: validated; the only reference to the pending slot.
-    unsafe { *core::ptr::addr_of_mut!((*st).pending) = Some(pending) };
+    unsafe { (*core::ptr::addr_of_mut!((*st).pending)).put(pending) };
     Ok(())
 }
 
@@ -511,7 +511,9 @@ unsafe fn moves_put<T: Float, S>(
     for (k, &off) in offs.iter().take(blocks).enumerate() {
         // SAFETY: the slots are claimed by this call; the destination is their rows of a
         // slot-ordered workspace region.
-        unsafe { core::ptr::copy_nonoverlapping(input.add(k * m), fx.ws.add(off + first * fx.d), m) };
+        unsafe {
+            core::ptr::copy_nonoverlapping(input.add(k * m), fx.ws.add(off + first * fx.d), m)
+        };
     }
     mark(pr.done, first, end);
     Ok(())
@@ -537,6 +539,8 @@ unsafe fn finish<T: Float, S>(
         return Err(Error::IterationIncomplete);
     }
     let moved = pr.flags.load(Ordering::Acquire) == 0;
+    // Slots whose forces were put in have no gradients (nor, with the KSD on, positions) here.
+    let local = all(pr.grad, 0, fx.n);
     let st = state.cast::<State<T>>();
     // SAFETY: every slot is done, so no range call runs; the references above are no
     // longer used; the core, the pending iteration and the buffers are this call's alone.
@@ -558,7 +562,11 @@ unsafe fn finish<T: Float, S>(
         core.cancel(&pending);
         return Err(Error::NonFinite);
     }
-    let i = core.finish(&pending, xs, ws, perm)?;
+    let i = if local {
+        core.finish(&pending, xs, ws, perm)?
+    } else {
+        core.finish_without_ksd(&pending, xs, ws, perm)?
+    };
     // SAFETY: checked aligned and disjoint from the state and its buffers; NULL skips.
     unsafe { put(info, info_from(&i)) };
     Ok(())
@@ -616,7 +624,16 @@ unsafe fn batch_rows<T: Float, S>(
         return Err(Error::InvalidArgument);
     }
     let spans = fx.spans(state);
-    // SAFETY: checked non-null and aligned; `write_out` checks them against the state.
+    // Both outputs checked before either is written, so that an error writes nothing (`first`
+    // was written before `end` was refused; the fuzz target found it).
+    let outs = [Span::of(first, 1), Span::of(end, 1)];
+    if outs
+        .iter()
+        .any(|o| spans.iter().any(|s| Span::overlaps(o, s)))
+    {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: checked non-null, aligned and disjoint from the state and its buffers.
     unsafe {
         write_out(first, &spans, a)?;
         write_out(end, &spans, b)
@@ -642,7 +659,10 @@ macro_rules! phases_api {
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
         /// (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
         /// are sequential), `SGS_ERR_INVALID_POSITION` (a particle made non-finite),
-        /// `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error nothing changed.
+        /// `SGS_ERR_NON_FINITE` (a data-dependent bandwidth). On error the state, the particles
+        /// and the generator are unchanged; after `SGS_ERR_NON_FINITE` the index buffer and the
+        /// workspace's scratch hold the permutation drawn and the bandwidth's work (as after a
+        /// failed step).
         ///
         /// # Safety
         /// `state` must be a valid state whose buffers are alive.
@@ -724,7 +744,9 @@ macro_rules! phases_api {
         /// seed: the slots must be untouched in this iteration. Like a batch range it then
         /// computes those slots' moves (unless the KSD is on). Safe to call concurrently with
         /// the other range calls for disjoint ranges. Non-finite forces make `…_finish` fail
-        /// with `SGS_ERR_NON_FINITE`.
+        /// with `SGS_ERR_NON_FINITE`. With the KSD on, the info of an iteration with forces put
+        /// in reports `ksd_squared` NaN: the KSD needs every slot's position and gradient on
+        /// this process.
         ///
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_NULL_POINTER`,
         /// `SGS_ERR_ITERATION_NOT_BEGUN`, `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS`,
