@@ -18,33 +18,11 @@ use models::StdNormal;
 /// Repetitions of each case; the minimum is reported.
 const ROUNDS: usize = 30;
 
-/// Thread CPU time in nanoseconds; `None` where the clock is not known to be available.
-#[cfg(target_os = "linux")]
-fn cpu_ns() -> Option<f64> {
-    /// `struct timespec` of the 64-bit Linux targets.
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    /// `CLOCK_THREAD_CPUTIME_ID` in <time.h>.
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    if core::mem::size_of::<usize>() != 8 {
-        return None; // 32-bit targets' timespec may have a 32-bit tv_sec
-    }
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec of the layout the 64-bit C library uses, and
-    // clock_gettime writes only that struct.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then_some(ts.sec as f64 * 1e9 + ts.nsec as f64)
-}
+mod cpu_clock;
 
-#[cfg(not(target_os = "linux"))]
+/// Thread CPU time in nanoseconds; `None` where the clock is not known to be available.
 fn cpu_ns() -> Option<f64> {
-    None
+    cpu_clock::thread_cpu_seconds().map(|s| s * 1e9)
 }
 
 /// Minimum over [`ROUNDS`] of the CPU time of `work`, divided by `units`.

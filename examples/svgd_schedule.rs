@@ -353,33 +353,9 @@ fn cpu_seconds(wall: Instant) -> f64 {
     thread_cpu_seconds().unwrap_or_else(|| wall.elapsed().as_secs_f64())
 }
 
-#[cfg(target_os = "linux")]
-fn thread_cpu_seconds() -> Option<f64> {
-    /// `struct timespec` of the 64-bit Linux targets.
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    /// `CLOCK_THREAD_CPUTIME_ID` in <time.h>.
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    if core::mem::size_of::<usize>() != 8 {
-        return None; // 32-bit targets' timespec may have a 32-bit tv_sec
-    }
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec of the layout the 64-bit C library uses, and
-    // clock_gettime writes only that struct.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then_some(ts.sec as f64 + ts.nsec as f64 * 1e-9)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn thread_cpu_seconds() -> Option<f64> {
-    None
-}
+#[path = "../benches/cpu_clock/mod.rs"]
+mod cpu_clock;
+use cpu_clock::thread_cpu_seconds;
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());

@@ -1224,19 +1224,6 @@ impl<K> SvgdCore<K> {
         interactions
     }
 
-    /// Values per slot of a moved row ([`SvgdCore::move_range`]'s results, as the C API's
-    /// moves get and put carry them): the new position, the new history (AdaGrad only) and φ,
-    /// `d` values each.
-    #[cfg(feature = "ffi")]
-    pub(crate) fn move_width(&self) -> usize {
-        let blocks = if self.cfg.step_rule.has_history() {
-            3
-        } else {
-            2
-        };
-        self.d.saturating_mul(blocks)
-    }
-
     /// Whether the batch ranges (and forces put in from elsewhere) also compute the moves, so
     /// that [`finish`](Self::finish) only scatters them: always, except with the KSD on, which
     /// needs the slots' positions and gradients in `finish` (the rows the moves overwrite).
@@ -1333,26 +1320,10 @@ impl<K> SvgdCore<K> {
         self.finish_with(pending, particles, ws, perm, ksd)
     }
 
-    /// [`finish`](Self::finish) for an iteration some of whose slots' forces were computed
-    /// elsewhere and put in (the C API's `forces_put`): those slots hold no positions or
-    /// gradients here, so there is no KSD to compute (NaN), rather than one from stale rows.
-    #[cfg(feature = "ffi")]
-    pub(crate) fn finish_without_ksd<T: Float>(
-        &mut self,
-        pending: &Pending<K::Prepared, T>,
-        particles: &mut [T],
-        ws: &mut [T],
-        perm: &[u32],
-    ) -> Result<SvgdInfo, Error>
-    where
-        K: Kernel<T>,
-    {
-        self.finish_with(pending, particles, ws, perm, f64::NAN)
-    }
-
-    /// [`finish`](Self::finish) after the KSD, with its value `ksd`.
+    /// [`finish`](Self::finish) after the KSD, with its value `ksd` (the C API passes NaN for
+    /// an iteration some of whose slots' forces were put in from elsewhere).
     #[inline(never)]
-    fn finish_with<T: Float>(
+    pub(crate) fn finish_with<T: Float>(
         &mut self,
         pending: &Pending<K::Prepared, T>,
         particles: &mut [T],

@@ -371,6 +371,37 @@ unsafe fn forces_get<T: Float, S>(
     unsafe { copy_to_caller(&fx.spans(state), src, (end - first) * fx.d, out, out_len) }
 }
 
+/// The checks and claims of a put (forces or moves) of slots `first..end` from `input`: a
+/// valid array (`InvalidArgument` when misaligned or overlapping the state or a buffer) of
+/// exactly `want` values (`LengthMismatch`), then the slots' gradients and forces claimed
+/// (`RangeOverlap` if any was taken; nothing stays claimed then).
+#[allow(clippy::too_many_arguments)]
+fn claim_put<T, S>(
+    fx: &SvgdFixed<T>,
+    state: *const S,
+    pr: &Progress<'_>,
+    first: usize,
+    end: usize,
+    input: *const T,
+    input_len: usize,
+    want: usize,
+) -> Result<(), Error> {
+    check_array(input, input_len)?;
+    let i = Span::of(input, input_len);
+    if fx.spans(state).iter().any(|s| Span::overlaps(&i, s)) {
+        return Err(Error::InvalidArgument);
+    }
+    if input_len != want {
+        return Err(Error::LengthMismatch);
+    }
+    claim(pr.taken, first, end).map_err(|_| Error::RangeOverlap)?;
+    if claim(pr.claim, first, end).is_err() {
+        clear(pr.taken, first, end);
+        return Err(Error::RangeOverlap);
+    }
+    Ok(())
+}
+
 /// # Safety
 /// The C contract of `sgs_svgd_forces_put`.
 unsafe fn forces_put<T: Float, S>(
@@ -384,19 +415,16 @@ unsafe fn forces_put<T: Float, S>(
     check_ptr(input)?;
     // SAFETY: contract of the caller.
     let (fx, core, pending, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
-    check_array(input, input_len)?;
-    let i = Span::of(input, input_len);
-    if fx.spans(state).iter().any(|s| Span::overlaps(&i, s)) {
-        return Err(Error::InvalidArgument);
-    }
-    if input_len != (end - first) * fx.d {
-        return Err(Error::LengthMismatch);
-    }
-    claim(pr.taken, first, end).map_err(|_| Error::RangeOverlap)?;
-    if claim(pr.claim, first, end).is_err() {
-        clear(pr.taken, first, end);
-        return Err(Error::RangeOverlap);
-    }
+    claim_put(
+        &fx,
+        state,
+        &pr,
+        first,
+        end,
+        input,
+        input_len,
+        (end - first) * fx.d,
+    )?;
     let [ox, og, of] = core.slot_offsets();
     // SAFETY: the slots are claimed by this call; `input` is a valid array of exactly their
     // length, disjoint from the state and its buffers.
@@ -429,12 +457,11 @@ unsafe fn forces_put<T: Float, S>(
 /// workspace region (`m·d` values from slot `first`).
 fn move_blocks(core: &SvgdCore<KernelChoice>) -> ([usize; 3], usize) {
     let [ox, og, of] = core.slot_offsets();
-    let blocks = core.move_width() / core.d.max(1);
-    // Without history the second block is the forces (the third is then unused).
-    if blocks == 3 {
+    // The spent gradient rows hold the new histories, when there is a history.
+    if core.history_range().1 > 0 {
         ([ox, og, of], 3)
     } else {
-        ([ox, of, of], 2)
+        ([ox, of, 0], 2)
     }
 }
 
@@ -485,21 +512,9 @@ unsafe fn moves_put<T: Float, S>(
     if !core.moves_in_ranges() {
         return Err(Error::InvalidOption);
     }
-    check_array(input, input_len)?;
-    let i = Span::of(input, input_len);
-    if fx.spans(state).iter().any(|s| Span::overlaps(&i, s)) {
-        return Err(Error::InvalidArgument);
-    }
     let m = (end - first) * fx.d;
     let (offs, blocks) = move_blocks(core);
-    if input_len != m * blocks {
-        return Err(Error::LengthMismatch);
-    }
-    claim(pr.taken, first, end).map_err(|_| Error::RangeOverlap)?;
-    if claim(pr.claim, first, end).is_err() {
-        clear(pr.taken, first, end);
-        return Err(Error::RangeOverlap);
-    }
+    claim_put(&fx, state, &pr, first, end, input, input_len, m * blocks)?;
     // SAFETY: `input` is a valid array of exactly `blocks·m` values, disjoint from the state
     // and its buffers.
     let values = unsafe { core::slice::from_raw_parts(input, input_len) };
@@ -565,7 +580,9 @@ unsafe fn finish<T: Float, S>(
     let i = if local {
         core.finish(&pending, xs, ws, perm)?
     } else {
-        core.finish_without_ksd(&pending, xs, ws, perm)?
+        // Some slots' forces were put in: they hold no positions or gradients here, so there is
+        // no KSD to compute from them (NaN) rather than one from stale rows.
+        core.finish_with(&pending, xs, ws, perm, f64::NAN)?
     };
     // SAFETY: checked aligned and disjoint from the state and its buffers; NULL skips.
     unsafe { put(info, info_from(&i)) };
@@ -832,7 +849,9 @@ macro_rules! phases_api {
         #[no_mangle]
         pub unsafe extern "C" fn $mw(state: *const $S, width: *mut usize) -> sgs_status {
             // SAFETY: forwarded C contract.
-            to_status(unsafe { get::<$T, $S, usize>($tag, state, width, |c| c.move_width()) })
+            to_status(unsafe {
+                get::<$T, $S, usize>($tag, state, width, |c| c.d * move_blocks(c).1)
+            })
         }
 
         /// Ends the iteration begun: checks that every slot's force was computed or supplied and
