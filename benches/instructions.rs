@@ -15,14 +15,18 @@ mod models;
 use models::{Mixture, StdNormal};
 
 /// (name, measured calls). Warm-up calls (not counted) come first in every case.
-pub const CASES: [(&str, u32); 10] = [
+pub const CASES: [(&str, u32); 14] = [
     ("normal_x1000", 100),
     ("amagold_f64_d1", 1000),
     ("amagold_f64_d100", 100),
     ("sghmc_f64_d1", 1000),
     ("sghmc_f64_d100", 100),
     ("sghmc_f64_d1000", 20),
+    ("rbm_svgd_p2", 20),
+    ("rbm_svgd_p4", 20),
     ("rbm_svgd_p8", 20),
+    ("rbm_svgd_p16", 20),
+    ("rbm_svgd_p8_f32", 20),
     ("rbm_svgd_p32", 20),
     ("svgd_p256", 5),
     ("svgd_median", 5),
@@ -98,6 +102,26 @@ fn svgd(p: usize, kernel: KernelChoice, calls: u32) {
     }
 }
 
+#[inline(never)]
+fn measured_svgd_step_f32(s: &mut Svgd<'_, f32>) {
+    black_box(s.step(&mut Mixture).unwrap());
+}
+
+/// [`svgd`] in `f32` (fixed h = 2).
+fn svgd_f32(p: usize, calls: u32) {
+    const N: usize = 256;
+    let mut rng = Rng::new(1, 99);
+    let mut x: Vec<f32> = (0..N).map(|_| (-10.0 + rng.normal()) as f32).collect();
+    let cfg = SvgdConfig::new(p, KernelChoice::Gaussian { h: 2.0 }, StepRule::adagrad(0.2));
+    let mut ws = vec![0.0f32; Svgd::<f32>::workspace_len(N, 1, &cfg)];
+    let mut idx = vec![0u32; Svgd::<f32>::index_len(N)];
+    let mut s = Svgd::new(&cfg, 1, &mut x, &mut ws, &mut idx).unwrap();
+    s.run(200, &mut Mixture).unwrap();
+    for _ in 0..calls {
+        measured_svgd_step_f32(&mut s);
+    }
+}
+
 fn run(name: &str, calls: u32) -> bool {
     let h2 = KernelChoice::Gaussian { h: 2.0 };
     match name {
@@ -107,7 +131,11 @@ fn run(name: &str, calls: u32) -> bool {
         "sghmc_f64_d1" => sghmc(1, calls),
         "sghmc_f64_d100" => sghmc(100, calls),
         "sghmc_f64_d1000" => sghmc(1000, calls),
+        "rbm_svgd_p2" => svgd(2, h2, calls),
+        "rbm_svgd_p4" => svgd(4, h2, calls),
         "rbm_svgd_p8" => svgd(8, h2, calls),
+        "rbm_svgd_p16" => svgd(16, h2, calls),
+        "rbm_svgd_p8_f32" => svgd_f32(8, calls),
         "rbm_svgd_p32" => svgd(32, h2, calls),
         "svgd_p256" => svgd(256, h2, calls),
         "svgd_median" => svgd(256, KernelChoice::GaussianMedian, calls),

@@ -34,3 +34,10 @@ impl Gradient<f64> for Mixture {
         Ok(())
     }
 }
+
+impl Gradient<f32> for Mixture {
+    fn gradient(&mut self, x: &[f32], _seed: u64, g: &mut [f32]) -> Result<(), Stop> {
+        g[0] = x[0] - 2.0 + 4.0 / (2.0 * libm::expf(4.0 * x[0]) + 1.0);
+        Ok(())
+    }
+}

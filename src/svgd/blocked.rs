@@ -307,6 +307,12 @@ fn off_diagonal<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
     }
 }
 
+/// Whether the CPU has AVX2 (and the operating system saves its registers): checked once.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+pub(super) fn avx2_available() -> bool {
+    avx2::available()
+}
+
 /// The same loops compiled for AVX2, and the run-time check (no `std` here: `cpuid` and
 /// `xgetbv` directly).
 #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -380,13 +386,13 @@ mod avx2 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::rng::Rng;
     use crate::svgd::kernel::KernelChoice;
 
     /// The loop of the module docs, literally: for every row, its mates in order.
-    fn documented<T: Float, K: Kernel<T>>(
+    pub(in crate::svgd) fn documented<T: Float, K: Kernel<T>>(
         kernel: &K,
         prep: &K::Prepared,
         x: &[T],
@@ -396,7 +402,7 @@ mod tests {
         phi: &mut [T],
     ) {
         for &i in rows {
-            let mut s = [T::ZERO; MAX_D];
+            let mut s = vec![T::ZERO; d];
             for &j in rows {
                 if j == i {
                     continue;
@@ -413,7 +419,7 @@ mod tests {
                     s[l] += c * (xi[l] - xj[l]) - k * g[j * d + l];
                 }
             }
-            phi[i * d..i * d + d].copy_from_slice(&s[..d]);
+            phi[i * d..i * d + d].copy_from_slice(&s);
         }
     }
 

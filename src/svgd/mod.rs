@@ -123,6 +123,7 @@ mod blocked;
 mod kernel;
 mod ksd;
 mod median;
+mod packed;
 mod phases;
 mod schedule;
 mod step_rule;
@@ -423,6 +424,10 @@ fn pair_sums<T: Float, K: Kernel<T>>(
     d: usize,
     m: usize,
 ) {
+    // Small batches (vector targets only: `TILE > 1`) with all their kernel values in one tile.
+    if TILE > 1 && packed::pair_sums(kernel, prep, x, g, phi, d, m) {
+        return;
+    }
     // Every kind of batch is gathered (its members are rows 0..m in draw order), so one copy of
     // the loops, with the identity row map inlined.
     pair_sums_by(kernel, prep, x, g, phi, d, m, |t| t)

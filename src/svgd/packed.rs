@@ -1,0 +1,278 @@
+//! The pair sums of a small batch with all its kernel values in one tile (vector targets).
+//!
+//! RBM-SVGD's usual batches are small (the paper's p = 2 … 32). Row by row, a batch of 8 gives
+//! its rows tiles of 7, 6, …, 1 kernel values, too short for the vector loop of
+//! [`Kernel::eval_tile`]; in blocks of `R` rows ([`super::blocked`]) it computes `R²` values per
+//! diagonal block for `R(R−1)/2` pairs. Here every unordered pair `{i, j}`, `i < j`, gets its r²
+//! in one packed upper triangle (row-major), the kernel is evaluated over the whole triangle in
+//! one `eval_tile` (one vector loop over `m(m−1)/2` values), and the sums then take the
+//! triangle's pairs in order (see [`run`]). Every row still takes its mates in batch order,
+//! `s_i += c·(x_i − x_j) − k·g_j` from 0, so the bits are those of the loop of the parent
+//! module's docs (tested against it below).
+//!
+//! Hosts only (`d ≤ 4`, batches of up to 16): the triangle's two arrays (up to 120 values each)
+//! live on the stack, which the Cortex-M budget of `step` has no room for. On x86-64 an AVX2
+//! copy is chosen at run time, as in [`super::blocked`].
+
+// Coordinate loops index several rows with the same l: clearer than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+
+use super::kernel::Kernel;
+use crate::float::Float;
+
+/// Smallest batch taken here: below it the local arrays cost more than they save (measured
+/// with `benches/callgrind.sh`: p = 2 +6% instructions, p = 3 the same, p = 4 −11%).
+const MIN_MEMBERS: usize = 4;
+
+/// Largest batch taken here (p = 16: −14% instructions; from 17 on the blocks of
+/// [`super::blocked`] waste a small share of their kernel values).
+const MAX_MEMBERS: usize = 16;
+
+/// Largest dimension taken here (one instance per `d`; beyond it the coordinate loops dominate
+/// and the row loop of the parent module does as well).
+const MAX_D: usize = 4;
+
+/// Writes the pair sums of the batch whose members are rows `0..m` of `x`, `g` into rows `0..m`
+/// of `phi`. Returns `false` (having done nothing) for `m` outside
+/// `MIN_MEMBERS..=MAX_MEMBERS`, `d` outside `1..=MAX_D` or arrays shorter than `m` rows.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    m: usize,
+) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    let avx2 = super::blocked::avx2_available();
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let avx2 = false;
+    pair_sums_on(kernel, prep, x, g, phi, d, m, avx2)
+}
+
+/// [`pair_sums`] with the AVX2 copy (`avx2`: only when the CPU has it) or the portable one.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn pair_sums_on<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    m: usize,
+    avx2: bool,
+) -> bool {
+    if !(MIN_MEMBERS..=MAX_MEMBERS).contains(&m) || !(1..=MAX_D).contains(&d) {
+        return false;
+    }
+    let len = m * d;
+    let (Some(x), Some(g), Some(phi)) = (x.get(..len), g.get(..len), phi.get_mut(..len)) else {
+        return false;
+    };
+    let a = (kernel, prep, x, g, phi, m);
+    // Triangles of 28 values (up to 8 members) or 120: a smaller one is cheaper to set up.
+    match (d, m <= 8) {
+        (1, true) => by_cpu::<T, K, 1, 28>(a, avx2),
+        (2, true) => by_cpu::<T, K, 2, 28>(a, avx2),
+        (3, true) => by_cpu::<T, K, 3, 28>(a, avx2),
+        (_, true) => by_cpu::<T, K, 4, 28>(a, avx2),
+        (1, false) => by_cpu::<T, K, 1, 120>(a, avx2),
+        (2, false) => by_cpu::<T, K, 2, 120>(a, avx2),
+        (3, false) => by_cpu::<T, K, 3, 120>(a, avx2),
+        (_, false) => by_cpu::<T, K, 4, 120>(a, avx2),
+    }
+    true
+}
+
+/// The arguments of [`run`]: kernel, prepared constants, x, g, phi (each exactly `m` rows), m.
+type Args<'a, T, K, P> = (&'a K, &'a P, &'a [T], &'a [T], &'a mut [T], usize);
+
+/// [`run`] compiled for AVX2 when the CPU has it (`avx2`), else for the baseline.
+#[inline(always)]
+fn by_cpu<T: Float, K: Kernel<T>, const D: usize, const P: usize>(
+    args: Args<'_, T, K, K::Prepared>,
+    avx2: bool,
+) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if avx2 {
+        // SAFETY: `avx2` is only true when the CPU has AVX2 (`blocked::avx2_available`).
+        unsafe { run_avx2::<T, K, D, P>(args) };
+        return;
+    }
+    let _ = avx2;
+    portable::<T, K, D, P>(args)
+}
+
+/// [`run`] for the target's baseline vector unit.
+#[inline(never)]
+fn portable<T: Float, K: Kernel<T>, const D: usize, const P: usize>(
+    args: Args<'_, T, K, K::Prepared>,
+) {
+    run::<T, K, D, P>(args)
+}
+
+/// [`run`] with AVX2 enabled: only the register width changes (no fused multiply-add), so do
+/// the bits.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx2")]
+unsafe fn run_avx2<T: Float, K: Kernel<T>, const D: usize, const P: usize>(
+    args: Args<'_, T, K, K::Prepared>,
+) {
+    run::<T, K, D, P>(args)
+}
+
+/// The triangle's r², its kernel values in one tile, then the sums pair by pair in triangle
+/// order: for `i` in order, row `i`'s own sum (kept in a local, started from what the earlier
+/// rows added to it) takes `j = i + 1 … m − 1` in order, and each such `j` gets the pair's term
+/// for its row, after the terms of the rows before `i`. So every row takes its mates in batch
+/// order, as documented. Row `j`'s term is computed as `−c·(x_i − x_j) − k·g_i`: the same bits as
+/// `c·(x_j − x_i) − k·g_i` except for the sign of an exact zero, which cannot change a sum that
+/// starts at +0 (such a sum is never −0).
+#[inline(always)]
+fn run<T: Float, K: Kernel<T>, const D: usize, const P: usize>(
+    (kernel, prep, x, g, phi, m): Args<'_, T, K, K::Prepared>,
+) {
+    // The batch in local arrays of rows: slices of them zip into loops without bounds checks.
+    let mut xs = [[T::ZERO; D]; MAX_MEMBERS];
+    let mut gs = [[T::ZERO; D]; MAX_MEMBERS];
+    let mut ps = [[T::ZERO; D]; MAX_MEMBERS];
+    let m = m.min(MAX_MEMBERS);
+    for ((xr, gr), (a, b)) in xs
+        .iter_mut()
+        .zip(gs.iter_mut())
+        .zip(x.chunks_exact(D).zip(g.chunks_exact(D)))
+        .take(m)
+    {
+        xr.copy_from_slice(a);
+        gr.copy_from_slice(b);
+    }
+    let pairs = m * (m - 1) / 2;
+    let (mut kb, mut cb) = ([T::ZERO; P], [T::ZERO; P]);
+    let (Some(kt), Some(ct)) = (kb.get_mut(..pairs), cb.get_mut(..pairs)) else {
+        return;
+    };
+    // r² of {i, j}, i < j, at t(i, j) = t(i, i + 1) + (j − i − 1): the triangle's rows in order.
+    let mut rest = &mut *kt;
+    for i in 0..m {
+        let (row, tail) = rest.split_at_mut((m - i - 1).min(rest.len()));
+        rest = tail;
+        let xi = xs[i];
+        for (v, xj) in row.iter_mut().zip(&xs[i + 1..m]) {
+            let mut r2 = T::ZERO;
+            for l in 0..D {
+                let diff = xi[l] - xj[l];
+                r2 += diff * diff;
+            }
+            *v = r2;
+        }
+    }
+    kernel.eval_tile(prep, kt, ct);
+    let (mut krest, mut crest) = (&*kt, &*ct);
+    for i in 0..m {
+        let len = (m - i - 1).min(krest.len()).min(crest.len());
+        let ((krow, kt), (crow, ct)) = (krest.split_at(len), crest.split_at(len));
+        (krest, crest) = (kt, ct);
+        let (xi, gi, mut si) = (xs[i], gs[i], ps[i]);
+        let later = xs[i + 1..m]
+            .iter()
+            .zip(&gs[i + 1..m])
+            .zip(&mut ps[i + 1..m]);
+        for (((xj, gj), pj), (&k, &c)) in later.zip(krow.iter().zip(crow)) {
+            for l in 0..D {
+                let cd = c * (xi[l] - xj[l]);
+                si[l] += cd - k * gj[l];
+                pj[l] += -cd - k * gi[l];
+            }
+        }
+        ps[i] = si;
+    }
+    for (pr, s) in phi.chunks_exact_mut(D).zip(&ps).take(m) {
+        pr.copy_from_slice(s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::svgd::blocked::tests::documented;
+    use crate::svgd::kernel::KernelChoice;
+
+    /// The packed triangle (portable and, where the CPU has it, AVX2) against the documented
+    /// loop, bit for bit: every batch size it takes, every dimension, both kernels' kinds.
+    fn check<T: Float>(to_t: impl Fn(f64) -> T, bits: impl Fn(T) -> u64) {
+        let mut rng = Rng::new(7, 13);
+        let kernels = [
+            KernelChoice::Gaussian { h: 0.7 },
+            KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 },
+        ];
+        for kernel in kernels {
+            let prep = Kernel::<T>::prepare(&kernel, &[], 1, &mut []).unwrap();
+            for d in 1..=MAX_D {
+                for m in MIN_MEMBERS..=MAX_MEMBERS {
+                    let x: Vec<T> = (0..m * d).map(|_| to_t(1.5 * rng.normal())).collect();
+                    let g: Vec<T> = (0..m * d).map(|_| to_t(rng.normal())).collect();
+                    let rows: Vec<usize> = (0..m).collect();
+                    let mut want = vec![T::ZERO; m * d];
+                    documented(&kernel, &prep, &x, &g, d, &rows, &mut want);
+                    let same = |got: &[T]| want.iter().zip(got).all(|(p, q)| bits(*p) == bits(*q));
+                    let mut got = vec![T::ZERO; m * d];
+                    assert!(pair_sums_on(&kernel, &prep, &x, &g, &mut got, d, m, false));
+                    assert!(same(&got), "portable: {kernel:?} d={d} m={m}");
+                    #[cfg(all(target_arch = "x86_64", not(miri)))]
+                    if crate::svgd::blocked::avx2_available() {
+                        let mut wide = vec![T::ZERO; m * d];
+                        assert!(pair_sums_on(&kernel, &prep, &x, &g, &mut wide, d, m, true));
+                        assert!(same(&wide), "avx2: {kernel:?} d={d} m={m}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn packed_gives_the_documented_loop_bit_for_bit_f64() {
+        check::<f64>(|v| v, f64::to_bits);
+    }
+
+    #[test]
+    fn packed_gives_the_documented_loop_bit_for_bit_f32() {
+        check::<f32>(|v| v as f32, |v| v.to_bits() as u64);
+    }
+
+    #[test]
+    fn packed_refuses_what_it_does_not_take() {
+        let kernel = KernelChoice::Gaussian { h: 1.0 };
+        let prep = Kernel::<f64>::prepare(&kernel, &[], 1, &mut []).unwrap();
+        let (x, g) = ([0.0; 40], [0.0; 40]);
+        let mut phi = [0.0; 40];
+        assert!(!pair_sums(
+            &kernel,
+            &prep,
+            &x,
+            &g,
+            &mut phi,
+            1,
+            MIN_MEMBERS - 1
+        ));
+        assert!(!pair_sums(
+            &kernel,
+            &prep,
+            &x,
+            &g,
+            &mut phi,
+            1,
+            MAX_MEMBERS + 1
+        ));
+        assert!(!pair_sums(&kernel, &prep, &x, &g, &mut phi, MAX_D + 1, 4));
+        // Arrays shorter than m rows.
+        assert!(!pair_sums(&kernel, &prep, &x, &g, &mut phi, 3, 14));
+    }
+}
