@@ -75,6 +75,8 @@ class AmagoldConfig(C.Structure):
         ("stream", C.c_uint64),
         ("steps", C.c_uint32),
         ("variant", C.c_uint32),
+        ("adapt_mass", C.c_uint32),
+        ("reserved", C.c_uint32),
     ]
 
 
@@ -149,6 +151,10 @@ class SvgdConfig(C.Structure):
         ("kernel", C.c_uint32),
         ("step_rule", C.c_uint32),
         ("reserved", C.c_uint32),
+        ("ksd", C.c_uint32),
+        ("ksd_reserved", C.c_uint32),
+        ("ksd_c", C.c_double),
+        ("ksd_beta", C.c_double),
     ]
 
 
@@ -160,6 +166,7 @@ class SvgdInfo(C.Structure):
         ("step_size", C.c_double),
         ("mean_force", C.c_double),
         ("max_force", C.c_double),
+        ("ksd_squared", C.c_double),
     ]
 
 
@@ -177,6 +184,37 @@ GRADS_FN = C.CFUNCTYPE(C.c_int32, C.c_void_p, DPTR, C.c_size_t, C.c_size_t, C.c_
 
 
 STATE = C.POINTER(C.c_uint64)
+
+# The mirrors above against the header: compare_models.c includes include/sgsample.h and reports
+# sizeof and the offset of the last field of each struct, so a field added to the C API fails here
+# with a clear message instead of passing garbage through ctypes.
+MIRRORS = {
+    "sgs_amagold_config": AmagoldConfig,
+    "sgs_amagold_info": AmagoldInfo,
+    "sgs_amagold_run_summary": AmagoldSummary,
+    "sgs_chain_info": ChainInfo,
+    "sgs_chain_run_summary": ChainSummary,
+    "sgs_sghmc_config": SghmcConfig,
+    "sgs_svgd_config": SvgdConfig,
+    "sgs_svgd_info": SvgdInfo,
+    "sgs_svgd_run_summary": SvgdSummary,
+}
+
+
+def check_mirrors(models):
+    models.cmp_sizeof.argtypes = [C.c_char_p]
+    models.cmp_sizeof.restype = C.c_long
+    models.cmp_last_offset.argtypes = [C.c_char_p]
+    models.cmp_last_offset.restype = C.c_long
+    for name, mirror in MIRRORS.items():
+        size, last = models.cmp_sizeof(name.encode()), models.cmp_last_offset(name.encode())
+        field = mirror._fields_[-1][0]
+        if size != C.sizeof(mirror) or last != getattr(mirror, field).offset:
+            raise RuntimeError(
+                f"benches/compare.py's mirror of struct {name} is out of date with "
+                f"include/sgsample.h (C: {size} bytes, last field at {last}; mirror: "
+                f"{C.sizeof(mirror)} bytes, {field} at {getattr(mirror, field).offset})"
+            )
 
 
 def new_state(lib, sampler, suffix=""):
@@ -203,12 +241,13 @@ def build(args):
     os.makedirs(out_dir, exist_ok=True)
     models_so = os.path.join(out_dir, "libcompare_models.so")
     subprocess.run(
-        ["cc", "-O2", "-shared", "-fPIC", "-o", models_so,
+        ["cc", "-O2", "-shared", "-fPIC", "-I", os.path.join(ROOT, "include"), "-o", models_so,
          os.path.join(ROOT, "benches", "compare_models.c"), "-lm"],
         check=True,
     )
     lib = C.CDLL(so)
     models = C.CDLL(models_so)
+    check_mirrors(models)
     vp, sz, u64, i32 = C.c_void_p, C.c_size_t, C.c_uint64, C.c_int32
     sigs = {
         "sgs_amagold_config_default": ([C.c_double], AmagoldConfig),

@@ -10,10 +10,34 @@
  *   logreg_gradients          Bayesian logistic regression (compare_svgd.py), data minibatches.
  *   std_gradient(_f32)        ∇U = θ of the standard Gaussian (the per-coordinate inner step).
  *
- * Built by compare.py with `cc -O2 -shared -fPIC benches/compare_models.c -lm`. */
+ *   cmp_sizeof / cmp_last_offset   the layout of the C API's structs that compare.py mirrors
+ *                             in ctypes, from the header, so that the mirrors are checked.
+ *
+ * Built by compare.py with `cc -O2 -shared -fPIC -I include benches/compare_models.c -lm`. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "sgsample.h"
+
+/* sizeof and the offset of the last field of each struct compare.py mirrors (-1: unknown). */
+#define LAYOUT(S, LAST) \
+    if (strcmp(name, #S) == 0) return want_size ? (long)sizeof(S) : (long)offsetof(S, LAST);
+static long layout(const char *name, int want_size) {
+    LAYOUT(sgs_amagold_config, reserved)
+    LAYOUT(sgs_amagold_info, reserved)
+    LAYOUT(sgs_amagold_run_summary, last)
+    LAYOUT(sgs_chain_info, reserved)
+    LAYOUT(sgs_chain_run_summary, last)
+    LAYOUT(sgs_sghmc_config, resample_momentum)
+    LAYOUT(sgs_svgd_config, ksd_beta)
+    LAYOUT(sgs_svgd_info, ksd_squared)
+    LAYOUT(sgs_svgd_run_summary, last)
+    return -1;
+}
+long cmp_sizeof(const char *name) { return layout(name, 1); }
+long cmp_last_offset(const char *name) { return layout(name, 0); }
 
 static uint64_t splitmix64(uint64_t x) {
     x += 0x9e3779b97f4a7c15ULL;
