@@ -1,8 +1,9 @@
 //! The pair sums of a batch in blocks of `R × R` pairs, vectorised across rows (issue 12).
 //!
 //! Used on targets with vector units for `d ≤ 4` and batches of at least [`MIN_MEMBERS`]
-//! members; the other cases keep the row-by-row loop of the parent module. The result is the
-//! loop of the module docs bit for bit:
+//! members that the packed triangle of [`super::packed`] does not take (in practice more than 16);
+//! the other cases keep the row-by-row loop of the parent module. The result is the loop of the
+//! module docs bit for bit:
 //!
 //! * **Rows as lanes.** The batch is cut into tiles of `R` consecutive members (`R = 4` in
 //!   `f64`, 8 in `f32`: 32 bytes of lanes; twice that for batches of 32 (`f32`: 64) or more). A tile's coordinates, gradients and sums are
