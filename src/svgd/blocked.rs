@@ -23,10 +23,11 @@
 //! * **Padding.** The last tile may be short: its missing lanes hold zeros, their values are
 //!   computed and never used (no column beyond the batch is added, no such row is stored).
 //!
-//! On x86-64 the loops are also compiled for AVX2 and chosen at run time when the CPU has it
-//! (`cpuid`, and `xgetbv` for the operating system's support of the 256-bit registers). Only
-//! the register width changes: no fused multiply-add is enabled (and Rust never contracts), the
-//! operations are the same, so are the bits (tested below against the portable path).
+//! On x86-64 the loops are also compiled for AVX2 and AVX-512F and the widest the CPU has is
+//! chosen at run time (`cpuid`, and `xgetbv` for the operating system's support of the wider
+//! registers): see [`Level`]. Only the register width changes: no fused multiply-add is enabled
+//! (and Rust never contracts), the operations are the same, so are the bits (tested below
+//! against the portable path).
 
 // Lane loops index several arrays with the same lane: clearer than zipped iterators.
 #![allow(clippy::needless_range_loop)]
@@ -61,11 +62,7 @@ pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
     if d == 0 || d > MAX_D || m < MIN_MEMBERS {
         return false;
     }
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    let avx2 = avx2::available();
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    let avx2 = false;
-    by_dimension(kernel, prep, x, g, phi, d, m, member, avx2);
+    by_dimension(kernel, prep, x, g, phi, d, m, member, level());
     true
 }
 
@@ -75,7 +72,7 @@ pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
 /// diagonal blocks' unused kernel values stay a small share (measured: full SVGD N = 256 about
 /// 6% faster at d = 1, 20% at d = 3; p = 8 is faster with the narrow tiles).
 ///
-/// `avx2`: run the AVX2 copies (only when [`avx2::available`]).
+/// `wide`: the vector unit whose copies run (at most what [`level`] reports).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn by_dimension<T: Float, K: Kernel<T>>(
@@ -87,45 +84,51 @@ fn by_dimension<T: Float, K: Kernel<T>>(
     d: usize,
     m: usize,
     member: &impl Fn(usize) -> usize,
-    avx2: bool,
+    wide: Level,
 ) {
     let a = (kernel, prep, x, g, phi, m, member);
     let lanes = 32 / core::mem::size_of::<T>();
     match (d, lanes, m >= 8 * lanes) {
-        (1, 8, false) => run::<T, K, 8, 1>(a, avx2),
-        (2, 8, false) => run::<T, K, 8, 2>(a, avx2),
-        (3, 8, false) => run::<T, K, 8, 3>(a, avx2),
-        (_, 8, false) => run::<T, K, 8, 4>(a, avx2),
-        (1, 8, true) => run::<T, K, 16, 1>(a, avx2),
-        (2, 8, true) => run::<T, K, 16, 2>(a, avx2),
-        (3, 8, true) => run::<T, K, 16, 3>(a, avx2),
-        (_, 8, true) => run::<T, K, 16, 4>(a, avx2),
-        (1, _, false) => run::<T, K, 4, 1>(a, avx2),
-        (2, _, false) => run::<T, K, 4, 2>(a, avx2),
-        (3, _, false) => run::<T, K, 4, 3>(a, avx2),
-        (_, _, false) => run::<T, K, 4, 4>(a, avx2),
-        (1, _, true) => run::<T, K, 8, 1>(a, avx2),
-        (2, _, true) => run::<T, K, 8, 2>(a, avx2),
-        (3, _, true) => run::<T, K, 8, 3>(a, avx2),
-        (_, _, true) => run::<T, K, 8, 4>(a, avx2),
+        (1, 8, false) => run::<T, K, 8, 1>(a, wide),
+        (2, 8, false) => run::<T, K, 8, 2>(a, wide),
+        (3, 8, false) => run::<T, K, 8, 3>(a, wide),
+        (_, 8, false) => run::<T, K, 8, 4>(a, wide),
+        (1, 8, true) => run::<T, K, 16, 1>(a, wide),
+        (2, 8, true) => run::<T, K, 16, 2>(a, wide),
+        (3, 8, true) => run::<T, K, 16, 3>(a, wide),
+        (_, 8, true) => run::<T, K, 16, 4>(a, wide),
+        (1, _, false) => run::<T, K, 4, 1>(a, wide),
+        (2, _, false) => run::<T, K, 4, 2>(a, wide),
+        (3, _, false) => run::<T, K, 4, 3>(a, wide),
+        (_, _, false) => run::<T, K, 4, 4>(a, wide),
+        (1, _, true) => run::<T, K, 8, 1>(a, wide),
+        (2, _, true) => run::<T, K, 8, 2>(a, wide),
+        (3, _, true) => run::<T, K, 8, 3>(a, wide),
+        (_, _, true) => run::<T, K, 8, 4>(a, wide),
     }
 }
 
-/// One instance of the blocks, as its own function (AVX2 or portable): each instance is
-/// optimised on its own, with the kernel and the exponential inlined into it.
+/// One instance of the blocks, as its own function (AVX-512, AVX2 or portable): each instance
+/// is optimised on its own, with the kernel and the exponential inlined into it.
 #[inline(always)]
 fn run<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
     args: Args<'_, T, K, K::Prepared, impl Fn(usize) -> usize>,
-    avx2: bool,
+    wide: Level,
 ) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    if avx2 {
-        // SAFETY: `avx2` is only true when `avx2::available()` said so.
-        unsafe { avx2::blocks::<T, K, R, D>(args) };
-        return;
+    // AVX-512 only at d = 1, where it is faster: full SVGD, N = 256 and 1024, 15–19 % in f64 and
+    // 11–15 % in f32; at d = 3 the f64 blocks took 9–10 % longer than with AVX2 (the tiles' three
+    // coordinate rows per operand), the f32 ones the same (CPU time, `compare.py --parts
+    // svgd-full`, idle).
+    let wide = if D == 1 { wide } else { wide.min(Level::Avx2) };
+    match wide {
+        // SAFETY: `wide` is at most what `level()` found on this CPU.
+        #[cfg(all(target_arch = "x86_64", not(miri), sgs_avx512))]
+        Level::Avx512 => unsafe { x86::blocks_avx512::<T, K, R, D>(args) },
+        // SAFETY: as above.
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        Level::Avx2 => unsafe { x86::blocks_avx2::<T, K, R, D>(args) },
+        _ => portable::<T, K, R, D>(args),
     }
-    let _ = avx2;
-    portable::<T, K, R, D>(args)
 }
 
 /// [`blocks`] for the target's baseline vector unit.
@@ -324,60 +327,94 @@ fn off_diagonal<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
     }
 }
 
-/// Whether the CPU has AVX2 (and the operating system saves its registers): checked once.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-pub(super) fn avx2_available() -> bool {
-    avx2::available()
+/// The widest vector unit the hosted loops (these blocks, [`super::packed`]) have a copy for and
+/// this CPU runs, checked once at run time: on x86-64 AVX-512 (`avx512f`, when the compiler is
+/// recent enough to enable it: `sgs_avx512`, set by build.rs for rustc ≥ 1.89), AVX2, or the
+/// baseline (SSE2); elsewhere the baseline. Only the register width differs between the copies:
+/// no fused multiply-add is enabled (and Rust never contracts), so the bits are the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Level {
+    /// The target's baseline vector unit.
+    Base,
+    /// x86-64 with AVX2 (256-bit vectors).
+    Avx2,
+    /// x86-64 with AVX-512F (512-bit vectors).
+    Avx512,
 }
 
-/// The same loops compiled for AVX2, and the run-time check (no `std` here: `cpuid` and
-/// `xgetbv` directly).
+/// See [`Level`].
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-mod avx2 {
-    use super::{Args, Float, Kernel};
+pub(super) fn level() -> Level {
+    x86::level()
+}
+
+/// See [`Level`].
+#[cfg(not(all(target_arch = "x86_64", not(miri))))]
+pub(super) fn level() -> Level {
+    Level::Base
+}
+
+/// The same loops compiled for AVX2 and AVX-512, and the run-time check (no `std` here: `cpuid`
+/// and `xgetbv` directly).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod x86 {
+    use super::{Args, Float, Kernel, Level};
     use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
     use core::sync::atomic::{AtomicU8, Ordering};
 
-    /// 0: not checked yet, 1: no AVX2, 2: AVX2.
+    /// 0: not checked yet, else 1 + the `Level`.
     static STATE: AtomicU8 = AtomicU8::new(0);
 
-    /// Whether the CPU has AVX2 and the operating system saves the 256-bit registers (checked
-    /// once; racing first calls compute the same answer).
-    pub(super) fn available() -> bool {
-        match STATE.load(Ordering::Relaxed) {
+    /// The widest level this CPU and operating system support (checked once; racing first calls
+    /// compute the same answer).
+    pub(super) fn level() -> Level {
+        let s = match STATE.load(Ordering::Relaxed) {
             0 => {
-                let yes = detect();
-                STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-                yes
+                let s = 1 + detect() as u8;
+                STATE.store(s, Ordering::Relaxed);
+                s
             }
-            s => s == 2,
+            s => s,
+        };
+        match s {
+            3 => Level::Avx512,
+            2 => Level::Avx2,
+            _ => Level::Base,
         }
     }
 
-    fn detect() -> bool {
+    fn detect() -> Level {
         // `cpuid` exists on every x86-64 CPU (safe in newer Rust, hence the allow).
         #[allow(unused_unsafe)]
         // SAFETY: cpuid is part of the x86-64 baseline; leaf 0 reports the highest leaf.
         let max_leaf = unsafe { __cpuid(0) }.eax;
         if max_leaf < 7 {
-            return false;
+            return Level::Base;
         }
         #[allow(unused_unsafe)]
         // SAFETY: leaf 1 exists (max_leaf ≥ 7).
         let ecx = unsafe { __cpuid(1) }.ecx;
         let (osxsave, avx) = (ecx & (1 << 27) != 0, ecx & (1 << 28) != 0);
         if !(osxsave && avx) {
-            return false;
+            return Level::Base;
         }
         // SAFETY: OSXSAVE is set, so `xgetbv` is enabled.
         let xcr0 = unsafe { xcr0() };
+        // XMM and YMM state saved by the operating system.
         if xcr0 & 0b110 != 0b110 {
-            return false;
+            return Level::Base;
         }
         #[allow(unused_unsafe)]
         // SAFETY: leaf 7 exists (max_leaf ≥ 7).
         let ebx = unsafe { __cpuid_count(7, 0) }.ebx;
-        ebx & (1 << 5) != 0
+        if ebx & (1 << 5) == 0 {
+            return Level::Base;
+        }
+        // AVX-512F, and the opmask and both halves of the ZMM state saved.
+        if cfg!(sgs_avx512) && ebx & (1 << 16) != 0 && xcr0 & 0b1110_0000 == 0b1110_0000 {
+            return Level::Avx512;
+        }
+        Level::Avx2
     }
 
     /// XCR0: which register states the operating system saves.
@@ -393,9 +430,21 @@ mod avx2 {
     /// [`super::blocks`] with AVX2 enabled.
     ///
     /// # Safety
-    /// The CPU must support AVX2 ([`available`]).
+    /// The CPU must support AVX2 ([`level`]).
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn blocks<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
+    pub(super) unsafe fn blocks_avx2<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
+        args: Args<'_, T, K, K::Prepared, impl Fn(usize) -> usize>,
+    ) {
+        super::blocks::<T, K, R, D>(args)
+    }
+
+    /// [`super::blocks`] with AVX-512F enabled.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F ([`level`]).
+    #[cfg(sgs_avx512)]
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn blocks_avx512<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
         args: Args<'_, T, K, K::Prepared, impl Fn(usize) -> usize>,
     ) {
         super::blocks::<T, K, R, D>(args)
@@ -440,9 +489,10 @@ pub(super) mod tests {
         }
     }
 
-    /// Blocked (portable and, where the CPU has it, AVX2) against the documented loop, bit for
-    /// bit, over batch sizes with and without a short last tile, every d, a permuted member map
-    /// and both kernels' kinds (the Gaussian's vectorised exp, the IMQ's libm).
+    /// Blocked (portable and, where the CPU has them, AVX2 and AVX-512) against the documented
+    /// loop, bit for bit, over batch sizes with and without a short last tile, every d, a
+    /// permuted member map and both kernels' kinds (the Gaussian's vectorised exp, the IMQ's
+    /// libm).
     fn check<T: Float>(to_t: impl Fn(f64) -> T, bits: impl Fn(T) -> u64) {
         let mut rng = Rng::new(7, 12);
         let kernels = [
@@ -462,16 +512,15 @@ pub(super) mod tests {
                     let member = |t: usize| rows[t];
                     let mut want = vec![T::ZERO; n * d];
                     documented(&kernel, &prep, &x, &g, d, &rows, &mut want);
-                    let mut got = vec![T::ZERO; n * d];
-                    by_dimension(&kernel, &prep, &x, &g, &mut got, d, m, &member, false);
                     let same =
                         |a: &[T], b: &[T]| a.iter().zip(b).all(|(p, q)| bits(*p) == bits(*q));
-                    assert!(same(&want, &got), "portable: {kernel:?} d={d} m={m}");
-                    #[cfg(all(target_arch = "x86_64", not(miri)))]
-                    if avx2::available() {
-                        let mut wide = vec![T::ZERO; n * d];
-                        by_dimension(&kernel, &prep, &x, &g, &mut wide, d, m, &member, true);
-                        assert!(same(&want, &wide), "avx2: {kernel:?} d={d} m={m}");
+                    for wide in [Level::Base, Level::Avx2, Level::Avx512] {
+                        if wide > level() {
+                            continue;
+                        }
+                        let mut got = vec![T::ZERO; n * d];
+                        by_dimension(&kernel, &prep, &x, &g, &mut got, d, m, &member, wide);
+                        assert!(same(&want, &got), "{wide:?}: {kernel:?} d={d} m={m}");
                     }
                 }
             }
