@@ -7,7 +7,8 @@
 //! (e.g. `--bench`, what `cargo bench` passes) runs every case once, quickly, as a smoke test.
 
 use sgsample::{
-    Amagold, AmagoldConfig, KernelChoice, Rng, Sghmc, SghmcConfig, StepRule, Svgd, SvgdConfig,
+    Amagold, AmagoldConfig, Float, Gradient, KernelChoice, Rng, Sghmc, SghmcConfig, StepRule, Svgd,
+    SvgdConfig,
 };
 use std::hint::black_box;
 
@@ -57,7 +58,10 @@ fn measured_sghmc_step(chain: &mut Sghmc<'_, f64>, model: &mut StdNormal) {
 }
 
 #[inline(never)]
-fn measured_svgd_step(s: &mut Svgd<'_, f64>) {
+fn measured_svgd_step<T: Float>(s: &mut Svgd<'_, T>)
+where
+    Mixture: Gradient<T>,
+{
     black_box(s.step(&mut Mixture).unwrap());
 }
 
@@ -87,38 +91,21 @@ fn sghmc(d: usize, calls: u32) {
     }
 }
 
-fn svgd(p: usize, kernel: KernelChoice, calls: u32) {
+fn svgd<T: Float>(p: usize, kernel: KernelChoice, calls: u32)
+where
+    Mixture: Gradient<T>,
+{
     const N: usize = 256;
     let mut rng = Rng::new(1, 99);
-    let mut x: Vec<f64> = (0..N).map(|_| -10.0 + rng.normal()).collect();
+    let mut x: Vec<T> = (0..N).map(|_| T::from_f64(-10.0 + rng.normal())).collect();
     let cfg = SvgdConfig::new(p, kernel, StepRule::adagrad(0.2));
-    let mut ws = vec![0.0; Svgd::<f64>::workspace_len(N, 1, &cfg)];
-    let mut idx = vec![0u32; Svgd::<f64>::index_len(N)];
+    let mut ws = vec![T::from_f64(0.0); Svgd::<T>::workspace_len(N, 1, &cfg)];
+    let mut idx = vec![0u32; Svgd::<T>::index_len(N)];
     let mut s = Svgd::new(&cfg, 1, &mut x, &mut ws, &mut idx).unwrap();
     // Converged particles, as in the `svgd` bench (fewer warm-up iterations under Valgrind).
     s.run(200, &mut Mixture).unwrap();
     for _ in 0..calls {
         measured_svgd_step(&mut s);
-    }
-}
-
-#[inline(never)]
-fn measured_svgd_step_f32(s: &mut Svgd<'_, f32>) {
-    black_box(s.step(&mut Mixture).unwrap());
-}
-
-/// [`svgd`] in `f32` (fixed h = 2).
-fn svgd_f32(p: usize, calls: u32) {
-    const N: usize = 256;
-    let mut rng = Rng::new(1, 99);
-    let mut x: Vec<f32> = (0..N).map(|_| (-10.0 + rng.normal()) as f32).collect();
-    let cfg = SvgdConfig::new(p, KernelChoice::Gaussian { h: 2.0 }, StepRule::adagrad(0.2));
-    let mut ws = vec![0.0f32; Svgd::<f32>::workspace_len(N, 1, &cfg)];
-    let mut idx = vec![0u32; Svgd::<f32>::index_len(N)];
-    let mut s = Svgd::new(&cfg, 1, &mut x, &mut ws, &mut idx).unwrap();
-    s.run(200, &mut Mixture).unwrap();
-    for _ in 0..calls {
-        measured_svgd_step_f32(&mut s);
     }
 }
 
@@ -131,14 +118,14 @@ fn run(name: &str, calls: u32) -> bool {
         "sghmc_f64_d1" => sghmc(1, calls),
         "sghmc_f64_d100" => sghmc(100, calls),
         "sghmc_f64_d1000" => sghmc(1000, calls),
-        "rbm_svgd_p2" => svgd(2, h2, calls),
-        "rbm_svgd_p4" => svgd(4, h2, calls),
-        "rbm_svgd_p8" => svgd(8, h2, calls),
-        "rbm_svgd_p16" => svgd(16, h2, calls),
-        "rbm_svgd_p8_f32" => svgd_f32(8, calls),
-        "rbm_svgd_p32" => svgd(32, h2, calls),
-        "svgd_p256" => svgd(256, h2, calls),
-        "svgd_median" => svgd(256, KernelChoice::GaussianMedian, calls),
+        "rbm_svgd_p2" => svgd::<f64>(2, h2, calls),
+        "rbm_svgd_p4" => svgd::<f64>(4, h2, calls),
+        "rbm_svgd_p8" => svgd::<f64>(8, h2, calls),
+        "rbm_svgd_p16" => svgd::<f64>(16, h2, calls),
+        "rbm_svgd_p8_f32" => svgd::<f32>(8, h2, calls),
+        "rbm_svgd_p32" => svgd::<f64>(32, h2, calls),
+        "svgd_p256" => svgd::<f64>(256, h2, calls),
+        "svgd_median" => svgd::<f64>(256, KernelChoice::GaussianMedian, calls),
         _ => return false,
     }
     true
