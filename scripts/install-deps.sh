@@ -4,7 +4,8 @@
 #
 #   scripts/install-deps.sh [--check] [test|demo]
 #
-#   test (default)  what `make test` needs: the two bare-metal Rust targets (rustup, no root),
+#   test (default)  what `make test` needs: the two bare-metal Rust targets and the toolchain of
+#                   the crate's rust-version (rustup, no root),
 #                   the apt packages below and python3-venv when python3 cannot make a venv
 #                   (root), and when a nightly toolchain is installed, the
 #                   nightly tools of scripts/test-fuzz.sh and scripts/test-miri.sh (cargo-fuzz;
@@ -58,6 +59,15 @@ if [ "${#targets[@]}" -gt 0 ]; then
   fi
 fi
 
+# The minimum compiler the crate declares (rust-version in Cargo.toml), for scripts/test-rust.sh's
+# build with it: a minimal rustup toolchain, no root.
+msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+missing_msrv=()
+if [ "$need" = test ] && [ -n "$msrv" ] && command -v rustup >/dev/null 2>&1 &&
+  ! cargo "+$msrv" --version >/dev/null 2>&1; then
+  missing_msrv+=("$msrv")
+fi
+
 # Nightly tools (fuzzing, Miri): only where a nightly toolchain exists; never installs nightly.
 missing_nightly=()
 if [ "$need" = test ] && command -v rustup >/dev/null 2>&1 &&
@@ -85,8 +95,9 @@ if [ "$check" -eq 1 ]; then
   [ "${#missing_targets[@]}" -eq 0 ] || echo "missing Rust targets: ${missing_targets[*]}"
   [ "${#missing_pkgs[@]}" -eq 0 ] || echo "missing apt packages: ${missing_pkgs[*]}"
   [ "${#missing_nightly[@]}" -eq 0 ] || echo "missing nightly tools: ${missing_nightly[*]}"
+  [ "${#missing_msrv[@]}" -eq 0 ] || echo "missing Rust toolchain (rust-version): ${missing_msrv[*]}"
   [ "${#missing_targets[@]}" -eq 0 ] && [ "${#missing_pkgs[@]}" -eq 0 ] &&
-    [ "${#missing_nightly[@]}" -eq 0 ]
+    [ "${#missing_nightly[@]}" -eq 0 ] && [ "${#missing_msrv[@]}" -eq 0 ]
   exit
 fi
 
@@ -103,6 +114,11 @@ done
 if [ "${#missing_targets[@]}" -gt 0 ]; then
   rustup target add "${missing_targets[@]}"
 fi
+for t in "${missing_msrv[@]}"; do
+  # Not fatal: without it scripts/test-rust.sh says it did not check the rust-version build.
+  rustup toolchain install "$t" --profile minimal ||
+    echo "could not install rust $t: scripts/test-rust.sh will skip its rust-version build" >&2
+done
 if [ "${#missing_pkgs[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     arg=""
