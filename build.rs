@@ -9,9 +9,9 @@ fn main() {
     if arch == "x86_64" || arch == "aarch64" || (arch == "wasm32" && simd128) {
         println!("cargo:rustc-cfg=sgs_vector");
     }
-    // `sgs_avx512`: the SVGD pair loops get an AVX-512F copy, chosen at run time on CPUs that
-    // have it. `#[target_feature(enable = "avx512f")]` is stable from rustc 1.89; the crate's
-    // rust-version is older, so older compilers build without that copy (AVX2 stays).
+    // `sgs_avx512`: the SVGD blocked pair loop gets an AVX-512F copy, chosen at run time on CPUs
+    // that have it. `#[target_feature(enable = "avx512f")]` is stable from rustc 1.89; the
+    // crate's rust-version is older, so older compilers build without that copy (AVX2 stays).
     println!("cargo:rustc-check-cfg=cfg(sgs_avx512)");
     if arch == "x86_64" && rustc_minor().is_some_and(|minor| minor >= 89) {
         println!("cargo:rustc-cfg=sgs_avx512");

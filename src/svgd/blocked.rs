@@ -116,9 +116,9 @@ fn run<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
     wide: Level,
 ) {
     // AVX-512 only at d = 1, where it is faster: full SVGD, N = 256 and 1024, 15–19 % in f64 and
-    // 11–15 % in f32; at d = 3 the f64 blocks took 9–10 % longer than with AVX2 (the tiles' three
-    // coordinate rows per operand), the f32 ones the same (CPU time, `compare.py --parts
-    // svgd-full`, idle).
+    // 11–27 % in f32 (two runs); at d = 3 the f64 blocks took 9–10 % longer than with AVX2 (the
+    // tiles' three coordinate rows per operand), the f32 ones the same (CPU time, `compare.py
+    // --parts svgd-full`, idle; docs/benchmarks.md).
     let wide = if D == 1 { wide } else { wide.min(Level::Avx2) };
     match wide {
         // SAFETY: `wide` is at most what `level()` found on this CPU.
