@@ -30,6 +30,14 @@ for feats in "" fp-amagold,fp-ksd,fp-stats,fp-f64; do
   (cd examples-embedded && cargo clippy -q --bins --target thumbv7em-none-eabihf ${feats:+--features "$feats"} -- -D warnings)
 done
 echo "examples-embedded: clippy clean"
+# The library itself on the bare-metal targets, warnings as errors (as a dependency of the firmware
+# crate above its warnings are capped, and test-rust.sh lints it for the host only): code that only
+# x86-64 uses must not leave dead code behind on Cortex-M.
+for t in thumbv7em-none-eabihf thumbv7m-none-eabi; do
+  cargo clippy -q -p sgsample --lib --target "$t" -- -D warnings
+  cargo clippy -q -p sgsample --lib --features ffi --target "$t" -- -D warnings
+done
+echo "sgsample on thumbv7em/thumbv7m: clippy clean"
 
 # No panic path is reachable from the samplers: the footprint probe, which links AMAGOLD (both
 # variants, warm-up) and RBM-SVGD (every kernel, step rule and batching, chosen at run time through
