@@ -70,7 +70,9 @@ pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
 /// (4 in `f64`, 8 in `f32`) for batches below 4 tiles of 64 bytes, 64 bytes (8 and 16 lanes) for
 /// larger ones, where the wider tiles halve the gathers and loop overheads per pair while the
 /// diagonal blocks' unused kernel values stay a small share (measured: full SVGD N = 256 about
-/// 6% faster at d = 1, 20% at d = 3; p = 8 is faster with the narrow tiles).
+/// 6% faster at d = 1, 20% at d = 3; p = 8 was faster with the narrow tiles, but batches of up to
+/// 16 now take [`super::packed`], so the narrow tiles serve 17 to 31 members in `f64` and 17 to 63
+/// in `f32`, not measured apart).
 ///
 /// `wide`: the vector unit whose copies run (at most what [`level`] reports).
 #[inline(always)]
@@ -116,7 +118,7 @@ fn run<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
     wide: Level,
 ) {
     // AVX-512 only at d = 1, where it is faster: full SVGD, N = 256 and 1024, 15–19 % in f64 and
-    // 11–27 % in f32 (two runs); at d = 3 the f64 blocks took 9–10 % longer than with AVX2 (the
+    // 11–27 % in f32 (three runs); at d = 3 the f64 blocks took 9–10 % longer than with AVX2 (the
     // tiles' three coordinate rows per operand), the f32 ones the same (CPU time, `compare.py
     // --parts svgd-full`, idle; docs/benchmarks.md).
     let wide = if D == 1 { wide } else { wide.min(Level::Avx2) };
