@@ -47,9 +47,12 @@
 //!    `F(x, y) = k(x, y)·(−∇V(y)) + ∇_y k(x, y)`.
 //! 4. Compute every particle's new position and history with the step rule ([`StepRule`]),
 //!    check every φ, new position and new history value for finiteness, then move all
-//!    particles at once and copy φ into particle order. (The new values are computed batch by
-//!    batch after step 3, into the spent slot rows, and copied in only when all are finite;
-//!    with the KSD on, which needs those rows, they are computed here.)
+//!    particles at once and copy φ into particle order. (In the phases below the new values
+//!    are computed batch by batch after step 3, into the spent slot rows, and copied in only
+//!    when all are finite. The serial step writes them straight into the particles and the
+//!    history, keeping the old values in those rows, and copies the old values back if one was
+//!    not finite: one pass over the particles instead of two, same values. With the KSD on,
+//!    which needs those rows, they are computed here.)
 //!
 //! Every φ is computed before any particle moves, so a callback ABORT, a REJECT (SVGD has no
 //! proposal to reject: the iteration cannot be completed, [`Error::GradientRejected`]),
@@ -66,7 +69,8 @@
 //! batch's φ only on its own rows, with every sum in a fixed order inside the batch; so any
 //! split of the slots and batches, run on any number of threads or processes in any order,
 //! gives the serial [`step`](Svgd::step) bit for bit (the serial step is begin, one gradient
-//! range over all slots, one batch range over all batches, finish). The C API exposes the
+//! range over all slots, one batch range over all batches, finish, with the moves made in
+//! place as step 4 says). The C API exposes the
 //! phases (`sgs_svgd_begin`, `sgs_svgd_gradients_range`, `sgs_svgd_batches_range`,
 //! `sgs_svgd_finish`, `sgs_svgd_cancel`); with the `parallel` feature `Svgd::step_parallel`
 //! runs them on the rayon pool. (A model whose `gradients` is not a row-by-row function of
@@ -760,6 +764,73 @@ fn scatter_rows<T: Float>(dst: &mut [T], src: &[T], perm: &[u32], d: usize) {
     }
 }
 
+/// The serial step's moves, [`move_slots`]'s arithmetic and checks, written straight into
+/// particle `perm[s]`'s position and history instead of into slot `s`'s rows, which keep the
+/// old values: the position in the `xs` row (gathered there), the history in the spent `g` row.
+/// If any φ or new value is not finite, the old values are copied back (all slots, which
+/// `perm`, a permutation, maps to every particle once) and `false` returned: as if nothing
+/// moved. One pass instead of [`move_slots`] then [`scatter_moves`]: the history's line, just
+/// read, is written while it is still in the cache.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn move_in_place<T: Float>(
+    up: &Update<T>,
+    particles: &mut [T],
+    hist: &mut [T],
+    perm: &[u32],
+    xs: &[T],
+    g: &mut [T],
+    phi: &[T],
+    d: usize,
+) -> bool {
+    let mut finite = perm.len().wrapping_mul(d) == xs.len();
+    let Some(c) = up.adagrad_constants() else {
+        for ((x, p), &i) in rows(xs, d).zip(rows(phi, d)).zip(perm) {
+            let dst = row_mut(particles, i as usize, d);
+            finite &= dst.len() == d;
+            for ((t, &xl), &pl) in dst.iter_mut().zip(x).zip(p) {
+                let xn = up.plain(xl, pl);
+                finite &= pl.is_finite() & xn.is_finite();
+                *t = xn;
+            }
+        }
+        if !finite {
+            scatter_rows(particles, xs, perm, d);
+        }
+        return finite;
+    };
+    if d == 1 {
+        for (((&xl, gl), &pl), &i) in xs.iter().zip(g.iter_mut()).zip(phi).zip(perm) {
+            let (Some(xt), Some(ht)) = (particles.get_mut(i as usize), hist.get_mut(i as usize))
+            else {
+                finite = false;
+                continue;
+            };
+            let hl = *ht;
+            let (xn, hn) = up.adagrad(c, xl, hl, pl);
+            finite &= pl.is_finite() & xn.is_finite() & hn.is_finite();
+            (*xt, *ht, *gl) = (xn, hn, hl);
+        }
+    } else {
+        for (((x, h), p), &i) in rows(xs, d).zip(rows_mut(g, d)).zip(rows(phi, d)).zip(perm) {
+            let (xt, ht) = (
+                row_mut(particles, i as usize, d),
+                row_mut(hist, i as usize, d),
+            );
+            finite &= xt.len() == d && ht.len() == d;
+            for ((((t, hl), gl), &xl), &pl) in xt.iter_mut().zip(ht).zip(h).zip(x).zip(p) {
+                let (xn, hn) = up.adagrad(c, xl, *hl, pl);
+                finite &= pl.is_finite() & xn.is_finite() & hn.is_finite();
+                (*t, *gl, *hl) = (xn, *hl, hn);
+            }
+        }
+    }
+    if !finite {
+        scatter_moves(particles, hist, xs, g, perm, d);
+    }
+    finite
+}
+
 /// The moves the ranges computed ([`SvgdCore::move_rows`]), slot order into particle order:
 /// particle `perm[s]` ← row `s` of `xs`, its history ← row `s` of `hs` (with AdaGrad: `hist`
 /// is then not empty).
@@ -1030,8 +1101,9 @@ impl<K> SvgdCore<K> {
     }
 
     /// Algorithm 3: the four phases below in turn (one gradient range over all slots, one
-    /// batch range over all batches). Each phase is a function of its own, never inlined, so that
-    /// their locals do not pile up in one frame (docs/footprint.md).
+    /// batch range over all batches), the moves made in place ([`move_all`](Self::move_all))
+    /// unless the KSD needs the slot rows. Each phase is a function of its own, never inlined,
+    /// so that their locals do not pile up in one frame (docs/footprint.md).
     #[inline(never)]
     fn step_without_replacement<T: Float, M: Gradient<T> + ?Sized>(
         &mut self,
@@ -1072,11 +1144,14 @@ impl<K> SvgdCore<K> {
             parts.grads,
             parts.force,
         );
-        if !self.move_all(pending, ws, perm) {
+        if !self.moves_in_ranges() {
+            return self.finish(pending, particles, ws, perm);
+        }
+        if !self.move_all(pending, particles, ws, perm) {
             self.cancel(pending);
             return Err(Error::NonFinite);
         }
-        self.finish(pending, particles, ws, perm)
+        Ok(self.finish_moved(pending, ws, perm))
     }
 
     /// Without replacement, phase 1 (begin): draws the minibatch seed, then the permutation
@@ -1245,28 +1320,33 @@ impl<K> SvgdCore<K> {
         !cfg!(feature = "ksd") || self.cfg.ksd == KsdChoice::Off
     }
 
-    /// [`move_range`](Self::move_range) over all slots of the workspace `ws`: the serial step's.
-    /// A call of its own with few arguments, so that the serial step's frame, which is on the
-    /// deepest stack path, does not hold `move_range`'s many (docs/footprint.md).
+    /// The serial step's moves of all slots, straight into the particles and the history
+    /// ([`move_in_place`]; the parallel phases' ranges cannot, as they may fail after other
+    /// ranges moved). Returns `false`, with the particles and the history as before, if a value
+    /// was not finite. A call of its own with few arguments, so that the serial step's frame,
+    /// which is on the deepest stack path, does not hold the moves' many (docs/footprint.md).
     #[inline(never)]
     fn move_all<T: Float>(
         &self,
         pending: &Pending<K::Prepared, T>,
+        particles: &mut [T],
         ws: &mut [T],
         perm: &[u32],
     ) -> bool
     where
         K: Kernel<T>,
     {
+        let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let parts = split(ws, &self.lay);
-        self.move_range(
-            pending,
-            0,
+        move_in_place(
+            &up,
+            particles,
+            parts.hist,
+            perm,
             parts.xbatch,
             parts.grads,
             parts.force,
-            parts.hist,
-            perm,
+            self.d,
         )
     }
 
@@ -1371,17 +1451,44 @@ impl<K> SvgdCore<K> {
             }
             ksd
         };
+        // Kept in the core until `info` builds the record: no extra info on this frame.
+        self.ksd_pending = ksd;
+        Ok(self.finish_info(pending, parts.grads))
+    }
+
+    /// The serial step's finish after [`move_all`](Self::move_all) moved the particles: φ from
+    /// slot order into the gradient region in particle order, then the statistics (as
+    /// [`finish_with`](Self::finish_with) after its copies; no KSD: the moves in place are
+    /// made only with the KSD off).
+    #[inline(never)]
+    fn finish_moved<T: Float>(
+        &mut self,
+        pending: &Pending<K::Prepared, T>,
+        ws: &mut [T],
+        perm: &[u32],
+    ) -> SvgdInfo
+    where
+        K: Kernel<T>,
+    {
+        let parts = split(ws, &self.lay);
+        scatter_rows(parts.grads, parts.force, perm, self.d);
+        self.finish_info(pending, parts.grads)
+    }
+
+    /// The statistics of φ (by particle, in `phi`), summed in particle order, and the info.
+    fn finish_info<T: Float>(&mut self, pending: &Pending<K::Prepared, T>, phi: &[T]) -> SvgdInfo
+    where
+        K: Kernel<T>,
+    {
         let mut stats = ForceStats::default();
-        for phi in rows(parts.grads, d) {
-            stats.add(phi);
+        for row in rows(phi, self.d) {
+            stats.add(row);
         }
         // Every batch but the last has p members, the last the rest.
         let nb = self.batches();
         let last = self.n - self.batch_start(nb.saturating_sub(1));
         let interactions = (nb.saturating_sub(1) as u64) * pairs(self.cfg.batch_size) + pairs(last);
-        // Kept in the core until `info` builds the record: no extra info on this frame.
-        self.ksd_pending = ksd;
-        Ok(self.info(&pending.prepared, pending.iteration, &stats, interactions))
+        self.info(&pending.prepared, pending.iteration, &stats, interactions)
     }
 
     /// Abandons a begun iteration: restores the generator. (Nothing else changed before
@@ -1775,7 +1882,82 @@ mod tests {
                 assert_eq!(count, ia_.interactions);
                 assert_eq!(ia_, ib_);
                 assert_eq!(xa, xb);
-                assert_eq!(wa, wb);
+                // φ by particle and by slot, and the history; the slots' position rows differ
+                // (the step moves in place and leaves the old positions there).
+                let kept = lay.grads + lay.force + lay.hist;
+                assert_eq!(wa[..kept], wb[..kept]);
+            }
+        }
+    }
+
+    /// The serial step's moves in place give what the phases' two passes give (moves into the
+    /// slot rows, then the copies into particle order), and on a non-finite value anywhere
+    /// (first, a middle or the last slot) leave the particles and the history bit for bit as
+    /// they were: every step rule, d = 1 (its own loop) and d = 3, f64 and f32.
+    #[test]
+    fn moves_in_place_equal_the_two_passes_or_change_nothing() {
+        fn check<T: Float>(rule: StepRule, n: usize, d: usize, bad: Option<usize>) {
+            let mut rng = Rng::new(5, (n * d) as u64);
+            let mut perm: Vec<u32> = (0..n as u32).collect();
+            shuffle_prefix(&mut rng, &mut perm, n - 1);
+            let mut draw =
+                |k: usize| -> Vec<T> { (0..k).map(|_| T::from_f64(rng.normal())).collect() };
+            let x0 = draw(n * d);
+            // Negative entries: a history not yet started (the first iteration's case).
+            let h0: Vec<T> = if rule.has_history() {
+                draw(n * d)
+                    .iter()
+                    .map(|v| *v * *v - T::from_f64(0.2))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let mut phi = draw(n * d);
+            if let Some(b) = bad {
+                phi[b * d + d - 1] = T::from_f64(f64::NAN);
+            }
+            let mut xs = vec![T::ZERO; n * d];
+            scatter_rows_back(&mut xs, &x0, &perm, d);
+            let up = Update::<T>::new(&rule, 3);
+            // The two passes.
+            let (mut x2, mut h2, mut xs2, mut g2) =
+                (x0.clone(), h0.clone(), xs.clone(), draw(n * d));
+            let ok2 = move_slots(&up, &h2, &perm, &mut xs2, &mut g2, &phi, d);
+            if ok2 {
+                scatter_moves(&mut x2, &mut h2, &xs2, &g2, &perm, d);
+            }
+            // In place.
+            let (mut x1, mut h1, mut g1) = (x0.clone(), h0.clone(), draw(n * d));
+            let ok1 = move_in_place(&up, &mut x1, &mut h1, &perm, &xs, &mut g1, &phi, d);
+            assert_eq!(ok1, bad.is_none());
+            assert_eq!(ok1, ok2);
+            let bits = |v: &[T]| v.iter().map(|t| t.to_f64().to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&x1), bits(&x2), "{rule:?} n {n} d {d} bad {bad:?}");
+            assert_eq!(bits(&h1), bits(&h2), "{rule:?} n {n} d {d} bad {bad:?}");
+            if !ok1 {
+                assert_eq!(bits(&x1), bits(&x0));
+                assert_eq!(bits(&h1), bits(&h0));
+            }
+        }
+        /// `dst` row `s` ← `src` row `perm[s]` (the gather into slot order).
+        fn scatter_rows_back<T: Float>(dst: &mut [T], src: &[T], perm: &[u32], d: usize) {
+            for (s, &i) in perm.iter().enumerate() {
+                let i = i as usize;
+                dst[s * d..(s + 1) * d].copy_from_slice(&src[i * d..(i + 1) * d]);
+            }
+        }
+        let rules = [
+            StepRule::adagrad(0.1),
+            StepRule::Constant { eta: 0.3 },
+            StepRule::Decaying { eta: 0.3 },
+        ];
+        for rule in rules {
+            for d in [1, 3] {
+                let n = 13;
+                for bad in [None, Some(0), Some(6), Some(n - 1)] {
+                    check::<f64>(rule, n, d, bad);
+                    check::<f32>(rule, n, d, bad);
+                }
             }
         }
     }
