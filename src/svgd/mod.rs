@@ -765,12 +765,13 @@ fn scatter_rows<T: Float>(dst: &mut [T], src: &[T], perm: &[u32], d: usize) {
 }
 
 /// The serial step's moves, [`move_slots`]'s arithmetic and checks, written straight into
-/// particle `perm[s]`'s position and history instead of into slot `s`'s rows, which keep the
-/// old values: the position in the `xs` row (gathered there), the history in the spent `g` row.
-/// If any φ or new value is not finite, the old values are copied back (all slots, which
-/// `perm`, a permutation, maps to every particle once) and `false` returned: as if nothing
-/// moved. One pass instead of [`move_slots`] then [`scatter_moves`]: the history's line, just
-/// read, is written while it is still in the cache.
+/// particle `perm[s]`'s position and history, and φ into row `perm[s]` of `by_particle` (the
+/// spent gradients). Slot `s`'s old values stay for a rollback: the position in its `xs` row
+/// (gathered there), the history in its `phi` row once φ is read. If any φ or new value is not
+/// finite, the old values are copied back (all slots, which `perm`, a permutation, maps to every
+/// particle once) and `false` returned: as if nothing moved (`by_particle` and `phi` are then
+/// scratch). One pass instead of [`move_slots`], [`scatter_moves`] and φ's copy: each
+/// particle's history line is written while it is still in the cache.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn move_in_place<T: Float>(
@@ -779,19 +780,22 @@ fn move_in_place<T: Float>(
     hist: &mut [T],
     perm: &[u32],
     xs: &[T],
-    g: &mut [T],
-    phi: &[T],
+    phi: &mut [T],
+    by_particle: &mut [T],
     d: usize,
 ) -> bool {
-    let mut finite = perm.len().wrapping_mul(d) == xs.len();
+    let mut finite = perm.len().wrapping_mul(d) == xs.len() && xs.len() == phi.len();
     let Some(c) = up.adagrad_constants() else {
         for ((x, p), &i) in rows(xs, d).zip(rows(phi, d)).zip(perm) {
-            let dst = row_mut(particles, i as usize, d);
-            finite &= dst.len() == d;
-            for ((t, &xl), &pl) in dst.iter_mut().zip(x).zip(p) {
+            let (xt, ft) = (
+                row_mut(particles, i as usize, d),
+                row_mut(by_particle, i as usize, d),
+            );
+            finite &= xt.len() == d && ft.len() == d;
+            for (((t, f), &xl), &pl) in xt.iter_mut().zip(ft).zip(x).zip(p) {
                 let xn = up.plain(xl, pl);
                 finite &= pl.is_finite() & xn.is_finite();
-                *t = xn;
+                (*t, *f) = (xn, pl);
             }
         }
         if !finite {
@@ -800,33 +804,39 @@ fn move_in_place<T: Float>(
         return finite;
     };
     if d == 1 {
-        for (((&xl, gl), &pl), &i) in xs.iter().zip(g.iter_mut()).zip(phi).zip(perm) {
-            let (Some(xt), Some(ht)) = (particles.get_mut(i as usize), hist.get_mut(i as usize))
-            else {
+        for ((&xl, pl), &i) in xs.iter().zip(phi.iter_mut()).zip(perm) {
+            let i = i as usize;
+            let (Some(xt), Some(ht), Some(ft)) = (
+                particles.get_mut(i),
+                hist.get_mut(i),
+                by_particle.get_mut(i),
+            ) else {
                 finite = false;
                 continue;
             };
-            let hl = *ht;
-            let (xn, hn) = up.adagrad(c, xl, hl, pl);
-            finite &= pl.is_finite() & xn.is_finite() & hn.is_finite();
-            (*xt, *ht, *gl) = (xn, hn, hl);
+            let (hl, p) = (*ht, *pl);
+            let (xn, hn) = up.adagrad(c, xl, hl, p);
+            finite &= p.is_finite() & xn.is_finite() & hn.is_finite();
+            (*xt, *ht, *ft, *pl) = (xn, hn, p, hl);
         }
     } else {
-        for (((x, h), p), &i) in rows(xs, d).zip(rows_mut(g, d)).zip(rows(phi, d)).zip(perm) {
-            let (xt, ht) = (
-                row_mut(particles, i as usize, d),
-                row_mut(hist, i as usize, d),
+        for ((x, p), &i) in rows(xs, d).zip(rows_mut(phi, d)).zip(perm) {
+            let i = i as usize;
+            let (xt, ht, ft) = (
+                row_mut(particles, i, d),
+                row_mut(hist, i, d),
+                row_mut(by_particle, i, d),
             );
-            finite &= xt.len() == d && ht.len() == d;
-            for ((((t, hl), gl), &xl), &pl) in xt.iter_mut().zip(ht).zip(h).zip(x).zip(p) {
-                let (xn, hn) = up.adagrad(c, xl, *hl, pl);
+            finite &= xt.len() == d && ht.len() == d && ft.len() == d;
+            for ((((t, hl), f), &xl), pl) in xt.iter_mut().zip(ht).zip(ft).zip(x).zip(p) {
+                let (xn, hn) = up.adagrad(c, xl, *hl, *pl);
                 finite &= pl.is_finite() & xn.is_finite() & hn.is_finite();
-                (*t, *gl, *hl) = (xn, *hl, hn);
+                (*t, *f, *pl, *hl) = (xn, *pl, *hl, hn);
             }
         }
     }
     if !finite {
-        scatter_moves(particles, hist, xs, g, perm, d);
+        scatter_moves(particles, hist, xs, phi, perm, d);
     }
     finite
 }
@@ -1151,7 +1161,7 @@ impl<K> SvgdCore<K> {
             self.cancel(pending);
             return Err(Error::NonFinite);
         }
-        Ok(self.finish_moved(pending, ws, perm))
+        Ok(self.finish_moved(pending, ws))
     }
 
     /// Without replacement, phase 1 (begin): draws the minibatch seed, then the permutation
@@ -1344,8 +1354,8 @@ impl<K> SvgdCore<K> {
             parts.hist,
             perm,
             parts.xbatch,
-            parts.grads,
             parts.force,
+            parts.grads,
             self.d,
         )
     }
@@ -1456,8 +1466,8 @@ impl<K> SvgdCore<K> {
         Ok(self.finish_info(pending, parts.grads))
     }
 
-    /// The serial step's finish after [`move_all`](Self::move_all) moved the particles: φ from
-    /// slot order into the gradient region in particle order, then the statistics (as
+    /// The serial step's finish after [`move_all`](Self::move_all) moved the particles and put
+    /// φ by particle into the gradient region: the statistics (as
     /// [`finish_with`](Self::finish_with) after its copies; no KSD: the moves in place are
     /// made only with the KSD off).
     #[inline(never)]
@@ -1465,13 +1475,11 @@ impl<K> SvgdCore<K> {
         &mut self,
         pending: &Pending<K::Prepared, T>,
         ws: &mut [T],
-        perm: &[u32],
     ) -> SvgdInfo
     where
         K: Kernel<T>,
     {
         let parts = split(ws, &self.lay);
-        scatter_rows(parts.grads, parts.force, perm, self.d);
         self.finish_info(pending, parts.grads)
     }
 
@@ -1882,10 +1890,11 @@ mod tests {
                 assert_eq!(count, ia_.interactions);
                 assert_eq!(ia_, ib_);
                 assert_eq!(xa, xb);
-                // φ by particle and by slot, and the history; the slots' position rows differ
-                // (the step moves in place and leaves the old positions there).
-                let kept = lay.grads + lay.force + lay.hist;
-                assert_eq!(wa[..kept], wb[..kept]);
+                // φ by particle and the history; the slots' position and force rows differ
+                // (the step moves in place and keeps the old positions and histories there).
+                let oh = lay.grads + lay.force;
+                assert_eq!(wa[..lay.grads], wb[..lay.grads]);
+                assert_eq!(wa[oh..oh + lay.hist], wb[oh..oh + lay.hist]);
             }
         }
     }
@@ -1926,15 +1935,22 @@ mod tests {
             if ok2 {
                 scatter_moves(&mut x2, &mut h2, &xs2, &g2, &perm, d);
             }
+            let mut f2 = draw(n * d);
+            if ok2 {
+                scatter_rows(&mut f2, &phi, &perm, d);
+            }
             // In place.
-            let (mut x1, mut h1, mut g1) = (x0.clone(), h0.clone(), draw(n * d));
-            let ok1 = move_in_place(&up, &mut x1, &mut h1, &perm, &xs, &mut g1, &phi, d);
+            let (mut x1, mut h1, mut p1, mut f1) =
+                (x0.clone(), h0.clone(), phi.clone(), f2.clone());
+            let ok1 = move_in_place(&up, &mut x1, &mut h1, &perm, &xs, &mut p1, &mut f1, d);
             assert_eq!(ok1, bad.is_none());
             assert_eq!(ok1, ok2);
             let bits = |v: &[T]| v.iter().map(|t| t.to_f64().to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&x1), bits(&x2), "{rule:?} n {n} d {d} bad {bad:?}");
             assert_eq!(bits(&h1), bits(&h2), "{rule:?} n {n} d {d} bad {bad:?}");
-            if !ok1 {
+            if ok1 {
+                assert_eq!(bits(&f1), bits(&f2), "φ by particle");
+            } else {
                 assert_eq!(bits(&x1), bits(&x0));
                 assert_eq!(bits(&h1), bits(&h0));
             }
