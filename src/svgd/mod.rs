@@ -49,10 +49,10 @@
 //!    check every φ, new position and new history value for finiteness, then move all
 //!    particles at once and copy φ into particle order. (In the phases below the new values
 //!    are computed batch by batch after step 3, into the spent slot rows, and copied in only
-//!    when all are finite. The serial step writes them straight into the particles and the
-//!    history, keeping the old values in those rows, and copies the old values back if one was
-//!    not finite: one pass over the particles instead of two, same values. With the KSD on,
-//!    which needs those rows, they are computed here.)
+//!    when all are finite. On hosts the serial step writes them, and φ, straight into the
+//!    particles, the history and φ by particle, keeping the old values in the slot rows, and
+//!    copies the old values back if one was not finite: one pass instead of three, same
+//!    values. With the KSD on, which needs those rows, they are computed here.)
 //!
 //! Every φ is computed before any particle moves, so a callback ABORT, a REJECT (SVGD has no
 //! proposal to reject: the iteration cannot be completed, [`Error::GradientRejected`]),
@@ -69,8 +69,8 @@
 //! batch's φ only on its own rows, with every sum in a fixed order inside the batch; so any
 //! split of the slots and batches, run on any number of threads or processes in any order,
 //! gives the serial [`step`](Svgd::step) bit for bit (the serial step is begin, one gradient
-//! range over all slots, one batch range over all batches, finish, with the moves made in
-//! place as step 4 says). The C API exposes the
+//! range over all slots, one batch range over all batches, finish; on hosts with the moves
+//! made in place as step 4 says). The C API exposes the
 //! phases (`sgs_svgd_begin`, `sgs_svgd_gradients_range`, `sgs_svgd_batches_range`,
 //! `sgs_svgd_finish`, `sgs_svgd_cancel`); with the `parallel` feature `Svgd::step_parallel`
 //! runs them on the rayon pool. (A model whose `gradients` is not a row-by-row function of
@@ -764,6 +764,15 @@ fn scatter_rows<T: Float>(dst: &mut [T], src: &[T], perm: &[u32], d: usize) {
     }
 }
 
+/// Whether the serial step moves the particles in place ([`move_in_place`]: hosts, where it
+/// saves two passes of random writes through the permutation, 10 % of an RBM-SVGD p = 8
+/// iteration at large N) or as the phases do, into the slot rows and then copied in `finish`
+/// (bare metal: without caches to save, the in-place copy is only more flash, 320 bytes in the
+/// `f64` Cortex-M4F firmware, which would take RBM-SVGD past issue 12's flash limit). The same
+/// operations on the same values either way, so the same bits; test-firmware compares the
+/// two builds.
+const MOVE_IN_PLACE: bool = cfg!(not(target_os = "none"));
+
 /// The serial step's moves, [`move_slots`]'s arithmetic and checks, written straight into
 /// particle `perm[s]`'s position and history, and φ into row `perm[s]` of `by_particle` (the
 /// spent gradients). Slot `s`'s old values stay for a rollback: the position in its `xs` row
@@ -1112,7 +1121,7 @@ impl<K> SvgdCore<K> {
 
     /// Algorithm 3: the four phases below in turn (one gradient range over all slots, one
     /// batch range over all batches), the moves made in place ([`move_all`](Self::move_all))
-    /// unless the KSD needs the slot rows. Each phase is a function of its own, never inlined,
+    /// on hosts unless the KSD needs the slot rows. Each phase is a function of its own, never inlined,
     /// so that their locals do not pile up in one frame (docs/footprint.md).
     #[inline(never)]
     fn step_without_replacement<T: Float, M: Gradient<T> + ?Sized>(
@@ -1154,14 +1163,22 @@ impl<K> SvgdCore<K> {
             parts.grads,
             parts.force,
         );
-        if !self.moves_in_ranges() {
-            return self.finish(pending, particles, ws, perm);
-        }
-        if !self.move_all(pending, particles, ws, perm) {
+        // One call of `finish` (inlined, with the KSD's chain): a second would deepen this
+        // frame on the deepest stack path. On bare metal this is the phases' way alone.
+        let in_place = MOVE_IN_PLACE && self.moves_in_ranges();
+        let moved = if in_place {
+            self.move_all(pending, particles, ws, perm)
+        } else {
+            self.move_all_slots(pending, ws, perm)
+        };
+        if !moved {
             self.cancel(pending);
             return Err(Error::NonFinite);
         }
-        Ok(self.finish_moved(pending, ws))
+        if in_place {
+            return Ok(self.finish_moved(pending, ws));
+        }
+        self.finish(pending, particles, ws, perm)
     }
 
     /// Without replacement, phase 1 (begin): draws the minibatch seed, then the permutation
@@ -1330,6 +1347,32 @@ impl<K> SvgdCore<K> {
         !cfg!(feature = "ksd") || self.cfg.ksd == KsdChoice::Off
     }
 
+    /// [`move_range`](Self::move_range) over all slots of the workspace `ws`: the serial step's
+    /// on bare metal ([`MOVE_IN_PLACE`]). A call of its own with few arguments, so that the
+    /// serial step's frame, which is on the deepest stack path, does not hold `move_range`'s
+    /// many (docs/footprint.md).
+    #[inline(never)]
+    fn move_all_slots<T: Float>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        ws: &mut [T],
+        perm: &[u32],
+    ) -> bool
+    where
+        K: Kernel<T>,
+    {
+        let parts = split(ws, &self.lay);
+        self.move_range(
+            pending,
+            0,
+            parts.xbatch,
+            parts.grads,
+            parts.force,
+            parts.hist,
+            perm,
+        )
+    }
+
     /// The serial step's moves of all slots, straight into the particles and the history
     /// ([`move_in_place`]; the parallel phases' ranges cannot, as they may fail after other
     /// ranges moved). Returns `false`, with the particles and the history as before, if a value
@@ -1484,6 +1527,9 @@ impl<K> SvgdCore<K> {
     }
 
     /// The statistics of φ (by particle, in `phi`), summed in particle order, and the info.
+    /// Inlined into both finishes: a frame of its own under `finish_with` would deepen the
+    /// KSD's stack path (docs/footprint.md).
+    #[inline(always)]
     fn finish_info<T: Float>(&mut self, pending: &Pending<K::Prepared, T>, phi: &[T]) -> SvgdInfo
     where
         K: Kernel<T>,
