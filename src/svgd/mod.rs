@@ -765,8 +765,8 @@ fn scatter_rows<T: Float>(dst: &mut [T], src: &[T], perm: &[u32], d: usize) {
 }
 
 /// Whether the serial step moves the particles in place ([`move_in_place`]: hosts, where it
-/// saves two passes of random writes through the permutation, 10 % of an RBM-SVGD p = 8
-/// iteration at large N) or as the phases do, into the slot rows and then copied in `finish`
+/// saves two passes of random writes through the permutation, 5–11 % of an RBM-SVGD p = 8
+/// iteration) or as the phases do, into the slot rows and then copied in `finish`
 /// (bare metal: without caches to save, the in-place copy is only more flash, 320 bytes in the
 /// `f64` Cortex-M4F firmware, which would take RBM-SVGD past issue 12's flash limit). The same
 /// operations on the same values either way, so the same bits; test-firmware compares the
@@ -1121,8 +1121,8 @@ impl<K> SvgdCore<K> {
 
     /// Algorithm 3: the four phases below in turn (one gradient range over all slots, one
     /// batch range over all batches), the moves made in place ([`move_all`](Self::move_all))
-    /// on hosts unless the KSD needs the slot rows. Each phase is a function of its own, never inlined,
-    /// so that their locals do not pile up in one frame (docs/footprint.md).
+    /// on hosts unless the KSD needs the slot rows. Each phase is a function of its own, never
+    /// inlined, so that their locals do not pile up in one frame (docs/footprint.md).
     #[inline(never)]
     fn step_without_replacement<T: Float, M: Gradient<T> + ?Sized>(
         &mut self,
@@ -1523,6 +1523,7 @@ impl<K> SvgdCore<K> {
         K: Kernel<T>,
     {
         let parts = split(ws, &self.lay);
+        self.ksd_pending = f64::NAN;
         self.finish_info(pending, parts.grads)
     }
 
