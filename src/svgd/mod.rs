@@ -794,56 +794,56 @@ fn move_in_place<T: Float>(
     d: usize,
 ) -> bool {
     let mut finite = perm.len().wrapping_mul(d) == xs.len() && xs.len() == phi.len();
-    let Some(c) = up.adagrad_constants() else {
-        for ((x, p), &i) in rows(xs, d).zip(rows(phi, d)).zip(perm) {
-            let (xt, ft) = (
-                row_mut(particles, i as usize, d),
-                row_mut(by_particle, i as usize, d),
-            );
-            finite &= xt.len() == d && ft.len() == d;
-            for (((t, f), &xl), &pl) in xt.iter_mut().zip(ft).zip(x).zip(p) {
-                let xn = up.plain(xl, pl);
-                finite &= pl.is_finite() & xn.is_finite();
-                (*t, *f) = (xn, pl);
+    match up.adagrad_constants() {
+        None => {
+            for ((x, p), &i) in rows(xs, d).zip(rows(phi, d)).zip(perm) {
+                let (xt, ft) = (
+                    row_mut(particles, i as usize, d),
+                    row_mut(by_particle, i as usize, d),
+                );
+                finite &= xt.len() == d && ft.len() == d;
+                for (((t, f), &xl), &pl) in xt.iter_mut().zip(ft).zip(x).zip(p) {
+                    let xn = up.plain(xl, pl);
+                    finite &= pl.is_finite() & xn.is_finite();
+                    (*t, *f) = (xn, pl);
+                }
             }
         }
-        if !finite {
-            scatter_rows(particles, xs, perm, d);
+        Some(c) if d == 1 => {
+            for ((&xl, pl), &i) in xs.iter().zip(phi.iter_mut()).zip(perm) {
+                let i = i as usize;
+                let (Some(xt), Some(ht), Some(ft)) = (
+                    particles.get_mut(i),
+                    hist.get_mut(i),
+                    by_particle.get_mut(i),
+                ) else {
+                    finite = false;
+                    continue;
+                };
+                let (hl, p) = (*ht, *pl);
+                let (xn, hn) = up.adagrad(c, xl, hl, p);
+                finite &= p.is_finite() & xn.is_finite() & hn.is_finite();
+                (*xt, *ht, *ft, *pl) = (xn, hn, p, hl);
+            }
         }
-        return finite;
-    };
-    if d == 1 {
-        for ((&xl, pl), &i) in xs.iter().zip(phi.iter_mut()).zip(perm) {
-            let i = i as usize;
-            let (Some(xt), Some(ht), Some(ft)) = (
-                particles.get_mut(i),
-                hist.get_mut(i),
-                by_particle.get_mut(i),
-            ) else {
-                finite = false;
-                continue;
-            };
-            let (hl, p) = (*ht, *pl);
-            let (xn, hn) = up.adagrad(c, xl, hl, p);
-            finite &= p.is_finite() & xn.is_finite() & hn.is_finite();
-            (*xt, *ht, *ft, *pl) = (xn, hn, p, hl);
-        }
-    } else {
-        for ((x, p), &i) in rows(xs, d).zip(rows_mut(phi, d)).zip(perm) {
-            let i = i as usize;
-            let (xt, ht, ft) = (
-                row_mut(particles, i, d),
-                row_mut(hist, i, d),
-                row_mut(by_particle, i, d),
-            );
-            finite &= xt.len() == d && ht.len() == d && ft.len() == d;
-            for ((((t, hl), f), &xl), pl) in xt.iter_mut().zip(ht).zip(ft).zip(x).zip(p) {
-                let (xn, hn) = up.adagrad(c, xl, *hl, *pl);
-                finite &= pl.is_finite() & xn.is_finite() & hn.is_finite();
-                (*t, *f, *pl, *hl) = (xn, *pl, *hl, hn);
+        Some(c) => {
+            for ((x, p), &i) in rows(xs, d).zip(rows_mut(phi, d)).zip(perm) {
+                let i = i as usize;
+                let (xt, ht, ft) = (
+                    row_mut(particles, i, d),
+                    row_mut(hist, i, d),
+                    row_mut(by_particle, i, d),
+                );
+                finite &= xt.len() == d && ht.len() == d && ft.len() == d;
+                for ((((t, hl), f), &xl), pl) in xt.iter_mut().zip(ht).zip(ft).zip(x).zip(p) {
+                    let (xn, hn) = up.adagrad(c, xl, *hl, *pl);
+                    finite &= pl.is_finite() & xn.is_finite() & hn.is_finite();
+                    (*t, *f, *pl, *hl) = (xn, *pl, *hl, hn);
+                }
             }
         }
     }
+    // Without AdaGrad `hist` is empty and this restores the positions alone.
     if !finite {
         scatter_moves(particles, hist, xs, phi, perm, d);
     }
@@ -898,6 +898,10 @@ struct ForceStats {
 }
 
 impl ForceStats {
+    /// Inlined on hosts, into [`add_rows`](Self::add_rows)' loop at d = 1; left to the compiler on
+    /// bare metal, where inlining it everywhere took the with-replacement step 48 bytes past the
+    /// 776-byte stack budget.
+    #[cfg_attr(not(target_os = "none"), inline(always))]
     fn add<T: Float>(&mut self, phi: &[T]) {
         let mut s = 0.0f64;
         for p in phi {
@@ -912,23 +916,17 @@ impl ForceStats {
         self.count += 1;
     }
 
-    /// [`add`](Self::add) for every row of `phi` (rows of `d`), in order. At `d = 1` on hosts a
-    /// loop of its own, the same operations (`0 + v²`, its square root, the sum and the maximum
-    /// in order) without a row iterator and a count per particle: half the instructions of
-    /// RBM-SVGD's finish at p = 8. Bare metal keeps the one loop (flash, and the frame this is
-    /// inlined into is on the KSD's stack path).
+    /// [`add`](Self::add) for every row of `phi` (rows of `d`), in order. At `d = 1` on hosts
+    /// the rows are taken one element at a time rather than through a row iterator, which cost
+    /// half the instructions of RBM-SVGD's finish at p = 8; `add` is the same either way. Bare
+    /// metal keeps the iterator (flash, and the frame this is inlined into is on the KSD's stack
+    /// path).
     #[inline(always)]
     fn add_rows<T: Float>(&mut self, phi: &[T], d: usize) {
         if cfg!(not(target_os = "none")) && d == 1 {
             for p in phi {
-                let v = p.to_f64();
-                let norm = libm::sqrt(0.0 + v * v);
-                self.sum += norm;
-                if norm > self.max {
-                    self.max = norm;
-                }
+                self.add(core::slice::from_ref(p));
             }
-            self.count += phi.len() as u64;
             return;
         }
         for row in rows(phi, d) {
