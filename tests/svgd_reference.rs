@@ -165,6 +165,29 @@ fn core_matches_reference_over_wide_blocks() {
     }
 }
 
+/// Batches of up to 8 without replacement go through the pair loop eight batches at a time,
+/// one per vector lane: two full groups, a partial one and a last batch with the left-over
+/// members, for p = 3, 7 and 8 at d = 1 … 4 in both types.
+#[test]
+fn core_matches_reference_in_groups_of_batches() {
+    for p in [3, 7, 8] {
+        let n = 19 * p + 1;
+        let kernels = [
+            KernelChoice::Gaussian { h: 0.7 },
+            KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 },
+        ];
+        for (k, kernel) in kernels.into_iter().enumerate() {
+            let mut cfg = SvgdConfig::new(p, kernel, StepRule::adagrad(0.05));
+            cfg.seed = 300 + p as u64;
+            cfg.stream = k as u64;
+            for d in 1..=4 {
+                compare::<f64>(n, d, &cfg, 8);
+                compare::<f32>(n, d, &cfg, 8);
+            }
+        }
+    }
+}
+
 /// The same contract holds in f32 (the arithmetic is written once for both types).
 #[test]
 fn core_matches_reference_f32() {

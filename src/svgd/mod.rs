@@ -126,6 +126,7 @@
 mod blocked;
 mod kernel;
 mod ksd;
+mod lanes;
 mod median;
 mod packed;
 mod phases;
@@ -1336,8 +1337,23 @@ impl<K> SvgdCore<K> {
     {
         let (n, d) = (self.n, self.d);
         let base = self.batch_start(a);
+        let end = b.min(self.batches());
         let mut interactions = 0;
-        for batch in a..b.min(self.batches()) {
+        // The first batch not done by a group (the loop of bare metal is the plain one).
+        let mut next = a;
+        for batch in a..end {
+            if batch < next {
+                continue;
+            }
+            // Batches of the same small size side by side, one per vector lane (hosts).
+            if TILE > 1 {
+                let done = self.batch_group(pending, batch, end, base, xs, g, phi);
+                if done > 0 {
+                    interactions += done as u64 * pairs(self.cfg.batch_size);
+                    next = batch + done;
+                    continue;
+                }
+            }
             let Some((s, e)) = self.batch_rows(batch) else {
                 break;
             };
@@ -1360,6 +1376,55 @@ impl<K> SvgdCore<K> {
             );
         }
         interactions
+    }
+
+    /// φ of up to [`lanes::LANES`] batches from `batch` on (before `end`) that all have exactly
+    /// `p` members, side by side ([`lanes`]); arguments as in
+    /// [`batch_forces`](Self::batch_forces), whose rows start at slot `base`. Returns how many
+    /// batches it did: 0 (having done nothing) where the lanes do not apply (p or d too large,
+    /// the last batch holding the `N mod p` left over), and then the caller does `batch` alone.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn batch_group<T: Float>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        batch: usize,
+        end: usize,
+        base: usize,
+        xs: &[T],
+        g: &[T],
+        phi: &mut [T],
+    ) -> usize
+    where
+        K: Kernel<T>,
+    {
+        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
+        if p > lanes::MAX_MEMBERS {
+            return 0;
+        }
+        // Only the last batch can differ in size: stop before it unless it has p members.
+        let mut count = end.saturating_sub(batch).min(lanes::LANES);
+        while count > 0 && self.batch_rows(batch + count - 1).map(|(s, e)| e - s) != Some(p) {
+            count -= 1;
+        }
+        if count == 0 {
+            return 0;
+        }
+        let s = self.batch_start(batch).wrapping_sub(base);
+        let rows = span(s, d).start..span(s + count * p, d).start;
+        let (Some(x), Some(gb), Some(pb)) =
+            (xs.get(rows.clone()), g.get(rows.clone()), phi.get_mut(rows))
+        else {
+            return 0;
+        };
+        if !lanes::pair_sums(&self.cfg.kernel, &pending.prepared, x, gb, pb, d, p, count) {
+            return 0;
+        }
+        let len = p * d;
+        for (gr, pr) in gb.chunks_exact(len).zip(pb.chunks_exact_mut(len)) {
+            finish_force(gr, pr, d, n, p, &pending.weights);
+        }
+        count
     }
 
     /// Whether the batch ranges (and forces put in from elsewhere) also compute the moves, so

@@ -1,5 +1,10 @@
 //! The pair sums of a small batch with all its kernel values in one tile (vector targets).
 //!
+//! Batches of up to 8 without replacement usually go through [`super::lanes`], eight batches
+//! side by side with this loop's operations in every lane; this loop serves one batch at a time:
+//! batches of 9 to 16, the last batch with its `N mod p` left over, and batches with
+//! replacement (one sub-step after the other).
+//!
 //! RBM-SVGD's usual batches are small (the paper's p = 2 … 32). Row by row, a batch of 8 gives
 //! its rows tiles of 7, 6, …, 1 kernel values, too short for the vector loop of
 //! [`Kernel::eval_tile`]; in blocks of `R` rows ([`super::blocked`]) it computes `R²` values per

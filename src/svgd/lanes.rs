@@ -1,0 +1,291 @@
+//! The pair sums of several small batches at once, one batch per vector lane (vector targets).
+//!
+//! A batch of p = 2 … 8 has 1 … 28 pairs: too few for the vector loops of one batch
+//! ([`super::packed`] evaluates its kernel values in 7 vectors at p = 8, but its pair sums are
+//! scalar, and p < 4 takes the row loop). RBM-SVGD's batches without replacement all have the
+//! same size (the last one may also hold the `N mod p` left over), so [`LANES`] consecutive
+//! batches are laid side by side: lane `b` holds batch `b`, and every step of the packed
+//! triangle's loop ([`super::packed`]'s `run`: the r² of each pair `{i, j}`, `i < j`, the kernel
+//! over all of them, then row by row the sums) runs on all lanes at once. Each lane does exactly
+//! the operations of that loop for its own batch, in the same order, so each batch gets the bits
+//! of the documented loop whatever the vector width and whichever batches share its group
+//! (tested against it below). A group of fewer batches (the end of a range) fills the other
+//! lanes with zeros and writes them nowhere.
+//!
+//! Hosts only (`d ≤ 4`): the group's arrays (up to 10 KiB in `f64` at d = 4) live on the stack,
+//! which the Cortex-M budget of `step` has no room for. On x86-64 an AVX2 copy is chosen at run
+//! time, as in [`super::blocked`] (no AVX-512 one: see [`pair_sums`]).
+
+// Coordinate loops index several rows with the same l: clearer than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+
+use super::blocked::{level, Level};
+use super::kernel::Kernel;
+use crate::float::Float;
+
+/// Batches per group: one AVX-512 vector of `f64` per row coordinate (two AVX2 vectors, or one
+/// of `f32`).
+pub(super) const LANES: usize = 8;
+
+/// Smallest batch taken here (a batch of 1 has no pairs).
+const MIN_MEMBERS: usize = 2;
+
+/// Largest batch taken here: from 9 members on the packed triangle of one batch has vectors
+/// long enough of its own, and this group's arrays would grow with the square of p.
+pub(super) const MAX_MEMBERS: usize = 8;
+
+/// Pairs of the largest batch: `MAX_MEMBERS (MAX_MEMBERS − 1) / 2`.
+const MAX_PAIRS: usize = MAX_MEMBERS * (MAX_MEMBERS - 1) / 2;
+
+/// Largest dimension taken here (one instance per `d`, as in [`super::packed`]).
+const MAX_D: usize = 4;
+
+/// Writes the pair sums of `count ≤ LANES` batches of `m` members each, batch `b` being rows
+/// `b·m .. (b + 1)·m` of `x`, `g`, into the same rows of `phi`. Returns `false` (having done
+/// nothing) for `m` outside `2..=MAX_MEMBERS`, `d` outside `1..=MAX_D`, `count` outside
+/// `1..=LANES` or arrays shorter than `count·m` rows.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    m: usize,
+    count: usize,
+) -> bool {
+    // At most AVX2: with the AVX-512 copy, p = 2 and 8 took as long or up to 15 % longer
+    // (criterion, N = 256, d = 1, two alternated runs: 5.6–6.3 against 5.3–5.4 µs at p = 2).
+    let wide = level().min(Level::Avx2);
+    pair_sums_on(kernel, prep, x, g, phi, d, m, count, wide)
+}
+
+/// [`pair_sums`] with the copy for `wide` (at most what [`level`] reports).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn pair_sums_on<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    m: usize,
+    count: usize,
+    wide: Level,
+) -> bool {
+    if !(MIN_MEMBERS..=MAX_MEMBERS).contains(&m)
+        || !(1..=MAX_D).contains(&d)
+        || !(1..=LANES).contains(&count)
+    {
+        return false;
+    }
+    let len = count * m * d;
+    let (Some(x), Some(g), Some(phi)) = (x.get(..len), g.get(..len), phi.get_mut(..len)) else {
+        return false;
+    };
+    let a = (kernel, prep, x, g, phi, m);
+    match d {
+        1 => by_cpu::<T, K, 1>(a, wide),
+        2 => by_cpu::<T, K, 2>(a, wide),
+        3 => by_cpu::<T, K, 3>(a, wide),
+        _ => by_cpu::<T, K, 4>(a, wide),
+    }
+    true
+}
+
+/// The arguments of [`run`]: kernel, prepared constants, x, g, phi (each `count·m` rows), m.
+type Args<'a, T, K, P> = (&'a K, &'a P, &'a [T], &'a [T], &'a mut [T], usize);
+
+/// [`run`] compiled for `wide`'s vector unit.
+#[inline(always)]
+fn by_cpu<T: Float, K: Kernel<T>, const D: usize>(args: Args<'_, T, K, K::Prepared>, wide: Level) {
+    match wide {
+        // SAFETY: `wide` is at most what `level()` found on this CPU, and AVX-512F implies
+        // AVX2. (No AVX-512 copy: see `pair_sums`.)
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        Level::Avx2 | Level::Avx512 => unsafe { run_avx2::<T, K, D>(args) },
+        _ => portable::<T, K, D>(args),
+    }
+}
+
+/// [`run`] for the target's baseline vector unit.
+#[inline(never)]
+fn portable<T: Float, K: Kernel<T>, const D: usize>(args: Args<'_, T, K, K::Prepared>) {
+    run::<T, K, D>(args)
+}
+
+/// [`run`] with AVX2 enabled: only the register width changes (no fused multiply-add), so do
+/// the bits.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx2")]
+unsafe fn run_avx2<T: Float, K: Kernel<T>, const D: usize>(args: Args<'_, T, K, K::Prepared>) {
+    run::<T, K, D>(args)
+}
+
+/// One coordinate of one member across the group: lane `b` is batch `b`.
+type Lanes<T> = [T; LANES];
+
+/// The members of the group: `[member][coordinate]`.
+type Members<T, const D: usize> = [[Lanes<T>; D]; MAX_MEMBERS];
+
+/// The packed triangle's loop of [`super::packed`] (same operations, same order), with every
+/// scalar replaced by its lanes.
+#[inline(always)]
+fn run<T: Float, K: Kernel<T>, const D: usize>(
+    (kernel, prep, x, g, phi, m): Args<'_, T, K, K::Prepared>,
+) {
+    let m = m.min(MAX_MEMBERS);
+    let mut xs: Members<T, D> = [[[T::ZERO; LANES]; D]; MAX_MEMBERS];
+    let mut gs: Members<T, D> = [[[T::ZERO; LANES]; D]; MAX_MEMBERS];
+    let mut ps: Members<T, D> = [[[T::ZERO; LANES]; D]; MAX_MEMBERS];
+    let batch = m * D;
+    for (b, (xb, gb)) in x
+        .chunks_exact(batch)
+        .zip(g.chunks_exact(batch))
+        .enumerate()
+        .take(LANES)
+    {
+        for (i, (xr, gr)) in xb.chunks_exact(D).zip(gb.chunks_exact(D)).enumerate() {
+            for l in 0..D {
+                xs[i][l][b] = xr[l];
+                gs[i][l][b] = gr[l];
+            }
+        }
+    }
+    let pairs = m * (m - 1) / 2;
+    let (mut kb, mut cb) = ([[T::ZERO; LANES]; MAX_PAIRS], [[T::ZERO; LANES]; MAX_PAIRS]);
+    let (Some(kt), Some(ct)) = (kb.get_mut(..pairs), cb.get_mut(..pairs)) else {
+        return;
+    };
+    // r² of {i, j}, i < j, in the triangle's row-major order.
+    let mut t = 0;
+    for i in 0..m {
+        for j in i + 1..m {
+            let mut r2 = [T::ZERO; LANES];
+            for l in 0..D {
+                for b in 0..LANES {
+                    let diff = xs[i][l][b] - xs[j][l][b];
+                    r2[b] += diff * diff;
+                }
+            }
+            if let Some(v) = kt.get_mut(t) {
+                *v = r2;
+            }
+            t += 1;
+        }
+    }
+    kernel.eval_tile(prep, kt.as_flattened_mut(), ct.as_flattened_mut());
+    let mut t = 0;
+    for i in 0..m {
+        let (xi, gi, mut si) = (xs[i], gs[i], ps[i]);
+        for j in i + 1..m {
+            let (Some(k), Some(c)) = (kt.get(t), ct.get(t)) else {
+                return;
+            };
+            t += 1;
+            for l in 0..D {
+                for b in 0..LANES {
+                    let cd = c[b] * (xi[l][b] - xs[j][l][b]);
+                    si[l][b] += cd - k[b] * gs[j][l][b];
+                    ps[j][l][b] += -cd - k[b] * gi[l][b];
+                }
+            }
+        }
+        ps[i] = si;
+    }
+    for (b, pb) in phi.chunks_exact_mut(batch).enumerate().take(LANES) {
+        for (i, pr) in pb.chunks_exact_mut(D).enumerate() {
+            for l in 0..D {
+                pr[l] = ps[i][l][b];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::svgd::blocked::tests::documented;
+    use crate::svgd::kernel::KernelChoice;
+
+    /// The group (every level this CPU has) against the documented loop batch by batch, bit for
+    /// bit: every batch size, dimension and group size it takes, both kernels' kinds.
+    fn check<T: Float>(to_t: impl Fn(f64) -> T, bits: impl Fn(T) -> u64) {
+        let mut rng = Rng::new(7, 17);
+        let kernels = [
+            KernelChoice::Gaussian { h: 0.7 },
+            KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 },
+        ];
+        for kernel in kernels {
+            let prep = Kernel::<T>::prepare(&kernel, &[], 1, &mut []).unwrap();
+            for d in 1..=MAX_D {
+                for m in MIN_MEMBERS..=MAX_MEMBERS {
+                    for count in 1..=LANES {
+                        let len = count * m * d;
+                        let x: Vec<T> = (0..len).map(|_| to_t(1.5 * rng.normal())).collect();
+                        let g: Vec<T> = (0..len).map(|_| to_t(rng.normal())).collect();
+                        let rows: Vec<usize> = (0..m).collect();
+                        let mut want = vec![T::ZERO; len];
+                        for ((xb, gb), wb) in x
+                            .chunks(m * d)
+                            .zip(g.chunks(m * d))
+                            .zip(want.chunks_mut(m * d))
+                        {
+                            documented(&kernel, &prep, xb, gb, d, &rows, wb);
+                        }
+                        for wide in [Level::Base, Level::Avx2] {
+                            if wide > level() {
+                                continue;
+                            }
+                            // Past the group: must stay as it was.
+                            let mut got = vec![T::from_f64(9.0); len + d];
+                            assert!(pair_sums_on(
+                                &kernel, &prep, &x, &g, &mut got, d, m, count, wide
+                            ));
+                            let same = want.iter().zip(&got).all(|(p, q)| bits(*p) == bits(*q));
+                            assert!(same, "{wide:?}: {kernel:?} d={d} m={m} count={count}");
+                            assert!(got[len..]
+                                .iter()
+                                .all(|&v| bits(v) == bits(T::from_f64(9.0))));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_give_the_documented_loop_bit_for_bit_f64() {
+        check::<f64>(|v| v, f64::to_bits);
+    }
+
+    #[test]
+    fn lanes_give_the_documented_loop_bit_for_bit_f32() {
+        check::<f32>(|v| v as f32, |v| v.to_bits() as u64);
+    }
+
+    #[test]
+    fn lanes_refuse_what_they_do_not_take() {
+        let kernel = KernelChoice::Gaussian { h: 1.0 };
+        let prep = Kernel::<f64>::prepare(&kernel, &[], 1, &mut []).unwrap();
+        let (x, g) = ([0.0; 80], [0.0; 80]);
+        let mut phi = [0.0; 80];
+        let mut call = |d, m, count| pair_sums(&kernel, &prep, &x, &g, &mut phi, d, m, count);
+        assert!(!call(1, 1, 1));
+        assert!(!call(1, MAX_MEMBERS + 1, 1));
+        assert!(!call(MAX_D + 1, 2, 1));
+        assert!(!call(1, 2, 0));
+        assert!(!call(1, 2, LANES + 1));
+        // Arrays shorter than count·m rows.
+        assert!(!call(2, 8, 8));
+        assert!(call(1, 8, 8));
+        assert!(phi.iter().all(|&v| v == 0.0));
+    }
+}
