@@ -5,9 +5,10 @@
 //! scalar, and p < 4 takes the row loop). RBM-SVGD's batches without replacement all have the
 //! same size (the last one may also hold the `N mod p` left over), so [`LANES`] consecutive
 //! batches are laid side by side: lane `b` holds batch `b`, and every step of the packed
-//! triangle's loop ([`super::packed`]'s `run`: the r² of each pair `{i, j}`, `i < j`, the kernel
-//! over all of them, then row by row the sums) runs on all lanes at once. Each lane does exactly
-//! the operations of that loop for its own batch, in the same order, so each batch gets the bits
+//! triangle's loop ([`triangle`], one definition for one batch or several: the r² of each pair
+//! `{i, j}`, `i < j`, the kernel over all of them, then row by row the sums) runs on all lanes
+//! at once. Each lane does exactly the operations of that loop for its own batch, in the same
+//! order, so each batch gets the bits
 //! of the documented loop whatever the vector width and whichever batches share its group
 //! (tested against it below). A group of fewer batches (the end of a range) fills the other
 //! lanes with zeros and writes them nowhere.
@@ -16,11 +17,9 @@
 //! which the Cortex-M budget of `step` has no room for. On x86-64 an AVX2 copy is chosen at run
 //! time, as in [`super::blocked`] (no AVX-512 one: see [`pair_sums`]).
 
-// Coordinate loops index several rows with the same l: clearer than zipped iterators.
-#![allow(clippy::needless_range_loop)]
-
 use super::blocked::{level, Level};
 use super::kernel::Kernel;
+use super::packed::{triangle, Args};
 use crate::float::Float;
 
 /// Batches per group: one AVX-512 vector of `f64` per row coordinate (two AVX2 vectors, or one
@@ -96,9 +95,6 @@ fn pair_sums_on<T: Float, K: Kernel<T>>(
     true
 }
 
-/// The arguments of [`run`]: kernel, prepared constants, x, g, phi (each `count·m` rows), m.
-type Args<'a, T, K, P> = (&'a K, &'a P, &'a [T], &'a [T], &'a mut [T], usize);
-
 /// [`run`] compiled for `wide`'s vector unit.
 #[inline(always)]
 fn by_cpu<T: Float, K: Kernel<T>, const D: usize>(args: Args<'_, T, K, K::Prepared>, wide: Level) {
@@ -128,84 +124,10 @@ unsafe fn run_avx2<T: Float, K: Kernel<T>, const D: usize>(args: Args<'_, T, K, 
     run::<T, K, D>(args)
 }
 
-/// One coordinate of one member across the group: lane `b` is batch `b`.
-type Lanes<T> = [T; LANES];
-
-/// The members of the group: `[member][coordinate]`.
-type Members<T, const D: usize> = [[Lanes<T>; D]; MAX_MEMBERS];
-
-/// The packed triangle's loop of [`super::packed`] (same operations, same order), with every
-/// scalar replaced by its lanes.
+/// The packed triangle's loop with one batch per lane ([`super::packed`]'s `triangle`).
 #[inline(always)]
-fn run<T: Float, K: Kernel<T>, const D: usize>(
-    (kernel, prep, x, g, phi, m): Args<'_, T, K, K::Prepared>,
-) {
-    let m = m.min(MAX_MEMBERS);
-    let mut xs: Members<T, D> = [[[T::ZERO; LANES]; D]; MAX_MEMBERS];
-    let mut gs: Members<T, D> = [[[T::ZERO; LANES]; D]; MAX_MEMBERS];
-    let mut ps: Members<T, D> = [[[T::ZERO; LANES]; D]; MAX_MEMBERS];
-    let batch = m * D;
-    for (b, (xb, gb)) in x
-        .chunks_exact(batch)
-        .zip(g.chunks_exact(batch))
-        .enumerate()
-        .take(LANES)
-    {
-        for (i, (xr, gr)) in xb.chunks_exact(D).zip(gb.chunks_exact(D)).enumerate() {
-            for l in 0..D {
-                xs[i][l][b] = xr[l];
-                gs[i][l][b] = gr[l];
-            }
-        }
-    }
-    let pairs = m * (m - 1) / 2;
-    let (mut kb, mut cb) = ([[T::ZERO; LANES]; MAX_PAIRS], [[T::ZERO; LANES]; MAX_PAIRS]);
-    let (Some(kt), Some(ct)) = (kb.get_mut(..pairs), cb.get_mut(..pairs)) else {
-        return;
-    };
-    // r² of {i, j}, i < j, in the triangle's row-major order.
-    let mut t = 0;
-    for i in 0..m {
-        for j in i + 1..m {
-            let mut r2 = [T::ZERO; LANES];
-            for l in 0..D {
-                for b in 0..LANES {
-                    let diff = xs[i][l][b] - xs[j][l][b];
-                    r2[b] += diff * diff;
-                }
-            }
-            if let Some(v) = kt.get_mut(t) {
-                *v = r2;
-            }
-            t += 1;
-        }
-    }
-    kernel.eval_tile(prep, kt.as_flattened_mut(), ct.as_flattened_mut());
-    let mut t = 0;
-    for i in 0..m {
-        let (xi, gi, mut si) = (xs[i], gs[i], ps[i]);
-        for j in i + 1..m {
-            let (Some(k), Some(c)) = (kt.get(t), ct.get(t)) else {
-                return;
-            };
-            t += 1;
-            for l in 0..D {
-                for b in 0..LANES {
-                    let cd = c[b] * (xi[l][b] - xs[j][l][b]);
-                    si[l][b] += cd - k[b] * gs[j][l][b];
-                    ps[j][l][b] += -cd - k[b] * gi[l][b];
-                }
-            }
-        }
-        ps[i] = si;
-    }
-    for (b, pb) in phi.chunks_exact_mut(batch).enumerate().take(LANES) {
-        for (i, pr) in pb.chunks_exact_mut(D).enumerate() {
-            for l in 0..D {
-                pr[l] = ps[i][l][b];
-            }
-        }
-    }
+fn run<T: Float, K: Kernel<T>, const D: usize>(args: Args<'_, T, K, K::Prepared>) {
+    triangle::<T, K, D, LANES, MAX_MEMBERS, MAX_PAIRS>(args)
 }
 
 #[cfg(test)]

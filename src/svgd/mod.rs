@@ -1335,47 +1335,70 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        let (n, d) = (self.n, self.d);
         let base = self.batch_start(a);
         let end = b.min(self.batches());
         let mut interactions = 0;
-        // The first batch not done by a group (the loop of bare metal is the plain one).
-        let mut next = a;
-        for batch in a..end {
-            if batch < next {
-                continue;
-            }
-            // Batches of the same small size side by side, one per vector lane (hosts).
-            if TILE > 1 {
+        if TILE > 1 {
+            // Hosts: batches of the same small size side by side, one per vector lane.
+            let mut batch = a;
+            while batch < end {
                 let done = self.batch_group(pending, batch, end, base, xs, g, phi);
                 if done > 0 {
                     interactions += done as u64 * pairs(self.cfg.batch_size);
-                    next = batch + done;
+                    batch += done;
                     continue;
                 }
+                let Some(k) = self.one_batch(pending, batch, base, xs, g, phi) else {
+                    break;
+                };
+                interactions += k;
+                batch += 1;
             }
-            let Some((s, e)) = self.batch_rows(batch) else {
-                break;
-            };
-            let rows = span(s.wrapping_sub(base), d).start..span(e.wrapping_sub(base), d).start;
-            let (Some(x), Some(gb), Some(pb)) =
-                (xs.get(rows.clone()), g.get(rows.clone()), phi.get_mut(rows))
-            else {
-                break;
-            };
-            interactions += batch_force(
-                &self.cfg.kernel,
-                &pending.prepared,
-                x,
-                gb,
-                pb,
-                d,
-                n,
-                e - s,
-                &pending.weights,
-            );
+        } else {
+            for batch in a..end {
+                let Some(k) = self.one_batch(pending, batch, base, xs, g, phi) else {
+                    break;
+                };
+                interactions += k;
+            }
         }
         interactions
+    }
+
+    /// φ of batch `batch` alone; arguments as in [`batch_forces`](Self::batch_forces), whose
+    /// rows start at slot `base`. Returns its kernel evaluations, `None` past the rows given.
+    #[inline(always)]
+    fn one_batch<T: Float>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        batch: usize,
+        base: usize,
+        xs: &[T],
+        g: &[T],
+        phi: &mut [T],
+    ) -> Option<u64>
+    where
+        K: Kernel<T>,
+    {
+        let (n, d) = (self.n, self.d);
+        let (s, e) = self.batch_rows(batch)?;
+        let rows = span(s.wrapping_sub(base), d).start..span(e.wrapping_sub(base), d).start;
+        let (Some(x), Some(gb), Some(pb)) =
+            (xs.get(rows.clone()), g.get(rows.clone()), phi.get_mut(rows))
+        else {
+            return None;
+        };
+        Some(batch_force(
+            &self.cfg.kernel,
+            &pending.prepared,
+            x,
+            gb,
+            pb,
+            d,
+            n,
+            e - s,
+            &pending.weights,
+        ))
     }
 
     /// φ of up to [`lanes::LANES`] batches from `batch` on (before `end`) that all have exactly

@@ -94,7 +94,7 @@ fn pair_sums_on<T: Float, K: Kernel<T>>(
 }
 
 /// The arguments of [`run`]: kernel, prepared constants, x, g, phi (each exactly `m` rows), m.
-type Args<'a, T, K, P> = (&'a K, &'a P, &'a [T], &'a [T], &'a mut [T], usize);
+pub(super) type Args<'a, T, K, P> = (&'a K, &'a P, &'a [T], &'a [T], &'a mut [T], usize);
 
 /// [`run`] compiled for `wide`'s vector unit.
 #[inline(always)]
@@ -132,73 +132,102 @@ unsafe fn run_avx2<T: Float, K: Kernel<T>, const D: usize, const P: usize>(
     run::<T, K, D, P>(args)
 }
 
-/// The triangle's r², its kernel values in one tile, then the sums pair by pair in triangle
-/// order: for `i` in order, row `i`'s own sum (kept in a local, started from what the earlier
-/// rows added to it) takes `j = i + 1 … m − 1` in order, and each such `j` gets the pair's term
-/// for its row, after the terms of the rows before `i`. So every row takes its mates in batch
-/// order, as documented. Row `j`'s term is computed as `−c·(x_i − x_j) − k·g_i`: the same bits as
-/// `c·(x_j − x_i) − k·g_i` except for the sign of an exact zero, which cannot change a sum that
-/// starts at +0 (such a sum is never −0).
+/// [`triangle`] for one batch of `m` rows, held in arrays of up to [`MAX_MEMBERS`] rows.
 #[inline(always)]
-fn run<T: Float, K: Kernel<T>, const D: usize, const P: usize>(
+fn run<T: Float, K: Kernel<T>, const D: usize, const P: usize>(args: Args<'_, T, K, K::Prepared>) {
+    triangle::<T, K, D, 1, MAX_MEMBERS, P>(args)
+}
+
+/// The triangle's r², its kernel values in one tile, then the sums pair by pair in triangle
+/// order, for up to `L` batches of `m ≤ M` members side by side: batch `b` is rows `b·m ..
+/// (b + 1)·m` of `x` and `g` (as many whole batches as `x` holds, at most `L`), and its pair sums
+/// go to the same rows of `phi`. Each batch has a lane of every local array, and every lane does
+/// the operations below for its own batch, in this order, so a batch's bits do not depend on
+/// `L`, on the other lanes or on the vector width ([`super::lanes`] runs 8 lanes, [`run`] one).
+///
+/// The order: for `i` in order, row `i`'s own sum (kept in a local, started from what the
+/// earlier rows added to it) takes `j = i + 1 … m − 1` in order, and each such `j` gets the pair's
+/// term for its row, after the terms of the rows before `i`. So every row takes its mates in
+/// batch order, as documented. Row `j`'s term is computed as `−c·(x_i − x_j) − k·g_i`: the same
+/// bits as `c·(x_j − x_i) − k·g_i` except for the sign of an exact zero, which cannot change a
+/// sum that starts at +0 (such a sum is never −0). Does nothing if `m(m − 1)/2 > P`.
+#[inline(always)]
+pub(super) fn triangle<
+    T: Float,
+    K: Kernel<T>,
+    const D: usize,
+    const L: usize,
+    const M: usize,
+    const P: usize,
+>(
     (kernel, prep, x, g, phi, m): Args<'_, T, K, K::Prepared>,
 ) {
-    // The batch in local arrays of rows: slices of them zip into loops without bounds checks.
-    let mut xs = [[T::ZERO; D]; MAX_MEMBERS];
-    let mut gs = [[T::ZERO; D]; MAX_MEMBERS];
-    let mut ps = [[T::ZERO; D]; MAX_MEMBERS];
-    let m = m.min(MAX_MEMBERS);
-    for ((xr, gr), (a, b)) in xs
-        .iter_mut()
-        .zip(gs.iter_mut())
-        .zip(x.chunks_exact(D).zip(g.chunks_exact(D)))
-        .take(m)
+    let m = m.min(M);
+    // `[member][coordinate][lane]`: one coordinate of one member across the batches.
+    let mut xs = [[[T::ZERO; L]; D]; M];
+    let mut gs = [[[T::ZERO; L]; D]; M];
+    let mut ps = [[[T::ZERO; L]; D]; M];
+    let batch = m * D;
+    for (b, (xb, gb)) in x
+        .chunks_exact(batch)
+        .zip(g.chunks_exact(batch))
+        .enumerate()
+        .take(L)
     {
-        xr.copy_from_slice(a);
-        gr.copy_from_slice(b);
+        for (i, (xr, gr)) in xb.chunks_exact(D).zip(gb.chunks_exact(D)).enumerate() {
+            for l in 0..D {
+                xs[i][l][b] = xr[l];
+                gs[i][l][b] = gr[l];
+            }
+        }
     }
     let pairs = m * (m - 1) / 2;
-    let (mut kb, mut cb) = ([T::ZERO; P], [T::ZERO; P]);
+    let (mut kb, mut cb) = ([[T::ZERO; L]; P], [[T::ZERO; L]; P]);
     let (Some(kt), Some(ct)) = (kb.get_mut(..pairs), cb.get_mut(..pairs)) else {
         return;
     };
     // r² of {i, j}, i < j, at t(i, j) = t(i, i + 1) + (j − i − 1): the triangle's rows in order.
-    let mut rest = &mut *kt;
+    let mut t = 0;
     for i in 0..m {
-        let (row, tail) = rest.split_at_mut((m - i - 1).min(rest.len()));
-        rest = tail;
-        let xi = xs[i];
-        for (v, xj) in row.iter_mut().zip(&xs[i + 1..m]) {
-            let mut r2 = T::ZERO;
+        for j in i + 1..m {
+            let mut r2 = [T::ZERO; L];
             for l in 0..D {
-                let diff = xi[l] - xj[l];
-                r2 += diff * diff;
+                for b in 0..L {
+                    let diff = xs[i][l][b] - xs[j][l][b];
+                    r2[b] += diff * diff;
+                }
             }
-            *v = r2;
+            if let Some(v) = kt.get_mut(t) {
+                *v = r2;
+            }
+            t += 1;
         }
     }
-    kernel.eval_tile(prep, kt, ct);
-    let (mut krest, mut crest) = (&*kt, &*ct);
+    kernel.eval_tile(prep, kt.as_flattened_mut(), ct.as_flattened_mut());
+    let mut t = 0;
     for i in 0..m {
-        let len = (m - i - 1).min(krest.len()).min(crest.len());
-        let ((krow, kt), (crow, ct)) = (krest.split_at(len), crest.split_at(len));
-        (krest, crest) = (kt, ct);
         let (xi, gi, mut si) = (xs[i], gs[i], ps[i]);
-        let later = xs[i + 1..m]
-            .iter()
-            .zip(&gs[i + 1..m])
-            .zip(&mut ps[i + 1..m]);
-        for (((xj, gj), pj), (&k, &c)) in later.zip(krow.iter().zip(crow)) {
+        for j in i + 1..m {
+            let (Some(k), Some(c)) = (kt.get(t), ct.get(t)) else {
+                return;
+            };
+            t += 1;
             for l in 0..D {
-                let cd = c * (xi[l] - xj[l]);
-                si[l] += cd - k * gj[l];
-                pj[l] += -cd - k * gi[l];
+                for b in 0..L {
+                    let cd = c[b] * (xi[l][b] - xs[j][l][b]);
+                    si[l][b] += cd - k[b] * gs[j][l][b];
+                    ps[j][l][b] += -cd - k[b] * gi[l][b];
+                }
             }
         }
         ps[i] = si;
     }
-    for (pr, s) in phi.chunks_exact_mut(D).zip(&ps).take(m) {
-        pr.copy_from_slice(s);
+    for (b, pb) in phi.chunks_exact_mut(batch).enumerate().take(L) {
+        for (i, pr) in pb.chunks_exact_mut(D).enumerate() {
+            for l in 0..D {
+                pr[l] = ps[i][l][b];
+            }
+        }
     }
 }
 
