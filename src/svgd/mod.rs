@@ -1434,17 +1434,18 @@ impl<K> SvgdCore<K> {
             return 0;
         }
         let s = self.batch_start(batch).wrapping_sub(base);
-        let rows = span(s, d).start..span(s + count * p, d).start;
-        let (Some(x), Some(gb), Some(pb)) =
-            (xs.get(rows.clone()), g.get(rows.clone()), phi.get_mut(rows))
-        else {
+        let span_of = span(s, d).start..span(s + count * p, d).start;
+        let (Some(x), Some(gb), Some(pb)) = (
+            xs.get(span_of.clone()),
+            g.get(span_of.clone()),
+            phi.get_mut(span_of),
+        ) else {
             return 0;
         };
         if !lanes::pair_sums(&self.cfg.kernel, &pending.prepared, x, gb, pb, d, p, count) {
             return 0;
         }
-        let len = p * d;
-        for (gr, pr) in gb.chunks_exact(len).zip(pb.chunks_exact_mut(len)) {
+        for (gr, pr) in rows(gb, p * d).zip(rows_mut(pb, p * d)) {
             finish_force(gr, pr, d, n, p, &pending.weights);
         }
         count

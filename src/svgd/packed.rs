@@ -167,17 +167,15 @@ pub(super) fn triangle<
     let mut xs = [[[T::ZERO; L]; D]; M];
     let mut gs = [[[T::ZERO; L]; D]; M];
     let mut ps = [[[T::ZERO; L]; D]; M];
-    let batch = m * D;
-    for (b, (xb, gb)) in x
-        .chunks_exact(batch)
-        .zip(g.chunks_exact(batch))
-        .enumerate()
-        .take(L)
-    {
-        for (i, (xr, gr)) in xb.chunks_exact(D).zip(gb.chunks_exact(D)).enumerate() {
-            for l in 0..D {
-                xs[i][l][b] = xr[l];
-                gs[i][l][b] = gr[l];
+    // At least 1: `chunks_exact(0)` would be a panic path (and `m ≥ 2` here anyway).
+    let batch = (m * D).max(1);
+    // Zipped with the lanes and the rows (not indexed): no bounds check, no panic path.
+    for (b, (xb, gb)) in (0..L).zip(x.chunks_exact(batch).zip(g.chunks_exact(batch))) {
+        let rows = xb.chunks_exact(D).zip(gb.chunks_exact(D));
+        for ((xm, gm), (xr, gr)) in xs.iter_mut().zip(gs.iter_mut()).zip(rows) {
+            for ((xl, gl), (&xv, &gv)) in xm.iter_mut().zip(gm.iter_mut()).zip(xr.iter().zip(gr)) {
+                xl[b] = xv;
+                gl[b] = gv;
             }
         }
     }
@@ -222,10 +220,10 @@ pub(super) fn triangle<
         }
         ps[i] = si;
     }
-    for (b, pb) in phi.chunks_exact_mut(batch).enumerate().take(L) {
-        for (i, pr) in pb.chunks_exact_mut(D).enumerate() {
-            for l in 0..D {
-                pr[l] = ps[i][l][b];
+    for (b, pb) in (0..L).zip(phi.chunks_exact_mut(batch)) {
+        for (pm, pr) in ps.iter().zip(pb.chunks_exact_mut(D)) {
+            for (v, pl) in pr.iter_mut().zip(pm) {
+                *v = pl[b];
             }
         }
     }
