@@ -332,8 +332,9 @@ fn off_diagonal<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
 /// The widest vector unit the hosted loops (these blocks, [`super::packed`], [`super::lanes`])
 /// have a copy for and this CPU runs, checked once at run time: on x86-64 AVX-512 (`avx512f`,
 /// when the compiler is recent enough to enable it: `sgs_avx512`, set by build.rs for rustc ≥
-/// 1.89), AVX2, or the baseline (SSE2); elsewhere the baseline. Only the register width differs between the copies:
-/// no fused multiply-add is enabled (and Rust never contracts), so the bits are the same.
+/// 1.89), AVX2, or the baseline (SSE2); elsewhere the baseline. Only the register width differs
+/// between the copies: no fused multiply-add is enabled (and Rust never contracts), so the bits
+/// are the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 // Off x86-64 only `Base` is ever reported (the other levels are named in comparisons).
 #[cfg_attr(not(all(target_arch = "x86_64", not(miri))), allow(dead_code))]

@@ -8,10 +8,9 @@
 //! triangle's loop ([`triangle`], one definition for one batch or several: the r² of each pair
 //! `{i, j}`, `i < j`, the kernel over all of them, then row by row the sums) runs on all lanes
 //! at once. Each lane does exactly the operations of that loop for its own batch, in the same
-//! order, so each batch gets the bits
-//! of the documented loop whatever the vector width and whichever batches share its group
-//! (tested against it below). A group of fewer batches (the end of a range) fills the other
-//! lanes with zeros and writes them nowhere.
+//! order, so each batch gets the bits of the documented loop whatever the vector width and
+//! whichever batches share its group (tested against it below). A group of fewer batches (the
+//! end of a range) fills the other lanes with zeros and writes them nowhere.
 //!
 //! Hosts only (`d ≤ 4`): the group's arrays (up to 10 KiB in `f64` at d = 4) live on the stack,
 //! which the Cortex-M budget of `step` has no room for. On x86-64 an AVX2 copy is chosen at run

@@ -93,7 +93,8 @@ fn pair_sums_on<T: Float, K: Kernel<T>>(
     true
 }
 
-/// The arguments of [`run`]: kernel, prepared constants, x, g, phi (each exactly `m` rows), m.
+/// The arguments of [`run`] and [`triangle`]: kernel, prepared constants, x, g, phi (each
+/// exactly `m` rows for [`run`], whole batches of `m` rows for [`triangle`]), m.
 pub(super) type Args<'a, T, K, P> = (&'a K, &'a P, &'a [T], &'a [T], &'a mut [T], usize);
 
 /// [`run`] compiled for `wide`'s vector unit.
