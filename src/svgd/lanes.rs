@@ -12,7 +12,7 @@
 //! whichever batches share its group (tested against it below). A group of fewer batches (the
 //! end of a range) fills the other lanes with zeros and writes them nowhere.
 //!
-//! Hosts only (`d ≤ 4`): the group's arrays (up to 10 KiB in `f64` at d = 4) live on the stack,
+//! Hosts only (`d ≤ 4`): the group's arrays (9.5 KiB in `f64` at d = 4) live on the stack,
 //! which the Cortex-M budget of `step` has no room for. On x86-64 an AVX2 copy is chosen at run
 //! time, as in [`super::blocked`] (no AVX-512 one: see [`pair_sums`]).
 
@@ -30,13 +30,20 @@ const MIN_MEMBERS: usize = 2;
 
 /// Largest batch taken here: from 9 members on the packed triangle of one batch has vectors
 /// long enough of its own, and this group's arrays would grow with the square of p.
-pub(super) const MAX_MEMBERS: usize = 8;
+const MAX_MEMBERS: usize = 8;
 
 /// Pairs of the largest batch: `MAX_MEMBERS (MAX_MEMBERS − 1) / 2`.
 const MAX_PAIRS: usize = MAX_MEMBERS * (MAX_MEMBERS - 1) / 2;
 
 /// Largest dimension taken here (one instance per `d`, as in [`super::packed`]).
 const MAX_D: usize = 4;
+
+/// Whether batches of `m` members in `d` dimensions go through the groups (what the caller
+/// decides once per batch range; [`pair_sums`] checks it again).
+#[inline]
+pub(super) fn takes(m: usize, d: usize) -> bool {
+    (MIN_MEMBERS..=MAX_MEMBERS).contains(&m) && (1..=MAX_D).contains(&d)
+}
 
 /// Writes the pair sums of `count ≤ LANES` batches of `m` members each, batch `b` being rows
 /// `b·m .. (b + 1)·m` of `x`, `g`, into the same rows of `phi`. Returns `false` (having done
@@ -74,10 +81,7 @@ fn pair_sums_on<T: Float, K: Kernel<T>>(
     count: usize,
     wide: Level,
 ) -> bool {
-    if !(MIN_MEMBERS..=MAX_MEMBERS).contains(&m)
-        || !(1..=MAX_D).contains(&d)
-        || !(1..=LANES).contains(&count)
-    {
+    if !takes(m, d) || !(1..=LANES).contains(&count) {
         return false;
     }
     let len = count * m * d;
@@ -196,17 +200,28 @@ mod tests {
     fn lanes_refuse_what_they_do_not_take() {
         let kernel = KernelChoice::Gaussian { h: 1.0 };
         let prep = Kernel::<f64>::prepare(&kernel, &[], 1, &mut []).unwrap();
-        let (x, g) = ([0.0; 80], [0.0; 80]);
-        let mut phi = [0.0; 80];
-        let mut call = |d, m, count| pair_sums(&kernel, &prep, &x, &g, &mut phi, d, m, count);
-        assert!(!call(1, 1, 1));
-        assert!(!call(1, MAX_MEMBERS + 1, 1));
-        assert!(!call(MAX_D + 1, 2, 1));
-        assert!(!call(1, 2, 0));
-        assert!(!call(1, 2, LANES + 1));
-        // Arrays shorter than count·m rows.
-        assert!(!call(2, 8, 8));
-        assert!(call(1, 8, 8));
-        assert!(phi.iter().all(|&v| v == 0.0));
+        let (x, g) = ([0.5; 80], [0.25; 80]);
+        let mut phi = [7.0; 80];
+        let call =
+            |phi: &mut [f64], d, m, count| pair_sums(&kernel, &prep, &x, &g, phi, d, m, count);
+        for (d, m, count) in [
+            (1, 1, 1),
+            (1, MAX_MEMBERS + 1, 1),
+            (MAX_D + 1, 2, 1),
+            (1, 2, 0),
+            (1, 2, LANES + 1),
+            (2, 8, 8), // arrays shorter than count·m rows
+        ] {
+            assert!(!call(&mut phi, d, m, count), "d {d} m {m} count {count}");
+            // A refusal writes nothing.
+            assert!(phi.iter().all(|&v| v == 7.0));
+        }
+        // The accepted call writes its 64 rows (equal positions: every pair term is
+        // −k·g = −0.25) and nothing past them.
+        assert!(call(&mut phi, 1, 8, 8));
+        assert!(phi[..64].iter().all(|&v| v == -7.0 * 0.25));
+        assert!(phi[64..].iter().all(|&v| v == 7.0));
+        assert!(!takes(1, 1) && !takes(MAX_MEMBERS + 1, 1) && !takes(2, MAX_D + 1));
+        assert!(takes(2, 1) && takes(MAX_MEMBERS, MAX_D));
     }
 }

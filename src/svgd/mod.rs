@@ -389,6 +389,21 @@ fn rows_mut<T>(a: &mut [T], d: usize) -> core::slice::ChunksExactMut<'_, T> {
     a.chunks_exact_mut(d.max(1))
 }
 
+/// Slot rows `s..e` (relative to the rows given) of a batch range's positions, gradients and
+/// forces; `None` if they lie outside.
+#[inline]
+fn slot_rows<'a, T>(
+    xs: &'a [T],
+    g: &'a [T],
+    phi: &'a mut [T],
+    s: usize,
+    e: usize,
+    d: usize,
+) -> Option<(&'a [T], &'a [T], &'a mut [T])> {
+    let r = span(s, d).start..span(e, d).start;
+    Some((xs.get(r.clone())?, g.get(r.clone())?, phi.get_mut(r)?))
+}
+
 /// The constants of the batch force.
 #[derive(Clone, Copy, Debug)]
 struct Weights<T> {
@@ -1338,8 +1353,8 @@ impl<K> SvgdCore<K> {
         let base = self.batch_start(a);
         let end = b.min(self.batches());
         let mut interactions = 0;
-        if TILE > 1 {
-            // Hosts: batches of the same small size side by side, one per vector lane.
+        // Hosts: batches of the same small size side by side, one per vector lane.
+        if TILE > 1 && lanes::takes(self.cfg.batch_size, self.d) {
             let mut batch = a;
             while batch < end {
                 let done = self.batch_group(pending, batch, end, base, xs, g, phi);
@@ -1382,12 +1397,7 @@ impl<K> SvgdCore<K> {
     {
         let (n, d) = (self.n, self.d);
         let (s, e) = self.batch_rows(batch)?;
-        let rows = span(s.wrapping_sub(base), d).start..span(e.wrapping_sub(base), d).start;
-        let (Some(x), Some(gb), Some(pb)) =
-            (xs.get(rows.clone()), g.get(rows.clone()), phi.get_mut(rows))
-        else {
-            return None;
-        };
+        let (x, gb, pb) = slot_rows(xs, g, phi, s.wrapping_sub(base), e.wrapping_sub(base), d)?;
         Some(batch_force(
             &self.cfg.kernel,
             &pending.prepared,
@@ -1401,11 +1411,11 @@ impl<K> SvgdCore<K> {
         ))
     }
 
-    /// φ of up to [`lanes::LANES`] batches from `batch` on (before `end`) that all have exactly
-    /// `p` members, side by side ([`lanes`]); arguments as in
+    /// φ of up to [`lanes::LANES`] batches from `batch` on (before `end`), side by side
+    /// ([`lanes`]; the caller checked that they take p and d); arguments as in
     /// [`batch_forces`](Self::batch_forces), whose rows start at slot `base`. Returns how many
-    /// batches it did: 0 (having done nothing) where the lanes do not apply (p or d too large,
-    /// the last batch holding the `N mod p` left over), and then the caller does `batch` alone.
+    /// batches it did: 0 (having done nothing) when `batch` is the last batch and holds the
+    /// `N mod p` left over, and then the caller does it alone.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn batch_group<T: Float>(
@@ -1422,27 +1432,19 @@ impl<K> SvgdCore<K> {
         K: Kernel<T>,
     {
         let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
-        if p > lanes::MAX_MEMBERS {
-            return 0;
-        }
-        // Only the last batch can differ in size: stop before it unless it has p members.
+        // Every batch has p members but the last, which also holds the N mod p left over.
         let mut count = end.saturating_sub(batch).min(lanes::LANES);
-        while count > 0 && self.batch_rows(batch + count - 1).map(|(s, e)| e - s) != Some(p) {
+        let nb = self.batches();
+        if batch + count == nb && n - self.batch_start(nb - 1) != p {
             count -= 1;
         }
-        if count == 0 {
-            return 0;
-        }
         let s = self.batch_start(batch).wrapping_sub(base);
-        let span_of = span(s, d).start..span(s + count * p, d).start;
-        let (Some(x), Some(gb), Some(pb)) = (
-            xs.get(span_of.clone()),
-            g.get(span_of.clone()),
-            phi.get_mut(span_of),
-        ) else {
+        let Some((x, gb, pb)) = slot_rows(xs, g, phi, s, s + count * p, d) else {
             return 0;
         };
-        if !lanes::pair_sums(&self.cfg.kernel, &pending.prepared, x, gb, pb, d, p, count) {
+        if count == 0
+            || !lanes::pair_sums(&self.cfg.kernel, &pending.prepared, x, gb, pb, d, p, count)
+        {
             return 0;
         }
         for (gr, pr) in rows(gb, p * d).zip(rows_mut(pb, p * d)) {
@@ -2134,8 +2136,9 @@ mod tests {
         }
     }
 
-    /// The force statistics' own loop at d = 1 gives the row loop's bits (sum, maximum,
-    /// count), for values from subnormal to huge, of either sign, in f64 and f32.
+    /// The force statistics' own loop at d = 1 takes every row once, in order, as the row loop
+    /// does (the arithmetic is `add`'s either way; the sum's bits depend on the order): the same
+    /// sum, maximum and count for values from subnormal to huge, of either sign, f64 and f32.
     #[test]
     fn force_stats_at_d1_equal_the_row_loop() {
         fn check<T: Float>(phi: &[T]) {
