@@ -16,7 +16,7 @@ mod models;
 use models::{Mixture, StdNormal};
 
 /// (name, measured calls). Warm-up calls (not counted) come first in every case.
-pub const CASES: [(&str, u32); 14] = [
+pub const CASES: [(&str, u32); 17] = [
     ("normal_x1000", 100),
     ("amagold_f64_d1", 1000),
     ("amagold_f64_d100", 100),
@@ -31,6 +31,9 @@ pub const CASES: [(&str, u32); 14] = [
     ("rbm_svgd_p32", 20),
     ("svgd_p256", 5),
     ("svgd_median", 5),
+    ("rbm_svgd_imq_p8", 20),
+    ("svgd_imq_p256", 5),
+    ("svgd_imq_b075_p256", 5),
 ];
 
 #[inline(never)]
@@ -111,6 +114,7 @@ where
 
 fn run(name: &str, calls: u32) -> bool {
     let h2 = KernelChoice::Gaussian { h: 2.0 };
+    let imq = |beta| KernelChoice::InverseMultiquadric { c: 1.0, beta };
     match name {
         "normal_x1000" => normals(calls),
         "amagold_f64_d1" => amagold(1, calls),
@@ -126,6 +130,9 @@ fn run(name: &str, calls: u32) -> bool {
         "rbm_svgd_p32" => svgd::<f64>(32, h2, calls),
         "svgd_p256" => svgd::<f64>(256, h2, calls),
         "svgd_median" => svgd::<f64>(256, KernelChoice::GaussianMedian, calls),
+        "rbm_svgd_imq_p8" => svgd::<f64>(8, imq(0.5), calls),
+        "svgd_imq_p256" => svgd::<f64>(256, imq(0.5), calls),
+        "svgd_imq_b075_p256" => svgd::<f64>(256, imq(0.75), calls),
         _ => return false,
     }
     true

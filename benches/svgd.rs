@@ -1,7 +1,9 @@
 //! RBM-SVGD and SVGD: one iteration on the 1-D Gaussian mixture of docs/algorithms.md §2.4,
 //! π = ⅓N(−2, 1) + ⅔N(2, 1), N = 256 particles, fixed h = 2, AdaGrad η = 0.2, for batch sizes
 //! p ∈ {2, 8, 32, 256} (p = N is full SVGD), plus full SVGD with the median heuristic (the
-//! bandwidth recomputed every iteration from the N(N−1)/2 pairwise distances).
+//! bandwidth recomputed every iteration from the N(N−1)/2 pairwise distances) and, with the
+//! inverse multiquadric kernel (c = 1), RBM-SVGD p = 8 and full SVGD at β = ½ (k = 1/√(1 + r²))
+//! and full SVGD at β = ¾ (k = exp(−β·ln(1 + r²))).
 //!
 //! The particles start from N(−10, 1) and are moved 500 iterations (the paper's run length)
 //! before timing, so the figures are for a spread-out, converged system. The kernel work is
@@ -51,6 +53,11 @@ fn benches(c: &mut Criterion) {
         N,
         KernelChoice::GaussianMedian,
     );
+    let imq = |beta| KernelChoice::InverseMultiquadric { c: 1.0, beta };
+    for p in [8, N] {
+        bench_config(c, "rbm_svgd_imq_mixture_N256_b0.5", p, imq(0.5));
+    }
+    bench_config(c, "svgd_imq_mixture_N256_b0.75", N, imq(0.75));
 }
 
 criterion_group! {

@@ -8,15 +8,16 @@
 //!     cargo run --release --example svgd_schedule [R]      (R = 20 by default; docs: R = 50)
 //!     cargo run --release --example svgd_schedule R banana 128:300,512:120 64:400:0.003 …
 //!
-//! The second form runs the given phase lists (`p:iterations[:η[:α[:h]]]`, comma-separated, see
-//! [`Phase`]) after a full-SVGD row: the exploration behind the docs' "tried" list.
+//! The second form runs the given phase lists (`p:iterations[:η[:α[:h[:flags]]]]`,
+//! comma-separated, see [`Phase`]) after a full-SVGD row: the exploration behind the docs'
+//! "tried" list.
 //!
 //! A measurement, not a test: it prints a Markdown table and asserts nothing. Times are the
 //! thread's CPU time (Linux `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`), which other processes
 //! on a loaded machine inflate far less than wall time; wall time on other systems.
 
 use sgsample::svgd::{BatchSchedule, BatchScheduler, KsdChoice, SteinImq};
-use sgsample::{Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
+use sgsample::{Batching, Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
 use std::time::Instant;
 
 /// ∇V of ⅓N(−2, 1) + ⅔N(2, 1).
@@ -158,10 +159,13 @@ enum Strategy {
 }
 
 /// `iterations` iterations at batch size `p` (N where `p` is larger), with the problem's step
-/// size η, AdaGrad decay α and bandwidth h unless given. Consecutive phases with the same
-/// (η, α, h) share one state (`set_batch_size` between them); a change starts a new state on
-/// the current particles, because a state keeps its step rule and kernel for its lifetime: its
-/// AdaGrad history starts afresh, with the same seed and the next stream.
+/// size η, AdaGrad decay α and bandwidth h unless given, and the flags: `imqC/β` for the
+/// inverse multiquadric kernel (c² + r²)^(−β) instead of the Gaussian (h then unused), `wr`
+/// for batches with replacement (Algorithm 2). Consecutive phases with the same (η, α, h,
+/// flags) share one state (`set_batch_size` between them, without replacement); a change
+/// starts a new state on the current particles, because a state keeps its step rule, kernel
+/// and batching for its lifetime: its AdaGrad history starts afresh, with the same seed and the
+/// next stream.
 #[derive(Clone, Copy, PartialEq)]
 struct Phase {
     p: usize,
@@ -169,26 +173,45 @@ struct Phase {
     eta: Option<f64>,
     alpha: Option<f64>,
     h: Option<f64>,
+    imq: Option<(f64, f64)>,
+    with_replacement: bool,
 }
 
 impl Phase {
-    /// `p:iterations[:η[:α[:h]]]`, empty fields for the defaults.
+    /// `p:iterations[:η[:α[:h[:flags]]]]`, empty fields for the defaults; flags as above.
     fn parse(text: &str) -> Option<Phase> {
         let f: Vec<&str> = text.split(':').collect();
         let opt = |i: usize| match f.get(i) {
             None | Some(&"") => Some(None),
             Some(v) => v.parse().ok().map(Some),
         };
+        let (mut imq, mut with_replacement) = (None, false);
+        for flag in f.iter().skip(5) {
+            if flag.is_empty() {
+                continue;
+            } else if *flag == "wr" {
+                with_replacement = true;
+            } else {
+                let (c, beta) = flag.strip_prefix("imq")?.split_once('/')?;
+                imq = Some((c.parse().ok()?, beta.parse().ok()?));
+            }
+        }
         Some(Phase {
             p: f.first()?.parse().ok()?,
             iterations: f.get(1)?.parse().ok()?,
             eta: opt(2)?,
             alpha: opt(3)?,
             h: opt(4)?,
+            imq,
+            with_replacement,
         })
     }
-    fn state_key(&self) -> [Option<f64>; 3] {
-        [self.eta, self.alpha, self.h]
+    fn state_key(&self) -> ([Option<f64>; 3], Option<(f64, f64)>, bool) {
+        (
+            [self.eta, self.alpha, self.h],
+            self.imq,
+            self.with_replacement,
+        )
     }
 }
 
@@ -225,6 +248,12 @@ impl Strategy {
                             if let Some(v) = v {
                                 t += &format!(" ({name} = {v})");
                             }
+                        }
+                        if let Some((c, beta)) = ph.imq {
+                            t += &format!(" (IMQ c = {c}, β = {beta})");
+                        }
+                        if ph.with_replacement {
+                            t += " (with replacement)";
                         }
                         t
                     })
@@ -311,9 +340,15 @@ fn run_phases(problem: Problem, phases: &[Phase], s: u64) -> (Vec<f64>, f64, usi
             eta: ph.eta.unwrap_or(eta),
             alpha: ph.alpha.unwrap_or(alpha),
         };
-        cfg.kernel = KernelChoice::Gaussian {
-            h: ph.h.unwrap_or(h),
+        cfg.kernel = match ph.imq {
+            Some((c, beta)) => KernelChoice::InverseMultiquadric { c, beta },
+            None => KernelChoice::Gaussian {
+                h: ph.h.unwrap_or(h),
+            },
         };
+        if ph.with_replacement {
+            cfg.batching = Batching::WithReplacement;
+        }
         cfg.seed = s;
         cfg
     };
@@ -334,7 +369,9 @@ fn run_phases(problem: Problem, phases: &[Phase], s: u64) -> (Vec<f64>, f64, usi
         cfg.stream = stream as u64;
         let mut svgd = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).expect("init");
         for ph in group {
-            svgd.set_batch_size(ph.p.min(n)).unwrap();
+            if !ph.with_replacement {
+                svgd.set_batch_size(ph.p.min(n)).unwrap();
+            }
             for _ in 0..ph.iterations {
                 problem.step(&mut svgd);
             }
@@ -404,6 +441,8 @@ fn main() {
             eta: None,
             alpha: None,
             h: None,
+            imq: None,
+            with_replacement: false,
         };
         own(Strategy::Phases(vec![
             phase(p, hold),

@@ -95,7 +95,9 @@ fn configs(n: usize) -> Vec<SvgdConfig<KernelChoice>> {
     let kernels = [
         KernelChoice::Gaussian { h: 0.7 },
         KernelChoice::GaussianMedian,
+        // β = ½ takes `1/sqrt`, any other β `exp(−β ln s)`: both forms against the reference.
         KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 },
+        KernelChoice::InverseMultiquadric { c: 0.8, beta: 0.75 },
     ];
     let rules = [
         StepRule::Constant { eta: 0.05 },

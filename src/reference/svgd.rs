@@ -80,7 +80,11 @@ fn kern<T: Float>(kernel: Kernel, h: f64, r2: T) -> (T, T) {
         }
         Kernel::Imq { c, beta } => {
             let s = T::from_f64(c * c) + r2;
-            let k = (-(T::from_f64(beta) * s.ln())).exp();
+            let k = if beta == 0.5 {
+                T::from_f64(1.0) / s.sqrt()
+            } else {
+                (-(T::from_f64(beta) * s.ln())).exp()
+            };
             (k, (T::from_f64(2.0 * beta) * k) / s)
         }
     }

@@ -26,8 +26,11 @@
 //!   [`crate::fastexp::exp`] / [`expf`](crate::fastexp::expf) (below 0.8 ulp; it replaced
 //!   `libm`'s `exp` after 0.2.0, so the kernel's values may differ from 0.2.0's in the last bit).
 //! * Inverse multiquadric: `c2 = T(c·c)`, `β = T(β)`, `β2 = T(2·β)`; then `s = c2 + r²`,
-//!   `k = exp(−(β·ln s))`, `c = (β2·k) / s`. (`exp` and `ln` through `libm`: the `Float` trait
-//!   has no `pow`, and `exp(−β ln s)` is deterministic on every target.)
+//!   `k = 1 / sqrt(s)` when `β = ½` (the usual choice), otherwise `k = exp(−(β·ln s))`; then
+//!   `c = (β2·k) / s`. (`sqrt`, `exp` and `ln` through `libm`: the `Float` trait has no `pow`;
+//!   `sqrt` is correctly rounded and `exp(−β ln s)` deterministic on every target. The β = ½
+//!   form replaced `exp(−½ ln s)` after 0.3.0: within 1 ulp of the old values, 15–20× faster
+//!   and vectorisable, with other last bits.)
 //! * Median heuristic: see [`GaussianMedian`].
 
 use super::median::median_pairwise_distance;
@@ -227,11 +230,43 @@ impl<T: Float> ImqParams<T> {
         ok.then_some(p)
     }
 
+    /// β = ½ exactly (in `T`, where ½ is exact): `k = 1/√s` then, two correctly rounded
+    /// operations instead of `ln` and `exp`.
+    #[inline(always)]
+    fn is_half(&self) -> bool {
+        self.beta == T::from_f64(0.5)
+    }
+
     #[inline]
     fn eval(&self, r2: T) -> (T, T) {
         let s = self.c2 + r2;
-        let k = (-(self.beta * s.ln())).exp();
+        let k = if self.is_half() {
+            T::from_f64(1.0) / s.sqrt()
+        } else {
+            (-(self.beta * s.ln())).exp()
+        };
         (k, (self.two_beta * k) / s)
+    }
+
+    /// [`eval`](Self::eval) over a tile: at β = ½ one straight-line body per element (`+`,
+    /// `sqrt`, `/`, `*`: vectorisable, the same bits at every vector width), otherwise `eval`'s
+    /// `ln` and `exp` element by element.
+    #[inline(always)]
+    fn eval_tile(&self, r2_k: &mut [T], c: &mut [T]) {
+        let (c2, two_beta) = (self.c2, self.two_beta);
+        if self.is_half() {
+            let one = T::from_f64(1.0);
+            for (v, ct) in r2_k.iter_mut().zip(c.iter_mut()) {
+                let s = c2 + *v;
+                let k = one / s.sqrt();
+                *v = k;
+                *ct = (two_beta * k) / s;
+            }
+        } else {
+            for (v, ct) in r2_k.iter_mut().zip(c.iter_mut()) {
+                (*v, *ct) = self.eval(*v);
+            }
+        }
     }
 }
 
@@ -265,6 +300,10 @@ impl<T: Float> Kernel<T> for InverseMultiquadric {
     #[inline]
     fn eval(&self, p: &ImqParams<T>, r2: T) -> (T, T) {
         p.eval(r2)
+    }
+    #[inline]
+    fn eval_tile(&self, p: &ImqParams<T>, r2_k: &mut [T], c: &mut [T]) {
+        p.eval_tile(r2_k, c)
     }
 }
 
@@ -348,11 +387,7 @@ impl<T: Float> Kernel<T> for KernelChoice {
     fn eval_tile(&self, p: &KernelParams<T>, r2_k: &mut [T], c: &mut [T]) {
         match p {
             KernelParams::Gaussian(g) => g.eval_tile(r2_k, c),
-            KernelParams::InverseMultiquadric(q) => {
-                for (v, ct) in r2_k.iter_mut().zip(c.iter_mut()) {
-                    (*v, *ct) = q.eval(*v);
-                }
-            }
+            KernelParams::InverseMultiquadric(q) => q.eval_tile(r2_k, c),
         }
     }
 }
