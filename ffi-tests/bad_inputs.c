@@ -1256,6 +1256,31 @@ static void svgd_phase_cases(void) {
     CASE("svgd clear during phases", sgs_svgd_clear(&f.s), SGS_ERR_ITERATION_IN_PROGRESS, ssame(&f));
     CASE("svgd force getter during phases", sgs_svgd_force(&f.s, out, SN * SD), SGS_ERR_ITERATION_IN_PROGRESS,
          ssame(&f));
+    {
+        /* The range calls do not mark the system busy (they may run concurrently), so every call
+         * that needs the whole system refuses while its iteration is open: a new p, a scheduled
+         * run, an init over it, a copy into or out of it. */
+        sgs_svgd_schedule sch;
+        memset(&sch, 0, sizeof sch);
+        sch.kind = SGS_SCHEDULE_DOUBLING;
+        sch.start = 2;
+        sch.every = 1;
+        sfix g;
+        sfix_init(&g, c0);
+        CASE("svgd set batch size during phases", sgs_svgd_set_batch_size(&f.s, 2), SGS_ERR_ITERATION_IN_PROGRESS,
+             ssame(&f));
+        CASE("svgd scheduled run during phases", sgs_svgd_run_scheduled(&f.s, 2, &sch, NULL),
+             SGS_ERR_ITERATION_IN_PROGRESS, ssame(&f));
+        CASE("svgd init over a system in phases",
+             sgs_svgd_init(&f.s, &c0, f.x, SN, SD, f.ws, f.ws_len, f.idx, SN, prog_gradient, NULL, &f.p),
+             SGS_ERR_ITERATION_IN_PROGRESS, ssame(&f));
+        CASE("svgd copy into a system in phases",
+             sgs_svgd_copy(&f.s, f.x, SN * SD, f.ws, f.ws_len, f.idx, SN, &g.s), SGS_ERR_ITERATION_IN_PROGRESS,
+             ssame(&f));
+        CASE("svgd copy from a system in phases",
+             sgs_svgd_copy(&g.s, g.x, SN * SD, g.ws, g.ws_len, g.idx, SN, &f.s), SGS_ERR_ITERATION_IN_PROGRESS,
+             ssame(&f));
+    }
     CASE("svgd gradients range 5..3 (reversed)", sgs_svgd_gradients_range(&f.s, 5, 3), SGS_ERR_INVALID_RANGE,
          ssame(&f));
     CASE("svgd gradients range 0..N+1", sgs_svgd_gradients_range(&f.s, 0, SN + 1), SGS_ERR_RANGE_OUT_OF_BOUNDS,
@@ -1550,6 +1575,10 @@ static void stats_cases(void) {
     CASE("stats push_f32: NaN", sgs_stats_push_f32(a, badf, D), SGS_ERR_NON_FINITE, SAME);
     CASE("stats count: null out", sgs_stats_count(a, NULL), SGS_ERR_NULL_POINTER, SAME);
     CASE("stats count", sgs_stats_count(a, &n), SGS_OK, SAME && n == 1);
+    CASE("stats count: out inside the state", sgs_stats_count(a, (uint64_t *)(void *)((unsigned char *)a + 64)),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("stats count: out on the state's first word", sgs_stats_count(a, (uint64_t *)(void *)a),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
     CASE("stats mean: null out", sgs_stats_mean(a, NULL, D), SGS_ERR_NULL_POINTER, SAME);
     CASE("stats mean: short out", sgs_stats_mean(a, out, D - 1), SGS_ERR_OUTPUT_TOO_SMALL,
          SAME && out[0] == 7.0);

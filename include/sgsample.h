@@ -296,8 +296,9 @@ enum sgs_status
    */
   SGS_ERR_ITERATION_NOT_BEGUN = 28,
   /**
-   * `begin`, `step`, `run`, `copy` or `clear` was called on an SVGD system whose iteration in
-   * phases is under way (C API): finish or cancel it first.
+   * A call that needs the whole SVGD system (`begin`, `step`, `run`, `run_scheduled`,
+   * `set_batch_size`, `force`, `init` or `copy` into it, `copy` from it, `clear`) was made
+   * while its iteration in phases is under way (C API): finish or cancel it first.
    */
   SGS_ERR_ITERATION_IN_PROGRESS = 29,
   /**
@@ -1472,8 +1473,9 @@ sgs_status sgs_ksd_batch(const double *x,
  * replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
  * the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
  * `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`),
- * `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
- * p > N); nothing changes on error.
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: p shapes its
+ * ranges), `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE`
+ * (p < 2 or p > N); nothing changes on error.
  *
  * # Safety
  * `state` must be a valid state.
@@ -1553,8 +1555,9 @@ sgs_status sgs_ksd_batch_f32(const float *x,
  * replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
  * the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
  * `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`),
- * `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
- * p > N); nothing changes on error.
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: p shapes its
+ * ranges), `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE`
+ * (p < 2 or p > N); nothing changes on error.
  *
  * # Safety
  * `state` must be a valid state.
@@ -1586,7 +1589,8 @@ sgs_status sgs_svgd_run_scheduled_f32(struct sgs_svgd_f32 *state,
  * minibatch seed it was given. Identical to the Rust `sgsample::minibatch`.
  *
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`out` NULL, even when `len` is 0),
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`) or `SGS_ERR_INVALID_MINIBATCH` (`len > n` or
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`, or `len` so large that `len` indices would
+ * not fit in the address space: checked first) or `SGS_ERR_INVALID_MINIBATCH` (`len > n` or
  * `n = 0`; `out` is not modified).
  *
  * # Safety
@@ -2442,6 +2446,9 @@ sgs_status sgs_stats_mcse(const struct sgs_stats *state, double *out, size_t out
  * dimension, `SGS_ERR_LENGTH_MISMATCH` otherwise, and with the same number of draws,
  * `SGS_ERR_LENGTH_MISMATCH`) into `out[0..d]`. Each chain's halves are taken from its completed
  * batches (exactly its two halves when its draw count is 16·2^j). NaN before 4 draws per chain.
+ * `SGS_ERR_ZERO_DIMENSION` when `k` is 0; `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, or `out` overlapping a state or `chains`) and `SGS_ERR_OUTPUT_TOO_SMALL`
+ * (`out_len < d`) as for the per-coordinate getters.
  *
  * # Safety
  * `chains` valid for `k` reads, each entry as `state` in `sgs_stats_push`; `out` valid for `out_len` writes.
@@ -2517,8 +2524,8 @@ size_t sgs_svgd_index_len(size_t n);
  * other or `state`, and must stay alive (with the callbacks and `user_data`) while the
  * state is used. Give `gradient` (called once per particle) or `gradients` (called once
  * per iteration, or per sub-step with replacement, with all points; used when both are
- * given). A callback REJECT counts as a gradient that cannot be computed:
- * `SGS_ERR_NON_FINITE`.
+ * given). A callback REJECT stops the iteration with `SGS_ERR_GRADIENT_REJECTED`
+ * (nothing moves).
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (a buffer, or both callbacks),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflowing,
@@ -2527,8 +2534,10 @@ size_t sgs_svgd_index_len(size_t n);
  * (p < 2 or p > N), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_INVALID_KERNEL`,
  * `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_STEP_RULE` (α ∉ [0, 1)),
  * `SGS_ERR_WORKSPACE_TOO_SMALL` (workspace or index), `SGS_ERR_INVALID_POSITION`.
- * `SGS_ERR_BUSY` (called from the gradient callback of the system in `*state`). On
- * error `*state` and the buffers are not modified. The state records its own address
+ * `SGS_ERR_BUSY` (called from the gradient callback of the system in `*state`),
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (`*state` holds a system whose iteration in phases is
+ * under way: finish or cancel it first). On error `*state` and the buffers are not
+ * modified. The state records its own address
  * (a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`; use `copy`).
  *
  * # Safety
@@ -2554,10 +2563,12 @@ sgs_status sgs_svgd_init(struct sgs_svgd *state,
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
  * (called from the system's own callback), `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED` (see the chain samplers' init),
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info` inside the state, the
  * particles, the workspace or the index), `SGS_ERR_INVALID_POSITION` (the caller made a particle
- * non-finite), `SGS_ERR_CALLBACK_ABORTED`, or `SGS_ERR_NON_FINITE` (a gradient was
- * REJECTed or not finite, or an update would not be finite). On an error the particles,
+ * non-finite), `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED` (a callback
+ * REJECTed a point), or `SGS_ERR_NON_FINITE` (a gradient was not finite, or an update
+ * would not be finite). On an error the particles,
  * the AdaGrad history and the generator are exactly as before the call.
  *
  * # Safety
@@ -2642,7 +2653,9 @@ sgs_status sgs_svgd_dim(const struct sgs_svgd *state, size_t *d);
  * Invalidates an SVGD state: zeroes `*state`, so that every later call on it (but
  * `init`) returns `SGS_ERR_NOT_INITIALISED`. The particles, workspace and index are not
  * touched. Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned) or `SGS_ERR_BUSY` (called from the system's gradient callback).
+ * (misaligned), `SGS_ERR_BUSY` (called from the system's gradient callback) or
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: its range calls
+ * may be running; finish or cancel it first).
  *
  * # Safety
  * `state` valid for writes of the whole struct.
@@ -2661,8 +2674,9 @@ sgs_status sgs_svgd_clear(struct sgs_svgd *state);
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
  * any of the eight regions overlapping, other than the in-place re-homing),
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_BUSY`,
- * `SGS_ERR_LENGTH_MISMATCH` (`particles_len` ≠ N·d), `SGS_ERR_WORKSPACE_TOO_SMALL`. On
- * error nothing is modified.
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (`*src`, or a system in `*dst`, has an iteration in
+ * phases under way), `SGS_ERR_LENGTH_MISMATCH` (`particles_len` ≠ N·d),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`. On error nothing is modified.
  *
  * # Safety
  * `src` valid with its buffers alive; `dst` writable; the buffers valid for their
@@ -2707,8 +2721,8 @@ size_t sgs_svgd_index_len_f32(size_t n);
  * other or `state`, and must stay alive (with the callbacks and `user_data`) while the
  * state is used. Give `gradient` (called once per particle) or `gradients` (called once
  * per iteration, or per sub-step with replacement, with all points; used when both are
- * given). A callback REJECT counts as a gradient that cannot be computed:
- * `SGS_ERR_NON_FINITE`.
+ * given). A callback REJECT stops the iteration with `SGS_ERR_GRADIENT_REJECTED`
+ * (nothing moves).
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (a buffer, or both callbacks),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflowing,
@@ -2717,8 +2731,10 @@ size_t sgs_svgd_index_len_f32(size_t n);
  * (p < 2 or p > N), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_INVALID_KERNEL`,
  * `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_STEP_RULE` (α ∉ [0, 1)),
  * `SGS_ERR_WORKSPACE_TOO_SMALL` (workspace or index), `SGS_ERR_INVALID_POSITION`.
- * `SGS_ERR_BUSY` (called from the gradient callback of the system in `*state`). On
- * error `*state` and the buffers are not modified. The state records its own address
+ * `SGS_ERR_BUSY` (called from the gradient callback of the system in `*state`),
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (`*state` holds a system whose iteration in phases is
+ * under way: finish or cancel it first). On error `*state` and the buffers are not
+ * modified. The state records its own address
  * (a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`; use `copy`).
  *
  * # Safety
@@ -2744,10 +2760,12 @@ sgs_status sgs_svgd_init_f32(struct sgs_svgd_f32 *state,
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
  * (called from the system's own callback), `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED` (see the chain samplers' init),
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way),
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info` inside the state, the
  * particles, the workspace or the index), `SGS_ERR_INVALID_POSITION` (the caller made a particle
- * non-finite), `SGS_ERR_CALLBACK_ABORTED`, or `SGS_ERR_NON_FINITE` (a gradient was
- * REJECTed or not finite, or an update would not be finite). On an error the particles,
+ * non-finite), `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED` (a callback
+ * REJECTed a point), or `SGS_ERR_NON_FINITE` (a gradient was not finite, or an update
+ * would not be finite). On an error the particles,
  * the AdaGrad history and the generator are exactly as before the call.
  *
  * # Safety
@@ -2832,7 +2850,9 @@ sgs_status sgs_svgd_dim_f32(const struct sgs_svgd_f32 *state, size_t *d);
  * Invalidates an SVGD state: zeroes `*state`, so that every later call on it (but
  * `init`) returns `SGS_ERR_NOT_INITIALISED`. The particles, workspace and index are not
  * touched. Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned) or `SGS_ERR_BUSY` (called from the system's gradient callback).
+ * (misaligned), `SGS_ERR_BUSY` (called from the system's gradient callback) or
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: its range calls
+ * may be running; finish or cancel it first).
  *
  * # Safety
  * `state` valid for writes of the whole struct.
@@ -2851,8 +2871,9 @@ sgs_status sgs_svgd_clear_f32(struct sgs_svgd_f32 *state);
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
  * any of the eight regions overlapping, other than the in-place re-homing),
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_BUSY`,
- * `SGS_ERR_LENGTH_MISMATCH` (`particles_len` ≠ N·d), `SGS_ERR_WORKSPACE_TOO_SMALL`. On
- * error nothing is modified.
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (`*src`, or a system in `*dst`, has an iteration in
+ * phases under way), `SGS_ERR_LENGTH_MISMATCH` (`particles_len` ≠ N·d),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`. On error nothing is modified.
  *
  * # Safety
  * `src` valid with its buffers alive; `dst` writable; the buffers valid for their
@@ -3050,7 +3071,9 @@ sgs_status sgs_svgd_finish(struct sgs_svgd *state,
 /**
  * Abandons the iteration begun: the generator is restored, and since nothing else
  * changes before `…_finish`, the system is exactly as before `…_begin` (the next
- * iteration draws the same). Must not run concurrently with any other call on the
+ * iteration draws the same). The workspace and index are scratch: they keep what the
+ * begun iteration wrote there (e.g. its permutation), which the next iteration
+ * overwrites. Must not run concurrently with any other call on the
  * state.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`, or
@@ -3270,7 +3293,9 @@ sgs_status sgs_svgd_finish_f32(struct sgs_svgd_f32 *state,
 /**
  * Abandons the iteration begun: the generator is restored, and since nothing else
  * changes before `…_finish`, the system is exactly as before `…_begin` (the next
- * iteration draws the same). Must not run concurrently with any other call on the
+ * iteration draws the same). The workspace and index are scratch: they keep what the
+ * begun iteration wrote there (e.g. its permutation), which the next iteration
+ * overwrites. Must not run concurrently with any other call on the
  * state.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`, or

@@ -148,8 +148,9 @@ statuses! {
     /// iteration begun (C API: `sgs_svgd_begin` first).
     IterationNotBegun = 28, SGS_ERR_ITERATION_NOT_BEGUN,
         "no SVGD iteration is under way: call begin first";
-    /// `begin`, `step`, `run`, `copy` or `clear` was called on an SVGD system whose iteration in
-    /// phases is under way (C API): finish or cancel it first.
+    /// A call that needs the whole SVGD system (`begin`, `step`, `run`, `run_scheduled`,
+    /// `set_batch_size`, `force`, `init` or `copy` into it, `copy` from it, `clear`) was made
+    /// while its iteration in phases is under way (C API): finish or cancel it first.
     IterationInProgress = 29, SGS_ERR_ITERATION_IN_PROGRESS,
         "an SVGD iteration is under way: finish or cancel it first";
     /// A range `[first, end)` of rows or batches has `first > end`.

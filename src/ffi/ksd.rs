@@ -6,8 +6,8 @@ use super::chain::CSummary;
 use super::common::*;
 use super::sgs_status;
 use super::svgd::{
-    core_ref, enter, info_from, sgs_svgd, sgs_svgd_f32, sgs_svgd_run_summary, step_state, State,
-    SvgdFixed, TAG_F32, TAG_F64,
+    core_ref, enter, info_from, refuse_in_phases, sgs_svgd, sgs_svgd_f32, sgs_svgd_run_summary,
+    step_state, State, SvgdFixed, TAG_F32, TAG_F64,
 };
 use crate::error::Error;
 use crate::float::Float;
@@ -78,6 +78,9 @@ fn schedule_from(s: &sgs_svgd_schedule, n: usize) -> Result<BatchScheduler, Erro
 unsafe fn set_batch_size<T: Float, S>(tag: u64, state: *mut S, p: u64) -> Result<(), Error> {
     // SAFETY: contract of the caller.
     let _fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    // p is part of an iteration's shape: its ranges, its batches and its interaction count.
+    // SAFETY: validated.
+    unsafe { refuse_in_phases::<T, S>(state)? };
     let p = usize::try_from(p).map_err(|_| Error::InvalidBatchSize)?;
     // SAFETY: validated (tagged, not busy): no other reference to the core is live.
     unsafe { (*state.cast::<State<T>>()).core.set_batch_size(p) }
@@ -96,6 +99,8 @@ unsafe fn run_scheduled<T: Float, S>(
     check_opt(summary)?;
     // SAFETY: contract of the caller.
     let fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    // SAFETY: validated.
+    unsafe { refuse_in_phases::<T, S>(state)? };
     let o = Span::of(summary, 1);
     if fx.spans(state).iter().any(|s| Span::overlaps(&o, s)) {
         return Err(Error::InvalidArgument);
@@ -298,8 +303,9 @@ macro_rules! ksd_api {
         /// replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
         /// the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
         /// `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`),
-        /// `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
-        /// p > N); nothing changes on error.
+        /// `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: p shapes its
+        /// ranges), `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE`
+        /// (p < 2 or p > N); nothing changes on error.
         ///
         /// # Safety
         /// `state` must be a valid state.

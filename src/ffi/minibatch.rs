@@ -9,7 +9,8 @@ use crate::error::Error;
 /// minibatch seed it was given. Identical to the Rust `sgsample::minibatch`.
 ///
 /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`out` NULL, even when `len` is 0),
-/// `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`) or `SGS_ERR_INVALID_MINIBATCH` (`len > n` or
+/// `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`, or `len` so large that `len` indices would
+/// not fit in the address space: checked first) or `SGS_ERR_INVALID_MINIBATCH` (`len > n` or
 /// `n = 0`; `out` is not modified).
 ///
 /// # Safety

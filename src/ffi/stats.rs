@@ -246,6 +246,10 @@ pub unsafe extern "C" fn sgs_stats_count(state: *const sgs_stats, count: *mut u6
         // SAFETY: contract of the caller.
         let d = unsafe { checked(state)? };
         check_ptr(count)?;
+        let bytes = state_bytes(d).ok_or(Error::StateCorrupted)?;
+        if super::common::overlap(count, 1, state.cast::<u8>(), bytes) {
+            return Err(Error::InvalidArgument);
+        }
         // SAFETY: validated.
         let n = unsafe { series(state, d) }.first().map_or(0, |s| s.count());
         // SAFETY: checked non-null and aligned.
@@ -418,6 +422,9 @@ unsafe fn across(
 /// dimension, `SGS_ERR_LENGTH_MISMATCH` otherwise, and with the same number of draws,
 /// `SGS_ERR_LENGTH_MISMATCH`) into `out[0..d]`. Each chain's halves are taken from its completed
 /// batches (exactly its two halves when its draw count is 16·2^j). NaN before 4 draws per chain.
+/// `SGS_ERR_ZERO_DIMENSION` when `k` is 0; `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
+/// (misaligned, or `out` overlapping a state or `chains`) and `SGS_ERR_OUTPUT_TOO_SMALL`
+/// (`out_len < d`) as for the per-coordinate getters.
 ///
 /// # Safety
 /// `chains` valid for `k` reads, each entry as `state` in `sgs_stats_push`; `out` valid for `out_len` writes.

@@ -475,7 +475,10 @@ unsafe fn init<T: Float, S>(
         return Err(Error::InvalidArgument);
     }
     // SAFETY: checked non-null and aligned; the caller's contract.
-    unsafe { refuse_if_busy(state, tag)? };
+    unsafe {
+        refuse_if_busy(state, tag)?;
+        refuse_if_open::<T, S>(state, tag)?;
+    }
     if d == 0 {
         return Err(Error::ZeroDimension);
     }
@@ -602,7 +605,7 @@ unsafe fn in_phases<T, S>(state: *const S) -> bool {
 ///
 /// # Safety
 /// As for [`in_phases`].
-unsafe fn refuse_in_phases<T, S>(state: *const S) -> Result<(), Error> {
+pub(super) unsafe fn refuse_in_phases<T, S>(state: *const S) -> Result<(), Error> {
     // SAFETY: forwarded contract.
     if unsafe { in_phases::<T, S>(state) } {
         Err(Error::IterationInProgress)
@@ -750,17 +753,30 @@ unsafe fn get<T: Float, S, V>(
     unsafe { write_out(out, &fx.spans(state), v) }
 }
 
+/// `IterationInProgress` when `state` holds a valid state of this type with an iteration in
+/// phases under way: the calls that overwrite a whole state (clear, init, copy into it) refuse
+/// it, because its range calls may be running (the ranges do not mark the state busy: they may
+/// run concurrently). Anything else (never initialised, cleared, another type) passes.
+///
+/// # Safety
+/// `state` non-null, aligned and readable as an `S`.
+unsafe fn refuse_if_open<T: Float, S>(state: *const S, tag: u64) -> Result<(), Error> {
+    // SAFETY: contract of the caller; a state that does not validate has no iteration.
+    if unsafe { enter::<T, S>(tag, state, true) }.is_ok() {
+        // SAFETY: validated.
+        unsafe { refuse_in_phases::<T, S>(state)? };
+    }
+    Ok(())
+}
+
 /// `sgs_svgd_clear`: as every sampler's clear, but a valid state with an iteration in phases
 /// under way is refused (`IterationInProgress`): its range calls may be running.
 ///
 /// # Safety
 /// The C contract of `sgs_svgd_clear`.
 unsafe fn clear_state<T: Float, S>(state: *mut S, tag: u64) -> Result<(), Error> {
-    // SAFETY: contract of the caller; a state that does not validate is cleared as it is.
-    if unsafe { enter::<T, S>(tag, state, true) }.is_ok() {
-        // SAFETY: validated.
-        unsafe { refuse_in_phases::<T, S>(state)? };
-    }
+    // SAFETY: contract of the caller.
+    unsafe { refuse_if_open::<T, S>(state, tag)? };
     // SAFETY: contract of the caller.
     unsafe { clear(state, tag) }
 }
@@ -796,7 +812,10 @@ unsafe fn copy<T: Float, S>(
     // SAFETY: validated.
     unsafe { refuse_in_phases::<T, S>(src)? };
     // SAFETY: checked non-null and aligned.
-    unsafe { refuse_if_busy(dst, tag)? };
+    unsafe {
+        refuse_if_busy(dst, tag)?;
+        refuse_if_open::<T, S>(dst, tag)?;
+    }
     let in_place = dst.cast_const() == src
         && (particles, particles_len) == (fx.particles, fx.n_coords)
         && (ws, ws_len) == (fx.ws, fx.ws_len)
@@ -896,8 +915,8 @@ macro_rules! svgd_api {
         /// other or `state`, and must stay alive (with the callbacks and `user_data`) while the
         /// state is used. Give `gradient` (called once per particle) or `gradients` (called once
         /// per iteration, or per sub-step with replacement, with all points; used when both are
-        /// given). A callback REJECT counts as a gradient that cannot be computed:
-        /// `SGS_ERR_NON_FINITE`.
+        /// given). A callback REJECT stops the iteration with `SGS_ERR_GRADIENT_REJECTED`
+        /// (nothing moves).
         ///
         /// Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (a buffer, or both callbacks),
         /// `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflowing,
@@ -906,8 +925,10 @@ macro_rules! svgd_api {
         /// (p < 2 or p > N), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_INVALID_KERNEL`,
         /// `SGS_ERR_INVALID_STEP_SIZE`, `SGS_ERR_INVALID_STEP_RULE` (α ∉ [0, 1)),
         /// `SGS_ERR_WORKSPACE_TOO_SMALL` (workspace or index), `SGS_ERR_INVALID_POSITION`.
-        /// `SGS_ERR_BUSY` (called from the gradient callback of the system in `*state`). On
-        /// error `*state` and the buffers are not modified. The state records its own address
+        /// `SGS_ERR_BUSY` (called from the gradient callback of the system in `*state`),
+        /// `SGS_ERR_ITERATION_IN_PROGRESS` (`*state` holds a system whose iteration in phases is
+        /// under way: finish or cancel it first). On error `*state` and the buffers are not
+        /// modified. The state records its own address
         /// (a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`; use `copy`).
         ///
         /// # Safety
@@ -942,10 +963,12 @@ macro_rules! svgd_api {
         /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
         /// (called from the system's own callback), `SGS_ERR_STATE_CORRUPTED`,
         /// `SGS_ERR_STATE_MOVED` (see the chain samplers' init),
+        /// `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way),
         /// `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info` inside the state, the
         /// particles, the workspace or the index), `SGS_ERR_INVALID_POSITION` (the caller made a particle
-        /// non-finite), `SGS_ERR_CALLBACK_ABORTED`, or `SGS_ERR_NON_FINITE` (a gradient was
-        /// REJECTed or not finite, or an update would not be finite). On an error the particles,
+        /// non-finite), `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED` (a callback
+        /// REJECTed a point), or `SGS_ERR_NON_FINITE` (a gradient was not finite, or an update
+        /// would not be finite). On an error the particles,
         /// the AdaGrad history and the generator are exactly as before the call.
         ///
         /// # Safety
@@ -1048,7 +1071,9 @@ macro_rules! svgd_api {
         /// Invalidates an SVGD state: zeroes `*state`, so that every later call on it (but
         /// `init`) returns `SGS_ERR_NOT_INITIALISED`. The particles, workspace and index are not
         /// touched. Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
-        /// (misaligned) or `SGS_ERR_BUSY` (called from the system's gradient callback).
+        /// (misaligned), `SGS_ERR_BUSY` (called from the system's gradient callback) or
+        /// `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: its range calls
+        /// may be running; finish or cancel it first).
         ///
         /// # Safety
         /// `state` valid for writes of the whole struct.
@@ -1069,8 +1094,9 @@ macro_rules! svgd_api {
         /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
         /// any of the eight regions overlapping, other than the in-place re-homing),
         /// `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_BUSY`,
-        /// `SGS_ERR_LENGTH_MISMATCH` (`particles_len` ≠ N·d), `SGS_ERR_WORKSPACE_TOO_SMALL`. On
-        /// error nothing is modified.
+        /// `SGS_ERR_ITERATION_IN_PROGRESS` (`*src`, or a system in `*dst`, has an iteration in
+        /// phases under way), `SGS_ERR_LENGTH_MISMATCH` (`particles_len` ≠ N·d),
+        /// `SGS_ERR_WORKSPACE_TOO_SMALL`. On error nothing is modified.
         ///
         /// # Safety
         /// `src` valid with its buffers alive; `dst` writable; the buffers valid for their

@@ -874,7 +874,9 @@ macro_rules! phases_api {
 
         /// Abandons the iteration begun: the generator is restored, and since nothing else
         /// changes before `…_finish`, the system is exactly as before `…_begin` (the next
-        /// iteration draws the same). Must not run concurrently with any other call on the
+        /// iteration draws the same). The workspace and index are scratch: they keep what the
+        /// begun iteration wrote there (e.g. its permutation), which the next iteration
+        /// overwrites. Must not run concurrently with any other call on the
         /// state.
         ///
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`, or
