@@ -598,14 +598,19 @@ impl<'a, T: Float> Chain<'a, T, AmagoldCore> {
     }
 
     /// The diagonal inverse mass matrix relative to σ⁻² (`kᵢ`: the position moves by
-    /// `(ε/σ²)·kᵢ·rᵢ`), all 1 without `adapt_mass`; `None` without a mass matrix.
+    /// `(ε/σ²)·kᵢ·rᵢ`) of a chain with `adapt_mass`: all 1 until the warm-up's first slow
+    /// window ends, then the learnt diagonal, fixed after the warm-up. `None` without
+    /// `adapt_mass` (the chain has no mass matrix; the C getter `sgs_amagold_inverse_mass`
+    /// writes d ones instead).
     pub fn inverse_mass(&self) -> Option<&[T]> {
         self.core.has_mass().then(|| self.block(INVERSE_MASS_BLOCK))
     }
 
     /// Validates the configuration and the buffers, evaluates U(θ₀) and starts the chain at θ₀.
-    /// The dimension is `theta0.len()`; the workspace (at least `6·d` coordinates) may be longer
-    /// than needed.
+    /// The dimension is `theta0.len()`; the workspace (at least
+    /// [`workspace_len`](Self::workspace_len)`(d)` = `6·d` coordinates, or
+    /// [`workspace_len_mass`](Self::workspace_len_mass)`(d)` = `10·d` with `adapt_mass`) may be
+    /// longer than needed.
     pub fn new<M: Potential<T> + ?Sized>(
         config: &AmagoldConfig,
         theta0: &[T],

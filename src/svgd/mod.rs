@@ -116,11 +116,18 @@
 //!
 //! (The implementation evaluates each unordered pair once and adds it to both rows; since
 //! `r²` is symmetric and `c·(y − x) = −(c·(x − y))` exactly, the bits are those of the loop
-//! above. On targets with vector units, for d ≤ 4 and batches of 8 or more, the pairs go in
-//! blocks of R×R with one vector lane per row (each row's sum still in the order above; see
-//! docs/algorithms.md §2); otherwise a row's later batch mates go in tiles of 16: the tile's
-//! r², then its `(k, c)` in one vectorisable [`Kernel::eval_tile`] loop, then the sums in the
-//! order above. No element's operations change, so neither do the bits.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
+//! above. On hosts (targets with vector units) with d ≤ 4 a batch's pair sums take one of three
+//! vectorised forms: batches without replacement of p = 2 … 8 go in groups of eight batches,
+//! one batch per vector lane (`src/svgd/lanes.rs`); batches of 4 to 16 members not in such a
+//! group (9 to 16, the last batch with the N mod p left over, every batch with replacement) take
+//! one packed triangle of kernel values (`src/svgd/packed.rs`); batches of 17 or more go in
+//! blocks of R×R pairs with one vector lane per row (`src/svgd/blocked.rs`). The rest (batches
+//! of 2 or 3 outside a group, d > 4) take the row loop: a row's later batch mates in tiles of
+//! 16, the tile's r², then its `(k, c)` in one vectorisable [`Kernel::eval_tile`] loop, then
+//! the sums in the order above; on targets without vector units (Cortex-M) every batch takes the
+//! row loop with tiles of one pair. Every form keeps each row's sum in the order above
+//! (docs/algorithms.md §2 describes each), so no element's operations change, and neither do the
+//! bits.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
 //! The info record's norms are `sqrt(Σ_l φ_il²)` in `f64` (terms widened before squaring).
 
 mod blocked;
@@ -866,7 +873,7 @@ fn move_in_place<T: Float>(
     finite
 }
 
-/// The moves the ranges computed ([`SvgdCore::move_rows`]), slot order into particle order:
+/// The moves the ranges computed ([`SvgdCore::move_range`]), slot order into particle order:
 /// particle `perm[s]` ← row `s` of `xs`, its history ← row `s` of `hs` (with AdaGrad: `hist`
 /// is then not empty).
 #[inline(never)]
