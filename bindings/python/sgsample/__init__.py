@@ -26,6 +26,7 @@ exception is re-raised here with its traceback. Raise :class:`OutOfDomain` to re
 """
 
 import math
+import operator
 import os
 import sys
 import threading
@@ -82,10 +83,11 @@ _RUNTIME = {"SGS_ERR_CALLBACK_ABORTED", "SGS_ERR_NON_FINITE", "SGS_ERR_GRADIENT_
 class Error(Exception):
     """A non-OK ``sgs_status`` from the C library: ``.status`` (int), ``.name`` (``SGS_ERR_…``)."""
 
-    def __init__(self, status, where=""):
+    def __init__(self, status, where="", detail=None):
         self.status = int(status)
         self.name = STATUS_NAMES.get(self.status, "unknown status")
-        text = ffi.string(lib.sgs_status_str(self.status)).decode()
+        # ``detail``: the binding's own, more precise text, instead of the library's generic one.
+        text = detail if detail is not None else ffi.string(lib.sgs_status_str(self.status)).decode()
         super().__init__(f"{where}: {self.name} ({self.status}): {text}")
 
 
@@ -101,6 +103,40 @@ def _check(status, where):
     if status != 0:
         name = STATUS_NAMES.get(int(status), "")
         raise (Error if name in _RUNTIME else InvalidInput)(status, where)
+
+
+_STATUS = {name: value for name, value in header.enums["sgs_status"]}
+
+
+def _invalid(where, detail, status="SGS_ERR_INVALID_ARGUMENT"):
+    """The InvalidInput the binding raises for an argument it refuses before calling the library."""
+    return InvalidInput(_STATUS[status], where, detail)
+
+
+_U64_MAX = 2**64 - 1
+
+
+def _count(value, what, where, *, minimum=0, maximum=_U64_MAX):
+    """A non-negative integer argument (a count, size or seed) as a Python int.
+
+    Accepts ints (also numpy integers) and floats with an integral value (``1e4``); refuses
+    anything else, and values outside ``[minimum, maximum]``, with :class:`InvalidInput`
+    (``SGS_ERR_INVALID_ARGUMENT``) instead of cffi's ``OverflowError``/``TypeError``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise _invalid(where, f"{what} must be an integer, got {value!r}")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        if isinstance(value, (float, np.floating)) and math.isfinite(value) and \
+                float(value).is_integer():
+            n = int(value)
+        else:
+            raise _invalid(where, f"{what} must be an integer, got {value!r}") from None
+    if n < minimum:
+        raise _invalid(where, f"{what} must be >= {minimum}, got {n}")
+    if n > maximum:
+        raise _invalid(where, f"{what} must be <= {maximum}, got {n}")
+    return n
 
 
 # ---------------------------------------------------------------------------------------------
@@ -335,7 +371,16 @@ def _new_state(kind, suffix):
 
 def _config(kind, default_args, options, enums=None):
     cfg = ffi.new(f"sgs_{kind}_config *")
-    cfg[0] = getattr(lib, f"sgs_{kind}_config_default")(*default_args)
+    where = f"sgs_{kind}_config"
+    default = getattr(lib, f"sgs_{kind}_config_default")
+    try:
+        cfg[0] = default(*default_args)
+    except (OverflowError, TypeError) as e:
+        # A negative count or a value of the wrong type: cffi refuses it before the library sees
+        # it; raise the binding's InvalidInput (a ValueError), as for the library's own checks.
+        names = ("batch_size", "step_size") if kind == "svgd" else ("step_size",)
+        given = ", ".join(f"{k}={v!r}" for k, v in zip(names, default_args))
+        raise _invalid(where, f"{given}: {e}") from None
     fields = {name for _, name, _ in header.structs[f"sgs_{kind}_config"]}
     fields -= {"reserved", "ksd_reserved"}
     for key, value in options.items():
@@ -345,15 +390,31 @@ def _config(kind, default_args, options, enums=None):
             try:
                 value = enums[key][value]
             except KeyError:
-                raise ValueError(f"{key} must be one of {sorted(enums[key])}") from None
-        setattr(cfg, key, value)
+                raise _invalid(where, f"{key} must be one of {sorted(enums[key])}",
+                               "SGS_ERR_INVALID_OPTION") from None
+        try:
+            setattr(cfg, key, value)
+        except (OverflowError, TypeError) as e:
+            raise _invalid(where, f"option {key}={value!r}: {e}") from None
     return cfg
 
 
 class _Runner:
-    """Runs in chunks of about ``chunk_seconds`` so Ctrl-C is seen between iterations."""
+    """Runs in chunks of about ``chunk_seconds`` so Ctrl-C is seen between iterations.
+
+    One thread at a time per sampler: every call into the library on a sampler's state holds
+    ``_lock`` (taken without waiting), so a second call while one is under way (from one of its
+    own callbacks, or from another thread) raises :class:`InvalidInput` with ``SGS_ERR_BUSY``
+    and leaves the sampler as it was. The library's own busy flag is not atomic: it is not what
+    protects a state from two threads."""
 
     chunk_seconds = 0.05
+
+    def _acquire(self, where):
+        if not self._lock.acquire(blocking=False):
+            raise _invalid(where, "the sampler is in use (called from one of its own callbacks, "
+                           "or from another thread while a call runs): one thread at a time per "
+                           "sampler", "SGS_ERR_BUSY")
 
     def _chunks(self, total, call):
         done, k = 0, 1
@@ -374,12 +435,14 @@ class _Chain(_Runner):
     def __init__(self, theta0, grad, energy=None, *, dtype=np.float64, step_size, **options):
         self.dtype, sfx = _dtype(dtype)
         self._sfx = sfx
-        self._fn = lambda name: getattr(lib, f"sgs_{self._kind}_{name}{sfx}")
+        self._lock = threading.Lock()
         self._raw, self._state = _new_state(self._kind, sfx)
         self._cfg = _config(self._kind, (step_size,), options, self._enums())
         self.theta0 = np.ascontiguousarray(theta0, dtype=self.dtype)
         if self.theta0.ndim != 1:
-            raise ValueError(f"theta0 must be a vector, got shape {self.theta0.shape}")
+            raise _invalid(f"sgs_{self._kind}_init{sfx}",
+                           f"theta0 must be a vector, got shape {self.theta0.shape}",
+                           "SGS_ERR_LENGTH_MISMATCH")
         self.dim = d = self.theta0.size
         ws_len = self._workspace_len(d)
         self._ws = np.zeros(max(1, ws_len), dtype=self.dtype)
@@ -393,8 +456,11 @@ class _Chain(_Runner):
         self._cb.reraise()
         _check(st, f"sgs_{self._kind}_init{sfx}")
         self.info = RunInfo(sampler=self._kind)
-        self._summary = ffi.new(f"sgs_{self._kind}_run_summary *")
-        self._done = ffi.new("size_t *")
+
+    def _fn(self, name):
+        # A method, not a lambda stored on the instance: a stored closure over ``self`` would
+        # make every chain a reference cycle, freed (state, workspace) only by the cyclic GC.
+        return getattr(lib, f"sgs_{self._kind}_{name}{self._sfx}")
 
     def _enums(self):
         return None
@@ -404,8 +470,14 @@ class _Chain(_Runner):
 
     @property
     def position(self):
+        """A copy of the current position, shape ``(dim,)``."""
         out = np.empty(self.dim, self.dtype)
-        _check(self._fn("position")(self._state, _ptr(self._ct, out), self.dim), "position")
+        self._acquire("position")
+        try:
+            st = self._fn("position")(self._state, _ptr(self._ct, out), self.dim)
+        finally:
+            self._lock.release()
+        _check(st, "position")
         return out
 
     @property
@@ -413,24 +485,37 @@ class _Chain(_Runner):
         return "float *" if self._sfx else "double *"
 
     def run(self, draws):
-        """Runs ``draws`` outer iterations; returns their positions, shape ``(draws, dim)``."""
-        draws = int(draws)
-        if draws < 0:
-            raise ValueError("draws must be >= 0")
+        """Runs ``draws`` outer iterations; returns their positions, shape ``(draws, dim)``.
+
+        ``draws``: a non-negative integer (else :class:`InvalidInput`)."""
+        where = f"sgs_{self._kind}_run{self._sfx}"
+        draws = _count(draws, "draws", where)
+        self._acquire(where)
+        try:
+            return self._run(draws, where)
+        finally:
+            self._lock.release()
+
+    def _run(self, draws, where):
         out = np.empty((draws, self.dim), self.dtype)
         t0 = time.perf_counter()
 
         def call(start, k):
             row = out[start:]
-            st = self._fn("run")(self._state, k, _ptr(self._ct, row), k * self.dim, self._done,
-                                 self._summary)
-            self._account(self._summary)
+            # The library writes *done and *summary (also when it stops early) unless it
+            # refuses the call before running anything (SGS_ERR_BUSY, a bad pointer): fresh
+            # zeroed ones per call, so that what is added to .info is what this call did, never
+            # the totals of an earlier chunk.
+            summary = ffi.new(f"sgs_{self._kind}_run_summary *")
+            done = ffi.new("size_t *")
+            st = self._fn("run")(self._state, k, _ptr(self._ct, row), k * self.dim, done, summary)
+            self._account(summary)
             if st != 0:
-                self.partial = out[: start + self._done[0]]
+                self.partial = out[: start + done[0]]
                 self.info.seconds += time.perf_counter() - t0
                 self._cb.reraise()
-                _check(st, f"sgs_{self._kind}_run{self._sfx}")
-            return self._done[0]
+                _check(st, where)
+            return done[0]
 
         self._chunks(draws, call)
         self.info.seconds += time.perf_counter() - t0
@@ -474,8 +559,13 @@ class AMAGOLD(_Chain):
         σ² times the variance estimated by the warm-up (all ones before its first window ends, and
         without ``adapt_mass``)."""
         out = np.empty(self.dim, self.dtype)
-        _check(self._fn("inverse_mass")(self._state, _ptr(self._ct, out), self.dim),
-               f"sgs_amagold_inverse_mass{self._sfx}")
+        where = f"sgs_amagold_inverse_mass{self._sfx}"
+        self._acquire(where)
+        try:
+            st = self._fn("inverse_mass")(self._state, _ptr(self._ct, out), self.dim)
+        finally:
+            self._lock.release()
+        _check(st, where)
         return out
 
     def _account(self, s):
@@ -504,10 +594,14 @@ class SGLD(_Chain):
 
 
 def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw):
+    where = cls.__name__.lower()
+    chains = _count(chains, "chains", where, minimum=1)
+    draws = _count(draws, "draws", where)
     theta0 = np.asarray(theta0, dtype=np.dtype(dtype))
     starts = np.broadcast_to(theta0, (chains,) + theta0.shape[-1:]) if theta0.ndim == 1 else theta0
     if starts.ndim != 2 or starts.shape[0] != chains:
-        raise ValueError(f"theta0 must have shape (dim,) or (chains, dim), got {theta0.shape}")
+        raise _invalid(where, f"theta0 must have shape (dim,) or (chains, dim), got "
+                       f"{theta0.shape}", "SGS_ERR_LENGTH_MISMATCH")
     samples, info = [], []
     for c in range(chains):
         s = cls(*args, starts[c], seed=seed, stream=stream + c, dtype=dtype, **kw)
@@ -564,12 +658,14 @@ class SVGD(_Runner):
                  dtype=np.float64, **options):
         self.dtype, sfx = _dtype(dtype)
         self._sfx = sfx
+        self._lock = threading.Lock()
         self._ct = "float *" if sfx else "double *"
         x = np.array(particles, dtype=self.dtype, order="C", copy=True)
         if x.ndim == 1:
             x = x[:, None]
         if x.ndim != 2:
-            raise ValueError(f"particles must have shape (N, d), got {x.shape}")
+            raise _invalid(f"sgs_svgd_init{sfx}", f"particles must have shape (N, d), got {x.shape}",
+                           "SGS_ERR_LENGTH_MISMATCH")
         self._x = x
         n, d = x.shape
         self.n, self.dim = n, d
@@ -591,32 +687,55 @@ class SVGD(_Runner):
         self._cb.reraise()
         _check(st, f"sgs_svgd_init{sfx}")
         self.info = RunInfo(sampler="svgd")
-        self._summary = ffi.new("sgs_svgd_run_summary *")
 
     @property
     def particles(self):
         """A copy of the particles, shape ``(N, d)``."""
-        return self._x.copy()
+        self._acquire("particles")  # the library writes them in place during a run
+        try:
+            return self._x.copy()
+        finally:
+            self._lock.release()
 
     def run(self, iterations):
-        """Runs ``iterations`` iterations; returns the particles (a copy)."""
+        """Runs ``iterations`` iterations; returns the particles (a copy).
+
+        ``iterations``: a non-negative integer (else :class:`InvalidInput`)."""
+        where = f"sgs_svgd_run{self._sfx}"
+        iterations = _count(iterations, "iterations", where)
+        self._acquire(where)
+        try:
+            self._run(iterations, where)
+            return self._x.copy()
+        finally:
+            self._lock.release()
+
+    def _run(self, iterations, where):
         t0 = time.perf_counter()
+        last = []
 
         def call(start, k):
-            st = getattr(lib, f"sgs_svgd_run{self._sfx}")(self._state, k, self._summary)
-            self.info.iterations += self._summary.iterations
+            # A fresh zeroed summary per call: a call the library refuses before running
+            # (SGS_ERR_BUSY) leaves it untouched, and then adds nothing to .info.
+            summary = ffi.new("sgs_svgd_run_summary *")
+            st = getattr(lib, f"sgs_svgd_run{self._sfx}")(self._state, k, summary)
+            self.info.iterations += summary.iterations
+            if summary.iterations:
+                last[:] = [summary.last.step_size, summary.last.ksd_squared]
             if st != 0:
                 self.info.seconds += time.perf_counter() - t0
+                self._set_last(last)
                 self._cb.reraise()
-                _check(st, f"sgs_svgd_run{self._sfx}")
-            return self._summary.iterations
+                _check(st, where)
+            return summary.iterations
 
-        self._chunks(int(iterations), call)
+        self._chunks(iterations, call)
         self.info.seconds += time.perf_counter() - t0
-        if self.info.iterations:
-            self.info.step_size = self._summary.last.step_size
-            self.info.ksd_squared = self._summary.last.ksd_squared
-        return self.particles
+        self._set_last(last)
+
+    def _set_last(self, last):
+        if last:
+            self.info.step_size, self.info.ksd_squared = last
 
 
 def svgd(particles, iterations, grad=None, *, grads=None, **kw):
