@@ -253,17 +253,33 @@ class Raw:
 
     ``fn``: a cffi function pointer, a ctypes function (``CFUNCTYPE`` instance or a symbol of a
     ``ctypes.CDLL``), a numba ``cfunc``, or an address. ``user_data``: anything :func:`_address`
-    accepts (a numpy array passes its data pointer), or None. Both are kept alive by this object,
-    which the sampler keeps alive while it is used. The same user data goes to every callback of
-    one sampler, so give ``energy`` and ``grad`` the same ``user_data`` (the first one is used).
+    accepts, or None. Both are kept alive by this object, which the sampler keeps alive while it
+    is used. The same user data goes to every callback of one sampler, so give ``energy`` and
+    ``grad`` the same ``user_data`` (the first one is used).
+
+    A numpy array as ``user_data`` is passed as the address of its first element, as it is: no
+    copy and no conversion, so the callback reads (and may write) the array's own memory, in the
+    array's own dtype (a float64 array is a ``double *``, a float32 array a ``float *``, a uint64
+    array a ``uint64_t *``), and sees later changes to it. It must be C-contiguous (a strided
+    view such as ``a[::2]`` would be read as the underlying buffer's elements) and must not hold
+    Python objects: otherwise :class:`InvalidInput` (``SGS_ERR_INVALID_ARGUMENT``). Pass
+    ``np.ascontiguousarray(a, dtype=...)`` for the layout the callback expects; a callback that
+    writes through ``user_data`` needs a writeable array.
     """
 
     def __init__(self, fn, user_data=None):
+        if isinstance(user_data, np.ndarray):
+            if not user_data.flags.c_contiguous:
+                raise _invalid("Raw", "a numpy user_data must be C-contiguous (its data pointer is "
+                               "passed as it is); pass np.ascontiguousarray(...)")
+            if user_data.dtype.hasobject:
+                raise _invalid("Raw", f"a numpy user_data of dtype {user_data.dtype} holds Python "
+                               "objects, not plain memory a C callback can read")
         self.fn, self.user_data = fn, user_data
         self.address = _address(fn)
         self.user_data_address = _address(user_data)
         if self.address == 0:
-            raise ValueError("Raw: null function pointer")
+            raise _invalid("Raw", "null function pointer", "SGS_ERR_NULL_POINTER")
 
 
 def _c_callback(obj, kind, suffix, py):
@@ -294,7 +310,8 @@ class _Callbacks:
             if ud is not None and raw_ud is None:
                 raw_ud = ud
         if python and raw_ud:
-            raise ValueError("cannot mix Python callbacks with Raw callbacks that need user_data")
+            raise _invalid("callbacks", "cannot mix Python callbacks with Raw callbacks that "
+                           "need user_data")
         self.keep = list(slots.values())
         self.user_data = self.handle if python else ffi.cast("void *", raw_ud or 0)
 
@@ -352,7 +369,7 @@ class Result:
 def _dtype(dtype):
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float64), np.dtype(np.float32)):
-        raise ValueError(f"dtype must be float64 or float32, not {dt}")
+        raise _invalid("dtype", f"dtype must be float64 or float32, not {dt}")
     return dt, ("" if dt == np.float64 else "_f32")
 
 
@@ -750,9 +767,22 @@ def ksd(particles, grads, *, batch_size=None, c=1.0, beta=-0.5, seed=0, stream=0
     batches of ``batch_size`` over the permutation that ``(seed, stream)`` draws. The IMQ base
     kernel ``(c² + r²)^beta``. The KSD is the square root (the batch estimate may be < 0)."""
     x = np.array(particles, dtype=np.float64)
+    g = np.array(grads, dtype=np.float64, order="C")
+    if x.ndim not in (1, 2):
+        raise _invalid("ksd", f"particles must have shape (N, d) or (N,), got {x.shape}",
+                       "SGS_ERR_LENGTH_MISMATCH")
+    if g.shape != x.shape:
+        # Exactly the particles' shape: a transposed or flattened array would be read as other
+        # gradients without any error.
+        raise _invalid("ksd", f"grads must have the particles' shape {x.shape}, got {g.shape}",
+                       "SGS_ERR_LENGTH_MISMATCH")
     x = np.ascontiguousarray(x[:, None] if x.ndim == 1 else x)
-    g = np.array(grads, dtype=np.float64, order="C").reshape(x.shape)
+    g = g.reshape(x.shape)
     n, d = x.shape
+    seed = _count(seed, "seed", "ksd")
+    stream = _count(stream, "stream", "ksd")
+    if batch_size is not None:
+        batch_size = _count(batch_size, "batch_size", "ksd")
     out = ffi.new("double *")
     xp, gp = _ptr("double *", x), _ptr("double *", g)
     if batch_size is None:
@@ -766,7 +796,9 @@ def ksd(particles, grads, *, batch_size=None, c=1.0, beta=-0.5, seed=0, stream=0
 
 def minibatch(seed, n, size):
     """The library's minibatch for ``seed``: ``size`` distinct indices in ``0..n`` (uint64)."""
-    out = np.empty(int(size), np.uint64)
+    seed = _count(seed, "seed", "sgs_minibatch")
+    n = _count(n, "n", "sgs_minibatch")
+    out = np.empty(_count(size, "size", "sgs_minibatch"), np.uint64)
     _check(lib.sgs_minibatch(seed, n, _ptr("uint64_t *", out), out.size), "sgs_minibatch")
     return out
 
@@ -784,7 +816,7 @@ class Stats:
     """
 
     def __init__(self, d):
-        self.d = int(d)
+        self.d = _count(d, "d", "sgs_stats_state_size")
         size = ffi.new("size_t *")
         _check(lib.sgs_stats_state_size(self.d, size), "sgs_stats_state_size")
         align = lib.sgs_stats_state_align()
@@ -794,14 +826,29 @@ class Stats:
         _check(lib.sgs_stats_init(self._state, size[0], self.d), "sgs_stats_init")
 
     def push(self, x):
-        """Adds one draw (shape ``(d,)``) or several (shape ``(n, d)``), in order."""
+        """Adds one draw (shape ``(d,)``) or several (shape ``(n, d)``), in order.
+
+        Any other shape raises :class:`InvalidInput` (``SGS_ERR_LENGTH_MISMATCH``): a ``(d, n)``
+        array is not transposed, a stack of chains is not flattened (use one ``Stats`` per
+        chain). A draw with a NaN or infinite coordinate raises :class:`InvalidInput`
+        (``SGS_ERR_NON_FINITE``) naming the row, and then none of the draws of this call is
+        pushed."""
         a = np.asarray(x)
         dt, suffix = _dtype(a.dtype if a.dtype == np.float32 else np.float64)
+        where = "sgs_stats_push" + suffix
+        if not (a.shape == (self.d,) or (a.ndim == 2 and a.shape[1] == self.d)):
+            raise _invalid(where, f"draws must have shape ({self.d},) or (n, {self.d}), "
+                           f"got {a.shape}", "SGS_ERR_LENGTH_MISMATCH")
         a = np.ascontiguousarray(a, dtype=dt).reshape(-1, self.d)
+        bad = np.flatnonzero(~np.isfinite(a).all(axis=1))
+        if bad.size:
+            raise _invalid(where, f"draw {bad[0]} (row {bad[0]} of the {a.shape[0]} given) has a "
+                           "NaN or infinite coordinate; nothing was pushed",
+                           "SGS_ERR_NON_FINITE")
         push = getattr(lib, "sgs_stats_push" + suffix)
         ctype = "double *" if suffix == "" else "float *"
         for row in a:
-            _check(push(self._state, _ptr(ctype, row), self.d), "sgs_stats_push" + suffix)
+            _check(push(self._state, _ptr(ctype, row), self.d), where)
         return self
 
     @property
@@ -837,7 +884,7 @@ class Stats:
 def _across(fn, stats):
     stats = list(stats)
     if not stats:
-        raise ValueError("at least one Stats is needed")
+        raise _invalid(fn, "at least one Stats is needed")
     arr = ffi.new("sgs_stats *[]", [s._state for s in stats])
     out = np.empty(stats[0].d)
     _check(getattr(lib, fn)(ffi.cast("const sgs_stats *const *", arr), len(stats),
