@@ -21,7 +21,9 @@ pointers with a user-data pointer (cffi or ctypes functions, numba ``cfunc``, sy
 library), which run without the interpreter. An exception raised in a Python callback makes it
 return ``SGS_CB_ABORT``; the sampler stops with the chain at its last accepted state and the
 exception is re-raised here with its traceback. Raise :class:`OutOfDomain` to return
-``SGS_CB_REJECT``. Long runs are cut into chunks of about 50 ms so that Ctrl-C
+``SGS_CB_REJECT`` (AMAGOLD/SGHMC/SGLD reject the proposal; SVGD stops with :class:`Error`
+``SGS_ERR_GRADIENT_REJECTED``). One thread at a time per sampler: a second call while one runs
+raises :class:`InvalidInput` ``SGS_ERR_BUSY``. Long runs are cut into chunks of about 50 ms so that Ctrl-C
 (``KeyboardInterrupt``) stops them between iterations also when no Python callback runs.
 """
 
@@ -96,7 +98,11 @@ class InvalidInput(Error, ValueError):
 
 
 class OutOfDomain(Exception):
-    """Raise inside a Python callback: the point is outside the target (``SGS_CB_REJECT``)."""
+    """Raise inside a Python callback: the point is outside the target (``SGS_CB_REJECT``).
+
+    AMAGOLD, SGHMC and SGLD reject the proposal and go on. SVGD has no proposal to reject: the
+    run stops with :class:`Error` ``SGS_ERR_GRADIENT_REJECTED``, the particles those after the
+    last completed iteration."""
 
 
 def _check(status, where):
@@ -669,6 +675,9 @@ class SVGD(_Runner):
     ``seed``, ``stream``, ``ksd`` (``"off"``, ``"batch"``, ``"full"``: the kernelized Stein
     discrepancy of the last iteration's particles in ``info.ksd_squared``), ``ksd_c``,
     ``ksd_beta``.
+
+    A gradient callback that raises :class:`OutOfDomain` stops the run with :class:`Error`
+    ``SGS_ERR_GRADIENT_REJECTED`` (particles of the last completed iteration).
     """
 
     def __init__(self, particles, grad=None, *, grads=None, batch_size=None, step_size,
@@ -813,6 +822,7 @@ class Stats:
     ``push`` takes one draw (``d`` values) or an array of draws ``(n, d)``; nothing is stored but
     the fixed-size accumulators. ``mean()``, ``variance()``, ``ess()``, ``mcse()`` return one value
     per coordinate; :func:`ess` and :func:`rhat` combine several chains' ``Stats``.
+    Not locked: use one ``Stats`` from one thread at a time.
     """
 
     def __init__(self, d):
