@@ -7,7 +7,9 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %                         return [] when theta is outside the domain (the proposal is rejected).
 %   gradient(theta, seed) stochastic gradient of U at theta (a d-vector) on the minibatch chosen
 %                         by SEED (a uint64; use sgs_minibatch(seed, n, B)); [] = outside the domain.
-%   theta0                starting point, a d-vector.
+%   theta0                starting point, a d-vector (real double).
+%   Callback outputs must be real double too (single, integer or logical outputs are refused:
+%   sgsample:badCallbackOutput).
 %
 %   Options (defaults are the C library's, sgs_amagold_config_default):
 %     'StepSize'     0.1    step size epsilon (the initial one when Warmup > 0)
@@ -31,7 +33,9 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %            (d-by-1: per coordinate, MomentumSD^2 times the variance the warm-up estimated;
 %            ones without AdaptMass), [log_accept].
 %
-%   Errors have identifiers 'sgsample:...' and the library's status text. An error inside
+%   Errors have identifiers 'sgsample:...' and the library's status text (sgsample:badArgument
+%   for a theta0 that is not a real double vector, sgsample:outOfMemory when Samples-by-d cannot
+%   be allocated, sgsample:tooLarge when it overflows; README.md lists them all). An error inside
 %   ENERGY or GRADIENT stops the sampler cleanly and is rethrown unchanged. Ctrl-C stops the run
 %   cleanly, then reaches the prompt as the usual interrupt (MATLAB: error sgsample:interrupted);
 %   see README.md.

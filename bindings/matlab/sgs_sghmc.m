@@ -4,7 +4,7 @@ function [samples, info] = sgs_sghmc(gradient, theta0, varargin)
 %
 %   [samples, info] = sgs_sghmc(@gradient, theta0, Name, Value, ...)
 %
-%   gradient(theta, seed) as for SGS_AMAGOLD.
+%   gradient(theta, seed) and theta0 as for SGS_AMAGOLD (real double; errors likewise).
 %
 %   Options (defaults: sgs_sghmc_config_default):
 %     'StepSize' 0.1, 'Steps' 10, 'Friction' 0.25 (StepSize*Friction < 1), 'MomentumSD' 1,

@@ -4,6 +4,8 @@ function [samples, info] = sgs_sgld(gradient, theta0, varargin)
 %
 %   [samples, info] = sgs_sgld(@gradient, theta0, Name, Value, ...)
 %
+%   gradient(theta, seed) and theta0 as for SGS_AMAGOLD (real double; errors likewise).
+%
 %   Options (defaults: sgs_sgld_config_default): 'StepSize' 0.1, 'Steps' 1 (updates per
 %   sample), 'Samples' 1000, 'Burnin' 0, 'Seed' 0, 'Stream' 0.
 %

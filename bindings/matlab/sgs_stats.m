@@ -5,7 +5,8 @@ function S = sgs_stats(X)
 %
 %   X  n-by-d (one chain: n draws of d coordinates, one draw per row, as returned by
 %      sgs_amagold, sgs_sghmc, sgs_sgld and c.run) or n-by-d-by-m (m chains of n draws each,
-%      e.g. cat(3, s1, s2, s3, s4)); double or single, finite.
+%      e.g. cat(3, s1, s2, s3, s4)); double or single, finite. One scalar chain is a COLUMN
+%      (x(:)): a 1-by-n row is one draw of n coordinates (NaN ESS, no error).
 %
 %   S  struct with
 %      ess        1-by-d  effective sample size of each coordinate over all chains together
@@ -24,7 +25,8 @@ function S = sgs_stats(X)
 %   split-R-hat uses each chain's halves exactly when n is 16*2^j (otherwise the draws of the
 %   incomplete last batches are left out of the halves). NaN below 4 draws.
 %   Errors: sgsample:badArgument (not a real 2-D/3-D array), sgsample:zeroDimension (d = 0 or
-%   no chain), sgsample:nonFinite (a NaN or Inf draw).
+%   no chain), sgsample:nonFinite (a NaN or Inf draw; the message names X(t, :, c)),
+%   sgsample:outOfMemory.
 %
 %     [s1, ~] = sgs_amagold(@U, @dU, [0; 0], 'Samples', 4096, 'Stream', 0);
 %     [s2, ~] = sgs_amagold(@U, @dU, [0; 0], 'Samples', 4096, 'Stream', 1);

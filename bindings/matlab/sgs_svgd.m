@@ -8,7 +8,10 @@ function [X, info] = sgs_svgd(gradients, X0, varargin)
 %                       particle per row, MATLAB's usual layout), the result N-by-d likewise, so
 %                       that a model can vectorise. SEED (uint64) selects a data minibatch.
 %                       (The C library stores particles row by row; the gateway transposes.)
-%   X0                  N-by-d starting particles.
+%                       The result must be real double. Returning [] (outside the domain)
+%                       stops the run with error sgsample:gradientRejected: SVGD has no
+%                       proposal to reject (a NaN/Inf gradient gives sgsample:nonFinite).
+%   X0                  N-by-d starting particles, real double.
 %
 %   Options (defaults: sgs_svgd_config_default):
 %     'BatchSize'      min(N, 8)  interaction batch size p, 2 <= p <= N

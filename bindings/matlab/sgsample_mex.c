@@ -106,6 +106,33 @@ static void free_all(buffers *b) {
     b->n = 0;
 }
 
+/* Raises sgsample:outOfMemory (after freeing b) when `bytes` cannot be allocated. mxCalloc and
+ * mxCreateDoubleMatrix raise an error of their own without an identifier when they fail, so a
+ * request that malloc refuses (far beyond memory, e.g. 'Samples', 2^50) is caught here first.
+ * The probe block is freed at once; with Linux's lazy allocation it touches no memory. */
+static void check_alloc(buffers *b, size_t bytes, const char *what) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        char msg[200];
+        free_all(b);
+        snprintf(msg, sizeof msg, "out of memory: %s needs %.3g GB", what, (double)bytes / 1e9);
+        mexErrMsgIdAndTxt("sgsample:outOfMemory", "%s", msg);
+    }
+    free(p);
+}
+
+/* An m-by-n double matrix, or sgsample:tooLarge / sgsample:outOfMemory (after freeing b). */
+static mxArray *double_matrix(buffers *b, size_t m, size_t n, const char *what) {
+    if (n != 0 && m > SIZE_MAX / n / sizeof(double)) {
+        char msg[200];
+        free_all(b);
+        snprintf(msg, sizeof msg, "%s does not fit in memory", what);
+        mexErrMsgIdAndTxt("sgsample:tooLarge", "%s", msg);
+    }
+    check_alloc(b, m * n * sizeof(double), what);
+    return mxCreateDoubleMatrix(m, n, mxREAL);
+}
+
 /* Zeroed, `align`-aligned memory (mxCalloc gives at least 8; the states need 8, checked). */
 static void *take(buffers *b, size_t count, size_t size, size_t align) {
     if (b->n == MAX_BUFS) {
@@ -117,6 +144,7 @@ static void *take(buffers *b, size_t count, size_t size, size_t align) {
         free_all(b);
         mexErrMsgIdAndTxt("sgsample:tooLarge", "the requested output does not fit in memory");
     }
+    check_alloc(b, bytes, "a work buffer");
     char *raw = (char *)mxCalloc(bytes ? bytes : 1, 1);
     b->p[b->n++] = raw;
     uintptr_t a = (uintptr_t)raw, mask = (uintptr_t)(align ? align : 1) - 1;
@@ -592,9 +620,9 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
 
     if (samples > (uint64_t)SIZE_MAX / dd / sizeof(double))
         fail(&b, "sgsample:tooLarge", "Samples × d does not fit in memory");
-    plhs[0] = mxCreateDoubleMatrix((size_t)samples, d, mxREAL);
+    plhs[0] = double_matrix(&b, (size_t)samples, d, "Samples x d");
     double *pos = (double *)take(&b, dd, sizeof(double), 8);
-    mxArray *la = want_la ? mxCreateDoubleMatrix((size_t)samples, 1, mxREAL) : NULL;
+    mxArray *la = want_la ? double_matrix(&b, (size_t)samples, 1, "LogAccept") : NULL;
     tally t;
     st = chain_loop(kind, state, burnin, burnin + samples, mxGetPr(plhs[0]), (size_t)samples,
                     la ? mxGetPr(la) : NULL, pos, d, &t);
@@ -757,6 +785,13 @@ static void stats(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
                 else row[j] = x[at];
             }
             st = single ? sgs_stats_push_f32(s, row32, d) : sgs_stats_push(s, row, d);
+            if (st == SGS_ERR_NON_FINITE) {
+                /* The library's text for this status speaks of particles and gradients. */
+                char msg[200];
+                snprintf(msg, sizeof msg, "sgs_stats: X(%lu, :, %lu) (draw %lu of chain %lu) has a NaN or an Inf",
+                         (unsigned long)t + 1, (unsigned long)c + 1, (unsigned long)t + 1, (unsigned long)c + 1);
+                fail(&b, "sgsample:nonFinite", msg);
+            }
             if (st != SGS_OK) fail_status(&b, "stats push", st);
         }
     }
@@ -862,6 +897,10 @@ static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     if (nrhs != 7 || !mxIsChar(prhs[1]) || mxGetString(prhs[1], kname, sizeof kname) != 0 || chain_kind(kname) < 0)
         mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('new', 'amagold'|'sghmc'|'sgld', energy, gradient, theta0, opts, trampoline)");
     int kind = chain_kind(kname);
+    /* Every check that can raise comes before the malloc below, whose block nothing else would
+     * free (bind_callbacks checks the handles again, then they are known to pass). */
+    if (kind == AMAGOLD) check_handle(&b, prhs[2], "energy");
+    check_handle(&b, prhs[3], "gradient");
     const mxArray *opts = prhs[5];
     if (!mxIsStruct(opts)) fail(&b, "sgsample:badArguments", "options must be a struct");
     size_t d = vector_arg(&b, prhs[4]);
@@ -931,8 +970,8 @@ static void chain_run(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     size_t d = o->d, dd = d ? d : 1;
     if (n > (uint64_t)SIZE_MAX / dd / sizeof(double)) fail(&b, "sgsample:tooLarge", "n × d does not fit in memory");
     bind_callbacks(o, &b, prhs[3], prhs[4], prhs[5]);
-    mxArray *out = mxCreateDoubleMatrix((size_t)n, d, mxREAL);
-    mxArray *la = o->kind == AMAGOLD ? mxCreateDoubleMatrix((size_t)n, 1, mxREAL) : NULL;
+    mxArray *out = double_matrix(&b, (size_t)n, d, "n x d");
+    mxArray *la = o->kind == AMAGOLD ? double_matrix(&b, (size_t)n, 1, "log_accept") : NULL;
     double *pos = (double *)take(&b, dd, sizeof(double), 8);
     tally t;
     o->running = 1;

@@ -14,6 +14,10 @@ classdef Chain < handle
 %   delete(c)                frees the chain (also done when the last reference goes, and by
 %                            clear mex, after which the object only raises sgsample:invalidHandle)
 %
+%   At most 256 objects can be alive at once: the next raises sgsample:tooManyObjects. step,
+%   run or delete called from the object's own callback raises sgsample:busy (the object is
+%   unchanged). theta0 and the callback outputs must be real double.
+%
 %   The chain lives in the MEX file between calls. The same options and seed give the same
 %   iterations, bit for bit, as the one-shot function: sgs_amagold(..., 'Warmup', w, 'Samples', n)
 %   equals c.run(w) followed by c.run(n). An error in a callback, or Ctrl-C, leaves the chain at

@@ -277,9 +277,19 @@ function t = bad_inputs(t)
     'sgsample:gradientRejected', @() sgs_svgd(@(X, s) [], X0), 'SVGD gradient [] (REJECT)'; ...
     'sgsample:invalidMinibatch', @() sgs_minibatch(1, 5, 6), 'minibatch B > n'; ...
     'sgsample:invalidMinibatch', @() sgs_minibatch(1, 0, 0), 'minibatch n = 0'; ...
-    'sgsample:badArgument', @() sgs_minibatch(-1, 5, 2), 'minibatch seed -1'};
+    'sgsample:badArgument', @() sgs_minibatch(-1, 5, 2), 'minibatch seed -1'; ...
+    'sgsample:outOfMemory', @() sgs_sgld(G, [0; 0], 'Samples', uint64(2^50)), 'Samples 2^50 (out of memory)'; ...
+    'sgsample:outOfMemory', @() sgs_minibatch(1, 2^52, 2^52), 'minibatch of 2^52 (out of memory)'};
   for k = 1:size(cases, 1)
     t = expect_error(t, cases{k, 1}, cases{k, 2}, cases{k, 3});
+  end
+  % A NaN draw: the message says which draw (the library's text speaks of particles).
+  try
+    sgs_stats(cat(3, [1 2; 3 4; 5 6], [1 2; 3 NaN; 5 6]));
+    t = check(t, 'bad input: sgs_stats NaN message names the draw', false, '(no error)');
+  catch e
+    t = check(t, 'bad input: sgs_stats NaN message names the draw', strcmp(e.identifier, 'sgsample:nonFinite') && ...
+              ~isempty(strfind(e.message, 'X(2, :, 2)')) && isempty(strfind(e.message, 'particle')), e.message);
   end
   % The message is the library's status text.
   try
@@ -523,6 +533,41 @@ function t = object_errors(t)
   t = expect_error(t, 'sgsample:notFunctionHandle', @() sgs.Amagold(E, 'G', th), 'object: gradient not a handle');
   t = expect_error(t, 'sgsample:badArgument', @() d.run(-1), 'object: run(-1)');
   t = expect_error(t, 'sgsample:badArguments', @() d.run(), 'object: run()');
+  t = expect_error(t, 'sgsample:outOfMemory', @() d.run(2^50), 'object: run(2^50) (out of memory)');
+  % 'new' with a callback that is not a handle (only reachable by calling the gateway directly)
+  % used to leak the chain's malloc block: 200 failures at d = 1e5 grew VmSize by 460 MiB.
+  vm = @() str2double(regexprep(regexp(fileread('/proc/self/status'), 'VmSize:\s*\d+', 'match', 'once'), '\D', '')) / 1024;
+  if exist('/proc/self/status', 'file')
+    v0 = vm();
+    ids = {};
+    for k = 1:200
+      try
+        sgsample_mex('new', 'sgld', [], 3, zeros(100000, 1), struct(), []);
+      catch e
+        ids{end + 1} = e.identifier; %#ok<AGROW>
+      end
+    end
+    grew = vm() - v0;
+    t = check(t, 'object: a failed new (gradient not a handle) frees its block', ...
+              numel(ids) == 200 && all(strcmp(ids, 'sgsample:notFunctionHandle')) && grew < 50, ...
+              sprintf('(VmSize %+.1f MiB over 200 failures)', grew));
+  end
+  % At most 256 live objects: the next one raises sgsample:tooManyObjects; deleting frees slots.
+  many = {};
+  try
+    for k = 1:300
+      many{end + 1} = sgs.Sgld(G, th); %#ok<AGROW>
+    end
+    t = check(t, 'object: the 257th live object', false, '(no error)');
+  catch e
+    t = check(t, 'object: the 257th live object -> sgsample:tooManyObjects', ...
+              strcmp(e.identifier, 'sgsample:tooManyObjects') && numel(many) <= 256 && numel(many) >= 250, ...
+              sprintf('(%d made; %s)', numel(many), e.message));
+  end
+  many = {}; %#ok<NASGU>
+  f = sgs.Sgld(G, th);
+  t = check(t, 'object: slots are free again once the objects are gone', f.Iterations == 0);
+  delete(f);
   if exist('OCTAVE_VERSION', 'builtin')
     clear sgsample_mex   % Octave's spelling of MATLAB's clear mex: unloads the MEX file
   else

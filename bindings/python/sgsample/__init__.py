@@ -21,11 +21,14 @@ pointers with a user-data pointer (cffi or ctypes functions, numba ``cfunc``, sy
 library), which run without the interpreter. An exception raised in a Python callback makes it
 return ``SGS_CB_ABORT``; the sampler stops with the chain at its last accepted state and the
 exception is re-raised here with its traceback. Raise :class:`OutOfDomain` to return
-``SGS_CB_REJECT``. Long runs are cut into chunks of about 50 ms so that Ctrl-C
+``SGS_CB_REJECT`` (AMAGOLD/SGHMC/SGLD reject the proposal; SVGD stops with :class:`Error`
+``SGS_ERR_GRADIENT_REJECTED``). One thread at a time per sampler: a second call while one runs
+raises :class:`InvalidInput` ``SGS_ERR_BUSY``. Long runs are cut into chunks of about 50 ms so that Ctrl-C
 (``KeyboardInterrupt``) stops them between iterations also when no Python callback runs.
 """
 
 import math
+import operator
 import os
 import sys
 import threading
@@ -82,10 +85,11 @@ _RUNTIME = {"SGS_ERR_CALLBACK_ABORTED", "SGS_ERR_NON_FINITE", "SGS_ERR_GRADIENT_
 class Error(Exception):
     """A non-OK ``sgs_status`` from the C library: ``.status`` (int), ``.name`` (``SGS_ERR_…``)."""
 
-    def __init__(self, status, where=""):
+    def __init__(self, status, where="", detail=None):
         self.status = int(status)
         self.name = STATUS_NAMES.get(self.status, "unknown status")
-        text = ffi.string(lib.sgs_status_str(self.status)).decode()
+        # ``detail``: the binding's own, more precise text, instead of the library's generic one.
+        text = detail if detail is not None else ffi.string(lib.sgs_status_str(self.status)).decode()
         super().__init__(f"{where}: {self.name} ({self.status}): {text}")
 
 
@@ -94,13 +98,51 @@ class InvalidInput(Error, ValueError):
 
 
 class OutOfDomain(Exception):
-    """Raise inside a Python callback: the point is outside the target (``SGS_CB_REJECT``)."""
+    """Raise inside a Python callback: the point is outside the target (``SGS_CB_REJECT``).
+
+    AMAGOLD, SGHMC and SGLD reject the proposal and go on. SVGD has no proposal to reject: the
+    run stops with :class:`Error` ``SGS_ERR_GRADIENT_REJECTED``, the particles those after the
+    last completed iteration."""
 
 
 def _check(status, where):
     if status != 0:
         name = STATUS_NAMES.get(int(status), "")
         raise (Error if name in _RUNTIME else InvalidInput)(status, where)
+
+
+_STATUS = {name: value for name, value in header.enums["sgs_status"]}
+
+
+def _invalid(where, detail, status="SGS_ERR_INVALID_ARGUMENT"):
+    """The InvalidInput the binding raises for an argument it refuses before calling the library."""
+    return InvalidInput(_STATUS[status], where, detail)
+
+
+_U64_MAX = 2**64 - 1
+
+
+def _count(value, what, where, *, minimum=0, maximum=_U64_MAX):
+    """A non-negative integer argument (a count, size or seed) as a Python int.
+
+    Accepts ints (also numpy integers) and floats with an integral value (``1e4``); refuses
+    anything else, and values outside ``[minimum, maximum]``, with :class:`InvalidInput`
+    (``SGS_ERR_INVALID_ARGUMENT``) instead of cffi's ``OverflowError``/``TypeError``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise _invalid(where, f"{what} must be an integer, got {value!r}")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        if isinstance(value, (float, np.floating)) and math.isfinite(value) and \
+                float(value).is_integer():
+            n = int(value)
+        else:
+            raise _invalid(where, f"{what} must be an integer, got {value!r}") from None
+    if n < minimum:
+        raise _invalid(where, f"{what} must be >= {minimum}, got {n}")
+    if n > maximum:
+        raise _invalid(where, f"{what} must be <= {maximum}, got {n}")
+    return n
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,17 +259,33 @@ class Raw:
 
     ``fn``: a cffi function pointer, a ctypes function (``CFUNCTYPE`` instance or a symbol of a
     ``ctypes.CDLL``), a numba ``cfunc``, or an address. ``user_data``: anything :func:`_address`
-    accepts (a numpy array passes its data pointer), or None. Both are kept alive by this object,
-    which the sampler keeps alive while it is used. The same user data goes to every callback of
-    one sampler, so give ``energy`` and ``grad`` the same ``user_data`` (the first one is used).
+    accepts, or None. Both are kept alive by this object, which the sampler keeps alive while it
+    is used. The same user data goes to every callback of one sampler, so give ``energy`` and
+    ``grad`` the same ``user_data`` (the first one is used).
+
+    A numpy array as ``user_data`` is passed as the address of its first element, as it is: no
+    copy and no conversion, so the callback reads (and may write) the array's own memory, in the
+    array's own dtype (a float64 array is a ``double *``, a float32 array a ``float *``, a uint64
+    array a ``uint64_t *``), and sees later changes to it. It must be C-contiguous (a strided
+    view such as ``a[::2]`` would be read as the underlying buffer's elements) and must not hold
+    Python objects: otherwise :class:`InvalidInput` (``SGS_ERR_INVALID_ARGUMENT``). Pass
+    ``np.ascontiguousarray(a, dtype=...)`` for the layout the callback expects; a callback that
+    writes through ``user_data`` needs a writeable array.
     """
 
     def __init__(self, fn, user_data=None):
+        if isinstance(user_data, np.ndarray):
+            if not user_data.flags.c_contiguous:
+                raise _invalid("Raw", "a numpy user_data must be C-contiguous (its data pointer is "
+                               "passed as it is); pass np.ascontiguousarray(...)")
+            if user_data.dtype.hasobject:
+                raise _invalid("Raw", f"a numpy user_data of dtype {user_data.dtype} holds Python "
+                               "objects, not plain memory a C callback can read")
         self.fn, self.user_data = fn, user_data
         self.address = _address(fn)
         self.user_data_address = _address(user_data)
         if self.address == 0:
-            raise ValueError("Raw: null function pointer")
+            raise _invalid("Raw", "null function pointer", "SGS_ERR_NULL_POINTER")
 
 
 def _c_callback(obj, kind, suffix, py):
@@ -258,7 +316,8 @@ class _Callbacks:
             if ud is not None and raw_ud is None:
                 raw_ud = ud
         if python and raw_ud:
-            raise ValueError("cannot mix Python callbacks with Raw callbacks that need user_data")
+            raise _invalid("callbacks", "cannot mix Python callbacks with Raw callbacks that "
+                           "need user_data")
         self.keep = list(slots.values())
         self.user_data = self.handle if python else ffi.cast("void *", raw_ud or 0)
 
@@ -316,7 +375,7 @@ class Result:
 def _dtype(dtype):
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float64), np.dtype(np.float32)):
-        raise ValueError(f"dtype must be float64 or float32, not {dt}")
+        raise _invalid("dtype", f"dtype must be float64 or float32, not {dt}")
     return dt, ("" if dt == np.float64 else "_f32")
 
 
@@ -335,7 +394,16 @@ def _new_state(kind, suffix):
 
 def _config(kind, default_args, options, enums=None):
     cfg = ffi.new(f"sgs_{kind}_config *")
-    cfg[0] = getattr(lib, f"sgs_{kind}_config_default")(*default_args)
+    where = f"sgs_{kind}_config"
+    default = getattr(lib, f"sgs_{kind}_config_default")
+    try:
+        cfg[0] = default(*default_args)
+    except (OverflowError, TypeError) as e:
+        # A negative count or a value of the wrong type: cffi refuses it before the library sees
+        # it; raise the binding's InvalidInput (a ValueError), as for the library's own checks.
+        names = ("batch_size", "step_size") if kind == "svgd" else ("step_size",)
+        given = ", ".join(f"{k}={v!r}" for k, v in zip(names, default_args))
+        raise _invalid(where, f"{given}: {e}") from None
     fields = {name for _, name, _ in header.structs[f"sgs_{kind}_config"]}
     fields -= {"reserved", "ksd_reserved"}
     for key, value in options.items():
@@ -345,15 +413,31 @@ def _config(kind, default_args, options, enums=None):
             try:
                 value = enums[key][value]
             except KeyError:
-                raise ValueError(f"{key} must be one of {sorted(enums[key])}") from None
-        setattr(cfg, key, value)
+                raise _invalid(where, f"{key} must be one of {sorted(enums[key])}",
+                               "SGS_ERR_INVALID_OPTION") from None
+        try:
+            setattr(cfg, key, value)
+        except (OverflowError, TypeError) as e:
+            raise _invalid(where, f"option {key}={value!r}: {e}") from None
     return cfg
 
 
 class _Runner:
-    """Runs in chunks of about ``chunk_seconds`` so Ctrl-C is seen between iterations."""
+    """Runs in chunks of about ``chunk_seconds`` so Ctrl-C is seen between iterations.
+
+    One thread at a time per sampler: every call into the library on a sampler's state holds
+    ``_lock`` (taken without waiting), so a second call while one is under way (from one of its
+    own callbacks, or from another thread) raises :class:`InvalidInput` with ``SGS_ERR_BUSY``
+    and leaves the sampler as it was. The library's own busy flag is not atomic: it is not what
+    protects a state from two threads."""
 
     chunk_seconds = 0.05
+
+    def _acquire(self, where):
+        if not self._lock.acquire(blocking=False):
+            raise _invalid(where, "the sampler is in use (called from one of its own callbacks, "
+                           "or from another thread while a call runs): one thread at a time per "
+                           "sampler", "SGS_ERR_BUSY")
 
     def _chunks(self, total, call):
         done, k = 0, 1
@@ -374,12 +458,14 @@ class _Chain(_Runner):
     def __init__(self, theta0, grad, energy=None, *, dtype=np.float64, step_size, **options):
         self.dtype, sfx = _dtype(dtype)
         self._sfx = sfx
-        self._fn = lambda name: getattr(lib, f"sgs_{self._kind}_{name}{sfx}")
+        self._lock = threading.Lock()
         self._raw, self._state = _new_state(self._kind, sfx)
         self._cfg = _config(self._kind, (step_size,), options, self._enums())
         self.theta0 = np.ascontiguousarray(theta0, dtype=self.dtype)
         if self.theta0.ndim != 1:
-            raise ValueError(f"theta0 must be a vector, got shape {self.theta0.shape}")
+            raise _invalid(f"sgs_{self._kind}_init{sfx}",
+                           f"theta0 must be a vector, got shape {self.theta0.shape}",
+                           "SGS_ERR_LENGTH_MISMATCH")
         self.dim = d = self.theta0.size
         ws_len = self._workspace_len(d)
         self._ws = np.zeros(max(1, ws_len), dtype=self.dtype)
@@ -393,8 +479,11 @@ class _Chain(_Runner):
         self._cb.reraise()
         _check(st, f"sgs_{self._kind}_init{sfx}")
         self.info = RunInfo(sampler=self._kind)
-        self._summary = ffi.new(f"sgs_{self._kind}_run_summary *")
-        self._done = ffi.new("size_t *")
+
+    def _fn(self, name):
+        # A method, not a lambda stored on the instance: a stored closure over ``self`` would
+        # make every chain a reference cycle, freed (state, workspace) only by the cyclic GC.
+        return getattr(lib, f"sgs_{self._kind}_{name}{self._sfx}")
 
     def _enums(self):
         return None
@@ -404,8 +493,14 @@ class _Chain(_Runner):
 
     @property
     def position(self):
+        """A copy of the current position, shape ``(dim,)``."""
         out = np.empty(self.dim, self.dtype)
-        _check(self._fn("position")(self._state, _ptr(self._ct, out), self.dim), "position")
+        self._acquire("position")
+        try:
+            st = self._fn("position")(self._state, _ptr(self._ct, out), self.dim)
+        finally:
+            self._lock.release()
+        _check(st, "position")
         return out
 
     @property
@@ -413,24 +508,37 @@ class _Chain(_Runner):
         return "float *" if self._sfx else "double *"
 
     def run(self, draws):
-        """Runs ``draws`` outer iterations; returns their positions, shape ``(draws, dim)``."""
-        draws = int(draws)
-        if draws < 0:
-            raise ValueError("draws must be >= 0")
+        """Runs ``draws`` outer iterations; returns their positions, shape ``(draws, dim)``.
+
+        ``draws``: a non-negative integer (else :class:`InvalidInput`)."""
+        where = f"sgs_{self._kind}_run{self._sfx}"
+        draws = _count(draws, "draws", where)
+        self._acquire(where)
+        try:
+            return self._run(draws, where)
+        finally:
+            self._lock.release()
+
+    def _run(self, draws, where):
         out = np.empty((draws, self.dim), self.dtype)
         t0 = time.perf_counter()
 
         def call(start, k):
             row = out[start:]
-            st = self._fn("run")(self._state, k, _ptr(self._ct, row), k * self.dim, self._done,
-                                 self._summary)
-            self._account(self._summary)
+            # The library writes *done and *summary (also when it stops early) unless it
+            # refuses the call before running anything (SGS_ERR_BUSY, a bad pointer): fresh
+            # zeroed ones per call, so that what is added to .info is what this call did, never
+            # the totals of an earlier chunk.
+            summary = ffi.new(f"sgs_{self._kind}_run_summary *")
+            done = ffi.new("size_t *")
+            st = self._fn("run")(self._state, k, _ptr(self._ct, row), k * self.dim, done, summary)
+            self._account(summary)
             if st != 0:
-                self.partial = out[: start + self._done[0]]
+                self.partial = out[: start + done[0]]
                 self.info.seconds += time.perf_counter() - t0
                 self._cb.reraise()
-                _check(st, f"sgs_{self._kind}_run{self._sfx}")
-            return self._done[0]
+                _check(st, where)
+            return done[0]
 
         self._chunks(draws, call)
         self.info.seconds += time.perf_counter() - t0
@@ -474,8 +582,13 @@ class AMAGOLD(_Chain):
         σ² times the variance estimated by the warm-up (all ones before its first window ends, and
         without ``adapt_mass``)."""
         out = np.empty(self.dim, self.dtype)
-        _check(self._fn("inverse_mass")(self._state, _ptr(self._ct, out), self.dim),
-               f"sgs_amagold_inverse_mass{self._sfx}")
+        where = f"sgs_amagold_inverse_mass{self._sfx}"
+        self._acquire(where)
+        try:
+            st = self._fn("inverse_mass")(self._state, _ptr(self._ct, out), self.dim)
+        finally:
+            self._lock.release()
+        _check(st, where)
         return out
 
     def _account(self, s):
@@ -504,10 +617,14 @@ class SGLD(_Chain):
 
 
 def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw):
+    where = cls.__name__.lower()
+    chains = _count(chains, "chains", where, minimum=1)
+    draws = _count(draws, "draws", where)
     theta0 = np.asarray(theta0, dtype=np.dtype(dtype))
     starts = np.broadcast_to(theta0, (chains,) + theta0.shape[-1:]) if theta0.ndim == 1 else theta0
     if starts.ndim != 2 or starts.shape[0] != chains:
-        raise ValueError(f"theta0 must have shape (dim,) or (chains, dim), got {theta0.shape}")
+        raise _invalid(where, f"theta0 must have shape (dim,) or (chains, dim), got "
+                       f"{theta0.shape}", "SGS_ERR_LENGTH_MISMATCH")
     samples, info = [], []
     for c in range(chains):
         s = cls(*args, starts[c], seed=seed, stream=stream + c, dtype=dtype, **kw)
@@ -558,18 +675,23 @@ class SVGD(_Runner):
     ``seed``, ``stream``, ``ksd`` (``"off"``, ``"batch"``, ``"full"``: the kernelized Stein
     discrepancy of the last iteration's particles in ``info.ksd_squared``), ``ksd_c``,
     ``ksd_beta``.
+
+    A gradient callback that raises :class:`OutOfDomain` stops the run with :class:`Error`
+    ``SGS_ERR_GRADIENT_REJECTED`` (particles of the last completed iteration).
     """
 
     def __init__(self, particles, grad=None, *, grads=None, batch_size=None, step_size,
                  dtype=np.float64, **options):
         self.dtype, sfx = _dtype(dtype)
         self._sfx = sfx
+        self._lock = threading.Lock()
         self._ct = "float *" if sfx else "double *"
         x = np.array(particles, dtype=self.dtype, order="C", copy=True)
         if x.ndim == 1:
             x = x[:, None]
         if x.ndim != 2:
-            raise ValueError(f"particles must have shape (N, d), got {x.shape}")
+            raise _invalid(f"sgs_svgd_init{sfx}", f"particles must have shape (N, d), got {x.shape}",
+                           "SGS_ERR_LENGTH_MISMATCH")
         self._x = x
         n, d = x.shape
         self.n, self.dim = n, d
@@ -591,32 +713,55 @@ class SVGD(_Runner):
         self._cb.reraise()
         _check(st, f"sgs_svgd_init{sfx}")
         self.info = RunInfo(sampler="svgd")
-        self._summary = ffi.new("sgs_svgd_run_summary *")
 
     @property
     def particles(self):
         """A copy of the particles, shape ``(N, d)``."""
-        return self._x.copy()
+        self._acquire("particles")  # the library writes them in place during a run
+        try:
+            return self._x.copy()
+        finally:
+            self._lock.release()
 
     def run(self, iterations):
-        """Runs ``iterations`` iterations; returns the particles (a copy)."""
+        """Runs ``iterations`` iterations; returns the particles (a copy).
+
+        ``iterations``: a non-negative integer (else :class:`InvalidInput`)."""
+        where = f"sgs_svgd_run{self._sfx}"
+        iterations = _count(iterations, "iterations", where)
+        self._acquire(where)
+        try:
+            self._run(iterations, where)
+            return self._x.copy()
+        finally:
+            self._lock.release()
+
+    def _run(self, iterations, where):
         t0 = time.perf_counter()
+        last = []
 
         def call(start, k):
-            st = getattr(lib, f"sgs_svgd_run{self._sfx}")(self._state, k, self._summary)
-            self.info.iterations += self._summary.iterations
+            # A fresh zeroed summary per call: a call the library refuses before running
+            # (SGS_ERR_BUSY) leaves it untouched, and then adds nothing to .info.
+            summary = ffi.new("sgs_svgd_run_summary *")
+            st = getattr(lib, f"sgs_svgd_run{self._sfx}")(self._state, k, summary)
+            self.info.iterations += summary.iterations
+            if summary.iterations:
+                last[:] = [summary.last.step_size, summary.last.ksd_squared]
             if st != 0:
                 self.info.seconds += time.perf_counter() - t0
+                self._set_last(last)
                 self._cb.reraise()
-                _check(st, f"sgs_svgd_run{self._sfx}")
-            return self._summary.iterations
+                _check(st, where)
+            return summary.iterations
 
-        self._chunks(int(iterations), call)
+        self._chunks(iterations, call)
         self.info.seconds += time.perf_counter() - t0
-        if self.info.iterations:
-            self.info.step_size = self._summary.last.step_size
-            self.info.ksd_squared = self._summary.last.ksd_squared
-        return self.particles
+        self._set_last(last)
+
+    def _set_last(self, last):
+        if last:
+            self.info.step_size, self.info.ksd_squared = last
 
 
 def svgd(particles, iterations, grad=None, *, grads=None, **kw):
@@ -631,9 +776,22 @@ def ksd(particles, grads, *, batch_size=None, c=1.0, beta=-0.5, seed=0, stream=0
     batches of ``batch_size`` over the permutation that ``(seed, stream)`` draws. The IMQ base
     kernel ``(c² + r²)^beta``. The KSD is the square root (the batch estimate may be < 0)."""
     x = np.array(particles, dtype=np.float64)
+    g = np.array(grads, dtype=np.float64, order="C")
+    if x.ndim not in (1, 2):
+        raise _invalid("ksd", f"particles must have shape (N, d) or (N,), got {x.shape}",
+                       "SGS_ERR_LENGTH_MISMATCH")
+    if g.shape != x.shape:
+        # Exactly the particles' shape: a transposed or flattened array would be read as other
+        # gradients without any error.
+        raise _invalid("ksd", f"grads must have the particles' shape {x.shape}, got {g.shape}",
+                       "SGS_ERR_LENGTH_MISMATCH")
     x = np.ascontiguousarray(x[:, None] if x.ndim == 1 else x)
-    g = np.array(grads, dtype=np.float64, order="C").reshape(x.shape)
+    g = g.reshape(x.shape)
     n, d = x.shape
+    seed = _count(seed, "seed", "ksd")
+    stream = _count(stream, "stream", "ksd")
+    if batch_size is not None:
+        batch_size = _count(batch_size, "batch_size", "ksd")
     out = ffi.new("double *")
     xp, gp = _ptr("double *", x), _ptr("double *", g)
     if batch_size is None:
@@ -647,7 +805,9 @@ def ksd(particles, grads, *, batch_size=None, c=1.0, beta=-0.5, seed=0, stream=0
 
 def minibatch(seed, n, size):
     """The library's minibatch for ``seed``: ``size`` distinct indices in ``0..n`` (uint64)."""
-    out = np.empty(int(size), np.uint64)
+    seed = _count(seed, "seed", "sgs_minibatch")
+    n = _count(n, "n", "sgs_minibatch")
+    out = np.empty(_count(size, "size", "sgs_minibatch"), np.uint64)
     _check(lib.sgs_minibatch(seed, n, _ptr("uint64_t *", out), out.size), "sgs_minibatch")
     return out
 
@@ -662,10 +822,11 @@ class Stats:
     ``push`` takes one draw (``d`` values) or an array of draws ``(n, d)``; nothing is stored but
     the fixed-size accumulators. ``mean()``, ``variance()``, ``ess()``, ``mcse()`` return one value
     per coordinate; :func:`ess` and :func:`rhat` combine several chains' ``Stats``.
+    Not locked: use one ``Stats`` from one thread at a time.
     """
 
     def __init__(self, d):
-        self.d = int(d)
+        self.d = _count(d, "d", "sgs_stats_state_size")
         size = ffi.new("size_t *")
         _check(lib.sgs_stats_state_size(self.d, size), "sgs_stats_state_size")
         align = lib.sgs_stats_state_align()
@@ -675,14 +836,29 @@ class Stats:
         _check(lib.sgs_stats_init(self._state, size[0], self.d), "sgs_stats_init")
 
     def push(self, x):
-        """Adds one draw (shape ``(d,)``) or several (shape ``(n, d)``), in order."""
+        """Adds one draw (shape ``(d,)``) or several (shape ``(n, d)``), in order.
+
+        Any other shape raises :class:`InvalidInput` (``SGS_ERR_LENGTH_MISMATCH``): a ``(d, n)``
+        array is not transposed, a stack of chains is not flattened (use one ``Stats`` per
+        chain). A draw with a NaN or infinite coordinate raises :class:`InvalidInput`
+        (``SGS_ERR_NON_FINITE``) naming the row, and then none of the draws of this call is
+        pushed."""
         a = np.asarray(x)
         dt, suffix = _dtype(a.dtype if a.dtype == np.float32 else np.float64)
+        where = "sgs_stats_push" + suffix
+        if not (a.shape == (self.d,) or (a.ndim == 2 and a.shape[1] == self.d)):
+            raise _invalid(where, f"draws must have shape ({self.d},) or (n, {self.d}), "
+                           f"got {a.shape}", "SGS_ERR_LENGTH_MISMATCH")
         a = np.ascontiguousarray(a, dtype=dt).reshape(-1, self.d)
+        bad = np.flatnonzero(~np.isfinite(a).all(axis=1))
+        if bad.size:
+            raise _invalid(where, f"draw {bad[0]} (row {bad[0]} of the {a.shape[0]} given) has a "
+                           "NaN or infinite coordinate; nothing was pushed",
+                           "SGS_ERR_NON_FINITE")
         push = getattr(lib, "sgs_stats_push" + suffix)
         ctype = "double *" if suffix == "" else "float *"
         for row in a:
-            _check(push(self._state, _ptr(ctype, row), self.d), "sgs_stats_push" + suffix)
+            _check(push(self._state, _ptr(ctype, row), self.d), where)
         return self
 
     @property
@@ -718,7 +894,7 @@ class Stats:
 def _across(fn, stats):
     stats = list(stats)
     if not stats:
-        raise ValueError("at least one Stats is needed")
+        raise _invalid(fn, "at least one Stats is needed")
     arr = ffi.new("sgs_stats *[]", [s._state for s in stats])
     out = np.empty(stats[0].d)
     _check(getattr(lib, fn)(ffi.cast("const sgs_stats *const *", arr), len(stats),

@@ -140,3 +140,64 @@ def test_out_of_domain_rejects():
 
     res = sgsample.sghmc(grad, [0.0], 2000, step_size=0.2, steps=5, seed=3)
     assert res.samples.max() <= 1.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: sgsample.SGLD(M.dw_grad, [0.0], step_size=0.1, seed=-1),
+    lambda: sgsample.SGLD(M.dw_grad, [0.0], step_size=0.1, seed=2**64),
+    lambda: sgsample.SGHMC(M.dw_grad, [0.0], step_size=0.1, steps=-1),
+    lambda: sgsample.SGHMC(M.dw_grad, [0.0], step_size=0.1, steps=2.5),
+    lambda: sgsample.SGLD(M.dw_grad, [0.0], step_size="0.1"),
+    lambda: sgsample.AMAGOLD(M.dw_energy, M.dw_grad, [0.0], step_size=0.1, warmup=-3),
+    lambda: sgsample.SVGD(np.zeros((4, 1)), grads=M.mix_grads, step_size=0.1, batch_size=-1),
+    lambda: sgsample.SVGD(np.zeros((4, 1)), grads=M.mix_grads, step_size=0.1, stream=-2),
+    lambda: sgsample.minibatch(-1, 10, 3),
+    lambda: sgsample.minibatch(0, 10, -1),
+    lambda: sgsample.minibatch(0, 10.5, 3),
+    lambda: sgsample.sgld(M.dw_grad, [0.0], 5, step_size=0.1, stream=-1),
+])
+def test_bad_integers_and_types_raise_invalid_input(make):
+    # cffi's OverflowError / TypeError for a negative count or a wrong type become the
+    # binding's InvalidInput (a ValueError), as the README promises for bad arguments.
+    with pytest.raises(sgsample.InvalidInput) as e:
+        make()
+    assert e.value.status == S["SGS_ERR_INVALID_ARGUMENT"]
+
+
+def test_shape_and_choice_errors_are_invalid_input():
+    cases = [
+        (lambda: sgsample.SGLD(M.dw_grad, np.zeros((2, 2)), step_size=0.1),
+         "SGS_ERR_LENGTH_MISMATCH"),
+        (lambda: sgsample.amagold(M.dw_energy, M.dw_grad, np.zeros((3, 1)), 10, chains=2,
+                                  step_size=0.1), "SGS_ERR_LENGTH_MISMATCH"),
+        (lambda: sgsample.SVGD(np.zeros((2, 2, 2)), grads=M.mix_grads, step_size=0.1),
+         "SGS_ERR_LENGTH_MISMATCH"),
+        (lambda: sgsample.SGLD(M.dw_grad, [0.0], step_size=0.1, dtype=np.int32),
+         "SGS_ERR_INVALID_ARGUMENT"),
+        (lambda: sgsample.AMAGOLD(M.dw_energy, M.dw_grad, [0.0], step_size=0.1,
+                                  variant="sideways"), "SGS_ERR_INVALID_OPTION"),
+        (lambda: sgsample.ess([]), "SGS_ERR_INVALID_ARGUMENT"),
+    ]
+    for make, status in cases:
+        with pytest.raises(sgsample.InvalidInput) as e:
+            make()
+        assert e.value.name == status
+
+
+def test_svgd_out_of_domain_is_gradient_rejected():
+    # SVGD has no proposal to reject: OutOfDomain stops the run with SGS_ERR_GRADIENT_REJECTED
+    # (an Error, not InvalidInput), the particles those of the last completed iteration.
+    calls = [0]
+
+    def grads(X, seed):
+        calls[0] += 1
+        if calls[0] == 4:
+            raise sgsample.OutOfDomain
+        return M.mix_grads(X, seed)
+
+    s = sgsample.SVGD(np.linspace(-1, 1, 6)[:, None], grads=grads, step_size=0.1)
+    with pytest.raises(sgsample.Error) as e:
+        s.run(10)
+    assert e.value.name == "SGS_ERR_GRADIENT_REJECTED" and not isinstance(e.value, ValueError)
+    ref = sgsample.SVGD(np.linspace(-1, 1, 6)[:, None], grads=M.mix_grads, step_size=0.1)
+    assert np.array_equal(s.particles, ref.run(s.info.iterations))

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 import sgsample
 
@@ -59,3 +60,26 @@ def test_ksd_errors():
             assert e.status == getattr(sgsample, status)
         else:
             raise AssertionError(kw)
+
+
+@pytest.mark.parametrize("bad", [lambda g: g.T, lambda g: g.ravel(), lambda g: g[:-1],
+                                 lambda g: g[None]], ids=["transposed", "flat", "short", "3-D"])
+def test_grads_must_have_the_particles_shape(bad):
+    # Reshaping a (d, N) array to (N, d) reads other gradients without any error: refused.
+    x = np.random.default_rng(1).standard_normal((5, 2))
+    with pytest.raises(sgsample.InvalidInput) as e:
+        sgsample.ksd(x, bad(x.copy()))
+    assert e.value.name == "SGS_ERR_LENGTH_MISMATCH" and "shape" in str(e.value)
+    # N particles in one dimension: (N,) with (N,) gradients.
+    assert sgsample.ksd(x[:, 0], x[:, 0]) == sgsample.ksd(x[:, :1], x[:, :1])
+    with pytest.raises(sgsample.InvalidInput):
+        sgsample.ksd(x[:, 0], x[:, :1])
+
+
+@pytest.mark.parametrize("kw", [dict(batch_size=-1), dict(seed=-1), dict(stream=2.5),
+                                dict(batch_size=2, seed="1")])
+def test_bad_integers_raise_invalid_input(kw):
+    x = np.random.default_rng(1).standard_normal((5, 2))
+    with pytest.raises(sgsample.InvalidInput) as e:
+        sgsample.ksd(x, x, **kw)
+    assert e.value.name == "SGS_ERR_INVALID_ARGUMENT"

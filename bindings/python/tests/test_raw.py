@@ -119,3 +119,17 @@ def test_ctrl_c_inside_a_python_callback():
     with pytest.raises(KeyboardInterrupt):
         s.run(10**8)
     assert s.run(2).shape == (2, 1)
+
+
+def test_numpy_user_data_layout(models):
+    # The data pointer is passed as it is: a strided view would be read as the underlying
+    # buffer's elements ([0, 1, 2] for np.arange(6.)[::2]), so it is refused, as are object arrays.
+    for bad in (np.arange(6.0)[::2], np.zeros((3, 2))[:, 0], np.zeros((2, 3)).T,
+                np.array([1.0, None], dtype=object)):
+        with pytest.raises(sgsample.InvalidInput) as e:
+            sgsample.Raw(models.dw_grad, bad)
+        assert e.value.name == "SGS_ERR_INVALID_ARGUMENT"
+    # Any plain-memory dtype goes through unconverted: the address of the first element.
+    for ok in (np.arange(3.0), np.arange(3, dtype=np.float32), np.zeros(1, np.uint64),
+               np.zeros((2, 3))[1], np.zeros((3, 2), order="F")[:, 0]):
+        assert sgsample.Raw(models.dw_grad, ok).user_data_address == ok.ctypes.data
