@@ -1248,6 +1248,27 @@ static void svgd_phase_cases(void) {
         CASE("svgd begin with replacement", sgs_svgd_begin(&w.s), SGS_ERR_INVALID_OPTION, ssame(&w));
     }
 
+    {
+        /* init does not clear the workspace: bookkeeping bits past slot N-1 left there by an
+         * earlier use must not make cancel see a range under way (SN = 8: 24 stray bits). */
+        sfix h;
+        memset(&h, 0, sizeof h);
+        for (size_t k = 0; k < SN * SD; k++) h.x[k] = (double)k / 7.0 - 0.5;
+        /* Arbitrary bytes (a fixed LCG): e.g. a "claimed" bit without its "done" bit. */
+        uint32_t lcg = 12345u;
+        unsigned char *wb = (unsigned char *)h.ws;
+        for (size_t k = 0; k < sizeof h.ws; k++) {
+            lcg = lcg * 1664525u + 1013904223u;
+            wb[k] = (unsigned char)(lcg >> 24);
+        }
+        h.ws_len = sgs_svgd_workspace_len(SN, SD, &c0);
+        int32_t st = sgs_svgd_init(&h.s, &c0, h.x, SN, SD, h.ws, h.ws_len, h.idx, SN, prog_gradient, NULL, &h.p);
+        CASE("svgd init on a workspace used before", st, SGS_OK, 1);
+        CASE("svgd begin on a workspace used before", sgs_svgd_begin(&h.s), SGS_OK, 1);
+        CASE("svgd cancel on a workspace used before", sgs_svgd_cancel(&h.s), SGS_OK, 1);
+        CASE("svgd begin again after that cancel", sgs_svgd_begin(&h.s), SGS_OK, 1);
+        CASE("svgd cancel again", sgs_svgd_cancel(&h.s), SGS_OK, 1);
+    }
     CASE("svgd begin", sgs_svgd_begin(&f.s), SGS_OK, 1);
     ssnap(&f);
     CASE("svgd begin twice", sgs_svgd_begin(&f.s), SGS_ERR_ITERATION_IN_PROGRESS, ssame(&f));

@@ -253,8 +253,11 @@ unsafe fn begin<T: Float, S>(tag: u64, state: *mut S) -> Result<(), Error> {
     let pending = core.begin_phases(xs, ws, idx)?;
     // SAFETY: validated; no range call runs yet.
     let pr = unsafe { progress(&fx, core) };
+    // Whole words, the bits past slot N-1 included: init does not clear the workspace, and
+    // `cancel` reads whole words, so a stray bit there (from a workspace used before) would
+    // look like a range under way.
     for m in [pr.taken, pr.grad, pr.claim, pr.done] {
-        clear(m, 0, fx.n);
+        clear(m, 0, fx.n.div_ceil(BITS).saturating_mul(BITS));
     }
     pr.flags.store(0, Ordering::Release);
     // SAFETY: validated; the only reference to the pending slot.
