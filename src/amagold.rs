@@ -543,7 +543,14 @@ chain_kind!(
     AmagoldConfig,
     AmagoldInfo,
     workspace_len,
-    need = |c: &AmagoldCore| { c.used_len() }
+    need = |c: &AmagoldCore| { c.used_len() },
+    len_for = |cfg: &AmagoldConfig, d: usize| {
+        if cfg.adapt_mass {
+            workspace_len_mass(d)
+        } else {
+            workspace_len(d)
+        }
+    }
 );
 
 impl<T: Float, M: Potential<T> + ?Sized> ChainStep<T, M> for AmagoldCore {

@@ -41,6 +41,10 @@ pub trait ChainKind: Sized + Sealed {
     fn workspace_need(&self) -> usize {
         Self::workspace_len(self.dim())
     }
+    /// Workspace coordinates a chain of dimension `d` started with `config` needs:
+    /// `workspace_len(d)` unless the configuration asks for more (AMAGOLD with `adapt_mass`:
+    /// 10·d). What a caller that starts chains for any configuration should allocate.
+    fn workspace_len_for(config: &Self::Config, d: usize) -> usize;
     /// The dimension d.
     fn dim(&self) -> usize;
     /// Outer iterations done since `start`.
@@ -159,6 +163,16 @@ macro_rules! chain_kind {
         );
     };
     ($Core:ty, $Config:ty, $Info:ty, $ws_len:path, need = $need:expr) => {
+        $crate::chain::chain_kind!(
+            $Core,
+            $Config,
+            $Info,
+            $ws_len,
+            need = $need,
+            len_for = |_: &$Config, d: usize| { $ws_len(d) }
+        );
+    };
+    ($Core:ty, $Config:ty, $Info:ty, $ws_len:path, need = $need:expr, len_for = $len_for:expr) => {
         impl $crate::chain::Sealed for $Core {}
 
         impl $crate::chain::ChainKind for $Core {
@@ -169,6 +183,9 @@ macro_rules! chain_kind {
             }
             fn workspace_need(&self) -> usize {
                 ($need)(self)
+            }
+            fn workspace_len_for(config: &$Config, d: usize) -> usize {
+                ($len_for)(config, d)
             }
             fn dim(&self) -> usize {
                 self.d

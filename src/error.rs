@@ -160,7 +160,8 @@ statuses! {
     RangeOutOfBounds = 31, SGS_ERR_RANGE_OUT_OF_BOUNDS,
         "a range extends past the last row or batch";
     /// A range overlaps rows or batches that another call of this iteration already took (the same
-    /// range twice, or two overlapping ranges). Nothing was computed for the refused range.
+    /// range twice, or two overlapping ranges; in Rust, a second `SvgdIteration::pieces` of one
+    /// iteration). Nothing was computed for the refused range.
     RangeOverlap = 32, SGS_ERR_RANGE_OVERLAP,
         "a range overlaps rows already taken in this iteration";
     /// The forces of a batch were requested before the gradients of all its rows were computed

@@ -43,7 +43,7 @@ where
             .num_batches()
             .div_ceil(4 * rayon::current_num_threads())
             .max(1);
-        let pieces: Vec<_> = it.pieces(per).collect();
+        let pieces: Vec<_> = it.pieces(per)?.collect();
         let results: Vec<Result<u64, Error>> = pieces
             .into_par_iter()
             .map_init(|| model.clone(), |m, piece| piece.run(m))
@@ -110,11 +110,21 @@ pub struct Pooled {
 }
 
 impl Pooled {
-    /// The summaries of `chains` (each `rows·d` values, the same `rows` for all).
-    pub fn of<T: Float>(chains: &[Vec<T>], d: usize) -> Pooled {
-        let d = d.max(1);
-        let rows = chains.first().map_or(0, |c| c.len() / d);
+    /// The summaries of `chains` (each `rows·d` values, the same `rows` for all). Errors:
+    /// [`Error::ZeroDimension`] (`d = 0`), [`Error::LengthMismatch`] (a chain's length not a
+    /// multiple of d, or not the first chain's). No chain, or one sample in all, gives NaN
+    /// variances (and means, without samples).
+    pub fn of<T: Float>(chains: &[Vec<T>], d: usize) -> Result<Pooled, Error> {
+        if d == 0 {
+            return Err(Error::ZeroDimension);
+        }
+        let len = chains.first().map_or(0, |c| c.len());
+        if chains.iter().any(|c| c.len() != len) || !len.is_multiple_of(d) {
+            return Err(Error::LengthMismatch);
+        }
+        let rows = len / d;
         let count = (rows * chains.len()) as f64;
+        // In bounds: every chain holds rows·d values, r < rows, l < d.
         let at = |c: &Vec<T>, r: usize, l: usize| c[r * d + l].to_f64();
         let mut mean = vec![0.0; d];
         let mut variance = vec![0.0; d];
@@ -135,7 +145,11 @@ impl Pooled {
                 }
             }
             mean[l] = m;
-            variance[l] = v / (count - 1.0);
+            variance[l] = if count >= 2.0 {
+                v / (count - 1.0)
+            } else {
+                f64::NAN
+            };
             let n = rows / 2;
             if n < 2 {
                 continue;
@@ -160,11 +174,11 @@ impl Pooled {
             let nf = n as f64;
             split_rhat[l] = (((nf - 1.0) / nf * w + b_over_n) / w).sqrt();
         }
-        Pooled {
+        Ok(Pooled {
             mean,
             variance,
             split_rhat,
-        }
+        })
     }
 }
 
@@ -196,7 +210,7 @@ where
         .map(|s| {
             let cfg = config.with_stream(s as u64);
             let mut model = model.clone();
-            let mut ws = vec![T::ZERO; C::workspace_len(d)];
+            let mut ws = vec![T::ZERO; C::workspace_len_for(&cfg, d)];
             let mut chain = Chain::<T, C>::start(&cfg, theta0, &mut ws, &mut model)?;
             let mut out = vec![T::ZERO; iterations.saturating_mul(d)];
             let summary = chain.run(&mut model, &mut out).map_err(|e| e.error)?;
@@ -210,7 +224,7 @@ where
         samples.push(out);
         summaries.push(summary);
     }
-    let pooled = Pooled::of(&samples, d);
+    let pooled = Pooled::of(&samples, d)?;
     Ok(MultiChain {
         samples,
         summaries,

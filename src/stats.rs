@@ -185,7 +185,9 @@ impl<const L: usize> Series<L> {
         if let Some(r) = self.ring.get_mut(now) {
             *r = y;
         }
-        if let Some(h) = self.head.get_mut(t as usize) {
+        // Only the first draws are kept: `t` is compared as u64 (a `usize` cast would wrap
+        // after 2³² draws on 32-bit targets and overwrite them).
+        if let Some(h) = usize::try_from(t).ok().and_then(|t| self.head.get_mut(t)) {
             *h = y;
         }
         self.all.push(y);
@@ -258,16 +260,6 @@ impl<const L: usize> Series<L> {
         let q: f64 = newer.iter().chain(older.iter()).rev().take(k).sum();
         let total = nf * m;
         (s - m * ((2.0 * total - p) - q) + (n - k as u64) as f64 * (m * m)) / nf
-    }
-
-    /// σ² of the batch means times the batch length: the batch-means estimate of the asymptotic
-    /// variance n·Var(mean) (NaN with fewer than two complete batches).
-    fn batch_asymptotic_var(&self) -> f64 {
-        let mut bm = Moments::EMPTY;
-        for b in self.batches.iter().take(self.full) {
-            bm.push(b.mean);
-        }
-        bm.variance() * self.batch_len as f64
     }
 
     /// The two halves of the completed batches (the middle batch left out when their number is
@@ -390,20 +382,32 @@ pub(crate) fn ess_by<'s, const L: usize>(
     Ok(total / tau)
 }
 
-/// ESS from batch means when the autocorrelation window is too short: k·n·var₊ / mean σ²_batch.
+/// ESS from batch means when the autocorrelation window is too short: k·n·var₊ / σ²_batch,
+/// σ²_batch the variance of all chains' batch means around their common mean times the batch
+/// length. Around the common mean, not each chain's own: chains that disagree (each stuck
+/// in its own mode) raise var₊ by their between-chain variance, and per-chain spreads would
+/// leave that out of σ²_batch, so the ESS would grow with the disagreement; pooled, it stays
+/// at about k·`BATCHES`·V₊/(between-chain variance), a few times the number of batches
+/// (ArviZ's estimator, which sees every lag, gives about k; split-R̂ flags such chains). One
+/// chain: its own batch-means estimate.
 fn batch_means_ess<'s, const L: usize>(
     k: usize,
     get: &impl Fn(usize) -> Option<&'s Series<L>>,
     nf: f64,
     var_plus: f64,
 ) -> f64 {
-    let kf = k as f64;
-    let sigma2 = (0..k)
-        .filter_map(get)
-        .map(|s| s.batch_asymptotic_var())
-        .sum::<f64>()
-        / kf;
-    kf * nf * var_plus / sigma2
+    let origin = get(0).map_or(0.0, |s| s.shift);
+    let mut bm = Moments::EMPTY;
+    let mut batch_len = 0u64;
+    for s in (0..k).filter_map(get) {
+        for b in s.batches.iter().take(s.full) {
+            bm.push(b.mean + (s.shift - origin));
+        }
+        // Chains of equal counts have equal batch layouts.
+        batch_len = s.batch_len;
+    }
+    let sigma2 = bm.variance() * batch_len as f64;
+    k as f64 * nf * var_plus / sigma2
 }
 
 /// [`split_rhat`] over chains given by index.
@@ -509,5 +513,45 @@ mod tests {
             c.push(2.5);
         }
         assert_eq!(c.ess(), 10.0);
+    }
+
+    /// Chains stuck in different places (AR(1) around 0 and around 5, and constant chains at 0
+    /// and 5): the batch-means ESS stays at a few times the number of batches instead of
+    /// growing with the disagreement (per-chain batch spreads gave thousands and +∞).
+    #[test]
+    fn chains_that_disagree_get_a_small_ess() {
+        let (n, k) = (20_000usize, 2usize);
+        let mut ar = [Series::<8>::new(), Series::<8>::new()];
+        let mut flat = [Series::<8>::new(), Series::<8>::new()];
+        for (c, centre) in [0.0, 5.0].into_iter().enumerate() {
+            let mut y = 0.0;
+            for z in normals(40 + c as u64, n) {
+                // φ = 0.95: mixes in ~40 draws, past the window of 8 (the batch-means path).
+                y = 0.95 * y + z;
+                ar[c].push(centre + y);
+                flat[c].push(centre);
+            }
+        }
+        let ess_ar = ess(&[&ar[0], &ar[1]]).unwrap();
+        let ess_flat = ess(&[&flat[0], &flat[1]]).unwrap();
+        let batches = (k * BATCHES) as f64;
+        // k·n·V₊/(b·s²_B) ≈ k·B·V₊/(between variance): here ≈ 2.5 × the batches' count.
+        assert!(ess_ar.is_finite() && ess_ar < 4.0 * batches, "{ess_ar}");
+        assert!(
+            ess_flat.is_finite() && ess_flat < 4.0 * batches,
+            "{ess_flat}"
+        );
+        // The same AR(1) chains around one centre keep their usual ESS (≈ k·n·(1 − φ)/(1 + φ)
+        // ≈ 1026): the pooled spread is not a penalty for chains that agree.
+        let mut agree = [Series::<8>::new(), Series::<8>::new()];
+        for (c, s) in agree.iter_mut().enumerate() {
+            let mut y = 0.0;
+            for z in normals(40 + c as u64, n) {
+                y = 0.95 * y + z;
+                s.push(y);
+            }
+        }
+        let ess_agree = ess(&[&agree[0], &agree[1]]).unwrap();
+        assert!(ess_agree > 500.0 && ess_agree < 2000.0, "{ess_agree}");
     }
 }

@@ -6,8 +6,8 @@
 use sgsample::parallel::{run_chains, Pooled};
 use sgsample::svgd::Batching;
 use sgsample::{
-    Error, Gradient, KernelChoice, Rng, SghmcConfig, SghmcCore, Sgld, SgldConfig, SgldCore,
-    StepRule, Stop, Svgd, SvgdConfig,
+    Amagold, AmagoldConfig, AmagoldCore, Error, Gradient, KernelChoice, Potential, Rng,
+    SghmcConfig, SghmcCore, Sgld, SgldConfig, SgldCore, StepRule, Stop, Svgd, SvgdConfig,
 };
 
 /// A nonlinear gradient that uses the minibatch seed, and aborts when it sees a position beyond
@@ -148,12 +148,30 @@ fn phases_refuse_an_unfinished_iteration_and_dropping_cancels() {
     assert_eq!(it.batch_rows(4), Some(32..40));
     assert_eq!(it.batch_rows(5), None);
     // Batches 0 and 1 only.
-    it.pieces(2).next().unwrap().run(&mut { CLEAN }).unwrap();
+    it.pieces(2)
+        .unwrap()
+        .next()
+        .unwrap()
+        .run(&mut { CLEAN })
+        .unwrap();
+    assert_eq!(it.finish().unwrap_err(), Error::IterationIncomplete);
+    assert_eq!(svgd.particles(), &x0[..]);
+    // A second cut of one iteration is refused: with batch 0 run twice (pieces of one batch)
+    // and batch 4 never, the count of batches done would reach 5 and `finish` would move the
+    // particles by whatever batch 4's rows held.
+    let mut it = svgd.begin().unwrap();
+    it.pieces(1)
+        .unwrap()
+        .next()
+        .unwrap()
+        .run(&mut { CLEAN })
+        .unwrap();
+    assert_eq!(it.pieces(1).err(), Some(Error::RangeOverlap));
     assert_eq!(it.finish().unwrap_err(), Error::IterationIncomplete);
     assert_eq!(svgd.particles(), &x0[..]);
     // Pieces in reverse order, then finish: the serial step.
     let mut it = svgd.begin().unwrap();
-    let pieces: Vec<_> = it.pieces(3).collect();
+    let pieces: Vec<_> = it.pieces(3).unwrap().collect();
     for piece in pieces.into_iter().rev() {
         piece.run(&mut { CLEAN }).unwrap();
     }
@@ -207,7 +225,14 @@ fn chains_are_the_serial_chains_on_streams_0_to_k() {
         chain.run(&mut Normal, &mut want).unwrap();
         assert_eq!(samples, &want, "chain {s}");
     }
-    assert_eq!(out.pooled, Pooled::of(&out.samples, 2));
+    assert_eq!(out.pooled, Pooled::of(&out.samples, 2).unwrap());
+    // Unequal chains, a length that is not whole rows, d = 0: refused (not a panic).
+    let short = vec![out.samples[0].clone(), out.samples[1][2..].to_vec()];
+    assert_eq!(Pooled::of(&short, 2), Err(Error::LengthMismatch));
+    assert_eq!(Pooled::of(&[vec![0.0; 3]], 2), Err(Error::LengthMismatch));
+    assert_eq!(Pooled::of(&out.samples, 0), Err(Error::ZeroDimension));
+    // One sample in all: NaN variance (not −0).
+    assert!(Pooled::of(&[vec![1.0, 2.0]], 2).unwrap().variance[0].is_nan());
 }
 
 /// SGLD on N(1, 2²): 8 chains; the pooled mean is within 5 Monte Carlo standard errors of 1
@@ -244,4 +269,42 @@ fn pooled_summaries_match_the_target() {
         out.pooled
     );
     let _ = Sgld::<f64>::workspace_len(1);
+}
+
+/// N(1, 2²) per coordinate with its energy, for AMAGOLD (the gradient as `Normal`'s, exact).
+#[derive(Clone, Copy)]
+struct NormalEnergy;
+impl Gradient<f64> for NormalEnergy {
+    fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+        for (gl, &xl) in g.iter_mut().zip(x) {
+            *gl = (xl - 1.0) / 4.0;
+        }
+        Ok(())
+    }
+}
+impl Potential<f64> for NormalEnergy {
+    fn energy(&mut self, x: &[f64]) -> Result<f64, Stop> {
+        Ok(x.iter().map(|&xl| (xl - 1.0) * (xl - 1.0) / 8.0).sum())
+    }
+}
+
+/// AMAGOLD with a mass matrix needs 10·d workspace coordinates: the runner allocates what the
+/// configuration needs (it allocated 6·d and refused every such chain), and each chain is the
+/// serial chain of its stream.
+#[test]
+fn amagold_chains_with_a_mass_matrix() {
+    let cfg = AmagoldConfig {
+        seed: 3,
+        warmup: 100,
+        adapt_mass: true,
+        ..AmagoldConfig::new(0.3)
+    };
+    let out = run_chains::<f64, AmagoldCore, _>(&cfg, &[0.0, 0.5], 2, 200, &NormalEnergy).unwrap();
+    let c = AmagoldConfig { stream: 1, ..cfg };
+    let mut ws = vec![0.0; Amagold::<f64>::workspace_len_mass(2)];
+    let mut model = NormalEnergy;
+    let mut chain = Amagold::new(&c, &[0.0, 0.5], &mut ws, &mut model).unwrap();
+    let mut serial = vec![0.0; 400];
+    chain.run(&mut model, &mut serial).unwrap();
+    assert_eq!(out.samples[1], serial);
 }

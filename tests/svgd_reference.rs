@@ -263,3 +263,24 @@ fn full_batch_is_svgd() {
         assert_eq!(info.interactions, (n * (n - 1) / 2) as u64);
     }
 }
+
+/// An info equals itself (and a copy) also where a field is NaN by design: the bandwidth of the
+/// inverse multiquadric kernel, the KSD when off.
+#[test]
+fn an_info_with_nan_fields_equals_itself() {
+    let cfg = SvgdConfig::new(
+        4,
+        KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 },
+        StepRule::adagrad(0.05),
+    );
+    let (n, d) = (8, 2);
+    let mut x: Vec<f64> = (0..n * d).map(|k| k as f64 / 5.0 - 1.0).collect();
+    let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, d, &cfg)];
+    let mut idx = vec![0u32; n];
+    let mut s = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).unwrap();
+    let info = s.step(&mut Wavy).unwrap();
+    assert!(info.bandwidth.is_nan() && info.ksd_squared.is_nan());
+    let copy = info;
+    assert_eq!(info, copy);
+    assert_ne!(info, s.step(&mut Wavy).unwrap());
+}

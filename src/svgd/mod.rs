@@ -229,15 +229,17 @@ pub struct SvgdInfo {
     pub ksd_squared: f64,
 }
 
+/// Equal when every field is, a NaN equal to a NaN: some fields are NaN by design (the
+/// bandwidth of a kernel without one, the KSD when off), and an info must equal itself.
 impl PartialEq for SvgdInfo {
     fn eq(&self, o: &Self) -> bool {
-        let ksd = self.ksd_squared == o.ksd_squared
-            || (self.ksd_squared.is_nan() && o.ksd_squared.is_nan());
-        ksd && self.iteration == o.iteration
-            && self.bandwidth == o.bandwidth
-            && self.step_size == o.step_size
-            && self.mean_force == o.mean_force
-            && self.max_force == o.max_force
+        let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+        same(self.ksd_squared, o.ksd_squared)
+            && self.iteration == o.iteration
+            && same(self.bandwidth, o.bandwidth)
+            && same(self.step_size, o.step_size)
+            && same(self.mean_force, o.mean_force)
+            && same(self.max_force, o.max_force)
             && self.interactions == o.interactions
     }
 }

@@ -25,6 +25,9 @@ pub struct SvgdIteration<'s, T: Float, K: Kernel<T>> {
     finite: AtomicBool,
     /// `false` once finished (then dropping it cancels nothing).
     open: bool,
+    /// Whether [`pieces`](Self::pieces) was called: `done` counts batches, so it is sound only
+    /// if every batch can be run at most once, i.e. by the pieces of one call.
+    cut: bool,
 }
 
 impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
@@ -44,6 +47,7 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
             done: AtomicUsize::new(0),
             finite: AtomicBool::new(true),
             open: true,
+            cut: false,
         })
     }
 }
@@ -67,11 +71,18 @@ impl<T: Float, K: Kernel<T>> SvgdIteration<'_, T, K> {
 
     /// Cuts the batches into pieces of `batches_per_piece` consecutive batches (at least 1; the
     /// last piece may be shorter). Each piece owns its batches' rows, so pieces can run on
-    /// different threads, in any order.
-    pub fn pieces(&mut self, batches_per_piece: usize) -> SvgdPieces<'_, T, K> {
+    /// different threads, in any order. Once per iteration: the pieces cover every batch
+    /// exactly once, and a second call is refused ([`Error::RangeOverlap`]), so no batch can
+    /// run twice while another is never run. A piece that failed cannot be run again: drop the
+    /// iteration (which cancels it) and begin a new one.
+    pub fn pieces(&mut self, batches_per_piece: usize) -> Result<SvgdPieces<'_, T, K>, Error> {
+        if self.cut {
+            return Err(Error::RangeOverlap);
+        }
+        self.cut = true;
         let lay = self.core.lay;
         let parts = split(self.ws, &lay);
-        SvgdPieces {
+        Ok(SvgdPieces {
             ctx: Ctx {
                 core: self.core,
                 pending: &self.pending,
@@ -86,7 +97,7 @@ impl<T: Float, K: Kernel<T>> SvgdIteration<'_, T, K> {
             xs: parts.xbatch,
             g: parts.grads,
             phi: parts.force,
-        }
+        })
     }
 
     /// Checks that every batch's forces were computed, then moves all particles (all or
