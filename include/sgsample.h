@@ -311,7 +311,8 @@ enum sgs_status
   SGS_ERR_RANGE_OUT_OF_BOUNDS = 31,
   /**
    * A range overlaps rows or batches that another call of this iteration already took (the same
-   * range twice, or two overlapping ranges). Nothing was computed for the refused range.
+   * range twice, or two overlapping ranges; in Rust, a second `SvgdIteration::pieces` of one
+   * iteration). Nothing was computed for the refused range.
    */
   SGS_ERR_RANGE_OVERLAP = 32,
   /**
@@ -954,7 +955,9 @@ size_t sgs_amagold_state_align(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`; the
+ * step size and momentum scale must stay finite and positive in the chain's own type:
+ * the `_f32` functions refuse e.g. a step size of 1e-50, which `float` rounds to 0),
  * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
  * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
  * chain in `*state`. On error neither `*state` nor the workspace is modified (a
@@ -1135,7 +1138,9 @@ size_t sgs_amagold_state_align_f32(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`; the
+ * step size and momentum scale must stay finite and positive in the chain's own type:
+ * the `_f32` functions refuse e.g. a step size of 1e-50, which `float` rounds to 0),
  * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
  * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
  * chain in `*state`. On error neither `*state` nor the workspace is modified (a
@@ -1635,7 +1640,9 @@ size_t sgs_sghmc_state_align(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`; the
+ * step size and momentum scale must stay finite and positive in the chain's own type:
+ * the `_f32` functions refuse e.g. a step size of 1e-50, which `float` rounds to 0),
  * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
  * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
  * chain in `*state`. On error neither `*state` nor the workspace is modified (a
@@ -1815,7 +1822,9 @@ size_t sgs_sghmc_state_align_f32(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`; the
+ * step size and momentum scale must stay finite and positive in the chain's own type:
+ * the `_f32` functions refuse e.g. a step size of 1e-50, which `float` rounds to 0),
  * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
  * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
  * chain in `*state`. On error neither `*state` nor the workspace is modified (a
@@ -2013,7 +2022,9 @@ size_t sgs_sgld_state_align_f32(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`; the
+ * step size and momentum scale must stay finite and positive in the chain's own type:
+ * the `_f32` functions refuse e.g. a step size of 1e-50, which `float` rounds to 0),
  * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
  * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
  * chain in `*state`. On error neither `*state` nor the workspace is modified (a
@@ -2199,7 +2210,9 @@ size_t sgs_sgld_state_align(void);
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
  * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
  * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
- * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`; the
+ * step size and momentum scale must stay finite and positive in the chain's own type:
+ * the `_f32` functions refuse e.g. a step size of 1e-50, which `float` rounds to 0),
  * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
  * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
  * chain in `*state`. On error neither `*state` nor the workspace is modified (a

@@ -109,6 +109,20 @@ impl AmagoldConfig {
         }
     }
 
+    /// [`validate`](Self::validate), then the step size and the momentum scale also after
+    /// rounding to the chain's coordinate type `T` (finite and positive there too:
+    /// [`Error::InvalidStepSize`], [`Error::InvalidMomentumScale`]). What a chain of `T` checks.
+    pub fn validate_in<T: Float>(&self) -> Result<(), Error> {
+        self.validate()?;
+        if !crate::float::positive_in::<T>(self.step_size) {
+            return Err(Error::InvalidStepSize);
+        }
+        if !crate::float::positive_in::<T>(self.momentum_sd) {
+            return Err(Error::InvalidMomentumScale);
+        }
+        Ok(())
+    }
+
     /// Checks every hyperparameter; the error names the first one out of range.
     pub fn validate(&self) -> Result<(), Error> {
         if !(self.step_size.is_finite() && self.step_size > 0.0) {
@@ -252,7 +266,7 @@ impl AmagoldCore {
         model: &mut M,
     ) -> Result<Self, Error> {
         let per_d = if cfg.adapt_mass { 10 } else { 6 };
-        let d = check_start(theta0, ws.len(), per_d, cfg.validate())?;
+        let d = check_start(theta0, ws.len(), per_d, cfg.validate_in::<T>())?;
         let u = match model.energy(theta0) {
             Ok(u) if u.is_finite() => u,
             Ok(_) | Err(Stop::Reject) => return Err(Error::InitialEnergyRejected),

@@ -130,6 +130,14 @@ impl Float for f32 {
     }
 }
 
+/// `true` when `x` stays finite and positive after rounding to `T`: a chain's positive
+/// hyperparameters are checked in the coordinate type the chain computes in (in `f32`, a step
+/// size of 1e-50 would round to 0 and the chain never move).
+pub(crate) fn positive_in<T: Float>(x: f64) -> bool {
+    let t = T::from_f64(x);
+    t.is_finite() && t > T::ZERO
+}
+
 /// `true` when every element of `xs` is finite.
 pub(crate) fn all_finite<T: Float>(xs: &[T]) -> bool {
     xs.iter().all(|x| x.is_finite())

@@ -54,6 +54,20 @@ impl SghmcConfig {
         }
     }
 
+    /// [`validate`](Self::validate), then the step size and the momentum scale also after
+    /// rounding to the chain's coordinate type `T` (finite and positive there too:
+    /// [`Error::InvalidStepSize`], [`Error::InvalidMomentumScale`]). What a chain of `T` checks.
+    pub fn validate_in<T: Float>(&self) -> Result<(), Error> {
+        self.validate()?;
+        if !crate::float::positive_in::<T>(self.step_size) {
+            return Err(Error::InvalidStepSize);
+        }
+        if !crate::float::positive_in::<T>(self.momentum_sd) {
+            return Err(Error::InvalidMomentumScale);
+        }
+        Ok(())
+    }
+
     /// Checks every hyperparameter.
     pub fn validate(&self) -> Result<(), Error> {
         if !(self.step_size.is_finite() && self.step_size > 0.0) {
@@ -116,7 +130,7 @@ impl SghmcCore {
         theta0: &[T],
         ws: &mut [T],
     ) -> Result<Self, Error> {
-        let d = check_start(theta0, ws.len(), 5, cfg.validate())?;
+        let d = check_start(theta0, ws.len(), 5, cfg.validate_in::<T>())?;
         let mut rng = Rng::new(cfg.seed, cfg.stream);
         let (theta, _, r, _, _) = parts(ws, d).ok_or(Error::WorkspaceTooSmall)?;
         copy(theta, theta0);

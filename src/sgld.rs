@@ -47,6 +47,17 @@ impl SgldConfig {
         }
     }
 
+    /// [`validate`](Self::validate), then the step size also after rounding to the chain's
+    /// coordinate type `T` (finite and positive there too: [`Error::InvalidStepSize`]). What a
+    /// chain of `T` checks.
+    pub fn validate_in<T: Float>(&self) -> Result<(), Error> {
+        self.validate()?;
+        if !crate::float::positive_in::<T>(self.step_size) {
+            return Err(Error::InvalidStepSize);
+        }
+        Ok(())
+    }
+
     /// Checks every hyperparameter.
     pub fn validate(&self) -> Result<(), Error> {
         if !(self.step_size.is_finite() && self.step_size > 0.0) {
@@ -93,7 +104,7 @@ impl SgldCore {
     }
 
     fn new<T: Float>(cfg: &SgldConfig, theta0: &[T], ws: &mut [T]) -> Result<Self, Error> {
-        let d = check_start(theta0, ws.len(), 3, cfg.validate())?;
+        let d = check_start(theta0, ws.len(), 3, cfg.validate_in::<T>())?;
         let (theta, _, _) = parts(ws, d).ok_or(Error::WorkspaceTooSmall)?;
         copy(theta, theta0);
         Ok(SgldCore {

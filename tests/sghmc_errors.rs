@@ -85,3 +85,44 @@ fn sghmc_abort_and_reject_leave_the_chain_in_place() {
     assert_eq!(info.outcome, Outcome::OutOfDomain);
     assert_eq!((chain.position()[0], chain.momentum()[0]), (theta, r));
 }
+
+/// The positive hyperparameters are checked in the chain's own coordinate type: fine in f64,
+/// 0 or ∞ after rounding to f32 (a chain that would never move, or move to ∞), refused in f32
+/// only. The same holds for AMAGOLD and SGLD (`validate_in`).
+#[test]
+fn f32_chains_refuse_parameters_that_round_to_zero_or_infinity() {
+    use sgsample::{AmagoldConfig, SgldConfig};
+    let tiny = SghmcConfig {
+        step_size: 1e-50,
+        ..SghmcConfig::new(0.2)
+    };
+    let huge_sd = SghmcConfig {
+        momentum_sd: 1e50,
+        ..SghmcConfig::new(0.2)
+    };
+    assert_eq!(tiny.validate_in::<f64>(), Ok(()));
+    assert_eq!(tiny.validate_in::<f32>(), Err(Error::InvalidStepSize));
+    assert_eq!(
+        huge_sd.validate_in::<f32>(),
+        Err(Error::InvalidMomentumScale)
+    );
+    let mut ws = [7.0f32; 5];
+    assert_eq!(
+        Sghmc::new(&tiny, &[0.0f32], &mut ws).err(),
+        Some(Error::InvalidStepSize)
+    );
+    assert!(ws.iter().all(|&x| x == 7.0));
+    let mut ws64 = [0.0f64; 5];
+    assert!(Sghmc::new(&tiny, &[0.0f64], &mut ws64).is_ok());
+    let a = AmagoldConfig {
+        momentum_sd: 1e-50,
+        ..AmagoldConfig::new(0.2)
+    };
+    assert_eq!(a.validate_in::<f32>(), Err(Error::InvalidMomentumScale));
+    let g = SgldConfig {
+        step_size: 1e40,
+        ..SgldConfig::new(0.2)
+    };
+    assert_eq!(g.validate_in::<f32>(), Err(Error::InvalidStepSize));
+    assert_eq!(g.validate_in::<f64>(), Ok(()));
+}

@@ -627,7 +627,9 @@ macro_rules! chain_api {
         /// `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
         /// `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
         /// `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
-        /// momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`),
+        /// momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`; the
+        /// step size and momentum scale must stay finite and positive in the chain's own type:
+        /// the `_f32` functions refuse e.g. a step size of 1e-50, which `float` rounds to 0),
         /// `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
         /// or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
         /// chain in `*state`. On error neither `*state` nor the workspace is modified (a

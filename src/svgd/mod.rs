@@ -1882,8 +1882,12 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
     /// [`Error::ZeroDimension`], [`Error::ZeroParticles`], [`Error::LengthMismatch`] (length not
     /// a multiple of d), [`Error::InvalidArgument`] (N ≥ 2³²), [`Error::InvalidBatchSize`],
     /// the kernel's ([`Error::InvalidBandwidth`], [`Error::InvalidKernel`]), the step rule's
-    /// ([`Error::InvalidStepSize`], [`Error::InvalidStepRule`]), [`Error::WorkspaceTooSmall`]
-    /// (workspace or index slice), [`Error::InvalidPosition`]. Nothing is written on error.
+    /// ([`Error::InvalidStepSize`], [`Error::InvalidStepRule`]), the KSD's
+    /// ([`Error::InvalidKernel`] for its base kernel's c or β, [`Error::InvalidOption`] without
+    /// the `ksd` feature or with replacement), [`Error::WorkspaceTooSmall`] (workspace or index
+    /// slice; also when the needed length overflows `usize`, e.g. the median heuristic's
+    /// N(N−1)/2 at huge N: [`workspace_len`](Self::workspace_len) then saturates),
+    /// [`Error::InvalidPosition`]. Nothing is written on error.
     pub fn new(
         config: &SvgdConfig<K>,
         d: usize,
@@ -1900,7 +1904,8 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
         })
     }
 
-    /// One iteration. On `Err` ([`Error::CallbackAborted`], [`Error::NonFinite`],
+    /// One iteration. On `Err` ([`Error::CallbackAborted`], [`Error::GradientRejected`] (the
+    /// callback returned [`Stop::Reject`]), [`Error::NonFinite`],
     /// [`Error::InvalidPosition`] if the caller made a particle non-finite) the particles, the
     /// AdaGrad history and the generator are exactly as before the call.
     pub fn step<M: Gradient<T> + ?Sized>(&mut self, model: &mut M) -> Result<SvgdInfo, Error> {

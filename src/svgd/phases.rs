@@ -12,7 +12,10 @@ use core::ops::Range;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// An iteration between [`Svgd::begin`] and [`finish`](Self::finish). Dropping it without
-/// finishing cancels it: the generator is restored and nothing else has changed.
+/// finishing cancels it: the generator is restored and nothing else has changed. (Forgetting
+/// it, `core::mem::forget`, skips the cancel: the particles and history are unchanged but the
+/// generator stays past the iteration's draws, so the run no longer matches an uninterrupted
+/// one.)
 pub struct SvgdIteration<'s, T: Float, K: Kernel<T>> {
     core: &'s mut SvgdCore<K>,
     particles: &'s mut [T],
