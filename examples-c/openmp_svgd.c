@@ -12,13 +12,18 @@
  *   ./openmp_svgd --bench mixture|logistic N p ITERS    # serial vs all threads, times and CPU
  *   ./openmp_svgd --big N d p                            # one iteration of a large system
  *
+ * (2 <= p <= N, ITERS >= 1.) Exit status 0 when every check passed, 1 when one failed or a run
+ * could not be made (with the reason on stderr), 2 for bad arguments.
+ *
  * SGS_PIECES_PER_THREAD (default 4) sets the pieces per thread. For timings on idle cores, keep
  * the threads on their cores and spinning between iterations: OMP_PROC_BIND=true
  * OMP_WAIT_POLICY=active (scripts/bench-scaling.sh sets both).
  *
  * Build: cc -std=c99 -O2 -fopenmp -Iinclude examples-c/openmp_svgd.c target/release/libsgsample.a -lm */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#include <errno.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -34,7 +39,7 @@ static double cpu_begin, cpu_finish, cpu_pieces, cpu_busiest;
 
 static double thread_cpu(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -43,22 +48,45 @@ static double thread_cpu(void) {
  * written, then read back by its forces) at a negligible per-call cost. */
 static long pieces_per_thread = 4;
 
+/* The pieces' statuses, one per piece: allocated before the iterations (reserve_pieces, for the
+ * current thread count), so that an iteration allocates nothing. */
+static int32_t *piece_status;
+static size_t piece_cap;
+
+static int reserve_pieces(void) {
+    size_t threads = (size_t)omp_get_max_threads(), need = threads * (size_t)pieces_per_thread;
+    if (need / (size_t)pieces_per_thread != threads || need > SIZE_MAX / sizeof *piece_status) need = 0;
+    if (need != 0 && need <= piece_cap) return 1;
+    int32_t *p = need ? realloc(piece_status, need * sizeof *p) : NULL;
+    if (!p) {
+        fprintf(stderr, "openmp_svgd: out of memory for %zu pieces' statuses\n", need);
+        return 0;
+    }
+    piece_status = p, piece_cap = need;
+    return 1;
+}
+
+/* Cancels the iteration after `st`; returns `st`, or the cancel's status if that failed (the
+ * iteration is then still open, and the next begin says so). */
+static int32_t cancel_after(sgs_svgd *s, int32_t st) {
+    int32_t c = sgs_svgd_cancel(s);
+    return c == SGS_OK ? st : c;
+}
+
 /* One iteration with the batches on the OpenMP threads: begin, one parallel region in which
  * every thread runs a contiguous run of pieces (static schedule: the same split every
  * iteration, no shared counter), finish. Returns the first failing status in batch order,
- * after cancelling. */
+ * after cancelling. Call reserve_pieces first (after any omp_set_num_threads). */
 static int32_t omp_iteration(sgs_svgd *s, size_t nb, sgs_svgd_info *info) {
     double c0 = thread_cpu();
     int32_t st = sgs_svgd_begin(s);
     if (st != SGS_OK) return st;
     double c1 = thread_cpu(), busiest = 0.0, all = 0.0;
     size_t pieces = (size_t)omp_get_max_threads() * (size_t)pieces_per_thread;
+    if (pieces > piece_cap) pieces = piece_cap; /* any number of pieces gives the same bits */
     if (pieces > nb) pieces = nb;
-    int32_t *status = malloc(pieces * sizeof *status);
-    if (!status) {
-        sgs_svgd_cancel(s);
-        return SGS_ERR_WORKSPACE_TOO_SMALL;
-    }
+    if (pieces == 0) return cancel_after(s, SGS_ERR_INVALID_ARGUMENT); /* reserve_pieces not called */
+    int32_t *status = piece_status;
     long npl = (long)pieces;
 #pragma omp parallel reduction(+ : all) reduction(max : busiest)
     {
@@ -80,13 +108,11 @@ static int32_t omp_iteration(sgs_svgd *s, size_t nb, sgs_svgd_info *info) {
     }
     st = SGS_OK;
     for (size_t k = 0; k < pieces && st == SGS_OK; k++) st = status[k];
-    free(status);
-    if (st != SGS_OK) {
-        sgs_svgd_cancel(s);
-        return st;
-    }
+    if (st != SGS_OK) return cancel_after(s, st);
     double c2 = thread_cpu();
     st = sgs_svgd_finish(s, info);
+    /* SGS_ERR_NON_FINITE ends the iteration itself; anything else leaves it open. */
+    if (st != SGS_OK && st != SGS_ERR_NON_FINITE) return cancel_after(s, st);
     double c3 = thread_cpu();
     cpu_begin += c1 - c0, cpu_finish += c3 - c2, cpu_pieces += all, cpu_busiest += busiest;
     return st;
@@ -98,18 +124,32 @@ typedef struct {
     sgs_svgd s;
 } sys;
 
+/* Allocates and initialises a system; 1 on success, else 0 after saying why on stderr. `*y` is
+ * always safe to give to sys_free afterwards. */
 static int sys_init(sys *y, size_t n, size_t d, size_t p, sgs_gradient_fn g, void *ud) {
+    memset(y, 0, sizeof *y);
     sgs_svgd_config c = sgs_svgd_config_default(p, 0.05);
     c.bandwidth = 2.0;
     c.seed = 7;
     size_t len = sgs_svgd_workspace_len(n, d, &c);
-    y->x = malloc(n * d * sizeof *y->x);
-    y->ws = malloc(len * sizeof *y->ws);
-    y->idx = malloc(n * sizeof *y->idx);
-    if (!y->x || !y->ws || !y->idx) return 0;
-    start_particles(y->x, n, d);
-    memset(&y->s, 0, sizeof y->s);
-    return sgs_svgd_init(&y->s, &c, y->x, n, d, y->ws, len, y->idx, n, g, NULL, ud) == SGS_OK;
+    /* Byte counts that overflow are init's to refuse: do not let the mallocs wrap first (and
+     * allocate at least a byte, so that N = 0 or d = 0 is reported by init, not as memory). */
+    int sizes_ok = n <= SIZE_MAX / sizeof(double) && (d == 0 || n <= SIZE_MAX / sizeof(double) / d) &&
+                   len <= SIZE_MAX / sizeof(double);
+    if (sizes_ok) {
+        y->x = malloc(n * d * sizeof *y->x + 1);
+        y->ws = calloc(len + 1, sizeof *y->ws); /* zeroed: see svgd_mpi.c (cancel and the bitmaps) */
+        y->idx = malloc(n * sizeof *y->idx + 1);
+        if (!y->x || !y->ws || !y->idx) {
+            fprintf(stderr, "openmp_svgd: out of memory for N %zu, d %zu\n", n, d);
+            return 0;
+        }
+        start_particles(y->x, n, d);
+    }
+    int32_t st = sizes_ok ? sgs_svgd_init(&y->s, &c, y->x, n, d, y->ws, len, y->idx, n, g, NULL, ud)
+                          : SGS_ERR_INVALID_ARGUMENT;
+    if (st != SGS_OK) fprintf(stderr, "openmp_svgd: init (N %zu, d %zu, p %zu): %s\n", n, d, p, sgs_status_str(st));
+    return st == SGS_OK;
 }
 
 static void sys_free(sys *y) {
@@ -120,15 +160,20 @@ static void sys_free(sys *y) {
 static int same_as_serial(const char *name, size_t n, size_t d, size_t p, size_t iters, int threads,
                           sgs_gradient_fn g, void *ud) {
     sys a, b;
+    memset(&b, 0, sizeof b);
     int ok = sys_init(&a, n, d, p, g, ud) && sys_init(&b, n, d, p, g, ud);
     size_t nb = n / p;
     omp_set_num_threads(threads);
+    ok = ok && reserve_pieces();
     for (size_t k = 0; k < iters && ok; k++) {
         sgs_svgd_info ia, ib;
-        ok &= omp_iteration(&a.s, nb, &ia) == SGS_OK && sgs_svgd_step(&b.s, &ib) == SGS_OK &&
-              memcmp(&ia, &ib, sizeof ia) == 0;
+        int32_t sa = omp_iteration(&a.s, nb, &ia), sb = sgs_svgd_step(&b.s, &ib);
+        if (sa != SGS_OK || sb != SGS_OK)
+            fprintf(stderr, "openmp_svgd: iteration %zu: OpenMP %s, serial %s\n", k + 1, sgs_status_str(sa),
+                    sgs_status_str(sb));
+        ok &= sa == SGS_OK && sb == SGS_OK && memcmp(&ia, &ib, sizeof ia) == 0;
     }
-    ok &= memcmp(a.x, b.x, n * d * sizeof *a.x) == 0;
+    ok = ok && memcmp(a.x, b.x, n * d * sizeof *a.x) == 0;
     printf("%-9s N %6zu d %2zu p %3zu, %zu iterations on %d thread(s): %s\n", name, n, d, p, iters, threads,
            ok ? "bit-identical to sgs_svgd_step" : "DIFFERENT from sgs_svgd_step");
     sys_free(&a), sys_free(&b);
@@ -149,25 +194,52 @@ static int cmp_double(const void *a, const void *b) {
  * the pieces shared out evenly (barring memory bandwidth and thread wake-up), the model of
  * docs/scaling.md. */
 static int bench(const char *model, size_t n, size_t p, size_t iters) {
-    lr_data data = {0};
     int lr = !strcmp(model, "logistic");
-    if (lr && !lr_make(&data)) return 1;
+    if (!lr && strcmp(model, "mixture")) {
+        fprintf(stderr, "openmp_svgd: --bench: unknown model %s (mixture or logistic)\n", model);
+        return 2;
+    }
+    if (iters < 1) {
+        fprintf(stderr, "openmp_svgd: --bench: ITERS must be at least 1 (the timings are medians over them)\n");
+        return 2;
+    }
+    lr_data data = {0};
+    sys a, b;
+    memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
+    double *ts = NULL, *tp = NULL;
+    int rc = 1;
+    if (lr && !lr_make(&data)) {
+        fprintf(stderr, "openmp_svgd: out of memory for the logistic model's data\n");
+        goto out;
+    }
     size_t d = lr ? LR_D : 1;
     sgs_gradient_fn g = lr ? lr_gradient : mixture_gradient;
-    sys a, b;
-    if (!sys_init(&a, n, d, p, g, &data) || !sys_init(&b, n, d, p, g, &data)) return 1;
-    double *ts = malloc(iters * sizeof *ts), *tp = malloc(iters * sizeof *tp);
+    if (!sys_init(&a, n, d, p, g, &data) || !sys_init(&b, n, d, p, g, &data) || !reserve_pieces()) goto out;
+    ts = iters <= SIZE_MAX / sizeof *ts ? malloc(iters * sizeof *ts) : NULL;
+    tp = iters <= SIZE_MAX / sizeof *tp ? malloc(iters * sizeof *tp) : NULL;
+    if (!ts || !tp) {
+        fprintf(stderr, "openmp_svgd: out of memory for %zu timings\n", iters);
+        goto out;
+    }
     double cpu_step = 0.0;
     for (size_t k = 0; k < iters; k++) {
         double t0 = omp_get_wtime(), c0 = thread_cpu();
-        if (sgs_svgd_step(&b.s, NULL) != SGS_OK) return 1;
+        int32_t st = sgs_svgd_step(&b.s, NULL);
+        if (st != SGS_OK) {
+            fprintf(stderr, "openmp_svgd: serial step %zu: %s\n", k + 1, sgs_status_str(st));
+            goto out;
+        }
         cpu_step += thread_cpu() - c0;
         ts[k] = omp_get_wtime() - t0;
     }
     cpu_begin = cpu_finish = cpu_pieces = cpu_busiest = 0.0;
     for (size_t k = 0; k < iters; k++) {
         double t0 = omp_get_wtime();
-        if (omp_iteration(&a.s, n / p, NULL) != SGS_OK) return 1;
+        int32_t st = omp_iteration(&a.s, n / p, NULL);
+        if (st != SGS_OK) {
+            fprintf(stderr, "openmp_svgd: OpenMP iteration %zu: %s\n", k + 1, sgs_status_str(st));
+            goto out;
+        }
         tp[k] = omp_get_wtime() - t0;
     }
     int same = memcmp(a.x, b.x, n * d * sizeof *a.x) == 0;
@@ -182,10 +254,12 @@ static int bench(const char *model, size_t n, size_t p, size_t iters) {
            model, n, d, p, ms, th, mp, ms / mp, cpu_step / it, cpu_begin / it, cpu_finish / it,
            100.0 * serial / (cpu_step / it), pieces, pieces / (cpu_step / it - serial), cpu_busiest / it, th,
            (cpu_step / it) / (serial + pieces / (double)th), same ? "yes" : "NO");
+    rc = same ? 0 : 1;
+out:
     sys_free(&a), sys_free(&b);
     free(ts), free(tp);
     lr_free(&data);
-    return same ? 0 : 1;
+    return rc;
 }
 
 /* One OpenMP iteration of the mixture (per coordinate) on one large system: the memory check of
@@ -193,8 +267,9 @@ static int bench(const char *model, size_t n, size_t p, size_t iters) {
 static int one_big(size_t n, size_t d, size_t p) {
     sys a;
     double t0 = omp_get_wtime();
-    if (!sys_init(&a, n, d, p, mixture_gradient, NULL)) {
+    if (!sys_init(&a, n, d, p, mixture_gradient, NULL) || !reserve_pieces()) {
         printf("big N %zu d %zu: allocation or init failed\n", n, d);
+        sys_free(&a);
         return 1;
     }
     double t1 = omp_get_wtime();
@@ -209,16 +284,51 @@ static int one_big(size_t n, size_t d, size_t p) {
     return st == SGS_OK ? 0 : 1;
 }
 
+/* A whole non-negative decimal number (no sign, no trailing characters) that fits a size_t. */
+static int parse_size(const char *s, size_t *out) {
+    if (*s < '0' || *s > '9') return 0;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > SIZE_MAX) return 0;
+    *out = (size_t)v;
+    return 1;
+}
+
+static int usage(void) {
+    fprintf(stderr, "usage: openmp_svgd [--quick]\n"
+                    "       openmp_svgd --bench mixture|logistic N p ITERS\n"
+                    "       openmp_svgd --big N d p\n");
+    return 2;
+}
+
 int main(int argc, char **argv) {
-    if (argc == 5 && !strcmp(argv[1], "--big"))
-        return one_big(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10));
     const char *ppt = getenv("SGS_PIECES_PER_THREAD");
     if (ppt && atol(ppt) > 0) pieces_per_thread = atol(ppt);
-    if (argc == 6 && !strcmp(argv[1], "--bench"))
-        return bench(argv[2], strtoul(argv[3], NULL, 10), strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10));
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    size_t a1, a2, a3;
+    int rc;
+    if (argc >= 2 && !strcmp(argv[1], "--big")) {
+        if (argc != 5 || !parse_size(argv[2], &a1) || !parse_size(argv[3], &a2) || !parse_size(argv[4], &a3))
+            return usage();
+        rc = one_big(a1, a2, a3);
+        free(piece_status);
+        return rc;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--bench")) {
+        if (argc != 6 || !parse_size(argv[3], &a1) || !parse_size(argv[4], &a2) || !parse_size(argv[5], &a3))
+            return usage();
+        rc = bench(argv[2], a1, a2, a3);
+        free(piece_status);
+        return rc;
+    }
+    if (argc > 2 || (argc == 2 && strcmp(argv[1], "--quick"))) return usage();
+    int quick = argc > 1;
     lr_data data;
-    if (!lr_make(&data)) return 1;
+    if (!lr_make(&data)) {
+        fprintf(stderr, "openmp_svgd: out of memory for the logistic model's data\n");
+        lr_free(&data);
+        return 1;
+    }
     int ok = 1;
     size_t n = quick ? 2001 : 20001;
     for (int t = 1; t <= 4; t++) ok &= same_as_serial("mixture", n, 2, 8, quick ? 5 : 20, t, mixture_gradient, NULL);
@@ -226,6 +336,7 @@ int main(int argc, char **argv) {
     for (int t = 1; t <= 4; t += 3)
         ok &= same_as_serial("logistic", quick ? 240 : 2000, LR_D, 8, quick ? 2 : 5, t, lr_gradient, &data);
     lr_free(&data);
+    free(piece_status);
     printf("openmp_svgd: %s\n", ok ? "every run bit-identical to the serial one" : "FAILED");
     return ok ? 0 : 1;
 }
