@@ -52,6 +52,9 @@ pub trait Float:
     fn abs(self) -> Self;
     /// `true` unless NaN or ±∞.
     fn is_finite(self) -> bool;
+    /// `true` when exactly ½ (a comparison of bits: no soft-float call on targets without an
+    /// FPU for the type).
+    fn is_half(self) -> bool;
 }
 
 mod private {
@@ -109,6 +112,10 @@ impl Float for f64 {
     fn is_finite(self) -> bool {
         f64::is_finite(self)
     }
+    #[inline(always)]
+    fn is_half(self) -> bool {
+        self.to_bits() == 0.5f64.to_bits()
+    }
 }
 
 impl Float for f32 {
@@ -155,6 +162,10 @@ impl Float for f32 {
     #[inline]
     fn is_finite(self) -> bool {
         f32::is_finite(self)
+    }
+    #[inline(always)]
+    fn is_half(self) -> bool {
+        self.to_bits() == 0.5f32.to_bits()
     }
 }
 

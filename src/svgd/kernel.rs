@@ -206,6 +206,21 @@ impl<T: Float> Kernel<T> for GaussianMedian {
     }
 }
 
+/// `x.ln()`, a call of its own on bare metal: inlined into [`ImqParams::eval_general`] (its
+/// only caller there) `libm`'s `log` and `exp` would put their frames into its own.
+#[cfg_attr(sgs_vector, inline(always))]
+#[cfg_attr(not(sgs_vector), inline(never))]
+fn call_ln<T: Float>(x: T) -> T {
+    x.ln()
+}
+
+/// `x.exp()`, a call of its own on bare metal (as [`call_ln`]).
+#[cfg_attr(sgs_vector, inline(always))]
+#[cfg_attr(not(sgs_vector), inline(never))]
+fn call_exp<T: Float>(x: T) -> T {
+    x.exp()
+}
+
 /// The per-iteration constants of an inverse multiquadric kernel.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ImqParams<T> {
@@ -234,27 +249,41 @@ impl<T: Float> ImqParams<T> {
     /// operations instead of `ln` and `exp`.
     #[inline(always)]
     fn is_half(&self) -> bool {
-        self.beta == T::from_f64(0.5)
+        self.beta.is_half()
     }
 
-    #[inline]
+    // Out of line on bare metal (tiles of one pair), where its three call sites (two pair loops
+    // and the self term) would each hold both forms: 48 bytes per site in the `f64`
+    // Cortex-M4F firmware, past issue 12's flash limit (docs/footprint.md). The general form
+    // is a tail call, so that the `ln`/`exp` path gains no frame.
+    #[cfg_attr(sgs_vector, inline)]
+    #[cfg_attr(not(sgs_vector), inline(never))]
     fn eval(&self, r2: T) -> (T, T) {
+        if !self.is_half() {
+            return self.eval_general(r2);
+        }
         let s = self.c2 + r2;
-        let k = if self.is_half() {
-            T::from_f64(1.0) / s.sqrt()
-        } else {
-            (-(self.beta * s.ln())).exp()
-        };
+        let k = T::from_f64(1.0) / s.sqrt();
         (k, (self.two_beta * k) / s)
     }
 
-    /// [`eval`](Self::eval) over a tile: at β = ½ one straight-line body per element (`+`,
-    /// `sqrt`, `/`, `*`: vectorisable, the same bits at every vector width), otherwise `eval`'s
-    /// `ln` and `exp` element by element.
+    /// [`eval`](Self::eval) for β ≠ ½ (a tail call from it on bare metal).
+    #[cfg_attr(sgs_vector, inline(always))]
+    #[cfg_attr(not(sgs_vector), inline(never))]
+    fn eval_general(&self, r2: T) -> (T, T) {
+        let s = self.c2 + r2;
+        let k = call_exp(-(self.beta * call_ln(s)));
+        (k, (self.two_beta * k) / s)
+    }
+
+    /// [`eval`](Self::eval) over a tile: at β = ½ on hosts one straight-line body per element
+    /// (`+`, `sqrt`, `/`, `*`: vectorisable, the same bits at every vector width), otherwise
+    /// `eval` element by element (bare metal, where a tile is one pair: a loop of its own would
+    /// only be flash).
     #[inline(always)]
     fn eval_tile(&self, r2_k: &mut [T], c: &mut [T]) {
         let (c2, two_beta) = (self.c2, self.two_beta);
-        if self.is_half() {
+        if cfg!(sgs_vector) && self.is_half() {
             let one = T::from_f64(1.0);
             for (v, ct) in r2_k.iter_mut().zip(c.iter_mut()) {
                 let s = c2 + *v;
