@@ -170,10 +170,19 @@ def _write(out, value, shape, dtype, what):
     ffi.memmove(out, arr, arr.nbytes)
 
 
+def _energy_value(value):
+    # A number, a 0-d array or an array of one element (e.g. `x @ A @ x` on a (1, d) row, or a
+    # sum with keepdims): numpy 2 refuses float() on the last; anything larger is an error.
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.size != 1:
+        raise ValueError(f"energy returned shape {arr.shape}, expected a scalar")
+    return float(arr.reshape(()))
+
+
 def _energy_tramp(ud, theta, d, u):
     cb = ffi.from_handle(ud)
     try:
-        u[0] = float(cb.energy(_vector(theta, d, cb.dtype)))
+        u[0] = _energy_value(cb.energy(_vector(theta, d, cb.dtype)))
         return _CB_OK
     except OutOfDomain:
         return _CB_REJECT

@@ -119,6 +119,19 @@ def test_exception_in_callback_aborts_and_is_reraised_with_traceback():
     assert s.run(10).shape == (10, 1)
 
 
+def test_energy_may_return_a_one_element_array():
+    # numpy 2 refuses float() on a 1-element 1-d array; the binding takes its one value (the
+    # same numbers as a scalar energy) and refuses a longer one.
+    def run(energy):
+        return sgsample.amagold(energy, M.dw_grad, [0.0], 50, step_size=0.1, seed=4).samples
+
+    scalar = run(M.dw_energy)
+    assert np.array_equal(run(lambda t: np.array([M.dw_energy(t)])), scalar)
+    assert np.array_equal(run(lambda t: np.array([[M.dw_energy(t)]])), scalar)
+    with pytest.raises(ValueError, match="scalar"):
+        run(lambda t: np.array([M.dw_energy(t), 0.0]))
+
+
 def test_exception_in_energy_and_bad_return_shape():
     def energy(t):
         raise KeyError("energy")
