@@ -17,6 +17,11 @@ use crate::error::Stop;
 use crate::float::Float;
 
 /// A (stochastic) gradient of the energy: `∇Ũ(θ)` for AMAGOLD and SGHMC, `∇V(x)` for SVGD.
+///
+/// Stop a run with [`Stop`], not a panic: a panic unwinds through the sampler, which then keeps
+/// its positions but may have advanced its generator, so a caller who catches it and goes on no
+/// longer reproduces an uninterrupted run (an SVGD iteration in phases restores the generator
+/// when it is dropped during the unwinding).
 pub trait Gradient<T: Float> {
     /// Writes the gradient at `x` (length d) into `grad` (length d).
     fn gradient(&mut self, x: &[T], minibatch_seed: u64, grad: &mut [T]) -> Result<(), Stop>;

@@ -117,7 +117,8 @@ impl Moments {
 /// [`ess`] need to combine chains. `L ≥ 1` is the autocorrelation window (lags kept): the ESS is
 /// exact Geyer whenever the chain's autocorrelation has died out within `L` lags (a few times the
 /// integrated autocorrelation time), and falls back to batch means otherwise. See the module
-/// documentation for the example.
+/// documentation for the example. The sums are `f64`: draws spread over more than about 1e154
+/// around the first draw overflow the sums of squares (variance +∞, ESS NaN).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series<const L: usize> {
     /// The first draw, subtracted from every draw before it is summed.
