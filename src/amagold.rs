@@ -114,13 +114,7 @@ impl AmagoldConfig {
     /// [`Error::InvalidStepSize`], [`Error::InvalidMomentumScale`]). What a chain of `T` checks.
     pub fn validate_in<T: Float>(&self) -> Result<(), Error> {
         self.validate()?;
-        if !crate::float::positive_in::<T>(self.step_size) {
-            return Err(Error::InvalidStepSize);
-        }
-        if !crate::float::positive_in::<T>(self.momentum_sd) {
-            return Err(Error::InvalidMomentumScale);
-        }
-        Ok(())
+        crate::float::step_and_scale_in::<T>(self.step_size, self.momentum_sd)
     }
 
     /// Checks every hyperparameter; the error names the first one out of range.

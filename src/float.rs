@@ -177,6 +177,22 @@ pub(crate) fn positive_in<T: Float>(x: f64) -> bool {
     t.is_finite() && t > T::ZERO
 }
 
+/// The momentum chains' checks in their coordinate type `T` ([`positive_in`]): the step size
+/// ([`Error::InvalidStepSize`](crate::Error::InvalidStepSize)), then the momentum scale
+/// ([`Error::InvalidMomentumScale`](crate::Error::InvalidMomentumScale)).
+pub(crate) fn step_and_scale_in<T: Float>(
+    step_size: f64,
+    momentum_sd: f64,
+) -> Result<(), crate::Error> {
+    if !positive_in::<T>(step_size) {
+        return Err(crate::Error::InvalidStepSize);
+    }
+    if !positive_in::<T>(momentum_sd) {
+        return Err(crate::Error::InvalidMomentumScale);
+    }
+    Ok(())
+}
+
 /// `true` when every element of `xs` is finite.
 pub(crate) fn all_finite<T: Float>(xs: &[T]) -> bool {
     xs.iter().all(|x| x.is_finite())
