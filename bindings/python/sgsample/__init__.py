@@ -119,6 +119,15 @@ def _invalid(where, detail, status="SGS_ERR_INVALID_ARGUMENT"):
     return InvalidInput(_STATUS[status], where, detail)
 
 
+def _no_complex(value, what, where=None):
+    """Refuses complex numbers, which numpy would cast to real with only a warning (the
+    imaginary part lost): InvalidInput for an argument, ValueError inside a callback."""
+    if np.iscomplexobj(value):
+        if where is None:
+            raise ValueError(f"{what} returned complex values")
+        raise _invalid(where, f"{what} must be real, got complex values")
+
+
 _U64_MAX = 2**64 - 1
 
 
@@ -164,6 +173,7 @@ def _vector(ptr, count, dtype):
 
 
 def _write(out, value, shape, dtype, what):
+    _no_complex(value, what)
     arr = np.ascontiguousarray(value, dtype=dtype)
     if arr.shape != shape:
         raise ValueError(f"{what} returned shape {arr.shape}, expected {shape}")
@@ -173,6 +183,7 @@ def _write(out, value, shape, dtype, what):
 def _energy_value(value):
     # A number, a 0-d array or an array of one element (e.g. `x @ A @ x` on a (1, d) row, or a
     # sum with keepdims): numpy 2 refuses float() on the last; anything larger is an error.
+    _no_complex(value, "energy")
     arr = np.asarray(value, dtype=np.float64)
     if arr.size != 1:
         raise ValueError(f"energy returned shape {arr.shape}, expected a scalar")
@@ -470,6 +481,7 @@ class _Chain(_Runner):
         self._lock = threading.Lock()
         self._raw, self._state = _new_state(self._kind, sfx)
         self._cfg = _config(self._kind, (step_size,), options, self._enums())
+        _no_complex(theta0, "theta0", f"sgs_{self._kind}_init{sfx}")
         self.theta0 = np.ascontiguousarray(theta0, dtype=self.dtype)
         if self.theta0.ndim != 1:
             raise _invalid(f"sgs_{self._kind}_init{sfx}",
@@ -629,6 +641,7 @@ def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw):
     where = cls.__name__.lower()
     chains = _count(chains, "chains", where, minimum=1)
     draws = _count(draws, "draws", where)
+    _no_complex(theta0, "theta0", where)
     theta0 = np.asarray(theta0, dtype=np.dtype(dtype))
     starts = np.broadcast_to(theta0, (chains,) + theta0.shape[-1:]) if theta0.ndim == 1 else theta0
     if starts.ndim != 2 or starts.shape[0] != chains:
@@ -695,6 +708,7 @@ class SVGD(_Runner):
         self._sfx = sfx
         self._lock = threading.Lock()
         self._ct = "float *" if sfx else "double *"
+        _no_complex(particles, "particles", "sgs_svgd_init")
         x = np.array(particles, dtype=self.dtype, order="C", copy=True)
         if x.ndim == 1:
             x = x[:, None]
@@ -784,6 +798,8 @@ def ksd(particles, grads, *, batch_size=None, c=1.0, beta=-0.5, seed=0, stream=0
     the full V-statistic (``batch_size`` None), or the unbiased random-batch estimate with
     batches of ``batch_size`` over the permutation that ``(seed, stream)`` draws. The IMQ base
     kernel ``(c² + r²)^beta``. The KSD is the square root (the batch estimate may be < 0)."""
+    _no_complex(particles, "particles", "ksd")
+    _no_complex(grads, "grads", "ksd")
     x = np.array(particles, dtype=np.float64)
     g = np.array(grads, dtype=np.float64, order="C")
     if x.ndim not in (1, 2):
@@ -853,6 +869,7 @@ class Stats:
         (``SGS_ERR_NON_FINITE``) naming the row, and then none of the draws of this call is
         pushed."""
         a = np.asarray(x)
+        _no_complex(a, "draws", "sgs_stats_push")
         dt, suffix = _dtype(a.dtype if a.dtype == np.float32 else np.float64)
         where = "sgs_stats_push" + suffix
         if not (a.shape == (self.d,) or (a.ndim == 2 and a.shape[1] == self.d)):

@@ -214,3 +214,16 @@ def test_svgd_out_of_domain_is_gradient_rejected():
     assert e.value.name == "SGS_ERR_GRADIENT_REJECTED" and not isinstance(e.value, ValueError)
     ref = sgsample.SVGD(np.linspace(-1, 1, 6)[:, None], grads=M.mix_grads, step_size=0.1)
     assert np.array_equal(s.particles, ref.run(s.info.iterations))
+
+
+def test_complex_inputs_are_refused_not_cast():
+    # numpy casts complex to real with only a ComplexWarning, dropping the imaginary part.
+    with pytest.raises(sgsample.InvalidInput):
+        sgsample.SGLD(M.dw_grad, [0.5 + 1j], step_size=0.1)
+    with pytest.raises(sgsample.InvalidInput):
+        sgsample.svgd(np.zeros((4, 1), dtype=complex), 3, grads=lambda X, s: X.real, step_size=0.1)
+    with pytest.raises(sgsample.InvalidInput):
+        sgsample.Stats(1).push(np.array([1 + 2j]))
+    with pytest.raises(ValueError, match="complex"):
+        sgsample.sgld(lambda t, s: M.dw_grad(t, s) + 0j, [0.0], 5, step_size=0.1)
+
