@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "parallel_models.h"
+#include "parse_size.h"
 
 /* CPU seconds (per-thread clocks, so insensitive to other processes taking the cores), summed
  * over the timed iterations: begin and finish on the calling thread, the pieces' work (each
@@ -282,17 +283,6 @@ static int one_big(size_t n, size_t d, size_t p) {
            (double)bytes / (1024.0 * 1024.0 * 1024.0), t1 - t0, omp_get_max_threads(), t2 - t1, sgs_status_str(st));
     sys_free(&a);
     return st == SGS_OK ? 0 : 1;
-}
-
-/* A whole non-negative decimal number (no sign, no trailing characters) that fits a size_t. */
-static int parse_size(const char *s, size_t *out) {
-    if (*s < '0' || *s > '9') return 0;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > SIZE_MAX) return 0;
-    *out = (size_t)v;
-    return 1;
 }
 
 static int usage(void) {

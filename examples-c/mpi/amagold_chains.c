@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "sgsample.h"
+#include "../parse_size.h"
 
 enum { D = 2 };
 /* The shortest chains --check accepts: below, a chain's ESS (and so the standard error) and the
@@ -85,17 +86,6 @@ static int32_t chain_stats(const double *x, size_t iters, double *out) {
     if (st == SGS_OK) st = sgs_stats_mcse(s, out + D, D);
     free(raw);
     return st;
-}
-
-/* A whole non-negative decimal number (no sign, no trailing characters) that fits a size_t. */
-static int parse_size(const char *s, size_t *out) {
-    if (*s < '0' || *s > '9') return 0;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > SIZE_MAX) return 0;
-    *out = (size_t)v;
-    return 1;
 }
 
 int main(int argc, char **argv) {

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "../parallel_models.h"
+#include "../parse_size.h"
 
 /* The largest MPI count (int); a smaller value can be compiled in to test the check. */
 #ifndef SVGD_MPI_COUNT_MAX
@@ -57,17 +58,6 @@ static int32_t faulty_gradient(void *ud, const double *x, size_t d, uint64_t see
     faulty *f = (faulty *)ud;
     if (f->abort_now) return SGS_CB_ABORT;
     return f->inner(f->inner_ud, x, d, seed, g);
-}
-
-/* A whole non-negative decimal number (no sign, no trailing characters) that fits a size_t. */
-static int parse_size(const char *s, size_t *out) {
-    if (*s < '0' || *s > '9') return 0;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > SIZE_MAX) return 0;
-    *out = (size_t)v;
-    return 1;
 }
 
 /* The lowest rank on which `failed` is set, or -1; every rank learns it (one collective). For the
