@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --check >/dev/null || scripts/install-deps.sh test
 suites=(
   scripts/test-rust.sh
+  scripts/test-mutants.sh
   scripts/test-nostd.sh
   scripts/test-firmware.sh
   scripts/test-ffi.sh

@@ -223,6 +223,30 @@ mod tests {
         }
     }
 
+    /// Welford's running sums give the two-pass mean and sum of squared deviations (to
+    /// round-off) on data far from zero, where a wrong update (the old mean in both factors)
+    /// would be off by the data's variance times about one per point.
+    #[test]
+    fn welford_matches_the_two_pass_sums() {
+        let xs: [f64; 7] = [
+            1e3 + 0.5,
+            1e3 - 1.25,
+            1e3 + 2.0,
+            1e3,
+            1e3 + 0.75,
+            1e3 - 3.0,
+            1e3 + 1.5,
+        ];
+        let (mut mean, mut m2) = ([0.0f64; 1], [0.0f64; 1]);
+        for (n, &x) in xs.iter().enumerate() {
+            welford(&mut mean, &mut m2, &[x], n as u64 + 1);
+        }
+        let mu = xs.iter().sum::<f64>() / xs.len() as f64;
+        let ss = xs.iter().map(|x| (x - mu) * (x - mu)).sum::<f64>();
+        assert!((mean[0] - mu).abs() < 1e-12 * mu, "{} vs {mu}", mean[0]);
+        assert!((m2[0] - ss).abs() < 1e-9 * ss, "{} vs {ss}", m2[0]);
+    }
+
     #[test]
     fn stan_windows_for_1000_iterations() {
         // Stan: 75 fast, slow windows 25, 50, 100, 200, 500 (the last stretched to 950), 50 fast.

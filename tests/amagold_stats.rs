@@ -52,6 +52,30 @@ fn double_well_both_variants_are_exact() {
     }
 }
 
+/// The same exactness with a momentum scale σ ≠ 1 (in both variants): the momentum must be
+/// drawn as N(0, σ²), the scale the dynamics and ρ assume.
+#[test]
+fn double_well_exact_with_momentum_sd_2() {
+    for &variant in &[Variant::Reversible, Variant::NonReversible] {
+        let mut model = DoubleWell { noise: 1.0 };
+        let cfg = AmagoldConfig {
+            momentum_sd: 2.0,
+            variant,
+            seed: 8,
+            ..AmagoldConfig::new(0.5)
+        };
+        let mut ws = [0.0; 6];
+        let mut chain = Amagold::new(&cfg, &[0.0], &mut ws, &mut model).unwrap();
+        let mut samples = vec![0.0; 400_000];
+        chain.run(&mut model, &mut samples).unwrap();
+        let z = z_scores(&samples);
+        assert!(
+            z.iter().all(|z| z.abs() < 3.0),
+            "{variant:?}, σ = 2: z-scores (mean, var, P>0) = {z:?}"
+        );
+    }
+}
+
 #[test]
 fn smaller_steps_accept_more() {
     let a25 = run_double_well(0.25, Variant::Reversible, 50_000, 1).accept_rate;

@@ -312,15 +312,26 @@ fn uniforms_and_bounded_integers_are_uniform() {
 
 #[test]
 fn below_has_no_modulo_bias() {
-    // n = 2³¹ + 2³⁰ = 3·2³⁰: a modulo reduction of a 32-bit word would make the first third of
-    // the range twice as likely as the rest. Lemire's rejection makes the thirds equal.
-    let n = 3u64 << 30;
+    // n = 3·2³⁰ (one 32-bit word per attempt) and n = 3·2⁶² (one 64-bit word): a modulo
+    // reduction of the word would make the first third of the range twice as likely as the
+    // rest; the high half of word·n without Lemire's rejection would make every k ≡ 0 (mod 3)
+    // twice as likely as the others (n/2^k = 3/4: one word in four maps to such a k twice as
+    // often). The rejection makes both the thirds and the residues mod 3 equally likely.
     let mut r = Rng::new(22, 0);
-    let mut thirds = [0u64; 3];
-    for _ in 0..300_000 {
-        thirds[(r.below(n) >> 30) as usize] += 1;
+    for shift in [30u32, 62] {
+        let n = 3u64 << shift;
+        let (mut thirds, mut residues) = ([0u64; 3], [0u64; 3]);
+        for _ in 0..300_000 {
+            let k = r.below(n);
+            thirds[(k >> shift) as usize] += 1;
+            residues[(k % 3) as usize] += 1;
+        }
+        assert!(chi2_ok(chi2(&thirds)), "n = 3·2^{shift}: thirds {thirds:?}");
+        assert!(
+            chi2_ok(chi2(&residues)),
+            "n = 3·2^{shift}: residues mod 3 {residues:?}"
+        );
     }
-    assert!(chi2_ok(chi2(&thirds)), "thirds {thirds:?}");
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //! deterministic.
 
 mod common;
-use common::{z_scores, DoubleWell};
-use sgsample::{Sghmc, SghmcConfig};
+use common::{batch_stats, z_scores, DoubleWell};
+use sgsample::{Gradient, Rng, Sghmc, SghmcConfig, Stop};
 
 #[test]
 fn sghmc_is_detectably_biased_at_eps_025() {
@@ -21,4 +21,185 @@ fn sghmc_is_detectably_biased_at_eps_025() {
     // variance ≈ 3.81 (truth −2.148, 2.862): both more than 15 standard errors off. (The
     // published −1.91 / 3.45 come from the authors' momentum-first order; it is biased too.)
     assert!(z[0] > 6.0 && z[1] > 6.0, "SGHMC z-scores {z:?}");
+}
+
+/// ½(θ − m)² with N(0, s²) gradient noise drawn from the minibatch seed.
+struct Shifted {
+    m: f64,
+    s: f64,
+}
+
+impl Gradient<f64> for Shifted {
+    fn gradient(&mut self, x: &[f64], seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+        let mut r = Rng::new(seed, 77);
+        g[0] = (x[0] - self.m) + self.s * r.normal();
+        Ok(())
+    }
+}
+
+/// The stationary variance of θ for the Gaussian target above, from the linear-Gaussian
+/// recursion of one inner step (docs/algorithms.md §1.1): `(θ, r) ← A·(θ, r) + (0, w)` with
+/// `A = [[1, a], [−ε, 1 − c − ε·a]]` and `Var w = q`; SGHMC has a = ε/σ², c = 2εβ,
+/// q = ε²s² + 4εβσ² (`Law::sghmc`), other values give the laws of plausible bugs. Persistent
+/// momentum: the θ-entry of the fixed point of `P = A·P·Aᵀ + W`. Momentum resampled as
+/// N(0, ρ²) at each outer iteration: each stores the θ of `B·(θ, r) + noise` with `B = A^T`, so
+/// `v = B₀₀²·v + B₀₁²·ρ² + N₀₀`, N the noise covariance accumulated over the T steps.
+#[derive(Clone, Copy, Debug)]
+struct Law {
+    eps: f64,
+    a: f64,
+    c: f64,
+    q: f64,
+    steps: u32,
+    /// The resampled momentum's standard deviation, or `None` for a persistent momentum.
+    resample: Option<f64>,
+}
+
+type M2 = [[f64; 2]; 2];
+
+fn mul(x: M2, y: M2) -> M2 {
+    let mut z = [[0.0; 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            z[i][j] = x[i][0] * y[0][j] + x[i][1] * y[1][j];
+        }
+    }
+    z
+}
+
+/// `x·p·xᵀ + w`.
+fn sandwich(x: M2, p: M2, w: M2) -> M2 {
+    let xt = [[x[0][0], x[1][0]], [x[0][1], x[1][1]]];
+    let y = mul(mul(x, p), xt);
+    [
+        [y[0][0] + w[0][0], y[0][1] + w[0][1]],
+        [y[1][0] + w[1][0], y[1][1] + w[1][1]],
+    ]
+}
+
+impl Law {
+    fn sghmc(cfg: &SghmcConfig, s: f64) -> Law {
+        let (eps, beta, sigma) = (cfg.step_size, cfg.friction, cfg.momentum_sd);
+        Law {
+            eps,
+            a: eps / (sigma * sigma),
+            c: 2.0 * eps * beta,
+            q: eps * eps * s * s + 4.0 * eps * beta * sigma * sigma,
+            steps: cfg.steps,
+            resample: cfg.resample_momentum.then_some(sigma),
+        }
+    }
+
+    fn var_theta(&self) -> f64 {
+        let am: M2 = [[1.0, self.a], [-self.eps, 1.0 - self.c - self.eps * self.a]];
+        let w: M2 = [[0.0, 0.0], [0.0, self.q]];
+        match self.resample {
+            None => {
+                // The spectral radius of A is √(1 − c) < 1: the iteration converges.
+                let mut p = [[0.0; 2]; 2];
+                for _ in 0..100_000 {
+                    p = sandwich(am, p, w);
+                }
+                p[0][0]
+            }
+            Some(rho) => {
+                let (mut b, mut n) = ([[1.0, 0.0], [0.0, 1.0]], [[0.0; 2]; 2]);
+                for _ in 0..self.steps {
+                    b = mul(am, b);
+                    n = sandwich(am, n, w);
+                }
+                (b[0][1] * b[0][1] * rho * rho + n[0][0]) / (1.0 - b[0][0] * b[0][0])
+            }
+        }
+    }
+}
+
+fn run_shifted(cfg: &SghmcConfig, model: &mut Shifted, n: usize) -> Vec<f64> {
+    let mut ws = [0.0; 5];
+    let mut chain = Sghmc::new(cfg, &[model.m], &mut ws).unwrap();
+    let mut burn = vec![0.0; 2000];
+    chain.run(model, &mut burn).unwrap();
+    let mut samples = vec![0.0; n];
+    let sum = chain.run(model, &mut samples).unwrap();
+    assert_eq!((sum.iterations, sum.divergences), (n as u64, 0));
+    samples
+}
+
+/// SGHMC is biased, but on a Gaussian target with Gaussian gradient noise its stationary law is
+/// known exactly (`Law`), with and without momentum resampling. The sample mean and the mean of
+/// (θ − m)² must match it within 4.5 batch-means standard errors, and the laws of the plausible
+/// bugs (friction noise of variance 2εβσ², friction εβ instead of 2εβ, a resampled momentum
+/// N(0, 1) whatever σ) are at least 10 standard errors away, so that the test would fail for
+/// them. (A wrong sign diverges; θ moved twice per outer iteration has another law too, and
+/// `scripts/mutants/run.py` checks that this test fails for each.)
+#[test]
+fn stationary_law_on_a_gaussian_target_is_the_exact_one() {
+    let (m, n) = (1.5, 400_000);
+    // The closed form of docs/algorithms.md §1.1 agrees with the recursion's fixed point.
+    for &(eps, beta, sigma, s) in &[(0.1, 0.25, 1.5, 1.0), (0.3, 0.5, 0.7, 2.0)] {
+        let closed = (1.0 + eps * s * s / (4.0 * beta * sigma * sigma)) * (1.0 - eps * beta)
+            / (1.0 - eps * beta - eps * eps / (4.0 * sigma * sigma));
+        let cfg = SghmcConfig {
+            friction: beta,
+            momentum_sd: sigma,
+            resample_momentum: false,
+            ..SghmcConfig::new(eps)
+        };
+        let fixed = Law::sghmc(&cfg, s).var_theta();
+        assert!(
+            (closed - fixed).abs() < 1e-12 * closed,
+            "{closed} vs {fixed}"
+        );
+    }
+    for (k, &(eps, beta, sigma, s, steps, resample)) in [
+        (0.3, 0.25, 1.5, 1.0, 3, true),
+        (0.3, 0.25, 1.5, 1.0, 3, false),
+        (0.5, 0.5, 0.7, 2.0, 4, false),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let cfg = SghmcConfig {
+            friction: beta,
+            momentum_sd: sigma,
+            steps,
+            resample_momentum: resample,
+            seed: 11 + k as u64,
+            ..SghmcConfig::new(eps)
+        };
+        let samples = run_shifted(&cfg, &mut Shifted { m, s }, n);
+        let law = Law::sghmc(&cfg, s);
+        let v = law.var_theta();
+        let (mean, _, se_mean) = batch_stats(&samples, 100);
+        let sq: Vec<f64> = samples.iter().map(|x| (x - m) * (x - m)).collect();
+        let (msq, _, se_sq) = batch_stats(&sq, 100);
+        let (zm, zv) = ((mean - m) / se_mean, (msq - v) / se_sq);
+        assert!(
+            zm.abs() < 4.5 && zv.abs() < 4.5,
+            "{cfg:?}: mean {mean:.4} (z {zm:.1}), E(θ − m)² {msq:.4} (truth {v:.4}, z {zv:.1})"
+        );
+        let mut wrong = vec![
+            Law {
+                q: eps * eps * s * s + 2.0 * eps * beta * sigma * sigma,
+                ..law
+            },
+            Law {
+                c: eps * beta,
+                ..law
+            },
+        ];
+        if resample {
+            wrong.push(Law {
+                resample: Some(1.0),
+                ..law
+            });
+        }
+        for w in wrong {
+            let wv = w.var_theta();
+            assert!(
+                (wv - v).abs() > 10.0 * se_sq,
+                "{w:?}: {wv} vs {v} (se {se_sq})"
+            );
+        }
+    }
 }
