@@ -482,6 +482,129 @@ mod tests {
         }
     }
 
+    /// ArviZ's unsplit ESS (`arviz.stats.diagnostics._ess`), written out plainly on stored
+    /// draws: Geyer's initial positive sequence, then the initial monotone sequence, over the
+    /// mean autocorrelations of the chains.
+    fn oracle_ess(chains: &[Vec<f64>]) -> (f64, bool) {
+        let (k, n) = (chains.len(), chains[0].len());
+        let (kf, nf) = (k as f64, n as f64);
+        let mean_acov = |t: usize| chains.iter().map(|c| direct_autocov(c, t)).sum::<f64>() / kf;
+        let mean_var = mean_acov(0) * nf / (nf - 1.0);
+        let mut var_plus = mean_var * (nf - 1.0) / nf;
+        if k > 1 {
+            let means: Vec<f64> = chains.iter().map(|c| c.iter().sum::<f64>() / nf).collect();
+            let mm = means.iter().sum::<f64>() / kf;
+            var_plus += means.iter().map(|m| (m - mm) * (m - mm)).sum::<f64>() / (kf - 1.0);
+        }
+        let rho = |t: usize| 1.0 - (mean_var - mean_acov(t)) / var_plus;
+        let mut r = vec![0.0; n];
+        let (mut even, mut odd) = (1.0, rho(1));
+        (r[0], r[1]) = (even, odd);
+        let mut t = 1;
+        while t < n - 3 && even + odd > 0.0 {
+            even = rho(t + 1);
+            odd = rho(t + 2);
+            if even + odd >= 0.0 {
+                (r[t + 1], r[t + 2]) = (even, odd);
+            }
+            t += 2;
+        }
+        let max_t = t - 2;
+        if even > 0.0 {
+            r[max_t + 1] = even;
+        }
+        let mut t = 1;
+        let mut monotone_made = false;
+        while t + 2 <= max_t {
+            if r[t + 1] + r[t + 2] > r[t - 1] + r[t] {
+                monotone_made = true;
+                r[t + 1] = (r[t - 1] + r[t]) / 2.0;
+                r[t + 2] = r[t + 1];
+            }
+            t += 2;
+        }
+        let total = kf * nf;
+        let tau = -1.0 + 2.0 * r[..=max_t].iter().sum::<f64>() + r[max_t + 1];
+        (total / tau.max(1.0 / libm::log10(total)), monotone_made)
+    }
+
+    /// Split-R̂ (Gelman et al.) on stored draws, each chain cut into its two halves.
+    fn oracle_rhat(chains: &[Vec<f64>]) -> f64 {
+        let halves: Vec<&[f64]> = chains.iter().flat_map(|c| c.chunks(c.len() / 2)).collect();
+        let (m, nh) = (halves.len() as f64, halves[0].len() as f64);
+        let mean = |h: &[f64]| h.iter().sum::<f64>() / h.len() as f64;
+        let var = |h: &[f64]| {
+            let mu = mean(h);
+            h.iter().map(|x| (x - mu) * (x - mu)).sum::<f64>() / (h.len() as f64 - 1.0)
+        };
+        let w = halves.iter().map(|h| var(h)).sum::<f64>() / m;
+        let means: Vec<f64> = halves.iter().map(|h| mean(h)).collect();
+        let mm = means.iter().sum::<f64>() / m;
+        let b = nh * means.iter().map(|x| (x - mm) * (x - mm)).sum::<f64>() / (m - 1.0);
+        libm::sqrt(((nh - 1.0) / nh * w + b / nh) / w)
+    }
+
+    /// The streaming ESS, MCSE and split-R̂ equal the textbook estimators on the stored draws
+    /// (ESS and MCSE to ArviZ's unsplit estimator; split-R̂ at 16·2^j draws, where the halves
+    /// of the completed batches are the halves of the chain), for one chain and for three
+    /// chains with slightly different centres. AR(1) draws with φ = 0.5 mix well inside the
+    /// window. (Chains further apart keep Geyer's sequence positive past the window, where the
+    /// streaming ESS falls back to batch means: `chains_that_disagree_get_a_small_ess`.)
+    #[test]
+    fn ess_mcse_and_rhat_equal_the_estimators_on_stored_draws() {
+        let n = 16 * 64;
+        let chains: Vec<Vec<f64>> = [0.0, 0.05, -0.03]
+            .iter()
+            .enumerate()
+            .map(|(c, centre)| {
+                let mut y = 0.0;
+                normals(60 + c as u64, n)
+                    .map(|z| {
+                        y = 0.5 * y + z;
+                        centre + y
+                    })
+                    .collect()
+            })
+            .collect();
+        let series: Vec<Series<64>> = chains
+            .iter()
+            .map(|c| {
+                let mut s = Series::<64>::new();
+                c.iter().for_each(|&x| s.push(x));
+                s
+            })
+            .collect();
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * b.abs();
+        for (c, s) in chains.iter().zip(&series) {
+            let e = oracle_ess(core::slice::from_ref(c)).0;
+            assert!(close(s.ess(), e), "ESS {} vs {e}", s.ess());
+            let m = c.iter().sum::<f64>() / n as f64;
+            let v = c.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n as f64 - 1.0);
+            assert!(close(s.mcse(), libm::sqrt(v / e)), "MCSE {}", s.mcse());
+        }
+        // A chain (φ = 0.7) on which Geyer's monotone step changes the sequence.
+        let mut y = 0.0;
+        let c: Vec<f64> = normals(0, n)
+            .map(|z| {
+                y = 0.7 * y + z;
+                y
+            })
+            .collect();
+        let (e, monotone_made) = oracle_ess(core::slice::from_ref(&c));
+        let mut s = Series::<64>::new();
+        c.iter().for_each(|&x| s.push(x));
+        assert!(monotone_made && close(s.ess(), e), "ESS {} vs {e}", s.ess());
+        let refs: Vec<&Series<64>> = series.iter().collect();
+        let (e, r) = (ess(&refs).unwrap(), split_rhat(&refs).unwrap());
+        let (oe, _) = oracle_ess(&chains);
+        assert!(close(e, oe), "ESS {e} vs {oe}");
+        assert!(
+            close(r, oracle_rhat(&chains)),
+            "R̂ {r} vs {}",
+            oracle_rhat(&chains)
+        );
+    }
+
     #[test]
     fn batches_double_and_cover_the_draws() {
         let mut s = Series::<4>::new();
