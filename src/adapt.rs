@@ -58,3 +58,48 @@ pub(crate) fn accept_prob(log_a: f64) -> f64 {
         libm::exp(log_a)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recursion of docs/algorithms.md §1.2, written out from its equations: every ε_m and
+    /// the final ε̄ (the κ-weighted average of the iterates, not the last one) over a fixed
+    /// sequence of acceptance probabilities.
+    #[test]
+    fn the_documented_recursion() {
+        let (eps0, delta) = (0.3f64, 0.65);
+        let alphas = [0.9, 0.2, 0.7, 0.4, 1.0, 0.0, 0.65, 0.8, 0.1, 0.95, 0.5, 0.3];
+        let mut da = DualAveraging::new(eps0, delta);
+        let mu = (10.0 * eps0).ln();
+        let (mut h, mut lbar) = (0.0f64, 0.0f64);
+        for (i, &a) in alphas.iter().enumerate() {
+            let m = (i + 1) as f64;
+            h = (1.0 - 1.0 / (m + 10.0)) * h + (delta - a) / (m + 10.0);
+            let log_eps = mu - (m.sqrt() / 0.05) * h;
+            lbar = m.powf(-0.75) * log_eps + (1.0 - m.powf(-0.75)) * lbar;
+            let got = da.update(a);
+            assert!(
+                (got.ln() - log_eps).abs() < 1e-12,
+                "m = {m}: {got} vs {}",
+                log_eps.exp()
+            );
+            let bar = da.final_step_size();
+            assert!(
+                (bar.ln() - lbar).abs() < 1e-12,
+                "m = {m}: ε̄ {bar} vs {}",
+                lbar.exp()
+            );
+        }
+        // The average is not the last iterate here.
+        assert!((da.final_step_size().ln() - (mu - (12f64.sqrt() / 0.05) * h)).abs() > 0.1);
+    }
+
+    #[test]
+    fn accept_prob_is_min_1_exp() {
+        assert_eq!(accept_prob(f64::NAN), 0.0);
+        assert_eq!(accept_prob(0.5), 1.0);
+        assert_eq!(accept_prob(f64::NEG_INFINITY), 0.0);
+        assert!((accept_prob(-0.5) - (-0.5f64).exp()).abs() < 1e-15);
+    }
+}
