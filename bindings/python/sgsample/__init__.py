@@ -33,7 +33,7 @@ import os
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Optional
 
 import cffi
@@ -159,13 +159,26 @@ def _count(value, what, where, *, minimum=0, maximum=_U64_MAX):
 
 
 class _Py:
-    """What a trampoline finds behind ``user_data``: the user's callables and the first error."""
+    """What a trampoline finds behind ``user_data``: the user's callables and the first error.
 
-    __slots__ = ("energy", "grad", "grads", "dtype", "exc", "__weakref__")
+    The error is kept per thread: a copy of a sampler (``copy.copy``) shares its callbacks, as
+    ``sgs_*_copy`` does in C, and the two may run at the same time on two threads; each run
+    re-raises the error of its own callbacks (a run's callbacks run on the thread that called
+    it)."""
+
+    __slots__ = ("energy", "grad", "grads", "dtype", "_local", "__weakref__")
 
     def __init__(self, energy, grad, grads, dtype):
         self.energy, self.grad, self.grads, self.dtype = energy, grad, grads, dtype
-        self.exc = None
+        self._local = threading.local()
+
+    @property
+    def exc(self):
+        return getattr(self._local, "exc", None)
+
+    @exc.setter
+    def exc(self, value):
+        self._local.exc = value
 
 
 def _vector(ptr, count, dtype):
@@ -453,6 +466,34 @@ class _Runner:
 
     chunk_seconds = 0.05
 
+    def __copy__(self):
+        """An independent sampler in this one's state: its own state, workspace (and particles)
+        and generator, so it continues exactly as this one would (the same draws), while this
+        one goes on unchanged. It shares the callbacks (the same Python callables or
+        :class:`Raw` functions and user data), as ``sgs_*_copy`` does in C. ``.info`` is copied.
+        Raises :class:`InvalidInput` (``SGS_ERR_BUSY``) while this sampler is running."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__.pop("partial", None)
+        new._lock = threading.Lock()
+        new.info = replace(self.info)
+        self._acquire("copy")
+        try:
+            self._copy_state_into(new)
+        finally:
+            self._lock.release()
+        return new
+
+    def __deepcopy__(self, memo):
+        """The same as :meth:`__copy__`: the callbacks stay shared (the C state holds their
+        addresses; a callable cannot be copied into the library)."""
+        return self.__copy__()
+
+    def __reduce__(self):
+        raise TypeError(f"sgsample.{type(self).__name__} cannot be pickled: its state points to "
+                        "live callbacks and buffers of this process; copy.copy() gives an "
+                        "independent sampler in the same process")
+
     def _acquire(self, where):
         if not self._lock.acquire(blocking=False):
             raise _invalid(where, "the sampler is in use (called from one of its own callbacks, "
@@ -500,6 +541,13 @@ class _Chain(_Runner):
         self._cb.reraise()
         _check(st, f"sgs_{self._kind}_init{sfx}")
         self.info = RunInfo(sampler=self._kind)
+
+    def _copy_state_into(self, new):
+        where = f"sgs_{self._kind}_copy{self._sfx}"
+        new._raw, new._state = _new_state(self._kind, self._sfx)
+        new._ws = np.zeros_like(self._ws)
+        ws_len = self._workspace_len(self.dim)
+        _check(self._fn("copy")(new._state, _ptr(self._ct, new._ws), ws_len, self._state), where)
 
     def _fn(self, name):
         # A method, not a lambda stored on the instance: a stored closure over ``self`` would
@@ -786,6 +834,19 @@ class SVGD(_Runner):
         if last:
             self.info.step_size, self.info.ksd_squared = last
 
+    def _copy_state_into(self, new):
+        sfx = self._sfx
+        where = f"sgs_svgd_copy{sfx}"
+        new._raw, new._state = _new_state("svgd", sfx)
+        new._x = np.empty_like(self._x)
+        new._ws = np.zeros_like(self._ws)
+        new._idx = np.zeros_like(self._idx)
+        wl = getattr(lib, f"sgs_svgd_workspace_len{sfx}")(self.n, self.dim, self._cfg)
+        il = getattr(lib, f"sgs_svgd_index_len{sfx}")(self.n)
+        _check(getattr(lib, where)(new._state, _ptr(self._ct, new._x), new._x.size,
+                                   _ptr(self._ct, new._ws), wl, _ptr("uint32_t *", new._idx), il,
+                                   self._state), where)
+
 
 def svgd(particles, iterations, grad=None, *, grads=None, **kw):
     """Runs :class:`SVGD` for ``iterations``; returns ``(particles, RunInfo)``."""
@@ -851,14 +912,51 @@ class Stats:
     """
 
     def __init__(self, d):
-        self.d = _count(d, "d", "sgs_stats_state_size")
+        self._alloc(_count(d, "d", "sgs_stats_state_size"))
+        _check(lib.sgs_stats_init(self._state, self._size, self.d), "sgs_stats_init")
+
+    def _alloc(self, d):
+        self.d = d
         size = ffi.new("size_t *")
         _check(lib.sgs_stats_state_size(self.d, size), "sgs_stats_state_size")
+        self._size = size[0]
         align = lib.sgs_stats_state_align()
-        self._raw = ffi.new("char[]", size[0] + align)
+        self._raw = ffi.new("char[]", self._size + align)
         addr = int(ffi.cast("uintptr_t", self._raw))
         self._state = ffi.cast("sgs_stats *", addr + (-addr) % align)
-        _check(lib.sgs_stats_init(self._state, size[0], self.d), "sgs_stats_init")
+
+    def _bytes(self):
+        return bytes(ffi.buffer(self._state, self._size))
+
+    def _load(self, d, data):
+        self._alloc(d)
+        if len(data) != self._size:
+            raise _invalid("Stats", f"{len(data)} bytes given, a state of d = {d} has "
+                           f"{self._size} here", "SGS_ERR_WORKSPACE_TOO_SMALL")
+        ffi.memmove(self._state, data, self._size)
+        self.count  # noqa: B018 (the library checks the state: NOT_INITIALISED, CORRUPTED)
+
+    def __copy__(self):
+        """An independent copy (the state holds no pointers: its bytes are the copy)."""
+        new = object.__new__(Stats)
+        new._load(self.d, self._bytes())
+        return new
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def __getstate__(self):
+        # Pickling (e.g. to send per-process Stats back through multiprocessing): the state's
+        # bytes, valid for the same library version on a machine of the same byte order.
+        return {"d": self.d, "version": __version__, "byteorder": sys.byteorder,
+                "state": self._bytes()}
+
+    def __setstate__(self, st):
+        if st.get("version") != __version__ or st.get("byteorder") != sys.byteorder:
+            raise _invalid("Stats", f"a state pickled by sgsample {st.get('version')} "
+                           f"({st.get('byteorder')}-endian) cannot be loaded by {__version__} "
+                           f"({sys.byteorder}-endian)", "SGS_ERR_STATE_CORRUPTED")
+        self._load(st["d"], st["state"])
 
     def push(self, x):
         """Adds one draw (shape ``(d,)``) or several (shape ``(n, d)``), in order.
