@@ -721,7 +721,8 @@ static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 static uint64_t arg_u64(buffers *b, const mxArray *v, const char *name) {
     char msg[200];
     snprintf(msg, sizeof msg, "%s must be a non-negative integer (a double up to 2^53 or a uint64)", name);
-    if (!is_real_scalar(v)) fail(b, "sgsample:badArgument", msg);
+    /* A logical is not a seed or a count (true would silently be seed 1). */
+    if (!is_real_scalar(v) || mxIsLogical(v)) fail(b, "sgsample:badArgument", msg);
     if (mxGetClassID(v) == mxUINT64_CLASS) return *(const uint64_t *)mxGetData(v);
     double x = mxGetScalar(v);
     if (!(x >= 0.0 && x <= 9007199254740992.0 && x == floor(x))) fail(b, "sgsample:badArgument", msg);

@@ -131,6 +131,7 @@ function t = minibatch(t)
             isequal(idx, sgs_minibatch(123456789, 1000, 20)));
   t = check(t, 'minibatch: B = n is a permutation of 1..n', isequal(sort(sgs_minibatch(uint64(3), 50, 50)), (1:50)'));
   t = check(t, 'minibatch: B = 0 is empty', isempty(sgs_minibatch(1, 5, 0)));
+  t = expect_error(t, 'sgsample:badArgument', @() sgs_minibatch(true, 5, 2), 'minibatch: logical seed');
   big = sgs_minibatch(intmax('uint64'), 10, 3);
   t = check(t, 'minibatch: the whole uint64 seed range', numel(big) == 3);
   % Uniformity: each index of 1..10 appears ~ 1000 times in 3000 seeds x B = 3 (6 sigma).
