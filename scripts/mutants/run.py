@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Mutation check: do the tests catch the plausible bugs they claim to catch?
+
+Each mutant (scripts/mutants/chains.py, scripts/mutants/svgd.py) is one plausible bug written
+as an exact text replacement in one source file: a wrong sign, a missing momentum flip, an
+off-by-one in T, the kinetic energy added to the M-H ratio, a biased batch force, ... It names
+the test targets that must catch it. For each mutant this script copies the tracked sources to
+a scratch directory once, applies the replacement there (never in the working tree), builds and
+runs the named tests in release mode (without LTO, to build faster), and expects them to fail.
+
+A mutant whose tests all pass has *survived*: either the tests are too weak for that bug, or
+the "bug" does not change what the sampler computes; both need a human. A replacement whose
+text is no longer found exactly once fails too, so that a refactor cannot silently retire a
+mutant: update its text.
+
+Usage: scripts/mutants/run.py [NAME-SUBSTRING ...]   (default: every mutant)
+Environment: MUTANTS_TARGET_DIR (default target/mutants).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+import chains  # noqa: E402
+import svgd  # noqa: E402
+
+MUTANTS = chains.MUTANTS + svgd.MUTANTS
+
+
+def scratch_copy():
+    dest = ROOT / "target" / "mutants-src"
+    if dest.exists():
+        shutil.rmtree(dest)
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
+    for f in files:
+        if not f or not (f.startswith(("src/", "tests/", "benches/", "capi/", "examples/"))
+                         or "/" not in f):
+            continue
+        src = ROOT / f
+        if not src.is_file():
+            continue
+        (dest / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest / f)
+    return dest
+
+
+def cargo_test(tree, m, env):
+    cmd = ["cargo", "test", "--release", "-q", "-p", "sgsample", "--features", "std"]
+    for t in m["tests"]:
+        cmd += ["--lib"] if t == "lib" else ["--test", t]
+    cmd += ["--"]
+    for name in m.get("skip", []):
+        cmd += ["--skip", name]
+    return subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+
+
+def main():
+    wanted = sys.argv[1:]
+    chosen = [m for m in MUTANTS if not wanted or any(w in m["name"] for w in wanted)]
+    names = [m["name"] for m in MUTANTS]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        sys.exit(f"mutants: duplicate names {sorted(dup)}")
+    tree = scratch_copy()
+    env = dict(os.environ)
+    env.update({
+        "CARGO_TARGET_DIR": os.environ.get("MUTANTS_TARGET_DIR", str(ROOT / "target" / "mutants")),
+        "CARGO_PROFILE_RELEASE_LTO": "false",
+        "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
+        "CARGO_INCREMENTAL": "0",
+        "RUSTFLAGS": os.environ.get("RUSTFLAGS", ""),
+    })
+    # The unmutated tree must pass the same tests, or a "killed" mutant proves nothing.
+    targets = sorted({t for m in chosen for t in m["tests"]})
+    base = cargo_test(tree, {"tests": targets}, env)
+    if base.returncode != 0:
+        print(base.stdout[-3000:], base.stderr[-3000:])
+        sys.exit("mutants: the unmutated sources fail their own tests")
+    killed, survived, stale = 0, [], []
+    for m in chosen:
+        edits = m.get("edits") or [(m["file"], m["old"], m["new"])]
+        originals = {f: (tree / f).read_text() for f, _, _ in edits}
+        texts = dict(originals)
+        bad = []
+        for f, old, new in edits:
+            n = texts[f].count(old)
+            if n != 1:
+                bad.append(f"{n} matches in {f}")
+            texts[f] = texts[f].replace(old, new)
+        if bad:
+            stale.append(f'{m["name"]}: its text has {", ".join(bad)}')
+            print(f'STALE    {m["name"]} ({", ".join(bad)})')
+            continue
+        t0 = time.time()
+        try:
+            for f, text in texts.items():
+                (tree / f).write_text(text)
+            r = cargo_test(tree, m, env)
+        finally:
+            for f, text in originals.items():
+                (tree / f).write_text(text)
+        out = r.stdout + r.stderr
+        if r.returncode == 0:
+            survived.append(m["name"])
+            print(f'SURVIVED {m["name"]}: {m["bug"]}')
+        elif "error[E" in out or "could not compile" in out:
+            stale.append(f'{m["name"]}: does not compile')
+            print(f'STALE    {m["name"]} (does not compile)\n{out[-2000:]}')
+        else:
+            killed += 1
+            failing = sorted({line.split()[1] for line in out.splitlines()
+                              if line.startswith("---- ") and line.endswith(" stdout ----")})
+            print(f'killed   {m["name"]} ({time.time() - t0:.0f} s) by {", ".join(failing) or "a failing test"}')
+    print(f"mutants: {killed} killed, {len(survived)} survived, {len(stale)} stale")
+    for s in stale:
+        print("  stale:", s)
+    sys.exit(0 if not survived and not stale else 1)
+
+
+if __name__ == "__main__":
+    main()
