@@ -40,7 +40,10 @@ def scratch_copy():
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
     for f in files:
-        if not f or not (f.startswith(("src/", "tests/", "benches/", "capi/", "examples/"))
+        # tools/: the workspace's member tools/gen-header, without which cargo refuses the
+        # manifest.
+        if not f or not (f.startswith(("src/", "tests/", "benches/", "capi/", "examples/",
+                                       "tools/"))
                          or "/" not in f):
             continue
         src = ROOT / f
