@@ -150,7 +150,10 @@ fn batch_force_stats(case: &Case) -> Stats {
     cfg.seed = case.seed;
     cfg.batching = case.batching;
     let with = case.batching == Batching::WithReplacement;
-    assert!(!with || 2 * p > n, "with replacement: one sub-step needs p > N/2");
+    assert!(
+        !with || 2 * p > n,
+        "with replacement: one sub-step needs p > N/2"
+    );
     let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, d, &cfg)];
     let mut idx = vec![0u32; n];
     let mut s = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).unwrap();
@@ -166,7 +169,10 @@ fn batch_force_stats(case: &Case) -> Stats {
         let info = s.step(&mut Model).unwrap();
         if it == 0 && !want_h.is_nan() {
             let h = info.bandwidth;
-            assert!((h - want_h).abs() <= 1e-14 * want_h, "bandwidth {h} vs {want_h}");
+            assert!(
+                (h - want_h).abs() <= 1e-14 * want_h,
+                "bandwidth {h} vs {want_h}"
+            );
         }
         if !with {
             for (c, v) in s.force().iter().enumerate() {
