@@ -183,13 +183,13 @@ fn batch_force_stats(case: &Case) -> Stats {
         }
         let moved = s.particles();
         let mut count = 0;
-        for i in 0..n {
+        for (i, inc) in included.iter_mut().enumerate() {
             let row = i * d..(i + 1) * d;
             if moved[row.clone()] == x0[row.clone()] {
                 continue;
             }
             count += 1;
-            included[i] += 1;
+            *inc += 1;
             for c in row {
                 samples[c].push((moved[c] - x0[c]) / eta);
             }
