@@ -15,6 +15,8 @@ names the tests that run it:
            svgd_mixture p = 32, 256; svgd_banana p = 64, 512; svgd_reference full_batch_is_svgd
   rows     (mod.rs pair_sums_d1 / pair_sums_rows): d > 4, and batches of 2 or 3 outside a group
            svgd_unbiased d = 5, the leftover batch of 3 at d = 1, with replacement p = 3 at d = 1
+Batches with replacement over several sub-steps (each from the current positions):
+           svgd_reference with_replacement_sub_steps_move_from_current_positions
 
 Candidates left out as equivalent for what any statistical test can measure (see the report in
 the commit that added this file):
@@ -157,6 +159,17 @@ MUTANTS = [
          file=M, old="shuffle_prefix(&mut self.rng, perm, p.min(n - 1));",
          new="shuffle_prefix(&mut self.rng, perm, (p - 1).min(n - 1));",
          tests=["svgd_unbiased"]),
+    dict(name="rbm_replacement_stale_positions",
+         bug="with replacement: every sub-step's batch from the start-of-iteration positions",
+         edits=[(M, "self.draw_batch(seed, ws, perm, model)?;",
+                 "self.draw_batch(seed, ws, perm, model, particles)?;"),
+                (M, "        model: &mut M,\n    ) -> Result<(), Error>\n    where\n        K: Kernel<T>,\n"
+                    "    {\n        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);\n        shuffle_prefix",
+                 "        model: &mut M,\n        start: &[T],\n    ) -> Result<(), Error>\n    where\n"
+                 "        K: Kernel<T>,\n    {\n        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);\n"
+                 "        shuffle_prefix"),
+                (M, "copy(xb, row(parts.xwork, i as usize, d));", "copy(xb, row(start, i as usize, d));")],
+         tests=["svgd_reference"], skip=REF_SKIP),
     dict(name="perm_minibatch_sattolo", bug="minibatch order shuffled by Sattolo's algorithm",
          file="src/minibatch.rs", old="let m = rng.below(k as u64 + 1) as usize;",
          new="let m = rng.below(k as u64) as usize;", tests=["rng"], skip=["value_stability"]),
