@@ -18,8 +18,8 @@ names the tests that run it:
 Batches with replacement over several sub-steps (each from the current positions):
            svgd_reference with_replacement_sub_steps_move_from_current_positions
 
-Candidates left out as equivalent for what any statistical test can measure (see the report in
-the commit that added this file):
+Candidates left out as equivalent for what any statistical test can measure (each with its
+reason):
   * `shuffle_prefix(.., n - 1)` -> `n - 2` (the last Fisher-Yates swap skipped): it only orders
     the last two slots, which are always in the same (last) batch, so the partition into batches
     is still uniform; only the bits of a batch's sum order change.
