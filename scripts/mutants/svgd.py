@@ -1,1 +1,203 @@
-MUTANTS = []
+"""Plausible bugs in SVGD / RBM-SVGD (the batch force on each of its code paths, the kernels, the
+median heuristic, the permutation, the batches with replacement, the step rule) and in the
+kernelized Stein discrepancy, each with the tests that must catch it. As in chains.py, the tests
+named are the statistical ones against exact truth and the direct checks of the documented
+formulas, never the bit-for-bit comparisons with the reference build (a misreading of the paper
+would be in both builds): those are skipped where they share a target with the others.
+
+The pair sums take one of four code paths (src/svgd/mod.rs, "Arithmetic"), so a bug in one path
+names the tests that run it:
+  lanes    (lanes.rs, packed.rs `triangle`): batches of 2..8 without replacement, d <= 4
+           svgd_unbiased p = 2, 5; svgd_mixture p = 2, 8
+  packed   (packed.rs `triangle`, the same function): batches of 4..16 outside a group, d <= 4
+           svgd_unbiased p = 5 (the last batch, 7 members) and with replacement (p = 7)
+  blocked  (blocked.rs): batches of 17 or more, d <= 4
+           svgd_mixture p = 32, 256; svgd_banana p = 64, 512; svgd_reference full_batch_is_svgd
+  rows     (mod.rs pair_sums_d1 / pair_sums_rows): d > 4, and batches of 2 or 3 outside a group
+           svgd_unbiased d = 5, the leftover batch of 3 at d = 1, with replacement p = 3 at d = 1
+Batches with replacement over several sub-steps (each from the current positions):
+           svgd_reference with_replacement_sub_steps_move_from_current_positions
+
+Candidates left out as equivalent for what any statistical test can measure (each with its
+reason):
+  * `shuffle_prefix(.., n - 1)` -> `n - 2` (the last Fisher-Yates swap skipped): it only orders
+    the last two slots, which are always in the same (last) batch, so the partition into batches
+    is still uniform; only the bits of a batch's sum order change.
+  * the iteration's minibatch seed drawn after the permutation instead of before: the seed and
+    the permutation are independent uniform draws either way; only the draw order (the bits)
+    changes.
+  * AdaGrad's history weights swapped (H <- (1-a)H + a*phi^2) or its first update H <- (1-a)phi^2:
+    the step stays a positive per-coordinate multiple of phi, so the fixed point of the dynamics
+    (what the moment tests measure) is unchanged; only the speed of the transient differs.
+  * with replacement, `perm` reset to the identity before every sub-step: a Fisher-Yates prefix
+    of any fixed arrangement is a uniform draw, so the batches have the same distribution.
+"""
+
+M = "src/svgd/mod.rs"
+P = "src/svgd/packed.rs"
+B = "src/svgd/blocked.rs"
+K = "src/svgd/kernel.rs"
+MED = "src/svgd/median.rs"
+KSD = "src/svgd/ksd.rs"
+R = "src/svgd/step_rule.rs"
+
+# The bit-for-bit comparisons with the reference build, skipped where a target also holds
+# direct checks.
+REF_SKIP = ["core_matches_reference", "an_info_with_nan_fields_equals_itself"]
+KSD_SKIP = ["ksd_on_changes_nothing_else_and_matches_the_reference",
+            "ksd_full_matches_the_formula_written_out"]
+
+MUTANTS = [
+    # --- the batch weights (finish_force: every path) -------------------------------------
+    dict(name="svgd_weight_p", bug="batch sum normalised by |C| instead of |C| - 1",
+         file=M, old="(n as f64 * (m - 1) as f64));", new="(n as f64 * m as f64));",
+         tests=["svgd_unbiased"]),
+    dict(name="svgd_weight_biased", bug="batch weight 1/(|C| - 1) without the (N - 1)/N factor",
+         file=M, old="let w = T::from_f64((n - 1) as f64 / (n as f64 * (m - 1) as f64));",
+         new="let w = T::from_f64(1.0 / (m - 1) as f64);", tests=["svgd_unbiased"]),
+    dict(name="svgd_self_term_as_mate", bug="the self term weighted like a batch mate",
+         file=M, old="*p = wt.inv_n * fs + w * *p;", new="*p = w * fs + w * *p;",
+         tests=["svgd_unbiased"]),
+    dict(name="svgd_self_term_missing", bug="the self term F(X_i, X_i) left out",
+         file=M, old="*p = wt.inv_n * fs + w * *p;", new="*p = w * *p + T::ZERO * fs;",
+         tests=["svgd_unbiased"]),
+    dict(name="svgd_self_kernel_one", bug="the self term with k(x, x) = 1 (true for the Gaussian only)",
+         file=M, old="let fs = wt.c0 * T::ZERO - wt.k0 * gl;", new="let fs = wt.c0 * T::ZERO - gl;",
+         tests=["svgd_unbiased"]),
+    dict(name="rbm_leftover_dropped", bug="the N mod p left-over particles get no batch",
+         file=M, old="if b >= self.batches() {\n            self.n",
+         new="if b > self.batches() {\n            self.n", tests=["svgd_unbiased"]),
+    dict(name="rbm_lanes_last_batch", bug="the group takes the last batch as if it had p members",
+         file=M, old="if batch + count == nb && n - self.batch_start(nb - 1) != p {",
+         new="if batch + count == nb && n - self.batch_start(nb - 1) == 0 {",
+         tests=["svgd_unbiased"]),
+    dict(name="svgd_self_in_batch_sum_blocked", bug="blocks: the diagonal pair j = i added too",
+         file=B, old="a.s[l][i] = if i == j { s } else { s + t };", new="a.s[l][i] = s + t;",
+         tests=["svgd_reference", "svgd_mixture"], skip=REF_SKIP),
+    # --- the repulsive term ∇_y k ---------------------------------------------------------
+    dict(name="svgd_repulsion_sign_lanes", bug="lanes/packed: ∇_y k with the wrong sign",
+         file=P, old="let cd = c[b] * (xi[l][b] - xs[j][l][b]);",
+         new="let cd = c[b] * (xs[j][l][b] - xi[l][b]);", tests=["svgd_unbiased", "svgd_mixture"]),
+    dict(name="svgd_repulsion_sign_blocked", bug="blocks: ∇_y k with the wrong sign",
+         edits=[(B, "let t = c[j][i] * (a.x[l][i] - xj) - k[j][i] * gj;",
+                 "let t = c[j][i] * (xj - a.x[l][i]) - k[j][i] * gj;"),
+                (B, "a.s[l][i] += c[j][i] * (a.x[l][i] - xj) - k[j][i] * gj;",
+                 "a.s[l][i] += c[j][i] * (xj - a.x[l][i]) - k[j][i] * gj;"),
+                (B, "b.s[l][j] += c[j][i] * (b.x[l][j] - xi) - k[j][i] * gi;",
+                 "b.s[l][j] += c[j][i] * (xi - b.x[l][j]) - k[j][i] * gi;")],
+         tests=["svgd_mixture", "svgd_banana"]),
+    dict(name="svgd_repulsion_sign_rows", bug="row loops: ∇_y k with the wrong sign",
+         edits=[(M, "let cd = c * (xi - xj);", "let cd = c * (xj - xi);"),
+                (M, "let cd = c * (xi[l] - xj[l]);", "let cd = c * (xj[l] - xi[l]);")],
+         tests=["svgd_unbiased"]),
+    # --- the driving term: ∇V of the mate j, not of the particle i -------------------------
+    dict(name="svgd_score_of_i_lanes", bug="lanes/packed: driving term with ∇V(X_i) for ∇V(X_j)",
+         edits=[(P, "si[l][b] += cd - k[b] * gs[j][l][b];", "si[l][b] += cd - k[b] * gi[l][b];"),
+                (P, "ps[j][l][b] += -cd - k[b] * gi[l][b];",
+                 "ps[j][l][b] += -cd - k[b] * gs[j][l][b];")],
+         tests=["svgd_unbiased", "svgd_mixture"]),
+    dict(name="svgd_score_of_i_blocked", bug="blocks: driving term with ∇V(X_i) for ∇V(X_j)",
+         edits=[(B, "let t = c[j][i] * (a.x[l][i] - xj) - k[j][i] * gj;",
+                 "let t = c[j][i] * (a.x[l][i] - xj) - k[j][i] * a.g[l][i];"),
+                (B, "a.s[l][i] += c[j][i] * (a.x[l][i] - xj) - k[j][i] * gj;",
+                 "a.s[l][i] += c[j][i] * (a.x[l][i] - xj) - k[j][i] * a.g[l][i];"),
+                (B, "b.s[l][j] += c[j][i] * (b.x[l][j] - xi) - k[j][i] * gi;",
+                 "b.s[l][j] += c[j][i] * (b.x[l][j] - xi) - k[j][i] * b.g[l][j];")],
+         tests=["svgd_reference", "svgd_mixture"], skip=REF_SKIP),
+    dict(name="svgd_score_of_i_rows", bug="row loops: driving term with ∇V(X_i) for ∇V(X_j)",
+         edits=[(M, "si += cd - k * gj;\n                *pj += -cd - k * gi;",
+                 "si += cd - k * gi;\n                *pj += -cd - k * gj;"),
+                (M, "pi[l] += cd - k * gj[l];\n                    pj[l] += -cd - k * gi[l];",
+                 "pi[l] += cd - k * gi[l];\n                    pj[l] += -cd - k * gj[l];")],
+         tests=["svgd_unbiased"]),
+    # --- the kernels ----------------------------------------------------------------------
+    dict(name="svgd_gaussian_grad_half", bug="Gaussian ∇_y k = (x − y)/(2h)·k (chain rule's 2 lost)",
+         file=K, old="let b = T::from_f64(1.0 / h);", new="let b = T::from_f64(0.5 / h);",
+         tests=["svgd_unbiased", "svgd_mixture"]),
+    dict(name="svgd_gaussian_grad_h2", bug="Gaussian ∇_y k scaled by 1/h² instead of 1/h",
+         file=K, old="let b = T::from_f64(1.0 / h);", new="let b = T::from_f64(1.0 / (h * h));",
+         tests=["svgd_unbiased", "svgd_mixture"]),
+    dict(name="svgd_gaussian_width", bug="k = exp(−r²/h) with the gradient of exp(−r²/(2h))",
+         file=K, old="let a = T::from_f64(0.5 / h);", new="let a = T::from_f64(1.0 / h);",
+         tests=["svgd_unbiased", "svgd_mixture"]),
+    dict(name="svgd_imq_grad_exponent", bug="IMQ β = ½: ∇_y k = 2β·s^(−β)·(x − y), exponent −β",
+         file=K, old="let k = T::from_f64(1.0) / s.sqrt();\n        (k, (self.two_beta * k) / s)",
+         new="let k = T::from_f64(1.0) / s.sqrt();\n        (k, self.two_beta * k)",
+         tests=["svgd_unbiased"]),
+    dict(name="svgd_imq_grad_exponent_general", bug="IMQ β ≠ ½: ∇_y k with exponent −β − 2",
+         file=K, old="let k = call_exp(-(self.beta * call_ln(s)));\n        (k, (self.two_beta * k) / s)",
+         new="let k = call_exp(-(self.beta * call_ln(s)));\n        (k, (self.two_beta * k) / (s * s))",
+         tests=["svgd_unbiased"]),
+    dict(name="svgd_imq_two_beta", bug="IMQ ∇_y k without the factor 2 (β·s^(−β−1))",
+         file=K, old="two_beta: T::from_f64(2.0 * beta),", new="two_beta: T::from_f64(beta),",
+         tests=["svgd_unbiased"]),
+    # --- the median heuristic -------------------------------------------------------------
+    dict(name="median_log_n_plus_1", bug="h = med²/(2 ln(N + 1)) (Liu's code) instead of ln N",
+         file=K, old="(med * med) / (2.0 * libm::log(n as f64))",
+         new="(med * med) / (2.0 * libm::log(n as f64 + 1.0))",
+         tests=["svgd_reference", "svgd_unbiased"], skip=REF_SKIP),
+    dict(name="median_of_squared", bug="median of the squared distances, not of the distances",
+         edits=[(MED, "right.first().map(|v| v.sqrt().to_f64())", "right.first().map(|v| v.to_f64())"),
+                (MED, "0.5 * (lo.sqrt().to_f64() + hi)", "0.5 * (lo.to_f64() + hi)")],
+         tests=["svgd_reference", "svgd_unbiased"], skip=REF_SKIP),
+    dict(name="median_select_off_by_one", bug="odd count: the element after the middle one",
+         file=MED, old="let k = m / 2;", new="let k = (m + 1) / 2;",
+         tests=["svgd_reference", "svgd_unbiased"], skip=REF_SKIP),
+    dict(name="median_even_upper_middle", bug="even count: the upper middle value, not the mean",
+         file=MED, old="if m % 2 == 1 {", new="if m % 2 == 1 || m > 0 {",
+         tests=["svgd_reference", "svgd_unbiased"], skip=REF_SKIP),
+    # --- the permutation and the batches --------------------------------------------------
+    dict(name="perm_sattolo", bug="Sattolo's algorithm (only cyclic permutations)",
+         file=M, old="let j = t + local.below_inlined((len - t) as u64) as usize;",
+         new="let j = t + 1 + local.below_inlined((len - t - 1) as u64) as usize;",
+         tests=["svgd_unbiased", "svgd_ksd"], skip=KSD_SKIP),
+    dict(name="perm_last_never_moves", bug="Fisher–Yates with below(len − t − 1): the last slot fixed",
+         file=M, old="let j = t + local.below_inlined((len - t) as u64) as usize;",
+         new="let j = t + local.below_inlined((len - t - 1) as u64) as usize;",
+         tests=["svgd_unbiased", "svgd_ksd"], skip=KSD_SKIP),
+    dict(name="rbm_replacement_prefix_short", bug="with replacement: only p − 1 members drawn",
+         file=M, old="shuffle_prefix(&mut self.rng, perm, p.min(n - 1));",
+         new="shuffle_prefix(&mut self.rng, perm, (p - 1).min(n - 1));",
+         tests=["svgd_unbiased"]),
+    dict(name="rbm_replacement_stale_positions",
+         bug="with replacement: every sub-step's batch from the start-of-iteration positions",
+         edits=[(M, "self.draw_batch(seed, ws, perm, model)?;",
+                 "self.draw_batch(seed, ws, perm, model, particles)?;"),
+                (M, "        model: &mut M,\n    ) -> Result<(), Error>\n    where\n        K: Kernel<T>,\n"
+                    "    {\n        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);\n        shuffle_prefix",
+                 "        model: &mut M,\n        start: &[T],\n    ) -> Result<(), Error>\n    where\n"
+                 "        K: Kernel<T>,\n    {\n        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);\n"
+                 "        shuffle_prefix"),
+                (M, "copy(xb, row(parts.xwork, i as usize, d));", "copy(xb, row(start, i as usize, d));")],
+         tests=["svgd_reference"], skip=REF_SKIP),
+    dict(name="perm_minibatch_sattolo", bug="minibatch order shuffled by Sattolo's algorithm",
+         file="src/minibatch.rs", old="let m = rng.below(k as u64 + 1) as usize;",
+         new="let m = rng.below(k as u64) as usize;", tests=["rng"], skip=["value_stability"]),
+    # --- the step rule --------------------------------------------------------------------
+    dict(name="svgd_adagrad_no_sqrt", bug="AdaGrad divides by ε + H instead of ε + √H",
+         file=R, old="(fudge + h.sqrt())", new="(fudge + h)", tests=["svgd_mixture"]),
+    dict(name="svgd_adagrad_step_sign", bug="AdaGrad moves x − η·φ/(ε + √H)",
+         file=R, old="(x + (self.eta * phi) / (fudge + h.sqrt()), h)",
+         new="(x - (self.eta * phi) / (fudge + h.sqrt()), h)", tests=["svgd_mixture"]),
+    dict(name="svgd_constant_step_sign", bug="constant step x − η·φ",
+         file=R, old="x + self.eta * phi", new="x - self.eta * phi",
+         tests=["svgd_reference"], skip=REF_SKIP),
+    # --- the kernelized Stein discrepancy -------------------------------------------------
+    dict(name="ksd_score_sign", bug="Stein kernel: score term with the wrong sign",
+         file=KSD, old="((k * gg + self.tb * k1 * gd) - self.tbd * k1)",
+         new="((k * gg - self.tb * k1 * gd) - self.tbd * k1)", tests=["svgd_ksd"], skip=KSD_SKIP),
+    dict(name="ksd_no_trace", bug="Stein kernel without the trace term",
+         file=KSD, old="((k * gg + self.tb * k1 * gd) - self.tbd * k1) - self.fb * k2 * r2",
+         new="k * gg + self.tb * k1 * gd", tests=["svgd_ksd"], skip=KSD_SKIP),
+    dict(name="ksd_full_off_once", bug="V-statistic counts each off-diagonal pair once",
+         file=KSD, old="(diag + 2.0 * off) / (nf * nf)", new="(diag + off) / (nf * nf)",
+         tests=["svgd_ksd"], skip=KSD_SKIP),
+    dict(name="ksd_batch_weight_p", bug="batch estimate's pair sum divided by m instead of m − 1",
+         file=KSD, old="/ (end - start - 1) as f64;", new="/ (end - start) as f64;",
+         tests=["svgd_ksd"], skip=KSD_SKIP),
+    dict(name="ksd_batch_n_weight", bug="batch estimate's pair sums weighted N/N² instead of (N − 1)/N²",
+         file=KSD, old="(diag + (nf - 1.0) * sb) / (nf * nf)", new="(diag + nf * sb) / (nf * nf)",
+         tests=["svgd_ksd"], skip=KSD_SKIP),
+    dict(name="ksd_trace_exponent", bug="Stein kernel's r² trace term with q^(β−1) for q^(β−2)",
+         file=KSD, old="let k2 = k1 / q;", new="let k2 = k1;", tests=["svgd_ksd"], skip=KSD_SKIP),
+]
