@@ -26,9 +26,11 @@ reason):
   * the iteration's minibatch seed drawn after the permutation instead of before: the seed and
     the permutation are independent uniform draws either way; only the draw order (the bits)
     changes.
-  * AdaGrad's history weights swapped (H <- (1-a)H + a*phi^2) or its first update H <- (1-a)phi^2:
-    the step stays a positive per-coordinate multiple of phi, so the fixed point of the dynamics
-    (what the moment tests measure) is unchanged; only the speed of the transient differs.
+  * (AdaGrad's history weights swapped, or its first update H <- (1-a)phi^2, keep the step a
+    positive per-coordinate multiple of phi, so the fixed point the moment tests measure is
+    unchanged. They are listed all the same: the direct check
+    `svgd_reference::step_rules_move_by_their_documented_formulas` pins both step rules with a
+    history or a schedule to their formulas, and kills them.)
   * with replacement, `perm` reset to the identity before every sub-step: a Fisher-Yates prefix
     of any fixed arrangement is a uniform draw, so the batches have the same distribution.
 """
@@ -181,6 +183,19 @@ MUTANTS = [
          new="(x - (self.eta * phi) / (fudge + h.sqrt()), h)", tests=["svgd_mixture"]),
     dict(name="svgd_constant_step_sign", bug="constant step x − η·φ",
          file=R, old="x + self.eta * phi", new="x - self.eta * phi",
+         tests=["svgd_reference"], skip=REF_SKIP),
+    dict(name="svgd_decaying_sqrt", bug="decaying step η/√k instead of η/k",
+         file=R, old="StepRule::Decaying { eta } => eta / k as f64,",
+         new="StepRule::Decaying { eta } => eta / libm::sqrt(k as f64),",
+         tests=["svgd_reference"], skip=REF_SKIP),
+    dict(name="svgd_adagrad_weights_swapped", bug="AdaGrad's H ← (1 − α)·H + α·φ²",
+         file=R, old="alpha * h + omega * sq", new="omega * h + alpha * sq",
+         tests=["svgd_reference"], skip=REF_SKIP),
+    dict(name="svgd_adagrad_first_update", bug="AdaGrad's first H ← (1 − α)·φ² instead of φ²",
+         file=R, old="{\n            sq\n        } else {", new="{\n            omega * sq\n        } else {",
+         tests=["svgd_reference"], skip=REF_SKIP),
+    dict(name="svgd_adagrad_fudge_in_sqrt", bug="AdaGrad divides by √(ε + H) instead of ε + √H",
+         file=R, old="(fudge + h.sqrt())", new="((fudge + h).sqrt())",
          tests=["svgd_reference"], skip=REF_SKIP),
     # --- the kernelized Stein discrepancy -------------------------------------------------
     dict(name="ksd_score_sign", bug="Stein kernel: score term with the wrong sign",
