@@ -37,9 +37,15 @@ def scratch_copy():
     dest = ROOT / "target" / "mutants-src"
     if dest.exists():
         shutil.rmtree(dest)
-    files = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
+    try:
+        files = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        # Not a git checkout (an unpacked archive): every file but the build outputs.
+        skip = {"target", ".git", "build", "__pycache__"}
+        files = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+                 if p.is_file() and not skip.intersection(p.relative_to(ROOT).parts)]
     for f in files:
         if not f:
             continue
