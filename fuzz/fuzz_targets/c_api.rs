@@ -1,6 +1,7 @@
 //! Fuzzes every C entry point (`sgs_amagold_*`, `sgs_sghmc_*`, `sgs_sgld_*`, `sgs_svgd_*` with the
 //! iteration in phases (`begin`, the gradients and batches ranges, forces and moves get/put,
-//! `finish`, `cancel`, `num_batches`, `batch_rows`, `move_width`), f64 and f32, `sgs_minibatch`,
+//! `finish`, `cancel`, `num_batches`, `batch_rows`, `move_width`) and the growing batch size
+//! (`set_batch_size`, `run_scheduled`), f64 and f32, `sgs_minibatch`,
 //! `sgs_status_str`, the size queries and config defaults) with random call sequences, decoded
 //! by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
 //!
@@ -50,6 +51,10 @@
 //!   call writing only what it may, the state restored byte for byte by `cancel` and a failing
 //!   `finish`, and a completed iteration bit for bit `sgs_svgd_step` on a twin copied before
 //!   `begin` (see the section "The SVGD iteration in phases" below);
+//! * `set_batch_size` and `run_scheduled`: each status as the header lists it (refused with an
+//!   iteration in phases open), nothing changed on a refusal, and a scheduled run bit for bit
+//!   `set_batch_size(p_k)` + `step` on a twin wherever the header fixes p_k (see the section
+//!   "The growing batch size" below);
 //! * no crash, panic, AddressSanitizer report or overflow (debug assertions are on).
 #![no_main]
 
@@ -733,6 +738,9 @@ struct Live {
     ud: usize,
     /// SVGD: the iteration in phases the target began on it and has not ended, if any.
     phase: Option<Box<Phase>>,
+    /// SVGD: (with replacement, KSD on), from the config at init (what `set_batch_size` and
+    /// `run_scheduled` refuse with `SGS_ERR_INVALID_OPTION`).
+    opts: (bool, bool),
 }
 
 struct Ctx {
@@ -1021,6 +1029,7 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
             mass,
             ud: ud as usize,
             phase: None,
+            opts: (false, false),
         });
         check_chain_position::<C>(cx, so, d, "init");
         check_inverse_mass::<C>(cx, so, d, mass, true, "init");
@@ -1383,6 +1392,7 @@ fn svgd_init<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
             mass: false,
             ud: ud as usize,
             phase: None,
+            opts: (cfg.batching != SGS_BATCHING_WITHOUT_REPLACEMENT, cfg.ksd != SGS_KSD_OFF),
         });
     } else {
         cx.check_only("failed svgd init", s, &[]);
@@ -2076,6 +2086,18 @@ fn note_impure(b: u8) {
     if ret_of(b) != SGS_CB_OK || (b >> 4) & 7 > 3 {
         IMPURE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
+    if val_of(b, 0.0).is_none() {
+        STALE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Counts the callback calls that wrote nothing (the library then reads whatever its buffer
+/// held, which differs between a system and its twin): the scheduled-run oracle compares only
+/// runs during which it did not move.
+static STALE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn stale() -> u64 {
+    STALE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 fn impure() -> u64 {
@@ -2095,11 +2117,13 @@ trait PhaseApi: SvgdApi {
     unsafe fn finish(s: *mut u8, info: *mut u8) -> i32;
     unsafe fn cancel(s: *mut u8) -> i32;
     unsafe fn batch_rows(s: *const u8, k: usize, first: *mut usize, end: *mut usize) -> i32;
+    unsafe fn set_batch_size(s: *mut u8, p: u64) -> i32;
+    unsafe fn run_scheduled(s: *mut u8, it: u64, sched: *const sgs_svgd_schedule, sum: *mut u8) -> i32;
 }
 
 macro_rules! phase_impl {
     ($K:ident, $begin:ident $gr:ident $br:ident $fg:ident $fp:ident $mg:ident $mp:ident
-     $mw:ident $fin:ident $can:ident $nb:ident $rows:ident) => {
+     $mw:ident $fin:ident $can:ident $nb:ident $rows:ident $sbs:ident $rs:ident) => {
         impl PhaseApi for $K {
             unsafe fn begin(s: *mut u8) -> i32 {
                 unsafe { $begin(s.cast()) as i32 }
@@ -2128,17 +2152,25 @@ macro_rules! phase_impl {
             unsafe fn batch_rows(s: *const u8, k: usize, first: *mut usize, end: *mut usize) -> i32 {
                 unsafe { $rows(s.cast(), k, first, end) as i32 }
             }
+            unsafe fn set_batch_size(s: *mut u8, p: u64) -> i32 {
+                unsafe { $sbs(s.cast(), p) as i32 }
+            }
+            unsafe fn run_scheduled(s: *mut u8, it: u64, sched: *const sgs_svgd_schedule, sum: *mut u8) -> i32 {
+                unsafe { $rs(s.cast(), it, sched, sum.cast()) as i32 }
+            }
         }
     };
 }
 
 phase_impl!(Svgd64, sgs_svgd_begin sgs_svgd_gradients_range sgs_svgd_batches_range
     sgs_svgd_forces_get sgs_svgd_forces_put sgs_svgd_moves_get sgs_svgd_moves_put
-    sgs_svgd_move_width sgs_svgd_finish sgs_svgd_cancel sgs_svgd_num_batches sgs_svgd_batch_rows);
+    sgs_svgd_move_width sgs_svgd_finish sgs_svgd_cancel sgs_svgd_num_batches sgs_svgd_batch_rows
+    sgs_svgd_set_batch_size sgs_svgd_run_scheduled);
 phase_impl!(Svgd32, sgs_svgd_begin_f32 sgs_svgd_gradients_range_f32
     sgs_svgd_batches_range_f32 sgs_svgd_forces_get_f32 sgs_svgd_forces_put_f32
     sgs_svgd_moves_get_f32 sgs_svgd_moves_put_f32 sgs_svgd_move_width_f32 sgs_svgd_finish_f32
-    sgs_svgd_cancel_f32 sgs_svgd_num_batches_f32 sgs_svgd_batch_rows_f32);
+    sgs_svgd_cancel_f32 sgs_svgd_num_batches_f32 sgs_svgd_batch_rows_f32
+    sgs_svgd_set_batch_size_f32 sgs_svgd_run_scheduled_f32);
 
 /// An iteration in phases the target began on a live system, as the target models it.
 #[derive(Clone)]
@@ -2280,6 +2312,7 @@ fn phase_call<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me
         }
         10 => phase_cancel::<V>(cx, state, me),
         11 => phase_values::<V>(cx, b, state, me),
+        15 => sched_call::<V>(cx, b, state, me),
         _ => phase_drive::<V>(cx, b, state, me),
     }
 }
@@ -2953,6 +2986,330 @@ fn phase_drive<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, m
     let mut info = [0u64; 16];
     let ip = if b.u8() % 4 == 0 { core::ptr::null_mut() } else { info.as_mut_ptr().cast::<u8>() };
     phase_finish::<V>(cx, state, me, ip, None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The growing batch size: `sgs_svgd_set_batch_size` and `sgs_svgd_run_scheduled` (f64, f32), on
+// any state pointer, at any point of the sequence (an iteration in phases open included).
+//
+// `set_batch_size(p)` with p = 0, 1, 2, N, N + 1, one in 2..=N, random or near 2⁶⁴: on a live
+// system of its kind the status is the header's ("nothing changes on error"): with an iteration
+// in phases open exactly ITERATION_IN_PROGRESS (or, p being invalid too, INVALID_BATCH_SIZE /
+// INVALID_OPTION: the header gives no order); with replacement INVALID_OPTION (or
+// INVALID_BATCH_SIZE for an invalid p); else INVALID_BATCH_SIZE exactly when p < 2 or p > N,
+// SGS_OK otherwise, which writes the state's bytes only. On anything else: an error, and nothing
+// written.
+//
+// `run_scheduled(iterations, schedule, summary)`: a schedule with fuzzed start (as p above),
+// every (0, 1 to 4, random, 2⁶⁴ − 1), min_decrease, kind (doubling, KSD, unknown) and reserved
+// word, or NULL; 0 to 6 iterations, or 60 to 69 (start·2^k overflows); a summary anywhere. Every
+// refusal the header lists "before anything runs" that applies (NULL schedule; a misaligned
+// summary or one inside the system's state or buffers; the iteration in phases; unknown kind,
+// reserved ≠ 0, with replacement, KSD kind with the KSD off; start outside 2..N; every 0,
+// min_decrease outside [0, 1)) must be the status, and the system is then byte for byte
+// unchanged. (Whether min_decrease is checked for a doubling schedule the header leaves open:
+// its field is documented for the KSD kind only; either answer passes.) Otherwise the run is
+// compared with a twin (an `sgs_svgd_copy` onto the target's own memory) driven by
+// `set_batch_size(p_k)` + `step` for k = 0, 1, …, with p_k as the header documents it:
+// doubling, p_k = min(N, start·2^⌊k/every⌋); KSD-driven, p_k = start when no window ends before
+// the last iteration (iterations ≤ every) or start = N (p cannot grow); the callbacks answer both
+// alike (the shared model's script rewound). Same status, same callback calls, the summary's
+// count and last info and the particles bit for bit the twin's ("on an error the particles are
+// those after the last completed iteration"), and then one more `step` of each must agree too
+// ("p is the schedule's last choice afterwards"). Compared only when no callback left its
+// output unwritten (the library then reads what its buffer held, which differs between the two).
+// Otherwise (a KSD schedule whose windows may raise p) only the byte oracle of `run`: on an error
+// before any iteration, the state and particles unchanged.
+
+/// A batch size to ask for on a system of `n` particles.
+fn fuzz_p(b: &mut Bytes, n: usize) -> u64 {
+    let n = n as u64;
+    match b.u8() % 10 {
+        0 => 0,
+        1 => 1,
+        2 => 2,
+        3 => n,
+        4 => n + 1,
+        5..=7 => 2 + u64::from(b.u8()) % n.saturating_sub(1).max(1),
+        8 => b.u64(),
+        _ => u64::MAX - u64::from(b.u8() % 4),
+    }
+}
+
+fn sched_call<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>) {
+    if b.u8() & 1 == 0 {
+        sched_set::<V>(cx, b, state, me)
+    } else {
+        sched_run::<V>(cx, b, state, me)
+    }
+}
+
+fn sched_set<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>) {
+    let n = me.map_or(4, |i| cx.live[i].n);
+    let p = fuzz_p(b, n);
+    cx.snapshot();
+    // SAFETY: a live state, NULL, or memory without a valid tag (see `state_for_call`).
+    let s = unsafe { V::set_batch_size(cx.ptr::<u8>(state), p) };
+    check_status("set_batch_size", s);
+    if trace() {
+        eprintln!("set_batch_size kind {} live {me:?} p {p} -> {s}", V::KIND);
+    }
+    let Some(i) = me else {
+        assert!(s != 0, "set_batch_size succeeded on no live system of its kind");
+        return cx.check_only("failed set_batch_size", s, &[]);
+    };
+    let l = &cx.live[i];
+    let bad_p = p < 2 || p > l.n as u64;
+    let mut want = vec![];
+    if l.phase.is_some() {
+        want.push(29);
+    }
+    if l.opts.0 {
+        want.push(19);
+    }
+    if bad_p {
+        want.push(13);
+    }
+    if want.is_empty() {
+        want.push(0);
+    }
+    // The first refusal that applies is the one the header makes certain; others are in no
+    // documented order.
+    let sure = if l.phase.is_some() && !l.opts.0 && !bad_p { Some(29) } else { None };
+    assert!(
+        want.contains(&s) && sure.is_none_or(|w| w == s),
+        "set_batch_size({p}) on a system of {} (with replacement {}, phases open {}) returned {s}, the header says {want:?}",
+        l.n,
+        l.opts.0,
+        l.phase.is_some()
+    );
+    let allowed = if s == 0 { vec![l.owned[0]] } else { vec![] };
+    cx.check_only("set_batch_size", s, &allowed);
+    cx.forget_clobbered(me);
+}
+
+/// The twin's run: `set_batch_size(p_k)` + `step` for each batch size of `ps`, up to the first
+/// error. Returns the status, the iterations completed and the last completed info's bytes.
+fn twin_sched<V: PhaseApi>(sp: *mut u8, ps: &[u64]) -> (i32, u64, Vec<u8>) {
+    let mut last = vec![0u8; size_of::<sgs_svgd_info>()];
+    for (k, &p) in ps.iter().enumerate() {
+        // SAFETY: `sp` is the twin, a live system on the target's own memory.
+        let s = unsafe { V::set_batch_size(sp, p) };
+        assert_eq!(s, 0, "the twin's set_batch_size({p}) failed");
+        let mut info = [0u64; 16];
+        // SAFETY: as above; `info` a local.
+        let s = unsafe { V::step(sp, info.as_mut_ptr().cast()) };
+        if s != 0 {
+            return (s, k as u64, last);
+        }
+        last = raw(&info)[..size_of::<sgs_svgd_info>()].to_vec();
+    }
+    (0, ps.len() as u64, last)
+}
+
+fn sched_run<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>) {
+    let t = <V::T as Flt>::SIZE;
+    let n = me.map_or(4, |i| cx.live[i].n);
+    let every = match b.u8() % 8 {
+        0 => 0,
+        1..=5 => 1 + u64::from(b.u8() % 4),
+        6 => b.u64(),
+        _ => u64::MAX,
+    };
+    let mut sc = sgs_svgd_schedule_default(fuzz_p(b, n), every);
+    let k = b.u8();
+    if k & 1 == 1 {
+        sc.kind = b.u32_small(1);
+    }
+    if k & 2 == 2 {
+        sc.min_decrease = match b.u8() % 4 {
+            0 => 1.0,
+            1 => -0.0,
+            _ => b.f64_in(&[0.1, 0.0, 0.5, 0.999]),
+        };
+    }
+    if k & 4 == 4 {
+        sc.reserved = b.u32_small(0);
+    }
+    let its = match b.u8() % 16 {
+        0..=13 => u64::from(b.u8() % 7),
+        _ => 60 + u64::from(b.u8() % 10),
+    };
+    let null_sched = b.u8() % 16 == 0;
+    let again = b.u8() & 1 == 1;
+    let sum_size = size_of::<sgs_svgd_run_summary>();
+    let io = cx.pick(b, sum_size, 8);
+    let spans = me.map_or(vec![], |i| own_spans(cx, i));
+    let sum_bad = io.is_some_and(|o| o % 8 != 0 || spans.iter().any(|&r| overlaps(r, (o, o + sum_size))));
+    // The refusals "before anything runs" that apply, from the header's list.
+    let (repl, ksd_on, open) = me.map_or((false, false, false), |i| {
+        let l = &cx.live[i];
+        (l.opts.0, l.opts.1, l.phase.is_some())
+    });
+    let mut pre = vec![];
+    if null_sched {
+        pre.push(1);
+    }
+    if sum_bad {
+        pre.push(23);
+    }
+    if open {
+        pre.push(29);
+    }
+    let ksd_kind = sc.kind == SGS_SCHEDULE_KSD;
+    if sc.kind > SGS_SCHEDULE_KSD || sc.reserved != 0 || repl || (ksd_kind && !ksd_on) {
+        pre.push(19);
+    }
+    if sc.start < 2 || sc.start > n as u64 {
+        pre.push(13);
+    }
+    let md_bad = !(0.0..1.0).contains(&sc.min_decrease);
+    if every == 0 || (md_bad && sc.kind != SGS_SCHEDULE_DOUBLING) {
+        pre.push(23);
+    }
+    // Header: "`min_decrease` outside [0, 1)" without naming a kind; its field is the KSD's.
+    let maybe_refused = pre.is_empty() && md_bad;
+    // The batch sizes the header makes certain, iteration by iteration.
+    let ps: Option<Vec<u64>> = (pre.is_empty() && sc.kind <= SGS_SCHEDULE_KSD).then_some(()).and_then(|()| {
+        let n = n as u64;
+        if !ksd_kind {
+            Some((0..its).map(|k| {
+                let j = k / every;
+                if j >= 64 || sc.start > n >> j { n } else { (sc.start << j).min(n) }
+            }).collect())
+        } else if its <= every || sc.start == n {
+            Some(vec![sc.start; its as usize])
+        } else {
+            None
+        }
+    });
+    let mut sched_buf = [0u64; 5];
+    // SAFETY: a local of 40 bytes, aligned, for a 32-byte schedule.
+    unsafe { sched_buf.as_mut_ptr().cast::<sgs_svgd_schedule>().write(sc) };
+    let schp: *const sgs_svgd_schedule = if null_sched { core::ptr::null() } else { sched_buf.as_ptr().cast() };
+    // The twin, before the call.
+    let model = me.map_or(core::ptr::null_mut(), |i| cx.live[i].ud as *mut Model);
+    // SAFETY: NULL or a boxed model alive for the whole input.
+    let calls = |m: *mut Model| unsafe { m.as_ref() }.map(|m| m.calls);
+    let calls0 = calls(model);
+    let s0 = stale();
+    let mut twin = None;
+    if let (Some(i), Some(ps)) = (me, &ps) {
+        let l = cx.live[i].clone();
+        let coords = l.n * l.d;
+        let (wl, il) = ((l.owned[1].1 - l.owned[1].0) / t, (l.owned[2].1 - l.owned[2].0) / 4);
+        let mut st = vec![0u64; V::STATE.div_ceil(8)];
+        let mut p = vec![V::T::from_f64(0.0); coords];
+        let mut w = vec![V::T::from_f64(0.0); wl];
+        let mut x = vec![0u32; il];
+        let sp: *mut u8 = st.as_mut_ptr().cast();
+        cx.snapshot();
+        let src = cx.ptr::<u8>(Some(l.state));
+        // SAFETY: a live source without an iteration open; new buffers of the source's lengths.
+        let s = unsafe { V::copy(sp, p.as_mut_ptr(), coords, w.as_mut_ptr(), wl, x.as_mut_ptr(), il, src) };
+        assert_eq!(s, 0, "copy of a live system for the scheduled run's twin failed");
+        cx.check_only("twin copy", s, &[]);
+        let out = twin_sched::<V>(sp, ps);
+        let after = calls(model);
+        // SAFETY: as above.
+        if let Some(m) = unsafe { model.as_mut() } {
+            m.calls = calls0.unwrap();
+        }
+        twin = Some((out, after, st, p, w, x));
+    }
+    cx.snapshot();
+    let ip = cx.ptr::<u8>(io);
+    // SAFETY: a live state, NULL or memory without a valid tag; the schedule NULL or a local;
+    // the summary NULL or in the arena.
+    let s = unsafe { V::run_scheduled(cx.ptr::<u8>(state), its, schp, ip) };
+    check_status("run_scheduled", s);
+    if trace() {
+        eprintln!("run_scheduled kind {} live {me:?} its {its} {sc:?} null {null_sched} sum {io:?} -> {s} (pre {pre:?}, ps {ps:?})", V::KIND);
+    }
+    let sum_ok = io.filter(|_| !sum_bad).map(|o| (o, o + sum_size));
+    let Some(i) = me else {
+        assert!(s != 0, "run_scheduled succeeded on no live system of its kind");
+        cx.check_only("failed run_scheduled", s, &Vec::from_iter(sum_ok));
+        cx.forget_clobbered(None);
+        return;
+    };
+    let refused = !pre.is_empty() || (maybe_refused && s == 23);
+    if refused {
+        assert!(pre.is_empty() || pre.contains(&s), "run_scheduled returned {s}, the header says one of {pre:?}");
+        cx.check_only("refused run_scheduled", s, &Vec::from_iter(sum_ok));
+        cx.forget_clobbered(me);
+        return;
+    }
+    let done = io.map(|o| u64::from_le_bytes(cx.bytes()[o..o + 8].try_into().unwrap()));
+    let mut allowed: Vec<_> = Vec::from_iter(sum_ok);
+    if s == 0 || done != Some(0) {
+        allowed.extend(spans.iter().copied());
+    } else {
+        // A failed first iteration: p was set before it ("p is the schedule's last choice
+        // afterwards"), so the state; the workspace's scratch and the index as for `run`.
+        allowed.push(cx.live[i].owned[0]);
+        if matches!(s, 11 | 22 | 24) {
+            allowed.extend([cx.live[i].owned[1], cx.live[i].owned[2]]);
+        }
+    }
+    cx.check_only("run_scheduled", s, &allowed);
+    let (po, pe) = cx.live[i].particles.unwrap();
+    if s == 0 && its > 0 {
+        assert!(cx.all_finite::<V::T>(po, (pe - po) / t), "non-finite particle after run_scheduled");
+    }
+    if let (0, Some(d)) = (s, done) {
+        assert_eq!(d, its, "run_scheduled's summary counts {d} of {its} iterations");
+    }
+    let Some(((ts, tdone, tlast), after, mut st, p, _w, _x)) = twin else {
+        cx.forget_clobbered(me);
+        return;
+    };
+    let pure = stale() == s0;
+    if pure {
+        if trace() {
+            eprintln!("run_scheduled compared with the twin's set_batch_size + step: {s} after {tdone} of {its}");
+        }
+        assert_eq!(calls(model), after, "run_scheduled called its callbacks unlike the twin's steps");
+        assert_eq!(s, ts, "run_scheduled returned {s}, set_batch_size + step on the twin {ts} ({ps:?})");
+        assert!(cx.bytes()[po..pe] == raw(&p)[..], "run_scheduled's particles differ from the twin's steps' ({ps:?})");
+        if let Some(o) = io {
+            let sum = &cx.bytes()[o..o + sum_size];
+            let k = core::mem::offset_of!(sgs_svgd_run_summary, last);
+            assert_eq!(u64::from_le_bytes(sum[..8].try_into().unwrap()), tdone, "run_scheduled's summary count");
+            assert!(sum[k..] == tlast[..], "run_scheduled's last info differs from the twin's last step's ({ps:?})");
+        }
+    }
+    let me = cx.forget_clobbered(me);
+    // One more step of each: p is the schedule's last choice on both.
+    let (Some(i), true, true) = (me, pure, again) else { return };
+    let c1 = calls(model);
+    let mut ti = [0u64; 16];
+    // SAFETY: the twin, alive on the target's memory.
+    let s1 = unsafe { V::step(st.as_mut_ptr().cast(), ti.as_mut_ptr().cast()) };
+    let c2 = calls(model);
+    // SAFETY: as above.
+    if let Some(m) = unsafe { model.as_mut() } {
+        m.calls = c1.unwrap();
+    }
+    let mut oi = [0u64; 16];
+    cx.snapshot();
+    // SAFETY: a live state of this kind; a local info.
+    let s2 = unsafe { V::step(cx.ptr::<u8>(Some(cx.live[i].state)), oi.as_mut_ptr().cast()) };
+    check_status("step after run_scheduled", s2);
+    let allowed = match s2 {
+        0 => own_spans(cx, i),
+        11 | 22 | 24 => cx.live[i].owned[1..].to_vec(),
+        _ => vec![],
+    };
+    cx.check_only("step after run_scheduled", s2, &allowed);
+    cx.forget_clobbered(Some(i));
+    if stale() == s0 {
+        let (po, pe) = cx.live[i].particles.unwrap();
+        assert_eq!(calls(model), c2, "the step after run_scheduled called its callbacks unlike the twin's");
+        assert_eq!(s2, s1, "the step after run_scheduled returned {s2}, the twin's {s1}");
+        assert!(cx.bytes()[po..pe] == raw(&p)[..], "the step after run_scheduled moved the particles unlike the twin's");
+        assert!(oi == ti || s2 != 0, "the step after run_scheduled: info unlike the twin's");
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
