@@ -70,7 +70,10 @@
 /**
  * `sgs_svgd_schedule.kind`: double p (up to N) after every window of `every` iterations whose
  * mean `ksd_squared` did not fall by at least the fraction `min_decrease` from the previous
- * window's; needs `sgs_svgd_config.ksd` on.
+ * window's; needs `sgs_svgd_config.ksd` on. Exactly: at the end of window w ≥ 2, p doubles
+ * unless `mean_w < (1 − min_decrease)·mean_{w−1}` (a NaN mean counts as not falling;
+ * negative means, which the batch estimate can give, go through the same formula); the first
+ * window never raises p, nor does the window after one whose mean was NaN.
  */
 #define SGS_SCHEDULE_KSD 1
 
@@ -541,6 +544,7 @@ typedef struct sgs_svgd_schedule {
   uint64_t every;
   /**
    * `SGS_SCHEDULE_KSD`: the relative fall per window below which p doubles, in [0, 1).
+   * Ignored (and not validated) by `SGS_SCHEDULE_DOUBLING`.
    */
   double min_decrease;
   /**
@@ -1495,8 +1499,11 @@ sgs_status sgs_svgd_set_batch_size(struct sgs_svgd *state, uint64_t p);
  * `…run`. Statuses as for `…run`, plus, before anything runs, `SGS_ERR_NULL_POINTER`
  * (`schedule`), `SGS_ERR_INVALID_OPTION` (unknown kind, `reserved` ≠ 0, with
  * replacement, or `SGS_SCHEDULE_KSD` with the KSD off), `SGS_ERR_INVALID_BATCH_SIZE`
- * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, `min_decrease` outside
- * [0, 1)).
+ * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, or for
+ * `SGS_SCHEDULE_KSD` `min_decrease` outside [0, 1)). After such a refusal `*summary`
+ * is not written and nothing has changed; once iterations run, `*summary` is written
+ * whatever the outcome, and a failing iteration leaves the particles as after the last
+ * completed one with p already set to that iteration's choice.
  *
  * # Safety
  * As for `…run`; `schedule` readable.
@@ -1577,8 +1584,11 @@ sgs_status sgs_svgd_set_batch_size_f32(struct sgs_svgd_f32 *state, uint64_t p);
  * `…run`. Statuses as for `…run`, plus, before anything runs, `SGS_ERR_NULL_POINTER`
  * (`schedule`), `SGS_ERR_INVALID_OPTION` (unknown kind, `reserved` ≠ 0, with
  * replacement, or `SGS_SCHEDULE_KSD` with the KSD off), `SGS_ERR_INVALID_BATCH_SIZE`
- * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, `min_decrease` outside
- * [0, 1)).
+ * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, or for
+ * `SGS_SCHEDULE_KSD` `min_decrease` outside [0, 1)). After such a refusal `*summary`
+ * is not written and nothing has changed; once iterations run, `*summary` is written
+ * whatever the outcome, and a failing iteration leaves the particles as after the last
+ * completed one with p already set to that iteration's choice.
  *
  * # Safety
  * As for `…run`; `schedule` readable.

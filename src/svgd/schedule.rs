@@ -25,7 +25,9 @@ pub enum BatchSchedule {
     /// [`SvgdInfo::ksd_squared`] over the window with the previous window's mean, and double p
     /// (up to N) unless it fell by at least the fraction `min_decrease`. Needs the KSD switched on
     /// ([`SvgdConfig::ksd`]; the batch estimate is the cheap one: its mean does not depend on p,
-    /// so windows before and after a raise compare fairly).
+    /// so windows before and after a raise compare fairly). Exactly: at the end of window
+    /// w ≥ 2, p doubles unless `mean_w < (1 − min_decrease)·mean_{w−1}` (a NaN mean counts as
+    /// not falling); the first window never raises p, nor does the window after a NaN mean.
     KsdDriven {
         /// The first batch size, `2 ≤ start ≤ N`.
         start: usize,
