@@ -3007,8 +3007,8 @@ fn phase_drive<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, m
 // summary or one inside the system's state or buffers; the iteration in phases; unknown kind,
 // reserved ≠ 0, with replacement, KSD kind with the KSD off; start outside 2..N; every 0,
 // min_decrease outside [0, 1)) must be the status, and the system is then byte for byte
-// unchanged. (Whether min_decrease is checked for a doubling schedule the header leaves open:
-// its field is documented for the KSD kind only; either answer passes.) Otherwise the run is
+// unchanged (a doubling schedule ignores min_decrease: the header says so, and such a run is
+// compared with its twin like any other). Otherwise the run is
 // compared with a twin (an `sgs_svgd_copy` onto the target's own memory) driven by
 // `set_batch_size(p_k)` + `step` for k = 0, 1, …, with p_k as the header documents it:
 // doubling, p_k = min(N, start·2^⌊k/every⌋); KSD-driven, p_k = start when no window ends before
@@ -3167,8 +3167,6 @@ fn sched_run<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me:
     if every == 0 || (md_bad && sc.kind != SGS_SCHEDULE_DOUBLING) {
         pre.push(23);
     }
-    // Header: "`min_decrease` outside [0, 1)" without naming a kind; its field is the KSD's.
-    let maybe_refused = pre.is_empty() && md_bad;
     // The batch sizes the header makes certain, iteration by iteration.
     let ps: Option<Vec<u64>> = (pre.is_empty() && sc.kind <= SGS_SCHEDULE_KSD).then_some(()).and_then(|()| {
         let n = n as u64;
@@ -3233,9 +3231,8 @@ fn sched_run<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me:
         cx.forget_clobbered(None);
         return;
     };
-    let refused = !pre.is_empty() || (maybe_refused && s == 23);
-    if refused {
-        assert!(pre.is_empty() || pre.contains(&s), "run_scheduled returned {s}, the header says one of {pre:?}");
+    if !pre.is_empty() {
+        assert!(pre.contains(&s), "run_scheduled returned {s}, the header says one of {pre:?}");
         cx.check_only("refused run_scheduled", s, &Vec::from_iter(sum_ok));
         cx.forget_clobbered(me);
         return;
@@ -3302,7 +3299,8 @@ fn sched_run<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me:
         _ => vec![],
     };
     cx.check_only("step after run_scheduled", s2, &allowed);
-    cx.forget_clobbered(Some(i));
+    // Forgetting clobbered systems renumbers the live ones: the kept index may move.
+    let Some(i) = cx.forget_clobbered(Some(i)) else { return };
     if stale() == s0 {
         let (po, pe) = cx.live[i].particles.unwrap();
         assert_eq!(calls(model), c2, "the step after run_scheduled called its callbacks unlike the twin's");
