@@ -4,7 +4,7 @@
 
 mod common;
 use common::{batch_stats, double_well_truth, z_scores, DoubleWell, Gaussian};
-use sgsample::{Amagold, AmagoldConfig, Gradient, Outcome, Potential, Stop, Variant};
+use sgsample::{Amagold, AmagoldConfig, Float, Gradient, Outcome, Potential, Stop, Variant};
 
 #[test]
 fn quadrature_reproduces_the_published_truth() {
@@ -20,29 +20,41 @@ struct Chain {
 }
 
 fn run_double_well(eps: f64, variant: Variant, n: usize, seed: u64) -> Chain {
+    let cfg = AmagoldConfig {
+        variant,
+        seed,
+        ..AmagoldConfig::new(eps)
+    };
+    double_well_chain::<f64>(&cfg, n)
+}
+
+/// `n` samples of the double well (gradient noise 1) from 0 with coordinates in `T`.
+fn double_well_chain<T: Float>(cfg: &AmagoldConfig, n: usize) -> Chain {
     let mut model = DoubleWell { noise: 1.0 };
-    let mut cfg = AmagoldConfig::new(eps);
-    cfg.variant = variant;
-    cfg.seed = seed;
-    let mut ws = [0.0; 6];
-    let mut chain = Amagold::new(&cfg, &[0.0], &mut ws, &mut model).unwrap();
-    let mut samples = vec![0.0; n];
+    let mut ws = [T::from_f64(0.0); 6];
+    let mut chain = Amagold::<T>::new(cfg, &[T::from_f64(0.0)], &mut ws, &mut model).unwrap();
+    let mut samples = vec![T::from_f64(0.0); n];
     let s = chain.run(&mut model, &mut samples).unwrap();
     Chain {
-        samples,
+        samples: samples.iter().map(|v| v.to_f64()).collect(),
         accept_rate: s.accepted as f64 / n as f64,
     }
+}
+
+/// Mean, variance and P(θ > 0) within 3 batch-means standard errors of the quadrature truth.
+fn assert_exact(c: &Chain, what: &str) {
+    let z = z_scores(&c.samples);
+    assert!(
+        z.iter().all(|z| z.abs() < 3.0),
+        "{what}: z-scores (mean, var, P>0) = {z:?}"
+    );
 }
 
 #[test]
 fn double_well_both_variants_are_exact() {
     for &variant in &[Variant::Reversible, Variant::NonReversible] {
         let c = run_double_well(0.25, variant, 400_000, 7);
-        let z = z_scores(&c.samples);
-        assert!(
-            z.iter().all(|z| z.abs() < 3.0),
-            "{variant:?}: z-scores (mean, var, P>0) = {z:?}"
-        );
+        assert_exact(&c, &format!("{variant:?}"));
         // The published acceptance at ε = 0.25 is ≈ 0.724; its MC error here is ≈ 0.002.
         assert!(
             (c.accept_rate - 0.724).abs() < 0.01,
@@ -57,21 +69,15 @@ fn double_well_both_variants_are_exact() {
 #[test]
 fn double_well_exact_with_momentum_sd_2() {
     for &variant in &[Variant::Reversible, Variant::NonReversible] {
-        let mut model = DoubleWell { noise: 1.0 };
         let cfg = AmagoldConfig {
             momentum_sd: 2.0,
             variant,
             seed: 8,
             ..AmagoldConfig::new(0.5)
         };
-        let mut ws = [0.0; 6];
-        let mut chain = Amagold::new(&cfg, &[0.0], &mut ws, &mut model).unwrap();
-        let mut samples = vec![0.0; 400_000];
-        chain.run(&mut model, &mut samples).unwrap();
-        let z = z_scores(&samples);
-        assert!(
-            z.iter().all(|z| z.abs() < 3.0),
-            "{variant:?}, σ = 2: z-scores (mean, var, P>0) = {z:?}"
+        assert_exact(
+            &double_well_chain::<f64>(&cfg, 400_000),
+            &format!("{variant:?}, σ = 2"),
         );
     }
 }
@@ -80,21 +86,11 @@ fn double_well_exact_with_momentum_sd_2() {
 /// operation, is far below the Monte Carlo error of 400 000 samples.
 #[test]
 fn double_well_exact_in_f32() {
-    let mut model = DoubleWell { noise: 1.0 };
     let cfg = AmagoldConfig {
         seed: 9,
         ..AmagoldConfig::new(0.25)
     };
-    let mut ws = [0.0f32; 6];
-    let mut chain = Amagold::<f32>::new(&cfg, &[0.0], &mut ws, &mut model).unwrap();
-    let mut samples = vec![0.0f32; 400_000];
-    chain.run(&mut model, &mut samples).unwrap();
-    let samples: Vec<f64> = samples.iter().map(|&v| v as f64).collect();
-    let z = z_scores(&samples);
-    assert!(
-        z.iter().all(|z| z.abs() < 3.0),
-        "f32: z-scores (mean, var, P>0) = {z:?}"
-    );
+    assert_exact(&double_well_chain::<f32>(&cfg, 400_000), "f32");
 }
 
 #[test]
