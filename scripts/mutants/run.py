@@ -18,6 +18,7 @@ Environment: MUTANTS_TARGET_DIR (default target/mutants).
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -57,14 +58,29 @@ def scratch_copy():
     return dest
 
 
+# A mutant that makes a test loop for ever (a rejection loop that never accepts) must not hang
+# the suite: a run past this limit counts as caught. The slowest mutant takes about 25 s.
+TIMEOUT_S = 600
+
+
 def cargo_test(tree, m, env):
+    """The named tests' outcome: a CompletedProcess, or None when they ran past TIMEOUT_S."""
     cmd = ["cargo", "test", "--release", "-q", "-p", "sgsample", "--features", "std"]
     for t in m["tests"]:
         cmd += ["--lib"] if t == "lib" else ["--test", t]
     cmd += ["--"]
     for name in m.get("skip", []):
         cmd += ["--skip", name]
-    return subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    # A session of its own, so that a timeout kills the test binary too, not only cargo.
+    with subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, start_new_session=True) as p:
+        try:
+            out, err = p.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            return None
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 def main():
@@ -81,11 +97,12 @@ def main():
         "CARGO_PROFILE_RELEASE_LTO": "false",
         "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
         "CARGO_INCREMENTAL": "0",
-        "RUSTFLAGS": os.environ.get("RUSTFLAGS", ""),
     })
     # The unmutated tree must pass the same tests, or a "killed" mutant proves nothing.
     targets = sorted({t for m in chosen for t in m["tests"]})
     base = cargo_test(tree, {"tests": targets}, env)
+    if base is None:
+        sys.exit(f"mutants: the unmutated sources' tests ran past {TIMEOUT_S} s")
     if base.returncode != 0:
         print(base.stdout[-3000:], base.stderr[-3000:])
         sys.exit("mutants: the unmutated sources fail their own tests")
@@ -112,6 +129,10 @@ def main():
         finally:
             for f, text in originals.items():
                 (tree / f).write_text(text)
+        if r is None:
+            killed += 1
+            print(f'killed   {m["name"]} (its tests ran past {TIMEOUT_S} s)')
+            continue
         out = r.stdout + r.stderr
         if r.returncode == 0:
             survived.append(m["name"])
