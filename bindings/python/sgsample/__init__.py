@@ -934,7 +934,8 @@ class Stats:
             raise _invalid("Stats", f"{len(data)} bytes given, a state of d = {d} has "
                            f"{self._size} here", "SGS_ERR_WORKSPACE_TOO_SMALL")
         ffi.memmove(self._state, data, self._size)
-        self.count  # noqa: B018 (the library checks the state: NOT_INITIALISED, CORRUPTED)
+        # The library checks the loaded head (SGS_ERR_NOT_INITIALISED, SGS_ERR_STATE_CORRUPTED).
+        _check(lib.sgs_stats_count(self._state, ffi.new("uint64_t *")), "Stats")
 
     def __copy__(self):
         """An independent copy (the state holds no pointers: its bytes are the copy)."""
