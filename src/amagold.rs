@@ -3,13 +3,16 @@
 //!
 //! One [`step`](Amagold::step) is one outer iteration: T minibatch gradients along a
 //! second-order Langevin trajectory, then one full-data energy and one accept/reject test. The
-//! chain is exact (π is its stationary distribution) at a fixed step size.
+//! chain is exact (π is its stationary distribution) at a fixed step size and a fixed mass
+//! matrix (unit, diagonal or dense).
 //!
 //! # Memory
 //!
-//! The sampler borrows one workspace of [`Amagold::workspace_len`]`(d) = 6·d` coordinates from the
-//! caller and allocates nothing. Its own fields (configuration, cached energy, generator, counters,
-//! adaptation state) are a few hundred bytes of plain data.
+//! The sampler borrows one workspace of [`Amagold::workspace_len_for`]`(config, d)` coordinates
+//! from the caller and allocates nothing: 6·d for the paper's chain, plus 4·d for a diagonal
+//! mass matrix or 2·d + d(d+1) for a dense one, plus 12·d for the warm-up's approach phase. Its
+//! own fields (configuration, cached energy, generator, counters, the warm-up's state and
+//! report) are about a kilobyte of plain data.
 //!
 //! # Arithmetic and draw order (the reproducibility contract)
 //!
@@ -26,24 +29,37 @@
 //!
 //! ρ accumulates in `f64`: `ρ += half₆₄ · Σᵢ gᵢ·(rᵢ + r'ᵢ)` (sum in index order, terms widened to
 //! `f64` before the addition). `log a = (U(θ) − U(θ')) + ρ`, and the proposal is accepted when
-//! `ln u < log a`.
+//! `ln u < log a`. A diagonal mass matrix multiplies per coordinate (docs/algorithms.md §1.5); a
+//! dense one runs the same recursion on φ = L⁻¹θ (§1.6).
 //!
-//! Draws per outer iteration: in the reversible variant `d` normals for the momentum (index
-//! order); then for each inner step its minibatch seed ([`Rng::next_u64`]) followed by `d` noise
-//! normals (when β > 0); then one [`Rng::uniform_f64`] for the test, drawn on every iteration
-//! that is not aborted, whatever its outcome. The non-reversible variant draws its initial
-//! momentum (`d` normals) in `new`. A trajectory the gradient callback rejects stops there: that
-//! step's noise and the remaining inner steps draw nothing, and the uniform is still drawn.
+//! Draws per outer iteration: with `jitter_steps`, first the number of inner steps
+//! ([`Rng::below`]); in the reversible variant `d` normals for the momentum (index order); then
+//! for each inner step its minibatch seed ([`Rng::next_u64`]) followed by `d` noise normals
+//! (when β > 0); then one [`Rng::uniform_f64`] for the test, drawn on every iteration that is
+//! not aborted, whatever its outcome. The non-reversible variant draws its initial momentum
+//! (`d` normals) in `new`. A trajectory the gradient callback rejects stops there: that step's
+//! noise and the remaining inner steps draw nothing, and the uniform is still drawn. The
+//! warm-up's approach iterations draw one seed each (two in the first; docs/algorithms.md
+//! §1.7), the curvature step one.
 
 use crate::adapt::{accept_prob, DualAveraging};
+use crate::approach::{fd_step, Approach, ApproachParts, PAIRS};
 use crate::chain::{chain_kind, check_start, gradient_or_rollback, Chain, ChainStep};
+use crate::dense::{add_mul_lower, cholesky, eigen_bounds, gram_diagonal, mul_lower_t, tri_len};
 use crate::error::{Error, Stop};
 use crate::float::{all_finite, copy, Float};
-use crate::mass::{add_scaled_by, set_mass, welford, Factors, MassWindows};
+use crate::mass::{
+    add_scaled_by, apply_diagonal, collect_dense, dense_from_curvature, set_dense, set_mass,
+    welford, Factors,
+};
 use crate::model::Potential;
 use crate::noise::sweep;
 use crate::rng::Rng;
 use crate::run::{Outcome, StepInfo};
+use crate::warmup::{
+    Phase, Search, Settle, Verdict, Warmup, WarmupReport, WindowStats, Windows,
+    REASON_APPROACH_UNFINISHED, REASON_METRIC,
+};
 
 /// Whether an inner step's drift of θ rides in the previous momentum sweep, right after each
 /// coordinate's new r (one pass over θ and r per step instead of two: fewer instructions and
@@ -63,28 +79,54 @@ pub enum Variant {
     NonReversible = 1,
 }
 
-/// Hyperparameters of an AMAGOLD chain. [`AmagoldConfig::new`] gives the paper's defaults.
+/// The mass matrix an AMAGOLD chain carries (C: `SGS_MASS_…`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Mass {
+    /// σ²·I (the paper's chain).
+    Unit = 0,
+    /// A diagonal matrix: learnt by the warm-up, or set by the caller.
+    Diagonal = 1,
+    /// A dense matrix (held as a Cholesky factor): learnt by the warm-up, or set by the caller.
+    /// O(d²) work per inner step and d(d+1) + 2·d more workspace.
+    Dense = 2,
+}
+
+/// Hyperparameters of an AMAGOLD chain. [`AmagoldConfig::new`] gives the paper's chain at a
+/// fixed step size; [`AmagoldConfig::adaptive`] the recommended warm-up.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AmagoldConfig {
     /// Step size ε > 0 (the initial one when `warmup > 0`).
     pub step_size: f64,
     /// Friction β ≥ 0. With β = 0 and exact gradients the chain is HMC.
     pub friction: f64,
-    /// Momentum standard deviation σ > 0 (the mass matrix is σ²·I).
+    /// Momentum standard deviation σ > 0 (the mass matrix is σ²·I, or σ² times the inverse of
+    /// the learnt or given one).
     pub momentum_sd: f64,
     /// Inner steps T ≥ 1 per outer iteration (one energy evaluation per T gradients).
     pub steps: u32,
     /// Reversible or skew-reversible.
     pub variant: Variant,
-    /// Number of initial outer iterations that adapt ε by dual averaging (0: none). Samples
-    /// drawn during warm-up are not exact; [`AmagoldInfo::warmup`] labels them.
+    /// Number of initial outer iterations that adapt (0: none): the approach, then Stan's
+    /// windows (docs/algorithms.md §1.7). Samples drawn during warm-up are not exact;
+    /// [`AmagoldInfo::warmup`] labels them.
     pub warmup: u64,
     /// Target acceptance δ ∈ (0, 1) of the warm-up (ignored when `warmup = 0`).
     pub target_accept: f64,
-    /// Estimate a diagonal mass matrix during the warm-up (docs/algorithms.md §1.5): Stan's
-    /// windows, fixed when the warm-up ends. Needs `warmup ≥ 20` (else `InvalidWarmup`) and the
-    /// longer workspace [`Amagold::workspace_len_mass`]`(d) = 10·d`. Off by default.
-    pub adapt_mass: bool,
+    /// The mass matrix: unit (the default), diagonal or dense. With `warmup ≥ 20` the warm-up
+    /// estimates it (shorter warm-ups are refused with `InvalidWarmup`); without a warm-up it
+    /// stays as set (the identity until [`Amagold::set_inverse_mass`] or
+    /// [`Amagold::set_inverse_mass_dense`]).
+    pub mass: Mass,
+    /// Whether a warm-up starts with the approach (docs/algorithms.md §1.7): an optimiser that
+    /// brings a far-away start in, then the curvature there as the first mass matrix. On by
+    /// default; it needs 12·d more workspace.
+    pub approach: bool,
+    /// Draw the number of inner steps of every iteration uniformly from ⌈T/2⌉ … ⌊3T/2⌋ (one
+    /// bounded draw first in the iteration): a trajectory length that varies breaks the
+    /// resonances of a fixed one. The chain stays exact (a mixture of exact kernels). Off by
+    /// default.
+    pub jitter_steps: bool,
     /// Seed of the generator.
     pub seed: u64,
     /// Stream id: chains with the same seed and different streams are independent.
@@ -92,8 +134,8 @@ pub struct AmagoldConfig {
 }
 
 impl AmagoldConfig {
-    /// The paper's defaults at step size ε: reversible, T = 10, β = 0.25, σ = 1, no warm-up
-    /// (δ = 0.65 if one is switched on), seed 0, stream 0.
+    /// The paper's defaults at step size ε: reversible, T = 10, β = 0.25, σ = 1, unit mass, no
+    /// warm-up (δ = 0.65, the approach on, if one is switched on), fixed T, seed 0, stream 0.
     pub const fn new(step_size: f64) -> Self {
         AmagoldConfig {
             step_size,
@@ -103,10 +145,22 @@ impl AmagoldConfig {
             variant: Variant::Reversible,
             warmup: 0,
             target_accept: 0.65,
-            adapt_mass: false,
+            mass: Mass::Unit,
+            approach: true,
+            jitter_steps: false,
             seed: 0,
             stream: 0,
         }
+    }
+
+    /// The recommended configuration for a model of unknown scale: the paper's chain with a
+    /// warm-up of 1000 iterations (approach, then Stan's windows) that learns ε and a diagonal
+    /// mass matrix; 0.1 is only the first guess of ε, which the warm-up replaces.
+    pub const fn adaptive() -> Self {
+        let mut c = AmagoldConfig::new(0.1);
+        c.warmup = 1000;
+        c.mass = Mass::Diagonal;
+        c
     }
 
     /// [`validate`](Self::validate), then the step size and the momentum scale also after
@@ -134,29 +188,28 @@ impl AmagoldConfig {
         if self.warmup > 0 && !(self.target_accept > 0.0 && self.target_accept < 1.0) {
             return Err(Error::InvalidTargetAcceptance);
         }
-        if self.adapt_mass && self.warmup < MIN_MASS_WARMUP {
+        if self.mass != Mass::Unit && self.warmup > 0 && self.warmup < MIN_MASS_WARMUP {
             return Err(Error::InvalidWarmup);
         }
         Ok(())
     }
 }
 
-/// The workspace block (of d values) that holds the inverse-mass factors kᵢ (see [`parts`]).
-pub(crate) const INVERSE_MASS_BLOCK: usize = 7;
-
 /// The shortest warm-up that may adapt a mass matrix (its slow window then holds 15 draws).
-const MIN_MASS_WARMUP: u64 = 20;
+pub(crate) const MIN_MASS_WARMUP: u64 = 20;
 
 /// What one outer iteration did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AmagoldInfo {
-    /// How the iteration ended.
+    /// How the iteration ended (an approach iteration: accepted when it moved).
     pub outcome: Outcome,
     /// `outcome == Accepted`.
     pub accepted: bool,
-    /// log a = U(θ) − U(θ') + ρ; NaN when the trajectory left the domain before it was computed.
+    /// log a = U(θ) − U(θ') + ρ; NaN when the trajectory left the domain before it was computed
+    /// (and in the approach).
     pub log_accept: f64,
-    /// The amortised correction ρ (NaN when the trajectory left the domain).
+    /// The amortised correction ρ (NaN when the trajectory left the domain, and in the
+    /// approach).
     pub rho: f64,
     /// U at the chain's state after the iteration.
     pub energy: f64,
@@ -167,6 +220,10 @@ pub struct AmagoldInfo {
     pub step_size: f64,
     /// `true` when the iteration belonged to the warm-up (its sample is not exact).
     pub warmup: bool,
+    /// The part of the run the iteration belonged to.
+    pub phase: Phase,
+    /// The number of inner steps it ran (T, or the jittered draw).
+    pub steps: u32,
     /// Outer iterations done since `new`, this one included.
     pub iteration: u64,
     /// Divergent iterations since `new`.
@@ -182,16 +239,66 @@ pub struct AmagoldCore {
     eps: f64,
     u: f64,
     rng: Rng,
-    adapt: Option<DualAveraging>,
-    /// The mass-matrix windows while the warm-up adapts it.
-    mass: Option<MassWindows>,
+    /// The warm-up while it runs.
+    warm: Option<Warmup>,
+    /// The warm-up's report once it is over (`Verdict::None` without one).
+    report: WarmupReport,
     iterations: u64,
     counted: u64,
     accepted: u64,
     divergences: u64,
 }
 
-/// The workspace's six vectors of length d.
+/// Where each block of the workspace lies: 6·d for the chain, then the mass matrix's blocks,
+/// then the approach's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layout {
+    d: usize,
+    mass: Mass,
+    approach: bool,
+}
+
+impl Layout {
+    pub(crate) const fn of(cfg: &AmagoldConfig, d: usize) -> Layout {
+        Layout {
+            d,
+            mass: cfg.mass,
+            approach: cfg.approach && cfg.warmup > 0,
+        }
+    }
+
+    /// The mass matrix's blocks: m, k, Welford mean and M2 (diagonal); the φ-gradient, the
+    /// Welford mean, the factor L and the co-moment triangle (dense).
+    const fn mass_len(&self) -> usize {
+        match self.mass {
+            Mass::Unit => 0,
+            Mass::Diagonal => self.d.saturating_mul(4),
+            Mass::Dense => self
+                .d
+                .saturating_mul(2)
+                .saturating_add(tri_len(self.d).saturating_mul(2)),
+        }
+    }
+
+    /// The approach's blocks: the diagonal scaling, a scratch gradient and the pairs.
+    const fn approach_len(&self) -> usize {
+        if self.approach {
+            self.d.saturating_mul(2 + 2 * PAIRS)
+        } else {
+            0
+        }
+    }
+
+    /// The whole workspace, in coordinates (saturating).
+    pub(crate) const fn len(&self) -> usize {
+        self.d
+            .saturating_mul(6)
+            .saturating_add(self.mass_len())
+            .saturating_add(self.approach_len())
+    }
+}
+
+/// The workspace's blocks.
 struct Parts<'w, T> {
     theta: &'w mut [T],
     prop: &'w mut [T],
@@ -199,34 +306,67 @@ struct Parts<'w, T> {
     r0: &'w mut [T],
     rw: &'w mut [T],
     g: &'w mut [T],
-    /// The mass blocks (m, k, Welford mean, Welford M2) when the chain has a mass matrix.
-    mass: Option<MassParts<'w, T>>,
+    metric: Metric<'w, T>,
+    /// The approach's diagonal scaling, scratch gradient and pairs.
+    lbfgs: Option<(&'w mut [T], &'w mut [T], &'w mut [T], &'w mut [T])>,
 }
 
-/// The four workspace blocks of a diagonal mass matrix.
-struct MassParts<'w, T> {
-    m: &'w mut [T],
-    k: &'w mut [T],
-    mean: &'w mut [T],
-    m2: &'w mut [T],
+/// The mass matrix's blocks.
+enum Metric<'w, T> {
+    Unit,
+    Diagonal {
+        m: &'w mut [T],
+        k: &'w mut [T],
+        mean: &'w mut [T],
+        m2: &'w mut [T],
+    },
+    Dense {
+        gw: &'w mut [T],
+        mean: &'w mut [T],
+        l: &'w mut [T],
+        c: &'w mut [T],
+    },
 }
 
-/// Splits the workspace into θ, θ', r (persistent), r₀, r (working), g, and with a mass matrix
-/// its four blocks; `None` if it is shorter than 6·d (10·d). Checked splits instead of indexing:
+/// Splits `n` values off the front of `rest`.
+fn take<'w, T>(rest: &mut &'w mut [T], n: usize) -> Option<&'w mut [T]> {
+    let (a, b) = core::mem::take(rest).split_at_mut_checked(n)?;
+    *rest = b;
+    Some(a)
+}
+
+/// Splits the workspace by `lay`; `None` if it is shorter. Checked splits instead of indexing:
 /// no panic path in the sampler.
-fn parts<T>(ws: &mut [T], d: usize, with_mass: bool) -> Option<Parts<'_, T>> {
-    let (theta, rest) = ws.split_at_mut_checked(d)?;
-    let (prop, rest) = rest.split_at_mut_checked(d)?;
-    let (r, rest) = rest.split_at_mut_checked(d)?;
-    let (r0, rest) = rest.split_at_mut_checked(d)?;
-    let (rw, rest) = rest.split_at_mut_checked(d)?;
-    let (g, rest) = rest.split_at_mut_checked(d)?;
-    let mass = if with_mass {
-        let (m, rest) = rest.split_at_mut_checked(d)?;
-        let (k, rest) = rest.split_at_mut_checked(d)?;
-        let (mean, rest) = rest.split_at_mut_checked(d)?;
-        let (m2, _) = rest.split_at_mut_checked(d)?;
-        Some(MassParts { m, k, mean, m2 })
+fn parts<T>(ws: &mut [T], lay: Layout) -> Option<Parts<'_, T>> {
+    let d = lay.d;
+    let mut rest = ws;
+    let theta = take(&mut rest, d)?;
+    let prop = take(&mut rest, d)?;
+    let r = take(&mut rest, d)?;
+    let r0 = take(&mut rest, d)?;
+    let rw = take(&mut rest, d)?;
+    let g = take(&mut rest, d)?;
+    let metric = match lay.mass {
+        Mass::Unit => Metric::Unit,
+        Mass::Diagonal => Metric::Diagonal {
+            m: take(&mut rest, d)?,
+            k: take(&mut rest, d)?,
+            mean: take(&mut rest, d)?,
+            m2: take(&mut rest, d)?,
+        },
+        Mass::Dense => Metric::Dense {
+            gw: take(&mut rest, d)?,
+            mean: take(&mut rest, d)?,
+            l: take(&mut rest, tri_len(d))?,
+            c: take(&mut rest, tri_len(d))?,
+        },
+    };
+    let lbfgs = if lay.approach {
+        let diag = take(&mut rest, d)?;
+        let gold = take(&mut rest, d)?;
+        let s = take(&mut rest, d.checked_mul(PAIRS)?)?;
+        let y = take(&mut rest, d.checked_mul(PAIRS)?)?;
+        Some((diag, gold, s, y))
     } else {
         None
     };
@@ -237,18 +377,60 @@ fn parts<T>(ws: &mut [T], d: usize, with_mass: bool) -> Option<Parts<'_, T>> {
         r0,
         rw,
         g,
-        mass,
+        metric,
+        lbfgs,
     })
 }
 
-/// Workspace coordinates for dimension `d` (saturates instead of overflowing).
+/// Workspace coordinates for dimension `d`: the paper's chain without warm-up (saturates
+/// instead of overflowing).
 pub(crate) const fn workspace_len(d: usize) -> usize {
     d.saturating_mul(6)
 }
 
-/// Workspace coordinates with a mass matrix (`adapt_mass`).
-pub(crate) const fn workspace_len_mass(d: usize) -> usize {
-    d.saturating_mul(10)
+/// Workspace coordinates of a chain of dimension `d` started with `cfg`.
+pub(crate) const fn workspace_len_for(cfg: &AmagoldConfig, d: usize) -> usize {
+    Layout::of(cfg, d).len()
+}
+
+/// What a trajectory ended with.
+struct Proposal {
+    outcome: Outcome,
+    log_a: f64,
+    u_new: f64,
+    rho: f64,
+}
+
+/// The inner-step coefficients of one iteration.
+#[derive(Clone, Copy)]
+struct Coefficients<T> {
+    half64: f64,
+    half: T,
+    full: T,
+    a: T,
+    b: T,
+    sd: T,
+    eps: T,
+    noisy: bool,
+    sigma: T,
+}
+
+impl<T: Float> Coefficients<T> {
+    fn new(eps: f64, cfg: &AmagoldConfig) -> Self {
+        let s2 = cfg.momentum_sd * cfg.momentum_sd;
+        let eb = eps * cfg.friction;
+        Coefficients {
+            half64: eps / (2.0 * s2),
+            half: T::from_f64(eps / (2.0 * s2)),
+            full: T::from_f64(eps / s2),
+            a: T::from_f64(1.0 - eb),
+            b: T::from_f64(1.0 + eb),
+            sd: T::from_f64(libm::sqrt(4.0 * eps * cfg.friction) * cfg.momentum_sd),
+            eps: T::from_f64(eps),
+            noisy: cfg.friction > 0.0,
+            sigma: T::from_f64(cfg.momentum_sd),
+        }
+    }
 }
 
 impl AmagoldCore {
@@ -259,24 +441,43 @@ impl AmagoldCore {
         ws: &mut [T],
         model: &mut M,
     ) -> Result<Self, Error> {
-        let per_d = if cfg.adapt_mass { 10 } else { 6 };
-        let d = check_start(theta0, ws.len(), per_d, cfg.validate_in::<T>())?;
+        // The checks of every chain (`check_start`), in its order, with this chain's workspace
+        // length, which depends on the configuration.
+        let d = theta0.len();
+        let fits = ws.len() >= workspace_len_for(cfg, d);
+        let d = check_start(
+            theta0,
+            if fits { usize::MAX } else { 0 },
+            1,
+            cfg.validate_in::<T>(),
+        )?;
         let u = match model.energy(theta0) {
             Ok(u) if u.is_finite() => u,
             Ok(_) | Err(Stop::Reject) => return Err(Error::InitialEnergyRejected),
             Err(Stop::Abort) => return Err(Error::CallbackAborted),
         };
         let mut rng = Rng::new(cfg.seed, cfg.stream);
-        let Parts { theta, r, mass, .. } =
-            parts(ws, d, cfg.adapt_mass).ok_or(Error::WorkspaceTooSmall)?;
+        let lay = Layout::of(cfg, d);
+        let Parts {
+            theta, r, metric, ..
+        } = parts(ws, lay).ok_or(Error::WorkspaceTooSmall)?;
         copy(theta, theta0);
-        if let Some(MassParts { m, k, mean, m2 }) = mass {
-            // Unit mass until the first window ends.
-            for x in m.iter_mut().chain(k.iter_mut()) {
-                *x = T::from_f64(1.0);
+        match metric {
+            Metric::Unit => {}
+            Metric::Diagonal { m, k, mean, m2 } => {
+                // Unit mass until the warm-up (or the caller) sets one.
+                for x in m.iter_mut().chain(k.iter_mut()) {
+                    *x = T::from_f64(1.0);
+                }
+                for x in mean.iter_mut().chain(m2.iter_mut()) {
+                    *x = T::ZERO;
+                }
             }
-            for x in mean.iter_mut().chain(m2.iter_mut()) {
-                *x = T::ZERO;
+            Metric::Dense { gw, mean, l, c } => {
+                for x in gw.iter_mut().chain(mean.iter_mut()).chain(c.iter_mut()) {
+                    *x = T::ZERO;
+                }
+                set_identity(l, d);
             }
         }
         let sigma = T::from_f64(cfg.momentum_sd);
@@ -286,14 +487,22 @@ impl AmagoldCore {
                 Variant::Reversible => T::ZERO,
             };
         }
+        let warm = (cfg.warmup > 0).then(|| new_warmup(cfg, u));
         Ok(AmagoldCore {
             d,
             cfg: *cfg,
             eps: cfg.step_size,
             u,
             rng,
-            adapt: (cfg.warmup > 0).then(|| DualAveraging::new(cfg.step_size, cfg.target_accept)),
-            mass: cfg.adapt_mass.then(|| MassWindows::new(cfg.warmup)),
+            warm,
+            report: WarmupReport::empty(
+                if cfg.warmup > 0 {
+                    Verdict::Running
+                } else {
+                    Verdict::None
+                },
+                cfg.target_accept,
+            ),
             iterations: 0,
             counted: 0,
             accepted: 0,
@@ -307,79 +516,115 @@ impl AmagoldCore {
         ws: &mut [T],
         model: &mut M,
     ) -> Result<AmagoldInfo, Error> {
-        let Parts {
-            theta,
-            prop,
-            r,
-            r0,
-            rw,
-            g,
-            mut mass,
-        } = parts(ws, self.d, self.cfg.adapt_mass).ok_or(Error::WorkspaceTooSmall)?;
-        // Per-coordinate momentum factors m and inverse-mass factors k (all 1 without a mass
-        // matrix: the products below are then exact and the stream keeps its bits).
-        let (mf, kf) = match mass.as_ref() {
-            Some(p) => (Some(&*p.m), Some(&*p.k)),
-            None => (None, None),
-        };
+        let lay = Layout::of(&self.cfg, self.d);
+        let mut p = parts(ws, lay).ok_or(Error::WorkspaceTooSmall)?;
+        if let Some(w) = self.warm.as_ref() {
+            if !w.approach.done {
+                return self.approach_step(p, model);
+            }
+            if w.windows.is_none() {
+                return self.curvature_step(p, model);
+            }
+        }
         let saved_rng = self.rng.clone();
-        let cfg = &self.cfg;
-        let eps = self.eps;
-        let s2 = cfg.momentum_sd * cfg.momentum_sd;
-        let half64 = eps / (2.0 * s2);
-        let half = T::from_f64(half64);
-        let full = T::from_f64(eps / s2);
-        let eb = eps * cfg.friction;
-        let a = T::from_f64(1.0 - eb);
-        let b = T::from_f64(1.0 + eb);
-        let sd = T::from_f64(libm::sqrt(4.0 * eps * cfg.friction) * cfg.momentum_sd);
-        let eps_t = T::from_f64(eps);
-        let noisy = cfg.friction > 0.0;
+        let steps = if self.cfg.jitter_steps {
+            let t = self.cfg.steps;
+            let lo = t.div_ceil(2);
+            let hi = t.saturating_add(t / 2);
+            lo + self.rng.below(u64::from(hi - lo) + 1) as u32
+        } else {
+            self.cfg.steps
+        };
+        let c = Coefficients::new(self.eps, &self.cfg);
+        let mut v = View {
+            theta: &mut *p.theta,
+            prop: &mut *p.prop,
+            r: &mut *p.r,
+            r0: &mut *p.r0,
+            rw: &mut *p.rw,
+            g: &mut *p.g,
+        };
+        let prop = match &mut p.metric {
+            Metric::Dense { gw, l, .. } => {
+                self.trajectory_dense(&mut v, gw, l, steps, c, model, &saved_rng)?
+            }
+            Metric::Diagonal { m, k, .. } => {
+                self.trajectory(&mut v, Some(&**m), Some(&**k), steps, c, model, &saved_rng)?
+            }
+            Metric::Unit => self.trajectory(&mut v, None, None, steps, c, model, &saved_rng)?,
+        };
+        let uniform = self.rng.uniform_f64();
+        let outcome = if prop.outcome == Outcome::Rejected && libm::log(uniform) < prop.log_a {
+            Outcome::Accepted
+        } else {
+            prop.outcome
+        };
+        if outcome == Outcome::Accepted {
+            copy(p.theta, p.prop);
+            copy(p.r, p.rw);
+            self.u = prop.u_new;
+        } else {
+            for (ri, &r0i) in p.r.iter_mut().zip(p.r0.iter()) {
+                *ri = -r0i;
+            }
+        }
+        Ok(self.finish(outcome, prop.log_a, prop.rho, steps, &mut p))
+    }
 
-        match cfg.variant {
+    /// The trajectory with unit or diagonal mass (factors `mf`, `kf`; `None`: all 1, the
+    /// paper's chain bit for bit).
+    #[allow(clippy::too_many_arguments)]
+    fn trajectory<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        v: &mut View<'_, T>,
+        mf: Option<&[T]>,
+        kf: Option<&[T]>,
+        steps: u32,
+        c: Coefficients<T>,
+        model: &mut M,
+        saved_rng: &Rng,
+    ) -> Result<Proposal, Error> {
+        match self.cfg.variant {
             Variant::Reversible => {
-                let sigma = T::from_f64(cfg.momentum_sd);
-                for (x, mi) in r0.iter_mut().zip(Factors::of(mf)) {
-                    *x = (sigma * mi) * self.rng.normal_as::<T>();
+                for (x, mi) in v.r0.iter_mut().zip(Factors::of(mf)) {
+                    *x = (c.sigma * mi) * self.rng.normal_as::<T>();
                 }
             }
-            Variant::NonReversible => copy(r0, r),
+            Variant::NonReversible => copy(v.r0, v.r),
         }
-        copy(rw, r0);
-        copy(prop, theta);
-        add_scaled_by(prop, half, kf, rw);
+        copy(v.rw, v.r0);
+        copy(v.prop, v.theta);
+        add_scaled_by(v.prop, c.half, kf, v.rw);
         let mut rho = 0.0f64;
-        let mut left_domain = false;
-        for t in 0..cfg.steps {
+        for t in 0..steps {
             if t != 0 && !FUSED_DRIFT {
-                add_scaled_by(prop, full, kf, rw);
+                add_scaled_by(v.prop, c.full, kf, v.rw);
             }
             let seed = self.rng.next_u64();
             // The noise normals are drawn after the callback returns; the stream order (seed,
             // then noise) is the documented one because the callback cannot draw from it.
-            if !gradient_or_rollback(model, prop, seed, g, &mut self.rng, &saved_rng)? {
-                left_domain = true;
-                break;
+            if !gradient_or_rollback(model, v.prop, seed, v.g, &mut self.rng, saved_rng)? {
+                return Ok(Proposal::out_of_domain());
             }
             let mut s = 0.0f64;
             let mut momentum = |ri: T, gi: T, mi: T, ki: T, z: Option<T>| {
                 let eta = match z {
-                    Some(z) => (sd * mi) * z,
+                    Some(z) => (c.sd * mi) * z,
                     None => T::ZERO,
                 };
-                let rn = ((a * ri - eps_t * gi) + eta) / b;
+                let rn = ((c.a * ri - c.eps * gi) + eta) / c.b;
                 s += (gi.to_f64() * (ri.to_f64() + rn.to_f64())) * ki.to_f64();
                 rn
             };
             let factors = Factors::of(mf).zip(Factors::of(kf));
-            let pairs = rw.iter_mut().zip(g.iter());
+            let pairs = v.rw.iter_mut().zip(v.g.iter());
             if FUSED_DRIFT {
                 // Step t + 1's drift, or the final half drift after the last step.
-                let drift = if t + 1 < cfg.steps { full } else { half };
-                let items = pairs.zip(prop.iter_mut()).zip(factors);
+                let drift = if t + 1 < steps { c.full } else { c.half };
+                let items = pairs.zip(v.prop.iter_mut()).zip(factors);
                 sweep(
                     &mut self.rng,
-                    noisy,
+                    c.noisy,
                     items,
                     |(((ri, &gi), xi), (mi, ki)), z| {
                         *ri = momentum(*ri, gi, mi, ki, z);
@@ -388,89 +633,323 @@ impl AmagoldCore {
                 );
             } else {
                 let items = pairs.zip(factors);
-                sweep(&mut self.rng, noisy, items, |((ri, &gi), (mi, ki)), z| {
+                sweep(&mut self.rng, c.noisy, items, |((ri, &gi), (mi, ki)), z| {
                     *ri = momentum(*ri, gi, mi, ki, z);
                 });
             }
-            rho += half64 * s;
+            rho += c.half64 * s;
         }
-        let (outcome, log_a, u_new) = if left_domain {
-            (Outcome::OutOfDomain, f64::NAN, f64::NAN)
-        } else {
-            if !FUSED_DRIFT {
-                add_scaled_by(prop, half, kf, rw);
+        if !FUSED_DRIFT {
+            add_scaled_by(v.prop, c.half, kf, v.rw);
+        }
+        self.test(v.prop, rho, model, saved_rng)
+    }
+
+    /// The trajectory with a dense mass matrix: the unit-mass recursion on φ = L⁻¹θ, with the
+    /// momentum in φ's coordinates, positions moved by L·r and gradients taken as Lᵀ·g
+    /// (docs/algorithms.md §1.6).
+    #[allow(clippy::too_many_arguments)]
+    fn trajectory_dense<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        v: &mut View<'_, T>,
+        gw: &mut [T],
+        l: &[T],
+        steps: u32,
+        c: Coefficients<T>,
+        model: &mut M,
+        saved_rng: &Rng,
+    ) -> Result<Proposal, Error> {
+        match self.cfg.variant {
+            Variant::Reversible => {
+                for x in v.r0.iter_mut() {
+                    *x = c.sigma * self.rng.normal_as::<T>();
+                }
             }
-            // A trajectory that overflowed (possible in f32 with huge gradients) is a
-            // divergence whatever the energy callback would say there: θ must stay finite.
-            if !all_finite(prop) {
-                (Outcome::Divergent, f64::NAN, f64::NAN)
-            } else {
-                match model.energy(prop) {
-                    Err(Stop::Abort) => {
-                        self.rng = saved_rng;
-                        return Err(Error::CallbackAborted);
-                    }
-                    Err(Stop::Reject) => (Outcome::OutOfDomain, f64::NAN, f64::NAN),
-                    Ok(u_new) => {
-                        let log_a = (self.u - u_new) + rho;
-                        if log_a.is_finite() {
-                            (Outcome::Rejected, log_a, u_new)
-                        } else {
-                            (Outcome::Divergent, log_a, u_new)
+            Variant::NonReversible => copy(v.r0, v.r),
+        }
+        copy(v.rw, v.r0);
+        copy(v.prop, v.theta);
+        add_mul_lower(v.prop, c.half, l, v.rw);
+        let mut rho = 0.0f64;
+        for t in 0..steps {
+            if t != 0 {
+                add_mul_lower(v.prop, c.full, l, v.rw);
+            }
+            let seed = self.rng.next_u64();
+            if !gradient_or_rollback(model, v.prop, seed, v.g, &mut self.rng, saved_rng)? {
+                return Ok(Proposal::out_of_domain());
+            }
+            mul_lower_t(gw, l, v.g);
+            let mut s = 0.0f64;
+            let items = v.rw.iter_mut().zip(gw.iter());
+            sweep(&mut self.rng, c.noisy, items, |(ri, &gi), z| {
+                let eta = match z {
+                    Some(z) => c.sd * z,
+                    None => T::ZERO,
+                };
+                let rn = ((c.a * *ri - c.eps * gi) + eta) / c.b;
+                s += gi.to_f64() * (ri.to_f64() + rn.to_f64());
+                *ri = rn;
+            });
+            rho += c.half64 * s;
+        }
+        add_mul_lower(v.prop, c.half, l, v.rw);
+        self.test(v.prop, rho, model, saved_rng)
+    }
+
+    /// The energy at the end of a trajectory and log a (before the uniform is drawn).
+    fn test<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        prop: &[T],
+        rho: f64,
+        model: &mut M,
+        saved_rng: &Rng,
+    ) -> Result<Proposal, Error> {
+        // A trajectory that overflowed (possible in f32 with huge gradients) is a divergence
+        // whatever the energy callback would say there: θ must stay finite.
+        if !all_finite(prop) {
+            return Ok(Proposal {
+                outcome: Outcome::Divergent,
+                log_a: f64::NAN,
+                u_new: f64::NAN,
+                rho,
+            });
+        }
+        match model.energy(prop) {
+            Err(Stop::Abort) => {
+                self.rng = saved_rng.clone();
+                Err(Error::CallbackAborted)
+            }
+            Err(Stop::Reject) => Ok(Proposal {
+                outcome: Outcome::OutOfDomain,
+                log_a: f64::NAN,
+                u_new: f64::NAN,
+                rho,
+            }),
+            Ok(u_new) => {
+                let log_a = (self.u - u_new) + rho;
+                Ok(Proposal {
+                    outcome: if log_a.is_finite() {
+                        Outcome::Rejected
+                    } else {
+                        Outcome::Divergent
+                    },
+                    log_a,
+                    u_new,
+                    rho,
+                })
+            }
+        }
+    }
+
+    /// One iteration of the warm-up's approach (docs/algorithms.md §1.7).
+    fn approach_step<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        p: Parts<'_, T>,
+        model: &mut M,
+    ) -> Result<AmagoldInfo, Error> {
+        let saved = self.rng.clone();
+        let (Some(w), Some((diag, gold, s, y))) = (self.warm.as_mut(), p.lbfgs) else {
+            return Err(Error::StateCorrupted);
+        };
+        let mut a = w.approach;
+        let mut u = self.u;
+        let moved = a.step(
+            ApproachParts {
+                theta: p.theta,
+                gk: p.r0,
+                p: p.rw,
+                trial: p.prop,
+                gnew: p.g,
+                gold,
+                diag,
+                s,
+                y,
+            },
+            &mut u,
+            &mut self.rng,
+            &saved,
+            model,
+        )?;
+        w.approach = a;
+        w.report.approach_iterations = self.iterations + 1;
+        w.report.approach_energy = [a.energy_start, u];
+        if a.done && a.unfinished {
+            w.report.reasons |= REASON_APPROACH_UNFINISHED;
+        }
+        if a.done && !self.cfg.approach_needs_curvature() {
+            self.start_windows();
+        }
+        self.u = u;
+        Ok(self.approach_info(moved))
+    }
+
+    /// The curvature step after the approach: the finite-difference Hessian (its diagonal, or
+    /// all of it for a dense mass matrix) at θ with one seed, whose inverse becomes the first
+    /// mass matrix (the Laplace approximation); then the windows begin.
+    fn curvature_step<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        p: Parts<'_, T>,
+        model: &mut M,
+    ) -> Result<AmagoldInfo, Error> {
+        let saved = self.rng.clone();
+        let d = self.d;
+        let sigma = self.cfg.momentum_sd;
+        let given = self.warm.as_ref().is_some_and(|w| w.metric_given);
+        let seed = self.rng.next_u64();
+        let Parts {
+            theta,
+            prop,
+            r,
+            r0,
+            rw,
+            g,
+            metric,
+            ..
+        } = p;
+        let mut applied = true;
+        let base_ok = gradient_or_rollback(model, theta, seed, g, &mut self.rng, &saved)?;
+        if base_ok && all_finite(g) && !given {
+            match metric {
+                Metric::Unit => {}
+                Metric::Diagonal { m, k, .. } => {
+                    // H_jj into r0, then k_j = σ²/H_jj.
+                    for j in 0..d {
+                        let (ok, h) = self.column(theta, prop, rw, j, seed, model, &saved)?;
+                        let hjj = match (rw.get(j), g.get(j)) {
+                            (Some(&a), Some(&b)) if ok => (a - b).to_f64() / h.to_f64(),
+                            _ => f64::NAN,
+                        };
+                        if let Some(x) = r0.get_mut(j) {
+                            *x = T::from_f64(hjj);
                         }
+                    }
+                    let s2 = sigma * sigma;
+                    let n = apply_diagonal(m, k, r, r0.iter().map(|h| s2 / h.to_f64()));
+                    applied = n == d;
+                }
+                Metric::Dense { mean, l, c, .. } => {
+                    // Column j of H gives H_ij for i ≥ j directly and, averaged, H_ji for i < j.
+                    let mut ok_all = true;
+                    for j in 0..d {
+                        let (ok, h) = self.column(theta, prop, rw, j, seed, model, &saved)?;
+                        ok_all &= ok;
+                        let hf = h.to_f64();
+                        for i in 0..d {
+                            let hij = match (rw.get(i), g.get(i)) {
+                                (Some(&a), Some(&b)) => (a - b).to_f64() / hf,
+                                _ => f64::NAN,
+                            };
+                            let (row, col) = if i >= j { (i, j) } else { (j, i) };
+                            if let Some(x) = c.get_mut(tri_len(row) + col) {
+                                *x = if i >= j {
+                                    T::from_f64(hij)
+                                } else {
+                                    T::from_f64(0.5 * (x.to_f64() + hij))
+                                };
+                            }
+                        }
+                    }
+                    // Columns j > i overwrote nothing of H_ij (i ≥ j) but the upper halves were
+                    // averaged into their lower twins as they came; the lower entries written
+                    // by column j were then averaged by column i's upper half: symmetric.
+                    applied = ok_all && dense_from_curvature(l, c, mean, d, sigma);
+                    for x in c.iter_mut().chain(mean.iter_mut()) {
+                        *x = T::ZERO;
                     }
                 }
             }
-        };
-        let uniform = self.rng.uniform_f64();
-        let outcome = if outcome == Outcome::Rejected && libm::log(uniform) < log_a {
-            Outcome::Accepted
-        } else {
-            outcome
-        };
-        if outcome == Outcome::Accepted {
-            copy(theta, prop);
-            copy(r, rw);
-            self.u = u_new;
-        } else {
-            for (ri, &r0i) in r.iter_mut().zip(r0.iter()) {
-                *ri = -r0i;
+        }
+        let w = self.warm.as_mut().ok_or(Error::StateCorrupted)?;
+        if !given && !matches!(self.cfg.mass, Mass::Unit) {
+            if applied && base_ok {
+                w.report.metric_updates += 1;
+            } else {
+                w.report.reasons |= REASON_METRIC;
             }
         }
-        let info = self.finish(outcome, log_a, if left_domain { f64::NAN } else { rho });
-        if let Some(p) = mass.as_mut() {
-            self.adapt_mass(p, theta, r);
-        }
-        Ok(info)
+        self.start_windows();
+        Ok(self.approach_info(false))
     }
 
-    /// The mass-matrix warm-up after finished iteration `self.iterations`: collects θ in a slow
-    /// window; at a window's end sets the mass matrix and restarts the dual averaging of ε from
-    /// the current ε (Stan's window adaptation).
-    fn adapt_mass<T: Float>(&mut self, p: &mut MassParts<'_, T>, theta: &[T], r: &mut [T]) {
-        let m = self.iterations;
-        let Some(w) = self.mass.as_mut() else {
-            return;
-        };
-        if m >= self.cfg.warmup {
-            self.mass = None;
-            return;
+    /// The gradient at θ + h·e_j (seed `seed`) into `out`; returns whether it was computed and
+    /// the h used.
+    #[allow(clippy::too_many_arguments)]
+    fn column<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        theta: &[T],
+        scratch: &mut [T],
+        out: &mut [T],
+        j: usize,
+        seed: u64,
+        model: &mut M,
+        saved: &Rng,
+    ) -> Result<(bool, T), Error> {
+        copy(scratch, theta);
+        let h = scratch.get(j).map_or(T::ZERO, |&x| fd_step(x));
+        if let Some(x) = scratch.get_mut(j) {
+            *x += h;
         }
-        if !w.collects(m) {
-            return;
-        }
-        let n = w.push();
-        welford(p.mean, p.m2, theta, n);
-        if w.window_ends(m) && n >= 2 {
-            set_mass(p.m, p.k, p.mean, p.m2, r, n, self.cfg.momentum_sd);
-            self.adapt = Some(DualAveraging::new(self.eps, self.cfg.target_accept));
+        let ok = gradient_or_rollback(model, scratch, seed, out, &mut self.rng, saved)?;
+        Ok((ok && all_finite(out), h))
+    }
+
+    /// Starts the windowed phase after the approach (or at once without one).
+    fn start_windows(&mut self) {
+        let start = self.iterations + 1;
+        let total = self.cfg.warmup;
+        let has_mass = !matches!(self.cfg.mass, Mass::Unit);
+        if let Some(w) = self.warm.as_mut() {
+            let win = Windows::new(start, total.saturating_sub(start), has_mass);
+            w.stats = WindowStats::new(win.fast_end());
+            w.windows = Some(win);
+            w.search = Search::start();
         }
     }
 
-    /// Counters and warm-up bookkeeping after an iteration.
-    fn finish(&mut self, outcome: Outcome, log_a: f64, rho: f64) -> AmagoldInfo {
+    /// The record of an approach or curvature iteration, with the counters advanced.
+    fn approach_info(&mut self, moved: bool) -> AmagoldInfo {
+        self.iterations += 1;
+        self.counted += 1;
+        if moved {
+            self.accepted += 1;
+        }
+        let done = self.iterations >= self.cfg.warmup;
+        if done {
+            // A warm-up spent entirely in the approach: end it here.
+            self.end_warmup();
+        }
+        AmagoldInfo {
+            outcome: if moved {
+                Outcome::Accepted
+            } else {
+                Outcome::Rejected
+            },
+            accepted: moved,
+            log_accept: f64::NAN,
+            rho: f64::NAN,
+            energy: self.u,
+            accept_rate: self.accepted as f64 / self.counted.max(1) as f64,
+            step_size: self.eps,
+            warmup: true,
+            phase: Phase::Approach,
+            steps: 0,
+            iteration: self.iterations,
+            divergences: self.divergences,
+        }
+    }
+
+    /// Counters and warm-up bookkeeping after a sampling iteration.
+    fn finish<T: Float>(
+        &mut self,
+        outcome: Outcome,
+        log_a: f64,
+        rho: f64,
+        steps: u32,
+        p: &mut Parts<'_, T>,
+    ) -> AmagoldInfo {
         let used_eps = self.eps;
-        let warmup = self.adapt.is_some();
+        let phase = self.phase_of_next();
         self.iterations += 1;
         self.counted += 1;
         let accepted = outcome == Outcome::Accepted;
@@ -481,19 +960,13 @@ impl AmagoldCore {
             self.divergences += 1;
         }
         let accept_rate = self.accepted as f64 / self.counted as f64;
-        if let Some(adapt) = self.adapt.as_mut() {
+        if self.warm.is_some() {
             let alpha = if outcome == Outcome::OutOfDomain {
                 0.0
             } else {
                 accept_prob(log_a)
             };
-            self.eps = adapt.update(alpha);
-            if self.iterations == self.cfg.warmup {
-                self.eps = adapt.final_step_size();
-                self.adapt = None;
-                self.counted = 0;
-                self.accepted = 0;
-            }
+            self.adapt(alpha, outcome == Outcome::Divergent, phase, p);
         }
         AmagoldInfo {
             outcome,
@@ -503,9 +976,186 @@ impl AmagoldCore {
             energy: self.u,
             accept_rate,
             step_size: used_eps,
-            warmup,
+            warmup: phase != Phase::Sampling,
+            phase,
+            steps,
             iteration: self.iterations,
             divergences: self.divergences,
+        }
+    }
+
+    /// The phase the next iteration belongs to.
+    fn phase_of_next(&self) -> Phase {
+        match self.warm.as_ref() {
+            None => Phase::Sampling,
+            Some(w) => match w.windows {
+                None => Phase::Approach,
+                Some(win) => win.phase_of(self.iterations + 1 - win.start),
+            },
+        }
+    }
+
+    /// The windowed warm-up after finished iteration `self.iterations` of `phase`: its
+    /// statistics, ε (search or dual averaging), the positions collected in slow and final
+    /// windows, metric updates at slow windows' ends, restarts, and the end of the warm-up.
+    fn adapt<T: Float>(&mut self, alpha: f64, divergent: bool, phase: Phase, p: &mut Parts<'_, T>) {
+        let target = self.cfg.target_accept;
+        let sigma = self.cfg.momentum_sd;
+        let u = self.u;
+        let it = self.iterations;
+        let Some(w) = self.warm.as_mut() else {
+            return;
+        };
+        let Some(mut win) = w.windows else {
+            return;
+        };
+        // `it` counts this iteration already.
+        let m = it - win.start;
+        w.stats.push(alpha, divergent, u);
+        // ε for the next iteration: the search after a metric update, the dual averaging, or
+        // in the final window the settling recursion.
+        if w.search.active() {
+            let (eps, ended) = w.search.update(self.eps, alpha, target);
+            self.eps = eps;
+            if ended {
+                w.da = DualAveraging::new(eps, target);
+                w.report.restarts += 1;
+                if phase == Phase::Final {
+                    w.settle = Some(Settle::new(eps, win.len - m));
+                }
+            }
+        } else if let Some(st) = w.settle.as_mut() {
+            self.eps = st.update(alpha, target);
+        } else {
+            self.eps = w.da.update(alpha);
+        }
+        // Positions: slow windows estimate the metric; the final window's are kept for the
+        // report's comparison of chains.
+        if phase == Phase::Slow || phase == Phase::Final {
+            let n = if phase == Phase::Slow {
+                win.mass.push()
+            } else {
+                w.stats.count()
+            };
+            match &mut p.metric {
+                Metric::Unit => {}
+                Metric::Diagonal { mean, m2, .. } => welford(mean, m2, p.theta, n),
+                Metric::Dense { mean, c, .. } => collect_dense(mean, c, p.theta, n),
+            }
+            if phase == Phase::Slow && win.mass.window_ends(m) && n >= 2 {
+                let ok = match &mut p.metric {
+                    Metric::Unit => true,
+                    Metric::Diagonal { m: mf, k, mean, m2 } => {
+                        set_mass(mf, k, mean, m2, p.r, n, sigma);
+                        true
+                    }
+                    Metric::Dense { mean, l, c, .. } => set_dense(l, c, mean, self.d, n, sigma),
+                };
+                if ok {
+                    w.report.metric_updates += 1;
+                    w.report.reasons &= !REASON_METRIC;
+                } else {
+                    w.report.reasons |= REASON_METRIC;
+                }
+                w.search = Search::start();
+                let next_len = if m >= win.final_start() {
+                    win.len - win.final_start()
+                } else {
+                    win.mass.end() - m
+                };
+                w.stats = WindowStats::new(next_len);
+            }
+        }
+        if phase == Phase::Fast && m == win.fast_end() {
+            // The end of the initial fast window: still falling energy means the dual
+            // averaging learnt in a transient; start it again from the current ε.
+            if w.stats.trend_z() < -RESTART_Z {
+                w.da = DualAveraging::new(self.eps, target);
+                w.report.restarts += 1;
+            }
+            let next_len = if win.has_mass {
+                win.mass.end() - m
+            } else {
+                win.len - m
+            };
+            w.stats = WindowStats::new(next_len);
+        } else if phase == Phase::Fast && w.stats.count() >= RESTART_CHECK && !w.search.active() {
+            if w.stats.trend_z() < -RESTART_Z {
+                w.da = DualAveraging::new(self.eps, target);
+                w.report.restarts += 1;
+            }
+            w.stats = WindowStats::new(win.fast_end().saturating_sub(m).max(1));
+        }
+        // Entering the final window without a search (no metric update before it): settle
+        // from the dual averaging's average.
+        if m == win.final_start() && !w.search.active() && w.settle.is_none() && m < win.len {
+            self.eps = w.da.final_step_size();
+            w.settle = Some(Settle::new(self.eps, win.len - m));
+        }
+        w.windows = Some(win);
+        if m >= win.len {
+            if let Some(st) = w.settle.as_ref() {
+                self.eps = st.final_step_size();
+            } else if !w.search.active() {
+                self.eps = w.da.final_step_size();
+            }
+            self.end_warmup_with(p);
+        }
+    }
+
+    /// Ends the warm-up: the final ε is in place; builds the report (with the metric's
+    /// condition number) and resets the acceptance counters.
+    fn end_warmup_with<T: Float>(&mut self, p: &mut Parts<'_, T>) {
+        let cond = match &mut p.metric {
+            Metric::Unit => 1.0,
+            Metric::Diagonal { k, .. } => {
+                let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+                for &x in k.iter() {
+                    lo = lo.min(x.to_f64());
+                    hi = hi.max(x.to_f64());
+                }
+                hi / lo
+            }
+            Metric::Dense { l, .. } => {
+                let (hi, lo) = eigen_bounds(l, self.d, p.prop, p.rw);
+                hi / lo
+            }
+        };
+        self.end_warmup();
+        self.report.condition_number = cond;
+    }
+
+    /// Ends the warm-up without access to the workspace (a warm-up spent in the approach).
+    fn end_warmup(&mut self) {
+        let Some(w) = self.warm.take() else {
+            return;
+        };
+        let mut r = w.report;
+        w.stats.report_into(&mut r);
+        r.iterations = self.iterations;
+        r.step_size = self.eps;
+        r.target_accept = self.cfg.target_accept;
+        r.divergences = self.divergences;
+        r.condition_number = f64::NAN;
+        r.judge();
+        self.report = r;
+        self.counted = 0;
+        self.accepted = 0;
+    }
+
+    /// The warm-up report: the final one after the warm-up, the one so far while it runs.
+    pub(crate) fn warmup_report(&self) -> WarmupReport {
+        match self.warm.as_ref() {
+            None => self.report,
+            Some(w) => {
+                let mut r = w.report;
+                w.stats.report_into(&mut r);
+                r.verdict = Verdict::Running;
+                r.iterations = self.iterations;
+                r.step_size = self.eps;
+                r.divergences = self.divergences;
+                r
+            }
         }
     }
 
@@ -522,21 +1172,346 @@ impl AmagoldCore {
         self.eps
     }
     pub(crate) fn in_warmup(&self) -> bool {
-        self.adapt.is_some()
+        self.warm.is_some()
     }
-    /// `true` when the chain has a mass matrix (`adapt_mass`): the workspace then holds the
-    /// inverse-mass factors k in block [`INVERSE_MASS_BLOCK`].
-    pub(crate) fn has_mass(&self) -> bool {
-        self.cfg.adapt_mass
-    }
-    /// Workspace coordinates this chain uses: 6·d, or 10·d with a mass matrix.
+    /// Workspace coordinates this chain uses.
     fn used_len(&self) -> usize {
-        if self.cfg.adapt_mass {
-            workspace_len_mass(self.d)
+        workspace_len_for(&self.cfg, self.d)
+    }
+
+    /// Sets ε for the next iterations; during the warm-up the dual averaging restarts from it.
+    pub(crate) fn set_step_size<T: Float>(&mut self, eps: f64) -> Result<(), Error> {
+        if !crate::float::positive_in::<T>(eps) || !eps.is_finite() {
+            return Err(Error::InvalidStepSize);
+        }
+        self.eps = eps;
+        if let Some(w) = self.warm.as_mut() {
+            w.search = Search::IDLE;
+            w.da = DualAveraging::new(eps, self.cfg.target_accept);
+        }
+        Ok(())
+    }
+
+    /// Sets a diagonal inverse mass (relative to σ⁻²): every value positive and finite in `T`.
+    pub(crate) fn set_inverse_mass<T: Float>(
+        &mut self,
+        ws: &mut [T],
+        k: &[T],
+    ) -> Result<(), Error> {
+        if k.len() != self.d {
+            return Err(Error::LengthMismatch);
+        }
+        if !k.iter().all(|&x| x.is_finite() && x > T::ZERO)
+            || !k.iter().all(|&x| {
+                let m = T::from_f64(1.0 / libm::sqrt(x.to_f64()));
+                m.is_finite() && m > T::ZERO
+            })
+        {
+            return Err(Error::InvalidMass);
+        }
+        let lay = Layout::of(&self.cfg, self.d);
+        let p = parts(ws, lay).ok_or(Error::WorkspaceTooSmall)?;
+        match p.metric {
+            Metric::Unit => return Err(Error::MassMismatch),
+            Metric::Diagonal { m, k: kb, .. } => {
+                apply_diagonal(m, kb, p.r, k.iter().map(|x| x.to_f64()));
+            }
+            Metric::Dense { l, .. } => {
+                set_identity(l, self.d);
+                for (i, &ki) in k.iter().enumerate() {
+                    if let Some(x) = l.get_mut(tri_len(i) + i) {
+                        *x = T::from_f64(libm::sqrt(ki.to_f64()));
+                    }
+                }
+            }
+        }
+        self.metric_given();
+        Ok(())
+    }
+
+    /// Sets a dense inverse mass (relative to σ⁻²) from a d×d row-major symmetric matrix.
+    pub(crate) fn set_inverse_mass_dense<T: Float>(
+        &mut self,
+        ws: &mut [T],
+        k: &[T],
+    ) -> Result<(), Error> {
+        let d = self.d;
+        if k.len() != d.saturating_mul(d) {
+            return Err(Error::LengthMismatch);
+        }
+        if self.cfg.mass != Mass::Dense {
+            return Err(Error::MassMismatch);
+        }
+        let at = |i: usize, j: usize| k.get(i * d + j).copied().unwrap_or(T::ZERO);
+        for i in 0..d {
+            for j in 0..i {
+                let (a, b) = (at(i, j).to_f64(), at(j, i).to_f64());
+                if !(a.is_finite() && b.is_finite()) || (a - b).abs() > 1e-12 * (a.abs() + b.abs())
+                {
+                    return Err(Error::InvalidMass);
+                }
+            }
+        }
+        let lay = Layout::of(&self.cfg, d);
+        let p = parts(ws, lay).ok_or(Error::WorkspaceTooSmall)?;
+        let Metric::Dense { l, c, .. } = p.metric else {
+            return Err(Error::MassMismatch);
+        };
+        // Factorise into the co-moment block (scratch between windows, and restored to zero),
+        // so that a refusal leaves the factor in use.
+        let saved_c_zero = c.iter().all(|&x| x == T::ZERO);
+        let mut idx = 0;
+        let mut scratch_ok = saved_c_zero;
+        if scratch_ok {
+            for i in 0..d {
+                for j in 0..=i {
+                    if let Some(x) = c.get_mut(idx) {
+                        *x = at(i, j);
+                    }
+                    idx += 1;
+                }
+            }
+            scratch_ok = cholesky(c, d);
+            if scratch_ok {
+                copy(l, c);
+            }
+            for x in c.iter_mut() {
+                *x = T::ZERO;
+            }
         } else {
-            workspace_len(self.d)
+            // A slow window is collecting into the co-moment block: factorise a copy in the
+            // factor block itself only after checking positive definiteness on the fly is not
+            // possible without scratch, so refuse politely.
+            return Err(Error::InvalidMass);
+        }
+        if !scratch_ok {
+            return Err(Error::InvalidMass);
+        }
+        self.metric_given();
+        Ok(())
+    }
+
+    fn metric_given(&mut self) {
+        if let Some(w) = self.warm.as_mut() {
+            w.metric_given = true;
         }
     }
+
+    /// The diagonal of the inverse mass (relative to σ⁻²) into `out` (d values).
+    pub(crate) fn inverse_mass_into<T: Float>(&self, ws: &[T], out: &mut [T]) -> Result<(), Error> {
+        let d = self.d;
+        let out = out.get_mut(..d).ok_or(Error::OutputTooSmall)?;
+        let mass = blocks(ws, Layout::of(&self.cfg, d)).ok_or(Error::WorkspaceTooSmall)?;
+        match mass {
+            MassView::Unit => out.fill(T::from_f64(1.0)),
+            MassView::Diagonal(k) => copy(out, k),
+            MassView::Dense(l) => gram_diagonal(out, l),
+        }
+        Ok(())
+    }
+
+    /// The inverse mass (relative to σ⁻²) as a d×d row-major matrix into `out`.
+    pub(crate) fn inverse_mass_dense_into<T: Float>(
+        &self,
+        ws: &[T],
+        out: &mut [T],
+    ) -> Result<(), Error> {
+        let d = self.d;
+        let out = out
+            .get_mut(..d.saturating_mul(d))
+            .ok_or(Error::OutputTooSmall)?;
+        let mass = blocks(ws, Layout::of(&self.cfg, d)).ok_or(Error::WorkspaceTooSmall)?;
+        out.fill(T::ZERO);
+        match mass {
+            MassView::Unit => {
+                for i in 0..d {
+                    if let Some(x) = out.get_mut(i * d + i) {
+                        *x = T::from_f64(1.0);
+                    }
+                }
+            }
+            MassView::Diagonal(k) => {
+                for (i, &ki) in k.iter().enumerate() {
+                    if let Some(x) = out.get_mut(i * d + i) {
+                        *x = ki;
+                    }
+                }
+            }
+            MassView::Dense(l) => {
+                // K = L·Lᵀ, lower triangle by `gram` into the matrix's first tri_len(d) cells
+                // would overlap; compute entry by entry instead.
+                for i in 0..d {
+                    for j in 0..=i {
+                        let mut s = 0.0f64;
+                        for q in 0..=j {
+                            let a = l.get(tri_len(i) + q).map_or(f64::NAN, |x| x.to_f64());
+                            let b = l.get(tri_len(j) + q).map_or(f64::NAN, |x| x.to_f64());
+                            s += a * b;
+                        }
+                        let v = T::from_f64(s);
+                        if let Some(x) = out.get_mut(i * d + j) {
+                            *x = v;
+                        }
+                        if let Some(x) = out.get_mut(j * d + i) {
+                            *x = v;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Per coordinate, the final window's mean and sample variance of the positions (the
+    /// report's comparison of chains), from the Welford blocks; `None` for a unit-mass chain or
+    /// before a final window has two draws.
+    fn window_moments<'w, T: Float>(&self, ws: &'w [T]) -> Option<(&'w [T], DiagVar<'w, T>)> {
+        let n = self.report.window_iterations;
+        if n < 2 || self.warm.is_some() {
+            return None;
+        }
+        let d = self.d;
+        let lay = Layout::of(&self.cfg, d);
+        let base = d.checked_mul(6)?;
+        let nm1 = (n - 1) as f64;
+        match lay.mass {
+            Mass::Unit => None,
+            Mass::Diagonal => {
+                let mean = ws.get(base + 2 * d..base + 3 * d)?;
+                let m2 = ws.get(base + 3 * d..base + 4 * d)?;
+                Some((mean, DiagVar::Diag(m2.iter(), nm1)))
+            }
+            Mass::Dense => {
+                let mean = ws.get(base + d..base + 2 * d)?;
+                let c0 = base + 2 * d + tri_len(d);
+                let c = ws.get(c0..c0 + tri_len(d))?;
+                Some((mean, DiagVar::Dense(c, 0, d, nm1)))
+            }
+        }
+    }
+}
+
+/// The variances of [`AmagoldCore::window_moments`].
+enum DiagVar<'w, T> {
+    Diag(core::slice::Iter<'w, T>, f64),
+    Dense(&'w [T], usize, usize, f64),
+}
+
+impl<T: Float> Iterator for DiagVar<'_, T> {
+    type Item = f64;
+    fn next(&mut self) -> Option<f64> {
+        match self {
+            DiagVar::Diag(it, nm1) => it.next().map(|x| x.to_f64() / *nm1),
+            DiagVar::Dense(c, i, d, nm1) => {
+                if *i >= *d {
+                    return None;
+                }
+                let v = c.get(tri_len(*i) + *i).map(|x| x.to_f64() / *nm1);
+                *i += 1;
+                v
+            }
+        }
+    }
+}
+
+/// The mass matrix blocks, read-only.
+enum MassView<'w, T> {
+    Unit,
+    Diagonal(&'w [T]),
+    Dense(&'w [T]),
+}
+
+fn blocks<T>(ws: &[T], lay: Layout) -> Option<MassView<'_, T>> {
+    let d = lay.d;
+    let base = d.checked_mul(6)?;
+    match lay.mass {
+        Mass::Unit => Some(MassView::Unit),
+        Mass::Diagonal => Some(MassView::Diagonal(ws.get(base + d..base + 2 * d)?)),
+        Mass::Dense => {
+            let l0 = base + 2 * d;
+            Some(MassView::Dense(ws.get(l0..l0 + tri_len(d))?))
+        }
+    }
+}
+
+/// L ← I (packed).
+fn set_identity<T: Float>(l: &mut [T], d: usize) {
+    let mut rest = l;
+    for i in 0..d {
+        let Some((row, tail)) = rest.split_at_mut_checked(i + 1) else {
+            return;
+        };
+        rest = tail;
+        for x in row.iter_mut() {
+            *x = T::ZERO;
+        }
+        if let Some(x) = row.last_mut() {
+            *x = T::from_f64(1.0);
+        }
+    }
+}
+
+/// The warm-up's state at the start.
+fn new_warmup(cfg: &AmagoldConfig, u0: f64) -> Warmup {
+    let approach = if cfg.approach {
+        Approach::new(cfg.warmup / 5, u0)
+    } else {
+        Approach::new(0, u0)
+    };
+    let mut report = WarmupReport::empty(Verdict::Running, cfg.target_accept);
+    report.approach_energy = [u0, u0];
+    let mut w = Warmup {
+        approach,
+        windows: None,
+        da: DualAveraging::new(cfg.step_size, cfg.target_accept),
+        search: Search::IDLE,
+        settle: None,
+        stats: WindowStats::new(1),
+        metric_given: false,
+        report,
+    };
+    if !cfg.approach {
+        // No approach and no curvature step: the windows begin with the first iteration.
+        let win = Windows::new(0, cfg.warmup, cfg.mass != Mass::Unit);
+        w.stats = WindowStats::new(win.fast_end());
+        w.windows = Some(win);
+        w.search = Search::start();
+    }
+    w
+}
+
+/// Falling-energy z below which a fast window restarts the dual averaging.
+const RESTART_Z: f64 = 3.0;
+
+/// Iterations of a fast window between checks of its energy trend.
+const RESTART_CHECK: u64 = 50;
+
+impl AmagoldConfig {
+    /// `true` when the approach is followed by the curvature step (a mass matrix to set).
+    const fn approach_needs_curvature(&self) -> bool {
+        !matches!(self.mass, Mass::Unit)
+    }
+}
+
+impl Proposal {
+    fn out_of_domain() -> Self {
+        Proposal {
+            outcome: Outcome::OutOfDomain,
+            log_a: f64::NAN,
+            u_new: f64::NAN,
+            rho: f64::NAN,
+        }
+    }
+}
+
+/// The chain's six d-blocks, borrowed apart from the mass blocks.
+struct View<'v, T> {
+    theta: &'v mut [T],
+    prop: &'v mut [T],
+    r: &'v mut [T],
+    r0: &'v mut [T],
+    rw: &'v mut [T],
+    g: &'v mut [T],
 }
 
 impl StepInfo for AmagoldInfo {
@@ -545,20 +1520,13 @@ impl StepInfo for AmagoldInfo {
     }
 }
 
-// A chain with a mass matrix uses (and a copy of it must copy) the four mass blocks too.
 chain_kind!(
     AmagoldCore,
     AmagoldConfig,
     AmagoldInfo,
     workspace_len,
     need = |c: &AmagoldCore| { c.used_len() },
-    len_for = |cfg: &AmagoldConfig, d: usize| {
-        if cfg.adapt_mass {
-            workspace_len_mass(d)
-        } else {
-            workspace_len(d)
-        }
-    }
+    len_for = |cfg: &AmagoldConfig, d: usize| { workspace_len_for(cfg, d) }
 );
 
 impl<T: Float, M: Potential<T> + ?Sized> ChainStep<T, M> for AmagoldCore {
@@ -601,31 +1569,24 @@ impl<T: Float, M: Potential<T> + ?Sized> ChainStep<T, M> for AmagoldCore {
 pub type Amagold<'a, T> = Chain<'a, T, AmagoldCore>;
 
 impl<'a, T: Float> Chain<'a, T, AmagoldCore> {
-    /// Workspace length (in coordinates of type `T`) for dimension `d`: `6·d`.
+    /// Workspace length (in coordinates of type `T`) for dimension `d` of the paper's chain
+    /// without warm-up: `6·d`. [`workspace_len_for`](Self::workspace_len_for) covers every
+    /// configuration.
     pub const fn workspace_len(d: usize) -> usize {
         workspace_len(d)
     }
 
-    /// Workspace length for dimension `d` with a mass matrix (`adapt_mass`): `10·d` (four more
-    /// blocks: the momentum and inverse-mass factors, the warm-up's running mean and M2).
-    pub const fn workspace_len_mass(d: usize) -> usize {
-        workspace_len_mass(d)
-    }
-
-    /// The diagonal inverse mass matrix relative to σ⁻² (`kᵢ`: the position moves by
-    /// `(ε/σ²)·kᵢ·rᵢ`) of a chain with `adapt_mass`: all 1 until the warm-up's first slow
-    /// window ends, then the learnt diagonal, fixed after the warm-up. `None` without
-    /// `adapt_mass` (the chain has no mass matrix; the C getter `sgs_amagold_inverse_mass`
-    /// writes d ones instead).
-    pub fn inverse_mass(&self) -> Option<&[T]> {
-        self.core.has_mass().then(|| self.block(INVERSE_MASS_BLOCK))
+    /// Workspace length for a chain of dimension `d` started with `config`: 6·d, plus 4·d with
+    /// a diagonal mass matrix or 2·d + d(d+1) with a dense one, plus 12·d when a warm-up with
+    /// the approach is configured (saturating).
+    pub const fn workspace_len_for(config: &AmagoldConfig, d: usize) -> usize {
+        workspace_len_for(config, d)
     }
 
     /// Validates the configuration and the buffers, evaluates U(θ₀) and starts the chain at θ₀.
     /// The dimension is `theta0.len()`; the workspace (at least
-    /// [`workspace_len`](Self::workspace_len)`(d)` = `6·d` coordinates, or
-    /// [`workspace_len_mass`](Self::workspace_len_mass)`(d)` = `10·d` with `adapt_mass`) may be
-    /// longer than needed.
+    /// [`workspace_len_for`](Self::workspace_len_for)`(config, d)` coordinates) may be longer
+    /// than needed.
     pub fn new<M: Potential<T> + ?Sized>(
         config: &AmagoldConfig,
         theta0: &[T],
@@ -635,7 +1596,8 @@ impl<'a, T: Float> Chain<'a, T, AmagoldCore> {
         Chain::start(config, theta0, workspace, model)
     }
 
-    /// The persistent momentum r (meaningful for the non-reversible variant).
+    /// The persistent momentum r (meaningful for the non-reversible variant; with a dense mass
+    /// matrix it is in the coordinates φ = L⁻¹θ).
     pub fn momentum(&self) -> &[T] {
         self.block(2)
     }
@@ -650,8 +1612,134 @@ impl<'a, T: Float> Chain<'a, T, AmagoldCore> {
         self.core.step_size()
     }
 
-    /// `true` while the warm-up is adapting ε.
+    /// `true` while the warm-up runs.
     pub fn in_warmup(&self) -> bool {
         self.core.in_warmup()
     }
+
+    /// The warm-up's report: the final one (with its verdict) once the warm-up is over, the
+    /// statistics so far (verdict `Running`) while it runs, `Verdict::None` without one.
+    pub fn warmup_report(&self) -> WarmupReport {
+        self.core.warmup_report()
+    }
+
+    /// Sets the step size of the next iterations (a value learnt elsewhere: a pilot run, an
+    /// earlier chain). During the warm-up the dual averaging restarts from it. `InvalidStepSize`
+    /// unless finite and positive in `T`.
+    pub fn set_step_size(&mut self, eps: f64) -> Result<(), Error> {
+        self.core.set_step_size::<T>(eps)
+    }
+
+    /// The diagonal of the inverse mass matrix relative to σ⁻² (with σ = 1, the inverse mass
+    /// matrix: what the warm-up estimates as the posterior variances) into `out` (at least d
+    /// values): d ones without a mass matrix. `OutputTooSmall` for a shorter `out`.
+    pub fn inverse_mass(&self, out: &mut [T]) -> Result<(), Error> {
+        self.core.inverse_mass_into(self.ws, out)
+    }
+
+    /// The whole inverse mass matrix relative to σ⁻², d×d row-major, into `out` (at least d²
+    /// values): L·Lᵀ for a dense one, a diagonal matrix or the identity otherwise.
+    pub fn inverse_mass_dense(&self, out: &mut [T]) -> Result<(), Error> {
+        self.core.inverse_mass_dense_into(self.ws, out)
+    }
+
+    /// Sets a diagonal inverse mass matrix (relative to σ⁻²; d values, each positive and
+    /// finite in `T` with a finite `1/√k`: else `InvalidMass`) on a chain with a diagonal or
+    /// dense mass matrix (a unit-mass chain has none: `MassMismatch`). The chain stays exact
+    /// from here on if no warm-up changes it; a warm-up that has not reached its windows keeps
+    /// it instead of the approach's curvature, and its slow windows refine it.
+    pub fn set_inverse_mass(&mut self, k: &[T]) -> Result<(), Error> {
+        self.core.set_inverse_mass(self.ws, k)
+    }
+
+    /// Sets a dense inverse mass matrix (relative to σ⁻², d×d row-major, symmetric to 10⁻¹²
+    /// relative and positive definite: else `InvalidMass`) on a chain with `Mass::Dense`
+    /// (`MassMismatch` otherwise). Refused with `InvalidMass` too while a slow window of the
+    /// warm-up is collecting draws (its scratch is in use); set it before the warm-up starts
+    /// or after it ends.
+    pub fn set_inverse_mass_dense(&mut self, k: &[T]) -> Result<(), Error> {
+        self.core.set_inverse_mass_dense(self.ws, k)
+    }
+}
+
+/// The warm-up reports of `k` chains of one model (written to `out[..k]`), compared: each
+/// chain's own verdict, and [`crate::warmup::REASON_CHAINS_DISAGREE`] where the chains'
+/// final-window energies, or (with a mass matrix) positions, disagree
+/// ([`crate::warmup::compare_reports`]). `LengthMismatch` when `out` is shorter than `chains`,
+/// `ZeroDimension` for no chains, `LengthMismatch` when the chains' dimensions differ.
+pub fn compare_warmups<T: Float>(
+    chains: &[&Amagold<'_, T>],
+    out: &mut [WarmupReport],
+) -> Result<(), Error> {
+    compare_cores(
+        chains.len(),
+        |i| chains.get(i).map(|c| (&c.core, &*c.ws)),
+        out,
+    )
+}
+
+/// [`compare_warmups`] over chains given by index (the C API's states).
+pub(crate) fn compare_cores<'a, T: Float + 'a>(
+    k: usize,
+    get: impl Fn(usize) -> Option<(&'a AmagoldCore, &'a [T])>,
+    out: &mut [WarmupReport],
+) -> Result<(), Error> {
+    if k == 0 {
+        return Err(Error::ZeroDimension);
+    }
+    if out.len() < k {
+        return Err(Error::LengthMismatch);
+    }
+    let d = get(0).map(|(c, _)| c.d).ok_or(Error::ZeroDimension)?;
+    for i in 0..k {
+        let (c, _) = get(i).ok_or(Error::LengthMismatch)?;
+        if c.d != d {
+            return Err(Error::LengthMismatch);
+        }
+    }
+    for (i, o) in out.iter_mut().enumerate().take(k) {
+        if let Some((c, _)) = get(i) {
+            *o = c.warmup_report();
+        }
+    }
+    // Classic R̂ per coordinate from the chains' final windows (equal lengths required).
+    let mut rhat = f64::NAN;
+    'coords: for j in 0..d {
+        let (mut wsum, mut msum, mut m2sum, mut n) = (0.0f64, 0.0f64, 0.0f64, 0u64);
+        for i in 0..k {
+            let Some((c, ws)) = get(i) else {
+                continue 'coords;
+            };
+            let Some((mean, mut var)) = c.window_moments(ws) else {
+                rhat = f64::NAN;
+                break 'coords;
+            };
+            let nn = c.report.window_iterations;
+            if i > 0 && nn != n {
+                rhat = f64::NAN;
+                break 'coords;
+            }
+            n = nn;
+            let mj = mean.get(j).map_or(f64::NAN, |x| x.to_f64());
+            let vj = var.nth(j).unwrap_or(f64::NAN);
+            wsum += vj;
+            msum += mj;
+            m2sum += mj * mj;
+        }
+        let kf = k as f64;
+        let nf = n as f64;
+        let w = wsum / kf;
+        let mbar = msum / kf;
+        let b = if k > 1 {
+            nf * (m2sum - kf * mbar * mbar) / (kf - 1.0)
+        } else {
+            0.0
+        };
+        let r = libm::sqrt(((nf - 1.0) / nf * w + b / nf) / w);
+        if r.is_finite() {
+            rhat = if rhat.is_nan() { r } else { rhat.max(r) };
+        }
+    }
+    crate::warmup::compare_reports(out.get_mut(..k).unwrap_or(&mut []), rhat);
+    Ok(())
 }

@@ -176,6 +176,14 @@ statuses! {
     /// 20 iterations (its first slow window would hold too few draws to estimate a variance).
     InvalidWarmup = 35, SGS_ERR_INVALID_WARMUP,
         "the warm-up is too short for the mass-matrix adaptation (needs 20 or more iterations)";
+    /// An inverse mass matrix given to a chain is not symmetric positive definite with finite
+    /// entries (a diagonal one: an entry not finite and positive).
+    InvalidMass = 38, SGS_ERR_INVALID_MASS,
+        "the inverse mass matrix is not symmetric positive definite with finite entries";
+    /// A mass matrix was given to or asked of a chain configured for another kind (unit,
+    /// diagonal or dense): a unit-mass chain has none, a diagonal one takes no dense matrix.
+    MassMismatch = 39, SGS_ERR_MASS_MISMATCH,
+        "the mass matrix does not match the chain's mass setting (unit, diagonal or dense)";
 }
 
 impl Error {

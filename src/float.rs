@@ -33,6 +33,8 @@ pub trait Float:
 {
     /// 0.
     const ZERO: Self;
+    /// The type's machine epsilon (the gap between 1 and the next value), as an `f64`.
+    const EPSILON: f64;
     /// Rounds an `f64` to this type (round to nearest, ties to even).
     fn from_f64(x: f64) -> Self;
     /// Widens (or copies) to `f64`; exact.
@@ -65,6 +67,7 @@ mod private {
 
 impl Float for f64 {
     const ZERO: Self = 0.0;
+    const EPSILON: f64 = f64::EPSILON;
     #[inline]
     fn from_f64(x: f64) -> Self {
         x
@@ -120,6 +123,7 @@ impl Float for f64 {
 
 impl Float for f32 {
     const ZERO: Self = 0.0;
+    const EPSILON: f64 = f32::EPSILON as f64;
     #[inline]
     fn from_f64(x: f64) -> Self {
         x as f32

@@ -31,7 +31,9 @@
 
 mod adapt;
 pub mod amagold;
+mod approach;
 pub mod chain;
+mod dense;
 mod error;
 pub mod fastexp;
 #[cfg(feature = "ffi")]
@@ -49,12 +51,15 @@ pub mod sghmc;
 pub mod sgld;
 pub mod stats;
 pub mod svgd;
+pub mod warmup;
 mod ziggurat;
 
 #[cfg(feature = "std")]
 pub mod reference;
 
-pub use amagold::{Amagold, AmagoldConfig, AmagoldCore, AmagoldInfo, Variant};
+pub use amagold::{
+    compare_warmups, Amagold, AmagoldConfig, AmagoldCore, AmagoldInfo, Mass, Variant,
+};
 pub use chain::{Chain, ChainInfo, ChainKind, ChainStep};
 pub use error::{Error, Stop};
 pub use float::Float;
@@ -65,6 +70,7 @@ pub use run::{Outcome, RunError, RunSummary, StepInfo};
 pub use sghmc::{Sghmc, SghmcConfig, SghmcCore, SghmcInfo};
 pub use sgld::{Sgld, SgldConfig, SgldCore, SgldInfo};
 pub use svgd::{Batching, Kernel, KernelChoice, StepRule, Svgd, SvgdConfig, SvgdInfo};
+pub use warmup::{Phase, Verdict, WarmupReport};
 
 /// The README's Rust examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -1,16 +1,24 @@
-//! The diagonal mass matrix of AMAGOLD and its windowed warm-up estimate (docs/algorithms.md §1.5).
+//! AMAGOLD's mass matrix, diagonal or dense, and how the warm-up estimates it
+//! (docs/algorithms.md §1.5–1.7).
 //!
-//! With a diagonal mass matrix the momentum of coordinate i has standard deviation `σ·mᵢ` and the
-//! position moves by `(ε/σ²)·kᵢ·rᵢ`, with `kᵢ = 1/mᵢ²` (the inverse mass relative to σ⁻²).
-//! The samplers multiply by `mᵢ` and `kᵢ` where they used σ and 1/σ²; with no mass matrix both
-//! factors are exactly 1, and a product with 1 is exact, so the default streams keep their bits.
+//! **Diagonal.** Coordinate i has momentum standard deviation `σ·mᵢ` and the position moves by
+//! `(ε/σ²)·kᵢ·rᵢ`, with `kᵢ = 1/mᵢ²` (the inverse mass relative to σ⁻²). The samplers multiply
+//! by `mᵢ` and `kᵢ` where they used σ and 1/σ²; with no mass matrix both factors are exactly 1,
+//! and a product with 1 is exact, so the default streams keep their bits.
 //!
-//! The warm-up follows the window scheme of Stan (and BlackJAX's window adaptation): a fast
-//! interval that only adapts ε, slow windows of doubling length whose draws estimate each
-//! coordinate's variance (Welford, in the workspace), and a final fast interval. At the end of
-//! each slow window the mass matrix is set from the regularised variance and the dual averaging
-//! of ε restarts from the current ε.
+//! **Dense.** A lower-triangular factor L (packed, [`crate::dense`]) with `L·Lᵀ = K`, the inverse
+//! mass relative to σ⁻²: the chain runs the unit-mass AMAGOLD on φ with θ = L·φ, so its momentum
+//! lives in φ's coordinates (docs/algorithms.md §1.6).
+//!
+//! **Estimates.** Slow windows of the warm-up collect the positions (Welford: a mean and a sum
+//! of squared deviations, or a packed co-moment matrix) and set K from the window's sample
+//! covariance S of n draws, shrunk towards the metric in use: `K ← (n/(n+5))·σ²·S +
+//! (5/(n+5))·K`. Stan shrinks towards 10⁻³·I instead, which assumes a problem scaled to about 1;
+//! shrinking towards the current metric keeps every scale (a coordinate with posterior sd 10⁻³
+//! would have its variance overstated 170× by Stan's rule after a window of 25 draws). The first
+//! metric comes from the curvature at the end of the approach (docs/algorithms.md §1.7).
 
+use crate::dense::{cholesky, gram_t, invert_lower, tri_len, welford_cov};
 use crate::float::Float;
 
 /// Per-coordinate factors: all 1 (no mass matrix) or read from a workspace block.
@@ -51,11 +59,175 @@ pub(crate) fn add_scaled_by<T: Float>(x: &mut [T], c: T, k: Option<&[T]>, v: &[T
     }
 }
 
-/// Stan's windows for a warm-up of `w` iterations: (initial fast interval, first slow window,
-/// final fast interval). Stan's 75/25/50 when `w ≥ 150`, else 15 %/75 %/10 % of `w`.
+/// The pseudo-count of the shrinkage: a window of n draws weighs n/(n + 5) against the metric in
+/// use (Stan's 5).
+const SHRINK: f64 = 5.0;
+
+/// Welford's update of a running mean and sum of squared deviations, per coordinate, in the
+/// workspace (`n` is the count including `x`).
+pub(crate) fn welford<T: Float>(mean: &mut [T], m2: &mut [T], x: &[T], n: u64) {
+    let inv = T::from_f64(1.0 / n as f64);
+    for ((mi, si), &xi) in mean.iter_mut().zip(m2.iter_mut()).zip(x) {
+        let d = xi - *mi;
+        *mi += d * inv;
+        *si += d * (xi - *mi);
+    }
+}
+
+/// Sets diagonal factors to `k_new` where it is a positive finite `T` whose `m = 1/√k` is one
+/// too, rescaling the persistent momentum `r` to the new mass (it stays N(0, σ²mᵢ²) if it was);
+/// other coordinates keep their factors and momentum. With σ² (or a variance) beyond `T`'s
+/// range, k = ∞ and m = 0 (or the reverse) would make the sampler's products `(ε/σ²)·kᵢ` and
+/// `σ·mᵢ` 0·∞ = NaN in every later iteration. Returns how many coordinates took their value.
+pub(crate) fn apply_diagonal<T: Float>(
+    m: &mut [T],
+    k: &mut [T],
+    r: &mut [T],
+    k_new: impl Iterator<Item = f64>,
+) -> usize {
+    let mut applied = 0;
+    for (((mi, ki), ri), kn) in m.iter_mut().zip(k.iter_mut()).zip(r.iter_mut()).zip(k_new) {
+        let m_new = 1.0 / libm::sqrt(kn);
+        let (kt, mt) = (T::from_f64(kn), T::from_f64(m_new));
+        if kt.is_finite() && mt.is_finite() && kt > T::ZERO && mt > T::ZERO {
+            *ri = T::from_f64(ri.to_f64() * (m_new / mi.to_f64()));
+            *mi = mt;
+            *ki = kt;
+            applied += 1;
+        }
+    }
+    applied
+}
+
+/// Sets the diagonal factors from a window of `n ≥ 2` draws: `kᵢ ← (n/(n+5))·σ²·vᵢ +
+/// (5/(n+5))·kᵢ` (vᵢ the window's sample variance, n − 1 in the denominator), `mᵢ = 1/√kᵢ`,
+/// through [`apply_diagonal`]; clears the Welford sums.
+pub(crate) fn set_mass<T: Float>(
+    m: &mut [T],
+    k: &mut [T],
+    mean: &mut [T],
+    m2: &mut [T],
+    r: &mut [T],
+    n: u64,
+    sigma: f64,
+) {
+    let nf = n as f64;
+    let w = nf / (nf + SHRINK);
+    let s2 = sigma * sigma;
+    // The new values are computed from the old k before any is written: collect them in the
+    // mean block, which is cleared afterwards anyway.
+    for ((mu, &si), &ki) in mean.iter_mut().zip(m2.iter()).zip(k.iter()) {
+        let v = si.to_f64() / (nf - 1.0);
+        *mu = T::from_f64(w * (s2 * v) + (1.0 - w) * ki.to_f64());
+    }
+    apply_diagonal(m, k, r, mean.iter().map(|x| x.to_f64()));
+    for x in mean.iter_mut().chain(m2.iter_mut()) {
+        *x = T::ZERO;
+    }
+}
+
+/// One draw of a slow window for the dense metric: the packed co-moment matrix `c` and the
+/// running `mean` ([`welford_cov`]).
+pub(crate) fn collect_dense<T: Float>(mean: &mut [T], c: &mut [T], x: &[T], n: u64) {
+    welford_cov(mean, c, x, n);
+}
+
+/// Sets the dense factor from a window of `n ≥ 2` draws: `K ← (n/(n+5))·σ²·S + (5/(n+5))·K`
+/// (S = c/(n − 1), K = L·Lᵀ of the factor in use; computed in place in `c`, in `f64`, each
+/// `(L·Lᵀ)_ij = Σ_{k≤j} L_ik·L_jk` with k increasing), then L ← the Cholesky factor of the new
+/// K. When the factorisation fails (not positive definite in `T`) the factor in use stays.
+/// Clears `c` and `mean`. Returns whether the factor changed.
+pub(crate) fn set_dense<T: Float>(
+    l: &mut [T],
+    c: &mut [T],
+    mean: &mut [T],
+    d: usize,
+    n: u64,
+    sigma: f64,
+) -> bool {
+    let nf = n as f64;
+    let w = nf / (nf + SHRINK);
+    let s2 = sigma * sigma;
+    let mut idx = 0usize;
+    for i in 0..d {
+        for j in 0..=i {
+            let mut kij = 0.0f64;
+            for q in 0..=j {
+                let a = l.get(tri_len(i) + q).map_or(f64::NAN, |x| x.to_f64());
+                let b = l.get(tri_len(j) + q).map_or(f64::NAN, |x| x.to_f64());
+                kij += a * b;
+            }
+            if let Some(x) = c.get_mut(idx) {
+                *x = T::from_f64(w * (s2 * (x.to_f64() / (nf - 1.0))) + (1.0 - w) * kij);
+            }
+            idx += 1;
+        }
+    }
+    let ok = cholesky(c, d);
+    if ok {
+        crate::float::copy(l, c);
+    }
+    for x in c.iter_mut().chain(mean.iter_mut()) {
+        *x = T::ZERO;
+    }
+    ok
+}
+
+/// The dense factor of K = σ²·H⁻¹ from a packed symmetric curvature matrix H (in `h`,
+/// destroyed; K is the Laplace approximation's covariance times σ²): Cholesky H = C·Cᵀ,
+/// X = C⁻¹ (both in place), K = σ²·XᵀX into `l`, then L ← chol(K) in place. When any step fails
+/// (H not positive definite in `T`, overflow) the factor falls back to the diagonal
+/// `L_ii = σ/√H_ii` (the curvature's diagonal, saved in `hdiag` first; 1 where it is not
+/// positive and finite) and `false` is returned.
+pub(crate) fn dense_from_curvature<T: Float>(
+    l: &mut [T],
+    h: &mut [T],
+    hdiag: &mut [T],
+    d: usize,
+    sigma: f64,
+) -> bool {
+    for (i, x) in hdiag.iter_mut().enumerate().take(d) {
+        *x = h.get(tri_len(i) + i).copied().unwrap_or(T::ZERO);
+    }
+    if cholesky(h, d) && invert_lower(h, d) {
+        gram_t(l, h, d);
+        let s2 = sigma * sigma;
+        for x in l.iter_mut().take(tri_len(d)) {
+            *x = T::from_f64(x.to_f64() * s2);
+        }
+        if cholesky(l, d) {
+            return true;
+        }
+    }
+    let mut rest = &mut l[..];
+    for (i, &hi) in hdiag.iter().enumerate().take(d) {
+        let Some((row, tail)) = rest.split_at_mut_checked(i + 1) else {
+            break;
+        };
+        rest = tail;
+        for x in row.iter_mut() {
+            *x = T::ZERO;
+        }
+        let li = T::from_f64(sigma / libm::sqrt(hi.to_f64()));
+        if let Some(x) = row.last_mut() {
+            *x = if li.is_finite() && li > T::ZERO {
+                li
+            } else {
+                T::from_f64(1.0)
+            };
+        }
+    }
+    false
+}
+
+/// Stan's windows for a warm-up phase of `w` iterations: (initial fast interval, first slow
+/// window, final fast interval). Stan's 75/25/50 when `w ≥ 150`, with the final interval
+/// stretched to w/10 when that is longer (its step-size rule averages over its second half),
+/// else 15 %/75 %/10 % of `w`.
 pub(crate) const fn windows(w: u64) -> (u64, u64, u64) {
     if w >= 150 {
-        (75, 25, 50)
+        let term = if w / 10 > 50 { w / 10 } else { 50 };
+        (75, 25, term)
     } else {
         let init = w * 15 / 100;
         let term = w / 10;
@@ -63,9 +235,8 @@ pub(crate) const fn windows(w: u64) -> (u64, u64, u64) {
     }
 }
 
-/// Where the warm-up stands: the current slow window `[start, end)` in iterations (1-based
-/// counts of finished iterations), and the regularisation of Stan: the variance estimate
-/// `n/(n+5)·v + 10⁻³·5/(n+5)`.
+/// Where the warm-up's windows stand: the current slow window `[start, end)` in iterations
+/// (1-based counts of finished iterations of the windowed phase).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct MassWindows {
     warmup: u64,
@@ -76,7 +247,7 @@ pub(crate) struct MassWindows {
 }
 
 impl MassWindows {
-    /// The schedule of a warm-up of `warmup` iterations.
+    /// The schedule of a windowed phase of `warmup` iterations.
     pub(crate) const fn new(warmup: u64) -> Self {
         let (init, base, term) = windows(warmup);
         let last = warmup - term;
@@ -104,10 +275,25 @@ impl MassWindows {
         }
     }
 
+    /// The initial fast interval's length.
+    pub(crate) const fn init(&self) -> u64 {
+        windows(self.warmup).0
+    }
+
+    /// The last iteration of the last slow window (the final fast interval follows).
+    pub(crate) const fn last(&self) -> u64 {
+        self.last
+    }
+
+    /// The current slow window's last iteration.
+    pub(crate) const fn end(&self) -> u64 {
+        self.end
+    }
+
     /// `true` when the draw after finished iteration `m` belongs to a slow window.
+    #[cfg(test)]
     pub(crate) const fn collects(&self, m: u64) -> bool {
-        let (init, _, _) = windows(self.warmup);
-        m > init && m <= self.last
+        m > self.init() && m <= self.last
     }
 
     /// Counts one collected draw; returns the window's count including it.
@@ -130,64 +316,13 @@ impl MassWindows {
     }
 }
 
-/// Welford's update of a running mean and sum of squared deviations, per coordinate, in the
-/// workspace (`n` is the count including `x`).
-pub(crate) fn welford<T: Float>(mean: &mut [T], m2: &mut [T], x: &[T], n: u64) {
-    let inv = T::from_f64(1.0 / n as f64);
-    for ((mi, si), &xi) in mean.iter_mut().zip(m2.iter_mut()).zip(x) {
-        let d = xi - *mi;
-        *mi += d * inv;
-        *si += d * (xi - *mi);
-    }
-}
-
-/// Sets the mass factors from a window of `n ≥ 2` draws: `kᵢ = σ²·v̂ᵢ` (so the position step
-/// is `ε·v̂ᵢ·r`, v̂ the regularised variance), `mᵢ = 1/√kᵢ`; rescales the persistent momentum
-/// `r` to the new mass (it stays distributed as N(0, σ²mᵢ²) if it was before); clears the
-/// Welford sums. A coordinate whose `kᵢ` or `mᵢ` would not be a positive finite `T` keeps its
-/// factors and momentum: with σ² (or the variance) beyond `T`'s range, k = ∞ and m = 0 (or
-/// the reverse) would make the sampler's products `(ε/σ²)·kᵢ` and `σ·mᵢ` 0·∞ = NaN, and every
-/// later iteration diverge, where the chain without a mass matrix does not.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn set_mass<T: Float>(
-    m: &mut [T],
-    k: &mut [T],
-    mean: &mut [T],
-    m2: &mut [T],
-    r: &mut [T],
-    n: u64,
-    sigma: f64,
-) {
-    let nf = n as f64;
-    for ((((mi, ki), mu), si), ri) in m
-        .iter_mut()
-        .zip(k.iter_mut())
-        .zip(mean.iter_mut())
-        .zip(m2.iter_mut())
-        .zip(r.iter_mut())
-    {
-        let v = si.to_f64() / (nf - 1.0);
-        let v = (nf / (nf + 5.0)) * v + 1e-3 * (5.0 / (nf + 5.0));
-        let k_new = sigma * sigma * v;
-        let m_new = 1.0 / libm::sqrt(k_new);
-        let (kt, mt) = (T::from_f64(k_new), T::from_f64(m_new));
-        if kt.is_finite() && mt.is_finite() && kt > T::ZERO && mt > T::ZERO {
-            *ri = T::from_f64(ri.to_f64() * (m_new / mi.to_f64()));
-            *mi = mt;
-            *ki = kt;
-        }
-        *mu = T::ZERO;
-        *si = T::ZERO;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// σ² beyond the float type's range: the estimate is not applied (the factors stay 1 and
     /// the momentum as it was), where it used to give k = ∞, m = 0 (or k = 0, m = ∞) and then
-    /// NaN positions in every later iteration. In range, the same factors as ever.
+    /// NaN positions in every later iteration. In range, the shrunk estimate.
     #[test]
     fn an_estimate_out_of_the_types_range_keeps_the_factors() {
         fn set<T: Float>(sigma: f64) -> ([T; 2], [T; 2], [T; 2]) {
@@ -203,9 +338,13 @@ mod tests {
         }
         for sigma in [1e300, 1e-170] {
             let (m, k, r) = set::<f64>(sigma);
-            assert_eq!((m, k, r), ([1.0; 2], [1.0; 2], [0.25; 2]), "σ = {sigma:e}");
+            // σ = 1e-170: σ²·v underflows to 0 and k = (5/9)·1 stays representable: only the
+            // overflowing case keeps the factors exactly.
+            if sigma > 1.0 {
+                assert_eq!((m, k, r), ([1.0; 2], [1.0; 2], [0.25; 2]), "σ = {sigma:e}");
+            }
         }
-        for sigma in [1e30, 1e-30] {
+        for sigma in [1e30] {
             let (m, k, r) = set::<f32>(sigma);
             assert_eq!(
                 (m, k, r),
@@ -213,11 +352,11 @@ mod tests {
                 "f32, σ = {sigma:e}"
             );
         }
-        // In range: v̂ = (4/9)·(3/3) + 10⁻³·5/9 and (4/9)·0 + 10⁻³·5/9, k = σ²·v̂, m = 1/√k.
+        // In range: k̂ = (4/9)·σ²·v + (5/9)·k_old with v = 3/3 and 0, k_old = 1.
         let (m, k, r) = set::<f64>(2.0);
-        let v = [(4.0 / 9.0) * 1.0 + 1e-3 * (5.0 / 9.0), 1e-3 * (5.0 / 9.0)];
+        let v = [1.0, 0.0];
         for i in 0..2 {
-            let kw = 4.0 * v[i];
+            let kw = (4.0 / 9.0) * (4.0 * v[i]) + (1.0 - 4.0 / 9.0) * 1.0;
             let mw = 1.0 / libm::sqrt(kw);
             assert_eq!((k[i], m[i], r[i]), (kw, mw, 0.25 * mw), "coordinate {i}");
         }
@@ -271,5 +410,25 @@ mod tests {
         assert_eq!(ends, 1);
         assert!(!MassWindows::new(100).collects(15) && MassWindows::new(100).collects(16));
         assert!(MassWindows::new(100).collects(90) && !MassWindows::new(100).collects(91));
+    }
+
+    /// The dense window update: K = (n/(n+5))·σ²·S + (5/(n+5))·K_old, factorised.
+    #[test]
+    fn dense_window_update() {
+        let d = 2;
+        // Old factor: identity. Draws with covariance [[4, 1], [1, 2]] written as co-moments.
+        let mut l = [1.0f64, 0.0, 1.0];
+        let n = 11u64;
+        let mut c = [4.0 * 10.0, 1.0 * 10.0, 2.0 * 10.0];
+        let mut mean = [3.0, 4.0];
+        assert!(set_dense(&mut l, &mut c, &mut mean, d, n, 1.0));
+        let w = 11.0 / 16.0;
+        let k = [w * 4.0 + (1.0 - w), w * 1.0, w * 2.0 + (1.0 - w)];
+        let mut back = [0.0; 3];
+        crate::dense::gram(&mut back, &l, d);
+        for (a, b) in back.iter().zip(&k) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
+        assert!(c.iter().chain(&mean).all(|&x| x == 0.0));
     }
 }

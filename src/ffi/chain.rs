@@ -512,6 +512,127 @@ pub(crate) unsafe fn get<T: CFloat, C: CChain, S, V>(
     unsafe { write_out(out, &spans_of(state, &fx), v) }
 }
 
+/// Runs `f(core, workspace)` on a validated chain (a setter): not from inside its own
+/// callbacks (`Busy`), with the busy flag held. `input`/`input_len` is a caller array the
+/// setter reads (NULL with 0 for none): it must be a valid array disjoint from the state and
+/// its workspace.
+///
+/// # Safety
+/// The C contract of the setters; `input` valid for `input_len` reads.
+pub(crate) unsafe fn with_core_mut<T: CFloat, C: CChain, S, V>(
+    state: *mut S,
+    input: *const V,
+    input_len: usize,
+    f: impl FnOnce(&mut C, &mut [T], &[V]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    if !input.is_null() || input_len > 0 {
+        check_array(input, input_len)?;
+    }
+    // SAFETY: contract of the caller.
+    let (fx, _) = unsafe { enter::<T, C, S>(state, false)? };
+    let spans = spans_of(state, &fx);
+    let i = Span::of(input, input_len);
+    if spans.iter().any(|s| Span::overlaps(&i, s)) {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: validated; the guard clears the flag on every return.
+    let _busy = unsafe { BusyGuard::new(state) };
+    // SAFETY: validated; the workspace checked at init; the input checked and disjoint.
+    let (core, ws, input) = unsafe {
+        (
+            core_mut::<T, C, S>(state),
+            workspace(fx.ws, fx.ws_len),
+            if input_len > 0 {
+                core::slice::from_raw_parts(input, input_len)
+            } else {
+                &[][..]
+            },
+        )
+    };
+    f(core, ws, input)
+}
+
+/// Writes `need(core, d)` values computed by `f(core, workspace, out)` to the caller's `out`
+/// (the checks of the copying getters: a valid array disjoint from the state and its
+/// workspace, with room for them).
+///
+/// # Safety
+/// The C contract of the getters.
+pub(crate) unsafe fn fill_out<T: CFloat, C: CChain, S>(
+    state: *const S,
+    out: *mut T,
+    out_len: usize,
+    need: impl FnOnce(usize) -> usize,
+    f: impl FnOnce(&C, &[T], &mut [T]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    check_ptr(out)?;
+    // SAFETY: contract of the caller.
+    let (fx, d) = unsafe { enter::<T, C, S>(state, false)? };
+    let n = need(d);
+    check_output(&spans_of(state, &fx), out, out_len, n)?;
+    // SAFETY: validated; `out` checked: a valid array of `out_len ≥ n` elements, disjoint from
+    // the state and the workspace.
+    let (core, ws, out) = unsafe {
+        (
+            core_ref::<T, C, S>(state),
+            workspace(fx.ws, fx.ws_len),
+            core::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    f(core, ws, out)
+}
+
+/// The core and workspace of each of `k` states (each validated; none busy), for functions
+/// that read several chains at once.
+///
+/// # Safety
+/// `states` valid for `k` reads; each entry a state or NULL.
+pub(crate) unsafe fn cores_of<'a, T: CFloat + 'a, C: CChain + 'a, S: 'a>(
+    states: *const *const S,
+    k: usize,
+) -> Result<impl Fn(usize) -> Option<(&'a C, &'a [T])> + Clone, Error> {
+    check_array(states, k)?;
+    // SAFETY: checked array of `k` pointers.
+    let ptrs: &'a [*const S] = unsafe { core::slice::from_raw_parts(states, k) };
+    for &p in ptrs {
+        // SAFETY: contract of the caller.
+        unsafe { enter::<T, C, S>(p, false)? };
+    }
+    Ok(move |i: usize| {
+        let p = *ptrs.get(i)?;
+        // SAFETY: validated above (the caller holds no mutable reference meanwhile).
+        let (fx, _) = unsafe { enter::<T, C, S>(p, false) }.ok()?;
+        // SAFETY: as above.
+        let core = unsafe { core_ref::<T, C, S>(p) };
+        // SAFETY: the workspace checked at init; read only.
+        let ws: &'a [T] = unsafe { core::slice::from_raw_parts(fx.ws, fx.ws_len) };
+        Some((core, ws))
+    })
+}
+
+/// The spans of `k` states and their workspaces (for overlap checks of an output).
+///
+/// # Safety
+/// As [`cores_of`], after it succeeded.
+pub(crate) unsafe fn state_spans<T: CFloat, C: CChain, S>(
+    states: *const *const S,
+    k: usize,
+    mut each: impl FnMut(Span) -> bool,
+) -> bool {
+    // SAFETY: contract of the caller.
+    let ptrs = unsafe { core::slice::from_raw_parts(states, k) };
+    for &p in ptrs {
+        // SAFETY: validated by `cores_of`.
+        let Ok((fx, _)) = (unsafe { enter::<T, C, S>(p, false) }) else {
+            return false;
+        };
+        if !each(Span::of(p, 1)) || !each(Span::of(fx.ws, fx.ws_len)) {
+            return false;
+        }
+    }
+    each(Span::of(states, k))
+}
+
 /// `sgs_…_clear`.
 ///
 /// # Safety
