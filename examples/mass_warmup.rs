@@ -25,9 +25,14 @@ fn main() {
         regression::N
     );
     println!("posterior sd: {:?}", truth.var.map(f64::sqrt));
-    for adapt_mass in [false, true] {
+    for mass in [
+        sgsample::Mass::Unit,
+        sgsample::Mass::Diagonal,
+        sgsample::Mass::Dense,
+    ] {
+        let adapt_mass = mass != sgsample::Mass::Unit;
         let runs: Vec<regression::ChainRun> = (0..chains as u64)
-            .map(|c| regression::run_chain(adapt_mass, warmup, draws, c))
+            .map(|c| regression::run_chain(mass, warmup, draws, c))
             .collect();
         let grads_warm: u64 = runs.iter().map(|r| r.gradients_warmup).sum();
         let grads_draw: u64 = runs.iter().map(|r| r.gradients_draws).sum();

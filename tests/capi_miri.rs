@@ -379,40 +379,46 @@ fn amagold_and_sghmc_extra_getters() {
         ok(sgs_amagold_inverse_mass(&st, k.as_mut_ptr(), D));
         assert_eq!(k, [1.0; D]);
 
-        // With a mass matrix: the longer workspace, the estimate after the warm-up's window, and
-        // a copy mid-window (it copies the 10·d coordinates the chain uses).
-        let mut sm: sgs_amagold = core::mem::zeroed();
-        let mut cp: sgs_amagold = core::mem::zeroed();
-        let mut wsm = vec![0.0; sgs_amagold_workspace_len_mass(D)];
-        let mut wcp = vec![0.0; sgs_amagold_workspace_len_mass(D)];
-        let mut cfg = sgs_amagold_config_default(0.1);
-        cfg.steps = 2;
-        cfg.warmup = 20;
-        cfg.adapt_mass = 1;
-        ok(sgs_amagold_init(
-            &mut sm,
-            &cfg,
-            theta0.as_ptr(),
-            D,
-            wsm.as_mut_ptr(),
-            wsm.len(),
-            Some(energy::<f64>),
-            Some(gradient::<f64>),
-            ud,
-        ));
-        for _ in 0..5 {
-            ok(sgs_amagold_step(&mut sm, core::ptr::null_mut()));
+        // With a mass matrix (diagonal, then dense): the longer workspace, the estimate after
+        // the warm-up's window, and a copy mid-window (it copies every coordinate the chain
+        // uses).
+        for mass in [SGS_MASS_DIAGONAL, SGS_MASS_DENSE] {
+            let mut sm: sgs_amagold = core::mem::zeroed();
+            let mut cp: sgs_amagold = core::mem::zeroed();
+            let mut cfg = sgs_amagold_config_default(0.1);
+            cfg.steps = 2;
+            cfg.warmup = 20;
+            cfg.mass = mass;
+            let mut wsm = vec![0.0; sgs_amagold_workspace_len_for(&cfg, D)];
+            let mut wcp = vec![0.0; sgs_amagold_workspace_len_for(&cfg, D)];
+            ok(sgs_amagold_init(
+                &mut sm,
+                &cfg,
+                theta0.as_ptr(),
+                D,
+                wsm.as_mut_ptr(),
+                wsm.len(),
+                Some(energy::<f64>),
+                Some(gradient::<f64>),
+                ud,
+            ));
+            for _ in 0..5 {
+                ok(sgs_amagold_step(&mut sm, core::ptr::null_mut()));
+            }
+            ok(sgs_amagold_copy(&mut cp, wcp.as_mut_ptr(), wcp.len(), &sm));
+            for _ in 0..20 {
+                ok(sgs_amagold_step(&mut sm, core::ptr::null_mut()));
+                ok(sgs_amagold_step(&mut cp, core::ptr::null_mut()));
+            }
+            let mut kc = [0.0; D];
+            ok(sgs_amagold_inverse_mass(&sm, k.as_mut_ptr(), D));
+            ok(sgs_amagold_inverse_mass(&cp, kc.as_mut_ptr(), D));
+            assert_eq!(k, kc);
+            assert!(k.iter().all(|&v| v > 0.0 && v != 1.0), "{k:?}");
+            let mut rep = core::mem::zeroed::<sgs_warmup_report>();
+            ok(sgs_amagold_warmup_report(&sm, &mut rep));
+            assert!(rep.verdict == SGS_WARMUP_OK || rep.verdict == SGS_WARMUP_SUSPECT);
         }
-        ok(sgs_amagold_copy(&mut cp, wcp.as_mut_ptr(), wcp.len(), &sm));
-        for _ in 0..20 {
-            ok(sgs_amagold_step(&mut sm, core::ptr::null_mut()));
-            ok(sgs_amagold_step(&mut cp, core::ptr::null_mut()));
-        }
-        let mut kc = [0.0; D];
-        ok(sgs_amagold_inverse_mass(&sm, k.as_mut_ptr(), D));
-        ok(sgs_amagold_inverse_mass(&cp, kc.as_mut_ptr(), D));
-        assert_eq!(k, kc);
-        assert!(k.iter().all(|&v| v > 0.0 && v != 1.0), "{k:?}");
 
         let mut sg: sgs_sghmc_f32 = core::mem::zeroed();
         let th = [1.0f32, 2.0];

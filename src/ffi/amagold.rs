@@ -85,7 +85,8 @@ pub const SGS_WARMUP_OK: u32 = 2;
 /// has not reached the typical set, or the chains disagree: do not trust the draws unseen.
 pub const SGS_WARMUP_SUSPECT: u32 = 3;
 
-/// Reason flag: the final window's energy still drifts (|energy_trend_z| > 4).
+/// Reason flag: the final window's energy still drifts (|energy_trend_z| > 4, or its 10 batch
+/// means monotone but for at most 2 pairs: `energy_trend_falling` ≤ 2 or ≥ 43).
 pub const SGS_WARMUP_REASON_ENERGY_TREND: u32 = 1;
 /// Reason flag: the final window's mean acceptance probability is more than 0.2 from the target.
 pub const SGS_WARMUP_REASON_ACCEPTANCE: u32 = 2;
@@ -173,6 +174,13 @@ pub struct sgs_warmup_report {
     pub metric_updates: u32,
     /// Restarts of the dual averaging.
     pub restarts: u32,
+    /// Pairs (i < j) of the final window's 10 energy batch means, in time order, with the
+    /// later one lower: 45 strictly falling, about 22 stationary (0 below 10 iterations).
+    /// 43 or more (of this or of `energy_trend_rising`) is a drift
+    /// (`SGS_WARMUP_REASON_ENERGY_TREND`).
+    pub energy_trend_falling: u32,
+    /// Pairs with the later one higher: 45 strictly rising.
+    pub energy_trend_rising: u32,
 }
 
 impl sgs_warmup_report {
@@ -197,6 +205,8 @@ impl sgs_warmup_report {
             reasons: r.reasons,
             metric_updates: r.metric_updates,
             restarts: r.restarts,
+            energy_trend_falling: r.energy_trend_falling,
+            energy_trend_rising: r.energy_trend_rising,
         }
     }
 }

@@ -4,7 +4,7 @@
 //! tests/amagold_mass.rs and examples/mass_warmup.rs (which measures ESS per gradient).
 
 use sgsample::stats::{push_all, Series};
-use sgsample::{minibatch, Amagold, AmagoldConfig, Potential, Rng, Stop};
+use sgsample::{minibatch, Amagold, AmagoldConfig, Mass, Potential, Rng, Stop};
 
 /// Predictors, observations, minibatch size.
 pub const D: usize = 3;
@@ -131,7 +131,7 @@ impl Potential<f64> for Regression {
 #[allow(dead_code)]
 pub struct ChainRun {
     pub series: [Series<128>; D],
-    /// The learnt inverse mass (empty without `adapt_mass`).
+    /// The learnt inverse mass's diagonal (ones with unit mass).
     pub inverse_mass: Vec<f64>,
     pub step_size: f64,
     pub accepted: u64,
@@ -139,16 +139,16 @@ pub struct ChainRun {
     pub gradients_draws: u64,
 }
 
-pub fn run_chain(adapt_mass: bool, warmup: u64, draws: usize, stream: u64) -> ChainRun {
+pub fn run_chain(mass: Mass, warmup: u64, draws: usize, stream: u64) -> ChainRun {
     let mut model = Regression::new();
     let cfg = AmagoldConfig {
         warmup,
-        adapt_mass,
+        mass,
         seed: 9,
         stream,
         ..AmagoldConfig::new(1e-3)
     };
-    let mut ws = vec![0.0; Amagold::<f64>::workspace_len_mass(D)];
+    let mut ws = vec![0.0; Amagold::<f64>::workspace_len_for(&cfg, D)];
     let mut chain = Amagold::new(&cfg, &[0.0; D], &mut ws, &mut model).unwrap();
     for _ in 0..warmup {
         chain.step(&mut model).unwrap();
@@ -161,9 +161,11 @@ pub fn run_chain(adapt_mass: bool, warmup: u64, draws: usize, stream: u64) -> Ch
         accepted += chain.step(&mut model).unwrap().accepted as u64;
         push_all(&mut series, chain.position()).unwrap();
     }
+    let mut inverse_mass = vec![0.0; D];
+    chain.inverse_mass(&mut inverse_mass).unwrap();
     ChainRun {
         series,
-        inverse_mass: chain.inverse_mass().map(|k| k.to_vec()).unwrap_or_default(),
+        inverse_mass,
         step_size: chain.step_size(),
         accepted,
         gradients_warmup,
