@@ -10,7 +10,7 @@ use sgsample::reference::sgld::Sgld as RefSgld;
 use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::rng::splitmix64;
 use sgsample::{
-    Amagold, AmagoldConfig, Float, Gradient, Outcome, Potential, Sghmc, SghmcConfig, Sgld,
+    Amagold, AmagoldConfig, Float, Gradient, Mass, Outcome, Potential, Sghmc, SghmcConfig, Sgld,
     SgldConfig, Stop, Variant,
 };
 use sgsample::{Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
@@ -206,7 +206,7 @@ fn amagold_core<T: Float + Hex>(
 {
     let th0: Vec<T> = th0.iter().map(|&v| T::from_f64(v)).collect();
     let d = th0.len();
-    let mut ws = vec![T::ZERO; if c.adapt_mass { 10 * d } else { 6 * d }];
+    let mut ws = vec![T::ZERO; Amagold::<T>::workspace_len_for(c, d)];
     let mut ch = Amagold::new(c, &th0, &mut ws, &mut m).expect("init");
     for k in 0..steps {
         let i = ch.step(&mut m).expect("step");
@@ -219,8 +219,10 @@ fn amagold_core<T: Float + Hex>(
         let _ = writeln!(out, "{name} r {k} x={}", xs(row));
     }
     amagold_end_line(out, name, ch.iterations(), ch.energy());
-    if let Some(k) = ch.inverse_mass() {
-        let _ = writeln!(out, "{name} mass k={} eps={}", xs(k), ch.step_size().hex());
+    if c.mass != Mass::Unit {
+        let mut k = vec![T::ZERO; d];
+        ch.inverse_mass(&mut k).expect("inverse mass");
+        let _ = writeln!(out, "{name} mass k={} eps={}", xs(&k), ch.step_size().hex());
     }
 }
 
@@ -431,14 +433,14 @@ fn all_runs(out: &mut String, f32_core: bool) {
     // is rescaled when the mass changes.
     let mut a = AmagoldConfig::new(0.2);
     a.warmup = 60;
-    a.adapt_mass = true;
+    a.mass = Mass::Diagonal;
     a.seed = 17;
     amagold_mass(out, "amagold_mass_rev_g3", g3, &g30, &a, 75, 75, f32_core);
 
     let mut a = AmagoldConfig::new(0.25);
     a.variant = Variant::NonReversible;
     a.warmup = 30;
-    a.adapt_mass = true;
+    a.mass = Mass::Diagonal;
     a.momentum_sd = 0.9;
     a.seed = 23;
     a.stream = 2;

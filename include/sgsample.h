@@ -24,6 +24,107 @@
 #define SGS_VARIANT_NON_REVERSIBLE 1
 
 /**
+ * `sgs_amagold_config.mass`: σ²·I, the paper's chain.
+ */
+#define SGS_MASS_UNIT 0
+
+/**
+ * `sgs_amagold_config.mass`: a diagonal mass matrix.
+ */
+#define SGS_MASS_DIAGONAL 1
+
+/**
+ * `sgs_amagold_config.mass`: a dense mass matrix (a Cholesky factor in the workspace).
+ */
+#define SGS_MASS_DENSE 2
+
+/**
+ * `sgs_amagold_info.phase`: a sample of the exact chain (after the warm-up, or without one).
+ */
+#define SGS_PHASE_SAMPLING 0
+
+/**
+ * `sgs_amagold_info.phase`: the warm-up's approach (an optimiser step or the curvature step).
+ */
+#define SGS_PHASE_APPROACH 1
+
+/**
+ * `sgs_amagold_info.phase`: a fast window of the warm-up (only ε adapts).
+ */
+#define SGS_PHASE_FAST 2
+
+/**
+ * `sgs_amagold_info.phase`: a slow window (its draws estimate the mass matrix).
+ */
+#define SGS_PHASE_SLOW 3
+
+/**
+ * `sgs_amagold_info.phase`: the warm-up's final fast window (the report's statistics).
+ */
+#define SGS_PHASE_FINAL 4
+
+/**
+ * `sgs_warmup_report.verdict`: the chain has no warm-up.
+ */
+#define SGS_WARMUP_NONE 0
+
+/**
+ * `sgs_warmup_report.verdict`: the warm-up is still running.
+ */
+#define SGS_WARMUP_RUNNING 1
+
+/**
+ * `sgs_warmup_report.verdict`: nothing seen suggests the chain is outside the typical set.
+ */
+#define SGS_WARMUP_OK 2
+
+/**
+ * `sgs_warmup_report.verdict`: at least one reason (the `reasons` flags) suggests the chain
+ * has not reached the typical set, or the chains disagree: do not trust the draws unseen.
+ */
+#define SGS_WARMUP_SUSPECT 3
+
+/**
+ * Reason flag: the final window's energy still drifts (|energy_trend_z| > 4, or its 10 batch
+ * means monotone but for at most 2 pairs: `energy_trend_falling` ≤ 2 or ≥ 43).
+ */
+#define SGS_WARMUP_REASON_ENERGY_TREND 1
+
+/**
+ * Reason flag: the final window's mean acceptance probability is more than 0.2 from the target.
+ */
+#define SGS_WARMUP_REASON_ACCEPTANCE 2
+
+/**
+ * Reason flag: more than 2 % of the final window's iterations diverged.
+ */
+#define SGS_WARMUP_REASON_DIVERGENCES 4
+
+/**
+ * Reason flag: the final window's energy BFMI is below 0.1.
+ */
+#define SGS_WARMUP_REASON_LOW_BFMI 8
+
+/**
+ * Reason flag: the approach stopped at its cap still far from the mode (estimated energy above
+ * it more than 2·d).
+ */
+#define SGS_WARMUP_REASON_APPROACH_UNFINISHED 16
+
+/**
+ * Reason flag (set by `sgs_amagold_warmup_compare`): the chains disagree (a chain's
+ * final-window mean energy more than 2 median energy sds from the chains' median, or the
+ * final windows' positions with R̂ above 1.1).
+ */
+#define SGS_WARMUP_REASON_CHAINS_DISAGREE 32
+
+/**
+ * Reason flag: the last metric update failed (not positive definite) and an older metric
+ * was kept.
+ */
+#define SGS_WARMUP_REASON_METRIC 64
+
+/**
  * Outcome of an iteration (`info.outcome`): the proposal was accepted (SGHMC, SGLD: the
  * trajectory was kept).
  */
@@ -333,6 +434,16 @@ enum sgs_status
    * 20 iterations (its first slow window would hold too few draws to estimate a variance).
    */
   SGS_ERR_INVALID_WARMUP = 35,
+  /**
+   * An inverse mass matrix given to a chain is not symmetric positive definite with finite
+   * entries (a diagonal one: an entry not finite and positive).
+   */
+  SGS_ERR_INVALID_MASS = 38,
+  /**
+   * A mass matrix was given to or asked of a chain configured for another kind (unit,
+   * diagonal or dense): a unit-mass chain has none, a diagonal one takes no dense matrix.
+   */
+  SGS_ERR_MASS_MISMATCH = 39,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -384,14 +495,25 @@ typedef struct sgs_amagold_config {
    */
   uint32_t variant;
   /**
-   * 1: estimate a diagonal mass matrix during the warm-up (Stan's windows: a fast interval,
-   * slow windows of doubling length whose draws give each coordinate's variance, a final
-   * fast interval; fixed when the warm-up ends). Needs `warmup ≥ 20`
-   * (`SGS_ERR_INVALID_WARMUP`) and a workspace of `sgs_amagold_workspace_len_mass(d)` = 10·d
-   * elements. 0 (the default): no mass matrix, and the streams of earlier versions. Any other
-   * value: `SGS_ERR_INVALID_OPTION`. `sgs_amagold_inverse_mass` reads the result.
+   * The mass matrix: `SGS_MASS_UNIT` (0, the default: the paper's chain),
+   * `SGS_MASS_DIAGONAL` (1) or `SGS_MASS_DENSE` (2: O(d²) per inner step). With `warmup ≥ 20`
+   * the warm-up estimates it (`warmup` in 1…19: `SGS_ERR_INVALID_WARMUP`); without one it is
+   * the identity until `sgs_amagold_set_inverse_mass` / `…_dense` sets it. The workspace
+   * grows with it (`sgs_amagold_workspace_len_for`). Any other value: `SGS_ERR_INVALID_OPTION`.
    */
-  uint32_t adapt_mass;
+  uint32_t mass;
+  /**
+   * 1 (the default): a warm-up starts with the approach, an optimiser that brings a far-away
+   * start in, then the curvature there as the first mass matrix (docs/algorithms.md §1.7);
+   * 12·d more workspace. 0: the windows start at once. Other values: `SGS_ERR_INVALID_OPTION`.
+   */
+  uint32_t approach;
+  /**
+   * 1: draw each iteration's number of inner steps uniformly from ⌈T/2⌉…⌊3T/2⌋ (one bounded
+   * draw first in the iteration; the chain stays exact). 0 (the default): T every time.
+   * Other values: `SGS_ERR_INVALID_OPTION`.
+   */
+  uint32_t jitter_steps;
   /**
    * Must be 0 (`SGS_ERR_INVALID_OPTION` otherwise; room for a later option).
    */
@@ -405,7 +527,7 @@ typedef struct sgs_amagold_config {
  * `…_state_size()` and `…_state_align()` queries.
  */
 typedef struct sgs_amagold {
-  uint64_t _opaque[48];
+  uint64_t _opaque[128];
 } sgs_amagold;
 
 /**
@@ -471,6 +593,14 @@ typedef struct sgs_amagold_info {
    */
   uint32_t warmup;
   /**
+   * The `SGS_PHASE_…` the iteration belonged to.
+   */
+  uint32_t phase;
+  /**
+   * Inner steps the iteration ran (T, or the jittered draw; 0 in the approach).
+   */
+  uint32_t steps;
+  /**
    * Always 0 (padding made explicit).
    */
   uint32_t reserved;
@@ -511,7 +641,7 @@ typedef struct sgs_amagold_run_summary {
  * An AMAGOLD chain on `float` coordinates, in caller memory (see `sgs_amagold`).
  */
 typedef struct sgs_amagold_f32 {
-  uint64_t _opaque[48];
+  uint64_t _opaque[128];
 } sgs_amagold_f32;
 
 /**
@@ -527,6 +657,102 @@ typedef int32_t (*sgs_gradient_fn_f32)(void *user_data,
                                        size_t d,
                                        uint64_t minibatch_seed,
                                        float *grad);
+
+/**
+ * What an AMAGOLD chain's warm-up did, and whether its end looks like the typical set
+ * (`sgs_amagold_warmup_report`, `sgs_amagold_warmup_compare`; docs/algorithms.md §1.8).
+ */
+typedef struct sgs_warmup_report {
+  /**
+   * The step size after the warm-up (the current one while it runs).
+   */
+  double step_size;
+  /**
+   * The target acceptance δ.
+   */
+  double target_accept;
+  /**
+   * The final window's mean acceptance probability min(1, e^{log a}).
+   */
+  double accept_rate;
+  /**
+   * z-statistic of the final window's energy trend (slope of 10 batch means over its
+   * residual scatter; negative: still falling).
+   */
+  double energy_trend_z;
+  /**
+   * Mean of the energy U over the final window.
+   */
+  double energy_mean;
+  /**
+   * Standard deviation of U over the final window.
+   */
+  double energy_sd;
+  /**
+   * Energy BFMI of the final window (mean squared change of U between iterations over U's
+   * variance).
+   */
+  double bfmi;
+  /**
+   * Condition number of the inverse mass matrix (1 without one).
+   */
+  double condition_number;
+  /**
+   * The energy when the warm-up started.
+   */
+  double approach_energy_start;
+  /**
+   * The energy when the approach ended.
+   */
+  double approach_energy_end;
+  /**
+   * Warm-up iterations done.
+   */
+  uint64_t iterations;
+  /**
+   * Of which the approach's (its optimiser steps and the curvature step).
+   */
+  uint64_t approach_iterations;
+  /**
+   * Divergent iterations during the whole warm-up.
+   */
+  uint64_t divergences;
+  /**
+   * Iterations of the final window.
+   */
+  uint64_t window_iterations;
+  /**
+   * Divergent iterations of the final window.
+   */
+  uint64_t window_divergences;
+  /**
+   * `SGS_WARMUP_NONE`, `SGS_WARMUP_RUNNING`, `SGS_WARMUP_OK` or `SGS_WARMUP_SUSPECT`.
+   */
+  uint32_t verdict;
+  /**
+   * The `SGS_WARMUP_REASON_…` flags behind a SUSPECT verdict (0 otherwise).
+   */
+  uint32_t reasons;
+  /**
+   * Metric updates made (the curvature's and the slow windows').
+   */
+  uint32_t metric_updates;
+  /**
+   * Restarts of the dual averaging.
+   */
+  uint32_t restarts;
+  /**
+   * Pairs (i < j) of the final window's 10 energy batch means, in time order, with the
+   * later one lower: 45 strictly falling, about 22 stationary (0 below 10 iterations).
+   * 43 or more (of this or of `energy_trend_rising`) is a drift
+   * (`SGS_WARMUP_REASON_ENERGY_TREND`).
+   */
+  uint32_t energy_trend_falling;
+  /**
+   * Pairs with the later one higher: 45 strictly rising.
+   */
+  uint32_t energy_trend_rising;
+} sgs_warmup_report;
 
 /**
  * A growing batch size for `sgs_svgd_run_scheduled` (plain data; start from
@@ -923,10 +1149,20 @@ extern "C" {
 
 /**
  * The paper's defaults at step size ε: reversible, T = 10, friction 0.25, σ = 1, no warm-up
- * (target acceptance 0.65 if one is switched on), no mass matrix, seed 0, stream 0. Nothing is validated here;
- * `sgs_amagold_init` does that.
+ * (target acceptance 0.65 and the approach on, if one is switched on), unit mass, fixed T,
+ * seed 0, stream 0. Nothing is validated here; `sgs_amagold_init` does that.
  */
 struct sgs_amagold_config sgs_amagold_config_default(double step_size);
+
+/**
+ * The recommended configuration for a model of unknown scale: the paper's chain with a
+ * warm-up of 1000 iterations (the approach, then Stan's windows: docs/algorithms.md §1.7)
+ * that learns ε and a diagonal mass matrix (`mass = SGS_MASS_DENSE` for a strongly
+ * correlated posterior of moderate d), target acceptance 0.65, seed 0, stream 0; step size
+ * 0.1 as the first guess the warm-up replaces. Size the workspace with
+ * `sgs_amagold_workspace_len_for`.
+ */
+struct sgs_amagold_config sgs_amagold_config_adaptive(void);
 
 /**
  * Workspace length, in `double` elements, of an AMAGOLD
@@ -1373,23 +1609,23 @@ sgs_status sgs_amagold_in_warmup(const struct sgs_amagold *state, uint32_t *out)
 sgs_status sgs_amagold_in_warmup_f32(const struct sgs_amagold_f32 *state, uint32_t *out);
 
 /**
- * Workspace length, in `double` elements, of an AMAGOLD chain of dimension `d`
- * with `adapt_mass = 1`: 10·d (the 6·d of `sgs_amagold_workspace_len` plus the momentum
- * and inverse-mass factors and the warm-up's running mean and sum of squares), saturating
- * at SIZE_MAX; 0 for d = 0.
+ * Workspace length, in `double` elements, of an AMAGOLD chain of
+ * dimension `d` started with `*config`: 6·d, plus 4·d with `mass = SGS_MASS_DIAGONAL`
+ * or 2·d + d(d+1) with `SGS_MASS_DENSE`, plus 12·d when `warmup > 0` and `approach = 1`
+ * (saturating at SIZE_MAX). 0 for d = 0, a NULL or misaligned `config`, or an unknown
+ * `mass`.
+ *
+ * # Safety
+ * `config` NULL or valid for a read.
  */
-size_t sgs_amagold_workspace_len_mass(size_t d);
+size_t sgs_amagold_workspace_len_for(const struct sgs_amagold_config *config, size_t d);
 
 /**
- * Copies the diagonal inverse mass matrix relative to σ⁻² (d values kᵢ: coordinate i
- * moves by (ε/σ²)·kᵢ·rᵢ and its momentum has standard deviation σ/√kᵢ) into `out`
- * (capacity `out_len` ≥ d). With `adapt_mass` it is 1 until the first slow window of the
- * warm-up ends, then σ² times each coordinate's regularised variance over the last
- * window, and fixed after the warm-up (with σ = 1: the posterior variance estimate).
- * Always positive and finite: an estimate the coordinate type cannot hold (σ² beyond
- * its range) is not applied, and the coordinate keeps its factor.
- * Without `adapt_mass` the chain has no mass matrix: d ones (exactly what it uses).
- * Statuses as for the position getter.
+ * Copies the diagonal of the inverse mass matrix relative to σ⁻² (d values kᵢ; with
+ * σ = 1 the inverse mass itself, which the warm-up estimates as the posterior
+ * variances) into `out` (capacity `out_len` ≥ d): d ones for `SGS_MASS_UNIT`, the
+ * diagonal of L·Lᵀ for a dense one. Always positive and finite. Statuses as for the
+ * position getter.
  *
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
@@ -1397,23 +1633,112 @@ size_t sgs_amagold_workspace_len_mass(size_t d);
 sgs_status sgs_amagold_inverse_mass(const struct sgs_amagold *state, double *out, size_t out_len);
 
 /**
- * Workspace length, in `float` elements, of an AMAGOLD chain of dimension `d`
- * with `adapt_mass = 1`: 10·d (the 6·d of `sgs_amagold_workspace_len` plus the momentum
- * and inverse-mass factors and the warm-up's running mean and sum of squares), saturating
- * at SIZE_MAX; 0 for d = 0.
+ * Copies the whole inverse mass matrix relative to σ⁻² (d×d, row-major, symmetric)
+ * into `out` (capacity `out_len` ≥ d²): the identity, a diagonal matrix, or L·Lᵀ.
+ * Statuses as for the position getter (`SGS_ERR_INVALID_ARGUMENT` when d² overflows).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
  */
-size_t sgs_amagold_workspace_len_mass_f32(size_t d);
+sgs_status sgs_amagold_inverse_mass_dense(const struct sgs_amagold *state,
+                                          double *out,
+                                          size_t out_len);
 
 /**
- * Copies the diagonal inverse mass matrix relative to σ⁻² (d values kᵢ: coordinate i
- * moves by (ε/σ²)·kᵢ·rᵢ and its momentum has standard deviation σ/√kᵢ) into `out`
- * (capacity `out_len` ≥ d). With `adapt_mass` it is 1 until the first slow window of the
- * warm-up ends, then σ² times each coordinate's regularised variance over the last
- * window, and fixed after the warm-up (with σ = 1: the posterior variance estimate).
- * Always positive and finite: an estimate the coordinate type cannot hold (σ² beyond
- * its range) is not applied, and the coordinate keeps its factor.
- * Without `adapt_mass` the chain has no mass matrix: d ones (exactly what it uses).
- * Statuses as for the position getter.
+ * Sets the step size of the next iterations (one learnt elsewhere: a pilot run, an
+ * earlier chain; the chain with a fixed ε and mass is exact). During the warm-up the
+ * dual averaging restarts from it. Returns `SGS_OK`, `SGS_ERR_INVALID_STEP_SIZE` (not
+ * finite and positive in `double`), or the state's validation statuses
+ * (as for the position getter; `SGS_ERR_BUSY` from inside the chain's callbacks).
+ * Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid.
+ */
+sgs_status sgs_amagold_set_step_size(struct sgs_amagold *state, double step_size);
+
+/**
+ * Sets a diagonal inverse mass matrix relative to σ⁻² (`k_len` = d values, each
+ * positive and finite with a finite 1/√k) on a chain with `SGS_MASS_DIAGONAL` or
+ * `SGS_MASS_DENSE` (the dense factor becomes diagonal). The persistent momentum is
+ * rescaled with it. A warm-up that has not reached its windows keeps it instead of the
+ * approach's curvature; slow windows refine it. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or `k` inside the
+ * state or the workspace), `SGS_ERR_LENGTH_MISMATCH` (`k_len ≠ d`),
+ * `SGS_ERR_INVALID_MASS`, `SGS_ERR_MASS_MISMATCH` (`SGS_MASS_UNIT`), or the state's
+ * validation statuses. Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid; `k` valid for `k_len` reads.
+ */
+sgs_status sgs_amagold_set_inverse_mass(struct sgs_amagold *state, const double *k, size_t k_len);
+
+/**
+ * Sets a dense inverse mass matrix relative to σ⁻² (`k_len` = d² values, row-major,
+ * symmetric to 1e-12 relative, positive definite: its Cholesky factor is what the
+ * chain keeps) on a chain with `SGS_MASS_DENSE`. Refused with `SGS_ERR_INVALID_MASS`
+ * also while a slow or final window of the warm-up is collecting draws (set it before
+ * the warm-up or after it). Statuses as `…_set_inverse_mass` (`SGS_ERR_MASS_MISMATCH`
+ * for a unit or diagonal chain). Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid; `k` valid for `k_len` reads.
+ */
+sgs_status sgs_amagold_set_inverse_mass_dense(struct sgs_amagold *state,
+                                              const double *k,
+                                              size_t k_len);
+
+/**
+ * Writes the chain's warm-up report to `*out`: the final one (verdict `SGS_WARMUP_OK`
+ * or `SGS_WARMUP_SUSPECT` with its reasons) once the warm-up is over, the statistics
+ * so far (`SGS_WARMUP_RUNNING`) while it runs, `SGS_WARMUP_NONE` without one. One
+ * chain cannot see that it disagrees with others: use `…_warmup_compare` for the
+ * chains of one model. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_warmup_report(const struct sgs_amagold *state,
+                                     struct sgs_warmup_report *out);
+
+/**
+ * The warm-up reports of the `k` chains `states[0..k]` of one model into
+ * `out[0..k]`, compared: each chain's own verdict, and
+ * `SGS_WARMUP_REASON_CHAINS_DISAGREE` (verdict SUSPECT) where a chain's final-window
+ * mean energy is more than 2 median energy sds from the chains' median, or, with a
+ * mass matrix, the final windows' positions give a classic R̂ above 1.1 in some
+ * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
+ * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, or `out` overlapping a state, a workspace or `states`), and any
+ * state's validation statuses. Nothing is written on an error.
+ *
+ * # Safety
+ * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_amagold_warmup_compare(const struct sgs_amagold *const *states,
+                                      size_t k,
+                                      struct sgs_warmup_report *out,
+                                      size_t out_len);
+
+/**
+ * Workspace length, in `float` elements, of an AMAGOLD chain of
+ * dimension `d` started with `*config`: 6·d, plus 4·d with `mass = SGS_MASS_DIAGONAL`
+ * or 2·d + d(d+1) with `SGS_MASS_DENSE`, plus 12·d when `warmup > 0` and `approach = 1`
+ * (saturating at SIZE_MAX). 0 for d = 0, a NULL or misaligned `config`, or an unknown
+ * `mass`.
+ *
+ * # Safety
+ * `config` NULL or valid for a read.
+ */
+size_t sgs_amagold_workspace_len_for_f32(const struct sgs_amagold_config *config, size_t d);
+
+/**
+ * Copies the diagonal of the inverse mass matrix relative to σ⁻² (d values kᵢ; with
+ * σ = 1 the inverse mass itself, which the warm-up estimates as the posterior
+ * variances) into `out` (capacity `out_len` ≥ d): d ones for `SGS_MASS_UNIT`, the
+ * diagonal of L·Lᵀ for a dense one. Always positive and finite. Statuses as for the
+ * position getter.
  *
  * # Safety
  * `state` valid; `out` valid for `out_len` elements.
@@ -1421,6 +1746,97 @@ size_t sgs_amagold_workspace_len_mass_f32(size_t d);
 sgs_status sgs_amagold_inverse_mass_f32(const struct sgs_amagold_f32 *state,
                                         float *out,
                                         size_t out_len);
+
+/**
+ * Copies the whole inverse mass matrix relative to σ⁻² (d×d, row-major, symmetric)
+ * into `out` (capacity `out_len` ≥ d²): the identity, a diagonal matrix, or L·Lᵀ.
+ * Statuses as for the position getter (`SGS_ERR_INVALID_ARGUMENT` when d² overflows).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_amagold_inverse_mass_dense_f32(const struct sgs_amagold_f32 *state,
+                                              float *out,
+                                              size_t out_len);
+
+/**
+ * Sets the step size of the next iterations (one learnt elsewhere: a pilot run, an
+ * earlier chain; the chain with a fixed ε and mass is exact). During the warm-up the
+ * dual averaging restarts from it. Returns `SGS_OK`, `SGS_ERR_INVALID_STEP_SIZE` (not
+ * finite and positive in `float`), or the state's validation statuses
+ * (as for the position getter; `SGS_ERR_BUSY` from inside the chain's callbacks).
+ * Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid.
+ */
+sgs_status sgs_amagold_set_step_size_f32(struct sgs_amagold_f32 *state, double step_size);
+
+/**
+ * Sets a diagonal inverse mass matrix relative to σ⁻² (`k_len` = d values, each
+ * positive and finite with a finite 1/√k) on a chain with `SGS_MASS_DIAGONAL` or
+ * `SGS_MASS_DENSE` (the dense factor becomes diagonal). The persistent momentum is
+ * rescaled with it. A warm-up that has not reached its windows keeps it instead of the
+ * approach's curvature; slow windows refine it. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or `k` inside the
+ * state or the workspace), `SGS_ERR_LENGTH_MISMATCH` (`k_len ≠ d`),
+ * `SGS_ERR_INVALID_MASS`, `SGS_ERR_MASS_MISMATCH` (`SGS_MASS_UNIT`), or the state's
+ * validation statuses. Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid; `k` valid for `k_len` reads.
+ */
+sgs_status sgs_amagold_set_inverse_mass_f32(struct sgs_amagold_f32 *state,
+                                            const float *k,
+                                            size_t k_len);
+
+/**
+ * Sets a dense inverse mass matrix relative to σ⁻² (`k_len` = d² values, row-major,
+ * symmetric to 1e-12 relative, positive definite: its Cholesky factor is what the
+ * chain keeps) on a chain with `SGS_MASS_DENSE`. Refused with `SGS_ERR_INVALID_MASS`
+ * also while a slow or final window of the warm-up is collecting draws (set it before
+ * the warm-up or after it). Statuses as `…_set_inverse_mass` (`SGS_ERR_MASS_MISMATCH`
+ * for a unit or diagonal chain). Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid; `k` valid for `k_len` reads.
+ */
+sgs_status sgs_amagold_set_inverse_mass_dense_f32(struct sgs_amagold_f32 *state,
+                                                  const float *k,
+                                                  size_t k_len);
+
+/**
+ * Writes the chain's warm-up report to `*out`: the final one (verdict `SGS_WARMUP_OK`
+ * or `SGS_WARMUP_SUSPECT` with its reasons) once the warm-up is over, the statistics
+ * so far (`SGS_WARMUP_RUNNING`) while it runs, `SGS_WARMUP_NONE` without one. One
+ * chain cannot see that it disagrees with others: use `…_warmup_compare` for the
+ * chains of one model. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_warmup_report_f32(const struct sgs_amagold_f32 *state,
+                                         struct sgs_warmup_report *out);
+
+/**
+ * The warm-up reports of the `k` chains `states[0..k]` of one model into
+ * `out[0..k]`, compared: each chain's own verdict, and
+ * `SGS_WARMUP_REASON_CHAINS_DISAGREE` (verdict SUSPECT) where a chain's final-window
+ * mean energy is more than 2 median energy sds from the chains' median, or, with a
+ * mass matrix, the final windows' positions give a classic R̂ above 1.1 in some
+ * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
+ * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, or `out` overlapping a state, a workspace or `states`), and any
+ * state's validation statuses. Nothing is written on an error.
+ *
+ * # Safety
+ * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_amagold_warmup_compare_f32(const struct sgs_amagold_f32 *const *states,
+                                          size_t k,
+                                          struct sgs_warmup_report *out,
+                                          size_t out_len);
 
 /**
  * A doubling schedule from `start`, doubling every `every` iterations (`min_decrease` 0.1 for
