@@ -26,6 +26,24 @@ pub struct Step {
     pub rho: f64,
     /// The step size used.
     pub eps: f64,
+    /// The inner steps run.
+    pub steps: u32,
+}
+
+/// The mass matrix of the reference chain (docs/algorithms.md §1.5–1.6), fixed.
+#[derive(Clone, Debug)]
+pub enum Metric<T> {
+    /// σ²·I.
+    Unit,
+    /// Diagonal: the factors m and k (k = 1/m², the inverse mass relative to σ⁻²).
+    Diagonal {
+        /// Momentum factors mᵢ = 1/√kᵢ.
+        m: Vec<T>,
+        /// Inverse-mass factors kᵢ.
+        k: Vec<T>,
+    },
+    /// Dense: the lower-triangular Cholesky factor L of K, as full rows.
+    Dense(Vec<Vec<T>>),
 }
 
 /// Reference AMAGOLD chain.
@@ -38,22 +56,22 @@ pub struct Amagold<T> {
     pub u: f64,
     /// Current step size.
     pub eps: f64,
+    /// The fixed mass matrix (set it with [`Amagold::set_diagonal`] / [`Amagold::set_dense`]).
+    pub metric: Metric<T>,
+    /// Draw T per iteration uniformly from ⌈T/2⌉ … ⌊3T/2⌋.
+    pub jitter: bool,
     beta: f64,
     sigma: f64,
     steps: u32,
     reversible: bool,
     rng: Rng,
-    warmup: u64,
-    delta: f64,
-    // Dual averaging (docs/algorithms.md §1.2).
-    mu: f64,
-    h_bar: f64,
-    log_eps_bar: f64,
-    m: u64,
+    warm: Option<super::warmup::Warmup>,
 }
 
 impl<T: Float> Amagold<T> {
-    /// Starts at `theta0` (the caller has validated everything).
+    /// Starts at `theta0` (the caller has validated everything). With `warmup > 0` the chain
+    /// runs the windowed warm-up of docs/algorithms.md §1.7 without its approach (the
+    /// reference has no mass matrix to adapt: unit mass).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         model: &mut dyn Model<T>,
@@ -81,18 +99,45 @@ impl<T: Float> Amagold<T> {
             r,
             u,
             eps,
+            metric: Metric::Unit,
+            jitter: false,
             beta,
             sigma,
             steps,
             reversible,
             rng,
-            warmup,
-            delta,
-            mu: libm::log(10.0 * eps),
-            h_bar: 0.0,
-            log_eps_bar: 0.0,
-            m: 0,
+            warm: (warmup > 0).then(|| super::warmup::Warmup::new(warmup, eps, delta)),
         }
+    }
+
+    /// A fixed diagonal inverse mass k (relative to σ⁻²): mᵢ = 1/√kᵢ, each rounded once.
+    pub fn set_diagonal(&mut self, k: &[T]) {
+        let m = k
+            .iter()
+            .map(|&x| T::from_f64(1.0 / libm::sqrt(x.to_f64())))
+            .collect();
+        self.metric = Metric::Diagonal { m, k: k.to_vec() };
+    }
+
+    /// A fixed dense inverse mass K (d×d row-major): its Cholesky factor, computed in `f64` row
+    /// by row and rounded once per value (docs/algorithms.md §1.6).
+    pub fn set_dense(&mut self, kmat: &[T]) {
+        let d = self.theta.len();
+        let mut l = vec![vec![T::ZERO; d]; d];
+        for i in 0..d {
+            for j in 0..=i {
+                let mut s = kmat[i * d + j].to_f64();
+                for q in 0..j {
+                    s -= l[i][q].to_f64() * l[j][q].to_f64();
+                }
+                l[i][j] = if i == j {
+                    T::from_f64(libm::sqrt(s))
+                } else {
+                    T::from_f64(s / l[j][j].to_f64())
+                };
+            }
+        }
+        self.metric = Metric::Dense(l);
     }
 
     /// One outer iteration (panics if a callback aborts: the reference is for tests).
@@ -105,11 +150,47 @@ impl<T: Float> Amagold<T> {
         let b = 1.0 + eps * beta;
         let sd = libm::sqrt(4.0 * eps * beta) * sigma;
         let t = |x: f64| T::from_f64(x);
+        let steps = if self.jitter {
+            let lo = self.steps.div_ceil(2);
+            let hi = self.steps + self.steps / 2;
+            lo + self.rng.below(u64::from(hi - lo) + 1) as u32
+        } else {
+            self.steps
+        };
+        // Per-coordinate factors (all 1 for unit and dense mass) and the dense factor.
+        let one = vec![t(1.0); d];
+        let (mf, kf) = match &self.metric {
+            Metric::Diagonal { m, k } => (m.clone(), k.clone()),
+            _ => (one.clone(), one),
+        };
+        let dense = match &self.metric {
+            Metric::Dense(l) => Some(l.clone()),
+            _ => None,
+        };
+        // L·v, one row at a time (j increasing), in T.
+        let lmul = |l: &Vec<Vec<T>>, v: &[T], i: usize| {
+            let mut s = T::ZERO;
+            for j in 0..=i {
+                s += l[i][j] * v[j];
+            }
+            s
+        };
+        let drift = |th: &mut Vec<T>, c: f64, r: &[T]| {
+            for i in 0..d {
+                match &dense {
+                    Some(l) => {
+                        let s = lmul(l, r, i);
+                        th[i] += t(c) * s;
+                    }
+                    None => th[i] += (t(c) * kf[i]) * r[i],
+                }
+            }
+        };
 
         // line 3
         let r0: Vec<T> = if self.reversible {
             (0..d)
-                .map(|_| t(sigma) * self.rng.normal_as::<T>())
+                .map(|i| (t(sigma) * mf[i]) * self.rng.normal_as::<T>())
                 .collect()
         } else {
             self.r.clone()
@@ -117,36 +198,48 @@ impl<T: Float> Amagold<T> {
         // lines 4-5
         let mut r = r0.clone();
         let mut rho = 0.0f64;
-        let mut th: Vec<T> = (0..d).map(|i| self.theta[i] + t(half) * r[i]).collect();
+        let mut th = self.theta.clone();
+        drift(&mut th, half, &r);
         let mut g = vec![T::ZERO; d];
         let mut out_of_domain = false;
         // lines 6-13
-        for step in 0..self.steps {
+        for step in 0..steps {
             if step != 0 {
-                for i in 0..d {
-                    th[i] += t(full) * r[i];
-                }
+                drift(&mut th, full, &r);
             }
             let seed = self.rng.next_u64();
             if model.grad(&th, seed, &mut g).is_err() {
                 out_of_domain = true;
                 break;
             }
+            // The gradient in the momentum's coordinates: Lᵀ·g (row by row), or g itself.
+            let gm: Vec<T> = match &dense {
+                Some(l) => {
+                    let mut o = vec![T::ZERO; d];
+                    for i in 0..d {
+                        for j in 0..=i {
+                            o[j] += l[i][j] * g[i];
+                        }
+                    }
+                    o
+                }
+                None => g.clone(),
+            };
             let eta: Vec<T> = (0..d)
-                .map(|_| {
+                .map(|i| {
                     if beta > 0.0 {
-                        t(sd) * self.rng.normal_as::<T>()
+                        (t(sd) * mf[i]) * self.rng.normal_as::<T>()
                     } else {
                         T::ZERO
                     }
                 })
                 .collect();
             let r_new: Vec<T> = (0..d)
-                .map(|i| ((t(a) * r[i] - t(eps) * g[i]) + eta[i]) / t(b))
+                .map(|i| ((t(a) * r[i] - t(eps) * gm[i]) + eta[i]) / t(b))
                 .collect();
             let mut dot = 0.0;
             for i in 0..d {
-                dot += g[i].to_f64() * (r[i].to_f64() + r_new[i].to_f64());
+                dot += (gm[i].to_f64() * (r[i].to_f64() + r_new[i].to_f64())) * kf[i].to_f64();
             }
             rho += half * dot;
             r = r_new;
@@ -155,9 +248,7 @@ impl<T: Float> Amagold<T> {
         let mut u_new = f64::NAN;
         let mut log_a = f64::NAN;
         if !out_of_domain {
-            for i in 0..d {
-                th[i] += t(half) * r[i];
-            }
+            drift(&mut th, half, &r);
             // A non-finite θ' is a divergence (log a stays NaN); the energy is not asked there.
             if th.iter().all(|x| x.is_finite()) {
                 match model.energy(&th) {
@@ -179,34 +270,24 @@ impl<T: Float> Amagold<T> {
             self.r = r0.iter().map(|&x| -x).collect();
         }
         let used = self.eps;
-        self.adapt(if out_of_domain || log_a.is_nan() {
+        let alpha = if out_of_domain || log_a.is_nan() {
             0.0
         } else {
             libm::exp(log_a).min(1.0)
-        });
+        };
+        if let Some(w) = self.warm.as_mut() {
+            self.eps = w.update(self.eps, alpha, self.u);
+            if w.done() {
+                self.warm = None;
+            }
+        }
         Step {
             accepted,
             log_a,
             rho: if out_of_domain { f64::NAN } else { rho },
             eps: used,
+            steps,
         }
-    }
-
-    fn adapt(&mut self, alpha: f64) {
-        if self.m >= self.warmup {
-            return;
-        }
-        self.m += 1;
-        let m = self.m as f64;
-        self.h_bar = (1.0 - 1.0 / (m + 10.0)) * self.h_bar + (self.delta - alpha) / (m + 10.0);
-        let log_eps = self.mu - (libm::sqrt(m) / 0.05) * self.h_bar;
-        let w = libm::pow(m, -0.75);
-        self.log_eps_bar = w * log_eps + (1.0 - w) * self.log_eps_bar;
-        self.eps = if self.m == self.warmup {
-            libm::exp(self.log_eps_bar)
-        } else {
-            libm::exp(log_eps)
-        };
     }
 }
 

@@ -6,3 +6,4 @@ pub mod amagold;
 pub mod ksd;
 pub mod sgld;
 pub mod svgd;
+pub mod warmup;
