@@ -97,6 +97,28 @@ def make_runner(m, warmup, dense, target_accept, affine=None):
     return run_warmup, jax.jit(sample_chunk, static_argnums=4)
 
 
+def make_runner_composed(rm, warmup, dense, target_accept, affine):
+    """make_runner for a _Reparam: NUTS on v, u = x0 + L v, theta = to_model(u)."""
+    x0, L = jnp.asarray(affine[0]), jnp.asarray(affine[1])
+
+    class _M:
+        logdensity = staticmethod(lambda v: rm.logdensity(x0 + L @ v))
+
+    run_warmup, _ = make_runner(_M, warmup, dense, target_accept, None)
+
+    def sample_chunk(key, state, step_size, imm, n):
+        kernel = blackjax.nuts(_M.logdensity, step_size=step_size, inverse_mass_matrix=imm)
+
+        def one(st, k):
+            st, info = kernel.step(k, st)
+            return st, (rm.to_model(x0 + L @ st.position), info.is_divergent,
+                        info.num_integration_steps, info.energy)
+
+        return jax.lax.scan(one, state, jax.random.split(key, n))
+
+    return run_warmup, jax.jit(sample_chunk, static_argnums=4)
+
+
 def diagnostics(draws):
     """draws: (chains, n, d) -> dict of per-coordinate lists."""
     ds = az.convert_to_dataset({"x": draws})
@@ -115,8 +137,35 @@ def diagnostics(draws):
     return out
 
 
+class _Reparam:
+    """The model seen in the coordinates u of m.reference_reparam (same interface as Model for
+    what run_model needs); ``to_model`` maps u back."""
+
+    def __init__(self, m):
+        to_model, from_model, logdet, self.note = m.reference_reparam
+        self.model = m
+        self.name, self.dim, self.names, self.truth = m.name, m.dim, m.names, m.truth
+        self.to_model = jax.jit(to_model)
+        self.from_model = jax.jit(from_model)
+        self.logdensity = lambda u: m.logdensity(to_model(u)) + logdet(u)
+        self._vg = jax.jit(jax.value_and_grad(lambda u: -self.logdensity(u)))
+
+    def energy(self, u):
+        return float(self._vg(jnp.asarray(u))[0])
+
+    def energy_and_grad(self, u):
+        e, g = self._vg(jnp.asarray(u))
+        return float(e), np.asarray(g)
+
+    def init_uniform(self, rng):
+        return np.asarray(self.from_model(jnp.asarray(self.model.init_uniform(rng))))
+
+
 def run_model(m, args):
     dense = not args.diagonal
+    reparam = None
+    if m.reference_reparam is not None:
+        reparam = m = _Reparam(m)
     rng = np.random.default_rng(args.seed)
     key = jax.random.PRNGKey(args.seed)
     t0 = time.time()
@@ -125,21 +174,28 @@ def run_model(m, args):
         x0 = m.init_uniform(rng)
         starts.append(x0.tolist())
         inits.append(short_optimisation(m, x0))
-    # A chain whose optimisation ended in a local mode far below the best one (energy more than
-    # LOCAL_MODE_GAP higher: negligible mass) starts from the best mode instead, moved by a
-    # little noise; the replaced modes are recorded.
+    # A chain whose optimisation stopped far below the best one (energy more than LOCAL_MODE_GAP
+    # higher: a local mode of negligible mass, or an optimisation that had not got there yet)
+    # starts from the best point instead, moved by a little noise; the replaced points are
+    # recorded.
     energies0 = np.array([m.energy(x) for x in inits])
     best = int(np.argmin(energies0))
-    local_modes = []
+    restarted = []
     for c in range(args.chains):
         if not energies0[c] <= energies0[best] + LOCAL_MODE_GAP:
-            local_modes.append({"chain": c, "energy": float(energies0[c]),
+            restarted.append({"chain": c, "energy": float(energies0[c]),
                                 "best_energy": float(energies0[best]),
                                 "position": inits[c].tolist()})
             inits[c] = inits[best] + 1e-3 * rng.standard_normal(m.dim) * np.maximum(
                 1e-3, np.abs(inits[best]))
     affine = laplace_affine(m, inits[best]) if args.precondition else None
-    run_warmup, sample_chunk = make_runner(m, args.warmup, dense, args.target_accept, affine)
+    if reparam is None:
+        run_warmup, sample_chunk = make_runner(m, args.warmup, dense, args.target_accept, affine)
+    else:  # theta = to_model(x0 + L v)
+        if affine is None:
+            affine = (np.zeros(m.dim), np.eye(m.dim))
+        run_warmup, sample_chunk = make_runner_composed(m, args.warmup, dense,
+                                                        args.target_accept, affine)
     for c in range(args.chains):
         x = inits[c]
         if affine is not None:
@@ -181,6 +237,8 @@ def run_model(m, args):
     en = np.stack([np.concatenate(e) for e in energies])
     ebfmi = az.bfmi(en)
     converged = bool(worst_rhat < RHAT_MAX and worst_ess >= ESS_MIN)
+    if reparam is not None:
+        m = reparam.model
     entry = {
         "dim": m.dim,
         "names": m.names,
@@ -198,10 +256,11 @@ def run_model(m, args):
         "warmup_per_chain": args.warmup,
         "draws_per_chain": n,
         "seed": args.seed,
-        "init": "uniform(-2, 2) then L-BFGS-B (200 iterations at most); a chain stuck in a local mode with energy > best + 20 restarts at the best mode",
-        "uniform_starts": starts,
+        "init": "uniform(-2, 2) then L-BFGS-B (200 iterations at most); a chain whose optimisation stopped at an energy > best + 20 starts at the best point instead",
+        "uniform_starts": starts,  # (in the reparameterised coordinates, if any)
         "optimised_inits": [np.asarray(x).tolist() for x in inits],
-        "local_modes_replaced": local_modes,
+        "chains_restarted_at_best_start": restarted,
+        "reparameterisation": reparam.note if reparam is not None else "none",
         "metric": "dense" if dense else "diagonal",
         "preconditioning": ("NUTS on u with x = mode + L u, L L^T = inverse Hessian of the "
                             "energy at the best mode (exact affine reparameterisation; step "
@@ -259,9 +318,9 @@ def report(name, e):
           f"E-BFMI={np.round(e['ebfmi_per_chain'], 2).tolist()} "
           f"steps/draw={np.round(e['mean_leapfrog_steps_per_draw'], 1).tolist()} "
           f"sd range {e['sd_range'][0]:.2e}..{e['sd_range'][1]:.2e} wall {e['wall_seconds']} s")
-    for lm in e["local_modes_replaced"]:
-        print(f"  chain {lm['chain']}: its optimisation ended in a local mode with energy "
-              f"{lm['energy']:.1f} (best {lm['best_energy']:.1f}); started from the best mode")
+    for lm in e["chains_restarted_at_best_start"]:
+        print(f"  chain {lm['chain']}: its optimisation stopped at energy {lm['energy']:.1f} "
+              f"(best {lm['best_energy']:.1f}); started from the best point instead")
     if not e["converged"]:
         print(f"  NOT CONVERGED by the criteria ({e['criteria']})")
     if "truth" in e:
