@@ -1,0 +1,1 @@
+"""Real-data posteriors and their reference runs (benchmark material; see README.md)."""
