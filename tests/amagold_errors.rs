@@ -60,7 +60,7 @@ fn amagold_new_rejects_every_invalid_input() {
             c.target_accept = delta
         });
         assert_eq!(
-            try_new(c, &[0.0], 6, m),
+            try_new(c, &[0.0], Amagold::<f64>::workspace_len_for(&c, 1), m),
             Error::InvalidTargetAcceptance,
             "δ = {delta}"
         );
@@ -120,8 +120,8 @@ fn abort_anywhere_in_a_trajectory_loses_nothing() {
             };
             let mut m = Faulty::new();
             let mut twin_m = Faulty::new();
-            let mut ws = [0.0; 6];
-            let mut twin_ws = [0.0; 6];
+            let mut ws = vec![0.0; Amagold::<f64>::workspace_len_for(&cfg, 1)];
+            let mut twin_ws = ws.clone();
             let mut chain = Amagold::new(&cfg, &[0.3], &mut ws, &mut m).unwrap();
             let mut twin = Amagold::new(&cfg, &[0.3], &mut twin_ws, &mut twin_m).unwrap();
             for _ in 0..7 {

@@ -302,7 +302,7 @@ fn warmup_adapts_towards_the_target_and_labels_its_samples() {
             seed: 5,
             ..AmagoldConfig::new(0.25)
         };
-        let mut ws = [0.0; 6];
+        let mut ws = vec![0.0; Amagold::<f64>::workspace_len_for(&cfg, 1)];
         let mut chain = Amagold::new(&cfg, &[0.0], &mut ws, &mut model).unwrap();
         for k in 1..=2000 {
             let info = chain.step(&mut model).unwrap();

@@ -351,10 +351,10 @@ fn amagold_and_sghmc_extra_getters() {
     unsafe {
         let mut st: sgs_amagold = core::mem::zeroed();
         let theta0 = [0.5, -0.25];
-        let mut ws = vec![0.0; sgs_amagold_workspace_len(D)];
         let mut cfg = sgs_amagold_config_default(0.1);
         cfg.steps = 2;
         cfg.warmup = 2;
+        let mut ws = vec![0.0; sgs_amagold_workspace_len_for(&cfg, D)];
         ok(sgs_amagold_init(
             &mut st,
             &cfg,

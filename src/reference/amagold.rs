@@ -110,12 +110,19 @@ impl<T: Float> Amagold<T> {
         }
     }
 
-    /// A fixed diagonal inverse mass k (relative to σ⁻²): mᵢ = 1/√kᵢ, each rounded once.
+    /// A fixed diagonal inverse mass k (relative to σ⁻²): mᵢ = 1/√kᵢ, each rounded once; the
+    /// persistent momentum is rescaled to it, rᵢ ← rᵢ·(m_newᵢ/m_oldᵢ) in `f64` (docs/algorithms.md
+    /// §1.5), so that it keeps its law N(0, σ²mᵢ²).
     pub fn set_diagonal(&mut self, k: &[T]) {
-        let m = k
-            .iter()
-            .map(|&x| T::from_f64(1.0 / libm::sqrt(x.to_f64())))
-            .collect();
+        let m_old: Vec<f64> = match &self.metric {
+            Metric::Diagonal { m, .. } => m.iter().map(|x| x.to_f64()).collect(),
+            _ => vec![1.0; k.len()],
+        };
+        let m_new: Vec<f64> = k.iter().map(|&x| 1.0 / libm::sqrt(x.to_f64())).collect();
+        for ((r, mn), mo) in self.r.iter_mut().zip(&m_new).zip(&m_old) {
+            *r = T::from_f64(r.to_f64() * (mn / mo));
+        }
+        let m = m_new.iter().map(|&x| T::from_f64(x)).collect();
         self.metric = Metric::Diagonal { m, k: k.to_vec() };
     }
 
