@@ -900,7 +900,7 @@ impl AmagoldCore {
         let total = self.cfg.warmup;
         let has_mass = !matches!(self.cfg.mass, Mass::Unit);
         if let Some(w) = self.warm.as_mut() {
-            let win = Windows::new(start, total.saturating_sub(start), has_mass);
+            let win = Windows::new(start, total.saturating_sub(start), total, has_mass);
             w.stats = WindowStats::new(win.fast_end());
             w.windows = Some(win);
             w.search = Search::start();
@@ -1252,39 +1252,48 @@ impl AmagoldCore {
                 }
             }
         }
-        let lay = Layout::of(&self.cfg, d);
-        let p = parts(ws, lay).ok_or(Error::WorkspaceTooSmall)?;
-        let Metric::Dense { l, c, .. } = p.metric else {
-            return Err(Error::MassMismatch);
-        };
-        // Factorise into the co-moment block (scratch between windows, and restored to zero),
-        // so that a refusal leaves the factor in use.
-        let saved_c_zero = c.iter().all(|&x| x == T::ZERO);
-        let mut idx = 0;
-        let mut scratch_ok = saved_c_zero;
-        if scratch_ok {
-            for i in 0..d {
-                for j in 0..=i {
-                    if let Some(x) = c.get_mut(idx) {
-                        *x = at(i, j);
-                    }
-                    idx += 1;
-                }
-            }
-            scratch_ok = cholesky(c, d);
-            if scratch_ok {
-                copy(l, c);
-            }
-            for x in c.iter_mut() {
-                *x = T::ZERO;
-            }
-        } else {
-            // A slow window is collecting into the co-moment block: factorise a copy in the
-            // factor block itself only after checking positive definiteness on the fly is not
-            // possible without scratch, so refuse politely.
+        // A slow or final window of a running warm-up is collecting its co-moments in the
+        // block this needs as scratch: refuse then. Otherwise factorise in that block, keeping
+        // its diagonal (the last final window's variances, which `compare_warmups` reads) in
+        // the φ-gradient block, scratch between iterations, and put it back.
+        let collecting = self
+            .warm
+            .as_ref()
+            .and_then(|w| w.windows)
+            .is_some_and(|win| win.phase_of(self.iterations + 1 - win.start) != Phase::Fast);
+        if collecting {
             return Err(Error::InvalidMass);
         }
-        if !scratch_ok {
+        let lay = Layout::of(&self.cfg, d);
+        let p = parts(ws, lay).ok_or(Error::WorkspaceTooSmall)?;
+        let Metric::Dense { l, c, gw, .. } = p.metric else {
+            return Err(Error::MassMismatch);
+        };
+        for (i, g) in gw.iter_mut().enumerate() {
+            *g = c.get(tri_len(i) + i).copied().unwrap_or(T::ZERO);
+        }
+        let mut idx = 0;
+        for i in 0..d {
+            for j in 0..=i {
+                if let Some(x) = c.get_mut(idx) {
+                    *x = at(i, j);
+                }
+                idx += 1;
+            }
+        }
+        let ok = cholesky(c, d);
+        if ok {
+            copy(l, c);
+        }
+        for x in c.iter_mut() {
+            *x = T::ZERO;
+        }
+        for (i, &g) in gw.iter().enumerate() {
+            if let Some(x) = c.get_mut(tri_len(i) + i) {
+                *x = g;
+            }
+        }
+        if !ok {
             return Err(Error::InvalidMass);
         }
         self.metric_given();
@@ -1472,7 +1481,7 @@ fn new_warmup(cfg: &AmagoldConfig, u0: f64) -> Warmup {
     };
     if !cfg.approach {
         // No approach and no curvature step: the windows begin with the first iteration.
-        let win = Windows::new(0, cfg.warmup, cfg.mass != Mass::Unit);
+        let win = Windows::new(0, cfg.warmup, cfg.warmup, cfg.mass != Mass::Unit);
         w.stats = WindowStats::new(win.fast_end());
         w.windows = Some(win);
         w.search = Search::start();
@@ -1666,29 +1675,35 @@ impl<'a, T: Float> Chain<'a, T, AmagoldCore> {
 /// chain's own verdict, and [`crate::warmup::REASON_CHAINS_DISAGREE`] where the chains'
 /// final-window energies, or (with a mass matrix) positions, disagree
 /// ([`crate::warmup::compare_reports`]). `LengthMismatch` when `out` is shorter than `chains`,
-/// `ZeroDimension` for no chains, `LengthMismatch` when the chains' dimensions differ.
+/// `ZeroDimension` for no chains, `LengthMismatch` when the chains' dimensions differ; nothing
+/// is written on an error.
 pub fn compare_warmups<T: Float>(
     chains: &[&Amagold<'_, T>],
     out: &mut [WarmupReport],
 ) -> Result<(), Error> {
+    if out.len() < chains.len() {
+        return Err(Error::LengthMismatch);
+    }
     compare_cores(
         chains.len(),
         |i| chains.get(i).map(|c| (&c.core, &*c.ws)),
-        out,
+        |i, r| {
+            if let Some(o) = out.get_mut(i) {
+                *o = r;
+            }
+        },
     )
 }
 
-/// [`compare_warmups`] over chains given by index (the C API's states).
+/// [`compare_warmups`] over chains given by index (the C API's states), each compared report
+/// handed to `write` (after every check has passed).
 pub(crate) fn compare_cores<'a, T: Float + 'a>(
     k: usize,
     get: impl Fn(usize) -> Option<(&'a AmagoldCore, &'a [T])>,
-    out: &mut [WarmupReport],
+    mut write: impl FnMut(usize, WarmupReport),
 ) -> Result<(), Error> {
     if k == 0 {
         return Err(Error::ZeroDimension);
-    }
-    if out.len() < k {
-        return Err(Error::LengthMismatch);
     }
     let d = get(0).map(|(c, _)| c.d).ok_or(Error::ZeroDimension)?;
     for i in 0..k {
@@ -1697,15 +1712,20 @@ pub(crate) fn compare_cores<'a, T: Float + 'a>(
             return Err(Error::LengthMismatch);
         }
     }
-    for (i, o) in out.iter_mut().enumerate().take(k) {
-        if let Some((c, _)) = get(i) {
-            *o = c.warmup_report();
-        }
-    }
-    // Classic R̂ per coordinate from the chains' final windows (equal lengths required).
+    // Classic R̂ per coordinate from the chains' final windows: B/n from the spread of the
+    // chains' window means, W the mean of their window variances, n the mean window length
+    // (the windows are of one length unless a chain's warm-up ended in its approach).
     let mut rhat = f64::NAN;
+    let mut nsum = 0.0f64;
+    for i in 0..k {
+        let Some((c, _)) = get(i) else {
+            return Err(Error::LengthMismatch);
+        };
+        nsum += c.report.window_iterations as f64;
+    }
+    let nf = nsum / k as f64;
     'coords: for j in 0..d {
-        let (mut wsum, mut msum, mut m2sum, mut n) = (0.0f64, 0.0f64, 0.0f64, 0u64);
+        let (mut wsum, mut msum, mut m2sum) = (0.0f64, 0.0f64, 0.0f64);
         for i in 0..k {
             let Some((c, ws)) = get(i) else {
                 continue 'coords;
@@ -1714,12 +1734,6 @@ pub(crate) fn compare_cores<'a, T: Float + 'a>(
                 rhat = f64::NAN;
                 break 'coords;
             };
-            let nn = c.report.window_iterations;
-            if i > 0 && nn != n {
-                rhat = f64::NAN;
-                break 'coords;
-            }
-            n = nn;
             let mj = mean.get(j).map_or(f64::NAN, |x| x.to_f64());
             let vj = var.nth(j).unwrap_or(f64::NAN);
             wsum += vj;
@@ -1727,7 +1741,6 @@ pub(crate) fn compare_cores<'a, T: Float + 'a>(
             m2sum += mj * mj;
         }
         let kf = k as f64;
-        let nf = n as f64;
         let w = wsum / kf;
         let mbar = msum / kf;
         let b = if k > 1 {
@@ -1740,6 +1753,13 @@ pub(crate) fn compare_cores<'a, T: Float + 'a>(
             rhat = if rhat.is_nan() { r } else { rhat.max(r) };
         }
     }
-    crate::warmup::compare_reports(out.get_mut(..k).unwrap_or(&mut []), rhat);
+    let report = |i: usize| get(i).map(|(c, _)| c.warmup_report());
+    let (med_mean, med_sd, finished) = crate::warmup::energy_medians(k, report);
+    for i in 0..k {
+        if let Some(mut r) = report(i) {
+            crate::warmup::flag_disagreement(&mut r, med_mean, med_sd, finished, rhat);
+            write(i, r);
+        }
+    }
     Ok(())
 }

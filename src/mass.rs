@@ -220,13 +220,19 @@ pub(crate) fn dense_from_curvature<T: Float>(
     false
 }
 
-/// Stan's windows for a warm-up phase of `w` iterations: (initial fast interval, first slow
-/// window, final fast interval). Stan's 75/25/50 when `w ≥ 150`, with the final interval
-/// stretched to w/5 when that is longer (its step-size rule averages over most of it: Stan's
-/// 50 iterations leave ε noisy), else 15 %/75 %/10 % of `w`.
-pub(crate) const fn windows(w: u64) -> (u64, u64, u64) {
+/// Stan's windows for a windowed phase of `w` iterations in a warm-up of `total`: (initial fast
+/// interval, first slow window, final fast interval). Stan's 75/25/50 when `w ≥ 150`, with the
+/// final interval stretched to ⌊total/5⌋ when that is longer (its step-size rule averages over
+/// most of it: Stan's 50 iterations leave ε noisy) but no longer than `w − 100`; else
+/// 15 %/75 %/10 % of `w`. The final interval's length follows the whole warm-up, not what the
+/// approach left of it, so that the chains of one model, whose approaches differ in length,
+/// end with windows of one length (their comparison needs it).
+pub(crate) const fn windows(w: u64, total: u64) -> (u64, u64, u64) {
     if w >= 150 {
-        let term = if w / 5 > 50 { w / 5 } else { 50 };
+        let mut term = if total / 5 > 50 { total / 5 } else { 50 };
+        if term > w - 100 {
+            term = w - 100;
+        }
         (75, 25, term)
     } else {
         let init = w * 15 / 100;
@@ -240,6 +246,7 @@ pub(crate) const fn windows(w: u64) -> (u64, u64, u64) {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct MassWindows {
     warmup: u64,
+    total: u64,
     end: u64,
     len: u64,
     last: u64,
@@ -247,9 +254,15 @@ pub(crate) struct MassWindows {
 }
 
 impl MassWindows {
-    /// The schedule of a windowed phase of `warmup` iterations.
+    /// The schedule of a windowed phase of `warmup` iterations that is the whole warm-up.
+    #[cfg(test)]
     pub(crate) const fn new(warmup: u64) -> Self {
-        let (init, base, term) = windows(warmup);
+        Self::within(warmup, warmup)
+    }
+
+    /// The schedule of a windowed phase of `warmup` iterations in a warm-up of `total`.
+    pub(crate) const fn within(warmup: u64, total: u64) -> Self {
+        let (init, base, term) = windows(warmup, total);
         let last = warmup - term;
         let end = if init + base > last {
             last
@@ -258,6 +271,7 @@ impl MassWindows {
         };
         MassWindows {
             warmup,
+            total,
             end: Self::stretch(end, base, last),
             len: base,
             last,
@@ -277,7 +291,7 @@ impl MassWindows {
 
     /// The initial fast interval's length.
     pub(crate) const fn init(&self) -> u64 {
-        windows(self.warmup).0
+        windows(self.warmup, self.total).0
     }
 
     /// The last iteration of the last slow window (the final fast interval follows).

@@ -468,12 +468,12 @@ pub(crate) struct Windows {
 }
 
 impl Windows {
-    /// The layout for W₂ iterations after `start`.
-    pub(crate) const fn new(start: u64, len: u64, has_mass: bool) -> Self {
+    /// The layout for W₂ = `len` iterations after `start`, in a warm-up of `total`.
+    pub(crate) const fn new(start: u64, len: u64, total: u64, has_mass: bool) -> Self {
         Windows {
             start,
             len,
-            mass: crate::mass::MassWindows::new(len),
+            mass: crate::mass::MassWindows::within(len, total),
             has_mass,
         }
     }
@@ -531,53 +531,81 @@ pub(crate) struct Warmup {
 /// mean energy is more than [`ENERGY_GAP`] median within-chain sds from the median of the
 /// means, and in all of them when `rhat` (the classic R̂ of the chains' final-window positions,
 /// computed by the caller, NaN when unknown) exceeds [`WINDOW_RHAT`]. Reports still running or
-/// without a warm-up are left alone.
+/// without a warm-up are left alone, and do not count.
 pub fn compare_reports(reports: &mut [WarmupReport], rhat: f64) {
-    let mut means = [0.0f64; 64];
-    let mut sds = [0.0f64; 64];
-    let mut k = 0usize;
-    for r in reports.iter() {
-        if matches!(r.verdict, Verdict::Ok | Verdict::Suspect) {
-            if let (Some(m), Some(s)) = (means.get_mut(k), sds.get_mut(k)) {
-                *m = r.energy_mean;
-                *s = r.energy_sd;
-                k += 1;
-            }
-        }
-    }
-    let med_mean = median(&mut means[..k]);
-    let med_sd = median(&mut sds[..k]);
-    let all_disagree = rhat > WINDOW_RHAT;
+    let (med_mean, med_sd, n) = {
+        let r: &[WarmupReport] = reports;
+        energy_medians(r.len(), |i| r.get(i).copied())
+    };
     for r in reports.iter_mut() {
-        if !matches!(r.verdict, Verdict::Ok | Verdict::Suspect) {
-            continue;
-        }
-        let gap = (r.energy_mean - med_mean).abs();
-        if all_disagree || (k >= 2 && !(gap <= ENERGY_GAP * med_sd)) {
-            r.reasons |= REASON_CHAINS_DISAGREE;
-            r.verdict = Verdict::Suspect;
-        }
+        flag_disagreement(r, med_mean, med_sd, n, rhat);
     }
 }
 
-/// The median of `xs` (sorted in place by insertion; NaN for none).
-fn median(xs: &mut [f64]) -> f64 {
-    for i in 1..xs.len() {
-        let mut j = i;
-        while j > 0 && xs.get(j - 1) > xs.get(j) {
-            xs.swap(j - 1, j);
-            j -= 1;
-        }
+/// The medians of the finished reports' final-window mean energies and energy sds, and how
+/// many there are (reports reached by index: no storage, O(k²)).
+pub(crate) fn energy_medians(
+    k: usize,
+    get: impl Fn(usize) -> Option<WarmupReport>,
+) -> (f64, f64, usize) {
+    let finished =
+        |i: usize| get(i).filter(|r| matches!(r.verdict, Verdict::Ok | Verdict::Suspect));
+    let n = (0..k).filter(|&i| finished(i).is_some()).count();
+    let med = |f: &dyn Fn(&WarmupReport) -> f64| median_by(k, |i| finished(i).map(|r| f(&r)));
+    (med(&|r| r.energy_mean), med(&|r| r.energy_sd), n)
+}
+
+/// One report's share of [`compare_reports`]: the flag when its energy is off the median by
+/// more than [`ENERGY_GAP`] median sds (with at least two finished chains), or when `rhat`
+/// exceeds [`WINDOW_RHAT`].
+pub(crate) fn flag_disagreement(
+    r: &mut WarmupReport,
+    med_mean: f64,
+    med_sd: f64,
+    finished: usize,
+    rhat: f64,
+) {
+    if !matches!(r.verdict, Verdict::Ok | Verdict::Suspect) {
+        return;
     }
-    let n = xs.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => xs.get(n / 2).copied().unwrap_or(f64::NAN),
-        _ => {
-            let a = xs.get(n / 2 - 1).copied().unwrap_or(f64::NAN);
-            let b = xs.get(n / 2).copied().unwrap_or(f64::NAN);
-            0.5 * (a + b)
+    let gap = (r.energy_mean - med_mean).abs();
+    if rhat > WINDOW_RHAT || (finished >= 2 && !(gap <= ENERGY_GAP * med_sd)) {
+        r.reasons |= REASON_CHAINS_DISAGREE;
+        r.verdict = Verdict::Suspect;
+    }
+}
+
+/// The median of the values `get(i)` gives (`None`: skipped), by counting ranks: O(k²), no
+/// storage. NaN values count as larger than every number; NaN for none.
+fn median_by(k: usize, get: impl Fn(usize) -> Option<f64>) -> f64 {
+    let n = (0..k).filter(|&i| get(i).is_some()).count();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let less = |a: f64, b: f64| a < b || (b.is_nan() && !a.is_nan());
+    // The value of rank r (0-based) among the present ones: the x with #{y < x} ≤ r < #{y ≤ x}.
+    let at_rank = |r: usize| {
+        for i in 0..k {
+            let Some(x) = get(i) else {
+                continue;
+            };
+            let (mut lt, mut le) = (0usize, 0usize);
+            for j in 0..k {
+                if let Some(y) = get(j) {
+                    lt += less(y, x) as usize;
+                    le += (!less(x, y)) as usize;
+                }
+            }
+            if lt <= r && r < le {
+                return x;
+            }
         }
+        f64::NAN
+    };
+    if n % 2 == 1 {
+        at_rank(n / 2)
+    } else {
+        0.5 * (at_rank(n / 2 - 1) + at_rank(n / 2))
     }
 }
 
@@ -651,5 +679,11 @@ mod tests {
         assert!(rs[..3].iter().all(|r| r.verdict == Verdict::Ok));
         compare_reports(&mut rs, 1.5);
         assert!(rs.iter().all(|r| r.reasons & REASON_CHAINS_DISAGREE != 0));
+        // The median by ranks: odd, even, ties.
+        let xs = [3.0, 1.0, 2.0, 2.0, 9.0];
+        assert_eq!(median_by(5, |i| xs.get(i).copied()), 2.0);
+        assert_eq!(median_by(4, |i| xs.get(i).copied()), 2.0);
+        assert_eq!(median_by(2, |i| xs.get(i).copied()), 2.0);
+        assert!(median_by(0, |_| None).is_nan());
     }
 }

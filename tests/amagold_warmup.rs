@@ -389,3 +389,67 @@ fn phases_and_report_states() {
     let ch = Amagold::new(&none, &start, &mut ws, &mut t.model).unwrap();
     assert_eq!(ch.warmup_report().verdict, Verdict::None);
 }
+
+/// U = ½(θ₀² − 25)² + ½θ₁²: two modes, θ₀ = ±5, of equal energy. Four default chains started
+/// at θ₀ = ±8 and ±20 settle two per mode, their approaches of different lengths; the
+/// comparison must flag them all (their final windows' positions disagree), whatever the
+/// windows' lengths.
+#[test]
+fn chains_in_two_modes_are_flagged_whatever_their_approaches() {
+    use sgsample::{FnPotential, Stop};
+    let mut model = FnPotential::new(
+        |t: &[f64]| Ok(0.5 * (t[0] * t[0] - 25.0).powi(2) + 0.5 * t[1] * t[1]),
+        |t: &[f64], _s: u64, g: &mut [f64]| -> Result<(), Stop> {
+            g[0] = 2.0 * t[0] * (t[0] * t[0] - 25.0);
+            g[1] = t[1];
+            Ok(())
+        },
+    );
+    for mass in [Mass::Diagonal, Mass::Dense] {
+        let cfg = AmagoldConfig {
+            mass,
+            seed: 4,
+            ..AmagoldConfig::adaptive()
+        };
+        let len = Amagold::<f64>::workspace_len_for(&cfg, 2);
+        let starts = [8.0, -8.0, 20.0, -20.0];
+        let mut wss: Vec<Vec<f64>> = starts.iter().map(|_| vec![0.0; len]).collect();
+        let mut chains: Vec<Amagold<'_, f64>> = wss
+            .iter_mut()
+            .zip(starts)
+            .enumerate()
+            .map(|(c, (ws, s))| {
+                let cfg = AmagoldConfig {
+                    stream: c as u64,
+                    ..cfg
+                };
+                Amagold::new(&cfg, &[s, 0.5], ws, &mut model).unwrap()
+            })
+            .collect();
+        for ch in chains.iter_mut() {
+            for _ in 0..1000 {
+                ch.step(&mut model).unwrap();
+            }
+        }
+        let signs: Vec<bool> = chains.iter().map(|c| c.position()[0] > 0.0).collect();
+        assert!(signs.contains(&true) && signs.contains(&false), "{signs:?}");
+        let refs: Vec<&Amagold<'_, f64>> = chains.iter().collect();
+        let mut out = vec![WarmupReport::empty(Verdict::None, 0.0); 4];
+        compare_warmups(&refs, &mut out).unwrap();
+        for (i, r) in out.iter().enumerate() {
+            assert!(
+                r.reasons & REASON_CHAINS_DISAGREE != 0,
+                "{mass:?} chain {i}: {r:?}"
+            );
+        }
+        // After the warm-up a dense matrix can be set again, and the comparison still reads
+        // the final windows.
+        if mass == Mass::Dense {
+            let mut ch = chains.pop().unwrap();
+            ch.set_inverse_mass_dense(&[1.0, 0.0, 0.0, 1.0]).unwrap();
+            let refs: Vec<&Amagold<'_, f64>> = chains.iter().chain([&ch]).collect();
+            compare_warmups(&refs, &mut out).unwrap();
+            assert!(out.iter().all(|r| r.reasons & REASON_CHAINS_DISAGREE != 0));
+        }
+    }
+}

@@ -9,6 +9,7 @@ use super::common::*;
 use crate::amagold::{compare_cores, workspace_len_for, AmagoldCore};
 use crate::error::Error;
 use crate::warmup::{Phase, Verdict, WarmupReport};
+
 use crate::{AmagoldConfig, AmagoldInfo, Mass, Variant};
 
 /// `sgs_amagold_config.variant`: momentum resampled every outer iteration (the paper's default).
@@ -630,22 +631,15 @@ unsafe fn compare<T: CFloat, S: 'static>(
     if out_len < k {
         return Err(Error::OutputTooSmall);
     }
-    let mut reports = [WarmupReport::empty(Verdict::None, 0.0); COMPARE_BATCH];
-    if k > COMPARE_BATCH {
-        return Err(Error::InvalidArgument);
-    }
-    compare_cores::<T>(k, get, &mut reports)?;
-    // SAFETY: checked: a valid array of `out_len ≥ k` reports, disjoint from every state.
+    // SAFETY: checked: a valid array of `out_len ≥ k` reports, disjoint from every state;
+    // written only after `compare_cores` has checked everything.
     let out = unsafe { core::slice::from_raw_parts_mut(out, k) };
-    for (o, r) in out.iter_mut().zip(reports.iter()) {
-        *o = sgs_warmup_report::from_rust(r);
-    }
-    Ok(())
+    compare_cores::<T>(k, get, |i, r| {
+        if let Some(o) = out.get_mut(i) {
+            *o = sgs_warmup_report::from_rust(&r);
+        }
+    })
 }
-
-/// The most chains one `sgs_amagold_warmup_compare` call takes (its reports are built on the
-/// stack before anything is written).
-const COMPARE_BATCH: usize = 64;
 
 amagold_api!(
     f64,
