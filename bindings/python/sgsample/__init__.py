@@ -829,6 +829,11 @@ class AMAGOLD(_Chain):
             st = self._fn(name)(self._state, *args)
         finally:
             self._lock.release()
+        if name == "set_inverse_mass_dense" and st == _STATUS["SGS_ERR_INVALID_MASS"]:
+            # The library's text names only the matrix; it also refuses during a window.
+            text = ffi.string(lib.sgs_status_str(st)).decode()
+            raise InvalidInput(st, where, f"{text} (or a slow or final warm-up window is "
+                               "collecting draws)")
         _check(st, where)
 
     def _matrix(self, value, shape, what, where):
