@@ -17,12 +17,12 @@
  *   [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline)
  *   s               = sgsample_mex('query', id)                    (position, iterations, ...)
  *   found           = sgsample_mex('free', id)
- *   S               = sgsample_mex('stats', X)                     (ESS, split-R-hat, MCSE)
  *   v               = sgsample_mex('amagold_get', id, what)        ('inverse_mass_dense',
  *                                                                   'warmup_report')
  *   sgsample_mex('amagold_set', id, what, value)                   ('step_size', 'inverse_mass',
  *                                                                   'inverse_mass_dense')
  *   R               = sgsample_mex('amagold_compare', ids)         (k-by-1 struct of reports)
+ *   S               = sgsample_mex('stats', X)                     (ESS, split-R-hat, MCSE)
  *
  * `opts` holds only the options the user gave (canonical snake_case names of the C config
  * fields plus samples/burnin/warmup/iterations/log_accept); every other field keeps the C
@@ -1313,11 +1313,11 @@ void sgs_gateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     else if (strcmp(cmd, "new") == 0) chain_new(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "run") == 0) chain_run(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "query") == 0) chain_query(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "free") == 0) chain_free(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "stats") == 0) stats(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "amagold_get") == 0) amagold_get(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "amagold_set") == 0) amagold_set(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "amagold_compare") == 0) amagold_compare(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "free") == 0) chain_free(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "stats") == 0) stats(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "status") == 0 && nrhs == 2) plhs[0] = mxCreateString(sgs_status_str((int32_t)mxGetScalar(prhs[1])));
     else if (strcmp(cmd, "version") == 0) plhs[0] = mxCreateString(sgs_version());
     else mexErrMsgIdAndTxt("sgsample:badArguments", "unknown command '%s'", cmd);
