@@ -19,9 +19,14 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %     'Samples'      1000   rows of SAMPLES
 %     'Warmup'       0      iterations before the samples that adapt the step size (discarded)
 %     'TargetAccept' 0.65   warm-up target acceptance
-%     'AdaptMass'    false  also estimate a diagonal mass matrix during the warm-up (Stan's
-%                           windows; needs Warmup >= 20, else error sgsample:invalidWarmup):
-%                           for posteriors whose coordinates have very different scales
+%     'Mass'         'unit' | 'diagonal' | 'dense': the mass matrix, estimated during the warm-up
+%                           (Stan's windows; a Warmup of 1 to 19 is error sgsample:invalidWarmup):
+%                           'diagonal' for coordinates of very different scales, 'dense' (d^2
+%                           per inner step) for a correlated posterior of moderate d
+%     'Approach'     true   the warm-up starts with an optimiser that brings a far start in, then
+%                           takes the curvature there as the first mass matrix
+%     'JitterSteps'  false  draw each iteration's number of inner steps from ceil(T/2)..floor(3T/2)
+%     'AdaptMass'    false  alias: true is 'Mass', 'diagonal' (kept for earlier code)
 %     'Variant'      'reversible' | 'nonreversible'
 %     'Seed'         0      generator seed (double integer <= 2^53, or uint64)
 %     'Stream'       0      stream id (same seed, other stream: an independent chain)
@@ -31,7 +36,15 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %   info     struct: iterations, samples, accepted, acceptance, divergences, out_of_domain,
 %            step_size (after the warm-up), callback_calls, warmup_acceptance, inverse_mass
 %            (d-by-1: per coordinate, MomentumSD^2 times the variance the warm-up estimated;
-%            ones without AdaptMass), [log_accept].
+%            ones with Mass 'unit'), inverse_mass_dense (d-by-d with Mass 'dense', else []),
+%            warmup_report (a struct: verdict 'none' | 'running' | 'ok' | 'suspect', reasons, a
+%            cell of 'energy_trend', 'acceptance', 'divergences', 'low_bfmi',
+%            'approach_unfinished', 'metric', 'chains_disagree' (from SGS_WARMUP_COMPARE only),
+%            reason_flags, and the C report's fields: step_size, accept_rate, energy_trend_z,
+%            energy_mean, bfmi, condition_number, iterations, ...), phase (of the last
+%            iteration: 'sampling', 'approach', 'fast', 'slow', 'final'), [log_accept].
+%            A SUSPECT verdict says the warm-up may not have reached the typical set: do not
+%            trust the samples unseen.
 %
 %   Errors have identifiers 'sgsample:...' and the library's status text (sgsample:badArgument
 %   for a theta0 that is not a real double vector, sgsample:outOfMemory when Samples-by-d cannot
@@ -40,7 +53,8 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %   cleanly, then reaches the prompt as the usual interrupt (MATLAB: error sgsample:interrupted);
 %   see README.md.
 %
-%   See also SGS.AMAGOLD (step by step), SGS_STATS, SGS_SGHMC, SGS_SGLD, SGS_SVGD, SGS_MINIBATCH.
+%   See also SGS.AMAGOLD (step by step), SGS_WARMUP_COMPARE, SGS_STATS, SGS_SGHMC, SGS_SGLD,
+%   SGS_SVGD, SGS_MINIBATCH.
   if nargin < 3
     error('sgsample:badArguments', 'usage: [samples, info] = sgs_amagold(@energy, @gradient, theta0, Name, Value, ...)');
   end

@@ -17,6 +17,11 @@
  *   [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline)
  *   s               = sgsample_mex('query', id)                    (position, iterations, ...)
  *   found           = sgsample_mex('free', id)
+ *   v               = sgsample_mex('amagold_get', id, what)        ('inverse_mass_dense',
+ *                                                                   'warmup_report')
+ *   sgsample_mex('amagold_set', id, what, value)                   ('step_size', 'inverse_mass',
+ *                                                                   'inverse_mass_dense')
+ *   R               = sgsample_mex('amagold_compare', ids)         (k-by-1 struct of reports)
  *   S               = sgsample_mex('stats', X)                     (ESS, split-R-hat, MCSE)
  *
  * `opts` holds only the options the user gave (canonical snake_case names of the C config
@@ -62,6 +67,9 @@ void sgs_gateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 /* ---- status → identifier ------------------------------------------------------------------- */
 static const char *status_id(int32_t st) {
     switch (st) {
+    /* The warm-up API's statuses (sgs_amagold_set_inverse_mass, …). */
+    case SGS_ERR_INVALID_MASS: return "sgsample:invalidMass";
+    case SGS_ERR_MASS_MISMATCH: return "sgsample:massMismatch";
     case SGS_ERR_NULL_POINTER: return "sgsample:nullPointer";
     case SGS_ERR_ZERO_DIMENSION: return "sgsample:zeroDimension";
     case SGS_ERR_WORKSPACE_TOO_SMALL: return "sgsample:workspaceTooSmall";
@@ -413,6 +421,8 @@ typedef union {
         (c)->stream = opt_u64(b, opts, "stream", (c)->stream); \
     } while (0)
 
+static void amagold_read_mass(buffers *b, const mxArray *opts, sgs_amagold_config *a);
+
 /* The configuration from the options (on a bad option: error, after freeing b); returns the
  * step size asked for. */
 static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint64_t warmup, chain_config *cfg) {
@@ -424,7 +434,7 @@ static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint6
         READ_CHAIN_FIELDS(b, opts, a);
         a->target_accept = opt_double(b, opts, "target_accept", a->target_accept);
         a->variant = opt_u32(b, opts, "variant", a->variant);
-        a->adapt_mass = opt_u32(b, opts, "adapt_mass", a->adapt_mass);
+        amagold_read_mass(b, opts, a);
         a->warmup = warmup;
     } else if (kind == SGHMC) {
         sgs_sghmc_config *h = &cfg->h;
@@ -446,9 +456,9 @@ static void chain_state_layout(int kind, size_t *size, size_t *align) {
     *align = kind == AMAGOLD ? sgs_amagold_state_align() : kind == SGHMC ? sgs_sghmc_state_align() : sgs_sgld_state_align();
 }
 
-/* AMAGOLD with the mass-matrix warm-up needs the longer workspace (10·d instead of 6·d). */
+/* AMAGOLD's workspace depends on its configuration (mass matrix, approach). */
 static size_t chain_workspace_len(int kind, const chain_config *cfg, size_t d) {
-    if (kind == AMAGOLD) return cfg->a.adapt_mass ? sgs_amagold_workspace_len_mass(d) : sgs_amagold_workspace_len(d);
+    if (kind == AMAGOLD) return sgs_amagold_workspace_len_for(&cfg->a, d);
     return kind == SGHMC ? sgs_sghmc_workspace_len(d) : sgs_sgld_workspace_len(d);
 }
 
@@ -484,6 +494,8 @@ static void chain_totals(int kind, void *state, uint64_t *divs, uint64_t *iters,
 typedef struct {
     uint64_t recorded, accepted, accepted_skipped, out_of_domain;
     int interrupted;
+    int has_phase;  /* AMAGOLD: the last iteration's SGS_PHASE_… */
+    uint32_t phase;
 } tally;
 
 /* Runs `total` iterations; after the first `skip` each position is written as a row of the
@@ -506,6 +518,8 @@ static int32_t chain_loop(int kind, void *state, uint64_t skip, uint64_t total, 
             if (st != SGS_OK) break;
             outcome = info.outcome;
             accepted = info.accepted != 0;
+            t->has_phase = 1;
+            t->phase = info.phase;
             if (k >= skip && la) la[k - skip] = info.log_accept;
         } else {
             sgs_chain_info info;
@@ -543,16 +557,20 @@ static mxArray *inverse_mass(int kind, void *state, size_t d) {
     return k;
 }
 
-/* The info struct of a run of `samples` recorded iterations after `skipped` unrecorded ones. */
+static void amagold_info_fields(mxArray *s, sgs_amagold *state, size_t d, uint32_t mass, const tally *t);
+
+/* The info struct of a run of `samples` recorded iterations after `skipped` unrecorded ones
+ * (`mass`: AMAGOLD's SGS_MASS_…). */
 static mxArray *chain_info(int kind, void *state, size_t d, uint64_t samples, uint64_t skipped,
-                           const tally *t, uint64_t calls, double step, mxArray *la) {
+                           const tally *t, uint64_t calls, double step, mxArray *la, uint32_t mass) {
     uint64_t divs = 0, iters = 0;
     double eps = step;
     chain_totals(kind, state, &divs, &iters, &eps);
     static const char *names[] = {"iterations", "samples", "accepted", "acceptance", "divergences",
                                   "out_of_domain", "step_size", "callback_calls", "warmup_acceptance",
-                                  "inverse_mass", "log_accept"};
-    int nf = kind == AMAGOLD ? (la ? 11 : 10) : 8;
+                                  "inverse_mass", "inverse_mass_dense", "warmup_report", "phase",
+                                  "log_accept"};
+    int nf = kind == AMAGOLD ? (la ? 14 : 13) : 8;
     mxArray *s = make_info(names, nf);
     set_num(s, "iterations", (double)iters);
     set_num(s, "samples", (double)samples);
@@ -565,6 +583,7 @@ static mxArray *chain_info(int kind, void *state, size_t d, uint64_t samples, ui
     if (kind == AMAGOLD) {
         set_num(s, "warmup_acceptance", skipped ? (double)t->accepted_skipped / (double)skipped : NAN);
         mxSetField(s, 0, "inverse_mass", inverse_mass(kind, state, d));
+        amagold_info_fields(s, (sgs_amagold *)state, d, mass, t);
     }
     if (la) mxSetField(s, 0, "log_accept", la);
     return s;
@@ -632,7 +651,8 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
         if (la) mxDestroyArray(la);
         if (finish(&b, &c, st, "step", t.interrupted)) return;
     }
-    if (nlhs > 1) plhs[1] = chain_info(kind, state, d, samples, burnin, &t, c.calls, step, la);
+    if (nlhs > 1)
+        plhs[1] = chain_info(kind, state, d, samples, burnin, &t, c.calls, step, la, kind == AMAGOLD ? cfg.a.mass : 0);
     else if (la) mxDestroyArray(la);
     free_all(&b);
 }
@@ -841,6 +861,7 @@ typedef struct {
     int kind, running;
     size_t d;
     double step; /* the step size asked for (AMAGOLD reports its adapted one) */
+    uint32_t mass; /* AMAGOLD's SGS_MASS_… */
     void *raw;   /* malloc block: state (aligned) then workspace */
     void *state;
     double *ws;
@@ -931,6 +952,7 @@ static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     o->kind = kind;
     o->d = d;
     o->step = step;
+    o->mass = kind == AMAGOLD ? cfg.a.mass : 0;
     o->c.d = d;
     bind_callbacks(o, &b, prhs[2], prhs[3], prhs[6]);
     double dummy = 0.0;
@@ -987,7 +1009,7 @@ static void chain_run(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
         if (finish(&b, &c, st, "step", t.interrupted)) return;
     }
     plhs[0] = out;
-    if (nlhs > 1) plhs[1] = chain_info(o->kind, o->state, d, n, 0, &t, c.calls, o->step, la);
+    if (nlhs > 1) plhs[1] = chain_info(o->kind, o->state, d, n, 0, &t, c.calls, o->step, la, o->mass);
     else if (la) mxDestroyArray(la);
     free_all(&b);
 }
@@ -1039,6 +1061,244 @@ static void chain_free(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[
     plhs[0] = mxCreateLogicalScalar(found);
 }
 
+/* ---- AMAGOLD's warm-up API: mass matrices, step size, the warm-up report ------------------- */
+/* The options 'Mass', 'Approach', 'JitterSteps' and the alias 'AdaptMass' (true = 'diagonal',
+ * false = 'unit'); info.inverse_mass_dense, info.warmup_report, info.phase; the objects'
+ * setters (StepSize, InverseMass, InverseMassDense), warmupReport() and sgs_warmup_compare. */
+
+static void amagold_read_mass(buffers *b, const mxArray *opts, sgs_amagold_config *a) {
+    a->mass = opt_u32(b, opts, "mass", a->mass);
+    a->approach = opt_u32(b, opts, "approach", a->approach);
+    a->jitter_steps = opt_u32(b, opts, "jitter_steps", a->jitter_steps);
+    if (opt(opts, "adapt_mass")) {
+        uint32_t m = opt_u32(b, opts, "adapt_mass", 0) ? SGS_MASS_DIAGONAL : SGS_MASS_UNIT;
+        if (opt(opts, "mass") && a->mass != m)
+            fail(b, "sgsample:badOption", "AdaptMass contradicts Mass (AdaptMass, true is Mass, 'diagonal'; false is 'unit')");
+        a->mass = m;
+    }
+}
+
+static const char *phase_name(uint32_t phase) {
+    switch (phase) {
+    case SGS_PHASE_SAMPLING: return "sampling";
+    case SGS_PHASE_APPROACH: return "approach";
+    case SGS_PHASE_FAST: return "fast";
+    case SGS_PHASE_SLOW: return "slow";
+    case SGS_PHASE_FINAL: return "final";
+    default: return "unknown";
+    }
+}
+
+static const char *verdict_name(uint32_t v) {
+    switch (v) {
+    case SGS_WARMUP_NONE: return "none";
+    case SGS_WARMUP_RUNNING: return "running";
+    case SGS_WARMUP_OK: return "ok";
+    case SGS_WARMUP_SUSPECT: return "suspect";
+    default: return "unknown";
+    }
+}
+
+static const struct {
+    uint32_t bit;
+    const char *name;
+} warmup_reasons[] = {
+    {SGS_WARMUP_REASON_ENERGY_TREND, "energy_trend"},
+    {SGS_WARMUP_REASON_ACCEPTANCE, "acceptance"},
+    {SGS_WARMUP_REASON_DIVERGENCES, "divergences"},
+    {SGS_WARMUP_REASON_LOW_BFMI, "low_bfmi"},
+    {SGS_WARMUP_REASON_APPROACH_UNFINISHED, "approach_unfinished"},
+    {SGS_WARMUP_REASON_CHAINS_DISAGREE, "chains_disagree"},
+    {SGS_WARMUP_REASON_METRIC, "metric"},
+};
+
+/* The fields of an sgs_warmup_report in the C struct's order; verdict a char row, reasons a 1-by-n
+ * cell of char rows, reason_flags the bits. */
+static const char *report_fields[] = {
+    "verdict", "reasons", "step_size", "target_accept", "accept_rate", "energy_trend_z",
+    "energy_mean", "energy_sd", "bfmi", "condition_number", "approach_energy_start",
+    "approach_energy_end", "iterations", "approach_iterations", "divergences", "window_iterations",
+    "window_divergences", "metric_updates", "restarts", "energy_trend_falling",
+    "energy_trend_rising", "reason_flags"};
+#define REPORT_FIELDS ((int)(sizeof report_fields / sizeof report_fields[0]))
+
+static void set_report(mxArray *s, mwIndex i, const sgs_warmup_report *r) {
+    const double v[] = {r->step_size, r->target_accept, r->accept_rate, r->energy_trend_z,
+                        r->energy_mean, r->energy_sd, r->bfmi, r->condition_number,
+                        r->approach_energy_start, r->approach_energy_end, (double)r->iterations,
+                        (double)r->approach_iterations, (double)r->divergences,
+                        (double)r->window_iterations, (double)r->window_divergences,
+                        (double)r->metric_updates, (double)r->restarts,
+                        (double)r->energy_trend_falling, (double)r->energy_trend_rising,
+                        (double)r->reasons};
+    mxSetField(s, i, "verdict", mxCreateString(verdict_name(r->verdict)));
+    int n = 0, at = 0;
+    const int known = (int)(sizeof warmup_reasons / sizeof warmup_reasons[0]);
+    for (int k = 0; k < 32; k++) n += (r->reasons >> k) & 1u;
+    mxArray *reasons = mxCreateCellMatrix(1, (size_t)n);
+    for (int k = 0; k < 32; k++) {
+        uint32_t bit = UINT32_C(1) << k;
+        if (!(r->reasons & bit)) continue;
+        char other[16];
+        const char *name = NULL;
+        for (int j = 0; j < known && !name; j++)
+            if (warmup_reasons[j].bit == bit) name = warmup_reasons[j].name;
+        if (!name) { /* a flag of a newer library */
+            snprintf(other, sizeof other, "0x%x", (unsigned)bit);
+            name = other;
+        }
+        mxSetCell(reasons, (size_t)at++, mxCreateString(name));
+    }
+    mxSetField(s, i, "reasons", reasons);
+    for (int f = 2; f < REPORT_FIELDS; f++) mxSetField(s, i, report_fields[f], mxCreateDoubleScalar(v[f - 2]));
+}
+
+static mxArray *report_struct(const sgs_warmup_report *r, size_t k) {
+    mxArray *s = mxCreateStructMatrix(k, 1, REPORT_FIELDS, report_fields);
+    for (size_t i = 0; i < k; i++) set_report(s, i, &r[i]);
+    return s;
+}
+
+/* d-by-d inverse mass matrix (symmetric: the row-major C matrix is its own transpose). */
+static mxArray *inverse_mass_dense_array(sgs_amagold *state, size_t d) {
+    buffers b = {{0}, 0};
+    mxArray *k = double_matrix(&b, d, d, "the d-by-d inverse mass matrix");
+    double dummy;
+    int32_t st = sgs_amagold_inverse_mass_dense(state, d ? mxGetPr(k) : &dummy, d ? d * d : 1);
+    if (st != SGS_OK) {
+        mxDestroyArray(k);
+        fail_status(&b, "inverse mass matrix", st);
+    }
+    return k;
+}
+
+/* info's AMAGOLD fields: inverse_mass_dense (d-by-d for a dense mass matrix, else []),
+ * warmup_report, phase (of the run's last iteration; '' when it ran none). */
+static void amagold_info_fields(mxArray *s, sgs_amagold *state, size_t d, uint32_t mass, const tally *t) {
+    mxSetField(s, 0, "inverse_mass_dense", mass == SGS_MASS_DENSE ? inverse_mass_dense_array(state, d)
+                                                                 : mxCreateDoubleMatrix(0, 0, mxREAL));
+    sgs_warmup_report r;
+    int32_t st = sgs_amagold_warmup_report(state, &r);
+    if (st != SGS_OK) {
+        buffers b = {{0}, 0};
+        fail_status(&b, "warm-up report", st);
+    }
+    mxSetField(s, 0, "warmup_report", report_struct(&r, 1));
+    mxSetField(s, 0, "phase", mxCreateString(t->has_phase ? phase_name(t->phase) : ""));
+}
+
+/* The AMAGOLD object with the id in `v` (sgsample:invalidHandle, sgsample:badArgument for another
+ * sampler, sgsample:busy from its own callback). */
+static chain_obj *amagold_obj(const mxArray *v, const char *what) {
+    chain_obj *o = find_chain(v, NULL);
+    const char *pretty = strcmp(what, "step_size") == 0            ? "StepSize"
+                         : strcmp(what, "inverse_mass") == 0       ? "InverseMass"
+                         : strcmp(what, "inverse_mass_dense") == 0 ? "InverseMassDense"
+                                                                   : what;
+    if (o->kind != AMAGOLD) mexErrMsgIdAndTxt("sgsample:badArgument", "%s: only sgs.Amagold objects have it", pretty);
+    if (o->running) mexErrMsgIdAndTxt("sgsample:busy", "%s", sgs_status_str(SGS_ERR_BUSY));
+    return o;
+}
+
+/* v = sgsample_mex('amagold_get', id, 'inverse_mass_dense' | 'warmup_report') */
+static void amagold_get(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    char what[32];
+    (void)nlhs;
+    if (nrhs != 3 || !mxIsChar(prhs[2]) || mxGetString(prhs[2], what, sizeof what) != 0)
+        mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('amagold_get', id, what)");
+    chain_obj *o = amagold_obj(prhs[1], what);
+    if (strcmp(what, "inverse_mass_dense") == 0) {
+        plhs[0] = inverse_mass_dense_array((sgs_amagold *)o->state, o->d);
+    } else if (strcmp(what, "warmup_report") == 0) {
+        sgs_warmup_report r;
+        int32_t st = sgs_amagold_warmup_report((sgs_amagold *)o->state, &r);
+        if (st != SGS_OK) {
+            buffers b = {{0}, 0};
+            fail_status(&b, "warm-up report", st);
+        }
+        plhs[0] = report_struct(&r, 1);
+    } else {
+        mexErrMsgIdAndTxt("sgsample:badArguments", "amagold_get: unknown field '%s'", what);
+    }
+}
+
+/* sgsample_mex('amagold_set', id, 'step_size' | 'inverse_mass' | 'inverse_mass_dense', value):
+ * the value a real double (a scalar, a d-vector, a d-by-d matrix, passed row-major). */
+static void amagold_set(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    char what[32], msg[200];
+    (void)nlhs;
+    (void)plhs;
+    if (nrhs != 4 || !mxIsChar(prhs[2]) || mxGetString(prhs[2], what, sizeof what) != 0)
+        mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('amagold_set', id, what, value)");
+    chain_obj *o = amagold_obj(prhs[1], what);
+    sgs_amagold *state = (sgs_amagold *)o->state;
+    const mxArray *v = prhs[3];
+    size_t d = o->d;
+    int32_t st;
+    if (strcmp(what, "step_size") == 0) {
+        if (!is_real_scalar(v) || mxIsLogical(v))
+            fail(&b, "sgsample:badArgument", "StepSize must be a real scalar");
+        st = sgs_amagold_set_step_size(state, mxGetScalar(v));
+        snprintf(msg, sizeof msg, "StepSize");
+    } else if (strcmp(what, "inverse_mass") == 0) {
+        check_real_double(&b, v, "InverseMass");
+        if (mxGetNumberOfElements(v) != d || (mxGetM(v) != 1 && mxGetN(v) != 1)) {
+            snprintf(msg, sizeof msg, "InverseMass must be a vector of %zu elements (got %zu-by-%zu)", d,
+                     (size_t)mxGetM(v), (size_t)mxGetN(v));
+            fail(&b, "sgsample:lengthMismatch", msg);
+        }
+        double dummy = 1.0;
+        st = sgs_amagold_set_inverse_mass(state, d ? mxGetPr(v) : &dummy, d);
+        snprintf(msg, sizeof msg, "InverseMass");
+    } else if (strcmp(what, "inverse_mass_dense") == 0) {
+        check_real_double(&b, v, "InverseMassDense");
+        if (mxGetM(v) != d || mxGetN(v) != d) {
+            snprintf(msg, sizeof msg, "InverseMassDense must be %zu-by-%zu (got %zu-by-%zu)", d, d,
+                     (size_t)mxGetM(v), (size_t)mxGetN(v));
+            fail(&b, "sgsample:lengthMismatch", msg);
+        }
+        double *k = (double *)take(&b, d * d ? d * d : 1, sizeof(double), 8);
+        const double *src = mxGetPr(v);
+        for (size_t i = 0; i < d; i++) /* column-major to row-major */
+            for (size_t j = 0; j < d; j++) k[i * d + j] = src[j * d + i];
+        st = sgs_amagold_set_inverse_mass_dense(state, k, d * d);
+        snprintf(msg, sizeof msg, "InverseMassDense%s",
+                 st == SGS_ERR_INVALID_MASS ? " (or a slow or final warm-up window is collecting draws)" : "");
+    } else {
+        mexErrMsgIdAndTxt("sgsample:badArguments", "amagold_set: unknown field '%s'", what);
+        return;
+    }
+    if (st != SGS_OK) fail_status(&b, msg, st);
+    free_all(&b);
+}
+
+/* R = sgsample_mex('amagold_compare', ids): the reports of the objects' chains compared
+ * (sgs_amagold_warmup_compare), a k-by-1 struct array. */
+static void amagold_compare(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    if (nrhs != 2 || !mxIsDouble(prhs[1]) || mxIsComplex(prhs[1]))
+        mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('amagold_compare', ids)");
+    size_t k = mxGetNumberOfElements(prhs[1]);
+    if (k == 0) fail_status(&b, "sgs_warmup_compare: no chain", SGS_ERR_ZERO_DIMENSION);
+    const sgs_amagold **states = (const sgs_amagold **)take(&b, k, sizeof(void *), sizeof(void *));
+    sgs_warmup_report *out = (sgs_warmup_report *)take(&b, k, sizeof(sgs_warmup_report), 8);
+    const double *ids = mxGetPr(prhs[1]);
+    for (size_t i = 0; i < k; i++) {
+        mxArray *id = mxCreateDoubleScalar(ids[i]);
+        chain_obj *o = find_chain(id, NULL);
+        mxDestroyArray(id);
+        if (o->kind != AMAGOLD) fail(&b, "sgsample:badArgument", "sgs_warmup_compare: every chain must be an sgs.Amagold object");
+        if (o->running) fail(&b, "sgsample:busy", sgs_status_str(SGS_ERR_BUSY));
+        states[i] = (const sgs_amagold *)o->state;
+    }
+    int32_t st = sgs_amagold_warmup_compare(states, k, out, k);
+    if (st != SGS_OK) fail_status(&b, "sgs_warmup_compare", st);
+    plhs[0] = report_struct(out, k);
+    free_all(&b);
+}
+
 /* ---- entry --------------------------------------------------------------------------------- */
 /* Called by mexFunction in sgsample_trap.cpp, which rethrows what the interpreter threw. */
 void sgs_gateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
@@ -1053,6 +1313,9 @@ void sgs_gateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     else if (strcmp(cmd, "new") == 0) chain_new(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "run") == 0) chain_run(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "query") == 0) chain_query(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "amagold_get") == 0) amagold_get(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "amagold_set") == 0) amagold_set(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "amagold_compare") == 0) amagold_compare(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "free") == 0) chain_free(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "stats") == 0) stats(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "status") == 0 && nrhs == 2) plhs[0] = mxCreateString(sgs_status_str((int32_t)mxGetScalar(prhs[1])));

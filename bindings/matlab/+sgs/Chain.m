@@ -10,7 +10,7 @@ classdef Chain < handle
 %                            out_of_domain, step_size, callback_calls, and for AMAGOLD
 %                            warmup_acceptance (NaN) and log_accept (n-by-1).
 %   c.Position               the current position, d-by-1
-%   c.Iterations, c.Divergences, c.StepSize
+%   c.Iterations, c.Divergences, c.StepSize (AMAGOLD: settable, c.StepSize = e)
 %   delete(c)                frees the chain (also done when the last reference goes, and by
 %                            clear mex, after which the object only raises sgsample:invalidHandle)
 %
@@ -40,7 +40,7 @@ classdef Chain < handle
     Position     % current position, d-by-1
     Iterations   % iterations completed since creation
     Divergences  % divergent iterations since creation
-    StepSize     % current step size (AMAGOLD: adapted during the warm-up)
+    StepSize     % current step size (AMAGOLD: adapted during the warm-up; settable)
   end
 
   methods (Access = protected)
@@ -78,6 +78,8 @@ classdef Chain < handle
     function v = get.Iterations(obj), v = obj.query().iterations; end
     function v = get.Divergences(obj), v = obj.query().divergences; end
     function v = get.StepSize(obj), v = obj.query().step_size; end
+    % AMAGOLD only (sgs_amagold_set_step_size); the others raise sgsample:badArgument.
+    function set.StepSize(obj, v), sgsample_mex('amagold_set', obj.Id, 'step_size', v); end
 
     function delete(obj)
       % A destructor must not throw: an id that is gone already (clear mex) is not an error

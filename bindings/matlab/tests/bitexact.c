@@ -93,12 +93,13 @@ int main(void) {
     /* AMAGOLD with the mass-matrix warm-up: 60 warm-up iterations, 200 samples, then the learnt
      * inverse mass as one row: seed 21, step 0.05. */
     sgs_amagold am = {{0}};
-    static double wsm[10 * D];
+    static double wsm[64];
     ac = sgs_amagold_config_default(0.05);
     ac.seed = 21;
     ac.warmup = 60;
-    ac.adapt_mass = 1;
-    if (check(sgs_amagold_init(&am, &ac, theta0, D, wsm, sgs_amagold_workspace_len_mass(D), energy,
+    ac.mass = SGS_MASS_DIAGONAL;
+    if (sgs_amagold_workspace_len_for(&ac, D) > 64 ||
+        check(sgs_amagold_init(&am, &ac, theta0, D, wsm, sgs_amagold_workspace_len_for(&ac, D), energy,
                                gradient, NULL), "amagold_mass init") ||
         check(sgs_amagold_run(&am, 60, scratch, 100 * D, &done, NULL), "amagold_mass warmup") ||
         check(sgs_amagold_run(&am, N, out, N * D, &done, NULL), "amagold_mass run"))
@@ -168,6 +169,53 @@ int main(void) {
         check(sgs_svgd_run(&s, 30, NULL), "svgd run"))
         return 1;
     print_rows("svgd", parts, P, D);
+
+    /* The warm-up API: a dense mass matrix learnt from (30, -30) with jittered T (warm-up 300,
+     * the approach on), 200 samples, its d-by-d inverse mass (D rows), the report's doubles and
+     * then its counts (as doubles: one row each); and a chain without a warm-up given a step
+     * size and a dense matrix by the setters, 200 samples. */
+    {
+        sgs_amagold w = {{0}}, f = {{0}};
+        static double wsw[256], wsf[256], kd[D * D], wout[300 * D];
+        const double far[D] = {30.0, -30.0}, kset[D * D] = {2.0, 0.5, 0.5, 1.0};
+        sgs_amagold_config wc = sgs_amagold_config_default(0.05);
+        wc.seed = 23;
+        wc.warmup = 300;
+        wc.mass = SGS_MASS_DENSE;
+        wc.jitter_steps = 1;
+        sgs_warmup_report r;
+        if (sgs_amagold_workspace_len_for(&wc, D) > 256 ||
+            check(sgs_amagold_init(&w, &wc, far, D, wsw, sgs_amagold_workspace_len_for(&wc, D), energy,
+                                   gradient, NULL), "amagold_dense init") ||
+            check(sgs_amagold_run(&w, 300, wout, 300 * D, &done, NULL), "amagold_dense warmup") ||
+            check(sgs_amagold_run(&w, N, out, N * D, &done, NULL), "amagold_dense run") ||
+            check(sgs_amagold_inverse_mass_dense(&w, kd, D * D), "amagold_dense k") ||
+            check(sgs_amagold_warmup_report(&w, &r), "amagold_dense report"))
+            return 1;
+        print_rows("amagold_dense", out, N, D);
+        print_rows("amagold_dense_k", kd, D, D);
+        const double rd[10] = {r.step_size, r.target_accept, r.accept_rate, r.energy_trend_z,
+                               r.energy_mean, r.energy_sd, r.bfmi, r.condition_number,
+                               r.approach_energy_start, r.approach_energy_end};
+        const double rn[11] = {(double)r.iterations, (double)r.approach_iterations,
+                               (double)r.divergences, (double)r.window_iterations,
+                               (double)r.window_divergences, (double)r.verdict, (double)r.reasons,
+                               (double)r.metric_updates, (double)r.restarts,
+                               (double)r.energy_trend_falling, (double)r.energy_trend_rising};
+        print_rows("amagold_dense_report", rd, 1, 10);
+        print_rows("amagold_dense_counts", rn, 1, 11);
+        sgs_amagold_config fc = sgs_amagold_config_default(0.1);
+        fc.seed = 29;
+        fc.mass = SGS_MASS_DENSE;
+        if (sgs_amagold_workspace_len_for(&fc, D) > 256 ||
+            check(sgs_amagold_init(&f, &fc, theta0, D, wsf, sgs_amagold_workspace_len_for(&fc, D), energy,
+                                   gradient, NULL), "amagold_handoff init") ||
+            check(sgs_amagold_set_step_size(&f, 0.37), "amagold_handoff step size") ||
+            check(sgs_amagold_set_inverse_mass_dense(&f, kset, D * D), "amagold_handoff k") ||
+            check(sgs_amagold_run(&f, N, out, N * D, &done, NULL), "amagold_handoff run"))
+            return 1;
+        print_rows("amagold_handoff", out, N, D);
+    }
 
     /* Minibatch: seed 123456789, n 1000, B 20 (0-based here). */
     uint64_t mb[20];

@@ -1,7 +1,9 @@
 /* The C side of the bit-identity test (test_bitwise.py): runs each sampler with the callbacks of
  * models.c and writes the raw samples (native doubles/floats) to stdout, in this order:
  * AMAGOLD f64, SGHMC f64, SGLD f64, AMAGOLD f32, SVGD f64 (final particles), AMAGOLD f64 with the
- * mass-matrix warm-up on a 2-d Gaussian (DRAWS rows of 2, then the learnt inverse mass).
+ * mass-matrix warm-up on a 2-d Gaussian (DRAWS rows of 2, then the learnt inverse mass), and the
+ * warm-up API's runs (a dense warm-up from a far start with its matrix and report, a chain set
+ * up by the setters).
  * Settings must equal those in test_bitwise.py. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,19 +90,57 @@ int main(void) {
     fwrite(x, sizeof(double), NP, stdout);
 
     /* Scales 1 and 0.01 (variances 10^4 apart), gradient noise sd 0.5. */
-    static double gout[2 * DRAWS], gws[20], k[2];
+    static double gout[2 * DRAWS], k[2];
     double gud[3] = {1.0, 0.01, 0.5}, g0[2] = {0.5, 0.005};
     sgs_amagold *m = state(sgs_amagold_state_size(), sgs_amagold_state_align());
     sgs_amagold_config mc = sgs_amagold_config_default(0.001);
     mc.warmup = 200;
-    mc.adapt_mass = 1;
+    mc.mass = SGS_MASS_DIAGONAL;
     mc.seed = 9;
     mc.stream = 1;
-    CHECK(sgs_amagold_init(m, &mc, g0, 2, gws, sgs_amagold_workspace_len_mass(2), gauss_energy,
-                           gauss_grad, gud));
+    size_t gwl = sgs_amagold_workspace_len_for(&mc, 2);
+    double *gws = calloc(gwl, sizeof(double));
+    CHECK(sgs_amagold_init(m, &mc, g0, 2, gws, gwl, gauss_energy, gauss_grad, gud));
     CHECK(sgs_amagold_run(m, DRAWS, gout, 2 * DRAWS, &done, NULL));
     CHECK(sgs_amagold_inverse_mass(m, k, 2));
     fwrite(gout, sizeof(double), 2 * DRAWS, stdout);
     fwrite(k, sizeof(double), 2, stdout);
+
+    /* The warm-up API (test_bitwise.py): a dense mass matrix learnt from a far start (200 sds
+     * away on the same Gaussian, the approach on), jittered T, then its d x d inverse mass and
+     * the raw sgs_warmup_report; and a fresh chain without a warm-up handed a step size and a
+     * dense matrix by the setters. */
+    static double dout[2 * DRAWS], kd[4], hout[2 * DRAWS];
+    double far[2] = {200.0, 2.0}, kset[4] = {2.0, 0.5, 0.5, 1.0};
+    sgs_amagold *w = state(sgs_amagold_state_size(), sgs_amagold_state_align());
+    sgs_amagold_config wc = sgs_amagold_config_adaptive();
+    wc.warmup = 300;
+    wc.mass = SGS_MASS_DENSE;
+    wc.jitter_steps = 1;
+    wc.seed = 17;
+    wc.stream = 2;
+    size_t wwl = sgs_amagold_workspace_len_for(&wc, 2);
+    double *wws = calloc(wwl, sizeof(double));
+    sgs_warmup_report rep;
+    CHECK(sgs_amagold_init(w, &wc, far, 2, wws, wwl, gauss_energy, gauss_grad, gud));
+    CHECK(sgs_amagold_run(w, DRAWS, dout, 2 * DRAWS, &done, NULL));
+    CHECK(sgs_amagold_inverse_mass_dense(w, kd, 4));
+    CHECK(sgs_amagold_warmup_report(w, &rep));
+    fwrite(dout, sizeof(double), 2 * DRAWS, stdout);
+    fwrite(kd, sizeof(double), 4, stdout);
+    fwrite(&rep, sizeof rep, 1, stdout);
+
+    sgs_amagold *f = state(sgs_amagold_state_size(), sgs_amagold_state_align());
+    sgs_amagold_config fc = sgs_amagold_config_default(0.1);
+    fc.mass = SGS_MASS_DENSE;
+    fc.seed = 19;
+    size_t fwl = sgs_amagold_workspace_len_for(&fc, 2);
+    double *fws = calloc(fwl, sizeof(double));
+    double one[2] = {0.5, 0.5};
+    CHECK(sgs_amagold_init(f, &fc, one, 2, fws, fwl, gauss_energy, gauss_grad, gud));
+    CHECK(sgs_amagold_set_step_size(f, 0.37));
+    CHECK(sgs_amagold_set_inverse_mass_dense(f, kset, 4));
+    CHECK(sgs_amagold_run(f, DRAWS, hout, 2 * DRAWS, &done, NULL));
+    fwrite(hout, sizeof(double), 2 * DRAWS, stdout);
     return 0;
 }

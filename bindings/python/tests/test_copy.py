@@ -19,7 +19,7 @@ def _chains():
     return [
         sgsample.AMAGOLD(M.dw_energy, M.dw_grad, [0.5], step_size=0.2, seed=3),
         sgsample.AMAGOLD(M.dw_energy, M.dw_grad, [0.5], step_size=0.2, seed=3,
-                         variant="non_reversible", warmup=40, adapt_mass=True),
+                         variant="non_reversible", warmup=40, mass="diagonal"),
         sgsample.SGHMC(M.dw_grad, [0.5], step_size=0.1, seed=4, resample_momentum=False),
         sgsample.SGLD(M.dw_grad, [0.5], step_size=0.1, seed=5),
         sgsample.SGHMC(M.dw_grad_f32, [0.5], step_size=0.1, seed=4, dtype=np.float32),

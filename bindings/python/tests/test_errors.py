@@ -21,9 +21,13 @@ S = dict(sgsample.header.enums["sgs_status"])
     (dict(step_size=0.1, momentum_sd=0.0), "SGS_ERR_INVALID_MOMENTUM_SCALE"),
     (dict(step_size=0.1, warmup=10, target_accept=1.5), "SGS_ERR_INVALID_TARGET_ACCEPTANCE"),
     (dict(step_size=0.1, variant=7), "SGS_ERR_INVALID_OPTION"),
-    (dict(step_size=0.1, warmup=19, adapt_mass=True), "SGS_ERR_INVALID_WARMUP"),
-    (dict(step_size=0.1, adapt_mass=True), "SGS_ERR_INVALID_WARMUP"),
-    (dict(step_size=0.1, warmup=50, adapt_mass=2), "SGS_ERR_INVALID_OPTION"),
+    (dict(step_size=0.1, warmup=19, mass="diagonal"), "SGS_ERR_INVALID_WARMUP"),
+    (dict(step_size=0.1, warmup=1, mass="dense"), "SGS_ERR_INVALID_WARMUP"),
+    (dict(warmup=19), "SGS_ERR_INVALID_WARMUP"),  # the adaptive configuration: diagonal mass
+    (dict(step_size=0.1, warmup=50, mass="sideways"), "SGS_ERR_INVALID_OPTION"),
+    (dict(step_size=0.1, mass=7), "SGS_ERR_INVALID_OPTION"),
+    (dict(step_size=0.1, warmup=50, approach=2), "SGS_ERR_INVALID_OPTION"),
+    (dict(step_size=0.1, jitter_steps=2), "SGS_ERR_INVALID_OPTION"),
 ])
 def test_amagold_bad_config(kwargs, status):
     with pytest.raises(ValueError) as e:

@@ -53,7 +53,10 @@ def test_parser_counts_every_prototype():
 
 def test_statuses_and_versions():
     statuses = header.statuses()
-    assert statuses[0] == "SGS_OK" and len(statuses) == max(statuses) + 1
+    # Every status of the enum is read (its codes may leave gaps: a code is never reused).
+    text = open(sgsample.HEADER_PATH).read()
+    assert statuses[0] == "SGS_OK"
+    assert len(statuses) == len(re.findall(r"^\s*SGS_(?:OK|ERR_\w+) = \d+,$", text, re.M))
     for code, name in statuses.items():
         assert ffi.string(lib.sgs_status_str(code)) != b"unknown status", name
     assert ffi.string(lib.sgs_status_str(max(statuses) + 1)) == b"unknown status"

@@ -180,11 +180,15 @@ class JuliaChain:
 
     def __init__(self, jl, kind, energy, grad, theta0, step_size, **kw):
         self.jl, self.kind = jl, kind
-        config = with_fields(getattr(jl, f"sgs_{kind}_config_default")(step_size), kw)
+        default = (jl.sgs_amagold_config_adaptive() if kind == "amagold" and step_size is None
+                   else getattr(jl, f"sgs_{kind}_config_default")(step_size))
+        config = with_fields(default, kw)
         self.config = C.pointer(config)  # Ref(config)
         self.theta0 = np.array(theta0, float)
         self.d = d = self.theta0.size
-        wl = getattr(jl, f"sgs_{kind}_workspace_len")(d)
+        # AMAGOLD: cfun(K, "workspace_len_for", T)(config, d); the others: workspace_len(d).
+        wl = (jl.sgs_amagold_workspace_len_for(self.config, d) if kind == "amagold"
+              else getattr(jl, f"sgs_{kind}_workspace_len")(d))
         self.ws = np.zeros(max(wl, 1))
         self.cb = Callbacks()
         self.cb.energy, self.cb.grad = energy, grad
@@ -233,6 +237,50 @@ def test_julia_chain_pattern_matches_the_python_binding(jl):
         py_args = args if kind == "amagold" else args[1:]
         p = cls(*py_args, [0.5], step_size=0.1, **kw).run(200)
         assert j.shape == (1, 200) and np.array_equal(j, p.T), kind
+
+
+def test_julia_amagold_warmup_pattern_matches_the_python_binding(jl):
+    # AMAGOLD(e, g, θ0; mass=:dense, warmup=300, seed=…) (the adaptive configuration), run!,
+    # warmup_report, inverse_mass_dense, warmup_compare, and a chain without a warm-up set up by
+    # set_step_size! and set_inverse_mass_dense! (a Julia matrix passed as permutedims(K): the
+    # C API's row-major layout), all through generated.jl's signatures.
+    sd = np.array([1.0, 0.01])
+    e = lambda t: 0.5 * float(np.sum((t / sd) ** 2))  # noqa: E731
+    g = lambda t, seed: t / sd**2  # noqa: E731
+    dense = jl.consts["SGS_MASS_DENSE"]
+    chains = [JuliaChain(jl, "amagold", e, g, [200.0, 2.0 * (c + 1)], None, mass=dense,
+                         warmup=300, seed=5, stream=c) for c in range(2)]
+    runs = [c.run(400) for c in chains]
+    R = jl.structs["sgs_warmup_report"]
+    rep = R()
+    assert jl.sgs_amagold_warmup_report(chains[0].state, C.byref(rep)) == 0
+    K = np.empty((2, 2), order="F")  # Matrix{T}(undef, d, d)
+    assert jl.sgs_amagold_inverse_mass_dense(
+        chains[0].state, K.ctypes.data_as(C.POINTER(C.c_double)), 4) == 0
+    ptrs = (C.POINTER(jl.structs["sgs_amagold"]) * 2)(*[c.state for c in chains])
+    out = (R * 2)()
+    assert jl.sgs_amagold_warmup_compare(ptrs, 2, out, 2) == 0
+    p = [sgsample.AMAGOLD(e, g, [200.0, 2.0 * (c + 1)], mass="dense", warmup=300, seed=5,
+                          stream=c) for c in range(2)]
+    for j, q in zip(runs, p):
+        assert np.array_equal(j, q.run(400).T)
+    mine = p[0].warmup_report()
+    assert {f: getattr(rep, f) for f, _ in R._fields_ if f not in ("verdict", "reasons")} == {
+        f: getattr(mine, f) for f, _ in R._fields_ if f not in ("verdict", "reasons")}
+    assert sgsample._VERDICT_NAMES[rep.verdict] == mine.verdict == "ok"
+    assert np.array_equal(K, p[0].inverse_mass_dense)
+    assert [o.reasons for o in out] == [r.reason_flags for r in sgsample.warmup_compare(p)]
+    # set_step_size!(c, 0.37), set_inverse_mass_dense!(c, K) with K a column-major Julia matrix.
+    f = JuliaChain(jl, "amagold", e, g, [0.5, 0.5], 0.1, mass=dense, seed=7)
+    assert jl.sgs_amagold_set_step_size(f.state, 0.37) == 0
+    Kj = np.asfortranarray([[2.0, 0.5], [0.5, 1.0]])
+    rowmajor = np.asfortranarray(Kj.T)  # Matrix{T}(permutedims(K)): K's rows in memory
+    assert jl.sgs_amagold_set_inverse_mass_dense(
+        f.state, rowmajor.ctypes.data_as(C.POINTER(C.c_double)), 4) == 0
+    q = sgsample.AMAGOLD(e, g, [0.5, 0.5], 0.1, mass="dense", seed=7)
+    q.step_size = 0.37
+    q.inverse_mass_dense = Kj
+    assert np.array_equal(f.run(200), q.run(200).T)
 
 
 def test_julia_exception_is_rethrown(jl):

@@ -32,6 +32,9 @@ include("generated.jl")
 
 export AMAGOLD, SGHMC, SGLD, SVGD, Raw, run!, sample, svgd!, particles, minibatch,
        SGSampleError, OutOfDomain, RunInfo
+# AMAGOLD's warm-up API (below the chains)
+export step_size, set_step_size!, inverse_mass, set_inverse_mass!, inverse_mass_dense,
+       set_inverse_mass_dense!, warmup_report, warmup_compare
 
 """A non-OK `sgs_status` from the library."""
 struct SGSampleError <: Exception
@@ -176,8 +179,9 @@ mutable struct RunInfo
     accepted::Int
     divergences::Int
     step_size::Float64
+    phase::Symbol     # AMAGOLD: the last iteration's (:sampling, :approach, :fast, :slow, :final)
 end
-RunInfo(s) = RunInfo(s, 0, 0, 0, NaN)
+RunInfo(s) = RunInfo(s, 0, 0, 0, NaN, :none)
 accept_rate(i::RunInfo) = i.iterations == 0 ? NaN : i.accepted / i.iterations
 
 function with_fields(x::S, kw) where {S}
@@ -212,25 +216,35 @@ function callback(cb::Callbacks, f, field, ptrf, T)
 end
 
 """
-    AMAGOLD(energy, grad, θ0; step_size, T=Float64, kwargs...)
+    AMAGOLD(energy, grad, θ0; step_size=nothing, T=Float64, kwargs...)
     SGHMC(grad, θ0; step_size, kwargs...)
     SGLD(grad, θ0; step_size, kwargs...)
 
 A chain at θ0. `energy(θ) -> Real` (full data), `grad(θ, seed) -> Vector` (stochastic), or
 [`Raw`](@ref) C callbacks. Keyword options are the fields of the C config
 (`friction`, `momentum_sd`, `steps`, `warmup`, `target_accept`, `seed`, `stream`, `variant`,
-`resample_momentum`).
+`resample_momentum`; AMAGOLD's `mass` (`:unit`, `:diagonal`, `:dense` or an `SGS_MASS_…`
+constant), `approach`, `jitter_steps`). AMAGOLD without `step_size` starts from
+`sgs_amagold_config_adaptive()` (a warm-up of 1000 iterations that brings a far start in and
+learns ε and a diagonal mass matrix), with it from `sgs_amagold_config_default(step_size)`;
+`adapt_mass=true` is a deprecated alias of `mass=:diagonal`.
 """
-function Chain{K}(energy, grad, theta0::AbstractVector; step_size, T::Type=Float64,
+function Chain{K}(energy, grad, theta0::AbstractVector; step_size=nothing, T::Type=Float64,
                   kw...) where {K}
     K in (:amagold, :sghmc, :sgld) || throw(ArgumentError("unknown sampler $K"))
-    default = getfield(@__MODULE__, Symbol("sgs_", K, "_config_default"))(Float64(step_size))
-    config = Ref(with_fields(default, Dict(kw)))
+    kw = K === :amagold ? amagold_options(Dict{Symbol,Any}(kw)) : Dict(kw)
+    default = if K === :amagold && step_size === nothing
+        sgs_amagold_config_adaptive()
+    else
+        step_size === nothing && throw(ArgumentError("$K needs a step_size"))
+        getfield(@__MODULE__, Symbol("sgs_", K, "_config_default"))(Float64(step_size))
+    end
+    config = Ref(with_fields(default, kw))
     th = Vector{T}(theta0)
     d = length(th)
-    # AMAGOLD with the mass-matrix warm-up (adapt_mass = 1) needs 10·d, else 6·d.
-    mass = K === :amagold && config[].adapt_mass != 0
-    wl = cfun(K, mass ? "workspace_len_mass" : "workspace_len", T)(d)
+    # AMAGOLD's workspace depends on its configuration (mass matrix, approach).
+    wl = K === :amagold ? cfun(K, "workspace_len_for", T)(config, d) :
+         cfun(K, "workspace_len", T)(d)
     ws = zeros(T, max(wl, 1))
     cb = Callbacks()
     gfn, gud = callback(cb, grad, :grad, grad_ptr, T)
@@ -284,7 +298,10 @@ function run!(c::Chain{K,T}, n::Integer; chunk_seconds=0.05) where {K,T}
         c.info.iterations += s.iterations
         c.info.accepted += s.accepted
         c.info.divergences += s.divergences
-        K === :amagold && s.has_last == 1 && (c.info.step_size = s.last.step_size)
+        if K === :amagold && s.has_last == 1
+            c.info.step_size = s.last.step_size
+            c.info.phase = get(define_names("SGS_PHASE_"), Int(s.last.phase), :unknown)
+        end
         done_total += Int(done[])
         if status != SGS_OK
             rethrow_callback_error!(c.cb)
@@ -316,6 +333,137 @@ function sample(::Type{S}, args...; draws, chains=1, seed=0, stream=0, kw...) wh
                 (run!(c, draws), c.info)
             end for i in 1:chains]
     return cat(first.(runs)...; dims=3), last.(runs)
+end
+
+# ---------------------------------------------------------------------------------------------
+# AMAGOLD's warm-up API: mass matrices, the step size, the warm-up report and its comparison
+
+"""`{value => :name}` of the generated `SGS_<prefix>NAME` constants (`SGS_PHASE_SLOW` → `:slow`),
+without those starting with `exclude`: nothing here copies a value from the header."""
+function define_names(prefix, exclude=nothing)
+    out = Dict{Int,Symbol}()
+    for n in names(@__MODULE__; all=true)
+        s = String(n)
+        if startswith(s, prefix) && (exclude === nothing || !startswith(s, exclude))
+            v = getfield(@__MODULE__, n)
+            v isa Integer && (out[Int(v)] = Symbol(lowercase(s[length(prefix)+1:end])))
+        end
+    end
+    return out
+end
+
+# AMAGOLD's options: `mass` as a Symbol, and the deprecated `adapt_mass`.
+function amagold_options(kw::Dict{Symbol,Any})
+    if haskey(kw, :adapt_mass)
+        Base.depwarn("adapt_mass is deprecated: use mass=:diagonal (or mass=:unit)", :AMAGOLD)
+        v = pop!(kw, :adapt_mass)
+        v in (true, false, 0, 1) || throw(ArgumentError("adapt_mass must be true or false"))
+        m = Bool(v) ? :diagonal : :unit
+        haskey(kw, :mass) && kw[:mass] != m && kw[:mass] != mass_value(m) &&
+            throw(ArgumentError("adapt_mass=$v contradicts mass=$(kw[:mass])"))
+        kw[:mass] = m
+    end
+    haskey(kw, :mass) && kw[:mass] isa Symbol && (kw[:mass] = mass_value(kw[:mass]))
+    return kw
+end
+
+function mass_value(m::Symbol)
+    for (v, name) in define_names("SGS_MASS_")
+        name === m && return v
+    end
+    throw(ArgumentError("mass must be one of $(sort(collect(values(define_names("SGS_MASS_")))))"))
+end
+
+"""`step_size(c::AMAGOLD)`: the step size the next iteration uses (adapted during the warm-up)."""
+function step_size(c::Chain{:amagold,T}) where {T}
+    out = Ref{Cdouble}(0)
+    check(GC.@preserve(c, cfun(:amagold, "step_size", T)(pointer(c.state), out)), "step_size")
+    return out[]
+end
+
+"""`set_step_size!(c::AMAGOLD, ε)`: fixes ε for the next iterations (e.g. a pilot's, on a chain
+without a warm-up; during one the dual averaging restarts from it)."""
+function set_step_size!(c::Chain{:amagold,T}, eps::Real) where {T}
+    check(GC.@preserve(c, cfun(:amagold, "set_step_size", T)(pointer(c.state), Float64(eps))),
+          "sgs_amagold_set_step_size$(suffix(T))")
+    return c
+end
+
+"""`inverse_mass(c::AMAGOLD)`: the diagonal of the inverse mass matrix relative to σ⁻² (d
+values; with σ = 1 the posterior variances the warm-up estimates; ones for unit mass)."""
+function inverse_mass(c::Chain{:amagold,T}) where {T}
+    out = Vector{T}(undef, c.d)
+    check(GC.@preserve(c, out, cfun(:amagold, "inverse_mass", T)(pointer(c.state), pointer(out),
+                                                                 c.d)), "inverse_mass")
+    return out
+end
+
+"""`set_inverse_mass!(c::AMAGOLD, k)`: a diagonal inverse mass matrix (d positive values;
+`mass=:diagonal` or `:dense`)."""
+function set_inverse_mass!(c::Chain{:amagold,T}, k::AbstractVector) where {T}
+    where_ = "sgs_amagold_set_inverse_mass$(suffix(T))"
+    length(k) == c.d || throw(SGSampleError(SGS_ERR_LENGTH_MISMATCH, where_))
+    v = Vector{T}(k)
+    check(GC.@preserve(c, v, cfun(:amagold, "set_inverse_mass", T)(pointer(c.state), pointer(v),
+                                                                   c.d)), where_)
+    return c
+end
+
+"""`inverse_mass_dense(c::AMAGOLD)`: the whole inverse mass matrix relative to σ⁻², d × d
+(symmetric: the C API's row-major matrix is its own transpose)."""
+function inverse_mass_dense(c::Chain{:amagold,T}) where {T}
+    out = Matrix{T}(undef, c.d, c.d)
+    check(GC.@preserve(c, out, cfun(:amagold, "inverse_mass_dense", T)(pointer(c.state),
+                                                                       pointer(out), c.d^2)),
+          "inverse_mass_dense")
+    return out
+end
+
+"""`set_inverse_mass_dense!(c::AMAGOLD, K)`: a symmetric positive definite d × d inverse mass
+matrix (`mass=:dense`; passed row-major, as the C API reads it)."""
+function set_inverse_mass_dense!(c::Chain{:amagold,T}, K::AbstractMatrix) where {T}
+    where_ = "sgs_amagold_set_inverse_mass_dense$(suffix(T))"
+    size(K) == (c.d, c.d) || throw(SGSampleError(SGS_ERR_LENGTH_MISMATCH, where_))
+    rowmajor = Matrix{T}(permutedims(K))
+    check(GC.@preserve(c, rowmajor, cfun(:amagold, "set_inverse_mass_dense", T)(
+        pointer(c.state), pointer(rowmajor), c.d^2)), where_)
+    return c
+end
+
+# A report as a NamedTuple: the C struct's fields, `verdict` a Symbol (:none, :running, :ok,
+# :suspect), `reasons` the flags' names (Symbols), `reason_flags` the bits.
+function report_tuple(r::sgs_warmup_report)
+    fields = fieldnames(sgs_warmup_report)
+    base = NamedTuple{fields}(map(f -> getfield(r, f), fields))
+    reasons = define_names("SGS_WARMUP_REASON_")
+    names_ = Symbol[get(reasons, 1 << b, Symbol("0x", string(1 << b; base=16)))
+                    for b in 0:31 if r.reasons & (UInt32(1) << b) != 0]
+    verdict = get(define_names("SGS_WARMUP_", "SGS_WARMUP_REASON_"), Int(r.verdict), :unknown)
+    return merge(base, (verdict=verdict, reasons=names_, reason_flags=r.reasons))
+end
+
+"""`warmup_report(c::AMAGOLD)`: the warm-up's report (`sgs_amagold_warmup_report`) as a
+NamedTuple: `verdict` `:none`, `:running`, `:ok` or `:suspect`, `reasons` (Symbols), and the C
+struct's other fields."""
+function warmup_report(c::Chain{:amagold,T}) where {T}
+    out = Ref{sgs_warmup_report}()
+    check(GC.@preserve(c, cfun(:amagold, "warmup_report", T)(pointer(c.state), out)),
+          "sgs_amagold_warmup_report$(suffix(T))")
+    return report_tuple(out[])
+end
+
+"""`warmup_compare(chains)`: the reports of the AMAGOLD chains of one model compared
+(`sgs_amagold_warmup_compare`: `:chains_disagree` where they disagree)."""
+function warmup_compare(chains::AbstractVector{<:Chain{:amagold,T}}) where {T}
+    k = length(chains)
+    k == 0 && throw(SGSampleError(SGS_ERR_ZERO_DIMENSION, "sgs_amagold_warmup_compare"))
+    out = Vector{sgs_warmup_report}(undef, k)
+    status = GC.@preserve chains out begin
+        ptrs = [pointer(c.state) for c in chains]
+        GC.@preserve ptrs cfun(:amagold, "warmup_compare", T)(pointer(ptrs), k, pointer(out), k)
+    end
+    check(status, "sgs_amagold_warmup_compare$(suffix(T))")
+    return report_tuple.(out)
 end
 
 # ---------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ end
             @test Base.datatype_alignment(st) <= S.cfun(kind, "state_align", T)()
         end
         @test S.version() == S.SGS_VERSION_STRING
-        @test sizeof(S.sgs_amagold_config) == 8 * 7 + 4 * 2
+        @test sizeof(S.sgs_amagold_config) == 8 * 7 + 4 * 6
     end
 
     @testset "AMAGOLD double well, Julia callbacks" begin
@@ -89,6 +89,38 @@ end
         @test e isa SGSampleError && e.status == SGS_ERR_INVALID_BATCH_SIZE
         @test_throws SGSampleError minibatch(1, 3, 5)
         @test length(unique(minibatch(7, 10, 4))) == 4
+    end
+
+    @testset "AMAGOLD warm-up API" begin
+        sd = [1.0, 100.0, 0.01]
+        e(t) = 0.5 * sum(abs2, t ./ sd)
+        g(t, seed) = t ./ sd .^ 2
+        a = AMAGOLD(e, g, 200 .* sd; seed=2)        # the adaptive configuration
+        @test warmup_report(a).verdict === :running
+        run!(a, 1000)
+        r = warmup_report(a)
+        @test r.verdict === :ok && isempty(r.reasons) && r.iterations == 1000
+        @test a.info.phase === :final && step_size(a) == r.step_size
+        @test all(sd .^ 2 ./ 2 .< inverse_mass(a) .< 2 .* sd .^ 2)
+        h = AMAGOLD(e, g, 200 .* sd; seed=2, warmup=300, approach=false, mass=:unit,
+                    step_size=0.1)
+        run!(h, 300)
+        @test warmup_report(h).verdict === :suspect
+        cmp = warmup_compare([a, h])
+        @test :chains_disagree in cmp[2].reasons
+        K = [2.0 0.5 0.0; 0.5 1.0 0.0; 0.0 0.0 3.0]
+        f = AMAGOLD(e, g, zeros(3); step_size=0.1, mass=:dense)
+        set_step_size!(f, 0.3)
+        set_inverse_mass_dense!(f, K)
+        @test step_size(f) == 0.3 && isapprox(inverse_mass_dense(f), K; rtol=1e-12)
+        run!(f, 10)
+        @test f.info.phase === :sampling && warmup_report(f).verdict === :none
+        err(x) = try x(); nothing catch e; e end
+        @test err(() -> set_inverse_mass!(AMAGOLD(e, g, zeros(3); step_size=0.1), ones(3))).status ==
+              S.SGS_ERR_MASS_MISMATCH
+        @test err(() -> set_inverse_mass_dense!(f, [1.0 2.0 0; 0.5 1 0; 0 0 1])).status ==
+              S.SGS_ERR_INVALID_MASS
+        @test err(() -> set_inverse_mass!(f, ones(2))).status == S.SGS_ERR_LENGTH_MISMATCH
     end
 
     @testset "SVGD on the mixture, d × N particles" begin
