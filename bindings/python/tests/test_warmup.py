@@ -254,9 +254,6 @@ def two_modes():
     return e, g
 
 
-@pytest.mark.xfail(strict=True, reason="core: sgs_amagold_warmup_compare skips its R-hat rule "
-                   "when the chains' final windows differ in length (approaches of different "
-                   "lengths), so chains in two modes of equal energy are called OK")
 def test_compare_sees_chains_in_two_modes_after_approaches_of_different_lengths():
     e, g = two_modes()
     chains = [sgsample.AMAGOLD(e, g, np.array(s0), seed=3, stream=c)
@@ -412,11 +409,6 @@ def test_dense_matrix_refused_while_a_window_collects_draws():
     assert np.array_equal(a.inverse_mass_dense, np.eye(3))
 
 
-@pytest.mark.xfail(strict=True, reason="core: after a dense warm-up, set_inverse_mass_dense is "
-                   "refused (SGS_ERR_INVALID_MASS) for good: the final window's co-moment block "
-                   "is kept for the comparison, and the setter takes a non-zero block for a "
-                   "window collecting draws; the header says 'set it before the warm-up or "
-                   "after it'")
 def test_dense_matrix_accepted_after_the_warmup():
     a = sgsample.AMAGOLD(energy, grad, np.zeros(3), mass="dense", warmup=200)
     a.run(210)
