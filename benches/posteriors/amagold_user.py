@@ -39,7 +39,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from posteriors.models import MODELS, load_reference  # noqa: E402  (sets x64, 1 thread)
+from posteriors.models import MODELS  # noqa: E402  (sets x64, 1 thread)
 
 import arviz as az  # noqa: E402
 import numpy as np  # noqa: E402
@@ -178,7 +178,7 @@ def main():
             nuts = json.load(f)["models"]
     for name in names:
         m = MODELS[name]
-        ref = load_reference(name)
+        ref = m.reference()
         for start in a.starts.split(","):
             for mass in a.mass.split(","):
                 r = run(m, start, mass, ref, a.warmup, a.draws, a.target)
