@@ -32,6 +32,7 @@
 mod adapt;
 pub mod amagold;
 pub mod chain;
+pub mod draws;
 mod error;
 pub mod fastexp;
 #[cfg(feature = "ffi")]
