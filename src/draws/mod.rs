@@ -138,7 +138,7 @@ const TAIL: (f64, f64) = (0.05, 0.95);
 /// has ESS equal to its size.
 const RESOLUTION: f64 = 1e-15;
 /// Positions are kept in the `f64` scratch: exact below 2⁵³.
-const MAX_TOTAL: usize = 1 << 53;
+const MAX_TOTAL: u64 = 1 << 53;
 
 /// The shape of stored draws: `chains` chains of `draws` draws of `dim` coordinates, row-major
 /// (the value of coordinate j of draw t of chain c at `(c·draws + t)·dim + j`).
@@ -264,7 +264,7 @@ impl Dims {
         let half = n / 2;
         let splits = chains.checked_mul(2)?;
         let total = chains.checked_mul(n)?;
-        if total > MAX_TOTAL {
+        if total as u64 > MAX_TOTAL {
             return None;
         }
         let split_total = splits.checked_mul(half)?;
