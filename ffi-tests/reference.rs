@@ -9,11 +9,11 @@ use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSgh
 use sgsample::reference::sgld::Sgld as RefSgld;
 use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::rng::splitmix64;
+use sgsample::{draws, Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
 use sgsample::{
     Amagold, AmagoldConfig, Float, Gradient, Outcome, Potential, Sghmc, SghmcConfig, Sgld,
     SgldConfig, Stop, Variant,
 };
-use sgsample::{draws, Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
 use std::fmt::Write as _;
 
 fn seed_noise(seed: u64, k: u64) -> f64 {

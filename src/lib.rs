@@ -32,6 +32,7 @@
 mod adapt;
 pub mod amagold;
 pub mod chain;
+#[cfg(feature = "draws")]
 pub mod draws;
 mod error;
 pub mod fastexp;
