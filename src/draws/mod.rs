@@ -8,7 +8,8 @@
 //! write: `(chains, draws, dim)` row-major — chain after chain, draw after draw, the `dim`
 //! coordinates of a draw together ([`Shape`]). Draws are `f32` or `f64`; everything is computed
 //! in `f64` (an `f32` draw is widened exactly). Nothing is allocated: the caller lends a scratch
-//! of [`scratch_len`] `f64`s, and the draws are only read.
+//! of [`scratch_len`] `f64`s, and the draws are only read. Behind the `draws` cargo feature (on
+//! by default, and in the C library).
 //!
 //! # What is computed, per coordinate ([`Summary`])
 //!
