@@ -38,7 +38,9 @@ fn main() {
         println!("draws bench: no thread CPU clock on this platform; nothing measured");
         return;
     }
-    println!("sgsample::draws::summary (every statistic), f64, thread CPU time, minimum of repeats");
+    println!(
+        "sgsample::draws::summary (every statistic), f64, thread CPU time, minimum of repeats"
+    );
     for (chains, n, dim, rounds) in [(4usize, 1000usize, 10usize, 20usize), (4, 100_000, 10, 3)] {
         let x = ar1(chains, n, dim);
         let shape = Shape::new(chains, n, dim);
