@@ -512,7 +512,7 @@ static void f32_cases(void) {
 
 static void status_and_version_cases(void) {
     int ok = 1;
-    for (int32_t a = 0; a <= SGS_ERR_INVALID_WARMUP; a++) {
+    for (int32_t a = 0; a <= SGS_ERR_TOO_FEW_DRAWS; a++) {
         const char *sa = sgs_status_str(a);
         ok &= sa != NULL && strcmp(sa, "unknown status") != 0;
         for (int32_t b = 0; b < a; b++) ok &= strcmp(sa, sgs_status_str(b)) != 0;
@@ -520,7 +520,7 @@ static void status_and_version_cases(void) {
     expect("status strings: one distinct static string per code", ok, NULL);
     expect("status strings: unknown codes",
            strcmp(sgs_status_str(-1), "unknown status") == 0 &&
-               strcmp(sgs_status_str(SGS_ERR_INVALID_WARMUP + 1), "unknown status") == 0 &&
+               strcmp(sgs_status_str(SGS_ERR_TOO_FEW_DRAWS + 1), "unknown status") == 0 &&
                strcmp(sgs_status_str(INT32_MIN), "unknown status") == 0,
            NULL);
 #define ALIGNOF(T) offsetof(struct { char c; T t; }, t)
@@ -2071,6 +2071,145 @@ static void mass_extreme_sigma_cases(void) {
            NULL);
 }
 
+/* Diagnostics of stored draws: every refusal with its own status, the output and the draws
+ * untouched; the documented order of the checks; the verdict's refusals. */
+static void draws_cases(void) {
+    enum { DC = 2, DN = 12, DD = 3, DL = DC * DN * DD };
+    static double x[DL], xsave[DL], scratch[512];
+    static float xf[DL];
+    sgs_draws_stats out[DD + 1], osave[DD + 1];
+    double v[DD + 1], vsave[DD + 1];
+    for (int i = 0; i < DL; i++) {
+        x[i] = (double)((i * 37) % 11) * 0.25 - 1.0 + (double)(i % 3);
+        xf[i] = (float)x[i];
+    }
+    memcpy(xsave, x, sizeof x);
+    memset(out, 0xA5, sizeof out);
+    memcpy(osave, out, sizeof out);
+    for (int i = 0; i <= DD; i++) v[i] = 7.0;
+    memcpy(vsave, v, sizeof v);
+    size_t need = sgs_draws_scratch_len(DC, DN);
+    expect("draws: scratch_len = 4N + 2m·h + 4M + h, 0 for no chain or no draw or overflow",
+           need == 4 * 24 + 2 * 2 * 6 + 4 * 16 + 6 && need <= sizeof scratch / sizeof scratch[0] &&
+               sgs_draws_scratch_len(0, DN) == 0 && sgs_draws_scratch_len(DC, 0) == 0 &&
+               sgs_draws_scratch_len(SIZE_MAX / 2, 4) == 0 && sgs_draws_scratch_len(1, 4) == 4 * 4 + 4 + 16 + 2,
+           NULL);
+    expect("draws: struct sizes (17 doubles + flags + explicit padding; 4 doubles, 2 + 6 words)",
+           sizeof(sgs_draws_stats) == 17 * 8 + 8 && offsetof(sgs_draws_stats, reserved) == 17 * 8 + 4 &&
+               sizeof(sgs_draws_verdict) == 8 + 4 * 8 + 6 * 8,
+           NULL);
+#define SAME (memcmp(out, osave, sizeof out) == 0 && memcmp(x, xsave, sizeof x) == 0)
+#define SAMEV (memcmp(v, vsave, sizeof v) == 0 && memcmp(x, xsave, sizeof x) == 0)
+    CASE("draws summary: null draws", sgs_draws_summary(NULL, DC, DN, DD, scratch, need, out, DD),
+         SGS_ERR_NULL_POINTER, SAME);
+    CASE("draws summary: null scratch", sgs_draws_summary(x, DC, DN, DD, NULL, need, out, DD),
+         SGS_ERR_NULL_POINTER, SAME);
+    CASE("draws summary: null out", sgs_draws_summary(x, DC, DN, DD, scratch, need, NULL, DD),
+         SGS_ERR_NULL_POINTER, SAME);
+    CASE("draws summary: null before misaligned",
+         sgs_draws_summary((const double *)(const void *)((const char *)x + 1), DC, DN, DD, NULL, need, out, DD),
+         SGS_ERR_NULL_POINTER, SAME);
+    CASE("draws summary: misaligned draws",
+         sgs_draws_summary((const double *)(const void *)((const char *)x + 1), DC, DN, DD, scratch, need, out, DD),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("draws summary: misaligned scratch",
+         sgs_draws_summary(x, DC, DN, DD, (double *)(void *)((char *)scratch + 4), need, out, DD),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("draws summary: no chain", sgs_draws_summary(x, 0, DN, DD, scratch, need, out, DD),
+         SGS_ERR_ZERO_DIMENSION, SAME);
+    CASE("draws summary: no coordinate", sgs_draws_summary(x, DC, DN, 0, scratch, need, out, DD),
+         SGS_ERR_ZERO_DIMENSION, SAME);
+    CASE("draws summary: chains·n·dim overflows", sgs_draws_summary(x, SIZE_MAX / 2, DN, DD, scratch, need, out, DD),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("draws summary: out inside the scratch",
+         sgs_draws_summary(x, DC, DN, DD, scratch, need, (sgs_draws_stats *)(void *)(scratch + 8), DD),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("draws summary: scratch over the draws", sgs_draws_summary(x, DC, DN, DD, x + 4, need, out, DD),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("draws summary: out over the draws",
+         sgs_draws_summary(x, DC, DN, DD, scratch, need, (sgs_draws_stats *)(void *)(x + 8), DD),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("draws summary: 3 draws per chain", sgs_draws_summary(x, DC, 3, DD, scratch, need, out, DD),
+         SGS_ERR_TOO_FEW_DRAWS, SAME);
+    CASE("draws summary: 0 draws", sgs_draws_summary(x, DC, 0, DD, scratch, need, out, DD),
+         SGS_ERR_TOO_FEW_DRAWS, SAME);
+    CASE("draws summary: scratch one short", sgs_draws_summary(x, DC, DN, DD, scratch, need - 1, out, DD),
+         SGS_ERR_WORKSPACE_TOO_SMALL, SAME);
+    CASE("draws summary: out one short", sgs_draws_summary(x, DC, DN, DD, scratch, need, out, DD - 1),
+         SGS_ERR_OUTPUT_TOO_SMALL, SAME);
+    const double x17 = x[17];
+    x[17] = NAN;
+    memcpy(xsave, x, sizeof x);
+    CASE("draws summary: a NaN draw", sgs_draws_summary(x, DC, DN, DD, scratch, need, out, DD),
+         SGS_ERR_NON_FINITE_DRAWS, SAME);
+    CASE("draws summary: sizes before values (NaN and short out)",
+         sgs_draws_summary(x, DC, DN, DD, scratch, need, out, 1), SGS_ERR_OUTPUT_TOO_SMALL, SAME);
+    x[17] = -INFINITY;
+    memcpy(xsave, x, sizeof x);
+    CASE("draws rhat_rank: an infinite draw", sgs_draws_rhat_rank(x, DC, DN, DD, scratch, need, v, DD),
+         SGS_ERR_NON_FINITE_DRAWS, SAMEV);
+    x[17] = x17;
+    memcpy(xsave, x, sizeof x);
+    const float xlast = xf[DL - 1];
+    xf[DL - 1] = INFINITY;
+    CASE("draws summary_f32: an infinite float draw",
+         sgs_draws_summary_f32(xf, DC, DN, DD, scratch, need, out, DD), SGS_ERR_NON_FINITE_DRAWS, SAME);
+    xf[DL - 1] = xlast;
+    CASE("draws summary_f32: misaligned", sgs_draws_summary_f32((const float *)(const void *)((const char *)xf + 2),
+                                                                DC, DN, DD, scratch, need, out, DD),
+         SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("draws ess_bulk: null out", sgs_draws_ess_bulk(x, DC, DN, DD, scratch, need, NULL, DD),
+         SGS_ERR_NULL_POINTER, SAMEV);
+    CASE("draws ess_tail: out one short", sgs_draws_ess_tail(x, DC, DN, DD, scratch, need, v, DD - 1),
+         SGS_ERR_OUTPUT_TOO_SMALL, SAMEV);
+    CASE("draws ess_tail_f32: 3 draws", sgs_draws_ess_tail_f32(xf, DC, 3, DD, scratch, need, v, DD),
+         SGS_ERR_TOO_FEW_DRAWS, SAMEV);
+    CASE("draws mcse_quantile: prob 0", sgs_draws_mcse_quantile(x, DC, DN, DD, 0.0, scratch, need, v, DD),
+         SGS_ERR_INVALID_ARGUMENT, SAMEV);
+    CASE("draws mcse_quantile: prob 1", sgs_draws_mcse_quantile(x, DC, DN, DD, 1.0, scratch, need, v, DD),
+         SGS_ERR_INVALID_ARGUMENT, SAMEV);
+    CASE("draws mcse_quantile: prob NaN", sgs_draws_mcse_quantile(x, DC, DN, DD, NAN, scratch, need, v, DD),
+         SGS_ERR_INVALID_ARGUMENT, SAMEV);
+    CASE("draws mcse_quantile: sizes before prob",
+         sgs_draws_mcse_quantile(x, DC, DN, DD, -1.0, scratch, need - 1, v, DD), SGS_ERR_WORKSPACE_TOO_SMALL, SAMEV);
+    CASE("draws mcse_quantile_f32: out over the scratch",
+         sgs_draws_mcse_quantile_f32(xf, DC, DN, DD, 0.5, scratch, need, scratch + need - 1, DD),
+         SGS_ERR_INVALID_ARGUMENT, SAMEV);
+    /* Success writes out[0..dim] only, and reads the draws only. */
+    CASE("draws summary: ok", sgs_draws_summary(x, DC, DN, DD, scratch, need, out, DD + 1), SGS_OK,
+         memcmp(x, xsave, sizeof x) == 0 && memcmp(&out[DD], &osave[DD], sizeof out[DD]) == 0 &&
+             out[0].reserved == 0 && out[0].ess_bulk > 0.0 && out[2].rhat > 0.0);
+    CASE("draws rhat_rank: ok, = summary's", sgs_draws_rhat_rank(x, DC, DN, DD, scratch, need, v, DD), SGS_OK,
+         v[0] == out[0].rhat && v[1] == out[1].rhat && v[2] == out[2].rhat && v[DD] == 7.0);
+    double v32[DD];
+    CASE("draws ess_bulk_f32 = ess_bulk of the same values", sgs_draws_ess_bulk_f32(xf, DC, DN, DD, scratch, need, v32, DD),
+         SGS_OK, v32[0] == out[0].ess_bulk && v32[1] == out[1].ess_bulk && v32[2] == out[2].ess_bulk);
+
+    sgs_draws_verdict vd, vsaved;
+    memset(&vd, 0x5A, sizeof vd);
+    memcpy(&vsaved, &vd, sizeof vd);
+#define SAMEVD (memcmp(&vd, &vsaved, sizeof vd) == 0)
+    CASE("draws diagnose: null stats", sgs_draws_diagnose(NULL, DD, DC, 0, &vd), SGS_ERR_NULL_POINTER, SAMEVD);
+    CASE("draws diagnose: null verdict", sgs_draws_diagnose(out, DD, DC, 0, NULL), SGS_ERR_NULL_POINTER, SAMEVD);
+    CASE("draws diagnose: misaligned stats",
+         sgs_draws_diagnose((const sgs_draws_stats *)(const void *)((const char *)out + 4), DD, DC, 0, &vd),
+         SGS_ERR_INVALID_ARGUMENT, SAMEVD);
+    CASE("draws diagnose: verdict inside the stats",
+         sgs_draws_diagnose(out, DD, DC, 0, (sgs_draws_verdict *)(void *)&out[1]), SGS_ERR_INVALID_ARGUMENT, SAMEVD);
+    CASE("draws diagnose: dim 0", sgs_draws_diagnose(out, 0, DC, 0, &vd), SGS_ERR_ZERO_DIMENSION, SAMEVD);
+    CASE("draws diagnose: no chain", sgs_draws_diagnose(out, DD, 0, 0, &vd), SGS_ERR_ZERO_DIMENSION, SAMEVD);
+    CASE("draws diagnose: dim too large for memory", sgs_draws_diagnose(out, SIZE_MAX / 8, DC, 0, &vd),
+         SGS_ERR_INVALID_ARGUMENT, SAMEVD);
+    /* 2 × 12 draws: far below 100 effective draws per chain; 3 divergences. */
+    CASE("draws diagnose: suspect (ESS, divergences)", sgs_draws_diagnose(out, DD, DC, 3, &vd), SGS_OK,
+         vd.ok == 0 && (vd.flags & SGS_DRAWS_SUSPECT_ESS_BULK) && (vd.flags & SGS_DRAWS_SUSPECT_ESS_TAIL) &&
+             (vd.flags & SGS_DRAWS_SUSPECT_DIVERGENCES) && vd.divergences == 3 &&
+             vd.ess_threshold == 100.0 * DC && vd.worst_rhat >= out[0].rhat);
+#undef SAME
+#undef SAMEV
+#undef SAMEVD
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -2088,6 +2227,7 @@ int main(void) {
     mass_cases();
     mass_status_cases();
     mass_extreme_sigma_cases();
+    draws_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

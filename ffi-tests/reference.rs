@@ -9,11 +9,11 @@ use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSgh
 use sgsample::reference::sgld::Sgld as RefSgld;
 use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::rng::splitmix64;
+use sgsample::{draws, Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
 use sgsample::{
     Amagold, AmagoldConfig, Float, Gradient, Mass, Outcome, Potential, Sghmc, SghmcConfig, Sgld,
     SgldConfig, Stop, Variant,
 };
-use sgsample::{Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
 use std::fmt::Write as _;
 
 fn seed_noise(seed: u64, k: u64) -> f64 {
@@ -510,6 +510,113 @@ fn all_runs(out: &mut String, f32_core: bool) {
     sv(out, "rbm_svgd_dw", dw, 30, 1, &v, 25);
 }
 
+/// The draws of `repro.c`'s `make_draws`, operation for operation.
+fn make_draws(chains: usize, n: usize, dim: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed;
+    let mut uniform = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 * (1.0 / 9007199254740992.0)
+    };
+    let mut x = vec![0.0; chains * n * dim];
+    for c in 0..chains {
+        let mut y = 0.0;
+        for t in 0..n {
+            let e = uniform() + uniform() + uniform() + uniform() - 2.0;
+            y = 0.7 * y + e;
+            for j in 0..dim {
+                x[(c * n + t) * dim + j] = match j % 3 {
+                    0 => y,
+                    1 => (4.0 * uniform()).floor(),
+                    _ => y + 0.5 * c as f64,
+                };
+            }
+        }
+    }
+    x
+}
+
+fn print_stats(out: &mut String, tag: &str, s: &[draws::Summary]) {
+    for (j, s) in s.iter().enumerate() {
+        let v = [
+            s.mean,
+            s.sd,
+            s.mcse_mean,
+            s.mcse_sd,
+            s.q5,
+            s.q50,
+            s.q95,
+            s.mcse_q5,
+            s.mcse_q50,
+            s.mcse_q95,
+            s.ess_bulk,
+            s.ess_tail,
+            s.ess_mean,
+            s.rhat,
+            s.rhat_bulk,
+            s.rhat_folded,
+            s.rhat_split,
+        ];
+        let _ = write!(out, "{tag} {j}:");
+        for x in v {
+            let _ = write!(out, " {}", hex_or_nan(x));
+        }
+        let _ = writeln!(out, " flags={}", s.flags);
+    }
+}
+
+fn print_values(out: &mut String, tag: &str, v: &[f64]) {
+    let _ = write!(out, "{tag}:");
+    for &x in v {
+        let _ = write!(out, " {}", hex_or_nan(x));
+    }
+    let _ = writeln!(out);
+}
+
+/// `repro.c`'s `draws_runs`: the `sgs_draws_…` results through the Rust `sgsample::draws`.
+fn draws_runs(out: &mut String) {
+    for (k, &(chains, n, dim)) in [(4usize, 101usize, 3usize), (1, 8, 2), (3, 4, 3)]
+        .iter()
+        .enumerate()
+    {
+        let x = make_draws(chains, n, dim, 1000 + k as u64);
+        let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let shape = draws::Shape::new(chains, n, dim);
+        let mut scratch = vec![0.0; draws::scratch_len(chains, n).expect("scratch")];
+        let mut s = vec![draws::Summary::default(); dim];
+        let mut v = vec![0.0; dim];
+        draws::summary(&x, shape, &mut scratch, &mut s).expect("summary");
+        print_stats(out, &format!("draws {k} summary"), &s);
+        let vd = draws::diagnose(&s, chains, k as u64).expect("diagnose");
+        let _ = writeln!(
+            out,
+            "draws {k} verdict: ok={} flags={} {} {} {} coords={},{},{} nc={},{} div={}",
+            u32::from(vd.ok()),
+            vd.flags,
+            hex_or_nan(vd.worst_rhat),
+            hex_or_nan(vd.min_ess_bulk),
+            hex_or_nan(vd.min_ess_tail),
+            vd.worst_rhat_coord,
+            vd.min_ess_bulk_coord,
+            vd.min_ess_tail_coord,
+            vd.not_computable,
+            vd.first_not_computable,
+            vd.divergences
+        );
+        draws::summary(&xf, shape, &mut scratch, &mut s).expect("summary f32");
+        print_stats(out, &format!("draws {k} summary_f32"), &s);
+        draws::rhat_rank(&x, shape, &mut scratch, &mut v).expect("rhat_rank");
+        print_values(out, &format!("draws {k} rhat_rank"), &v);
+        draws::ess_bulk(&x, shape, &mut scratch, &mut v).expect("ess_bulk");
+        print_values(out, &format!("draws {k} ess_bulk"), &v);
+        draws::ess_tail(&xf, shape, &mut scratch, &mut v).expect("ess_tail");
+        print_values(out, &format!("draws {k} ess_tail_f32"), &v);
+        draws::mcse_quantile(&x, shape, 0.3, &mut scratch, &mut v).expect("mcse_quantile");
+        print_values(out, &format!("draws {k} mcse_quantile 0.3"), &v);
+    }
+}
+
 fn main() {
     let mut out = String::new();
     all_runs(&mut out, false);
@@ -523,5 +630,6 @@ fn main() {
         }
         let _ = writeln!(out);
     }
+    draws_runs(&mut out);
     print!("{out}");
 }

@@ -164,6 +164,47 @@
 #define SGS_CB_ABORT 2
 
 /**
+ * The verdict's R̂ bound: every coordinate's rank-normalised split-R̂ must be below it.
+ */
+#define SGS_DRAWS_RHAT_MAX 1.01
+
+/**
+ * The verdict's ESS bound per chain: every bulk- and tail-ESS must be at least this many times
+ * the number of chains.
+ */
+#define SGS_DRAWS_ESS_PER_CHAIN 100
+
+/**
+ * The fewest draws per chain the `sgs_draws_…` functions accept (2 per split chain).
+ */
+#define SGS_DRAWS_MIN_DRAWS 4
+
+/**
+ * Verdict flag: a rank-normalised R̂ is at or above `SGS_DRAWS_RHAT_MAX` (or infinite).
+ */
+#define SGS_DRAWS_SUSPECT_RHAT 1
+
+/**
+ * Verdict flag: a bulk-ESS is below `SGS_DRAWS_ESS_PER_CHAIN` times the chains.
+ */
+#define SGS_DRAWS_SUSPECT_ESS_BULK 2
+
+/**
+ * Verdict flag: a tail-ESS is below `SGS_DRAWS_ESS_PER_CHAIN` times the chains.
+ */
+#define SGS_DRAWS_SUSPECT_ESS_TAIL 4
+
+/**
+ * Verdict flag: the caller reported divergent transitions after warm-up.
+ */
+#define SGS_DRAWS_SUSPECT_DIVERGENCES 8
+
+/**
+ * Verdict flag: an R̂, bulk- or tail-ESS is NaN (one chain: R̂ needs two).
+ */
+#define SGS_DRAWS_SUSPECT_NOT_COMPUTABLE 16
+
+/**
  * `sgs_svgd_schedule.kind`: `p = min(N, start·2^⌊k/every⌋)` at the call's k-th iteration.
  */
 #define SGS_SCHEDULE_DOUBLING 0
@@ -434,6 +475,17 @@ enum sgs_status
    * 20 iterations (its first slow window would hold too few draws to estimate a variance).
    */
   SGS_ERR_INVALID_WARMUP = 35,
+  /**
+   * A stored draw given to the diagnostics of `sgsample::draws` (`sgs_draws_…`) is NaN or
+   * infinite. Nothing was computed or written.
+   */
+  SGS_ERR_NON_FINITE_DRAWS = 36,
+  /**
+   * Fewer than 4 draws per chain were given to the diagnostics of `sgsample::draws`
+   * (`sgs_draws_…`): a split chain would hold fewer than 2 draws, and neither its variance nor
+   * its lag-1 autocovariance exists. Nothing was computed or written.
+   */
+  SGS_ERR_TOO_FEW_DRAWS = 37,
   /**
    * An inverse mass matrix given to a chain is not symmetric positive definite with finite
    * entries (a diagonal one: an entry not finite and positive).
@@ -753,6 +805,152 @@ typedef struct sgs_warmup_report {
    */
   uint32_t energy_trend_rising;
 } sgs_warmup_report;
+
+/**
+ * The diagnostics of one coordinate, as written by `sgs_draws_summary` (docs/algorithms.md
+ * §4.6 for each estimator; ArviZ's name in brackets). With m chains of n draws (N = m·n), each
+ * chain split into its first and last ⌊n/2⌋ draws.
+ */
+typedef struct sgs_draws_stats {
+  /**
+   * Mean of all N draws.
+   */
+  double mean;
+  /**
+   * Standard deviation of all N draws (N − 1 in the denominator).
+   */
+  double sd;
+  /**
+   * Monte Carlo standard error of the mean, sd/√ess_mean (`mcse(method="mean")`).
+   */
+  double mcse_mean;
+  /**
+   * Monte Carlo standard error of the sd (`mcse(method="sd")`).
+   */
+  double mcse_sd;
+  /**
+   * 5 % quantile of all draws (linear interpolation between order statistics, numpy's
+   * default).
+   */
+  double q5;
+  /**
+   * Median of all draws.
+   */
+  double q50;
+  /**
+   * 95 % quantile of all draws.
+   */
+  double q95;
+  /**
+   * Monte Carlo standard error of the 5 % quantile (`mcse(method="quantile", prob=0.05)`).
+   */
+  double mcse_q5;
+  /**
+   * Monte Carlo standard error of the median.
+   */
+  double mcse_q50;
+  /**
+   * Monte Carlo standard error of the 95 % quantile.
+   */
+  double mcse_q95;
+  /**
+   * Bulk-ESS: of the normal scores (Blom) of the ranks of the split draws
+   * (`ess(method="bulk")`).
+   */
+  double ess_bulk;
+  /**
+   * Tail-ESS: the smaller ESS of the indicators of the 5 % and 95 % quantiles
+   * (`ess(method="tail")`).
+   */
+  double ess_tail;
+  /**
+   * ESS of the mean: of the split draws (`ess(method="mean")`).
+   */
+  double ess_mean;
+  /**
+   * Rank-normalised split-R̂: max(rhat_bulk, rhat_folded) (`rhat(method="rank")`); NaN for
+   * one chain.
+   */
+  double rhat;
+  /**
+   * Split-R̂ of the normal scores (`rhat(method="z_scale")`).
+   */
+  double rhat_bulk;
+  /**
+   * Split-R̂ of the normal scores of |x − median| (`rhat(method="folded")`).
+   */
+  double rhat_folded;
+  /**
+   * Classic split-R̂ of the draws (`rhat(method="split")`).
+   */
+  double rhat_split;
+  /**
+   * This coordinate's `SGS_DRAWS_SUSPECT_…` flags (R̂, bulk ESS, tail ESS, not computable)
+   * against the thresholds for its number of chains; 0 when it passes.
+   */
+  uint32_t flags;
+  /**
+   * Always 0 (the padding made explicit).
+   */
+  uint32_t reserved;
+} sgs_draws_stats;
+
+/**
+ * The verdict of `sgs_draws_diagnose`: OK (`ok = 1`, `flags = 0`) only if every rank-normalised
+ * R̂ is below `SGS_DRAWS_RHAT_MAX`, every bulk- and tail-ESS is at least
+ * `SGS_DRAWS_ESS_PER_CHAIN`·chains and no divergence was reported; otherwise SUSPECT
+ * (`ok = 0`) with the reasons in `flags` and the worst values.
+ */
+typedef struct sgs_draws_verdict {
+  /**
+   * 1 when `flags` is 0 (OK), else 0 (SUSPECT).
+   */
+  uint32_t ok;
+  /**
+   * The `SGS_DRAWS_SUSPECT_…` reasons, or-ed.
+   */
+  uint32_t flags;
+  /**
+   * The largest rank-normalised R̂ over the coordinates (NaN when none is computable).
+   */
+  double worst_rhat;
+  /**
+   * The smallest bulk-ESS (NaN when none is computable).
+   */
+  double min_ess_bulk;
+  /**
+   * The smallest tail-ESS (NaN when none is computable).
+   */
+  double min_ess_tail;
+  /**
+   * The ESS bound applied: `SGS_DRAWS_ESS_PER_CHAIN`·chains.
+   */
+  double ess_threshold;
+  /**
+   * The coordinate (0-based) of `worst_rhat` (the first one; 0 when it is NaN).
+   */
+  uint64_t worst_rhat_coord;
+  /**
+   * The coordinate of `min_ess_bulk`.
+   */
+  uint64_t min_ess_bulk_coord;
+  /**
+   * The coordinate of `min_ess_tail`.
+   */
+  uint64_t min_ess_tail_coord;
+  /**
+   * How many coordinates have a NaN R̂, bulk- or tail-ESS.
+   */
+  uint64_t not_computable;
+  /**
+   * The first such coordinate (0 when there is none).
+   */
+  uint64_t first_not_computable;
+  /**
+   * The divergences the caller reported.
+   */
+  uint64_t divergences;
+} sgs_draws_verdict;
 
 /**
  * A growing batch size for `sgs_svgd_run_scheduled` (plain data; start from
@@ -1837,6 +2035,240 @@ sgs_status sgs_amagold_warmup_compare_f32(const struct sgs_amagold_f32 *const *s
                                           size_t k,
                                           struct sgs_warmup_report *out,
                                           size_t out_len);
+
+/**
+ * The scratch length (in doubles) every `sgs_draws_…` function needs for `chains` chains of
+ * `draws` draws, whatever the dimension: 4N + 2·chains·⌊draws/2⌋ + 4M + ⌊draws/2⌋ with
+ * N = chains·draws and M the smallest power of two ≥ max(2·⌊draws/2⌋, 4). 0 when `chains` or
+ * `draws` is 0 or the size overflows.
+ */
+size_t sgs_draws_scratch_len(size_t chains,
+                             size_t draws);
+
+/**
+ * Every diagnostic of every coordinate of stored draws (`double`)
+ * into `out[0..dim]`: mean, sd, their Monte Carlo standard errors, the 5/50/95 %
+ * quantiles and theirs, bulk-, tail- and mean-ESS, the rank-normalised split-R̂ with
+ * its bulk and folded parts, and the classic split-R̂ (ArviZ 0.23's estimators,
+ * conventions and NaN cases; docs/algorithms.md §4.6). `draws` holds `chains·n·dim`
+ * values in the layout the samplers' runs write: chain after chain, draw after draw,
+ * the `dim` coordinates of a draw together (value j of draw t of chain c at
+ * `(c·n + t)·dim + j`); it is only read. `scratch` holds `scratch_len ≥
+ * sgs_draws_scratch_len(chains, n)` doubles (contents on return unspecified).
+ * O(N log N) per coordinate (N = chains·n); the same bits on every target.
+ *
+ * Returns `SGS_OK` or, checked in this order with nothing written on an error:
+ * `SGS_ERR_NULL_POINTER` (`draws`, `scratch` or `out` NULL), `SGS_ERR_INVALID_ARGUMENT`
+ * (a misaligned buffer), `SGS_ERR_ZERO_DIMENSION` (`chains` or `dim` 0),
+ * `SGS_ERR_INVALID_ARGUMENT` (chains·n·dim overflows, or two of the buffers overlap),
+ * `SGS_ERR_TOO_FEW_DRAWS` (n < `SGS_DRAWS_MIN_DRAWS`), `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` short), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < dim`),
+ * `SGS_ERR_NON_FINITE_DRAWS` (a NaN or infinite draw).
+ *
+ * # Safety
+ * `draws` valid for `chains·n·dim` reads, `scratch` for `scratch_len` reads and writes,
+ * `out` for `out_len` writes.
+ */
+sgs_status sgs_draws_summary(const double *draws,
+                             size_t chains,
+                             size_t n,
+                             size_t dim,
+                             double *scratch,
+                             size_t scratch_len,
+                             struct sgs_draws_stats *out,
+                             size_t out_len);
+
+/**
+ * The rank-normalised split-R̂ of each coordinate (the `rhat` of `…draws_summary`)
+ * into `out[0..dim]` (`out_len ≥ dim` doubles); NaN for one chain. Arguments and
+ * statuses as for `…draws_summary`.
+ *
+ * # Safety
+ * As for `…draws_summary`, `out` valid for `out_len` double writes.
+ */
+sgs_status sgs_draws_rhat_rank(const double *draws,
+                               size_t chains,
+                               size_t n,
+                               size_t dim,
+                               double *scratch,
+                               size_t scratch_len,
+                               double *out,
+                               size_t out_len);
+
+/**
+ * The bulk-ESS of each coordinate into `out[0..dim]`. Arguments and statuses as for
+ * `…draws_rhat_rank`.
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_ess_bulk(const double *draws,
+                              size_t chains,
+                              size_t n,
+                              size_t dim,
+                              double *scratch,
+                              size_t scratch_len,
+                              double *out,
+                              size_t out_len);
+
+/**
+ * The tail-ESS (5 % and 95 % quantiles) of each coordinate into `out[0..dim]`.
+ * Arguments and statuses as for `…draws_rhat_rank`.
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_ess_tail(const double *draws,
+                              size_t chains,
+                              size_t n,
+                              size_t dim,
+                              double *scratch,
+                              size_t scratch_len,
+                              double *out,
+                              size_t out_len);
+
+/**
+ * The Monte Carlo standard error of the `prob` quantile of each coordinate into
+ * `out[0..dim]` (ArviZ `mcse(method="quantile", prob=prob)`). Statuses as for
+ * `…draws_rhat_rank`, plus `SGS_ERR_INVALID_ARGUMENT` for `prob` outside (0, 1) or NaN
+ * (checked after the sizes, before the draws' values).
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_mcse_quantile(const double *draws,
+                                   size_t chains,
+                                   size_t n,
+                                   size_t dim,
+                                   double prob,
+                                   double *scratch,
+                                   size_t scratch_len,
+                                   double *out,
+                                   size_t out_len);
+
+/**
+ * Every diagnostic of every coordinate of stored draws (`float`)
+ * into `out[0..dim]`: mean, sd, their Monte Carlo standard errors, the 5/50/95 %
+ * quantiles and theirs, bulk-, tail- and mean-ESS, the rank-normalised split-R̂ with
+ * its bulk and folded parts, and the classic split-R̂ (ArviZ 0.23's estimators,
+ * conventions and NaN cases; docs/algorithms.md §4.6). `draws` holds `chains·n·dim`
+ * values in the layout the samplers' runs write: chain after chain, draw after draw,
+ * the `dim` coordinates of a draw together (value j of draw t of chain c at
+ * `(c·n + t)·dim + j`); it is only read. `scratch` holds `scratch_len ≥
+ * sgs_draws_scratch_len(chains, n)` doubles (contents on return unspecified).
+ * O(N log N) per coordinate (N = chains·n); the same bits on every target.
+ *
+ * Returns `SGS_OK` or, checked in this order with nothing written on an error:
+ * `SGS_ERR_NULL_POINTER` (`draws`, `scratch` or `out` NULL), `SGS_ERR_INVALID_ARGUMENT`
+ * (a misaligned buffer), `SGS_ERR_ZERO_DIMENSION` (`chains` or `dim` 0),
+ * `SGS_ERR_INVALID_ARGUMENT` (chains·n·dim overflows, or two of the buffers overlap),
+ * `SGS_ERR_TOO_FEW_DRAWS` (n < `SGS_DRAWS_MIN_DRAWS`), `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` short), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < dim`),
+ * `SGS_ERR_NON_FINITE_DRAWS` (a NaN or infinite draw).
+ *
+ * # Safety
+ * `draws` valid for `chains·n·dim` reads, `scratch` for `scratch_len` reads and writes,
+ * `out` for `out_len` writes.
+ */
+sgs_status sgs_draws_summary_f32(const float *draws,
+                                 size_t chains,
+                                 size_t n,
+                                 size_t dim,
+                                 double *scratch,
+                                 size_t scratch_len,
+                                 struct sgs_draws_stats *out,
+                                 size_t out_len);
+
+/**
+ * The rank-normalised split-R̂ of each coordinate (the `rhat` of `…draws_summary`)
+ * into `out[0..dim]` (`out_len ≥ dim` doubles); NaN for one chain. Arguments and
+ * statuses as for `…draws_summary`.
+ *
+ * # Safety
+ * As for `…draws_summary`, `out` valid for `out_len` double writes.
+ */
+sgs_status sgs_draws_rhat_rank_f32(const float *draws,
+                                   size_t chains,
+                                   size_t n,
+                                   size_t dim,
+                                   double *scratch,
+                                   size_t scratch_len,
+                                   double *out,
+                                   size_t out_len);
+
+/**
+ * The bulk-ESS of each coordinate into `out[0..dim]`. Arguments and statuses as for
+ * `…draws_rhat_rank`.
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_ess_bulk_f32(const float *draws,
+                                  size_t chains,
+                                  size_t n,
+                                  size_t dim,
+                                  double *scratch,
+                                  size_t scratch_len,
+                                  double *out,
+                                  size_t out_len);
+
+/**
+ * The tail-ESS (5 % and 95 % quantiles) of each coordinate into `out[0..dim]`.
+ * Arguments and statuses as for `…draws_rhat_rank`.
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_ess_tail_f32(const float *draws,
+                                  size_t chains,
+                                  size_t n,
+                                  size_t dim,
+                                  double *scratch,
+                                  size_t scratch_len,
+                                  double *out,
+                                  size_t out_len);
+
+/**
+ * The Monte Carlo standard error of the `prob` quantile of each coordinate into
+ * `out[0..dim]` (ArviZ `mcse(method="quantile", prob=prob)`). Statuses as for
+ * `…draws_rhat_rank`, plus `SGS_ERR_INVALID_ARGUMENT` for `prob` outside (0, 1) or NaN
+ * (checked after the sizes, before the draws' values).
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_mcse_quantile_f32(const float *draws,
+                                       size_t chains,
+                                       size_t n,
+                                       size_t dim,
+                                       double prob,
+                                       double *scratch,
+                                       size_t scratch_len,
+                                       double *out,
+                                       size_t out_len);
+
+/**
+ * The one-call verdict over the `dim` per-coordinate results `stats[0..dim]` of
+ * `sgs_draws_summary` for `chains` chains, and the caller's count of divergent transitions
+ * after warm-up: OK only if every rank-normalised R̂ < `SGS_DRAWS_RHAT_MAX` (1.01), every
+ * bulk- and tail-ESS ≥ `SGS_DRAWS_ESS_PER_CHAIN` (100)·chains and `divergences` is 0; else
+ * SUSPECT with the `SGS_DRAWS_SUSPECT_…` reasons (a NaN — one chain's R̂ — is
+ * `SGS_DRAWS_SUSPECT_NOT_COMPUTABLE`), the worst values and their coordinates. The flags are
+ * recomputed from the values (the `flags` fields are not read). Reads only `stats`.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`stats` or `verdict` NULL),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, `dim` too large for memory, or `verdict` inside
+ * `stats`), `SGS_ERR_ZERO_DIMENSION` (`dim` or `chains` 0); `*verdict` is written only on
+ * `SGS_OK`.
+ *
+ * # Safety
+ * `stats` valid for `dim` reads, `verdict` for one write.
+ */
+sgs_status sgs_draws_diagnose(const struct sgs_draws_stats *stats,
+                              size_t dim,
+                              size_t chains,
+                              uint64_t divergences,
+                              struct sgs_draws_verdict *verdict);
 
 /**
  * A doubling schedule from `start`, doubling every `every` iterations (`min_decrease` 0.1 for

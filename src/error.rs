@@ -176,6 +176,14 @@ statuses! {
     /// 20 iterations (its first slow window would hold too few draws to estimate a variance).
     InvalidWarmup = 35, SGS_ERR_INVALID_WARMUP,
         "the warm-up is too short for the mass-matrix adaptation (needs 20 or more iterations)";
+    /// A stored draw given to the diagnostics of `sgsample::draws` (`sgs_draws_…`) is NaN or
+    /// infinite. Nothing was computed or written.
+    NonFiniteDraws = 36, SGS_ERR_NON_FINITE_DRAWS, "a stored draw is NaN or infinite";
+    /// Fewer than 4 draws per chain were given to the diagnostics of `sgsample::draws`
+    /// (`sgs_draws_…`): a split chain would hold fewer than 2 draws, and neither its variance nor
+    /// its lag-1 autocovariance exists. Nothing was computed or written.
+    TooFewDraws = 37, SGS_ERR_TOO_FEW_DRAWS,
+        "fewer than 4 draws per chain (2 per split chain)";
     /// An inverse mass matrix given to a chain is not symmetric positive definite with finite
     /// entries (a diagonal one: an entry not finite and positive).
     InvalidMass = 38, SGS_ERR_INVALID_MASS,

@@ -34,6 +34,8 @@ pub mod amagold;
 mod approach;
 pub mod chain;
 mod dense;
+#[cfg(feature = "draws")]
+pub mod draws;
 mod error;
 pub mod fastexp;
 #[cfg(feature = "ffi")]

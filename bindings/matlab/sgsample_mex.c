@@ -23,6 +23,8 @@
  *                                                                   'inverse_mass_dense')
  *   R               = sgsample_mex('amagold_compare', ids)         (k-by-1 struct of reports)
  *   S               = sgsample_mex('stats', X)                     (ESS, split-R-hat, MCSE)
+ *   S               = sgsample_mex('draws', X, opts)               (rank-normalised R-hat, ESS,
+ *                                                                   MCSE, verdict: sgs_draws_…)
  *
  * `opts` holds only the options the user gave (canonical snake_case names of the C config
  * fields plus samples/burnin/warmup/iterations/log_accept); every other field keeps the C
@@ -98,6 +100,8 @@ static const char *status_id(int32_t st) {
     case SGS_ERR_STATE_MOVED: return "sgsample:stateMoved";
     case SGS_ERR_BUSY: return "sgsample:busy";
     case SGS_ERR_INVALID_WARMUP: return "sgsample:invalidWarmup";
+    case SGS_ERR_NON_FINITE_DRAWS: return "sgsample:nonFiniteDraws";
+    case SGS_ERR_TOO_FEW_DRAWS: return "sgsample:tooFewDraws";
     default: return "sgsample:unknownStatus";
     }
 }
@@ -845,6 +849,119 @@ static void stats(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     free_all(&b);
 }
 
+/* ---- diagnostics of stored draws: sgs_draws_summary and sgs_draws_diagnose ----------------- */
+/* S = sgsample_mex('draws', X, opts): X is n-by-d (one chain) or n-by-d-by-m, double or single;
+ * opts.divergences (optional) the caller's count. The draws are copied into the C layout
+ * (chain, draw, coordinate); S has one 1-by-d field per sgs_draws_stats field (flags included),
+ * draws, chains, and the verdict of sgs_draws_diagnose (coordinates 1-based). */
+static void draws(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    if (nrhs != 3 || !mxIsStruct(prhs[2]))
+        mexErrMsgIdAndTxt("sgsample:badArguments", "usage: S = sgs_diagnose(X, Name, Value, ...)");
+    const mxArray *X = prhs[1];
+    int single = mxIsSingle(X);
+    size_t nd = mxGetNumberOfDimensions(X);
+    if (!(mxIsDouble(X) || single) || mxIsComplex(X) || mxIsSparse(X) || nd > 3)
+        fail(&b, "sgsample:badArgument", "X must be a real, full double or single array of at most 3 dimensions (draws x coordinates x chains)");
+    uint64_t divergences = opt_u64(&b, prhs[2], "divergences", 0);
+    const mwSize *dims = mxGetDimensions(X);
+    size_t n = dims[0], d = dims[1], m = nd == 3 ? dims[2] : 1;
+    if (m == 0 || d == 0) fail_status(&b, "sgs_diagnose: no chain or no coordinate", SGS_ERR_ZERO_DIMENSION);
+    size_t len = sgs_draws_scratch_len(m, n); /* 0 for n = 0: the library refuses that itself */
+    if ((len == 0 && n != 0) || n > SIZE_MAX / d / m) fail(&b, "sgsample:tooLarge", "the draws do not fit in memory");
+    size_t total = m * n * d;
+    double *x = single ? NULL : (double *)take(&b, total, sizeof(double), 8);
+    float *xf = single ? (float *)take(&b, total, sizeof(float), 8) : NULL;
+    double *scratch = (double *)take(&b, len, sizeof(double), 8);
+    sgs_draws_stats *out = (sgs_draws_stats *)take(&b, d, sizeof(sgs_draws_stats), 8);
+    const double *src = single ? NULL : mxGetPr(X);
+    const float *src32 = single ? (const float *)mxGetData(X) : NULL;
+    /* Column-major X(t, j, c) at t + n·j + n·d·c; the C layout at (c·n + t)·d + j. */
+    for (size_t c = 0; c < m; c++)
+        for (size_t j = 0; j < d; j++)
+            for (size_t t = 0; t < n; t++) {
+                size_t from = t + n * j + n * d * c, to = (c * n + t) * d + j;
+                if (single) xf[to] = src32[from];
+                else x[to] = src[from];
+            }
+    int32_t st = single ? sgs_draws_summary_f32(xf, m, n, d, scratch, len, out, d)
+                        : sgs_draws_summary(x, m, n, d, scratch, len, out, d);
+    if (st == SGS_ERR_NON_FINITE_DRAWS) {
+        for (size_t i = 0; i < total; i++) {
+            double v = single ? (double)src32[i] : src[i];
+            if (!isfinite(v)) {
+                size_t t = i % n, j = (i / n) % d, c = i / n / d;
+                char msg[200];
+                snprintf(msg, sizeof msg, "sgs_diagnose: X(%lu, %lu, %lu) is %s: every draw must be finite",
+                         (unsigned long)t + 1, (unsigned long)j + 1, (unsigned long)c + 1,
+                         isnan(v) ? "NaN" : (v > 0 ? "Inf" : "-Inf"));
+                fail(&b, "sgsample:nonFiniteDraws", msg);
+            }
+        }
+    }
+    if (st == SGS_ERR_TOO_FEW_DRAWS) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "sgs_diagnose: %lu draws per chain: %s", (unsigned long)n, sgs_status_str(st));
+        fail(&b, status_id(st), msg);
+    }
+    if (st != SGS_OK) fail_status(&b, "sgs_diagnose", st);
+    sgs_draws_verdict v;
+    st = sgs_draws_diagnose(out, d, m, divergences, &v);
+    if (st != SGS_OK) fail_status(&b, "sgs_diagnose: verdict", st);
+
+    static const char *names[] = {"mean", "sd", "mcse_mean", "mcse_sd", "q5", "q50", "q95",
+                                  "mcse_q5", "mcse_q50", "mcse_q95", "ess_bulk", "ess_tail",
+                                  "ess_mean", "rhat", "rhat_bulk", "rhat_folded", "rhat_split",
+                                  "flags", "draws", "chains", "verdict"};
+    mxArray *S = make_info(names, 21);
+    for (int f = 0; f < 18; f++) {
+        mxArray *a = mxCreateDoubleMatrix(1, d, mxREAL);
+        double *o = mxGetPr(a);
+        for (size_t j = 0; j < d; j++) {
+            const sgs_draws_stats *r = &out[j];
+            const double vals[18] = {r->mean, r->sd, r->mcse_mean, r->mcse_sd, r->q5, r->q50, r->q95,
+                                     r->mcse_q5, r->mcse_q50, r->mcse_q95, r->ess_bulk, r->ess_tail,
+                                     r->ess_mean, r->rhat, r->rhat_bulk, r->rhat_folded, r->rhat_split,
+                                     (double)r->flags};
+            o[j] = vals[f];
+        }
+        mxSetField(S, 0, names[f], a);
+    }
+    set_num(S, "draws", (double)n);
+    set_num(S, "chains", (double)m);
+    static const char *vnames[] = {"ok", "flags", "reasons", "worst_rhat", "worst_rhat_coord",
+                                   "min_ess_bulk", "min_ess_bulk_coord", "min_ess_tail",
+                                   "min_ess_tail_coord", "ess_threshold", "not_computable",
+                                   "first_not_computable", "divergences"};
+    mxArray *V = make_info(vnames, 13);
+    mxSetField(V, 0, "ok", mxCreateLogicalScalar(v.ok != 0));
+    set_num(V, "flags", (double)v.flags);
+    static const char *reason_names[] = {"rhat", "ess_bulk", "ess_tail", "divergences", "not_computable"};
+    static const uint32_t reason_bits[] = {SGS_DRAWS_SUSPECT_RHAT, SGS_DRAWS_SUSPECT_ESS_BULK,
+                                           SGS_DRAWS_SUSPECT_ESS_TAIL, SGS_DRAWS_SUSPECT_DIVERGENCES,
+                                           SGS_DRAWS_SUSPECT_NOT_COMPUTABLE};
+    int nr = 0;
+    for (int k = 0; k < 5; k++) nr += (v.flags & reason_bits[k]) != 0;
+    mxArray *reasons = mxCreateCellMatrix(1, (size_t)nr);
+    for (int k = 0, i = 0; k < 5; k++)
+        if (v.flags & reason_bits[k]) mxSetCell(reasons, (size_t)i++, mxCreateString(reason_names[k]));
+    mxSetField(V, 0, "reasons", reasons);
+    set_num(V, "worst_rhat", v.worst_rhat);
+    set_num(V, "worst_rhat_coord", isnan(v.worst_rhat) ? NAN : (double)v.worst_rhat_coord + 1);
+    set_num(V, "min_ess_bulk", v.min_ess_bulk);
+    set_num(V, "min_ess_bulk_coord", isnan(v.min_ess_bulk) ? NAN : (double)v.min_ess_bulk_coord + 1);
+    set_num(V, "min_ess_tail", v.min_ess_tail);
+    set_num(V, "min_ess_tail_coord", isnan(v.min_ess_tail) ? NAN : (double)v.min_ess_tail_coord + 1);
+    set_num(V, "ess_threshold", v.ess_threshold);
+    set_num(V, "not_computable", (double)v.not_computable);
+    set_num(V, "first_not_computable", v.not_computable ? (double)v.first_not_computable + 1 : NAN);
+    set_num(V, "divergences", (double)v.divergences);
+    mxSetField(S, 0, "verdict", V);
+    plhs[0] = S;
+    free_all(&b);
+}
+
 /* ---- persistent chains: the +sgs handle objects -------------------------------------------- */
 /* A chain that lives between MEX calls: its state and workspace are plain malloc memory (the MEX
  * memory manager would free mxMalloc memory at the end of the call), allocated once and never
@@ -1318,6 +1435,7 @@ void sgs_gateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     else if (strcmp(cmd, "amagold_compare") == 0) amagold_compare(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "free") == 0) chain_free(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "stats") == 0) stats(nlhs, plhs, nrhs, prhs);
+    else if (strcmp(cmd, "draws") == 0) draws(nlhs, plhs, nrhs, prhs);
     else if (strcmp(cmd, "status") == 0 && nrhs == 2) plhs[0] = mxCreateString(sgs_status_str((int32_t)mxGetScalar(prhs[1])));
     else if (strcmp(cmd, "version") == 0) plhs[0] = mxCreateString(sgs_version());
     else mexErrMsgIdAndTxt("sgsample:badArguments", "unknown command '%s'", cmd);

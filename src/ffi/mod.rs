@@ -47,6 +47,8 @@
 mod amagold;
 pub(crate) mod chain;
 pub(crate) mod common;
+#[cfg(feature = "draws")]
+mod draws;
 mod ksd;
 mod minibatch;
 mod sghmc;
@@ -64,6 +66,8 @@ pub use common::{
     sgs_energy_fn, sgs_energy_fn_f32, sgs_gradient_fn, sgs_gradient_fn_f32, sgs_gradients_fn,
     sgs_gradients_fn_f32, SGS_CB_ABORT, SGS_CB_OK, SGS_CB_REJECT,
 };
+#[cfg(feature = "draws")]
+pub use draws::*;
 pub use ksd::*;
 pub use minibatch::*;
 pub use sghmc::*;

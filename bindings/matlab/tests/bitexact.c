@@ -60,6 +60,28 @@ static void print_stat(const char *tag, sgs_status (*f)(const sgs_stats *, doubl
     print_rows(tag, v, 1, D);
 }
 
+/* One row per field of sgs_draws_summary: "<tag>_<field>" and the D values' bits. */
+static void print_draws(const char *tag, const sgs_draws_stats *s) {
+    static const char *names[18] = {"mean", "sd", "mcse_mean", "mcse_sd", "q5", "q50", "q95",
+                                    "mcse_q5", "mcse_q50", "mcse_q95", "ess_bulk", "ess_tail",
+                                    "ess_mean", "rhat", "rhat_bulk", "rhat_folded", "rhat_split",
+                                    "flags"};
+    for (int f = 0; f < 18; f++) {
+        double v[D];
+        char row[64];
+        for (int j = 0; j < D; j++) {
+            const sgs_draws_stats *r = &s[j];
+            const double all[18] = {r->mean, r->sd, r->mcse_mean, r->mcse_sd, r->q5, r->q50, r->q95,
+                                    r->mcse_q5, r->mcse_q50, r->mcse_q95, r->ess_bulk, r->ess_tail,
+                                    r->ess_mean, r->rhat, r->rhat_bulk, r->rhat_folded,
+                                    r->rhat_split, (double)r->flags};
+            v[j] = all[f];
+        }
+        snprintf(row, sizeof row, "%s_%s", tag, names[f]);
+        print_rows(row, v, 1, D);
+    }
+}
+
 int main(void) {
     static double out[N * D], ws[64], scratch[100 * D], first[N * D], second[N * D];
     const double theta0[D] = {1.0, -1.0};
@@ -130,6 +152,22 @@ int main(void) {
     print_stat("stats_mcse", sgs_stats_mcse, c1);
     print_stat("stats_chain_ess", sgs_stats_ess, c0);
     print_stat("stats_chain_ess", sgs_stats_ess, c1);
+
+    /* Diagnostics of stored draws of the same two runs as two chains (sgs_diagnose in Octave):
+     * every field of sgs_draws_summary, in double and from the runs rounded to float. */
+    static double xd[2 * N * D], dscratch[4 * 2 * N + 2 * N + 4 * 256 + N];
+    static float xd32[2 * N * D];
+    memcpy(xd, first, sizeof(double) * N * D);
+    memcpy(xd + N * D, second, sizeof(double) * N * D);
+    for (int i = 0; i < 2 * N * D; i++) xd32[i] = (float)xd[i];
+    size_t dlen = sgs_draws_scratch_len(2, N);
+    sgs_draws_stats ds[D];
+    if (dlen > sizeof dscratch / sizeof dscratch[0] ||
+        check(sgs_draws_summary(xd, 2, N, D, dscratch, dlen, ds, D), "draws summary"))
+        return 1;
+    print_draws("draws", ds);
+    if (check(sgs_draws_summary_f32(xd32, 2, N, D, dscratch, dlen, ds, D), "draws summary f32")) return 1;
+    print_draws("draws32", ds);
 
     /* SGHMC: seed 5, step 0.1. */
     sgs_sghmc h = {{0}};

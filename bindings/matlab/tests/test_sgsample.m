@@ -3,7 +3,8 @@ function failed = test_sgsample(c_bits_file)
 %   statistics against exact truths (tolerances from batch-means standard errors), RBM-SVGD on the
 %   1-D mixture, the minibatch helper, bit-for-bit equality with the C library (C_BITS_FILE,
 %   written by tests/bitexact.c), bad inputs with their identifiers, callback errors, the
-%   step-wise objects (+sgs), the mass-matrix warm-up, the diagnostics (sgs_stats) and Ctrl-C
+%   step-wise objects (+sgs), the mass-matrix warm-up, the diagnostics (sgs_stats, sgs_diagnose)
+%   and Ctrl-C
 %   (Octave: a child Octave interrupts itself).
 %   Prints one line per test and 'octave: N passed, M failed'; returns M.
   here = fileparts(mfilename('fullpath'));
@@ -24,6 +25,7 @@ function failed = test_sgsample(c_bits_file)
   t = warmup_api(t);
   t = mass_warmup(t);
   t = diagnostics(t);
+  t = draws_diagnostics(t);
   t = interrupts(t);
   printf_('octave: %d passed, %d failed\n', t.passed, t.failed);
   failed = t.failed;
@@ -199,6 +201,20 @@ function t = bit_for_bit(t, file)
     t = check(t, sprintf('bit-for-bit: %s = C library', tag), ~isempty(theirs) && isequal(mine, theirs), ...
               sprintf('(%d rows)', numel(theirs)));
   end
+  % sgs_diagnose on the same two runs as two chains, double and single: every field.
+  X = runs_pair(E, G, th);
+  fields = {'mean', 'sd', 'mcse_mean', 'mcse_sd', 'q5', 'q50', 'q95', 'mcse_q5', 'mcse_q50', ...
+            'mcse_q95', 'ess_bulk', 'ess_tail', 'ess_mean', 'rhat', 'rhat_bulk', 'rhat_folded', ...
+            'rhat_split', 'flags'};
+  kinds = {'draws', sgs_diagnose(X); 'draws32', sgs_diagnose(single(X))};
+  for k = 1:size(kinds, 1)
+    for f = 1:numel(fields)
+      tag = [kinds{k, 1}, '_', fields{f}];
+      mine = hex_rows(tag, kinds{k, 2}.(fields{f}));
+      theirs = c_lines(strncmp(c_lines, [tag, ' '], numel(tag) + 1));
+      t = check(t, sprintf('bit-for-bit: sgs_diagnose %s = C library', tag), ~isempty(theirs) && isequal(mine, theirs));
+    end
+  end
   mb = c_lines(strncmp(c_lines, 'minibatch ', 10));
   c_idx = sscanf(mb{1}(11:end), '%d');
   t = check(t, 'bit-for-bit: sgs_minibatch = C + 1', isequal(sgs_minibatch(uint64(123456789), 1000, 20), c_idx + 1));
@@ -293,6 +309,16 @@ function t = bad_inputs(t)
     'sgsample:badArgument', @() sgs_stats([1; 2i]), 'sgs_stats complex'; ...
     'sgsample:badArgument', @() sgs_stats(int8([1; 2])), 'sgs_stats integers'; ...
     'sgsample:badArgument', @() sgs_stats(zeros(4, 2, 2, 2)), 'sgs_stats 4-D'; ...
+    'sgsample:nonFiniteDraws', @() sgs_diagnose([1; 2; NaN; 4; 5]), 'sgs_diagnose with a NaN draw'; ...
+    'sgsample:nonFiniteDraws', @() sgs_diagnose(single([1; -Inf; 3; 4])), 'sgs_diagnose with a -Inf single draw'; ...
+    'sgsample:tooFewDraws', @() sgs_diagnose(zeros(3, 2, 4)), 'sgs_diagnose with 3 draws per chain'; ...
+    'sgsample:tooFewDraws', @() sgs_diagnose(zeros(0, 2, 4)), 'sgs_diagnose with no draw'; ...
+    'sgsample:zeroDimension', @() sgs_diagnose(zeros(10, 0)), 'sgs_diagnose with no coordinate'; ...
+    'sgsample:zeroDimension', @() sgs_diagnose(zeros(10, 2, 0)), 'sgs_diagnose with no chain'; ...
+    'sgsample:badArgument', @() sgs_diagnose([1; 2; 3; 4i]), 'sgs_diagnose complex'; ...
+    'sgsample:badArgument', @() sgs_diagnose(int8([1; 2; 3; 4])), 'sgs_diagnose integers'; ...
+    'sgsample:badOption', @() sgs_diagnose(zeros(8, 1), 'Divergences', -1), 'sgs_diagnose Divergences -1'; ...
+    'sgsample:unknownOption', @() sgs_diagnose(zeros(8, 1), 'Divergence', 1), 'sgs_diagnose misspelt option'; ...
     'sgsample:unknownOption', @() sgs_amagold(E, G, 0, 'StepSise', 0.1), 'misspelt option'; ...
     'sgsample:badArguments', @() sgs_amagold(E, G, 0, 'StepSize'), 'option without a value'; ...
     'sgsample:badOption', @() sgs_amagold(E, G, 0, 'Samples', -1), 'Samples -1'; ...
@@ -328,6 +354,14 @@ function t = bad_inputs(t)
   catch e
     t = check(t, 'bad input: sgs_stats NaN message names the draw', strcmp(e.identifier, 'sgsample:nonFinite') && ...
               ~isempty(strfind(e.message, 'X(2, :, 2)')) && isempty(strfind(e.message, 'particle')), e.message);
+  end
+  % A non-finite draw: the message names the element.
+  try
+    sgs_diagnose(cat(3, [1 2; 3 4; 5 6; 7 8], [1 2; 3 4; 5 NaN; 7 8]));
+    t = check(t, 'bad input: sgs_diagnose NaN message names the draw', false, '(no error)');
+  catch e
+    t = check(t, 'bad input: sgs_diagnose NaN message names the draw', strcmp(e.identifier, 'sgsample:nonFiniteDraws') && ...
+              ~isempty(strfind(e.message, 'X(3, 2, 2)')), e.message);
   end
   % The message is the library's status text.
   try
@@ -661,6 +695,46 @@ function t = diagnostics(t)
   % single draws are widened exactly: the same numbers as their double values.
   Z = single(X(1:4096, 1, 1));
   t = check(t, 'stats: single = double of the same values', isequal(sgs_stats(Z), sgs_stats(double(Z))));
+end
+
+% sgs_diagnose against exact truths and its own contract: AR(1) chains (phi = 0.5, tau = 3) pass
+% the verdict with a bulk-ESS near k n / tau; a chain shifted by one stationary sd is caught by
+% R-hat; one chain is never OK (R-hat needs two); divergences are a reason of their own; single
+% equals double of the same values; the verdict's worst values are the fields' extremes.
+function t = draws_diagnostics(t)
+  phi = 0.5;
+  k = 4;
+  n = 4000;
+  randn('state', 20261205); %#ok<RAND>
+  X = zeros(n, 2, k);
+  for c = 1:k
+    X(:, :, c) = filter(1, [1, -phi], randn(n, 2));
+  end
+  S = sgs_diagnose(X);
+  want = k * n * (1 - phi) / (1 + phi);
+  t = check(t, 'diagnose: AR(1) verdict OK', S.verdict.ok && isempty(S.verdict.reasons) && S.verdict.flags == 0, ...
+            sprintf('(%s)', strjoin(S.verdict.reasons, ', ')));
+  t = check(t, 'diagnose: AR(1) bulk-ESS = k n / tau within 15 %', all(abs(S.ess_bulk / want - 1) < 0.15), ...
+            sprintf('(%.0f %.0f vs %.0f)', S.ess_bulk, want));
+  t = check(t, 'diagnose: AR(1) rank R-hat < 1.01, shapes', all(S.rhat < 1.01) && isequal(size(S.rhat), [1, 2]) && ...
+            S.draws == n && S.chains == k && S.verdict.ess_threshold == 100 * k);
+  t = check(t, 'diagnose: worst values are the fields'' extremes', S.verdict.worst_rhat == max(S.rhat) && ...
+            S.verdict.min_ess_bulk == min(S.ess_bulk) && S.verdict.min_ess_tail == min(S.ess_tail) && ...
+            S.rhat(S.verdict.worst_rhat_coord) == S.verdict.worst_rhat);
+  t = check(t, 'diagnose: mean and sd of all draws', abs(S.mean(1) - mean(reshape(X(:, 1, :), [], 1))) < 1e-12 && ...
+            abs(S.sd(2) - std(reshape(X(:, 2, :), [], 1))) < 1e-12);
+  Y = X;
+  Y(:, 1, 2) = Y(:, 1, 2) + sqrt(1 / (1 - phi ^ 2));
+  V = sgs_diagnose(Y).verdict;
+  t = check(t, 'diagnose: a chain shifted by one sd -> R-hat', ~V.ok && any(strcmp(V.reasons, 'rhat')) && V.worst_rhat_coord == 1, ...
+            sprintf('(%.3f)', V.worst_rhat));
+  V = sgs_diagnose(X, 'Divergences', 3).verdict;
+  t = check(t, 'diagnose: divergences', ~V.ok && isequal(V.reasons, {'divergences'}) && V.divergences == 3);
+  V = sgs_diagnose(X(:, :, 1)).verdict;
+  t = check(t, 'diagnose: one chain -> not computable', ~V.ok && any(strcmp(V.reasons, 'not_computable')) && ...
+            V.not_computable == 2 && V.first_not_computable == 1 && isnan(V.worst_rhat));
+  Z = single(X);
+  t = check(t, 'diagnose: single = double of the same values', isequaln(sgs_diagnose(Z), sgs_diagnose(double(Z))));
 end
 
 function r = tail_rows(x, n)

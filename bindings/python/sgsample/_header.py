@@ -20,7 +20,7 @@ class Header:
     """What the header declares, in declaration order."""
 
     code: str  # the active C code, comments and directives removed
-    defines: dict = field(default_factory=dict)  # name -> int or str (resolved)
+    defines: dict = field(default_factory=dict)  # name -> int, float or str (resolved)
     enums: dict = field(default_factory=dict)  # enum tag -> [(member, value)]
     structs: dict = field(default_factory=dict)  # struct tag -> [(ctype, name, array_len|None)]
     struct_typedefs: dict = field(default_factory=dict)  # typedef name -> struct tag
@@ -128,6 +128,8 @@ def parse(text):
         cast = re.fullmatch(r"\(\s*\w+\s*\)\s*(\w+)", value)
         if re.fullmatch(r"-?\d+", value):
             h.defines[name] = int(value)
+        elif re.fullmatch(r"-?\d+\.\d*(?:[eE][-+]?\d+)?", value):
+            h.defines[name] = float(value)
         elif cast and cast.group(1) in enum_values:
             h.defines[name] = enum_values[cast.group(1)]
         elif re.fullmatch(r'"[^"]*"', value):

@@ -56,7 +56,7 @@ fn config(version: &str) -> cbindgen::Config {
         ..Default::default()
     };
     c.parse.expand.crates = vec!["sgsample".into()];
-    c.parse.expand.features = Some(vec!["ffi".into()]);
+    c.parse.expand.features = Some(vec!["ffi".into(), "draws".into()]);
     c.parse.expand.default_features = false;
     c
 }

@@ -45,7 +45,7 @@ def generate(header_path):
          "# Layouts follow C's rules; Julia isbits structs use the same ones.", ""]
     o.append("# Constants (#define)")
     for k, v in h.defines.items():
-        o.append(f"const {k} = {v!r}" if isinstance(v, int) else f'const {k} = "{v}"')
+        o.append(f"const {k} = {v!r}" if isinstance(v, (int, float)) else f'const {k} = "{v}"')
     o.append("")
     o.append("# Scalar typedefs (as C99 sees them) and enum members")
     for name, ctype in h.scalar_typedefs.items():

@@ -31,6 +31,14 @@ const SGS_OUTCOME_DIVERGENT = 3
 const SGS_CB_OK = 0
 const SGS_CB_REJECT = 1
 const SGS_CB_ABORT = 2
+const SGS_DRAWS_RHAT_MAX = 1.01
+const SGS_DRAWS_ESS_PER_CHAIN = 100
+const SGS_DRAWS_MIN_DRAWS = 4
+const SGS_DRAWS_SUSPECT_RHAT = 1
+const SGS_DRAWS_SUSPECT_ESS_BULK = 2
+const SGS_DRAWS_SUSPECT_ESS_TAIL = 4
+const SGS_DRAWS_SUSPECT_DIVERGENCES = 8
+const SGS_DRAWS_SUSPECT_NOT_COMPUTABLE = 16
 const SGS_SCHEDULE_DOUBLING = 0
 const SGS_SCHEDULE_KSD = 1
 const SGS_STATS_LAGS = 128
@@ -87,6 +95,8 @@ const SGS_ERR_RANGE_OVERLAP = Int32(32)
 const SGS_ERR_GRADIENTS_NOT_READY = Int32(33)
 const SGS_ERR_ITERATION_INCOMPLETE = Int32(34)
 const SGS_ERR_INVALID_WARMUP = Int32(35)
+const SGS_ERR_NON_FINITE_DRAWS = Int32(36)
+const SGS_ERR_TOO_FEW_DRAWS = Int32(37)
 const SGS_ERR_INVALID_MASS = Int32(38)
 const SGS_ERR_MASS_MISMATCH = Int32(39)
 
@@ -165,6 +175,41 @@ struct sgs_warmup_report
     restarts::UInt32
     energy_trend_falling::UInt32
     energy_trend_rising::UInt32
+end
+struct sgs_draws_stats
+    mean::Cdouble
+    sd::Cdouble
+    mcse_mean::Cdouble
+    mcse_sd::Cdouble
+    q5::Cdouble
+    q50::Cdouble
+    q95::Cdouble
+    mcse_q5::Cdouble
+    mcse_q50::Cdouble
+    mcse_q95::Cdouble
+    ess_bulk::Cdouble
+    ess_tail::Cdouble
+    ess_mean::Cdouble
+    rhat::Cdouble
+    rhat_bulk::Cdouble
+    rhat_folded::Cdouble
+    rhat_split::Cdouble
+    flags::UInt32
+    reserved::UInt32
+end
+struct sgs_draws_verdict
+    ok::UInt32
+    flags::UInt32
+    worst_rhat::Cdouble
+    min_ess_bulk::Cdouble
+    min_ess_tail::Cdouble
+    ess_threshold::Cdouble
+    worst_rhat_coord::UInt64
+    min_ess_bulk_coord::UInt64
+    min_ess_tail_coord::UInt64
+    not_computable::UInt64
+    first_not_computable::UInt64
+    divergences::UInt64
 end
 struct sgs_svgd_schedule
     start::UInt64
@@ -315,6 +360,18 @@ sgs_amagold_set_inverse_mass_f32(state, k, k_len) = @ccall libsgsample.sgs_amago
 sgs_amagold_set_inverse_mass_dense_f32(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass_dense_f32(state::Ptr{sgs_amagold_f32}, k::Ptr{Cfloat}, k_len::Csize_t)::sgs_status
 sgs_amagold_warmup_report_f32(state, out) = @ccall libsgsample.sgs_amagold_warmup_report_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{sgs_warmup_report})::sgs_status
 sgs_amagold_warmup_compare_f32(states, k, out, out_len) = @ccall libsgsample.sgs_amagold_warmup_compare_f32(states::Ptr{Ptr{sgs_amagold_f32}}, k::Csize_t, out::Ptr{sgs_warmup_report}, out_len::Csize_t)::sgs_status
+sgs_draws_scratch_len(chains, draws) = @ccall libsgsample.sgs_draws_scratch_len(chains::Csize_t, draws::Csize_t)::Csize_t
+sgs_draws_summary(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_summary(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{sgs_draws_stats}, out_len::Csize_t)::sgs_status
+sgs_draws_rhat_rank(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_rhat_rank(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_ess_bulk(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_bulk(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_ess_tail(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_tail(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_mcse_quantile(draws, chains, n, dim, prob, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_mcse_quantile(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, prob::Cdouble, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_summary_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_summary_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{sgs_draws_stats}, out_len::Csize_t)::sgs_status
+sgs_draws_rhat_rank_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_rhat_rank_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_ess_bulk_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_bulk_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_ess_tail_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_tail_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_mcse_quantile_f32(draws, chains, n, dim, prob, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_mcse_quantile_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, prob::Cdouble, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_diagnose(stats, dim, chains, divergences, verdict) = @ccall libsgsample.sgs_draws_diagnose(stats::Ptr{sgs_draws_stats}, dim::Csize_t, chains::Csize_t, divergences::UInt64, verdict::Ptr{sgs_draws_verdict})::sgs_status
 sgs_svgd_schedule_default(start, every) = @ccall libsgsample.sgs_svgd_schedule_default(start::UInt64, every::UInt64)::sgs_svgd_schedule
 sgs_ksd_full(x, n, d, grad, c, beta, ksd_squared) = @ccall libsgsample.sgs_ksd_full(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, c::Cdouble, beta::Cdouble, ksd_squared::Ptr{Cdouble})::sgs_status
 sgs_ksd_batch(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd_squared) = @ccall libsgsample.sgs_ksd_batch(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, p::Csize_t, c::Cdouble, beta::Cdouble, seed::UInt64, stream::UInt64, index::Ptr{UInt32}, index_len::Csize_t, ksd_squared::Ptr{Cdouble})::sgs_status
