@@ -525,6 +525,9 @@ impl AmagoldCore {
             if w.windows.is_none() {
                 return self.curvature_step(p, model);
             }
+            if w.pending_update > 0 {
+                return self.window_metric_step(p, model);
+            }
         }
         let saved_rng = self.rng.clone();
         let steps = if self.cfg.jitter_steps {
@@ -872,6 +875,74 @@ impl AmagoldCore {
         Ok(self.approach_info(false))
     }
 
+    /// The metric update at the end of a slow window, as a step of its own (docs/algorithms.md
+    /// §1.7): the finite-difference curvature's diagonal at θ (one seed) gives each coordinate
+    /// a floor σ²/H_jj under its window variance — a coordinate the chain could not move in
+    /// (its metric far too small, e.g. from a degenerate region where the approach stopped)
+    /// has a window variance near 0, and shrinking towards the metric in use alone would keep it
+    /// there; then the window's estimate is set, and the step size searched again.
+    fn window_metric_step<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        p: Parts<'_, T>,
+        model: &mut M,
+    ) -> Result<AmagoldInfo, Error> {
+        let saved = self.rng.clone();
+        let d = self.d;
+        let sigma = self.cfg.momentum_sd;
+        let n = self.warm.as_ref().map_or(0, |w| w.pending_update);
+        let seed = self.rng.next_u64();
+        let Parts {
+            theta,
+            prop,
+            r,
+            r0,
+            rw,
+            g,
+            mut metric,
+            ..
+        } = p;
+        // Floors σ²/H_jj into r0 (NaN where the curvature is not positive and finite).
+        let base_ok =
+            gradient_or_rollback(model, theta, seed, g, &mut self.rng, &saved)? && all_finite(g);
+        let s2 = sigma * sigma;
+        for j in 0..d {
+            let f = if base_ok {
+                let (ok, h) = self.column(theta, prop, rw, j, seed, model, &saved)?;
+                match (rw.get(j), g.get(j)) {
+                    (Some(&a), Some(&b)) if ok => s2 * h.to_f64() / (a - b).to_f64(),
+                    _ => f64::NAN,
+                }
+            } else {
+                f64::NAN
+            };
+            if let Some(x) = r0.get_mut(j) {
+                *x = T::from_f64(f);
+            }
+        }
+        let ok = match &mut metric {
+            Metric::Unit => true,
+            Metric::Diagonal { m, k, mean, m2 } => {
+                set_mass(m, k, mean, m2, r, r0, n, sigma);
+                true
+            }
+            Metric::Dense { mean, l, c, .. } => set_dense(l, c, mean, r0, d, n, sigma),
+        };
+        let phase = self.phase_of_next();
+        let w = self.warm.as_mut().ok_or(Error::StateCorrupted)?;
+        if ok {
+            w.report.metric_updates += 1;
+            w.report.reasons &= !REASON_METRIC;
+        } else {
+            w.report.reasons |= REASON_METRIC;
+        }
+        w.pending_update = 0;
+        w.search = Search::start();
+        let mut info = self.approach_info(false);
+        info.phase = phase;
+        info.outcome = Outcome::Accepted;
+        Ok(info)
+    }
+
     /// The gradient at θ + h·e_j (seed `seed`) into `out`; returns whether it was computed and
     /// the h used.
     #[allow(clippy::too_many_arguments)]
@@ -1000,7 +1071,6 @@ impl AmagoldCore {
     /// windows, metric updates at slow windows' ends, restarts, and the end of the warm-up.
     fn adapt<T: Float>(&mut self, alpha: f64, divergent: bool, phase: Phase, p: &mut Parts<'_, T>) {
         let target = self.cfg.target_accept;
-        let sigma = self.cfg.momentum_sd;
         let u = self.u;
         let it = self.iterations;
         let Some(w) = self.warm.as_mut() else {
@@ -1043,21 +1113,9 @@ impl AmagoldCore {
                 Metric::Dense { mean, c, .. } => collect_dense(mean, c, p.theta, n),
             }
             if phase == Phase::Slow && win.mass.window_ends(m) && n >= 2 {
-                let ok = match &mut p.metric {
-                    Metric::Unit => true,
-                    Metric::Diagonal { m: mf, k, mean, m2 } => {
-                        set_mass(mf, k, mean, m2, p.r, n, sigma);
-                        true
-                    }
-                    Metric::Dense { mean, l, c, .. } => set_dense(l, c, mean, self.d, n, sigma),
-                };
-                if ok {
-                    w.report.metric_updates += 1;
-                    w.report.reasons &= !REASON_METRIC;
-                } else {
-                    w.report.reasons |= REASON_METRIC;
-                }
-                w.search = Search::start();
+                // The metric update needs the curvature at the window's end: gradients, so the
+                // next step does it (all or nothing, like every step).
+                w.pending_update = n;
                 let next_len = if m >= win.final_start() {
                     win.len - win.final_start()
                 } else {
@@ -1088,7 +1146,12 @@ impl AmagoldCore {
         }
         // Entering the final window without a search (no metric update before it): settle
         // from the dual averaging's average.
-        if m == win.final_start() && !w.search.active() && w.settle.is_none() && m < win.len {
+        if m == win.final_start()
+            && !w.search.active()
+            && w.settle.is_none()
+            && w.pending_update == 0
+            && m < win.len
+        {
             self.eps = w.da.final_step_size();
             w.settle = Some(Settle::new(self.eps, win.len - m));
         }
@@ -1475,6 +1538,7 @@ fn new_warmup(cfg: &AmagoldConfig, u0: f64) -> Warmup {
         da: DualAveraging::new(cfg.step_size, cfg.target_accept),
         search: Search::IDLE,
         settle: None,
+        pending_update: 0,
         stats: WindowStats::new(1),
         metric_given: false,
         report,

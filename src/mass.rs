@@ -99,15 +99,18 @@ pub(crate) fn apply_diagonal<T: Float>(
     applied
 }
 
-/// Sets the diagonal factors from a window of `n ≥ 2` draws: `kᵢ ← (n/(n+5))·σ²·vᵢ +
-/// (5/(n+5))·kᵢ` (vᵢ the window's sample variance, n − 1 in the denominator), `mᵢ = 1/√kᵢ`,
-/// through [`apply_diagonal`]; clears the Welford sums.
+/// Sets the diagonal factors from a window of `n ≥ 2` draws: `kᵢ ← (n/(n+5))·max(σ²·vᵢ, fᵢ) +
+/// (5/(n+5))·kᵢ` (vᵢ the window's sample variance, n − 1 in the denominator; fᵢ the floor from
+/// the curvature, `floors[i]`, ignored unless positive and finite), `mᵢ = 1/√kᵢ`, through
+/// [`apply_diagonal`]; clears the Welford sums.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn set_mass<T: Float>(
     m: &mut [T],
     k: &mut [T],
     mean: &mut [T],
     m2: &mut [T],
     r: &mut [T],
+    floors: &[T],
     n: u64,
     sigma: f64,
 ) {
@@ -116,13 +119,22 @@ pub(crate) fn set_mass<T: Float>(
     let s2 = sigma * sigma;
     // The new values are computed from the old k before any is written: collect them in the
     // mean block, which is cleared afterwards anyway.
-    for ((mu, &si), &ki) in mean.iter_mut().zip(m2.iter()).zip(k.iter()) {
-        let v = si.to_f64() / (nf - 1.0);
-        *mu = T::from_f64(w * (s2 * v) + (1.0 - w) * ki.to_f64());
+    for (((mu, &si), &ki), &fi) in mean.iter_mut().zip(m2.iter()).zip(k.iter()).zip(floors) {
+        let v = s2 * (si.to_f64() / (nf - 1.0));
+        *mu = T::from_f64(w * floored(v, fi.to_f64()) + (1.0 - w) * ki.to_f64());
     }
     apply_diagonal(m, k, r, mean.iter().map(|x| x.to_f64()));
     for x in mean.iter_mut().chain(m2.iter_mut()) {
         *x = T::ZERO;
+    }
+}
+
+/// `max(v, f)` when the floor f is positive and finite, else v.
+fn floored(v: f64, f: f64) -> f64 {
+    if f.is_finite() && f > 0.0 && !(v >= f) {
+        f
+    } else {
+        v
     }
 }
 
@@ -132,15 +144,19 @@ pub(crate) fn collect_dense<T: Float>(mean: &mut [T], c: &mut [T], x: &[T], n: u
     welford_cov(mean, c, x, n);
 }
 
-/// Sets the dense factor from a window of `n ≥ 2` draws: `K ← (n/(n+5))·σ²·S + (5/(n+5))·K`
-/// (S = c/(n − 1), K = L·Lᵀ of the factor in use; computed in place in `c`, in `f64`, each
-/// `(L·Lᵀ)_ij = Σ_{k≤j} L_ik·L_jk` with k increasing), then L ← the Cholesky factor of the new
-/// K. When the factorisation fails (not positive definite in `T`) the factor in use stays.
+/// Sets the dense factor from a window of `n ≥ 2` draws: `K ← (n/(n+5))·σ²·S' + (5/(n+5))·K`
+/// (S = c/(n − 1), each of its rows and columns i scaled by `√(fᵢ/(σ²·S_ii))` where the floor
+/// fᵢ = `floors[i]` is positive, finite and above σ²·S_ii, which keeps S positive semi-definite
+/// and its correlations; K = L·Lᵀ of the factor in use; computed in place in `c`, in `f64`,
+/// each `(L·Lᵀ)_ij = Σ_{k≤j} L_ik·L_jk` with k increasing), then L ← the Cholesky factor of the
+/// new K. When the factorisation fails (not positive definite in `T`) the factor in use stays.
 /// Clears `c` and `mean`. Returns whether the factor changed.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn set_dense<T: Float>(
     l: &mut [T],
     c: &mut [T],
     mean: &mut [T],
+    floors: &[T],
     d: usize,
     n: u64,
     sigma: f64,
@@ -148,6 +164,16 @@ pub(crate) fn set_dense<T: Float>(
     let nf = n as f64;
     let w = nf / (nf + SHRINK);
     let s2 = sigma * sigma;
+    // The floors' scale factors, into `mean` (cleared afterwards anyway).
+    for (i, (mi, &fi)) in mean.iter_mut().zip(floors).enumerate().take(d) {
+        let v = s2 * (c.get(tri_len(i) + i).map_or(f64::NAN, |x| x.to_f64()) / (nf - 1.0));
+        let scale = if v > 0.0 {
+            libm::sqrt(floored(v, fi.to_f64()) / v)
+        } else {
+            1.0
+        };
+        *mi = T::from_f64(scale);
+    }
     let mut idx = 0usize;
     for i in 0..d {
         for j in 0..=i {
@@ -157,8 +183,16 @@ pub(crate) fn set_dense<T: Float>(
                 let b = l.get(tri_len(j) + q).map_or(f64::NAN, |x| x.to_f64());
                 kij += a * b;
             }
+            let fi = mean.get(i).map_or(1.0, |x| x.to_f64());
+            let fj = mean.get(j).map_or(1.0, |x| x.to_f64());
             if let Some(x) = c.get_mut(idx) {
-                *x = T::from_f64(w * (s2 * (x.to_f64() / (nf - 1.0))) + (1.0 - w) * kij);
+                let mut sij = (fi * fj) * (s2 * (x.to_f64() / (nf - 1.0)));
+                // A coordinate that did not move at all has nothing to scale: its variance is
+                // the floor itself (its covariances are 0).
+                if i == j && !(sij > 0.0) {
+                    sij = floored(sij, floors.get(i).map_or(f64::NAN, |f| f.to_f64()));
+                }
+                *x = T::from_f64(w * sij + (1.0 - w) * kij);
             }
             idx += 1;
         }
@@ -343,7 +377,16 @@ mod tests {
             let (mut m, mut k) = ([T::from_f64(1.0); 2], [T::from_f64(1.0); 2]);
             let (mut mean, mut m2) = ([T::from_f64(0.5); 2], [T::from_f64(3.0), T::from_f64(0.0)]);
             let mut r = [T::from_f64(0.25); 2];
-            set_mass(&mut m, &mut k, &mut mean, &mut m2, &mut r, 4, sigma);
+            set_mass(
+                &mut m,
+                &mut k,
+                &mut mean,
+                &mut m2,
+                &mut r,
+                &[T::ZERO; 2],
+                4,
+                sigma,
+            );
             assert!(
                 mean.iter().chain(&m2).all(|&x| x == T::ZERO),
                 "sums cleared"
@@ -429,7 +472,7 @@ mod tests {
         let n = 11u64;
         let mut c = [4.0 * 10.0, 1.0 * 10.0, 2.0 * 10.0];
         let mut mean = [3.0, 4.0];
-        assert!(set_dense(&mut l, &mut c, &mut mean, d, n, 1.0));
+        assert!(set_dense(&mut l, &mut c, &mut mean, &[0.0; 2], d, n, 1.0));
         let w = 11.0 / 16.0;
         let k = [w * 4.0 + (1.0 - w), w * 1.0, w * 2.0 + (1.0 - w)];
         let mut back = [0.0; 3];
@@ -438,5 +481,16 @@ mod tests {
             assert!((a - b).abs() < 1e-12, "{a} vs {b}");
         }
         assert!(c.iter().chain(&mean).all(|&x| x == 0.0));
+        // A floor above a coordinate's window variance scales its row and column: variance
+        // 0.01 floored at 4 (a factor 20 on the standard deviation), the correlation kept.
+        let mut l = [1.0f64, 0.0, 1.0];
+        let mut c = [0.01 * 10.0, 0.05 * 10.0, 1.0 * 10.0];
+        let mut mean = [0.0; 2];
+        assert!(set_dense(&mut l, &mut c, &mut mean, &[4.0, 0.5], d, n, 1.0));
+        let k = [w * 4.0 + (1.0 - w), w * 0.05 * 20.0, w * 1.0 + (1.0 - w)];
+        crate::dense::gram(&mut back, &l, d);
+        for (a, b) in back.iter().zip(&k) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
     }
 }

@@ -517,6 +517,9 @@ pub(crate) struct Warmup {
     pub(crate) search: Search,
     /// The final window's step-size rule, once it has begun.
     pub(crate) settle: Option<Settle>,
+    /// The draws of a slow window that has just ended, whose metric update the next step
+    /// makes (0: none pending).
+    pub(crate) pending_update: u64,
     /// The current window's statistics.
     pub(crate) stats: WindowStats,
     /// `true` once the metric has been set by the caller (the approach's curvature then does

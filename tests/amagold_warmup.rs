@@ -195,10 +195,12 @@ fn far_starts_on_raw_scales_reach_the_typical_set_and_say_ok() {
     }
 }
 
-/// The step size the warm-up leaves meets the target acceptance: the acceptance rate of 2000
-/// draws within ±0.05 of δ = 0.65 in every chain (its standard error is about 0.011), on an
-/// isotropic, a raw-scale and a strongly correlated target. (The dual averaging's average ε̄
-/// gave 0.77–0.87 here: the final window now settles ε with a small gain instead.)
+/// The step size the warm-up leaves meets the target acceptance: the mean acceptance rate of
+/// 4 chains × 2000 draws within ±0.05 of δ = 0.65, each chain within ±0.09, on an isotropic, a
+/// raw-scale and a strongly correlated target. (The final ε is a mean over the final window's
+/// settling iterates, whose noise is about σ_α/(|dα/dlog ε|·√N): measured over 40 chains with
+/// 4000 draws each, chains spread with an sd of 0.025 around a mean within 0.01 of δ. The dual
+/// averaging's average ε̄ gave 0.77–0.87 here: the final window now settles ε instead.)
 #[test]
 fn the_acceptance_after_the_warmup_is_the_target() {
     let cases = [
@@ -211,12 +213,19 @@ fn the_acceptance_after_the_warmup_is_the_target() {
         let c = run(&mut t, mass, &starts, 1000, 2000);
         for (i, a) in c.accept.iter().enumerate() {
             assert!(
-                (a - 0.65).abs() < 0.05,
+                (a - 0.65).abs() < 0.09,
                 "d = {}, {mass:?}, chain {i}: acceptance {a} (window {})",
                 t.d,
                 c.reports[i].accept_rate
             );
         }
+        let mean = c.accept.iter().sum::<f64>() / c.accept.len() as f64;
+        assert!(
+            (mean - 0.65).abs() < 0.05,
+            "d = {}, {mass:?}: mean acceptance {mean} ({:?})",
+            t.d,
+            c.accept
+        );
     }
 }
 
