@@ -45,8 +45,10 @@
 #[path = "common/sbc.rs"]
 mod sbc;
 
-use sbc::{autocorrelation_times, chi2_sf, ln_gamma, run, Case, ModelKind, Report, Sampler};
-use sgsample::{AmagoldConfig, KernelChoice, SghmcConfig, SgldConfig, StepRule, SvgdConfig};
+use sbc::{autocorrelation_times, chi2_sf, ln_gamma, run, Case, Data, ModelKind, Report, Sampler};
+use sgsample::{
+    Amagold, AmagoldConfig, KernelChoice, Rng, SghmcConfig, SgldConfig, StepRule, SvgdConfig,
+};
 
 use ModelKind::{LinearRegression as Linear, Logistic, Poisson};
 
@@ -122,7 +124,7 @@ const AMAGOLD_MINIBATCH: [Case; 4] = [
         name: "AMAGOLD ε = 0.1, minibatch gradients, linear regression",
         batch: BATCH,
         sampler: amagold(0.1),
-        burn: 60,
+        burn: 70,
         thin: 15,
         ..CHAIN
     },
@@ -148,7 +150,7 @@ const AMAGOLD_MINIBATCH: [Case; 4] = [
         model: Poisson,
         batch: BATCH,
         sampler: amagold(0.03),
-        burn: 50,
+        burn: 60,
         thin: 12,
         ..CHAIN
     },
@@ -180,7 +182,7 @@ const BIASED: [Case; 4] = [
         name: "SGLD ε = 0.04, minibatch gradients, linear regression",
         batch: BATCH,
         sampler: Sampler::Sgld(SgldConfig::new(0.04)),
-        burn: 450,
+        burn: 500,
         thin: 120,
         ..CHAIN
     },
@@ -189,8 +191,40 @@ const BIASED: [Case; 4] = [
         model: Logistic,
         batch: BATCH,
         sampler: Sampler::Sgld(SgldConfig::new(0.1)),
-        burn: 150,
+        burn: 200,
         thin: 40,
+        ..CHAIN
+    },
+];
+
+/// SGHMC and SGLD at a small step with exact gradients on the linear regression: their bias
+/// (a variance about 1 % and 3 % too large on the most curved coordinate) is below the test's
+/// resolution, so they must pass. The only runs of these samplers in d > 1 against a
+/// correlated posterior (tests/sghmc_stats.rs is one-dimensional, tests/sgld_stats.rs
+/// isotropic), and the proof that the test tells a step too large from one small enough.
+const SMALL_STEP: [Case; 3] = [
+    Case {
+        name: "SGHMC ε = 0.04, exact gradients, linear regression",
+        sampler: Sampler::Sghmc(SghmcConfig::new(0.04)),
+        burn: 130,
+        thin: 30,
+        ..CHAIN
+    },
+    Case {
+        name: "SGHMC ε = 0.04, persistent momentum, exact gradients, linear regression",
+        sampler: Sampler::Sghmc(SghmcConfig {
+            resample_momentum: false,
+            ..SghmcConfig::new(0.04)
+        }),
+        burn: 20,
+        thin: 8,
+        ..CHAIN
+    },
+    Case {
+        name: "SGLD ε = 0.005, exact gradients, linear regression",
+        sampler: Sampler::Sgld(SgldConfig::new(0.005)),
+        burn: 1200,
+        thin: 250,
         ..CHAIN
     },
 ];
@@ -303,6 +337,11 @@ fn sghmc_and_sgld_at_a_large_step_fail() {
 }
 
 #[test]
+fn sghmc_and_sgld_at_a_small_step_pass() {
+    all_pass(&SMALL_STEP);
+}
+
+#[test]
 fn full_svgd_passes() {
     all_pass(&FULL_SVGD);
 }
@@ -351,7 +390,8 @@ fn autocorrelation() {
     let chains = AMAGOLD_EXACT
         .iter()
         .chain(&AMAGOLD_MINIBATCH)
-        .chain(&BIASED);
+        .chain(&BIASED)
+        .chain(&SMALL_STEP);
     for case in chains {
         let taus = autocorrelation_times(case, 200, 4000);
         let q = |t: &[f64], f: f64| t[((t.len() - 1) as f64 * f) as usize];
@@ -367,4 +407,71 @@ fn autocorrelation() {
             per.join(", ")
         );
     }
+}
+
+/// What the suite was built around, measured again (docs/algorithms.md §5, "Findings"); prints,
+/// asserts nothing. Slow (minutes).
+///
+/// * RBM-SVGD p = 8 on the logistic regression at R = 2000: its particles are too narrow;
+///   full SVGD there at R = 2000 (slightly too narrow, still within the threshold);
+/// * RBM-SVGD p = 8 with AdaGrad to the end (160 iterations at η = 0.1, no settling phase) on
+///   the Poisson regression: too wide, the particles jitter by about η;
+/// * AMAGOLD ε = 0.1 from a prior draw instead of the mode (linear regression, exact
+///   gradients): the latest first acceptance over 200 replicates.
+#[test]
+#[ignore]
+fn findings() {
+    const ADAGRAD_ONLY: &[(StepRule, u64)] = &[(StepRule::adagrad(0.1), 160)];
+    for case in [
+        Case {
+            replicates: 2000,
+            ..svgd("RBM-SVGD p = 8, logistic regression, R = 2000", Logistic, 8)
+        },
+        Case {
+            replicates: 2000,
+            ..svgd(
+                "SVGD (p = N = 39), logistic regression, R = 2000",
+                Logistic,
+                39,
+            )
+        },
+        Case {
+            sampler: Sampler::Svgd {
+                config: SvgdConfig::new(8, KernelChoice::GaussianMedian, StepRule::adagrad(0.1)),
+                phases: ADAGRAD_ONLY,
+            },
+            ..svgd(
+                "RBM-SVGD p = 8, AdaGrad only, Poisson regression",
+                Poisson,
+                8,
+            )
+        },
+    ] {
+        let r = run(&case);
+        println!("{}\n  counts {:?}", r.line(), r.counts);
+    }
+    let (mut latest, mut which) = (0, 0);
+    for r in 0..200 {
+        let mut rng = Rng::new(CHAIN.seed, r);
+        let theta = Linear.draw_prior(&mut rng);
+        let mut model = Data::simulate(Linear, &theta, None, &mut rng);
+        let start = Linear.draw_prior(&mut rng);
+        let cfg = AmagoldConfig {
+            seed: CHAIN.seed + 1,
+            stream: r,
+            ..AmagoldConfig::new(0.1)
+        };
+        let mut ws = [0.0; 18];
+        let mut chain = Amagold::new(&cfg, &start, &mut ws, &mut model).unwrap();
+        let first = (1..=5000)
+            .find(|_| chain.step(&mut model).unwrap().accepted)
+            .unwrap_or(5001);
+        if first > latest {
+            (latest, which) = (first, r);
+        }
+    }
+    println!(
+        "AMAGOLD ε = 0.1 from a prior draw, linear regression: latest first acceptance at \
+         iteration {latest} (replicate {which} of 200)"
+    );
 }
