@@ -1,25 +1,25 @@
 """Plausible bugs that only simulation-based calibration (tests/sbc.rs, docs/algorithms.md §5)
-catches. Both are wrong only when d > 1 and the posterior is correlated: one normal drawn for
-all coordinates where each needs its own. In one dimension they are the correct sampler draw for
-draw (tests/sghmc_stats.rs is one-dimensional), and on an isotropic target each coordinate's
-marginal law is unchanged (tests/sgld_stats.rs checks marginal means and variances on
-N(m, I₂)); on the linear regression of the SBC, whose first two coefficients are correlated,
-the marginals move and SGHMC and SGLD at a small step, which must pass, fail.
+catches: one normal drawn for all coordinates where each needs its own (SGHMC's resampled
+momentum, SGHMC's friction noise, SGLD's noise). In one dimension each is the correct sampler
+draw for draw (tests/sghmc_stats.rs is one-dimensional), and on an isotropic target each
+coordinate's marginal law is unchanged (tests/sgld_stats.rs checks marginal means and variances
+on N(m, I₂)); on the SBC's linear regression, whose first two coefficients are correlated, the
+marginals move and the small-step SGHMC and SGLD cases, which must pass, fail.
 
-Evidence (python3 scripts/mutants/run.py, and each mutant once more with every other test
-target that runs these samplers named instead of `sbc`):
-  * killed by tests/sbc.rs `sghmc_and_sgld_at_a_small_step_pass`: SGHMC ε = 0.04 χ² 90.6 on
-    θ₁ (p 1e-15), SGLD ε = 0.005 χ² 113.8 on θ₀ (p 2e-20); unmutated 9.8 and 18.7;
-  * not caught by lib, sghmc_stats, sghmc_errors, sgld_stats, amagold_stats, amagold_mass,
-    amagold_errors, rng (all pass with the mutant);
-  * caught only by the bit-for-bit comparison with the reference build where that runs the
-    sampler in d > 1 (see the report in docs/algorithms.md §5), which the mutation check does not
-    count (a misreading of the paper would be in both builds).
+Evidence (python3 scripts/mutants/run.py sbc_, and each mutant once more with the other test
+targets named instead of `sbc`):
+  * killed by tests/sbc.rs `sghmc_and_sgld_at_a_small_step_pass` (about 30 s each): SGHMC's
+    momentum θ₁ χ² 90.6 (p 1e-15), SGHMC's friction noise with persistent momentum θ₁ χ² 380.8
+    (p 2e-76), SGLD's noise θ₀ χ² 113.8 (p 2e-20); unmutated 9.8, 23.8 and 18.7;
+  * all pass with lib, sghmc_stats, sghmc_errors, sgld_stats, amagold_stats, amagold_mass,
+    amagold_errors and rng;
+  * only the bit-for-bit comparison with the reference build sees the SGHMC ones
+    (tests/sghmc_reference.rs), which the mutation check does not count (a misreading of the
+    paper would be in both builds); no Rust test sees the SGLD one.
 
-Tried and left out (docs/algorithms.md §5 lists them): the same one-normal bug in AMAGOLD's
-momentum and in the shared friction-noise sweep (src/noise.rs) is caught by SBC and by
-tests/amagold_stats.rs's correlated 10-dimensional Gaussian; in SGHMC's friction noise alone it
-changes the law too little for either.
+Tried and left out: the same bug in AMAGOLD's momentum and in the friction-noise sweep all three
+chains share (src/noise.rs) is caught by SBC and by tests/amagold_stats.rs's correlated
+10-dimensional Gaussian as well.
 """
 
 S = "src/sghmc.rs"

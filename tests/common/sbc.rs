@@ -33,10 +33,11 @@ pub enum ModelKind {
     /// Conjugate Gaussian linear regression, d = 3: y_i = x_iᵀθ + N(0, 1), θ ~ N(0, I), a fixed
     /// design of n = 20 rows whose columns have scales 1, 0.5 (correlated with the first,
     /// ρ = 0.6) and 0.25. The posterior N(A⁻¹Xᵀy, A⁻¹), A = XᵀX + I, has standard deviations
-    /// about 0.2, 0.4 and 0.7 and is the same shape for every replicate (fixed design).
+    /// 0.25, 0.46 and 0.70 (the first two correlated, −0.59) and is the same for every replicate
+    /// up to its mean (fixed design).
     LinearRegression,
     /// Logistic regression, d = 3 (intercept and two slopes): y_i ~ Bernoulli(1/(1 + e^{−x_iᵀθ})),
-    /// x_i = (1, u_i, v_i), u_i ~ N(0, 1), v_i ~ N(0, 0.5²) drawn with the data, n = 50,
+    /// x_i = (1, u_i, v_i), u_i ~ N(0, 1), v_i ~ N(0, 0.5²) drawn with the data, n = 30,
     /// θ ~ N(0, I). Curvature depends on θ and on the data.
     Logistic,
     /// Poisson log-rate regression, d = 2: y_i ~ Poisson(exp(α + β·x_i)), x_i ~ N(0.3, 0.5²)
