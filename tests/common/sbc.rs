@@ -10,8 +10,9 @@
 //! and compared with the uniform law by Pearson's χ² test.
 //!
 //! Everything random comes from `sgsample::Rng` with fixed seeds: replicate r uses the stream
-//! r of the case's seed for θ*, the data and the start (in that order), and the sampler runs on
-//! its own stream r of the seed + 1, so the whole outcome is a pure function of the case.
+//! r of the case's seed for θ*, the data and SVGD's starting particles (in that order; chains
+//! start at the posterior mode), and the sampler runs on its own stream r of the seed + 1 (SVGD:
+//! 16·r + phase), so the whole outcome is a pure function of the case.
 #![allow(dead_code)]
 
 use sgsample::{
@@ -381,8 +382,8 @@ pub enum Sampler {
     /// Independent draws from the exact posterior (linear regression only): the harness's own
     /// check, which must pass whatever the chains do.
     ExactPosterior,
-    /// A chain started from an independent prior draw: `burn` outer iterations discarded, then
-    /// one draw kept every `thin` outer iterations.
+    /// A chain started at the posterior mode: `burn` outer iterations discarded, then one draw
+    /// kept every `thin` outer iterations.
     Amagold(AmagoldConfig),
     Sghmc(SghmcConfig),
     Sgld(SgldConfig),
