@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation check: do the tests catch the plausible bugs they claim to catch?
 
-Each mutant (scripts/mutants/chains.py, stats.py, svgd.py) is one plausible bug written
+Each mutant (scripts/mutants/chains.py, stats.py, svgd.py, sbc.py) is one plausible bug written
 as an exact text replacement in one source file: a wrong sign, a missing momentum flip, an
 off-by-one in T, the kinetic energy added to the M-H ratio, a biased batch force, ... It names
 the test targets that must catch it. For each mutant this script copies the tracked sources to
@@ -29,9 +29,10 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 import chains  # noqa: E402
 import stats  # noqa: E402
+import sbc  # noqa: E402
 import svgd  # noqa: E402
 
-MUTANTS = chains.MUTANTS + stats.MUTANTS + svgd.MUTANTS
+MUTANTS = chains.MUTANTS + stats.MUTANTS + svgd.MUTANTS + sbc.MUTANTS
 
 
 def scratch_copy():
