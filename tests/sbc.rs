@@ -51,7 +51,8 @@ mod sbc;
 
 use sbc::{autocorrelation_times, chi2_sf, ln_gamma, run, Case, Data, ModelKind, Report, Sampler};
 use sgsample::{
-    Amagold, AmagoldConfig, KernelChoice, Rng, SghmcConfig, SgldConfig, StepRule, SvgdConfig,
+    Amagold, AmagoldConfig, KernelChoice, Mass, Rng, SghmcConfig, SgldConfig, StepRule,
+    SvgdConfig,
 };
 
 use ModelKind::{LinearRegression as Linear, Logistic, Poisson};
@@ -156,6 +157,39 @@ const AMAGOLD_MINIBATCH: [Case; 4] = [
         sampler: amagold(0.03),
         burn: 60,
         thin: 12,
+        ..CHAIN
+    },
+];
+
+/// AMAGOLD with its adaptive warm-up (docs/algorithms.md §1.7: the approach, the curvature, the
+/// windows with their metric updates, the settled ε) before the kept draws: the warm-up learns
+/// from the data, and the chain it leaves must still be exact for that data's posterior.
+const fn adaptive(mass: Mass) -> Sampler {
+    let mut c = AmagoldConfig::adaptive();
+    c.warmup = WARMUP;
+    c.mass = mass;
+    Sampler::Amagold(c)
+}
+
+/// The adaptive chains' warm-up.
+const WARMUP: u64 = 300;
+
+const AMAGOLD_ADAPTIVE: [Case; 2] = [
+    Case {
+        name: "AMAGOLD, adaptive warm-up (dense mass), minibatch gradients, logistic regression",
+        model: Logistic,
+        batch: BATCH,
+        sampler: adaptive(Mass::Dense),
+        burn: WARMUP + 70,
+        thin: 14,
+        ..CHAIN
+    },
+    Case {
+        name: "AMAGOLD, adaptive warm-up (diagonal mass), exact gradients, Poisson regression",
+        model: Poisson,
+        sampler: adaptive(Mass::Diagonal),
+        burn: WARMUP + 20,
+        thin: 5,
         ..CHAIN
     },
 ];
@@ -336,6 +370,11 @@ fn amagold_minibatch_gradients_pass() {
 }
 
 #[test]
+fn amagold_after_its_adaptive_warmup_passes() {
+    all_pass(&AMAGOLD_ADAPTIVE);
+}
+
+#[test]
 fn sghmc_and_sgld_at_a_large_step_fail() {
     all_fail(&BIASED);
 }
@@ -394,6 +433,7 @@ fn autocorrelation() {
     let chains = AMAGOLD_EXACT
         .iter()
         .chain(&AMAGOLD_MINIBATCH)
+        .chain(&AMAGOLD_ADAPTIVE)
         .chain(&BIASED)
         .chain(&SMALL_STEP);
     for case in chains {

@@ -502,7 +502,7 @@ fn posterior_draws(
                 stream,
                 ..cfg
             };
-            let mut ws = vec![0.0; Amagold::<f64>::workspace_len_mass(d)];
+            let mut ws = vec![0.0; Amagold::<f64>::workspace_len_for(&cfg, d)];
             let mut chain = Amagold::new(&cfg, start, &mut ws, model).expect("a valid start");
             chain_draws(&mut chain, model, case)
         }
