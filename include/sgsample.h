@@ -106,12 +106,6 @@
 #define SGS_WARMUP_REASON_LOW_BFMI 8
 
 /**
- * Reason flag: the approach stopped at its cap still far from the mode (estimated energy above
- * it more than 2·d).
- */
-#define SGS_WARMUP_REASON_APPROACH_UNFINISHED 16
-
-/**
  * Reason flag (set by `sgs_amagold_warmup_compare`): the chains disagree (a chain's
  * final-window mean energy more than 2 median energy sds from the chains' median, or the
  * final windows' positions with R̂ above 1.1).
@@ -804,6 +798,16 @@ typedef struct sgs_warmup_report {
    * Pairs with the later one higher: 45 strictly rising.
    */
   uint32_t energy_trend_rising;
+  /**
+   * 1 when the approach stopped at its cap with its estimate of the energy above the mode
+   * still above 2·d (informational, not a reason: the final window tells whether the
+   * chain came in), else 0.
+   */
+  uint32_t approach_unfinished;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
 } sgs_warmup_report;
 
 /**

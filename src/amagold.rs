@@ -57,8 +57,7 @@ use crate::noise::sweep;
 use crate::rng::Rng;
 use crate::run::{Outcome, StepInfo};
 use crate::warmup::{
-    Phase, Search, Settle, Verdict, Warmup, WarmupReport, WindowStats, Windows,
-    REASON_APPROACH_UNFINISHED, REASON_METRIC,
+    Phase, Search, Settle, Verdict, Warmup, WarmupReport, WindowStats, Windows, REASON_METRIC,
 };
 
 /// Whether an inner step's drift of θ rides in the previous momentum sweep, right after each
@@ -777,9 +776,7 @@ impl AmagoldCore {
         w.approach = a;
         w.report.approach_iterations = self.iterations + 1;
         w.report.approach_energy = [a.energy_start, u];
-        if a.done && a.unfinished {
-            w.report.reasons |= REASON_APPROACH_UNFINISHED;
-        }
+        w.report.approach_unfinished = a.done && a.unfinished;
         if a.done && !self.cfg.approach_needs_curvature() {
             self.start_windows();
         }

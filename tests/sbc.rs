@@ -51,8 +51,7 @@ mod sbc;
 
 use sbc::{autocorrelation_times, chi2_sf, ln_gamma, run, Case, Data, ModelKind, Report, Sampler};
 use sgsample::{
-    Amagold, AmagoldConfig, KernelChoice, Mass, Rng, SghmcConfig, SgldConfig, StepRule,
-    SvgdConfig,
+    Amagold, AmagoldConfig, KernelChoice, Mass, Rng, SghmcConfig, SgldConfig, StepRule, SvgdConfig,
 };
 
 use ModelKind::{LinearRegression as Linear, Logistic, Poisson};

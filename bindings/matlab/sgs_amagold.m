@@ -39,7 +39,7 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %            ones with Mass 'unit'), inverse_mass_dense (d-by-d with Mass 'dense', else []),
 %            warmup_report (a struct: verdict 'none' | 'running' | 'ok' | 'suspect', reasons, a
 %            cell of 'energy_trend', 'acceptance', 'divergences', 'low_bfmi',
-%            'approach_unfinished', 'metric', 'chains_disagree' (from SGS_WARMUP_COMPARE only),
+%            'metric', 'chains_disagree' (from SGS_WARMUP_COMPARE only),
 %            reason_flags, and the C report's fields: step_size, accept_rate, energy_trend_z,
 %            energy_mean, bfmi, condition_number, iterations, ...), phase (of the last
 %            iteration: 'sampling', 'approach', 'fast', 'slow', 'final'), [log_accept].

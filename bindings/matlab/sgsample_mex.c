@@ -1224,7 +1224,6 @@ static const struct {
     {SGS_WARMUP_REASON_ACCEPTANCE, "acceptance"},
     {SGS_WARMUP_REASON_DIVERGENCES, "divergences"},
     {SGS_WARMUP_REASON_LOW_BFMI, "low_bfmi"},
-    {SGS_WARMUP_REASON_APPROACH_UNFINISHED, "approach_unfinished"},
     {SGS_WARMUP_REASON_CHAINS_DISAGREE, "chains_disagree"},
     {SGS_WARMUP_REASON_METRIC, "metric"},
 };
@@ -1236,7 +1235,7 @@ static const char *report_fields[] = {
     "energy_mean", "energy_sd", "bfmi", "condition_number", "approach_energy_start",
     "approach_energy_end", "iterations", "approach_iterations", "divergences", "window_iterations",
     "window_divergences", "metric_updates", "restarts", "energy_trend_falling",
-    "energy_trend_rising", "reason_flags"};
+    "energy_trend_rising", "approach_unfinished", "reason_flags"};
 #define REPORT_FIELDS ((int)(sizeof report_fields / sizeof report_fields[0]))
 
 static void set_report(mxArray *s, mwIndex i, const sgs_warmup_report *r) {
@@ -1247,7 +1246,7 @@ static void set_report(mxArray *s, mwIndex i, const sgs_warmup_report *r) {
                         (double)r->window_iterations, (double)r->window_divergences,
                         (double)r->metric_updates, (double)r->restarts,
                         (double)r->energy_trend_falling, (double)r->energy_trend_rising,
-                        (double)r->reasons};
+                        (double)r->approach_unfinished, (double)r->reasons};
     mxSetField(s, i, "verdict", mxCreateString(verdict_name(r->verdict)));
     int n = 0, at = 0;
     const int known = (int)(sizeof warmup_reasons / sizeof warmup_reasons[0]);

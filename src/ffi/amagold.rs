@@ -95,9 +95,6 @@ pub const SGS_WARMUP_REASON_ACCEPTANCE: u32 = 2;
 pub const SGS_WARMUP_REASON_DIVERGENCES: u32 = 4;
 /// Reason flag: the final window's energy BFMI is below 0.1.
 pub const SGS_WARMUP_REASON_LOW_BFMI: u32 = 8;
-/// Reason flag: the approach stopped at its cap still far from the mode (estimated energy above
-/// it more than 2·d).
-pub const SGS_WARMUP_REASON_APPROACH_UNFINISHED: u32 = 16;
 /// Reason flag (set by `sgs_amagold_warmup_compare`): the chains disagree (a chain's
 /// final-window mean energy more than 2 median energy sds from the chains' median, or the
 /// final windows' positions with R̂ above 1.1).
@@ -125,7 +122,6 @@ const _: () = {
     assert!(SGS_WARMUP_REASON_ACCEPTANCE == w::REASON_ACCEPTANCE);
     assert!(SGS_WARMUP_REASON_DIVERGENCES == w::REASON_DIVERGENCES);
     assert!(SGS_WARMUP_REASON_LOW_BFMI == w::REASON_LOW_BFMI);
-    assert!(SGS_WARMUP_REASON_APPROACH_UNFINISHED == w::REASON_APPROACH_UNFINISHED);
     assert!(SGS_WARMUP_REASON_CHAINS_DISAGREE == w::REASON_CHAINS_DISAGREE);
     assert!(SGS_WARMUP_REASON_METRIC == w::REASON_METRIC);
 };
@@ -182,6 +178,12 @@ pub struct sgs_warmup_report {
     pub energy_trend_falling: u32,
     /// Pairs with the later one higher: 45 strictly rising.
     pub energy_trend_rising: u32,
+    /// 1 when the approach stopped at its cap with its estimate of the energy above the mode
+    /// still above 2·d (informational, not a reason: the final window tells whether the
+    /// chain came in), else 0.
+    pub approach_unfinished: u32,
+    /// Always 0 (padding made explicit).
+    pub reserved: u32,
 }
 
 impl sgs_warmup_report {
@@ -208,6 +210,8 @@ impl sgs_warmup_report {
             restarts: r.restarts,
             energy_trend_falling: r.energy_trend_falling,
             energy_trend_rising: r.energy_trend_rising,
+            approach_unfinished: r.approach_unfinished as u32,
+            reserved: 0,
         }
     }
 }

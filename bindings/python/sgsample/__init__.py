@@ -679,8 +679,9 @@ class WarmupReport:
     ``verdict`` is ``"none"`` (no warm-up), ``"running"`` (the statistics so far), ``"ok"`` or
     ``"suspect"``; ``reasons`` names the ``SGS_WARMUP_REASON_…`` flags behind a suspect verdict
     (``"energy_trend"``, ``"acceptance"``, ``"divergences"``, ``"low_bfmi"``,
-    ``"approach_unfinished"``, ``"chains_disagree"`` (only from :func:`warmup_compare`),
-    ``"metric"``), and ``reason_flags`` is the bitwise value. The other fields are the C struct's,
+    ``"chains_disagree"`` (only from :func:`warmup_compare`), ``"metric"``), and
+    ``reason_flags`` is the bitwise value; ``approach_unfinished`` (informational, not a reason)
+    says the approach stopped at its cap still far from the mode. The other fields are the C struct's,
     under its names: the final ε and the target δ; over the final window the mean acceptance
     probability, the energy's mean, sd, trend z and pair counts, its BFMI, the divergences; over
     the whole warm-up the iterations (of which the approach's), the divergences, the approach's
@@ -708,6 +709,7 @@ class WarmupReport:
     restarts: int
     energy_trend_falling: int
     energy_trend_rising: int
+    approach_unfinished: int
     reason_flags: int
 
     @property
@@ -719,7 +721,7 @@ class WarmupReport:
 def _report_of(r):
     """A :class:`WarmupReport` from a ``sgs_warmup_report`` cdata."""
     values = {name: getattr(r, name) for _, name, _ in header.structs["sgs_warmup_report"]
-              if name not in ("verdict", "reasons")}
+              if name not in ("verdict", "reasons", "reserved")}
     return WarmupReport(verdict=_VERDICT_NAMES.get(r.verdict, str(r.verdict)),
                         reasons=_reason_names(r.reasons), reason_flags=int(r.reasons), **values)
 

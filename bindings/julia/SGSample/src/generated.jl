@@ -21,7 +21,6 @@ const SGS_WARMUP_REASON_ENERGY_TREND = 1
 const SGS_WARMUP_REASON_ACCEPTANCE = 2
 const SGS_WARMUP_REASON_DIVERGENCES = 4
 const SGS_WARMUP_REASON_LOW_BFMI = 8
-const SGS_WARMUP_REASON_APPROACH_UNFINISHED = 16
 const SGS_WARMUP_REASON_CHAINS_DISAGREE = 32
 const SGS_WARMUP_REASON_METRIC = 64
 const SGS_OUTCOME_ACCEPTED = 0
@@ -175,6 +174,8 @@ struct sgs_warmup_report
     restarts::UInt32
     energy_trend_falling::UInt32
     energy_trend_rising::UInt32
+    approach_unfinished::UInt32
+    reserved::UInt32
 end
 struct sgs_draws_stats
     mean::Cdouble
