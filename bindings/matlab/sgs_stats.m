@@ -16,7 +16,7 @@ function S = sgs_stats(X)
 %      ess_flags  1-by-d  0 where ess is ArviZ's unsplit estimate on chains long against their
 %                         autocorrelation time; else a lower-confidence value with the bits
 %                         1 (the autocorrelation outlived the 128-lag window: Geyer over batch
-%                         means) and/or 2 (short chains: fewer than 100 effective draws per
+%                         means) and/or 2 (short chains: fewer than 90 effective draws per
 %                         chain, discounted, 0 at 20 or fewer); test with bitand(S.ess_flags, 2)
 %      rhat       1-by-d  split-R-hat of each coordinate across the chains (also for one chain:
 %                         its two halves); near 1 when the chains agree, > 1.01 is a warning

@@ -31,9 +31,9 @@ MUTANTS = [
     # The honest ESS (docs/algorithms.md §4.3, §4.8): the short-chain discount, Geyer's sequence
     # over the batch means beyond the window, the batch means overruling a window that ended early.
     dict(name="ess_no_short_discount", bug="the raw estimate reported for chains short against τ̂",
-         file=F, old="value: raw * (w * w),", new="value: raw,", tests=T),
-    dict(name="ess_linear_discount", bug="the discount weight not squared",
-         file=F, old="value: raw * (w * w),", new="value: raw * w,", tests=T),
+         file=F, old="value: raw * (w * w * w),", new="value: raw,", tests=T),
+    dict(name="ess_linear_discount", bug="the discount weight not cubed",
+         file=F, old="value: raw * (w * w * w),", new="value: raw * w,", tests=T),
     dict(name="ess_thresholds_on_the_total", bug="the short-chain thresholds on k·n/τ̂, not per chain",
          file=F, old="let per_chain = raw / kf;", new="let per_chain = raw;", tests=T),
     dict(name="ess_old_sixteen_batch_means",

@@ -26,7 +26,7 @@ pub const SGS_STATS_LAGS: usize = 128;
 pub const SGS_STATS_ESS_BEYOND_WINDOW: u32 = 1;
 
 /// Flag bit of `sgs_stats_ess_flags` and `sgs_stats_ess_chains_flags`: the chains are short
-/// against their autocorrelation time (fewer than 100 effective draws per chain, or fewer than
+/// against their autocorrelation time (fewer than 90 effective draws per chain, or fewer than
 /// 4 draws), so the ESS is discounted below the raw estimate, to 0 ("cannot tell", MCSE +∞) at
 /// 20 effective draws per chain or fewer (docs/algorithms.md §4.8).
 pub const SGS_STATS_ESS_SHORT_CHAIN: u32 = 2;

@@ -21,7 +21,7 @@ with 4 × 65536 draws and AMAGOLD with 4 × 32768 draws of 2 coordinates):
 These chains are long against τ and mix within the 128-lag window, so the ESS flags are 0 and the
 ESS is ArviZ's unsplit one. Where the flags are not 0 the library deliberately differs from
 ArviZ (docs/algorithms.md §4.3, §4.8): beyond the window Geyer's sequence runs over batch means,
-and chains short against τ̂ (under 100 effective draws per chain) are discounted, to 0 at 20;
+and chains short against τ̂ (under 90 effective draws per chain) are discounted, to 0 at 20;
 ``test_short_chains_are_not_overstated`` checks that side against the exact τ.
 """
 
