@@ -816,7 +816,7 @@ mod tests {
             // mean of its draws (shifted by the first), the rest in the batch being filled.
             let (b, full) = (s.coarse_len as usize, s.coarse_full);
             assert_eq!((full * b) as u64 + s.coarse_n, n);
-            assert!(b == 1 || (full >= ESS_BATCHES / 2 && full <= ESS_BATCHES));
+            assert!(b == 1 || (ESS_BATCHES / 2..=ESS_BATCHES).contains(&full));
             for (j, m) in s.coarse_means().iter().enumerate() {
                 let direct = xs[j * b..(j + 1) * b]
                     .iter()
