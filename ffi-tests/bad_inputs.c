@@ -1575,6 +1575,9 @@ static void stats_cases(void) {
     CASE("stats push before init", sgs_stats_push(a, x, D), SGS_ERR_NOT_INITIALISED, 1);
     CASE("stats mean before init", sgs_stats_mean(a, out, D), SGS_ERR_NOT_INITIALISED,
          out[0] == 7.0);
+    uint32_t flags[D] = {77u, 77u};
+    CASE("stats ess_flags before init", sgs_stats_ess_flags(a, flags, D), SGS_ERR_NOT_INITIALISED,
+         flags[0] == 77u);
     CASE("stats init: null", sgs_stats_init(NULL, bytes, D), SGS_ERR_NULL_POINTER, 1);
     CASE("stats init: misaligned", sgs_stats_init((sgs_stats *)((unsigned char *)a + 1), bytes, D),
          SGS_ERR_INVALID_ARGUMENT, 1);
@@ -1606,6 +1609,21 @@ static void stats_cases(void) {
     CASE("stats ess: out inside the state", sgs_stats_ess(a, (double *)(void *)((unsigned char *)a + 64), D),
          SGS_ERR_INVALID_ARGUMENT, SAME);
     CASE("stats mean", sgs_stats_mean(a, out, D), SGS_OK, SAME && out[0] == 1.0 && out[1] == 2.0);
+    /* The ESS flags: the same checks, a uint32_t output untouched on error. One draw: NaN ESS,
+     * flagged short. */
+    flags[0] = flags[1] = 77u;
+    CASE("stats ess_flags: null state", sgs_stats_ess_flags(NULL, flags, D), SGS_ERR_NULL_POINTER,
+         SAME && flags[0] == 77u);
+    CASE("stats ess_flags: null out", sgs_stats_ess_flags(a, NULL, D), SGS_ERR_NULL_POINTER, SAME);
+    CASE("stats ess_flags: short out", sgs_stats_ess_flags(a, flags, D - 1), SGS_ERR_OUTPUT_TOO_SMALL,
+         SAME && flags[0] == 77u);
+    CASE("stats ess_flags: out inside the state",
+         sgs_stats_ess_flags(a, (uint32_t *)(void *)((unsigned char *)a + 64), D), SGS_ERR_INVALID_ARGUMENT, SAME);
+    CASE("stats ess_flags: misaligned out",
+         sgs_stats_ess_flags(a, (uint32_t *)(void *)((unsigned char *)flags + 1), D), SGS_ERR_INVALID_ARGUMENT,
+         SAME && flags[0] == 77u);
+    CASE("stats ess_flags", sgs_stats_ess_flags(a, flags, D), SGS_OK,
+         SAME && flags[0] == SGS_STATS_ESS_SHORT_CHAIN && flags[1] == SGS_STATS_ESS_SHORT_CHAIN);
 
     out[0] = out[1] = 7.0;
     const sgs_stats *both[2] = {a, b}, *with_null[2] = {a, NULL};
@@ -1619,6 +1637,24 @@ static void stats_cases(void) {
          SGS_ERR_LENGTH_MISMATCH, out[0] == 7.0);
     CASE("stats ess_chains: counts differ", sgs_stats_ess_chains(both, 2, out, D),
          SGS_ERR_LENGTH_MISMATCH, out[0] == 7.0);
+    flags[0] = flags[1] = 77u;
+    CASE("stats ess_chains_flags: counts differ", sgs_stats_ess_chains_flags(both, 2, flags, D),
+         SGS_ERR_LENGTH_MISMATCH, flags[0] == 77u);
+    CASE("stats ess_chains_flags: null chains", sgs_stats_ess_chains_flags(NULL, 2, flags, D),
+         SGS_ERR_NULL_POINTER, flags[0] == 77u);
+    CASE("stats ess_chains_flags: k = 0", sgs_stats_ess_chains_flags(both, 0, flags, D),
+         SGS_ERR_ZERO_DIMENSION, flags[0] == 77u);
+    CASE("stats ess_chains_flags: null out", sgs_stats_ess_chains_flags(both, 1, NULL, D),
+         SGS_ERR_NULL_POINTER, 1);
+    CASE("stats ess_chains_flags: short out", sgs_stats_ess_chains_flags(both, 1, flags, D - 1),
+         SGS_ERR_OUTPUT_TOO_SMALL, flags[0] == 77u);
+    CASE("stats ess_chains_flags: out inside a state",
+         sgs_stats_ess_chains_flags(both, 1, (uint32_t *)(void *)((unsigned char *)a + 64), D),
+         SGS_ERR_INVALID_ARGUMENT, 1);
+    CASE("stats ess_chains_flags: out over the chains array",
+         sgs_stats_ess_chains_flags(both, 1, (uint32_t *)(void *)both, D), SGS_ERR_INVALID_ARGUMENT, 1);
+    CASE("stats ess_chains_flags (one chain, one draw)", sgs_stats_ess_chains_flags(both, 1, flags, D),
+         SGS_OK, flags[0] == SGS_STATS_ESS_SHORT_CHAIN && flags[1] == SGS_STATS_ESS_SHORT_CHAIN);
     CASE("stats rhat: short out", sgs_stats_rhat(both, 1, out, 1), SGS_ERR_OUTPUT_TOO_SMALL,
          out[0] == 7.0);
     /* A state of another dimension. */

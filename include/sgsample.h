@@ -215,9 +215,25 @@
 
 /**
  * The autocorrelation window (lags) of the C accumulators: the ESS is Geyer's estimate as long
- * as a chain's autocorrelation dies out within this many draws, batch means beyond.
+ * as a chain's autocorrelation dies out within this many draws, Geyer's estimate over 64 to 128
+ * batch means beyond (flagged `SGS_STATS_ESS_BEYOND_WINDOW`).
  */
 #define SGS_STATS_LAGS 128
+
+/**
+ * Flag bit of `sgs_stats_ess_flags` and `sgs_stats_ess_chains_flags`: the autocorrelation
+ * outlived the window of `SGS_STATS_LAGS` lags, so the ESS is Geyer's sequence over the batch
+ * means (a lower-confidence estimate; docs/algorithms.md §4.3).
+ */
+#define SGS_STATS_ESS_BEYOND_WINDOW 1
+
+/**
+ * Flag bit of `sgs_stats_ess_flags` and `sgs_stats_ess_chains_flags`: the chains are short
+ * against their autocorrelation time (fewer than 90 effective draws per chain, or fewer than
+ * 4 draws), so the ESS is discounted below the raw estimate, to 0 ("cannot tell", MCSE +∞) at
+ * 20 effective draws per chain or fewer (docs/algorithms.md §4.8).
+ */
+#define SGS_STATS_ESS_SHORT_CHAIN 2
 
 /**
  * Major version of the library (also `SGS_VERSION_STRING`, `sgs_version()`).
@@ -3301,7 +3317,9 @@ sgs_status sgs_stats_variance(const struct sgs_stats *state, double *out, size_t
 
 /**
  * Writes each coordinate's effective sample size (Geyer's initial monotone sequence over the
- * autocorrelation window, batch means beyond it; NaN below 4 draws).
+ * autocorrelation window, over the batch means beyond it; never above the raw estimate, 0 when
+ * the chain is too short against its autocorrelation time to tell; NaN below 4 draws).
+ * `sgs_stats_ess_flags` tells which values are lower-confidence ones.
  *
  * # Safety
  * As `sgs_stats_mean`.
@@ -3309,7 +3327,19 @@ sgs_status sgs_stats_variance(const struct sgs_stats *state, double *out, size_t
 sgs_status sgs_stats_ess(const struct sgs_stats *state, double *out, size_t out_len);
 
 /**
- * Writes each coordinate's Monte Carlo standard error of the mean, √(variance / ESS).
+ * Writes the flags of each coordinate's `sgs_stats_ess` into `out[0..d]`: 0 when the ESS is
+ * ArviZ's unsplit estimate on a chain long against its autocorrelation time, else a
+ * lower-confidence, deliberately conservative value with `SGS_STATS_ESS_BEYOND_WINDOW` and/or
+ * `SGS_STATS_ESS_SHORT_CHAIN` set. Errors as `sgs_stats_mean` (nothing written on error).
+ *
+ * # Safety
+ * `state` as for `sgs_stats_push`; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_stats_ess_flags(const struct sgs_stats *state, uint32_t *out, size_t out_len);
+
+/**
+ * Writes each coordinate's Monte Carlo standard error of the mean, √(variance / ESS) (+∞ where
+ * the ESS is 0).
  *
  * # Safety
  * As `sgs_stats_mean`.
@@ -3335,7 +3365,8 @@ sgs_status sgs_stats_rhat(const struct sgs_stats *const *chains,
 
 /**
  * Writes the ESS of each coordinate over the `k` chains together (within- and between-chain
- * variance combined as in ArviZ) into `out[0..d]`. Errors as `sgs_stats_rhat`.
+ * variance combined as in ArviZ; as `sgs_stats_ess` for one chain, with the thresholds per
+ * chain) into `out[0..d]`. Errors as `sgs_stats_rhat`.
  *
  * # Safety
  * As `sgs_stats_rhat`.
@@ -3344,6 +3375,20 @@ sgs_status sgs_stats_ess_chains(const struct sgs_stats *const *chains,
                                 size_t k,
                                 double *out,
                                 size_t out_len);
+
+/**
+ * Writes the flags of each coordinate's `sgs_stats_ess_chains` into `out[0..d]`
+ * (`SGS_STATS_ESS_BEYOND_WINDOW`, `SGS_STATS_ESS_SHORT_CHAIN`; 0 when the ESS is ArviZ's
+ * unsplit estimate on chains long against their autocorrelation time). Errors as
+ * `sgs_stats_rhat` (nothing written on error).
+ *
+ * # Safety
+ * As `sgs_stats_rhat`, with `out` valid for `out_len` `uint32_t` writes.
+ */
+sgs_status sgs_stats_ess_chains_flags(const struct sgs_stats *const *chains,
+                                      size_t k,
+                                      uint32_t *out,
+                                      size_t out_len);
 
 /**
  * A static, nul-terminated description of a status code ("unknown status" for a value that is

@@ -135,6 +135,9 @@ fn run<T: Float>(
 fn pooled(runs: &[Vec<Series<128>>], j: usize) -> (f64, f64, f64) {
     let cs: Vec<&Series<128>> = runs.iter().map(|r| &r[j]).collect();
     let n_eff = ess(&cs).unwrap();
+    // A tolerance from an ESS the estimator cannot vouch for (0: too short to tell) would
+    // pass anything.
+    assert!(n_eff >= 400.0, "series {j}: ESS {n_eff}");
     let k = cs.len() as f64;
     let mean = cs.iter().map(|s| s.mean()).sum::<f64>() / k;
     let var = cs.iter().map(|s| s.variance()).sum::<f64>() / k;

@@ -157,6 +157,9 @@ fn assert_means(t: &Target, c: &Chains, what: &str) {
     for j in 0..t.d {
         let cs: Vec<&Series<128>> = c.series.iter().map(|s| &s[j]).collect();
         let n_eff = ess(&cs).unwrap();
+        // A tolerance from an ESS the estimator cannot vouch for (0: too short to tell)
+        // would pass anything.
+        assert!(n_eff >= 100.0, "{what}: θ{j} ESS {n_eff}");
         let mean = cs.iter().map(|s| s.mean()).sum::<f64>() / cs.len() as f64;
         let se = t.cov[j * t.d + j].sqrt() / n_eff.sqrt();
         assert!(

@@ -70,7 +70,7 @@ class Counted:
         return self.m.grad(theta, seed)
 
 
-def run(m, start, mass, ref, warmup, draws, target):
+def run(m, start, mass, ref, warmup, draws, target, extra=None):
     seed = SEEDS[start]
     rng = np.random.default_rng(seed)
     inits = [m.init_uniform(rng) if start == "init_uniform" else m.init_far(rng, ref)
@@ -84,7 +84,7 @@ def run(m, start, mass, ref, warmup, draws, target):
         try:
             ch = sgsample.AMAGOLD(counted.energy, counted.grad, np.asarray(th0, float),
                                   seed=1000 + seed, stream=c, mass=mass, warmup=warmup,
-                                  target_accept=target)
+                                  target_accept=target, **(extra or {}))
         except sgsample.Error as e:
             # A start where the energy is not finite: the library refuses it at once.
             info.append({"chain": c, "refused": str(e)})
@@ -167,6 +167,10 @@ def main():
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--target", type=float, default=0.65)
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--steps", type=int, default=None, help="inner steps T (default 10)")
+    ap.add_argument("--friction", type=float, default=None, help="friction (default 0.25)")
+    ap.add_argument("--jitter", action="store_true", help="jittered T")
+    ap.add_argument("--label", default="", help="suffix of the result keys")
     a = ap.parse_args()
     names = a.names or sorted(MODELS)
     old = {}
@@ -183,11 +187,19 @@ def main():
         ref = m.reference()
         for start in a.starts.split(","):
             for mass in a.mass.split(","):
-                r = run(m, start, mass, ref, a.warmup, a.draws, a.target)
+                extra = {}
+                if a.steps is not None:
+                    extra["steps"] = a.steps
+                if a.friction is not None:
+                    extra["friction"] = a.friction
+                if a.jitter:
+                    extra["jitter_steps"] = True
+                r = run(m, start, mass, ref, a.warmup, a.draws, a.target, extra)
+                r["options"] = extra
                 n = nuts.get(name, {}).get(start, {})
                 r["nuts_ess_per_grad"] = n.get("ess_per_grad")
                 r["nuts_converged"] = n.get("converged")
-                old[f"{name}/{start}/{mass}"] = r
+                old[f"{name}/{start}/{mass}{a.label}"] = r
                 print(f"{name:20s} {start:13s} {mass:9s} {r['outcome']:11s} verdict "
                       f"{r['verdict']:8s} conv {r['converged']!s:5s} "
                       f"R̂ {r.get('max_rhat', float('nan')):.3f} z {r.get('max_z', float('nan')):.1f} "

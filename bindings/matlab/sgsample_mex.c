@@ -773,7 +773,8 @@ static void minibatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
 /* ---- diagnostics: sgs_stats_… over a matrix of draws --------------------------------------- */
 /* S = sgsample_mex('stats', X): X is n-by-d (one chain) or n-by-d-by-m (m chains of n draws),
  * double or single. Each chain's rows are pushed in order into its own accumulators; S has the
- * across-chain ess and rhat (1-by-d) and the per-chain mean, variance, ess and mcse (m-by-d). */
+ * across-chain ess, its flags and rhat (1-by-d) and the per-chain mean, variance, ess, its flags
+ * and mcse (m-by-d). */
 static void stats(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     buffers b = {{0}, 0};
     (void)nlhs;
@@ -820,12 +821,18 @@ static void stats(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
             if (st != SGS_OK) fail_status(&b, "stats push", st);
         }
     }
-    static const char *names[] = {"ess", "rhat", "mcse", "mean", "variance", "chain_ess", "draws", "chains"};
-    mxArray *S = make_info(names, 8);
+    static const char *names[] = {"ess", "ess_flags", "rhat", "mcse", "mean", "variance", "chain_ess",
+                                  "chain_ess_flags", "draws", "chains"};
+    mxArray *S = make_info(names, 10);
     mxArray *ess = mxCreateDoubleMatrix(1, d, mxREAL), *rhat = mxCreateDoubleMatrix(1, d, mxREAL);
+    mxArray *flags = mxCreateDoubleMatrix(1, d, mxREAL);
+    uint32_t *bits = (uint32_t *)take(&b, d, sizeof(uint32_t), 8);
     st = sgs_stats_ess_chains(chains, m, mxGetPr(ess), d);
+    if (st == SGS_OK) st = sgs_stats_ess_chains_flags(chains, m, bits, d);
+    for (size_t j = 0; j < d && st == SGS_OK; j++) mxGetPr(flags)[j] = (double)bits[j];
     if (st == SGS_OK) st = sgs_stats_rhat(chains, m, mxGetPr(rhat), d);
     mxSetField(S, 0, "ess", ess);
+    mxSetField(S, 0, "ess_flags", flags);
     mxSetField(S, 0, "rhat", rhat);
     typedef sgs_status (*per_chain)(const sgs_stats *, double *, size_t);
     static const per_chain fns[] = {sgs_stats_mcse, sgs_stats_mean, sgs_stats_variance, sgs_stats_ess};
@@ -839,6 +846,12 @@ static void stats(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
         }
         mxSetField(S, 0, fields[f], a);
     }
+    mxArray *chain_flags = mxCreateDoubleMatrix(m, d, mxREAL);
+    for (size_t c = 0; c < m && st == SGS_OK; c++) {
+        st = sgs_stats_ess_flags(chains[c], bits, d);
+        for (size_t j = 0; j < d; j++) mxGetPr(chain_flags)[c + m * j] = (double)bits[j];
+    }
+    mxSetField(S, 0, "chain_ess_flags", chain_flags);
     set_num(S, "draws", (double)n);
     set_num(S, "chains", (double)m);
     if (st != SGS_OK) {

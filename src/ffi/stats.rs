@@ -12,16 +12,34 @@ use super::common::{
 use super::sgs_status;
 use crate::error::Error;
 use crate::float::Float;
-use crate::stats::{ess_by, split_rhat_by, Series};
+use crate::stats::{ess_flagged_by, split_rhat_by, Series};
 use core::mem::{align_of, size_of};
 
 /// The autocorrelation window (lags) of the C accumulators: the ESS is Geyer's estimate as long
-/// as a chain's autocorrelation dies out within this many draws, batch means beyond.
+/// as a chain's autocorrelation dies out within this many draws, Geyer's estimate over 64 to 128
+/// batch means beyond (flagged `SGS_STATS_ESS_BEYOND_WINDOW`).
 pub const SGS_STATS_LAGS: usize = 128;
+
+/// Flag bit of `sgs_stats_ess_flags` and `sgs_stats_ess_chains_flags`: the autocorrelation
+/// outlived the window of `SGS_STATS_LAGS` lags, so the ESS is Geyer's sequence over the batch
+/// means (a lower-confidence estimate; docs/algorithms.md §4.3).
+pub const SGS_STATS_ESS_BEYOND_WINDOW: u32 = 1;
+
+/// Flag bit of `sgs_stats_ess_flags` and `sgs_stats_ess_chains_flags`: the chains are short
+/// against their autocorrelation time (fewer than 90 effective draws per chain, or fewer than
+/// 4 draws), so the ESS is discounted below the raw estimate, to 0 ("cannot tell", MCSE +∞) at
+/// 20 effective draws per chain or fewer (docs/algorithms.md §4.8).
+pub const SGS_STATS_ESS_SHORT_CHAIN: u32 = 2;
+
+const _: () = assert!(SGS_STATS_ESS_BEYOND_WINDOW == crate::stats::ESS_BEYOND_WINDOW);
+const _: () = assert!(SGS_STATS_ESS_SHORT_CHAIN == crate::stats::ESS_SHORT_CHAIN);
 
 type CSeries = Series<SGS_STATS_LAGS>;
 
-const TAG: u64 = u64::from_le_bytes(*b"sgsSTATS");
+/// The type tag of a state. Changed with the accumulators' layout (`sgsSTATS` until the ESS
+/// batch means were added), so that a state saved by an earlier library is refused
+/// (`SGS_ERR_NOT_INITIALISED`) rather than misread.
+const TAG: u64 = u64::from_le_bytes(*b"sgsSTAT2");
 
 /// The head of a diagnostics state (`d` accumulators follow it in the same memory). Opaque:
 /// allocate `sgs_stats_state_size(d)` bytes aligned to `sgs_stats_state_align()` (not
@@ -258,24 +276,16 @@ pub unsafe extern "C" fn sgs_stats_count(state: *const sgs_stats, count: *mut u6
     })())
 }
 
-/// Which per-coordinate statistic a getter writes.
-#[derive(Clone, Copy)]
-enum Which {
-    Mean,
-    Variance,
-    Ess,
-    Mcse,
-}
-
-/// Writes one statistic per coordinate into `out` (capacity `out_len ≥ d`).
+/// Writes one statistic per coordinate, `f` of its accumulator, into `out` (capacity
+/// `out_len ≥ d`).
 ///
 /// # Safety
 /// As the C functions.
-unsafe fn per_coordinate(
+unsafe fn per_coordinate<T>(
     state: *const sgs_stats,
-    out: *mut f64,
+    out: *mut T,
     out_len: usize,
-    which: Which,
+    f: impl Fn(&CSeries) -> T,
 ) -> Result<(), Error> {
     // SAFETY: contract of the caller.
     let d = unsafe { checked(state)? };
@@ -290,12 +300,7 @@ unsafe fn per_coordinate(
     // SAFETY: validated; `out` is a checked array disjoint from the state.
     let (all, out) = unsafe { (series(state, d), core::slice::from_raw_parts_mut(out, d)) };
     for (o, s) in out.iter_mut().zip(all) {
-        *o = match which {
-            Which::Mean => s.mean(),
-            Which::Variance => s.variance(),
-            Which::Ess => s.ess(),
-            Which::Mcse => s.mcse(),
-        };
+        *o = f(s);
     }
     Ok(())
 }
@@ -312,7 +317,7 @@ pub unsafe extern "C" fn sgs_stats_mean(
     out_len: usize,
 ) -> sgs_status {
     // SAFETY: contract of the caller.
-    to_status(unsafe { per_coordinate(state, out, out_len, Which::Mean) })
+    to_status(unsafe { per_coordinate(state, out, out_len, CSeries::mean) })
 }
 
 /// Writes each coordinate's sample variance (n − 1 in the denominator; NaN below 2 draws).
@@ -326,11 +331,13 @@ pub unsafe extern "C" fn sgs_stats_variance(
     out_len: usize,
 ) -> sgs_status {
     // SAFETY: contract of the caller.
-    to_status(unsafe { per_coordinate(state, out, out_len, Which::Variance) })
+    to_status(unsafe { per_coordinate(state, out, out_len, CSeries::variance) })
 }
 
 /// Writes each coordinate's effective sample size (Geyer's initial monotone sequence over the
-/// autocorrelation window, batch means beyond it; NaN below 4 draws).
+/// autocorrelation window, over the batch means beyond it; never above the raw estimate, 0 when
+/// the chain is too short against its autocorrelation time to tell; NaN below 4 draws).
+/// `sgs_stats_ess_flags` tells which values are lower-confidence ones.
 ///
 /// # Safety
 /// As `sgs_stats_mean`.
@@ -341,10 +348,28 @@ pub unsafe extern "C" fn sgs_stats_ess(
     out_len: usize,
 ) -> sgs_status {
     // SAFETY: contract of the caller.
-    to_status(unsafe { per_coordinate(state, out, out_len, Which::Ess) })
+    to_status(unsafe { per_coordinate(state, out, out_len, CSeries::ess) })
 }
 
-/// Writes each coordinate's Monte Carlo standard error of the mean, √(variance / ESS).
+/// Writes the flags of each coordinate's `sgs_stats_ess` into `out[0..d]`: 0 when the ESS is
+/// ArviZ's unsplit estimate on a chain long against its autocorrelation time, else a
+/// lower-confidence, deliberately conservative value with `SGS_STATS_ESS_BEYOND_WINDOW` and/or
+/// `SGS_STATS_ESS_SHORT_CHAIN` set. Errors as `sgs_stats_mean` (nothing written on error).
+///
+/// # Safety
+/// `state` as for `sgs_stats_push`; `out` valid for `out_len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn sgs_stats_ess_flags(
+    state: *const sgs_stats,
+    out: *mut u32,
+    out_len: usize,
+) -> sgs_status {
+    // SAFETY: contract of the caller.
+    to_status(unsafe { per_coordinate(state, out, out_len, |s| s.ess_flagged().flags) })
+}
+
+/// Writes each coordinate's Monte Carlo standard error of the mean, √(variance / ESS) (+∞ where
+/// the ESS is 0).
 ///
 /// # Safety
 /// As `sgs_stats_mean`.
@@ -355,19 +380,19 @@ pub unsafe extern "C" fn sgs_stats_mcse(
     out_len: usize,
 ) -> sgs_status {
     // SAFETY: contract of the caller.
-    to_status(unsafe { per_coordinate(state, out, out_len, Which::Mcse) })
+    to_status(unsafe { per_coordinate(state, out, out_len, CSeries::mcse) })
 }
 
 /// The common body of the across-chains functions.
 ///
 /// # Safety
 /// As the C functions.
-unsafe fn across(
+unsafe fn across<'a, T>(
     chains: *const *const sgs_stats,
     k: usize,
-    out: *mut f64,
+    out: *mut T,
     out_len: usize,
-    rhat: bool,
+    f: impl Fn(usize, &dyn Fn(usize) -> Option<&'a CSeries>) -> Result<T, Error>,
 ) -> Result<(), Error> {
     check_array(chains, k)?;
     if k == 0 {
@@ -407,11 +432,7 @@ unsafe fn across(
         return Err(Error::LengthMismatch);
     }
     for j in 0..d {
-        let v = if rhat {
-            split_rhat_by(k, |c| at(c, j))?
-        } else {
-            ess_by(k, |c| at(c, j))?
-        };
+        let v = f(k, &|c| at(c, j))?;
         // SAFETY: checked array, `j < d ≤ out_len`, disjoint from the states.
         unsafe { out.add(j).write(v) };
     }
@@ -436,11 +457,12 @@ pub unsafe extern "C" fn sgs_stats_rhat(
     out_len: usize,
 ) -> sgs_status {
     // SAFETY: contract of the caller.
-    to_status(unsafe { across(chains, k, out, out_len, true) })
+    to_status(unsafe { across(chains, k, out, out_len, |k, get| split_rhat_by(k, get)) })
 }
 
 /// Writes the ESS of each coordinate over the `k` chains together (within- and between-chain
-/// variance combined as in ArviZ) into `out[0..d]`. Errors as `sgs_stats_rhat`.
+/// variance combined as in ArviZ; as `sgs_stats_ess` for one chain, with the thresholds per
+/// chain) into `out[0..d]`. Errors as `sgs_stats_rhat`.
 ///
 /// # Safety
 /// As `sgs_stats_rhat`.
@@ -452,5 +474,31 @@ pub unsafe extern "C" fn sgs_stats_ess_chains(
     out_len: usize,
 ) -> sgs_status {
     // SAFETY: contract of the caller.
-    to_status(unsafe { across(chains, k, out, out_len, false) })
+    to_status(unsafe {
+        across(chains, k, out, out_len, |k, get| {
+            Ok(ess_flagged_by(k, get)?.value)
+        })
+    })
+}
+
+/// Writes the flags of each coordinate's `sgs_stats_ess_chains` into `out[0..d]`
+/// (`SGS_STATS_ESS_BEYOND_WINDOW`, `SGS_STATS_ESS_SHORT_CHAIN`; 0 when the ESS is ArviZ's
+/// unsplit estimate on chains long against their autocorrelation time). Errors as
+/// `sgs_stats_rhat` (nothing written on error).
+///
+/// # Safety
+/// As `sgs_stats_rhat`, with `out` valid for `out_len` `uint32_t` writes.
+#[no_mangle]
+pub unsafe extern "C" fn sgs_stats_ess_chains_flags(
+    chains: *const *const sgs_stats,
+    k: usize,
+    out: *mut u32,
+    out_len: usize,
+) -> sgs_status {
+    // SAFETY: contract of the caller.
+    to_status(unsafe {
+        across(chains, k, out, out_len, |k, get| {
+            Ok(ess_flagged_by(k, get)?.flags)
+        })
+    })
 }

@@ -132,7 +132,7 @@ int main(void) {
     print_rows("amagold_mass_k", k, 1, D);
 
     /* Diagnostics of the two AMAGOLD runs above as two chains (sgs_stats in Octave): ESS and
-     * split-R-hat across them, then each chain's MCSE and ESS. */
+     * split-R-hat across them, then each chain's MCSE and ESS, then the ESS flags. */
     size_t bytes;
     static uint64_t mem[2][4096];
     if (check(sgs_stats_state_size(D, &bytes), "stats size") || bytes > sizeof mem[0]) return 1;
@@ -152,6 +152,16 @@ int main(void) {
     print_stat("stats_mcse", sgs_stats_mcse, c1);
     print_stat("stats_chain_ess", sgs_stats_ess, c0);
     print_stat("stats_chain_ess", sgs_stats_ess, c1);
+    /* The ESS flags, as the doubles sgs_stats gives them. */
+    uint32_t fl[D];
+    if (check(sgs_stats_ess_chains_flags(both, 2, fl, D), "ess flags")) return 1;
+    for (int j = 0; j < D; j++) v[j] = (double)fl[j];
+    print_rows("stats_ess_flags", v, 1, D);
+    for (int c = 0; c < 2; c++) {
+        if (check(sgs_stats_ess_flags(both[c], fl, D), "chain ess flags")) return 1;
+        for (int j = 0; j < D; j++) v[j] = (double)fl[j];
+        print_rows("stats_chain_ess_flags", v, 1, D);
+    }
 
     /* Diagnostics of stored draws of the same two runs as two chains (sgs_diagnose in Octave):
      * every field of sgs_draws_summary, in double and from the runs rounded to float. */

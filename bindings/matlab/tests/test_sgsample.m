@@ -193,7 +193,9 @@ function t = bit_for_bit(t, file)
     'stats_ess', @() stats_field(runs_pair(E, G, th), 'ess'); ...
     'stats_rhat', @() stats_field(runs_pair(E, G, th), 'rhat'); ...
     'stats_mcse', @() stats_field(runs_pair(E, G, th), 'mcse'); ...
-    'stats_chain_ess', @() stats_field(runs_pair(E, G, th), 'chain_ess')};
+    'stats_chain_ess', @() stats_field(runs_pair(E, G, th), 'chain_ess'); ...
+    'stats_ess_flags', @() stats_field(runs_pair(E, G, th), 'ess_flags'); ...
+    'stats_chain_ess_flags', @() stats_field(runs_pair(E, G, th), 'chain_ess_flags')};
   for r = 1:size(runs, 1)
     tag = runs{r, 1};
     mine = hex_rows(tag, runs{r, 2}());
@@ -695,6 +697,19 @@ function t = diagnostics(t)
   % single draws are widened exactly: the same numbers as their double values.
   Z = single(X(1:4096, 1, 1));
   t = check(t, 'stats: single = double of the same values', isequal(sgs_stats(Z), sgs_stats(double(Z))));
+  % The ESS flags: 0 on these long, well-mixed chains (ArviZ's estimate). A linear trend and a
+  % random walk have no finite autocorrelation time: ESS 0, both flags (1: beyond the window,
+  % 2: short), MCSE Inf. AR(1) with phi = 0.99 over 2000 draws (true ESS 10.05) was reported
+  % as 22.9 before the flags; now never above 1.5x the truth, flagged short.
+  t = check(t, 'stats: ess_flags 0 on long well-mixed chains', isequal(S.ess_flags, [0, 0]) && ...
+            isequal(S.chain_ess_flags, zeros(k, 2)));
+  W = sgs_stats([(0:1999)', cumsum(randn(2000, 1))]);
+  t = check(t, 'stats: a trend and a random walk: ESS 0, flags 3, MCSE Inf', isequal(W.ess, [0, 0]) && ...
+            isequal(W.ess_flags, [3, 3]) && isequal(W.chain_ess_flags, [3, 3]) && all(isinf(W.mcse)), ...
+            sprintf('(%g %g, flags %g %g)', W.ess, W.ess_flags));
+  A = sgs_stats(filter(1, [1, -0.99], randn(2000, 1) * sqrt(1 - 0.99 ^ 2)));
+  t = check(t, 'stats: AR(1) phi = 0.99, n = 2000: ESS <= 1.5 x 10.05, flagged short', ...
+            A.ess <= 1.5 * 2000 * 0.01 / 1.99 && bitand(A.ess_flags, 2) == 2, sprintf('(%g, flags %g)', A.ess, A.ess_flags));
 end
 
 % sgs_diagnose against exact truths and its own contract: AR(1) chains (phi = 0.5, tau = 3) pass

@@ -44,7 +44,8 @@ from . import _header
 __all__ = [
     "AMAGOLD", "SGHMC", "SGLD", "SVGD", "Raw", "Result", "RunInfo", "Error", "InvalidInput",
     "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "ksd", "minibatch", "version", "Stats", "ess",
-    "rhat", "summary", "Summary", "rhat_rank", "ess_bulk", "ess_tail", "mcse_quantile", "diagnose", "Verdict",
+    "ess_flags", "rhat", "summary", "Summary", "rhat_rank", "ess_bulk", "ess_tail", "mcse_quantile",
+    "diagnose", "Verdict",
 ]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1225,10 +1226,18 @@ class Stats:
     """Streaming ESS, MCSE and split-R-hat of ``d`` coordinates, in the library's accumulators.
 
     ``push`` takes one draw (``d`` values) or an array of draws ``(n, d)``; nothing is stored but
-    the fixed-size accumulators. ``mean()``, ``variance()``, ``ess()``, ``mcse()`` return one value
-    per coordinate; :func:`ess` and :func:`rhat` combine several chains' ``Stats``.
+    the fixed-size accumulators. ``mean()``, ``variance()``, ``ess()``, ``ess_flags()``, ``mcse()``
+    return one value per coordinate; :func:`ess`, :func:`ess_flags` and :func:`rhat` combine
+    several chains' ``Stats``. The ESS never overstates: where ``ess_flags()`` is not 0 it is a
+    lower-confidence, deliberately conservative value (``SGS_STATS_ESS_BEYOND_WINDOW``: from the
+    batch means; ``SGS_STATS_ESS_SHORT_CHAIN``: discounted, 0 when the chain is too short against
+    its autocorrelation time to tell, and then the MCSE is ``inf``).
     Not locked: use one ``Stats`` from one thread at a time.
     """
+
+    # The accumulators' layout, stored in pickles: a state pickled with another layout is refused
+    # (2: the ESS batch means added to each accumulator).
+    _FORMAT = 2
 
     def __init__(self, d):
         self._alloc(_count(d, "d", "sgs_stats_state_size"))
@@ -1268,14 +1277,16 @@ class Stats:
     def __getstate__(self):
         # Pickling (e.g. to send per-process Stats back through multiprocessing): the state's
         # bytes, valid for the same library version on a machine of the same byte order.
-        return {"d": self.d, "version": __version__, "byteorder": sys.byteorder,
-                "state": self._bytes()}
+        return {"d": self.d, "version": __version__, "format": Stats._FORMAT,
+                "byteorder": sys.byteorder, "state": self._bytes()}
 
     def __setstate__(self, st):
-        if st.get("version") != __version__ or st.get("byteorder") != sys.byteorder:
+        if (st.get("version") != __version__ or st.get("format") != Stats._FORMAT
+                or st.get("byteorder") != sys.byteorder):
             raise _invalid("Stats", f"a state pickled by sgsample {st.get('version')} "
-                           f"({st.get('byteorder')}-endian) cannot be loaded by {__version__} "
-                           f"({sys.byteorder}-endian)", "SGS_ERR_STATE_CORRUPTED")
+                           f"(state format {st.get('format', 1)}, {st.get('byteorder')}-endian) "
+                           f"cannot be loaded by {__version__} (state format {Stats._FORMAT}, "
+                           f"{sys.byteorder}-endian)", "SGS_ERR_STATE_CORRUPTED")
         self._load(st["d"], st["state"])
 
     def push(self, x):
@@ -1312,9 +1323,9 @@ class Stats:
         _check(lib.sgs_stats_count(self._state, n), "sgs_stats_count")
         return int(n[0])
 
-    def _get(self, name):
-        out = np.empty(self.d)
-        _check(getattr(lib, "sgs_stats_" + name)(self._state, _ptr("double *", out), out.size),
+    def _get(self, name, dtype=np.float64, ctype="double *"):
+        out = np.empty(self.d, dtype=dtype)
+        _check(getattr(lib, "sgs_stats_" + name)(self._state, _ptr(ctype, out), out.size),
                "sgs_stats_" + name)
         return out
 
@@ -1327,28 +1338,43 @@ class Stats:
         return self._get("variance")
 
     def ess(self):
-        """Effective sample size of each coordinate (this chain alone)."""
+        """Effective sample size of each coordinate (this chain alone; see :meth:`ess_flags`)."""
         return self._get("ess")
 
+    def ess_flags(self):
+        """Flags of each coordinate's :meth:`ess` (``uint32``): 0 when it is ArviZ's unsplit
+        estimate on a chain long against its autocorrelation time, else a bitwise or of
+        ``SGS_STATS_ESS_BEYOND_WINDOW`` and ``SGS_STATS_ESS_SHORT_CHAIN`` (``sgs_stats_ess_flags``):
+        a lower-confidence value."""
+        return self._get("ess_flags", np.uint32, "uint32_t *")
+
     def mcse(self):
-        """Monte Carlo standard error of each coordinate's mean."""
+        """Monte Carlo standard error of each coordinate's mean (``inf`` where the ESS is 0)."""
         return self._get("mcse")
 
 
-def _across(fn, stats):
+def _across(fn, stats, dtype=np.float64, ctype="double *"):
     stats = list(stats)
     if not stats:
         raise _invalid(fn, "at least one Stats is needed")
     arr = ffi.new("sgs_stats *[]", [s._state for s in stats])
-    out = np.empty(stats[0].d)
+    out = np.empty(stats[0].d, dtype=dtype)
     _check(getattr(lib, fn)(ffi.cast("const sgs_stats *const *", arr), len(stats),
-                            _ptr("double *", out), out.size), fn)
+                            _ptr(ctype, out), out.size), fn)
     return out
 
 
 def ess(stats):
-    """ESS of each coordinate over several chains' :class:`Stats` (``sgs_stats_ess_chains``)."""
+    """ESS of each coordinate over several chains' :class:`Stats` (``sgs_stats_ess_chains``; see
+    :func:`ess_flags`)."""
     return _across("sgs_stats_ess_chains", stats)
+
+
+def ess_flags(stats):
+    """Flags of :func:`ess` over the same chains (``uint32``, ``sgs_stats_ess_chains_flags``): 0
+    where the ESS is ArviZ's unsplit estimate on chains long against their autocorrelation time,
+    else ``SGS_STATS_ESS_BEYOND_WINDOW`` and/or ``SGS_STATS_ESS_SHORT_CHAIN``."""
+    return _across("sgs_stats_ess_chains_flags", stats, np.uint32, "uint32_t *")
 
 
 def rhat(stats):

@@ -113,13 +113,18 @@ def test_stats_copy_and_pickle():
         b.push(draws[200:])
         assert a.count == 200  # independent
         ref = sgsample.Stats(2).push(draws)
-        for name in ("mean", "variance", "ess", "mcse"):
+        for name in ("mean", "variance", "ess", "ess_flags", "mcse"):
             assert np.array_equal(getattr(b, name)(), getattr(ref, name)()), name
+    for key, old in (("version", "0.0.0"), ("format", 1)):
+        st = a.__getstate__()
+        st[key] = old
+        with pytest.raises(sgsample.InvalidInput) as e:
+            sgsample.Stats.__new__(sgsample.Stats).__setstate__(st)
+        assert e.value.status == S["SGS_ERR_STATE_CORRUPTED"], key
     st = a.__getstate__()
-    st["version"] = "0.0.0"
-    with pytest.raises(sgsample.InvalidInput) as e:
+    del st["format"]  # pickled before the format was recorded: the old layout
+    with pytest.raises(sgsample.InvalidInput):
         sgsample.Stats.__new__(sgsample.Stats).__setstate__(st)
-    assert e.value.status == S["SGS_ERR_STATE_CORRUPTED"]
     st = a.__getstate__()
     st["state"] = bytes(len(st["state"]))  # zeroed: not initialised
     with pytest.raises(sgsample.InvalidInput) as e:

@@ -348,7 +348,7 @@ mod stats_probe {
     use super::*;
     use sgsample::stats::{ess, split_rhat, Series};
 
-    /// The window of the probe's accumulators (lags); RAM per accumulator is 24·L + 456 bytes.
+    /// The window of the probe's accumulators (lags); RAM per accumulator is 24·L + 1504 bytes.
     pub const L: usize = 32;
 
     /// One draw into each of two chains' accumulators.
