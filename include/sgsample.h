@@ -236,6 +236,12 @@
 #define SGS_STATS_ESS_SHORT_CHAIN 2
 
 /**
+ * `sgs_stats_ess_flags` bit: every draw is the same value; the ESS is then the draw count, as
+ * ArviZ reports it, but a chain that never moved (every proposal rejected) looks the same.
+ */
+#define SGS_STATS_ESS_CONSTANT 4
+
+/**
  * Major version of the library (also `SGS_VERSION_STRING`, `sgs_version()`).
  */
 #define SGS_VERSION_MAJOR 0

@@ -90,6 +90,12 @@ pub const ESS_BEYOND_WINDOW: u32 = 1;
 /// [`ESS_UNRESOLVED`] per chain or fewer (docs/algorithms.md §4.8).
 pub const ESS_SHORT_CHAIN: u32 = 2;
 
+/// [`Ess::flags`] bit: every draw of every chain is the same value. The value is then the draw
+/// count, as ArviZ reports it (a point mass is sampled perfectly), but a chain that never moved
+/// — every proposal rejected — looks exactly like this: the flag says the estimate rests on a
+/// convention, not on any observed mixing.
+pub const ESS_CONSTANT: u32 = 4;
+
 /// Effective draws per chain from which the estimate is reported as it is: Vehtari et al. (2021)
 /// trust the ESS estimate itself only from about 100 per chain; 90 keeps chains of exactly 100τ
 /// (whose raw estimate falls below 100 in half the runs) within ±20 % of the truth (§4.8).
@@ -520,8 +526,8 @@ pub(crate) fn ess_flagged_by<'s, const L: usize>(
         return Ok(plain(f64::NAN, 0));
     }
     if var_plus == 0.0 {
-        // Constant draws: ArviZ returns the draw count.
-        return Ok(plain(total, 0));
+        // Constant draws: ArviZ returns the draw count; flagged (a stuck chain looks the same).
+        return Ok(plain(total, ESS_CONSTANT));
     }
     let rho = |t: usize| 1.0 - (mean_var - avg(&|s| s.autocov(t))) / var_plus;
     let fine = geyer(rho, n, L);
@@ -850,6 +856,8 @@ mod tests {
             c.push(2.5);
         }
         assert_eq!(c.ess(), 10.0);
+        // The draw count by convention, and flagged: a stuck chain looks the same.
+        assert_eq!(c.ess_flagged().flags, ESS_CONSTANT);
     }
 
     /// Chains stuck in different places (AR(1) around 0 and around 5, and constant chains at 0

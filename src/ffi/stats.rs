@@ -30,9 +30,13 @@ pub const SGS_STATS_ESS_BEYOND_WINDOW: u32 = 1;
 /// 4 draws), so the ESS is discounted below the raw estimate, to 0 ("cannot tell", MCSE +∞) at
 /// 20 effective draws per chain or fewer (docs/algorithms.md §4.8).
 pub const SGS_STATS_ESS_SHORT_CHAIN: u32 = 2;
+/// `sgs_stats_ess_flags` bit: every draw is the same value; the ESS is then the draw count, as
+/// ArviZ reports it, but a chain that never moved (every proposal rejected) looks the same.
+pub const SGS_STATS_ESS_CONSTANT: u32 = 4;
 
 const _: () = assert!(SGS_STATS_ESS_BEYOND_WINDOW == crate::stats::ESS_BEYOND_WINDOW);
 const _: () = assert!(SGS_STATS_ESS_SHORT_CHAIN == crate::stats::ESS_SHORT_CHAIN);
+const _: () = assert!(SGS_STATS_ESS_CONSTANT == crate::stats::ESS_CONSTANT);
 
 type CSeries = Series<SGS_STATS_LAGS>;
 
