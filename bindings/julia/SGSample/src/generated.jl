@@ -5,6 +5,25 @@
 const SGS_VERSION_STRING = "0.3.0"
 const SGS_VARIANT_REVERSIBLE = 0
 const SGS_VARIANT_NON_REVERSIBLE = 1
+const SGS_MASS_UNIT = 0
+const SGS_MASS_DIAGONAL = 1
+const SGS_MASS_DENSE = 2
+const SGS_PHASE_SAMPLING = 0
+const SGS_PHASE_APPROACH = 1
+const SGS_PHASE_FAST = 2
+const SGS_PHASE_SLOW = 3
+const SGS_PHASE_FINAL = 4
+const SGS_WARMUP_NONE = 0
+const SGS_WARMUP_RUNNING = 1
+const SGS_WARMUP_OK = 2
+const SGS_WARMUP_SUSPECT = 3
+const SGS_WARMUP_REASON_ENERGY_TREND = 1
+const SGS_WARMUP_REASON_ACCEPTANCE = 2
+const SGS_WARMUP_REASON_DIVERGENCES = 4
+const SGS_WARMUP_REASON_LOW_BFMI = 8
+const SGS_WARMUP_REASON_APPROACH_UNFINISHED = 16
+const SGS_WARMUP_REASON_CHAINS_DISAGREE = 32
+const SGS_WARMUP_REASON_METRIC = 64
 const SGS_OUTCOME_ACCEPTED = 0
 const SGS_OUTCOME_REJECTED = 1
 const SGS_OUTCOME_OUT_OF_DOMAIN = 2
@@ -26,6 +45,9 @@ const SGS_KERNEL_IMQ = 2
 const SGS_STEP_RULE_CONSTANT = 0
 const SGS_STEP_RULE_DECAYING = 1
 const SGS_STEP_RULE_ADAGRAD = 2
+const SGS_SCALE_NONE = 0
+const SGS_SCALE_PARTICLES = 1
+const SGS_SCALE_FIXED = 2
 const SGS_KSD_OFF = 0
 const SGS_KSD_BATCH = 1
 const SGS_KSD_FULL = 2
@@ -68,6 +90,8 @@ const SGS_ERR_RANGE_OVERLAP = Int32(32)
 const SGS_ERR_GRADIENTS_NOT_READY = Int32(33)
 const SGS_ERR_ITERATION_INCOMPLETE = Int32(34)
 const SGS_ERR_INVALID_WARMUP = Int32(35)
+const SGS_ERR_INVALID_MASS = Int32(38)
+const SGS_ERR_MASS_MISMATCH = Int32(39)
 
 # Callback types: C function pointers (make them with @cfunction)
 const sgs_energy_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Ptr{Cdouble})
@@ -88,11 +112,13 @@ struct sgs_amagold_config
     stream::UInt64
     steps::UInt32
     variant::UInt32
-    adapt_mass::UInt32
+    mass::UInt32
+    approach::UInt32
+    jitter_steps::UInt32
     reserved::UInt32
 end
 struct sgs_amagold
-    _opaque::NTuple{48, UInt64}
+    _opaque::NTuple{128, UInt64}
 end
 struct sgs_amagold_info
     log_accept::Cdouble
@@ -105,6 +131,8 @@ struct sgs_amagold_info
     outcome::UInt32
     accepted::UInt32
     warmup::UInt32
+    phase::UInt32
+    steps::UInt32
     reserved::UInt32
 end
 struct sgs_amagold_run_summary
@@ -116,7 +144,30 @@ struct sgs_amagold_run_summary
     last::sgs_amagold_info
 end
 struct sgs_amagold_f32
-    _opaque::NTuple{48, UInt64}
+    _opaque::NTuple{128, UInt64}
+end
+struct sgs_warmup_report
+    step_size::Cdouble
+    target_accept::Cdouble
+    accept_rate::Cdouble
+    energy_trend_z::Cdouble
+    energy_mean::Cdouble
+    energy_sd::Cdouble
+    bfmi::Cdouble
+    condition_number::Cdouble
+    approach_energy_start::Cdouble
+    approach_energy_end::Cdouble
+    iterations::UInt64
+    approach_iterations::UInt64
+    divergences::UInt64
+    window_iterations::UInt64
+    window_divergences::UInt64
+    verdict::UInt32
+    reasons::UInt32
+    metric_updates::UInt32
+    restarts::UInt32
+    energy_trend_falling::UInt32
+    energy_trend_rising::UInt32
 end
 struct sgs_svgd_schedule
     start::UInt64
@@ -214,10 +265,13 @@ struct sgs_svgd_config
     ksd_reserved::UInt32
     ksd_c::Cdouble
     ksd_beta::Cdouble
+    scale::UInt32
+    scale_reserved::UInt32
 end
 
 # Functions: one @ccall per declaration, arguments in the header's order
 sgs_amagold_config_default(step_size) = @ccall libsgsample.sgs_amagold_config_default(step_size::Cdouble)::sgs_amagold_config
+sgs_amagold_config_adaptive() = @ccall libsgsample.sgs_amagold_config_adaptive()::sgs_amagold_config
 sgs_amagold_workspace_len(d) = @ccall libsgsample.sgs_amagold_workspace_len(d::Csize_t)::Csize_t
 sgs_amagold_state_size() = @ccall libsgsample.sgs_amagold_state_size()::Csize_t
 sgs_amagold_state_align() = @ccall libsgsample.sgs_amagold_state_align()::Csize_t
@@ -250,10 +304,22 @@ sgs_amagold_step_size(state, out) = @ccall libsgsample.sgs_amagold_step_size(sta
 sgs_amagold_step_size_f32(state, out) = @ccall libsgsample.sgs_amagold_step_size_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cdouble})::sgs_status
 sgs_amagold_in_warmup(state, out) = @ccall libsgsample.sgs_amagold_in_warmup(state::Ptr{sgs_amagold}, out::Ptr{UInt32})::sgs_status
 sgs_amagold_in_warmup_f32(state, out) = @ccall libsgsample.sgs_amagold_in_warmup_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{UInt32})::sgs_status
-sgs_amagold_workspace_len_mass(d) = @ccall libsgsample.sgs_amagold_workspace_len_mass(d::Csize_t)::Csize_t
+sgs_amagold_workspace_len_for(config, d) = @ccall libsgsample.sgs_amagold_workspace_len_for(config::Ptr{sgs_amagold_config}, d::Csize_t)::Csize_t
 sgs_amagold_inverse_mass(state, out, out_len) = @ccall libsgsample.sgs_amagold_inverse_mass(state::Ptr{sgs_amagold}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_amagold_workspace_len_mass_f32(d) = @ccall libsgsample.sgs_amagold_workspace_len_mass_f32(d::Csize_t)::Csize_t
+sgs_amagold_inverse_mass_dense(state, out, out_len) = @ccall libsgsample.sgs_amagold_inverse_mass_dense(state::Ptr{sgs_amagold}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_amagold_set_step_size(state, step_size) = @ccall libsgsample.sgs_amagold_set_step_size(state::Ptr{sgs_amagold}, step_size::Cdouble)::sgs_status
+sgs_amagold_set_inverse_mass(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass(state::Ptr{sgs_amagold}, k::Ptr{Cdouble}, k_len::Csize_t)::sgs_status
+sgs_amagold_set_inverse_mass_dense(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass_dense(state::Ptr{sgs_amagold}, k::Ptr{Cdouble}, k_len::Csize_t)::sgs_status
+sgs_amagold_warmup_report(state, out) = @ccall libsgsample.sgs_amagold_warmup_report(state::Ptr{sgs_amagold}, out::Ptr{sgs_warmup_report})::sgs_status
+sgs_amagold_warmup_compare(states, k, out, out_len) = @ccall libsgsample.sgs_amagold_warmup_compare(states::Ptr{Ptr{sgs_amagold}}, k::Csize_t, out::Ptr{sgs_warmup_report}, out_len::Csize_t)::sgs_status
+sgs_amagold_workspace_len_for_f32(config, d) = @ccall libsgsample.sgs_amagold_workspace_len_for_f32(config::Ptr{sgs_amagold_config}, d::Csize_t)::Csize_t
 sgs_amagold_inverse_mass_f32(state, out, out_len) = @ccall libsgsample.sgs_amagold_inverse_mass_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_amagold_inverse_mass_dense_f32(state, out, out_len) = @ccall libsgsample.sgs_amagold_inverse_mass_dense_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_amagold_set_step_size_f32(state, step_size) = @ccall libsgsample.sgs_amagold_set_step_size_f32(state::Ptr{sgs_amagold_f32}, step_size::Cdouble)::sgs_status
+sgs_amagold_set_inverse_mass_f32(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass_f32(state::Ptr{sgs_amagold_f32}, k::Ptr{Cfloat}, k_len::Csize_t)::sgs_status
+sgs_amagold_set_inverse_mass_dense_f32(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass_dense_f32(state::Ptr{sgs_amagold_f32}, k::Ptr{Cfloat}, k_len::Csize_t)::sgs_status
+sgs_amagold_warmup_report_f32(state, out) = @ccall libsgsample.sgs_amagold_warmup_report_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{sgs_warmup_report})::sgs_status
+sgs_amagold_warmup_compare_f32(states, k, out, out_len) = @ccall libsgsample.sgs_amagold_warmup_compare_f32(states::Ptr{Ptr{sgs_amagold_f32}}, k::Csize_t, out::Ptr{sgs_warmup_report}, out_len::Csize_t)::sgs_status
 sgs_svgd_schedule_default(start, every) = @ccall libsgsample.sgs_svgd_schedule_default(start::UInt64, every::UInt64)::sgs_svgd_schedule
 sgs_ksd_full(x, n, d, grad, c, beta, ksd_squared) = @ccall libsgsample.sgs_ksd_full(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, c::Cdouble, beta::Cdouble, ksd_squared::Ptr{Cdouble})::sgs_status
 sgs_ksd_batch(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd_squared) = @ccall libsgsample.sgs_ksd_batch(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, p::Csize_t, c::Cdouble, beta::Cdouble, seed::UInt64, stream::UInt64, index::Ptr{UInt32}, index_len::Csize_t, ksd_squared::Ptr{Cdouble})::sgs_status
@@ -331,6 +397,8 @@ sgs_stats_rhat(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_rhat(chai
 sgs_stats_ess_chains(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_ess_chains(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
 sgs_status_str(status) = @ccall libsgsample.sgs_status_str(status::Int32)::Ptr{Cchar}
 sgs_version() = @ccall libsgsample.sgs_version()::Ptr{Cchar}
+sgs_svgd_set_scale(state, scale, scale_len) = @ccall libsgsample.sgs_svgd_set_scale(state::Ptr{sgs_svgd}, scale::Ptr{Cdouble}, scale_len::Csize_t)::sgs_status
+sgs_svgd_set_scale_f32(state, scale, scale_len) = @ccall libsgsample.sgs_svgd_set_scale_f32(state::Ptr{sgs_svgd_f32}, scale::Ptr{Cfloat}, scale_len::Csize_t)::sgs_status
 sgs_svgd_config_default(batch_size, step_size) = @ccall libsgsample.sgs_svgd_config_default(batch_size::UInt64, step_size::Cdouble)::sgs_svgd_config
 sgs_svgd_workspace_len(n, d, config) = @ccall libsgsample.sgs_svgd_workspace_len(n::Csize_t, d::Csize_t, config::Ptr{sgs_svgd_config})::Csize_t
 sgs_svgd_index_len(n) = @ccall libsgsample.sgs_svgd_index_len(n::Csize_t)::Csize_t
