@@ -19,6 +19,9 @@
 //!   * with replacement: batch gradients `p·d`, batch forces `p·d`, AdaGrad history `N·d`
 //!     (AdaGrad only), batch positions `p·d`, working particles `N·d`, working history `N·d`
 //!     (AdaGrad only), kernel scratch;
+//!   * with the scale option ([`SvgdConfig::scale`], docs/algorithms.md §2.7) `2·d` more at the
+//!     end: the scales `s` and the centres `c` of the iteration (the
+//!     slot rows then hold `u = (x − c)/s` and `s∘g`, and the particles move by `s∘Δu`);
 //! * an index slice of [`Svgd::index_len`]`(N) = N` `u32`s for the permutation (hence
 //!   `N ≤ 2³² − 1`). It is scratch: it carries no state between iterations.
 //!
@@ -2043,8 +2046,9 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
     }
 
     /// The forces φ of the last iteration: without replacement all `N·d` (row i is particle i);
-    /// with replacement the `p·d` of its last sub-step (rows in draw order). Meaningless before
-    /// the first iteration and after a failed one.
+    /// with replacement the `p·d` of its last sub-step (rows in draw order). With the scale option
+    /// on, φ in standardised coordinates (the particles moved by `s∘Δ` of it, docs/algorithms.md
+    /// §2.7). Meaningless before the first iteration and after a failed one.
     pub fn force(&self) -> &[T] {
         let (off, len) = self.core.force_range();
         &self.ws[off..off + len]
