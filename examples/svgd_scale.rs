@@ -11,12 +11,18 @@
 //! (`Scale::None`) against `Scale::Particles`; for each coordinate the table gives the distance
 //! of the particle mean from the exact posterior mean in posterior sds, `|x̄ − m|/sd`, and the
 //! ratio of the particles' variance to the posterior's, each the mean over R starts (R = 5 by
-//! default), after the given number of iterations (2000 by default).
+//! default), after the given number of iterations (2000 by default), and the CPU time per
+//! iteration (the thread's, `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, median over the starts).
 //!
 //! A measurement, not a test: it prints Markdown tables and asserts nothing.
 
 use sgsample::svgd::Scale;
 use sgsample::{Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
+use std::time::Instant;
+
+#[path = "../benches/cpu_clock/mod.rs"]
+mod cpu_clock;
+use cpu_clock::thread_cpu_seconds;
 
 /// Coordinates: the regression's five coefficients.
 const D: usize = 5;
@@ -119,8 +125,9 @@ impl Gradient<f64> for Grad<'_> {
     }
 }
 
-/// Per coordinate: `|x̄ − m|/sd` and the particles' variance over the posterior's, after a run.
-fn run(post: &Posterior, p: usize, scale: Scale, iters: u64, start: u64) -> [(f64, f64); D] {
+/// Per coordinate: `|x̄ − m|/sd` and the particles' variance over the posterior's, after a run;
+/// and the run's CPU seconds per iteration.
+fn run(post: &Posterior, p: usize, scale: Scale, iters: u64, start: u64) -> ([(f64, f64); D], f64) {
     let n = 256;
     let cfg = SvgdConfig {
         seed: 11,
@@ -133,7 +140,10 @@ fn run(post: &Posterior, p: usize, scale: Scale, iters: u64, start: u64) -> [(f6
     let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, D, &cfg)];
     let mut idx = vec![0u32; n];
     let mut svgd = Svgd::new(&cfg, D, &mut x, &mut ws, &mut idx).expect("valid");
+    let wall = Instant::now();
+    let t0 = thread_cpu_seconds().unwrap_or(0.0);
     svgd.run(iters, &mut Grad(post)).expect("finite");
+    let secs = thread_cpu_seconds().map_or_else(|| wall.elapsed().as_secs_f64(), |t| t - t0);
     let xs = svgd.particles();
     let mut out = [(0.0, 0.0); D];
     for (l, o) in out.iter_mut().enumerate() {
@@ -148,7 +158,7 @@ fn run(post: &Posterior, p: usize, scale: Scale, iters: u64, start: u64) -> [(f6
         let sd = post.cov[l][l].sqrt();
         *o = ((mean - post.mean[l]).abs() / sd, var / post.cov[l][l]);
     }
-    out
+    (out, secs / iters as f64)
 }
 
 fn main() {
@@ -170,25 +180,32 @@ fn main() {
         "N = 256, h = 1, AdaGrad η = 0.1, {iters} iterations, mean over {r} starts from N(0, I)"
     );
     println!();
-    println!("| method | scale | quantity | β0 | β1 | β2 | β3 | β4 |");
-    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    println!("| method | scale | quantity | β0 | β1 | β2 | β3 | β4 | µs/iteration |");
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|");
     for (name, p) in [("RBM-SVGD p = 8", 8), ("SVGD (p = N)", 256)] {
         for (sname, scale) in [("none", Scale::None), ("particles", Scale::Particles)] {
             let mut acc = [(0.0, 0.0); D];
+            let mut times = Vec::new();
             for s in 0..r {
-                let o = run(&post, p, scale, iters, s);
+                let (o, t) = run(&post, p, scale, iters, s);
+                times.push(t);
                 for (a, b) in acc.iter_mut().zip(o) {
                     a.0 += b.0 / r as f64;
                     a.1 += b.1 / r as f64;
                 }
             }
+            times.sort_by(f64::total_cmp);
+            let us = 1e6 * times[times.len() / 2];
             let z: Vec<String> = acc.iter().map(|a| format!("{:.3}", a.0)).collect();
             let v: Vec<String> = acc.iter().map(|a| format!("{:.3}", a.1)).collect();
             println!(
-                "| {name} | {sname} | mean error (sds) | {} |",
+                "| {name} | {sname} | mean error (sds) | {} | {us:.0} |",
                 z.join(" | ")
             );
-            println!("| {name} | {sname} | variance ratio | {} |", v.join(" | "));
+            println!(
+                "| {name} | {sname} | variance ratio | {} | |",
+                v.join(" | ")
+            );
         }
     }
 }

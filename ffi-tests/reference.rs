@@ -7,10 +7,10 @@
 
 use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSghmc};
 use sgsample::reference::sgld::Sgld as RefSgld;
-use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::reference::svgd::Scale as RefScale;
-use sgsample::svgd::Scale;
+use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::rng::splitmix64;
+use sgsample::svgd::Scale;
 use sgsample::{
     Amagold, AmagoldConfig, Float, Gradient, Mass, Outcome, Potential, Sghmc, SghmcConfig, Sgld,
     SgldConfig, Stop, Variant,
@@ -569,7 +569,12 @@ fn svgd_scale(
         let h = sys
             .step(&mut |x: &[f64], seed: u64, g: &mut [f64]| m.gradient64(x, seed, g))
             .expect("reference step");
-        let _ = writeln!(out, "{name} it {k} h={} x={}", hex_or_nan(h), xs(&sys.flat()));
+        let _ = writeln!(
+            out,
+            "{name} it {k} h={} x={}",
+            hex_or_nan(h),
+            xs(&sys.flat())
+        );
     }
     let _ = writeln!(out, "{name} end");
 }
@@ -588,7 +593,17 @@ fn scale_runs(out: &mut String, f32_core: bool) {
     let mut v = SvgdConfig::new(4, KernelChoice::Gaussian { h: 0.7 }, StepRule::adagrad(0.1));
     v.seed = 31;
     v.scale = Scale::Particles;
-    svgd_scale(out, "svgd_scale_particles", gf, 20, 3, &v, &fixed, 30, f32_core);
+    svgd_scale(
+        out,
+        "svgd_scale_particles",
+        gf,
+        20,
+        3,
+        &v,
+        &fixed,
+        30,
+        f32_core,
+    );
 
     let mut v = SvgdConfig::new(
         5,
@@ -598,7 +613,17 @@ fn scale_runs(out: &mut String, f32_core: bool) {
     v.batching = Batching::WithReplacement;
     v.seed = 32;
     v.scale = Scale::Fixed;
-    svgd_scale(out, "svgd_scale_fixed_wr", gf, 17, 3, &v, &fixed, 20, f32_core);
+    svgd_scale(
+        out,
+        "svgd_scale_fixed_wr",
+        gf,
+        17,
+        3,
+        &v,
+        &fixed,
+        20,
+        f32_core,
+    );
 
     let mut v = SvgdConfig::new(
         12,
@@ -607,7 +632,17 @@ fn scale_runs(out: &mut String, f32_core: bool) {
     );
     v.seed = 33;
     v.scale = Scale::Particles;
-    svgd_scale(out, "svgd_scale_full_median", gf, 12, 3, &v, &fixed, 20, f32_core);
+    svgd_scale(
+        out,
+        "svgd_scale_full_median",
+        gf,
+        12,
+        3,
+        &v,
+        &fixed,
+        20,
+        f32_core,
+    );
 
     // The KSD on: the reference build does not compute it here (the moves are what is
     // compared; the KSD changes none of them).
@@ -617,7 +652,17 @@ fn scale_runs(out: &mut String, f32_core: bool) {
     if f32_core {
         v.ksd = sgsample::svgd::KsdChoice::Batch(sgsample::svgd::SteinImq::default());
     }
-    svgd_scale(out, "svgd_scale_dw_ksd", dw, 30, 1, &v, &fixed, 25, f32_core);
+    svgd_scale(
+        out,
+        "svgd_scale_dw_ksd",
+        dw,
+        30,
+        1,
+        &v,
+        &fixed,
+        25,
+        f32_core,
+    );
 }
 
 fn main() {
