@@ -321,3 +321,137 @@ pub(crate) fn check_fixed<T: Float>(s: &[T], d: usize) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::svgd::{scatter_moves, scatter_rows, StepRule};
+
+    /// Without the crate's `svgd-scale` feature a configuration asking for the option is
+    /// refused (and `on` is false, so that its code is not linked); with it, accepted.
+    #[test]
+    fn scale_needs_the_feature() {
+        assert_eq!(Scale::None.validate(), Ok(()));
+        for s in [Scale::Particles, Scale::Fixed] {
+            if cfg!(feature = "svgd-scale") {
+                assert_eq!(s.validate(), Ok(()));
+                assert!(s.on());
+                assert_eq!(s.len(3), Some(6));
+            } else {
+                assert_eq!(s.validate(), Err(Error::InvalidOption));
+                assert!(!s.on());
+                assert_eq!(s.len(3), Some(0));
+            }
+        }
+        assert_eq!(Scale::None.len(3), Some(0));
+    }
+
+    /// The serial step's scaled moves in place give what the phases' scaled moves into the slot
+    /// rows and the copies give, and on a non-finite φ anywhere leave the particles and the
+    /// history bit for bit as they were: every step rule, d = 1 and 3, f64 and f32.
+    #[test]
+    fn scaled_moves_in_place_equal_the_two_passes_or_change_nothing() {
+        fn check<T: Float>(rule: StepRule, n: usize, d: usize, bad: Option<usize>) {
+            let mut rng = Rng::new(6, (n * d) as u64);
+            let mut perm: Vec<u32> = (0..n as u32).collect();
+            crate::svgd::shuffle_prefix(&mut rng, &mut perm, n - 1);
+            let mut draw =
+                |k: usize| -> Vec<T> { (0..k).map(|_| T::from_f64(rng.normal())).collect() };
+            let x0 = draw(n * d);
+            let h0: Vec<T> = if rule.has_history() {
+                draw(n * d)
+                    .iter()
+                    .map(|v| *v * *v - T::from_f64(0.2))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let mut phi = draw(n * d);
+            if let Some(b) = bad {
+                phi[b * d + d - 1] = T::from_f64(f64::NAN);
+            }
+            // s then c.
+            let sc: Vec<T> = (0..2 * d)
+                .map(|l| T::from_f64(0.3 + 0.9 * l as f64))
+                .collect();
+            let us = draw(n * d); // the slots' u (spent by the moves)
+            let up = Update::<T>::new(&rule, 3);
+            // The two passes.
+            let (mut x2, mut h2, mut xs2, mut g2) =
+                (x0.clone(), h0.clone(), us.clone(), draw(n * d));
+            let ok2 = move_slots(&up, &sc, &x0, &h0, &perm, &mut xs2, &mut g2, &phi, d);
+            if ok2 {
+                scatter_moves(&mut x2, &mut h2, &xs2, &g2, &perm, d);
+            }
+            let mut f2 = draw(n * d);
+            if ok2 {
+                scatter_rows(&mut f2, &phi, &perm, d);
+            }
+            // In place.
+            let (mut x1, mut h1, mut xs1, mut p1, mut f1) =
+                (x0.clone(), h0.clone(), us.clone(), phi.clone(), f2.clone());
+            let ok1 = move_in_place(
+                &up, &sc, &mut x1, &mut h1, &perm, &mut xs1, &mut p1, &mut f1, d,
+            );
+            assert_eq!(ok1, bad.is_none());
+            assert_eq!(ok1, ok2);
+            let bits = |v: &[T]| v.iter().map(|t| t.to_f64().to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&x1), bits(&x2), "{rule:?} n {n} d {d} bad {bad:?}");
+            assert_eq!(bits(&h1), bits(&h2), "{rule:?} n {n} d {d} bad {bad:?}");
+            if ok1 {
+                assert_eq!(bits(&f1), bits(&f2), "φ by particle");
+                // The moves are x + s_l·Δ: coordinate l moved by s_l times the unscaled
+                // rule's move of the same φ and history (up to one rounding of the sum).
+                let (mut xu, mut hu) = (x0.clone(), h0.clone());
+                let hist = if rule.has_history() {
+                    Some(&mut hu[..])
+                } else {
+                    None
+                };
+                let mut by_particle = vec![T::ZERO; n * d];
+                scatter_rows(&mut by_particle, &phi, &perm, d);
+                assert!(crate::svgd::move_checked(&up, &mut xu, hist, &by_particle));
+                for (k, ((&a, &b), &c)) in x1.iter().zip(&x0).zip(&xu).enumerate() {
+                    let (scaled, plain) = ((a - b).to_f64(), (c - b).to_f64());
+                    let want = sc[k % d].to_f64() * plain;
+                    assert!(
+                        (scaled - want).abs() <= 1e-5 * (1.0 + want.abs() + b.to_f64().abs()),
+                        "{rule:?} coordinate {k}: {scaled} vs {want}"
+                    );
+                }
+            } else {
+                assert_eq!(bits(&x1), bits(&x0));
+                assert_eq!(bits(&h1), bits(&h0));
+            }
+            // move_checked over the whole arrays by particle gives the same positions.
+            let mut x3 = x0.clone();
+            let mut h3 = h0.clone();
+            let mut by_particle = vec![T::ZERO; n * d];
+            scatter_rows(&mut by_particle, &phi, &perm, d);
+            let hist = if rule.has_history() {
+                Some(&mut h3[..])
+            } else {
+                None
+            };
+            let ok3 = move_checked(&up, &sc, &mut x3, hist, &by_particle, d);
+            assert_eq!(ok3, ok1);
+            assert_eq!(bits(&x3), bits(&x1));
+            assert_eq!(bits(&h3), bits(&h1));
+        }
+        let rules = [
+            StepRule::adagrad(0.1),
+            StepRule::Constant { eta: 0.3 },
+            StepRule::Decaying { eta: 0.3 },
+        ];
+        for rule in rules {
+            for d in [1, 3] {
+                let n = 13;
+                for bad in [None, Some(0), Some(6), Some(n - 1)] {
+                    check::<f64>(rule, n, d, bad);
+                    check::<f32>(rule, n, d, bad);
+                }
+            }
+        }
+    }
+}
