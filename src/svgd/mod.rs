@@ -1052,10 +1052,12 @@ impl<K> SvgdCore<K> {
         }
         let parts = split(ws, &lay);
         parts.hist.fill(T::from_f64(UNSET));
-        // The scales start at 1 (what `Fixed` uses until set), the centres at 0.
-        let (s, c) = parts.scale.split_at_mut(parts.scale.len() / 2);
-        s.fill(T::from_f64(1.0));
-        c.fill(T::ZERO);
+        if cfg.scale.on() {
+            // The scales start at 1 (what `Fixed` uses until set), the centres at 0.
+            let (s, c) = parts.scale.split_at_mut(parts.scale.len() / 2);
+            s.fill(T::from_f64(1.0));
+            c.fill(T::ZERO);
+        }
         for (t, v) in idx[..n].iter_mut().enumerate() {
             *v = t as u32;
         }
@@ -1304,13 +1306,13 @@ impl<K> SvgdCore<K> {
         }
         shuffle_prefix(&mut self.rng, perm, self.n - 1);
         let parts = split(ws, &self.lay);
-        let xs: &[T] = if self.cfg.scale.on() {
+        let prepared = if self.cfg.scale.on() {
             scale::begin(self.cfg.scale, particles, self.d, parts.scale, parts.xbatch);
-            parts.xbatch
+            self.cfg.kernel.prepare(parts.xbatch, self.d, parts.scratch)
         } else {
-            particles
+            self.cfg.kernel.prepare(particles, self.d, parts.scratch)
         };
-        match self.cfg.kernel.prepare(xs, self.d, parts.scratch) {
+        match prepared {
             Ok(prepared) => Ok(Pending {
                 saved,
                 iteration: self.iterations + 1,
