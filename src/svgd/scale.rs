@@ -96,7 +96,7 @@ pub(super) fn halves<T>(sc: &[T], d: usize) -> (&[T], &[T]) {
 #[inline(never)]
 pub(super) fn begin<T: Float>(which: Scale, xs: &[T], d: usize, sc: &mut [T], u: &mut [T]) {
     let n = xs.len().checked_div(d).unwrap_or(0);
-    let inv = n as f64;
+    let nf = n as f64;
     let Some((s, c)) = sc.split_at_mut_checked(d) else {
         return;
     };
@@ -106,7 +106,7 @@ pub(super) fn begin<T: Float>(which: Scale, xs: &[T], d: usize, sc: &mut [T], u:
         for r in rows(xs, d) {
             sum += at(r);
         }
-        let mean = sum / inv;
+        let mean = sum / nf;
         *cl = T::from_f64(mean);
         if which == Scale::Particles {
             let mut ss = 0.0f64;
@@ -114,7 +114,7 @@ pub(super) fn begin<T: Float>(which: Scale, xs: &[T], d: usize, sc: &mut [T], u:
                 let dv = at(r) - mean;
                 ss += dv * dv;
             }
-            let sd = T::from_f64(libm::sqrt(ss / inv));
+            let sd = T::from_f64(libm::sqrt(ss / nf));
             *sl = if sd.is_finite() && sd > T::ZERO {
                 sd
             } else {
