@@ -159,6 +159,8 @@ class SvgdConfig(C.Structure):
         ("ksd_reserved", C.c_uint32),
         ("ksd_c", C.c_double),
         ("ksd_beta", C.c_double),
+        ("scale", C.c_uint32),
+        ("scale_reserved", C.c_uint32),
     ]
 
 

@@ -2244,6 +2244,106 @@ static void draws_cases(void) {
 #undef SAME
 #undef SAMEV
 #undef SAMEVD
+
+/* The scale option (sgs_svgd_config.scale, sgs_svgd_set_scale): unknown values and padding
+ * refused at init, the workspace query's 2·d, and every refusal of the setter leaving the
+ * state, particles, workspace and index byte-identical. */
+static int32_t fgrad_f32(void *ud, const float *x, size_t d, uint64_t seed, float *g) {
+    (void)ud;
+    (void)seed;
+    for (size_t l = 0; l < d; l++) g[l] = x[l];
+    return SGS_CB_OK;
+}
+
+static void scale_cases(void) {
+    sgs_svgd_config c0 = sgs_svgd_config_default(4, 0.1), c;
+    c = c0; c.scale = 3; svgd_bad_config("svgd init: scale 3", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.scale = SGS_SCALE_PARTICLES; c.scale_reserved = 1;
+    svgd_bad_config("svgd init: scale_reserved != 0", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.scale = 3;
+    expect("svgd workspace_len: scale 3 -> 0", sgs_svgd_workspace_len(SN, SD, &c) == 0, NULL);
+    c = c0; c.scale = SGS_SCALE_PARTICLES;
+    expect("svgd workspace_len: the scale adds 2*d",
+           sgs_svgd_workspace_len(SN, SD, &c) == sgs_svgd_workspace_len(SN, SD, &c0) + 2 * SD &&
+               sgs_svgd_workspace_len_f32(SN, SD, &c) == sgs_svgd_workspace_len_f32(SN, SD, &c0) + 2 * SD,
+           NULL);
+
+    sfix f;
+    c = c0; c.scale = SGS_SCALE_FIXED;
+    sfix_init(&f, c);
+    ssnap(&f);
+    double good[SD] = {0.5, 2.0}, buf[SD + 1] = {0.5, 2.0, 1.0};
+    CASE("svgd set_scale: NULL state", sgs_svgd_set_scale(NULL, good, SD), SGS_ERR_NULL_POINTER, ssame(&f));
+    CASE("svgd set_scale: NULL scale", sgs_svgd_set_scale(&f.s, NULL, SD), SGS_ERR_NULL_POINTER, ssame(&f));
+    CASE("svgd set_scale: misaligned scale",
+         sgs_svgd_set_scale(&f.s, (const double *)(const void *)((const char *)buf + 1), SD),
+         SGS_ERR_INVALID_ARGUMENT, ssame(&f));
+    CASE("svgd set_scale: d - 1 values", sgs_svgd_set_scale(&f.s, good, SD - 1), SGS_ERR_LENGTH_MISMATCH, ssame(&f));
+    CASE("svgd set_scale: d + 1 values", sgs_svgd_set_scale(&f.s, buf, SD + 1), SGS_ERR_LENGTH_MISMATCH, ssame(&f));
+    double bad[4][SD] = {{0.0, 1.0}, {1.0, -2.0}, {NAN, 1.0}, {1.0, INFINITY}};
+    const char *names[4] = {"svgd set_scale: a zero scale", "svgd set_scale: a negative scale",
+                            "svgd set_scale: a NaN scale", "svgd set_scale: an infinite scale"};
+    for (int k = 0; k < 4; k++) CASE(names[k], sgs_svgd_set_scale(&f.s, bad[k], SD), SGS_ERR_INVALID_ARGUMENT, ssame(&f));
+    CASE("svgd set_scale: scale inside the workspace", sgs_svgd_set_scale(&f.s, f.ws, SD), SGS_ERR_INVALID_ARGUMENT,
+         ssame(&f));
+    CASE("svgd set_scale: scale inside the particles", sgs_svgd_set_scale(&f.s, f.x, SD), SGS_ERR_INVALID_ARGUMENT,
+         ssame(&f));
+    CASE("svgd set_scale: scale inside the state", sgs_svgd_set_scale(&f.s, (const double *)(const void *)&f.s, SD),
+         SGS_ERR_INVALID_ARGUMENT, ssame(&f));
+    if (sgs_svgd_begin(&f.s) == SGS_OK) {
+        ssnap(&f);
+        CASE("svgd set_scale: iteration in phases", sgs_svgd_set_scale(&f.s, good, SD), SGS_ERR_ITERATION_IN_PROGRESS,
+             ssame(&f));
+        sgs_svgd_cancel(&f.s);
+    } else {
+        expect("svgd set_scale: begin", 0, NULL);
+    }
+    ssnap(&f);
+    CASE("svgd set_scale: valid", sgs_svgd_set_scale(&f.s, good, SD), SGS_OK,
+         memcmp(&f.saved, &f.s, sizeof f.s) == 0 && memcmp(f.x_saved, f.x, sizeof f.x) == 0);
+    CASE("svgd set_scale: a step after it", sgs_svgd_step(&f.s, NULL), SGS_OK, 1);
+
+    sgs_svgd cleared = {{0}};
+    CASE("svgd set_scale: never initialised", sgs_svgd_set_scale(&cleared, good, SD), SGS_ERR_NOT_INITIALISED, 1);
+    for (uint32_t other = SGS_SCALE_NONE; other <= SGS_SCALE_PARTICLES; other++) {
+        c = c0; c.scale = other;
+        sfix_init(&f, c);
+        ssnap(&f);
+        CASE(other == SGS_SCALE_NONE ? "svgd set_scale: scale NONE" : "svgd set_scale: scale PARTICLES",
+             sgs_svgd_set_scale(&f.s, good, SD), SGS_ERR_INVALID_OPTION, ssame(&f));
+    }
+
+    /* float: the same checks on the float entry point. */
+    c = c0; c.scale = SGS_SCALE_FIXED;
+    float fx[SN * SD], fws[512];
+    uint32_t fidx[SN];
+    sgs_svgd_f32 fs = {{0}};
+    for (size_t k = 0; k < SN * SD; k++) fx[k] = (float)k / 7.0f - 0.5f;
+    size_t flen = sgs_svgd_workspace_len_f32(SN, SD, &c);
+    if (flen == 0 || flen > 512 ||
+        sgs_svgd_init_f32(&fs, &c, fx, SN, SD, fws, flen, fidx, SN, fgrad_f32, NULL, NULL) != SGS_OK) {
+        expect("svgd f32 fixture", 0, NULL);
+        return;
+    }
+    sgs_svgd_f32 fsaved;
+    float fws_saved[512];
+    memcpy(&fsaved, &fs, sizeof fs);
+    memcpy(fws_saved, fws, sizeof fws);
+    const float fgood[SD] = {0.5f, 2.0f}, fnan[SD] = {NAN, 1.0f}, fzero[SD] = {1.0f, 0.0f};
+#define FSAME (memcmp(&fsaved, &fs, sizeof fs) == 0 && memcmp(fws_saved, fws, sizeof fws) == 0)
+    CASE("svgd set_scale_f32: NULL state", sgs_svgd_set_scale_f32(NULL, fgood, SD), SGS_ERR_NULL_POINTER, FSAME);
+    CASE("svgd set_scale_f32: NULL scale", sgs_svgd_set_scale_f32(&fs, NULL, SD), SGS_ERR_NULL_POINTER, FSAME);
+    CASE("svgd set_scale_f32: d - 1 values", sgs_svgd_set_scale_f32(&fs, fgood, SD - 1), SGS_ERR_LENGTH_MISMATCH,
+         FSAME);
+    CASE("svgd set_scale_f32: a NaN scale", sgs_svgd_set_scale_f32(&fs, fnan, SD), SGS_ERR_INVALID_ARGUMENT, FSAME);
+    CASE("svgd set_scale_f32: a zero scale", sgs_svgd_set_scale_f32(&fs, fzero, SD), SGS_ERR_INVALID_ARGUMENT, FSAME);
+    CASE("svgd set_scale_f32: scale inside the workspace", sgs_svgd_set_scale_f32(&fs, fws, SD),
+         SGS_ERR_INVALID_ARGUMENT, FSAME);
+    CASE("svgd set_scale_f32: a double state", sgs_svgd_set_scale_f32((sgs_svgd_f32 *)(void *)&f.s, fgood, SD),
+         SGS_ERR_NOT_INITIALISED, 1);
+    CASE("svgd set_scale_f32: valid", sgs_svgd_set_scale_f32(&fs, fgood, SD), SGS_OK, 1);
+    CASE("svgd set_scale_f32: a step after it", sgs_svgd_step_f32(&fs, NULL), SGS_OK, 1);
+#undef FSAME
 }
 
 int main(void) {
@@ -2258,6 +2358,7 @@ int main(void) {
     svgd_cases();
     svgd_phase_cases();
     ksd_cases();
+    scale_cases();
     hardening_cases();
     stats_cases();
     mass_cases();

@@ -7,9 +7,11 @@
 
 use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSghmc};
 use sgsample::reference::sgld::Sgld as RefSgld;
+use sgsample::reference::svgd::Scale as RefScale;
 use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::rng::splitmix64;
 use sgsample::{draws, Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
+use sgsample::svgd::Scale;
 use sgsample::{
     Amagold, AmagoldConfig, Float, Gradient, Mass, Outcome, Potential, Sghmc, SghmcConfig, Sgld,
     SgldConfig, Stop, Variant,
@@ -615,12 +617,165 @@ fn draws_runs(out: &mut String) {
         draws::mcse_quantile(&x, shape, 0.3, &mut scratch, &mut v).expect("mcse_quantile");
         print_values(out, &format!("draws {k} mcse_quantile 0.3"), &v);
     }
+/// `repro_impl.h`'s `run_svgd_scale`: the scale option, from the reference build (f64) or the
+/// f32 core, starting from `svgd_start` stretched by `3·l + 1` per coordinate.
+#[allow(clippy::too_many_arguments)]
+fn svgd_scale(
+    out: &mut String,
+    name: &str,
+    mut m: M,
+    n: usize,
+    d: usize,
+    c: &SvgdConfig<KernelChoice>,
+    fixed: &[f64],
+    iterations: usize,
+    f32_core: bool,
+) {
+    let start = |k: usize| (3.0 * (k % d) as f64 + 1.0) * svgd_start(k / d, k % d);
+    if f32_core {
+        // `(REAL)(3l + 1) * (REAL)svgd_start`: the product rounded in float, as in C.
+        let mut x: Vec<f32> = (0..n * d)
+            .map(|k| (3.0 * (k % d) as f64 + 1.0) as f32 * svgd_start(k / d, k % d) as f32)
+            .collect();
+        let mut ws = vec![0.0f32; Svgd::<f32>::workspace_len(n, d, c)];
+        let mut idx = vec![0u32; n];
+        let mut sys = Svgd::new(c, d, &mut x, &mut ws, &mut idx).expect("init");
+        if c.scale == Scale::Fixed {
+            let s: Vec<f32> = fixed.iter().take(d).map(|&v| v as f32).collect();
+            sys.set_scale(&s).expect("set_scale");
+        }
+        for k in 0..iterations {
+            let i = sys.step(&mut m).expect("step");
+            let h = hex_or_nan(i.bandwidth);
+            let _ = writeln!(out, "{name}_f32 it {k} h={h} x={}", xs(sys.particles()));
+        }
+        let _ = writeln!(out, "{name}_f32 end");
+        return;
+    }
+    let x0: Vec<f64> = (0..n * d).map(start).collect();
+    let kernel = match c.kernel {
+        KernelChoice::Gaussian { h } => RefKernel::Gaussian(h),
+        KernelChoice::GaussianMedian => RefKernel::Median,
+        KernelChoice::InverseMultiquadric { c, beta } => RefKernel::Imq { c, beta },
+    };
+    let rule = match c.step_rule {
+        StepRule::Constant { eta } => RefRule::Constant(eta),
+        StepRule::Decaying { eta } => RefRule::Decaying(eta),
+        StepRule::AdaGrad { eta, alpha } => RefRule::AdaGrad { eta, alpha },
+    };
+    let wr = c.batching == Batching::WithReplacement;
+    let mut sys = RefSvgd::<f64>::new(&x0, d, c.batch_size, wr, kernel, rule, c.seed, c.stream);
+    sys.scale = match c.scale {
+        Scale::None => RefScale::None,
+        Scale::Particles => RefScale::Particles,
+        Scale::Fixed => RefScale::Fixed(fixed[..d].to_vec()),
+    };
+    for k in 0..iterations {
+        let h = sys
+            .step(&mut |x: &[f64], seed: u64, g: &mut [f64]| m.gradient64(x, seed, g))
+            .expect("reference step");
+        let _ = writeln!(
+            out,
+            "{name} it {k} h={} x={}",
+            hex_or_nan(h),
+            xs(&sys.flat())
+        );
+    }
+    let _ = writeln!(out, "{name} end");
+}
+
+/// The runs of `repro_impl.h`'s `scale_runs`, in the same order.
+fn scale_runs(out: &mut String, f32_core: bool) {
+    let gf = M {
+        kind: Kind::G3Free,
+        noise: 0.5,
+    };
+    let dw = M {
+        kind: Kind::Dw,
+        noise: 1.0,
+    };
+    let fixed = [0.5, 2.0, 1.5];
+    let mut v = SvgdConfig::new(4, KernelChoice::Gaussian { h: 0.7 }, StepRule::adagrad(0.1));
+    v.seed = 31;
+    v.scale = Scale::Particles;
+    svgd_scale(
+        out,
+        "svgd_scale_particles",
+        gf,
+        20,
+        3,
+        &v,
+        &fixed,
+        30,
+        f32_core,
+    );
+
+    let mut v = SvgdConfig::new(
+        5,
+        KernelChoice::Gaussian { h: 1.0 },
+        StepRule::Constant { eta: 0.05 },
+    );
+    v.batching = Batching::WithReplacement;
+    v.seed = 32;
+    v.scale = Scale::Fixed;
+    svgd_scale(
+        out,
+        "svgd_scale_fixed_wr",
+        gf,
+        17,
+        3,
+        &v,
+        &fixed,
+        20,
+        f32_core,
+    );
+
+    let mut v = SvgdConfig::new(
+        12,
+        KernelChoice::GaussianMedian,
+        StepRule::Decaying { eta: 0.3 },
+    );
+    v.seed = 33;
+    v.scale = Scale::Particles;
+    svgd_scale(
+        out,
+        "svgd_scale_full_median",
+        gf,
+        12,
+        3,
+        &v,
+        &fixed,
+        20,
+        f32_core,
+    );
+
+    // The KSD on: the reference build does not compute it here (the moves are what is
+    // compared; the KSD changes none of them).
+    let mut v = SvgdConfig::new(3, KernelChoice::Gaussian { h: 1.0 }, StepRule::adagrad(0.2));
+    v.seed = 34;
+    v.scale = Scale::Particles;
+    if f32_core {
+        v.ksd = sgsample::svgd::KsdChoice::Batch(sgsample::svgd::SteinImq::default());
+    }
+    svgd_scale(
+        out,
+        "svgd_scale_dw_ksd",
+        dw,
+        30,
+        1,
+        &v,
+        &fixed,
+        25,
+        f32_core,
+    );
 }
 
 fn main() {
     let mut out = String::new();
     all_runs(&mut out, false);
     all_runs(&mut out, true);
+    scale_runs(&mut out, false);
+    scale_runs(&mut out, true);
     for seed in 1..=5u64 {
         let mut idx = [0u64; 8];
         sgsample::minibatch(seed, 50, &mut idx).expect("minibatch");

@@ -151,6 +151,8 @@ static void draws_runs(void) {
 int main(void) {
     all_runs();
     all_runs_f32();
+    scale_runs();
+    scale_runs_f32();
     /* The minibatch helper against sgsample::minibatch. */
     for (uint64_t seed = 1; seed <= 5; seed++) {
         uint64_t idx[8];

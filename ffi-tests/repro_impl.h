@@ -240,3 +240,61 @@ static void SFX(all_runs)(void) {
     v.seed = 6;
     SFX(run_svgd)("rbm_svgd_dw", &dw, 30, 1, v, 1, 25);
 }
+
+/* The scale option (docs/algorithms.md §2.7): as run_svgd, the fixed scales set after init when
+ * the config asks for them. A function of its own (compared with ffi-tests/reference.rs's
+ * scale_runs). */
+static void SFX(run_svgd_scale)(const char *name, const model *m, size_t n, size_t d,
+                                sgs_svgd_config cfg, const REAL *fixed, int batched,
+                                size_t iterations) {
+    REAL x[40 * 3], ws[4000];
+    uint32_t idx[40];
+    SFX(sgs_svgd) s = {{0}};
+    CHECK(n <= 40 && d <= 3);
+    for (size_t i = 0; i < n; i++)
+        for (size_t l = 0; l < d; l++) x[i * d + l] = (REAL)(3.0 * (double)l + 1.0) * (REAL)svgd_start(i, l);
+    size_t need = SFX(sgs_svgd_workspace_len)(n, d, &cfg);
+    CHECK(need > 0 && need <= sizeof ws / sizeof ws[0]);
+    CHECK(SFX(sgs_svgd_init)(&s, &cfg, x, n, d, ws, need, idx, n,
+                             batched ? NULL : SFX(cb_gradient),
+                             batched ? SFX(cb_gradients) : NULL, (void *)m) == SGS_OK);
+    if (cfg.scale == SGS_SCALE_FIXED) CHECK(SFX(sgs_svgd_set_scale)(&s, fixed, d) == SGS_OK);
+    for (size_t k = 0; k < iterations; k++) {
+        sgs_svgd_info info;
+        CHECK(SFX(sgs_svgd_step)(&s, &info) == SGS_OK);
+        CHECK(info.iteration == k + 1);
+        printf("%s%s it %zu h=%s x=", name, SUFFIX, k, hex64_or_nan(info.bandwidth));
+        SFX(print_x)(x, n * d);
+    }
+    printf("%s%s end\n", name, SUFFIX);
+}
+
+static void SFX(scale_runs)(void) {
+    model gf = {MODEL_G3FREE, 0.5}, dw = {MODEL_DW, 1.0};
+    const REAL fixed[3] = {(REAL)0.5, (REAL)2.0, (REAL)1.5};
+    sgs_svgd_config v = sgs_svgd_config_default(4, 0.1);
+    v.bandwidth = 0.7;
+    v.seed = 31;
+    v.scale = SGS_SCALE_PARTICLES;
+    SFX(run_svgd_scale)("svgd_scale_particles", &gf, 20, 3, v, fixed, 0, 30);
+
+    v = sgs_svgd_config_default(5, 0.05);
+    v.batching = SGS_BATCHING_WITH_REPLACEMENT;
+    v.step_rule = SGS_STEP_RULE_CONSTANT;
+    v.seed = 32;
+    v.scale = SGS_SCALE_FIXED;
+    SFX(run_svgd_scale)("svgd_scale_fixed_wr", &gf, 17, 3, v, fixed, 1, 20);
+
+    v = sgs_svgd_config_default(12, 0.3);
+    v.kernel = SGS_KERNEL_GAUSSIAN_MEDIAN;
+    v.step_rule = SGS_STEP_RULE_DECAYING;
+    v.seed = 33;
+    v.scale = SGS_SCALE_PARTICLES;
+    SFX(run_svgd_scale)("svgd_scale_full_median", &gf, 12, 3, v, fixed, 1, 20);
+
+    v = sgs_svgd_config_default(3, 0.2);
+    v.seed = 34;
+    v.scale = SGS_SCALE_PARTICLES;
+    v.ksd = SGS_KSD_BATCH;
+    SFX(run_svgd_scale)("svgd_scale_dw_ksd", &dw, 30, 1, v, fixed, 0, 25);
+}

@@ -304,6 +304,28 @@
 #define SGS_STEP_RULE_ADAGRAD 2
 
 /**
+ * `sgs_svgd_config.scale`: raw coordinates (the default): the bandwidth and the step are in the
+ * units of x.
+ */
+#define SGS_SCALE_NONE 0
+
+/**
+ * `sgs_svgd_config.scale`: SVGD in `u = (x − c)/s` with `c` and `s` the particles' mean and
+ * standard deviation per coordinate, recomputed at the start of every iteration: the bandwidth
+ * (or the median heuristic) and the step are in units of the particles' spread; the target's
+ * score is `s∘∇ₓlog π`, the particles move by `s∘Δu`. Its fixed point is still π. Two more
+ * passes over the particles per iteration, no random numbers.
+ */
+#define SGS_SCALE_PARTICLES 1
+
+/**
+ * `sgs_svgd_config.scale`: as `SGS_SCALE_PARTICLES` but with the scales `s` set by
+ * `sgs_svgd_set_scale` (e.g. a pilot run's standard deviations; all ones until set); the
+ * centre `c` is still the particles' mean.
+ */
+#define SGS_SCALE_FIXED 2
+
+/**
  * `sgs_svgd_config.ksd`: no KSD (NaN in the info); the default.
  */
 #define SGS_KSD_OFF 0
@@ -1340,6 +1362,15 @@ typedef struct sgs_svgd_config {
    * The exponent β ∈ (−1, 0) of the KSD's base kernel (default −0.5).
    */
   double ksd_beta;
+  /**
+   * One of the `SGS_SCALE_…` values: whether the iterations run in standardised coordinates
+   * `u = (x − c)/s` (docs/algorithms.md §2.7; off by default).
+   */
+  uint32_t scale;
+  /**
+   * Must be 0 (padding made explicit).
+   */
+  uint32_t scale_reserved;
 } sgs_svgd_config;
 
 /**
@@ -3409,13 +3440,41 @@ const char *sgs_status_str(int32_t status);
 const char *sgs_version(void);
 
 /**
+ * Sets the fixed scales of an SVGD system configured with `SGS_SCALE_FIXED`: `scale` holds d
+ * values (`scale_len` = d), each finite and positive, e.g. a pilot run's posterior standard
+ * deviations; the next iterations run in `u = (x − c)/s` with them (docs/algorithms.md §2.7).
+ * They are kept in the workspace (copied by `sgs_svgd_copy`); all ones until set.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, overlapping
+ * the state or one of its buffers, or a value not finite and positive), the state's validation
+ * statuses (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`), `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way),
+ * `SGS_ERR_INVALID_OPTION` (the system's `scale` is not `SGS_SCALE_FIXED`),
+ * `SGS_ERR_LENGTH_MISMATCH` (`scale_len` ≠ d). On error nothing is modified.
+ *
+ * # Safety
+ * `state` valid with its buffers alive; `scale` valid for `scale_len` values.
+ */
+sgs_status sgs_svgd_set_scale(struct sgs_svgd *state, const double *scale, size_t scale_len);
+
+/**
+ * `sgs_svgd_set_scale` for a `float` system.
+ *
+ * # Safety
+ * As for `sgs_svgd_set_scale`.
+ */
+sgs_status sgs_svgd_set_scale_f32(struct sgs_svgd_f32 *state, const float *scale, size_t scale_len);
+
+/**
  * The paper's RBM-SVGD settings: batch size p, a Gaussian kernel with the fixed bandwidth
  * h = 1 (set `bandwidth` to your problem's scale: the paper uses h = 2 on its 1-D mixture),
  * AdaGrad with step size η and α = 0.9, without replacement, seed 0, stream 0 (the IMQ fields
  * are c = 1, β = 0.5 for when the kernel is switched). The cost per iteration is O(p·N·d).
  * The median heuristic (`SGS_KERNEL_GAUSSIAN_MEDIAN`) is not the default because it costs
  * O(N²) time and N(N−1)/2 workspace elements per iteration whatever p is. The KSD is off
- * (`ksd_c` = 1, `ksd_beta` = −0.5 for when it is switched on). Nothing is validated here;
+ * (`ksd_c` = 1, `ksd_beta` = −0.5 for when it is switched on), and so is the scale option
+ * (`SGS_SCALE_NONE`: set `SGS_SCALE_PARTICLES` for a problem whose coordinates are on
+ * different scales). Nothing is validated here;
  * `sgs_svgd_init` does that.
  */
 struct sgs_svgd_config sgs_svgd_config_default(uint64_t batch_size, double step_size);
@@ -3425,7 +3484,8 @@ struct sgs_svgd_config sgs_svgd_config_default(uint64_t batch_size, double step_
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
  * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
  * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
- * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and the
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, 2·d with the
+ * scale option (the scales and the centres), and the
  * bookkeeping of the iteration in phases, 4·⌈N/32⌉ + 1 four-byte words (rounded up to
  * whole elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).
@@ -3622,7 +3682,8 @@ sgs_status sgs_svgd_copy(struct sgs_svgd *dst,
  * dimension `d` under `*config`: gradients and forces (N·d each without replacement,
  * p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
  * positions by permutation slot (N·d), with replacement p·d batch positions and N·d
- * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and the
+ * (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, 2·d with the
+ * scale option (the scales and the centres), and the
  * bookkeeping of the iteration in phases, 4·⌈N/32⌉ + 1 four-byte words (rounded up to
  * whole elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
  * has an unknown option (init then names the problem).

@@ -32,6 +32,9 @@ check "svgd-full-p-eq-N-2-ranks" bit_identical 2 --n 64 --p 64 --iters 4
 # Sharing forces instead of moved rows (every rank computes every move): the same bits.
 check "svgd-share-forces-mixture-3-ranks" bit_identical 3 --n 1001 --d 2 --p 8 --iters 6 --share forces
 check "svgd-share-forces-logistic-2-ranks" bit_identical 2 --model logistic --n 256 --p 8 --iters 3 --share forces
+# The scale option (docs/algorithms.md §2.7): every rank computes the same scales in its begin.
+check "svgd-scale-mixture-d2-3-ranks" bit_identical 3 --n 1001 --d 2 --p 8 --iters 6 --scale particles
+check "svgd-scale-share-forces-logistic-2-ranks" bit_identical 2 --model logistic --n 256 --p 8 --iters 3 --share forces --scale particles
 check "svgd-rank-1-aborts-2-ranks" bit_identical 2 --n 300 --p 8 --iters 5 --abort-rank 1 --abort-iter 3
 check "svgd-rank-3-aborts-4-ranks" bit_identical 4 --n 300 --p 8 --iters 5 --abort-rank 3 --abort-iter 2
 for r in 1 2 4; do

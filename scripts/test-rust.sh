@@ -7,6 +7,8 @@ cargo test --release -p sgsample --features std,ffi
 # Without the default `ksd` feature (as bare-metal builds with default-features = false): a
 # configuration asking for the in-iteration KSD is refused.
 cargo test -q -p sgsample --no-default-features --features std --lib ksd
+# Likewise without the default `svgd-scale` feature: the scale option is refused.
+cargo test -q -p sgsample --no-default-features --features std --lib scale
 # The rayon-backed `parallel` feature: SVGD on the pool and multi-chain runs, serial bits.
 cargo test --release -p sgsample --features parallel --test parallel
 # The declared minimum compiler (rust-version in Cargo.toml) builds the library and passes its

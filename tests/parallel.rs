@@ -4,7 +4,7 @@
 //! pooled summaries match a direct computation and the target.
 
 use sgsample::parallel::{run_chains, Pooled};
-use sgsample::svgd::Batching;
+use sgsample::svgd::{Batching, Scale};
 use sgsample::{
     Amagold, AmagoldConfig, AmagoldCore, Error, Gradient, KernelChoice, Potential, Rng,
     SghmcConfig, SghmcCore, Sgld, SgldConfig, SgldCore, StepRule, Stop, Svgd, SvgdConfig,
@@ -46,23 +46,42 @@ fn pool(threads: usize) -> rayon::ThreadPool {
         .unwrap()
 }
 
+/// Also with the scale option (docs/algorithms.md §2.7): the scales are computed in `begin`, the
+/// pieces standardise their rows and move their particles by `s∘Δu`.
 #[test]
 fn svgd_on_any_pool_size_gives_the_serial_bits() {
-    for (n, d, p, kernel) in [
-        (203, 2, 8, KernelChoice::Gaussian { h: 0.7 }),
-        (96, 1, 96, KernelChoice::GaussianMedian),
+    for (n, d, p, kernel, scale) in [
+        (203, 2, 8, KernelChoice::Gaussian { h: 0.7 }, Scale::None),
+        (96, 1, 96, KernelChoice::GaussianMedian, Scale::None),
         (
             131,
             3,
             5,
             KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 },
+            Scale::None,
         ),
+        (
+            203,
+            2,
+            8,
+            KernelChoice::Gaussian { h: 0.7 },
+            Scale::Particles,
+        ),
+        (96, 1, 96, KernelChoice::GaussianMedian, Scale::Particles),
+        (131, 6, 5, KernelChoice::Gaussian { h: 0.7 }, Scale::Fixed),
     ] {
-        let cfg = SvgdConfig::new(p, kernel, StepRule::adagrad(0.05));
+        let cfg = SvgdConfig {
+            scale,
+            ..SvgdConfig::new(p, kernel, StepRule::adagrad(0.05))
+        };
+        let fixed: Vec<f64> = (0..d).map(|l| 0.4 + 0.3 * l as f64).collect();
         let x0 = start(n, d);
         let len = Svgd::<f64>::workspace_len(n, d, &cfg);
         let (mut xs, mut ws, mut idx) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
         let mut serial = Svgd::new(&cfg, d, &mut xs, &mut ws, &mut idx).unwrap();
+        if scale == Scale::Fixed {
+            serial.set_scale(&fixed).unwrap();
+        }
         let infos: Vec<_> = (0..6)
             .map(|_| serial.step(&mut { CLEAN }).unwrap())
             .collect();
@@ -70,6 +89,9 @@ fn svgd_on_any_pool_size_gives_the_serial_bits() {
         for threads in [1, 2, 3, 7] {
             let (mut xp, mut wp, mut ip) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
             let mut par = Svgd::new(&cfg, d, &mut xp, &mut wp, &mut ip).unwrap();
+            if scale == Scale::Fixed {
+                par.set_scale(&fixed).unwrap();
+            }
             pool(threads).install(|| {
                 for info in &infos {
                     // Debug text: equal bits, NaN bandwidth (IMQ) included.
@@ -86,13 +108,16 @@ fn svgd_on_any_pool_size_gives_the_serial_bits() {
 /// with `want` on the rayon pool (1 and 3 threads) and serially, changing nothing; with particle
 /// 37 then moved next to 36, the next iteration is a fresh system's first (generator restored,
 /// AdaGrad history still unset), bit for bit.
-fn failure_changes_nothing(bad: f64, model: Wavy, want: Error) {
+fn failure_changes_nothing(bad: f64, model: Wavy, want: Error, scale: Scale) {
     let (n, d) = (64, 1);
-    let cfg = SvgdConfig::new(
-        4,
-        KernelChoice::Gaussian { h: 0.7 },
-        StepRule::adagrad(0.05),
-    );
+    let cfg = SvgdConfig {
+        scale,
+        ..SvgdConfig::new(
+            4,
+            KernelChoice::Gaussian { h: 0.7 },
+            StepRule::adagrad(0.05),
+        )
+    };
     let mut x0 = start(n, d);
     x0[37] = bad;
     let len = Svgd::<f64>::workspace_len(n, d, &cfg);
@@ -119,7 +144,14 @@ fn failure_changes_nothing(bad: f64, model: Wavy, want: Error) {
 #[test]
 fn a_failing_piece_changes_nothing() {
     // The particle whose gradient aborts.
-    failure_changes_nothing(50.0, Wavy { abort_above: 10.0 }, Error::CallbackAborted);
+    for scale in [Scale::None, Scale::Particles] {
+        failure_changes_nothing(
+            50.0,
+            Wavy { abort_above: 10.0 },
+            Error::CallbackAborted,
+            scale,
+        );
+    }
 }
 
 /// A move that is not finite in one piece (the pieces compute the moves; `finish` only copies
@@ -128,7 +160,9 @@ fn a_failing_piece_changes_nothing() {
 fn a_non_finite_move_in_one_piece_changes_nothing() {
     // Its gradient and φ (≈ −x/N: the far pairs add nothing) are finite, its new history φ² is
     // not; every other particle's move is finite.
-    failure_changes_nothing(1e300, CLEAN, Error::NonFinite);
+    for scale in [Scale::None, Scale::Particles] {
+        failure_changes_nothing(1e300, CLEAN, Error::NonFinite, scale);
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Core vs reference: identical particles, bit for bit, and p = N against SVGD computed directly.
 
 use sgsample::reference::svgd as r;
-use sgsample::svgd::Batching;
+use sgsample::svgd::{Batching, Scale};
 use sgsample::{Float, Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
 
 /// A nonlinear, seed-dependent gradient: ∇V(x)_l = x_l + 0.3·sin(x_l) − 0.5 + 0.2·u(seed, l)
@@ -66,6 +66,15 @@ fn compare<T: Float>(n: usize, d: usize, cfg: &SvgdConfig<KernelChoice>, iters: 
         cfg.seed,
         cfg.stream,
     );
+    match cfg.scale {
+        Scale::None => {}
+        Scale::Particles => refr.scale = r::Scale::Particles,
+        Scale::Fixed => {
+            let s: Vec<T> = (0..d).map(|l| T::from_f64(0.3 + 0.7 * l as f64)).collect();
+            core.set_scale(&s).unwrap();
+            refr.scale = r::Scale::Fixed(s);
+        }
+    }
     let mut g = |x: &[T], s: u64, out: &mut [T]| -> Result<(), Stop> {
         grad_wavy(x, s, out);
         Ok(())
@@ -185,6 +194,155 @@ fn core_matches_reference_in_groups_of_batches() {
             for d in 1..=4 {
                 compare::<f64>(n, d, &cfg, 8);
                 compare::<f32>(n, d, &cfg, 8);
+            }
+        }
+    }
+}
+
+/// The scale option (docs/algorithms.md §2.7), both kinds, against the reference: every batch
+/// size, batching, kernel (the median heuristic on the standardised positions) and step rule,
+/// at d = 3 and d = 1 in f64 and d = 2 in f32; and the groups of batches side by side (p = 8)
+/// at d = 1 … 4.
+#[test]
+fn core_matches_reference_with_scale() {
+    for (k, mut cfg) in configs(13).into_iter().enumerate() {
+        cfg.scale = if k % 2 == 0 {
+            Scale::Particles
+        } else {
+            Scale::Fixed
+        };
+        compare::<f64>(13, 3, &cfg, 20);
+        if k % 3 == 0 {
+            compare::<f64>(13, 1, &cfg, 20);
+            compare::<f32>(13, 2, &cfg, 20);
+        }
+    }
+    let mut cfg = SvgdConfig::new(
+        8,
+        KernelChoice::Gaussian { h: 0.7 },
+        StepRule::adagrad(0.05),
+    );
+    cfg.scale = Scale::Particles;
+    cfg.seed = 77;
+    for d in 1..=4 {
+        compare::<f64>(8 * 19 + 1, d, &cfg, 6);
+        compare::<f32>(8 * 19 + 1, d, &cfg, 6);
+    }
+}
+
+/// With the scale option an iteration is SVGD in `u = (x − c)/s` (docs/algorithms.md §2.7),
+/// computed here from the formulas in `f64` for full SVGD (p = N) over two iterations: `c` and
+/// `s` the mean and population sd of the particles at the start of the iteration (the second
+/// iteration's from the moved particles), the kernel (fixed h, or the median heuristic's h from
+/// the distances between the `u`) on `u`, the score `s∘∇log π`, and the move `x + η·s∘φᵤ`.
+/// Equality up to rounding (relative 1e-11). Also with fixed scales.
+#[test]
+#[allow(clippy::needless_range_loop)]
+fn scaled_iteration_is_svgd_in_standardised_coordinates() {
+    let (n, d, eta) = (15, 3, 0.1);
+    // Coordinates on different scales and offsets.
+    let spread = [0.01, 1.0, 30.0];
+    let x0: Vec<f64> = init::<f64>(n, d, 8)
+        .iter()
+        .enumerate()
+        .map(|(k, v)| 2.0 * spread[k % d] + spread[k % d] * v)
+        .collect();
+    let fixed = [0.02, 0.5, 40.0];
+    let kernels = [
+        KernelChoice::Gaussian { h: 0.8 },
+        KernelChoice::GaussianMedian,
+    ];
+    for scale in [Scale::Particles, Scale::Fixed] {
+        for kernel in kernels {
+            let mut cfg = SvgdConfig::new(n, kernel, StepRule::Constant { eta });
+            cfg.scale = scale;
+            let mut particles = x0.clone();
+            let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, d, &cfg)];
+            let mut idx = vec![0u32; n];
+            let mut core = Svgd::new(&cfg, d, &mut particles, &mut ws, &mut idx).unwrap();
+            if scale == Scale::Fixed {
+                core.set_scale(&fixed).unwrap();
+            }
+            let mut rng = Rng::new(cfg.seed, cfg.stream);
+            let mut x = x0.clone();
+            for it in 0..2 {
+                let info = core.step(&mut Wavy).unwrap();
+                let seed = rng.next_u64();
+                // The permutation's draws (p = N: the order of the sum does not matter here).
+                for t in 0..n - 1 {
+                    rng.below((n - t) as u64);
+                }
+                let (mut c, mut s) = (vec![0.0; d], vec![0.0; d]);
+                for l in 0..d {
+                    c[l] = (0..n).map(|i| x[i * d + l]).sum::<f64>() / n as f64;
+                    let v = (0..n).map(|i| (x[i * d + l] - c[l]).powi(2)).sum::<f64>() / n as f64;
+                    s[l] = if scale == Scale::Fixed {
+                        fixed[l]
+                    } else {
+                        v.sqrt()
+                    };
+                }
+                let got_s = core.scale();
+                for l in 0..d {
+                    assert!(
+                        (got_s[l] - s[l]).abs() <= 1e-12 * s[l],
+                        "s {l}: {got_s:?} {s:?}"
+                    );
+                }
+                let u = |i: usize, l: usize| (x[i * d + l] - c[l]) / s[l];
+                let h = match kernel {
+                    KernelChoice::Gaussian { h } => h,
+                    _ => {
+                        let mut dist = Vec::new();
+                        for i in 0..n {
+                            for j in i + 1..n {
+                                let r2: f64 = (0..d).map(|l| (u(i, l) - u(j, l)).powi(2)).sum();
+                                dist.push(r2.sqrt());
+                            }
+                        }
+                        dist.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                        let med = dist[dist.len() / 2]; // 105 pairs: odd
+                        med * med / (2.0 * (n as f64).ln())
+                    }
+                };
+                assert!(
+                    (info.bandwidth - h).abs() <= 1e-12 * h,
+                    "{} vs {h}",
+                    info.bandwidth
+                );
+                let gu = |i: usize| {
+                    let mut g = vec![0.0; d];
+                    grad_wavy(&x[i * d..(i + 1) * d], seed, &mut g);
+                    (0..d).map(|l| s[l] * g[l]).collect::<Vec<f64>>()
+                };
+                let mut xn = x.clone();
+                for i in 0..n {
+                    let mut phi = vec![0.0; d];
+                    for j in 0..n {
+                        let r2: f64 = (0..d).map(|l| (u(i, l) - u(j, l)).powi(2)).sum();
+                        let k = (-r2 / (2.0 * h)).exp();
+                        let gj = gu(j);
+                        for l in 0..d {
+                            phi[l] += (k * -gj[l] + (u(i, l) - u(j, l)) / h * k) / n as f64;
+                        }
+                    }
+                    for l in 0..d {
+                        let got = core.force()[i * d + l];
+                        assert!(
+                            (got - phi[l]).abs() <= 1e-11 * (1.0 + phi[l].abs()),
+                            "{scale:?} {kernel:?} iteration {it}: φ {got} vs {}",
+                            phi[l]
+                        );
+                        xn[i * d + l] = x[i * d + l] + eta * s[l] * phi[l];
+                    }
+                }
+                x = xn;
+                for (k, (&got, &want)) in core.particles().iter().zip(&x).enumerate() {
+                    assert!(
+                        (got - want).abs() <= 1e-11 * spread[k % d].max(want.abs()),
+                        "{scale:?} {kernel:?} iteration {it} coordinate {k}: {got} vs {want}"
+                    );
+                }
             }
         }
     }

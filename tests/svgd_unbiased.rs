@@ -22,7 +22,12 @@
 //!   particle is in the batch. Given that it is, its batch mates are a uniform (p − 1)-subset
 //!   of the other N − 1, so its mean force is the SVGD force and its variance Lemma 1's at
 //!   |C| = p; and each particle is in the batch with probability p/N (binomial count, z-score).
-//!   p = 7, N = 12, d = 2 takes the packed triangle; p = 3, N = 5, d = 1 the d = 1 row loop.
+//!   p = 7, N = 12, d = 2 takes the packed triangle; p = 3, N = 5, d = 1 the d = 1 row loop;
+//! * the scale option (docs/algorithms.md §2.7), particle and fixed scales, without and with
+//!   replacement, with the Gaussian kernel and the median heuristic: the force is then φᵤ, the
+//!   SVGD force in `u = (x − c)/s` with the score `s∘∇log π` (the median on the `u`), and with
+//!   replacement it is read off the move as `(x' − x)/(η·s)`. Coordinates on scales 0.01 and 30
+//!   (`particles_raw`), so that a force computed in x is far from the one in u.
 //!
 //! # Tolerances
 //!
@@ -34,6 +39,7 @@
 //! case also asserts its own power: the mean of the biased weighting (no (N−1)/N factor) must
 //! lie more than 6 standard errors from the observed mean somewhere.
 
+use sgsample::svgd::Scale;
 use sgsample::{Batching, Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
 
 const M: usize = 50_000;
@@ -57,6 +63,7 @@ struct Case {
     kernel: KernelChoice,
     batching: Batching,
     seed: u64,
+    scale: Scale,
 }
 
 impl Case {
@@ -68,9 +75,48 @@ impl Case {
             kernel,
             batching: Batching::WithoutReplacement,
             seed: 7 + p as u64,
+            scale: Scale::None,
         }
     }
+
+    fn particles(&self) -> Vec<f64> {
+        let (n, d) = (self.n, self.d);
+        if self.scale == Scale::None {
+            return particles(n, d);
+        }
+        // On scales 0.01 and 30 around offsets, so that raw and standardised forces differ.
+        let spread = [0.01, 30.0];
+        particles(n, d)
+            .iter()
+            .enumerate()
+            .map(|(k, v)| spread[k % d % 2] * (v + 2.0))
+            .collect()
+    }
+
+    /// The scales `s` and the standardised positions `u = (x − c)/s` of `x` (`s` = 1, `u` = `x`
+    /// without the option): `c` the mean, `s` the population sd (or [`FIXED`]), per coordinate.
+    fn frame(&self, x: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let (n, d) = (self.n, self.d);
+        let mut s = vec![1.0; d];
+        let mut c = vec![0.0; d];
+        if self.scale != Scale::None {
+            for l in 0..d {
+                c[l] = (0..n).map(|i| x[i * d + l]).sum::<f64>() / n as f64;
+                let v = (0..n).map(|i| (x[i * d + l] - c[l]).powi(2)).sum::<f64>() / n as f64;
+                s[l] = if self.scale == Scale::Fixed {
+                    FIXED[l]
+                } else {
+                    v.sqrt()
+                };
+            }
+        }
+        let u = (0..n * d).map(|k| (x[k] - c[k % d]) / s[k % d]).collect();
+        (s, u)
+    }
 }
+
+/// The fixed scales of the cases with `Scale::Fixed`.
+const FIXED: [f64; 2] = [0.02, 20.0];
 
 fn particles(n: usize, d: usize) -> Vec<f64> {
     let mut rng = Rng::new(2024, 1);
@@ -116,16 +162,20 @@ fn kernel_at(kernel: KernelChoice, x: &[f64], n: usize, d: usize, r2: f64) -> (f
     }
 }
 
-/// F(X_i, X_j) from the formula.
+/// F(X_i, X_j) from the formula; with the scale option, in `u` (the kernel on the `u`, the
+/// gradient `s∘∇V` at the particle's `x`).
 fn big_f(case: &Case, x: &[f64], i: usize, j: usize) -> Vec<f64> {
     let d = case.d;
-    let xi = &x[i * d..(i + 1) * d];
-    let xj = &x[j * d..(j + 1) * d];
+    let (s, u) = case.frame(x);
+    let ui = &u[i * d..(i + 1) * d];
+    let uj = &u[j * d..(j + 1) * d];
     let mut gj = vec![0.0; d];
-    Model.gradient(xj, 0, &mut gj).unwrap();
-    let r2: f64 = (0..d).map(|l| (xi[l] - xj[l]).powi(2)).sum();
-    let (k, c) = kernel_at(case.kernel, x, case.n, d, r2);
-    (0..d).map(|l| -k * gj[l] + c * (xi[l] - xj[l])).collect()
+    Model.gradient(&x[j * d..(j + 1) * d], 0, &mut gj).unwrap();
+    let r2: f64 = (0..d).map(|l| (ui[l] - uj[l]).powi(2)).sum();
+    let (k, c) = kernel_at(case.kernel, &u, case.n, d, r2);
+    (0..d)
+        .map(|l| -k * s[l] * gj[l] + c * (ui[l] - uj[l]))
+        .collect()
 }
 
 /// Mean and variance of the batch force, per coordinate, with the standard errors of both (the
@@ -143,12 +193,14 @@ struct Stats {
 /// moved, read off their moves (constant step η = 1).
 fn batch_force_stats(case: &Case) -> Stats {
     let (n, d, p) = (case.n, case.d, case.p);
-    let x0 = particles(n, d);
+    let x0 = case.particles();
+    let (scale, u0) = case.frame(&x0);
     let mut x = x0.clone();
     let eta = 1.0;
     let mut cfg = SvgdConfig::new(p, case.kernel, StepRule::Constant { eta });
     cfg.seed = case.seed;
     cfg.batching = case.batching;
+    cfg.scale = case.scale;
     let with = case.batching == Batching::WithReplacement;
     assert!(
         !with || 2 * p > n,
@@ -157,10 +209,13 @@ fn batch_force_stats(case: &Case) -> Stats {
     let mut ws = vec![0.0; Svgd::<f64>::workspace_len(n, d, &cfg)];
     let mut idx = vec![0u32; n];
     let mut s = Svgd::new(&cfg, d, &mut x, &mut ws, &mut idx).unwrap();
+    if case.scale == Scale::Fixed {
+        s.set_scale(&FIXED[..d]).unwrap();
+    }
     let mut samples: Vec<Vec<f64>> = (0..n * d).map(|_| Vec::with_capacity(M)).collect();
     let mut included = vec![0usize; n];
     let want_h = match case.kernel {
-        KernelChoice::GaussianMedian => median_bandwidth(&x0, n, d),
+        KernelChoice::GaussianMedian => median_bandwidth(&u0, n, d),
         KernelChoice::Gaussian { h } => h,
         KernelChoice::InverseMultiquadric { .. } => f64::NAN,
     };
@@ -191,7 +246,7 @@ fn batch_force_stats(case: &Case) -> Stats {
             count += 1;
             *inc += 1;
             for c in row {
-                samples[c].push((moved[c] - x0[c]) / eta);
+                samples[c].push((moved[c] - x0[c]) / (eta * scale[c % d]));
             }
         }
         assert_eq!(count, p, "iteration {it}: {count} particles moved");
@@ -244,7 +299,7 @@ fn predicted_var(case: &Case, x: &[f64], i: usize, l: usize) -> f64 {
 
 fn check(case: Case) {
     let (n, d, p) = (case.n, case.d, case.p);
-    let x = particles(n, d);
+    let x = case.particles();
     let st = batch_force_stats(&case);
     let mut worst_biased = 0.0f64;
     for i in 0..n {
@@ -351,6 +406,38 @@ fn batch_force_unbiased_with_replacement() {
             batching: Batching::WithReplacement,
             seed,
             ..Case::new(n, d, p, GAUSS)
+        });
+    }
+}
+
+/// The scale option: the force in standardised coordinates is unbiased for SVGD's there, with
+/// Lemma 1's variance; particle scales (Gaussian kernel and the median heuristic on the `u`) and
+/// fixed ones, without replacement (batches of 5 and 7: the lanes and the packed triangle; the
+/// median's batches of 4) and with it (one sub-step of 7, read off the moves `x + η·s∘φᵤ`).
+#[test]
+fn batch_force_unbiased_with_scale() {
+    let cases = [
+        (Case::new(12, 2, 5, GAUSS), Scale::Particles, 61),
+        (
+            Case::new(12, 2, 4, KernelChoice::GaussianMedian),
+            Scale::Particles,
+            62,
+        ),
+        (Case::new(12, 2, 5, GAUSS), Scale::Fixed, 63),
+        (
+            Case {
+                batching: Batching::WithReplacement,
+                ..Case::new(12, 2, 7, GAUSS)
+            },
+            Scale::Particles,
+            64,
+        ),
+    ];
+    for (case, scale, seed) in cases {
+        check(Case {
+            scale,
+            seed,
+            ..case
         });
     }
 }

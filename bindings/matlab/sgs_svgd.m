@@ -27,6 +27,10 @@ function [X, info] = sgs_svgd(gradients, X0, varargin)
 %     'KSD'            'off' | 'batch' | 'full': the kernelized Stein discrepancy of the last
 %                      iteration's starting particles (IMQ base kernel, c = 1, beta = -1/2;
 %                      docs/algorithms.md §2.5); 'batch' costs O(p N d), 'full' O(N^2 d)
+%     'Scale'          'none' | 'particles': SVGD in coordinates standardised by the particles'
+%                      mean and sd (recomputed every iteration), so that Bandwidth and StepSize
+%                      are relative to the particles' spread in each coordinate; for problems
+%                      whose coordinates are on different scales (docs/algorithms.md §2.7)
 %
 %   info: iterations, interactions, bandwidth, step_size, mean_force, max_force, ksd_squared
 %   (last iteration; NaN when KSD is 'off'), callback_calls.

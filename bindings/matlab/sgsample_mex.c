@@ -690,6 +690,7 @@ static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     cfg.kernel = opt_u32(&b, opts, "kernel", cfg.kernel);
     cfg.step_rule = opt_u32(&b, opts, "step_rule", cfg.step_rule);
     cfg.ksd = opt_u32(&b, opts, "ksd", cfg.ksd);
+    cfg.scale = opt_u32(&b, opts, "scale", cfg.scale);
 
     size_t nn = n ? n : 1, d1 = d ? d : 1;
     if (nn > SIZE_MAX / d1 / sizeof(double)) fail(&b, "sgsample:tooLarge", "N × d does not fit in memory");

@@ -24,7 +24,8 @@
  *   mpiexec -n 2 ./svgd_mpi --allgather 1000000     # the exchange alone, 1e6 doubles
  *
  * Options: --model mixture|logistic, --n N, --d d (mixture only; logistic has d = 55), --p p,
- * --iters K, --share moves|forces, --check, --bench, --abort-rank r --abort-iter k (together;
+ * --iters K, --share moves|forces, --scale none|particles (SVGD in coordinates standardised by
+ * the particles' mean and sd, docs/algorithms.md §2.7), --check, --bench, --abort-rank r --abort-iter k (together;
  * 1 <= k <= K, and rank r must have batches). MPI counts are `int`: the values exchanged per
  * iteration, N times the values per slot plus one status per rank, must not exceed INT_MAX
  * (checked). Exit status 0 when every check passed, 1 when one failed (or the run did), 2 for
@@ -247,6 +248,7 @@ int main(int argc, char **argv) {
     size_t n = 1000, d = 1, p = 8, iters = 10, abort_iter = 0;
     int check = 0, bench = 0, abort_rank = -1, have_ar = 0, have_ai = 0;
     const char *model = "mixture", *bad = NULL;
+    uint32_t scale = SGS_SCALE_NONE;
     /* Every rank reads the same options: an error is found on every rank, reported by rank 0. */
     for (int i = 1; i < argc && !bad; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -255,7 +257,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(o, "--bench")) bench = 1;
         else if (!v && (!strcmp(o, "--model") || !strcmp(o, "--n") || !strcmp(o, "--d") || !strcmp(o, "--p") ||
                         !strcmp(o, "--iters") || !strcmp(o, "--share") || !strcmp(o, "--abort-rank") ||
-                        !strcmp(o, "--abort-iter")))
+                        !strcmp(o, "--abort-iter") || !strcmp(o, "--scale")))
             bad = "an option is missing its value";
         else if (!strcmp(o, "--model")) {
             model = v, i++;
@@ -264,6 +266,10 @@ int main(int argc, char **argv) {
             i++;
             if (strcmp(v, "moves") && strcmp(v, "forces")) bad = "--share takes moves or forces";
             share_moves = !strcmp(v, "moves");
+        } else if (!strcmp(o, "--scale")) {
+            i++;
+            if (strcmp(v, "none") && strcmp(v, "particles")) bad = "--scale takes none or particles";
+            scale = strcmp(v, "particles") ? SGS_SCALE_NONE : SGS_SCALE_PARTICLES;
         } else if (!strcmp(o, "--n") || !strcmp(o, "--d") || !strcmp(o, "--p") || !strcmp(o, "--iters") ||
                    !strcmp(o, "--abort-rank") || !strcmp(o, "--abort-iter")) {
             i++;
@@ -308,6 +314,7 @@ int main(int argc, char **argv) {
     sgs_svgd_config cfg = sgs_svgd_config_default(p, 0.05);
     cfg.bandwidth = 2.0;
     cfg.seed = 42;
+    cfg.scale = scale;
     size_t len = sgs_svgd_workspace_len(n, d, &cfg);
     /* Sizes whose bytes overflow a size_t are refused by init; do not let the mallocs wrap first
      * (malloc of at least one byte: N = 0 or d = 0 is init's to report, not "out of memory"). */

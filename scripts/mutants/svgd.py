@@ -42,6 +42,7 @@ K = "src/svgd/kernel.rs"
 MED = "src/svgd/median.rs"
 KSD = "src/svgd/ksd.rs"
 R = "src/svgd/step_rule.rs"
+S = "src/svgd/scale.rs"
 
 # The bit-for-bit comparisons with the reference build, skipped where a target also holds
 # direct checks.
@@ -179,8 +180,7 @@ MUTANTS = [
     dict(name="svgd_adagrad_no_sqrt", bug="AdaGrad divides by ε + H instead of ε + √H",
          file=R, old="(fudge + h.sqrt())", new="(fudge + h)", tests=["svgd_mixture"]),
     dict(name="svgd_adagrad_step_sign", bug="AdaGrad moves x − η·φ/(ε + √H)",
-         file=R, old="(x + (self.eta * phi) / (fudge + h.sqrt()), h)",
-         new="(x - (self.eta * phi) / (fudge + h.sqrt()), h)", tests=["svgd_mixture"]),
+         file=R, old="(x + delta, h)", new="(x - delta, h)", tests=["svgd_mixture"]),
     dict(name="svgd_constant_step_sign", bug="constant step x − η·φ",
          file=R, old="x + self.eta * phi", new="x - self.eta * phi",
          tests=["svgd_reference"], skip=REF_SKIP),
@@ -197,6 +197,29 @@ MUTANTS = [
     dict(name="svgd_adagrad_fudge_in_sqrt", bug="AdaGrad divides by √(ε + H) instead of ε + √H",
          file=R, old="(fudge + h.sqrt())", new="((fudge + h).sqrt())",
          tests=["svgd_reference"], skip=REF_SKIP),
+    # --- the scale option (SVGD in u = (x - c)/s, docs/algorithms.md §2.7) -------------------
+    # svgd_scale: the raw-scale Gaussian against exact truth; svgd_unbiased: the force in u;
+    # svgd_reference's direct check `scaled_iteration_is_svgd_in_standardised_coordinates`
+    # (s from the current particles, the median on u, the move x + η·s∘φ).
+    dict(name="svgd_scale_step_without_s", bug="AdaGrad moves by Δu instead of s∘Δu (s, not s², in the step)",
+         file=S, old="(x + s * delta, hn)", new="(x + delta, hn)", tests=["svgd_scale"]),
+    dict(name="svgd_scale_plain_step_without_s",
+         bug="constant/decaying rules move by η·φ instead of η·s∘φ (s, not s², in the step)",
+         file=S, old="(x + s * up.plain_delta(phi), T::ZERO)", new="(x + up.plain_delta(phi), T::ZERO)",
+         tests=["svgd_reference", "svgd_unbiased"], skip=REF_SKIP),
+    dict(name="svgd_scale_gradient_unscaled", bug="the score in u taken as ∇V(x), not s∘∇V(x)",
+         file=S, old="*gl = sl * *gl;", new="*gl = *gl * T::from_f64(1.0);",
+         tests=["svgd_scale", "svgd_unbiased"]),
+    dict(name="svgd_scale_sd_stale", bug="s computed from the first iteration's particles only, never updated",
+         file=S, old="if which == Scale::Particles {", new="if which == Scale::Particles && *sl == T::from_f64(1.0) {",
+         tests=["svgd_reference", "svgd_scale"], skip=REF_SKIP),
+    dict(name="svgd_scale_kernel_on_x", bug="the kernel (median heuristic) prepared from x instead of u",
+         file=M, old="self.cfg.kernel.prepare(parts.xbatch, self.d, parts.scratch)",
+         new="self.cfg.kernel.prepare(particles, self.d, parts.scratch)",
+         tests=["svgd_reference", "svgd_scale"], skip=REF_SKIP),
+    dict(name="svgd_scale_sample_sd_from_centre_zero", bug="s = the root mean square of x (about 0), not the sd",
+         file=S, old="let dv = at(r) - mean;", new="let dv = at(r);",
+         tests=["svgd_reference", "svgd_scale"], skip=REF_SKIP),
     # --- the kernelized Stein discrepancy -------------------------------------------------
     dict(name="ksd_score_sign", bug="Stein kernel: score term with the wrong sign",
          file=KSD, old="((k * gg + self.tb * k1 * gd) - self.tbd * k1)",

@@ -9,6 +9,7 @@ use crate::error::{Error, Stop};
 use crate::float::Float;
 use crate::model::Gradient;
 use crate::run::run_iterations;
+use crate::svgd::Scale;
 use crate::svgd::{workspace_len, KernelParams, Pending, SvgdCore};
 use crate::svgd::{KsdChoice, SteinImq};
 use crate::{Batching, KernelChoice, StepRule, SvgdConfig, SvgdInfo};
@@ -83,7 +84,26 @@ pub struct sgs_svgd_config {
     pub ksd_c: f64,
     /// The exponent β ∈ (−1, 0) of the KSD's base kernel (default −0.5).
     pub ksd_beta: f64,
+    /// One of the `SGS_SCALE_…` values: whether the iterations run in standardised coordinates
+    /// `u = (x − c)/s` (docs/algorithms.md §2.7; off by default).
+    pub scale: u32,
+    /// Must be 0 (padding made explicit).
+    pub scale_reserved: u32,
 }
+
+/// `sgs_svgd_config.scale`: raw coordinates (the default): the bandwidth and the step are in the
+/// units of x.
+pub const SGS_SCALE_NONE: u32 = 0;
+/// `sgs_svgd_config.scale`: SVGD in `u = (x − c)/s` with `c` and `s` the particles' mean and
+/// standard deviation per coordinate, recomputed at the start of every iteration: the bandwidth
+/// (or the median heuristic) and the step are in units of the particles' spread; the target's
+/// score is `s∘∇ₓlog π`, the particles move by `s∘Δu`. Its fixed point is still π. Two more
+/// passes over the particles per iteration, no random numbers.
+pub const SGS_SCALE_PARTICLES: u32 = 1;
+/// `sgs_svgd_config.scale`: as `SGS_SCALE_PARTICLES` but with the scales `s` set by
+/// `sgs_svgd_set_scale` (e.g. a pilot run's standard deviations; all ones until set); the
+/// centre `c` is still the particles' mean.
+pub const SGS_SCALE_FIXED: u32 = 2;
 
 /// `sgs_svgd_config.ksd`: no KSD (NaN in the info); the default.
 pub const SGS_KSD_OFF: u32 = 0;
@@ -395,7 +415,13 @@ fn config_from(c: &sgs_svgd_config) -> Result<SvgdConfig<KernelChoice>, Error> {
         SGS_KSD_FULL => KsdChoice::Full(stein),
         _ => return Err(Error::InvalidOption),
     };
-    if c.reserved != 0 || c.ksd_reserved != 0 {
+    let scale = match c.scale {
+        SGS_SCALE_NONE => Scale::None,
+        SGS_SCALE_PARTICLES => Scale::Particles,
+        SGS_SCALE_FIXED => Scale::Fixed,
+        _ => return Err(Error::InvalidOption),
+    };
+    if c.reserved != 0 || c.ksd_reserved != 0 || c.scale_reserved != 0 {
         return Err(Error::InvalidOption);
     }
     let batch_size = usize::try_from(c.batch_size).map_err(|_| Error::InvalidBatchSize)?;
@@ -407,6 +433,7 @@ fn config_from(c: &sgs_svgd_config) -> Result<SvgdConfig<KernelChoice>, Error> {
         seed: c.seed,
         stream: c.stream,
         ksd,
+        scale,
     })
 }
 
@@ -874,6 +901,77 @@ unsafe fn copy<T: Float, S>(
     Ok(())
 }
 
+/// `sgs_svgd_set_scale`: every pointer checked, the state validated (no iteration in phases
+/// under way), then the core's checks; nothing is written on refusal.
+///
+/// # Safety
+/// The C contract of `sgs_svgd_set_scale`.
+unsafe fn set_scale<T: Float, S>(
+    tag: u64,
+    state: *mut S,
+    scale: *const T,
+    scale_len: usize,
+) -> Result<(), Error> {
+    check_array(scale, scale_len)?;
+    // SAFETY: contract of the caller.
+    let fx: SvgdFixed<T> = unsafe { enter(tag, state, false)? };
+    // SAFETY: validated.
+    unsafe { refuse_in_phases::<T, S>(state)? };
+    let i = Span::of(scale, scale_len);
+    if fx.spans(state).iter().any(|s| Span::overlaps(&i, s)) {
+        return Err(Error::InvalidArgument);
+    }
+    // SAFETY: validated; no iteration in phases, so no range call reads the workspace; the
+    // workspace was checked at init and `scale` is a valid array disjoint from it.
+    let (core, ws, values) = unsafe {
+        let core = core_ref::<T, S>(state);
+        (
+            core,
+            workspace(fx.ws, core.workspace_needed()),
+            core::slice::from_raw_parts(scale, scale_len),
+        )
+    };
+    core.set_scale(ws, values)
+}
+
+/// Sets the fixed scales of an SVGD system configured with `SGS_SCALE_FIXED`: `scale` holds d
+/// values (`scale_len` = d), each finite and positive, e.g. a pilot run's posterior standard
+/// deviations; the next iterations run in `u = (x − c)/s` with them (docs/algorithms.md §2.7).
+/// They are kept in the workspace (copied by `sgs_svgd_copy`); all ones until set.
+///
+/// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, overlapping
+/// the state or one of its buffers, or a value not finite and positive), the state's validation
+/// statuses (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+/// `SGS_ERR_STATE_MOVED`), `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way),
+/// `SGS_ERR_INVALID_OPTION` (the system's `scale` is not `SGS_SCALE_FIXED`),
+/// `SGS_ERR_LENGTH_MISMATCH` (`scale_len` ≠ d). On error nothing is modified.
+///
+/// # Safety
+/// `state` valid with its buffers alive; `scale` valid for `scale_len` values.
+#[no_mangle]
+pub unsafe extern "C" fn sgs_svgd_set_scale(
+    state: *mut sgs_svgd,
+    scale: *const f64,
+    scale_len: usize,
+) -> sgs_status {
+    // SAFETY: forwarded C contract.
+    to_status(unsafe { set_scale::<f64, sgs_svgd>(TAG_F64, state, scale, scale_len) })
+}
+
+/// `sgs_svgd_set_scale` for a `float` system.
+///
+/// # Safety
+/// As for `sgs_svgd_set_scale`.
+#[no_mangle]
+pub unsafe extern "C" fn sgs_svgd_set_scale_f32(
+    state: *mut sgs_svgd_f32,
+    scale: *const f32,
+    scale_len: usize,
+) -> sgs_status {
+    // SAFETY: forwarded C contract.
+    to_status(unsafe { set_scale::<f32, sgs_svgd_f32>(TAG_F32, state, scale, scale_len) })
+}
+
 macro_rules! svgd_api {
     (
         float = $T:ty, ctype = $ctype:literal, state = $S:ident, tag = $tag:expr,
@@ -887,7 +985,8 @@ macro_rules! svgd_api {
         /// dimension `d` under `*config`: gradients and forces (N·d each without replacement,
         /// p·d with), the AdaGrad history (N·d, AdaGrad only), without replacement the
         /// positions by permutation slot (N·d), with replacement p·d batch positions and N·d
-        /// (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, and the
+        /// (+ N·d for AdaGrad) working copies, N(N−1)/2 for the median kernel, 2·d with the
+        /// scale option (the scales and the centres), and the
         /// bookkeeping of the iteration in phases, 4·⌈N/32⌉ + 1 four-byte words (rounded up to
         /// whole elements). SIZE_MAX when the size overflows; 0 when `config` is NULL or misaligned or
         /// has an unknown option (init then names the problem).
@@ -1130,7 +1229,9 @@ macro_rules! svgd_api {
 /// are c = 1, β = 0.5 for when the kernel is switched). The cost per iteration is O(p·N·d).
 /// The median heuristic (`SGS_KERNEL_GAUSSIAN_MEDIAN`) is not the default because it costs
 /// O(N²) time and N(N−1)/2 workspace elements per iteration whatever p is. The KSD is off
-/// (`ksd_c` = 1, `ksd_beta` = −0.5 for when it is switched on). Nothing is validated here;
+/// (`ksd_c` = 1, `ksd_beta` = −0.5 for when it is switched on), and so is the scale option
+/// (`SGS_SCALE_NONE`: set `SGS_SCALE_PARTICLES` for a problem whose coordinates are on
+/// different scales). Nothing is validated here;
 /// `sgs_svgd_init` does that.
 #[no_mangle]
 pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sgs_svgd_config {
@@ -1151,6 +1252,8 @@ pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sg
         ksd_reserved: 0,
         ksd_c: 1.0,
         ksd_beta: -0.5,
+        scale: SGS_SCALE_NONE,
+        scale_reserved: 0,
     }
 }
 

@@ -44,6 +44,17 @@ pub enum Rule {
     },
 }
 
+/// The scale option (docs/algorithms.md §2.7): SVGD in `u = (x − c)/s`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scale<T> {
+    /// Raw coordinates.
+    None,
+    /// s = the particles' standard deviations at the start of each iteration.
+    Particles,
+    /// s given.
+    Fixed(Vec<T>),
+}
+
 /// A reference particle system.
 pub struct Svgd<T> {
     /// The particles, one `Vec` per particle.
@@ -68,6 +79,10 @@ pub struct Svgd<T> {
     pub ksd: Option<(f64, f64, bool)>,
     /// KSD² of the last iteration's starting particles (NaN when off).
     pub ksd_squared: f64,
+    /// The scale option; [`Scale::None`] unless set after `new`.
+    pub scale: Scale<T>,
+    /// The scales and centres `(s, c)` of the last iteration (empty without the option).
+    pub last_scale: (Vec<T>, Vec<T>),
     rng: Rng,
 }
 
@@ -164,6 +179,8 @@ impl<T: Float> Svgd<T> {
             k: 0,
             ksd: None,
             ksd_squared: f64::NAN,
+            scale: Scale::None,
+            last_scale: (Vec::new(), Vec::new()),
             rng: Rng::new(seed, stream),
         }
     }
@@ -197,13 +214,15 @@ impl<T: Float> Svgd<T> {
         out
     }
 
-    /// Moves particle i by φ under the step rule.
+    /// Moves particle i by φ under the step rule: `x + Δ`, or `x + s_l·Δ` with the scale
+    /// option (`s` the iteration's scales) for the rule's increment Δ.
     fn update(&mut self, i: usize, phi: &[T]) {
         let k = self.k;
+        let s = self.last_scale.0.clone();
         for l in 0..phi.len() {
-            match self.rule {
-                Rule::Constant(eta) => self.x[i][l] += T::from_f64(eta) * phi[l],
-                Rule::Decaying(eta) => self.x[i][l] += T::from_f64(eta / k as f64) * phi[l],
+            let delta = match self.rule {
+                Rule::Constant(eta) => T::from_f64(eta) * phi[l],
+                Rule::Decaying(eta) => T::from_f64(eta / k as f64) * phi[l],
                 Rule::AdaGrad { eta, alpha } => {
                     let sq = phi[l] * phi[l];
                     self.hist[i][l] = if self.moved[i] {
@@ -212,11 +231,71 @@ impl<T: Float> Svgd<T> {
                         sq
                     };
                     let den = T::from_f64(1e-6) + self.hist[i][l].sqrt();
-                    self.x[i][l] += (T::from_f64(eta) * phi[l]) / den;
+                    (T::from_f64(eta) * phi[l]) / den
                 }
+            };
+            if s.is_empty() {
+                self.x[i][l] += delta;
+            } else {
+                self.x[i][l] += s[l] * delta;
             }
         }
         self.moved[i] = true;
+    }
+
+    /// The iteration's scales and centres (docs/algorithms.md §2.7): per coordinate the mean
+    /// and the population sd of the particles, in `f64`, summed in particle order; an sd that
+    /// rounds to 0 or is not finite gives 1. Empty without the option.
+    fn scales(&self) -> (Vec<T>, Vec<T>) {
+        let n = self.x.len();
+        let d = self.x[0].len();
+        if self.scale == Scale::None {
+            return (Vec::new(), Vec::new());
+        }
+        let mut s = vec![T::ZERO; d];
+        let mut c = vec![T::ZERO; d];
+        for l in 0..d {
+            let mut sum = 0.0;
+            for i in 0..n {
+                sum += self.x[i][l].to_f64();
+            }
+            let mean = sum / n as f64;
+            c[l] = T::from_f64(mean);
+            s[l] = match &self.scale {
+                Scale::Fixed(f) => f[l],
+                _ => {
+                    let mut ss = 0.0;
+                    for i in 0..n {
+                        ss += (self.x[i][l].to_f64() - mean) * (self.x[i][l].to_f64() - mean);
+                    }
+                    let sd = T::from_f64((ss / n as f64).sqrt());
+                    if sd.is_finite() && sd > T::ZERO {
+                        sd
+                    } else {
+                        T::from_f64(1.0)
+                    }
+                }
+            };
+        }
+        (s, c)
+    }
+
+    /// The positions the kernel sees: `x`, or `(x − c)/s` with the option.
+    fn u_of(&self, x: &[T]) -> Vec<T> {
+        let (s, c) = &self.last_scale;
+        if s.is_empty() {
+            return x.to_vec();
+        }
+        (0..x.len()).map(|l| (x[l] - c[l]) / s[l]).collect()
+    }
+
+    /// The gradient the kernel sees: `g`, or `s∘g` with the option.
+    fn g_of(&self, g: &[T]) -> Vec<T> {
+        let s = &self.last_scale.0;
+        if s.is_empty() {
+            return g.to_vec();
+        }
+        (0..g.len()).map(|l| s[l] * g[l]).collect()
     }
 
     /// One iteration; returns the bandwidth used. `grad(x, seed, g)` is ∇V.
@@ -229,7 +308,9 @@ impl<T: Float> Svgd<T> {
         let p = self.p;
         self.k += 1;
         let seed = self.rng.next_u64();
-        let h = bandwidth(self.kernel, &self.x);
+        self.last_scale = self.scales();
+        let u: Vec<Vec<T>> = self.x.iter().map(|x| self.u_of(x)).collect();
+        let h = bandwidth(self.kernel, &u);
         let mut perm: Vec<usize> = (0..n).collect();
         if !self.with_replacement {
             for t in 0..n - 1 {
@@ -240,19 +321,20 @@ impl<T: Float> Svgd<T> {
             for i in 0..n {
                 grad(&self.x[i], seed, &mut g[i])?;
             }
+            let g: Vec<Vec<T>> = g.iter().map(|gi| self.g_of(gi)).collect();
             let nb = n / p;
             let mut phi = vec![vec![T::ZERO; d]; n];
             for b in 0..nb {
                 let end = if b + 1 == nb { n } else { (b + 1) * p };
                 let batch = &perm[b * p..end];
-                let f = self.batch_phi(h, batch, &self.x, &g);
+                let f = self.batch_phi(h, batch, &u, &g);
                 for (a, &i) in batch.iter().enumerate() {
                     phi[i] = f[a].clone();
                 }
             }
             // The KSD sums over permutation slots (docs/algorithms.md §2.5): rows in slot order,
             // batch b = slots b·p ...
-            let xs: Vec<Vec<T>> = perm.iter().map(|&i| self.x[i].clone()).collect();
+            let xs: Vec<Vec<T>> = perm.iter().map(|&i| u[i].clone()).collect();
             let gs: Vec<Vec<T>> = perm.iter().map(|&i| g[i].clone()).collect();
             let slots: Vec<usize> = (0..n).collect();
             self.ksd_squared = match self.ksd {
@@ -274,8 +356,10 @@ impl<T: Float> Svgd<T> {
                 let mut g = vec![vec![T::ZERO; d]; n];
                 for &i in &batch {
                     grad(&self.x[i], seed, &mut g[i])?;
+                    g[i] = self.g_of(&g[i]);
                 }
-                let f = self.batch_phi(h, &batch, &self.x, &g);
+                let u: Vec<Vec<T>> = self.x.iter().map(|x| self.u_of(x)).collect();
+                let f = self.batch_phi(h, &batch, &u, &g);
                 for (a, &i) in batch.iter().enumerate() {
                     self.update(i, &f[a]);
                 }

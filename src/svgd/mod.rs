@@ -19,6 +19,9 @@
 //!   * with replacement: batch gradients `p·d`, batch forces `p·d`, AdaGrad history `N·d`
 //!     (AdaGrad only), batch positions `p·d`, working particles `N·d`, working history `N·d`
 //!     (AdaGrad only), kernel scratch;
+//!   * with the scale option ([`SvgdConfig::scale`], docs/algorithms.md §2.7) `2·d` more at the
+//!     end: the scales `s` and the centres `c` of the iteration (the
+//!     slot rows then hold `u = (x − c)/s` and `s∘g`, and the particles move by `s∘Δu`);
 //! * an index slice of [`Svgd::index_len`]`(N) = N` `u32`s for the permutation (hence
 //!   `N ≤ 2³² − 1`). It is scratch: it carries no state between iterations.
 //!
@@ -137,6 +140,7 @@ mod lanes;
 mod median;
 mod packed;
 mod phases;
+mod scale;
 mod schedule;
 mod step_rule;
 
@@ -146,6 +150,7 @@ pub use kernel::{
 };
 pub use ksd::{ksd_batch, ksd_full, KsdChoice, SteinImq};
 pub use phases::{SvgdIteration, SvgdPiece, SvgdPieces};
+pub use scale::Scale;
 pub use schedule::{BatchSchedule, BatchScheduler};
 pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 
@@ -187,10 +192,17 @@ pub struct SvgdConfig<K> {
     /// and only with the crate's `ksd` feature (on by default; bare-metal builds with
     /// `default-features = false` opt in, since the code is linked whenever SVGD is).
     pub ksd: KsdChoice,
+    /// Whether the iterations run in standardised coordinates `u = (x − c)/s`
+    /// (docs/algorithms.md §2.7): [`Scale::None`] (the default, raw coordinates),
+    /// [`Scale::Particles`] (s the particles' standard deviations, every iteration) or
+    /// [`Scale::Fixed`] (s set by [`Svgd::set_scale`]). Only with the crate's `svgd-scale`
+    /// feature (on by default).
+    pub scale: Scale,
 }
 
 impl<K> SvgdConfig<K> {
-    /// Batch size p, kernel and step rule; without replacement, seed 0, stream 0.
+    /// Batch size p, kernel and step rule; without replacement, seed 0, stream 0, no KSD, raw
+    /// coordinates.
     pub const fn new(batch_size: usize, kernel: K, step_rule: StepRule) -> Self {
         SvgdConfig {
             batch_size,
@@ -200,6 +212,7 @@ impl<K> SvgdConfig<K> {
             seed: 0,
             stream: 0,
             ksd: KsdChoice::Off,
+            scale: Scale::None,
         }
     }
 }
@@ -273,6 +286,8 @@ struct Layout {
     xwork: usize,
     hwork: usize,
     scratch: usize,
+    /// The scale option's `s` and `c` (`2·d`; 0 when off), after everything else.
+    scale: usize,
 }
 
 impl Layout {
@@ -281,6 +296,7 @@ impl Layout {
         let pd = cfg.batch_size.checked_mul(d)?;
         let hist = if cfg.step_rule.has_history() { nd } else { 0 };
         let scratch = cfg.kernel.scratch_len(n);
+        let scale = cfg.scale.len(d)?;
         Some(match cfg.batching {
             Batching::WithoutReplacement => Layout {
                 grads: nd,
@@ -291,6 +307,7 @@ impl Layout {
                 xwork: 0,
                 hwork: 0,
                 scratch,
+                scale,
             },
             Batching::WithReplacement => Layout {
                 grads: pd,
@@ -300,6 +317,7 @@ impl Layout {
                 xwork: nd,
                 hwork: hist,
                 scratch,
+                scale,
             },
         })
     }
@@ -312,6 +330,7 @@ impl Layout {
             self.xwork,
             self.hwork,
             self.scratch,
+            self.scale,
         ]
         .iter()
         .try_fold(self.grads, |acc, &x| acc.checked_add(x))
@@ -327,6 +346,7 @@ struct Parts<'w, T> {
     xwork: &'w mut [T],
     hwork: &'w mut [T],
     scratch: &'w mut [T],
+    scale: &'w mut [T],
 }
 
 /// The next `len` elements of `rest` (fewer if it is short; callers check lengths first).
@@ -349,6 +369,7 @@ fn split<'w, T>(ws: &'w mut [T], lay: &Layout) -> Parts<'w, T> {
         xwork: take(&mut rest, lay.xwork),
         hwork: take(&mut rest, lay.hwork),
         scratch: take(&mut rest, lay.scratch),
+        scale: take(&mut rest, lay.scale),
     }
 }
 
@@ -1016,6 +1037,7 @@ impl<K> SvgdCore<K> {
         cfg.kernel.validate()?;
         cfg.step_rule.validate::<T>()?;
         cfg.ksd.validate()?;
+        cfg.scale.validate()?;
         // With replacement no moment has all N gradients at one set of positions.
         if cfg.ksd != KsdChoice::Off && cfg.batching == Batching::WithReplacement {
             return Err(Error::InvalidOption);
@@ -1028,7 +1050,14 @@ impl<K> SvgdCore<K> {
         if !all_finite(particles) {
             return Err(Error::InvalidPosition);
         }
-        split(ws, &lay).hist.fill(T::from_f64(UNSET));
+        let parts = split(ws, &lay);
+        parts.hist.fill(T::from_f64(UNSET));
+        if cfg.scale.on() {
+            // The scales start at 1 (what `Fixed` uses until set), the centres at 0.
+            let (s, c) = parts.scale.split_at_mut(parts.scale.len() / 2);
+            s.fill(T::from_f64(1.0));
+            c.fill(T::ZERO);
+        }
         for (t, v) in idx[..n].iter_mut().enumerate() {
             *v = t as u32;
         }
@@ -1062,6 +1091,31 @@ impl<K> SvgdCore<K> {
         }
         self.cfg.batch_size = p;
         Ok(())
+    }
+    /// Sets the fixed scales `s` ([`Scale::Fixed`] only: [`Error::InvalidOption`] otherwise;
+    /// [`Error::LengthMismatch`] unless `d` values; [`Error::InvalidArgument`] unless each is
+    /// finite and positive) in the workspace `ws`; nothing changes on error.
+    pub(crate) fn set_scale<T: Float>(&self, ws: &mut [T], s: &[T]) -> Result<(), Error> {
+        if self.cfg.scale != Scale::Fixed || !self.cfg.scale.on() {
+            return Err(Error::InvalidOption);
+        }
+        scale::check_fixed(s, self.d)?;
+        if ws.len() < self.total {
+            return Err(Error::WorkspaceTooSmall);
+        }
+        copy(split(ws, &self.lay).scale, s);
+        Ok(())
+    }
+    /// The scale region of the workspace (`s` then `c`, `d` each; empty when off), offset and
+    /// length.
+    pub(crate) fn scale_range(&self) -> (usize, usize) {
+        let l = &self.lay;
+        let off = [
+            l.grads, l.force, l.hist, l.xbatch, l.xwork, l.hwork, l.scratch,
+        ]
+        .iter()
+        .fold(0usize, |a, &b| a.saturating_add(b));
+        (off, l.scale)
     }
     /// Number of batches (without replacement) or sub-steps (with replacement).
     pub(crate) fn batches(&self) -> usize {
@@ -1130,7 +1184,7 @@ impl<K> SvgdCore<K> {
             return Err(Error::InvalidOption);
         }
         let perm = idx.get_mut(..self.n).ok_or(Error::WorkspaceTooSmall)?;
-        self.begin(particles, split(ws, &self.lay).scratch, perm)
+        self.begin(particles, ws, perm)
     }
 
     fn check<T: Float>(&self, particles: &[T], ws: &[T], idx: &[u32]) -> Result<(), Error> {
@@ -1184,7 +1238,7 @@ impl<K> SvgdCore<K> {
         let perm = idx.get_mut(..self.n).ok_or(Error::WorkspaceTooSmall)?;
         // Borrowed out of `begin`'s result where it was returned: `?` would move it into a
         // second copy on this frame (88 bytes on a Cortex-M in `f64`, on the deepest path).
-        let begun = self.begin(particles, split(ws, &self.lay).scratch, perm);
+        let begun = self.begin(particles, ws, perm);
         let pending = match &begun {
             Ok(pending) => pending,
             Err(e) => return Err(*e),
@@ -1195,6 +1249,7 @@ impl<K> SvgdCore<K> {
             particles,
             perm,
             0,
+            parts.scale,
             parts.xbatch,
             parts.grads,
             model,
@@ -1216,7 +1271,7 @@ impl<K> SvgdCore<K> {
         let moved = if in_place {
             self.move_all(pending, particles, ws, perm)
         } else {
-            self.move_all_slots(pending, ws, perm)
+            self.move_all_slots(pending, particles, ws, perm)
         };
         if !moved {
             self.cancel(pending);
@@ -1229,13 +1284,16 @@ impl<K> SvgdCore<K> {
     }
 
     /// Without replacement, phase 1 (begin): draws the minibatch seed, then the permutation
-    /// into `perm` (N entries), and prepares the kernel (with `scratch`, the workspace's kernel
-    /// scratch). On `Err` the generator is restored.
+    /// into `perm` (N entries), and prepares the kernel (with the workspace `ws`'s kernel
+    /// scratch). With the scale option on, first the iteration's centre and scale (into the
+    /// workspace's scale region), and the kernel is prepared from the standardised positions
+    /// (written, in particle order, into the slot positions' rows, which the gradient phase
+    /// overwrites). On `Err` the generator is restored.
     #[inline(never)]
     pub(crate) fn begin<T: Float>(
         &mut self,
         particles: &[T],
-        scratch: &mut [T],
+        ws: &mut [T],
         perm: &mut [u32],
     ) -> Result<Pending<K::Prepared, T>, Error>
     where
@@ -1247,7 +1305,14 @@ impl<K> SvgdCore<K> {
             *v = t as u32;
         }
         shuffle_prefix(&mut self.rng, perm, self.n - 1);
-        match self.cfg.kernel.prepare(particles, self.d, scratch) {
+        let parts = split(ws, &self.lay);
+        let prepared = if self.cfg.scale.on() {
+            scale::begin(self.cfg.scale, particles, self.d, parts.scale, parts.xbatch);
+            self.cfg.kernel.prepare(parts.xbatch, self.d, parts.scratch)
+        } else {
+            self.cfg.kernel.prepare(particles, self.d, parts.scratch)
+        };
+        match prepared {
             Ok(prepared) => Ok(Pending {
                 saved,
                 iteration: self.iterations + 1,
@@ -1277,8 +1342,9 @@ impl<K> SvgdCore<K> {
     /// Without replacement, phase 2: the gradients of slots `first .. first + xs.len()/d`.
     /// Gathers the positions of particles `perm[first..]` into `xs` (those slots' rows of the
     /// slot-ordered positions), then one `model.gradients(xs, d, seed, g)` call, then checks
-    /// them. Writes nothing but `xs` and `g`: disjoint slot ranges may run concurrently, in any
-    /// order. An empty range calls nothing.
+    /// them. With the scale option on (`sc`, the workspace's scale region, read only) the rows
+    /// then become `u = (x − c)/s` and `s∘g` (and are checked). Writes nothing but `xs` and `g`:
+    /// disjoint slot ranges may run concurrently, in any order. An empty range calls nothing.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn gradient_rows<T: Float, M: Gradient<T> + ?Sized>(
@@ -1287,6 +1353,7 @@ impl<K> SvgdCore<K> {
         particles: &[T],
         perm: &[u32],
         first: usize,
+        sc: &[T],
         xs: &mut [T],
         g: &mut [T],
         model: &mut M,
@@ -1302,6 +1369,9 @@ impl<K> SvgdCore<K> {
             .gradients(xs, self.d, pending.seed, g)
             .map_err(refusal)?;
         if !all_finite(g) {
+            return Err(Error::NonFinite);
+        }
+        if self.cfg.scale.on() && !scale::standardise(sc, xs, g, self.d) {
             return Err(Error::NonFinite);
         }
         Ok(())
@@ -1477,6 +1547,7 @@ impl<K> SvgdCore<K> {
     fn move_all_slots<T: Float>(
         &self,
         pending: &Pending<K::Prepared, T>,
+        particles: &[T],
         ws: &mut [T],
         perm: &[u32],
     ) -> bool
@@ -1492,6 +1563,8 @@ impl<K> SvgdCore<K> {
             parts.force,
             parts.hist,
             perm,
+            particles,
+            parts.scale,
         )
     }
 
@@ -1513,6 +1586,19 @@ impl<K> SvgdCore<K> {
     {
         let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let parts = split(ws, &self.lay);
+        if self.cfg.scale.on() {
+            return scale::move_in_place(
+                &up,
+                parts.scale,
+                particles,
+                parts.hist,
+                perm,
+                parts.xbatch,
+                parts.force,
+                parts.grads,
+                self.d,
+            );
+        }
         move_in_place(
             &up,
             particles,
@@ -1529,9 +1615,12 @@ impl<K> SvgdCore<K> {
     /// iteration [`moves_in_ranges`](Self::moves_in_ranges), the moves of slots
     /// `first .. first + xs.len()/d`, whose positions, gradients and forces are the rows of
     /// `xs`, `g`, `phi`, by [`move_slots`] (new positions into `xs`, new histories into `g`);
-    /// `hist` (by particle) and `perm` are only read. Returns whether every φ and new value was
-    /// finite (`true` when the moves are left to [`finish`](Self::finish)). Writes nothing
-    /// else: disjoint ranges may run concurrently.
+    /// `hist` (by particle) and `perm` are only read. With the scale option on, by
+    /// [`scale::move_slots`]: the old positions are read from `particles` (the slot rows hold
+    /// `u`), the scales from `sc` (the workspace's scale region); both are only read, and
+    /// ignored when the option is off. Returns whether every φ and new value was finite
+    /// (`true` when the moves are left to [`finish`](Self::finish)). Writes nothing else:
+    /// disjoint ranges may run concurrently.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn move_range<T: Float>(
@@ -1543,6 +1632,8 @@ impl<K> SvgdCore<K> {
         phi: &[T],
         hist: &[T],
         perm: &[u32],
+        particles: &[T],
+        sc: &[T],
     ) -> bool
     where
         K: Kernel<T>,
@@ -1553,6 +1644,9 @@ impl<K> SvgdCore<K> {
         let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let end = first.saturating_add(xs.len() / self.d.max(1));
         let slots = perm.get(first..end).unwrap_or(&[]);
+        if self.cfg.scale.on() {
+            return scale::move_slots(&up, sc, particles, hist, slots, xs, g, phi, self.d);
+        }
         move_slots(&up, hist, slots, xs, g, phi, self.d)
     }
 
@@ -1620,7 +1714,12 @@ impl<K> SvgdCore<K> {
             } else {
                 None
             };
-            if !move_checked(&up, particles, hist, parts.grads) {
+            let moved = if self.cfg.scale.on() {
+                scale::move_checked(&up, parts.scale, particles, hist, parts.grads, d)
+            } else {
+                move_checked(&up, particles, hist, parts.grads)
+            };
+            if !moved {
                 self.cancel(pending);
                 return Err(Error::NonFinite);
             }
@@ -1738,7 +1837,14 @@ impl<K> SvgdCore<K> {
         let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
         let seed = self.rng.next_u64();
         let parts = split(ws, &self.lay);
-        let prepared = self.cfg.kernel.prepare(particles, d, parts.scratch)?;
+        // With the scale option on: the iteration's centre and scale, and the kernel prepared
+        // from the standardised positions (in the working particles' rows until the copy below).
+        let prepared = if self.cfg.scale.on() {
+            scale::begin(self.cfg.scale, particles, d, parts.scale, parts.xwork);
+            self.cfg.kernel.prepare(parts.xwork, d, parts.scratch)?
+        } else {
+            self.cfg.kernel.prepare(particles, d, parts.scratch)?
+        };
         let weights = self.weights(&prepared);
         copy(parts.xwork, particles);
         copy(parts.hwork, parts.hist);
@@ -1792,6 +1898,9 @@ impl<K> SvgdCore<K> {
         if !all_finite(parts.grads) {
             return Err(Error::NonFinite);
         }
+        if self.cfg.scale.on() && !scale::standardise(parts.scale, parts.xbatch, parts.grads, d) {
+            return Err(Error::NonFinite);
+        }
         Ok(())
     }
 
@@ -1824,7 +1933,12 @@ impl<K> SvgdCore<K> {
             } else {
                 None
             };
-            if !move_checked(&up, x, h, phi) {
+            let moved = if self.cfg.scale.on() {
+                scale::move_checked(&up, parts.scale, x, h, phi, d)
+            } else {
+                move_checked(&up, x, h, phi)
+            };
+            if !moved {
                 return Err(Error::NonFinite);
             }
         }
@@ -1934,8 +2048,9 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
     }
 
     /// The forces φ of the last iteration: without replacement all `N·d` (row i is particle i);
-    /// with replacement the `p·d` of its last sub-step (rows in draw order). Meaningless before
-    /// the first iteration and after a failed one.
+    /// with replacement the `p·d` of its last sub-step (rows in draw order). With the scale option
+    /// on, φ in standardised coordinates (the particles moved by `s∘Δ` of it, docs/algorithms.md
+    /// §2.7). Meaningless before the first iteration and after a failed one.
     pub fn force(&self) -> &[T] {
         let (off, len) = self.core.force_range();
         &self.ws[off..off + len]
@@ -1967,6 +2082,24 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
     /// iteration without replacement do not depend on p.
     pub fn set_batch_size(&mut self, p: usize) -> Result<(), Error> {
         self.core.set_batch_size(p)
+    }
+
+    /// Sets the fixed scales `s` (d values, each finite and positive: e.g. a pilot run's
+    /// posterior standard deviations) of a system configured with [`Scale::Fixed`]; the next
+    /// iterations run in `u = (x − c)/s` (docs/algorithms.md §2.7). Errors:
+    /// [`Error::InvalidOption`] (another [`SvgdConfig::scale`]), [`Error::LengthMismatch`]
+    /// (not d values), [`Error::InvalidArgument`] (a value not finite and positive); nothing
+    /// changes on error.
+    pub fn set_scale(&mut self, s: &[T]) -> Result<(), Error> {
+        self.core.set_scale(self.ws, s)
+    }
+
+    /// The scales `s` in use (d values): with [`Scale::Particles`] those of the last iteration
+    /// begun (all ones before the first), with [`Scale::Fixed`] the ones set (all ones until
+    /// set); empty with [`Scale::None`].
+    pub fn scale(&self) -> &[T] {
+        let (off, len) = self.core.scale_range();
+        self.ws.get(off..off + len / 2).unwrap_or(&[])
     }
 
     /// `iterations` iterations whose batch size `scheduler` chooses: before each iteration p is
@@ -2012,11 +2145,27 @@ mod tests {
 
     /// The phases of one iteration touch disjoint data: gradient slot ranges and batch ranges
     /// cut at arbitrary points and run in any order (as threads or MPI ranks would) give the
-    /// serial `step` bit for bit, info included, for batch sizes that do and do not divide N.
+    /// serial `step` bit for bit, info included, for batch sizes that do and do not divide N,
+    /// in raw and in standardised coordinates (the scale option, both kinds, every step rule).
     #[test]
     fn phases_split_in_any_order_give_the_serial_result() {
-        for (n, d, p) in [(23, 2, 4), (24, 1, 6), (9, 3, 9)] {
-            let cfg = SvgdConfig::new(p, KernelChoice::Gaussian { h: 0.6 }, StepRule::adagrad(0.1));
+        let cases = [
+            (23, 2, 4, Scale::None, StepRule::adagrad(0.1)),
+            (24, 1, 6, Scale::None, StepRule::adagrad(0.1)),
+            (9, 3, 9, Scale::None, StepRule::adagrad(0.1)),
+            (23, 2, 4, Scale::Particles, StepRule::adagrad(0.1)),
+            (24, 1, 6, Scale::Particles, StepRule::Constant { eta: 0.05 }),
+            (9, 3, 9, Scale::Fixed, StepRule::Decaying { eta: 0.05 }),
+            (17, 6, 5, Scale::Particles, StepRule::adagrad(0.1)),
+        ];
+        for (n, d, p, scale, rule) in cases {
+            if scale != Scale::None && !scale.on() {
+                continue; // built without the `svgd-scale` feature
+            }
+            let cfg = SvgdConfig {
+                scale,
+                ..SvgdConfig::new(p, KernelChoice::Gaussian { h: 0.6 }, rule)
+            };
             let mut rng = Rng::new(3, n as u64);
             let x0: Vec<f64> = (0..n * d).map(|_| rng.normal()).collect();
             let len = workspace_len::<f64, _>(n, d, &cfg);
@@ -2024,18 +2173,25 @@ mod tests {
             let (mut xb, mut wb, mut ib) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
             let mut a = SvgdCore::new(&cfg, d, &xa, &mut wa, &mut ia).unwrap();
             let mut b = SvgdCore::new(&cfg, d, &xb, &mut wb, &mut ib).unwrap();
+            if scale == Scale::Fixed {
+                let s: Vec<f64> = (0..d).map(|l| 0.5 + l as f64).collect();
+                a.set_scale(&mut wa, &s).unwrap();
+                b.set_scale(&mut wb, &s).unwrap();
+            }
             let nb = b.batches();
             let [ox, og, of] = b.slot_offsets();
             for it in 0..5 {
                 let ia_ = a.step(&mut xa, &mut wa, &mut ia, &mut Quadratic).unwrap();
                 let lay = b.lay;
-                let pending = b.begin(&xb, split(&mut wb, &lay).scratch, &mut ib).unwrap();
+                let pending = b.begin(&xb, &mut wb, &mut ib).unwrap();
+                let (osc, lsc) = b.scale_range();
+                let sc = wb[osc..osc + lsc].to_vec();
                 // Gradient slots in three uneven pieces, last first.
                 let cuts = [0, (it + 1).min(n), n / 2 + 1, n];
                 for k in [2, 0, 1] {
                     let (s, e) = (cuts[k], cuts[k + 1].max(cuts[k]));
                     let (mut xs, mut g) = (vec![0.0; (e - s) * d], vec![0.0; (e - s) * d]);
-                    b.gradient_rows(&pending, &xb, &ib, s, &mut xs, &mut g, &mut Quadratic)
+                    b.gradient_rows(&pending, &xb, &ib, s, &sc, &mut xs, &mut g, &mut Quadratic)
                         .unwrap();
                     wb[ox + s * d..ox + e * d].copy_from_slice(&xs);
                     wb[og + s * d..og + e * d].copy_from_slice(&g);
@@ -2050,7 +2206,7 @@ mod tests {
                     let mut g = wb[og + s * d..og + e * d].to_vec();
                     let mut phi = wb[of + s * d..of + e * d].to_vec();
                     let k = b.batch_forces(&pending, bt, bt + 1, &xs, &g, &mut phi);
-                    let ok = b.move_range(&pending, s, &mut xs, &mut g, &phi, &hist, &ib);
+                    let ok = b.move_range(&pending, s, &mut xs, &mut g, &phi, &hist, &ib, &xb, &sc);
                     wb[ox + s * d..ox + e * d].copy_from_slice(&xs);
                     wb[og + s * d..og + e * d].copy_from_slice(&g);
                     wb[of + s * d..of + e * d].copy_from_slice(&phi);
@@ -2188,8 +2344,7 @@ mod tests {
         let (mut xb, mut wb, mut ib) = (x0.clone(), vec![0.0; len], vec![0u32; n]);
         let mut a = SvgdCore::new(&cfg, d, &xa, &mut wa, &mut ia).unwrap();
         let mut b = SvgdCore::new(&cfg, d, &xb, &mut wb, &mut ib).unwrap();
-        let lay = b.lay;
-        let pending = b.begin(&xb, split(&mut wb, &lay).scratch, &mut ib).unwrap();
+        let pending = b.begin(&xb, &mut wb, &mut ib).unwrap();
         b.cancel(&pending);
         a.step(&mut xa, &mut wa, &mut ia, &mut Quadratic).unwrap();
         b.step(&mut xb, &mut wb, &mut ib, &mut Quadratic).unwrap();

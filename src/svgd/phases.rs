@@ -91,6 +91,7 @@ impl<T: Float, K: Kernel<T>> SvgdIteration<'_, T, K> {
                 pending: &self.pending,
                 particles: self.particles,
                 hist: parts.hist,
+                scale: parts.scale,
                 perm: self.perm,
                 done: &self.done,
                 finite: &self.finite,
@@ -137,6 +138,8 @@ struct Ctx<'i, T: Float, K: Kernel<T>> {
     particles: &'i [T],
     /// The history by particle (read by the moves; written only by `finish`).
     hist: &'i [T],
+    /// The scale option's `s` and `c` (written only by `begin`).
+    scale: &'i [T],
     perm: &'i [u32],
     done: &'i AtomicUsize,
     finite: &'i AtomicBool,
@@ -211,6 +214,7 @@ impl<T: Float, K: Kernel<T>> SvgdPiece<'_, T, K> {
             c.particles,
             c.perm,
             first,
+            c.scale,
             self.xs,
             self.g,
             model,
@@ -218,9 +222,17 @@ impl<T: Float, K: Kernel<T>> SvgdPiece<'_, T, K> {
         let k = c
             .core
             .batch_forces(c.pending, a, b, self.xs, self.g, self.phi);
-        let finite = c
-            .core
-            .move_range(c.pending, first, self.xs, self.g, self.phi, c.hist, c.perm);
+        let finite = c.core.move_range(
+            c.pending,
+            first,
+            self.xs,
+            self.g,
+            self.phi,
+            c.hist,
+            c.perm,
+            c.particles,
+            c.scale,
+        );
         if !finite {
             c.finite.store(false, Ordering::Relaxed);
         }

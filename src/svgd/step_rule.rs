@@ -123,15 +123,32 @@ impl<T: Float> Update<T> {
         x + self.eta * phi
     }
 
-    /// AdaGrad with constants `(α, ω, ε)`: the new `(x, H)` of one coordinate.
+    /// The constant and decaying rules' increment `η·φ` of one coordinate (the scale option
+    /// moves a particle by `s·η·φ`, docs/algorithms.md §2.7).
     #[inline]
-    pub(crate) fn adagrad(&self, (alpha, omega, fudge): (T, T, T), x: T, h: T, phi: T) -> (T, T) {
+    pub(crate) fn plain_delta(&self, phi: T) -> T {
+        self.eta * phi
+    }
+
+    /// AdaGrad with constants `(α, ω, ε)`: the new `(x, H)` of one coordinate, `x` plus the
+    /// increment of [`adagrad_delta`](Self::adagrad_delta) (the same operations as one
+    /// expression: the same bits).
+    #[inline]
+    pub(crate) fn adagrad(&self, k: (T, T, T), x: T, h: T, phi: T) -> (T, T) {
+        let (delta, h) = self.adagrad_delta(k, h, phi);
+        (x + delta, h)
+    }
+
+    /// AdaGrad with constants `(α, ω, ε)`: the increment `(η·φ)/(ε + √H)` of one coordinate and
+    /// its new `H`.
+    #[inline]
+    pub(crate) fn adagrad_delta(&self, (alpha, omega, fudge): (T, T, T), h: T, phi: T) -> (T, T) {
         let sq = phi * phi;
         let h = if h < T::ZERO {
             sq
         } else {
             alpha * h + omega * sq
         };
-        (x + (self.eta * phi) / (fudge + h.sqrt()), h)
+        ((self.eta * phi) / (fudge + h.sqrt()), h)
     }
 }

@@ -449,7 +449,7 @@ def _config(kind, default_args, options, enums=None, default=None):
         given = ", ".join(f"{k}={v!r}" for k, v in zip(names, default_args))
         raise _invalid(where, f"{given}: {e}") from None
     fields = {name for _, name, _ in header.structs[f"sgs_{kind}_config"]}
-    fields -= {"reserved", "ksd_reserved"}
+    fields -= {"reserved", "ksd_reserved", "scale_reserved"}
     for key, value in options.items():
         if key not in fields:
             raise TypeError(f"unknown {kind} option {key!r} (options: {sorted(fields)})")
@@ -1051,6 +1051,9 @@ _SVGD_ENUMS = {
                   "adagrad": header.defines["SGS_STEP_RULE_ADAGRAD"]},
     "ksd": {"off": header.defines["SGS_KSD_OFF"], "batch": header.defines["SGS_KSD_BATCH"],
             "full": header.defines["SGS_KSD_FULL"]},
+    "scale": {"none": header.defines["SGS_SCALE_NONE"],
+              "particles": header.defines["SGS_SCALE_PARTICLES"],
+              "fixed": header.defines["SGS_SCALE_FIXED"]},
 }
 
 
@@ -1064,7 +1067,10 @@ class SVGD(_Runner):
     ``"constant"``, ``"decaying"``), ``adagrad_alpha``, ``batching``, ``imq_c``, ``imq_beta``,
     ``seed``, ``stream``, ``ksd`` (``"off"``, ``"batch"``, ``"full"``: the kernelized Stein
     discrepancy of the last iteration's particles in ``info.ksd_squared``), ``ksd_c``,
-    ``ksd_beta``.
+    ``ksd_beta``, ``scale`` (``"none"``; ``"particles"``: SVGD in coordinates standardised by
+    the particles' mean and sd, recomputed every iteration, so that the bandwidth and the step
+    are relative to the particles' spread, for problems whose coordinates are on different
+    scales; ``"fixed"``: scales given by :meth:`set_scale`; docs/algorithms.md §2.7).
 
     A gradient callback that raises :class:`OutOfDomain` stops the run with :class:`Error`
     ``SGS_ERR_GRADIENT_REJECTED`` (particles of the last completed iteration).
@@ -1104,6 +1110,19 @@ class SVGD(_Runner):
         self._cb.reraise()
         _check(st, f"sgs_svgd_init{sfx}")
         self.info = RunInfo(sampler="svgd")
+
+    def set_scale(self, scale):
+        """Sets the fixed scales (``d`` finite positive values, e.g. a pilot run's posterior sds)
+        of a system made with ``scale="fixed"`` (else :class:`InvalidInput`,
+        ``SGS_ERR_INVALID_OPTION``)."""
+        where = f"sgs_svgd_set_scale{self._sfx}"
+        _no_complex(scale, "scale", where)
+        s = np.array(scale, dtype=self.dtype, order="C", copy=True).reshape(-1)
+        self._acquire(where)
+        try:
+            _check(getattr(lib, where)(self._state, _ptr(self._ct, s), s.size), where)
+        finally:
+            self._lock.release()
 
     @property
     def particles(self):

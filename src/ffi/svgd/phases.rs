@@ -277,14 +277,15 @@ unsafe fn gradients_range<T: Float, S>(
     let (fx, core, pending, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
     claim(pr.taken, first, end).map_err(|_| Error::RangeOverlap)?;
     let [ox, og, _] = core.slot_offsets();
-    // SAFETY: the slots `first..end` are claimed by this call; the particles and the
-    // permutation are only read while an iteration is under way.
-    let (xs, g, particles, perm) = unsafe {
+    // SAFETY: the slots `first..end` are claimed by this call; the particles, the permutation
+    // and the scale region are only read while an iteration is under way.
+    let (xs, g, particles, perm, sc) = unsafe {
         (
             rows_at(&fx, ox, first, end),
             rows_at(&fx, og, first, end),
             core::slice::from_raw_parts(fx.particles, fx.n_coords),
             core::slice::from_raw_parts(fx.idx, fx.n),
+            scales(&fx, core),
         )
     };
     let mut model = SvgdModel {
@@ -292,7 +293,7 @@ unsafe fn gradients_range<T: Float, S>(
         gradients: fx.gradients,
         user_data: fx.user_data,
     };
-    match core.gradient_rows(pending, particles, perm, first, xs, g, &mut model) {
+    match core.gradient_rows(pending, particles, perm, first, sc, xs, g, &mut model) {
         Ok(()) => {
             mark(pr.grad, first, end);
             Ok(())
@@ -322,23 +323,36 @@ unsafe fn batches_range<T: Float, S>(
         return Err(Error::GradientsNotReady);
     }
     let [ox, og, of] = core.slot_offsets();
-    // SAFETY: the slots `a..b` are claimed by this call; the history and the permutation are
-    // only read while an iteration is under way.
-    let (xs, g, phi, hist, perm) = unsafe {
+    // SAFETY: the slots `a..b` are claimed by this call; the history, the permutation, the
+    // particles and the scale region are only read while an iteration is under way.
+    let (xs, g, phi, hist, perm, particles, sc) = unsafe {
         (
             rows_at(&fx, ox, a, b),
             rows_at(&fx, og, a, b),
             rows_at(&fx, of, a, b),
             history(&fx, core),
             core::slice::from_raw_parts(fx.idx, fx.n),
+            core::slice::from_raw_parts(fx.particles, fx.n_coords),
+            scales(&fx, core),
         )
     };
     core.batch_forces(pending, first, end, xs, g, phi);
-    if !core.move_range(pending, a, xs, g, phi, hist, perm) {
+    if !core.move_range(pending, a, xs, g, phi, hist, perm, particles, sc) {
         pr.flags.fetch_or(1, Ordering::Relaxed);
     }
     mark(pr.done, a, b);
     Ok(())
+}
+
+/// The scale region (the scale option's `s` and `c`; empty when off), read-only.
+///
+/// # Safety
+/// `fx`, `core` validated; no call writes the region meanwhile (only `begin` and
+/// `sgs_svgd_set_scale`, neither while an iteration is under way).
+unsafe fn scales<'a, T>(fx: &SvgdFixed<T>, core: &SvgdCore<KernelChoice>) -> &'a [T] {
+    let (off, len) = core.scale_range();
+    // SAFETY: contract of the caller: a region of the workspace's core layout.
+    unsafe { core::slice::from_raw_parts(fx.ws.add(off), len) }
 }
 
 /// The history region (by particle; empty without AdaGrad), read-only.
@@ -434,9 +448,9 @@ unsafe fn forces_put<T: Float, S>(
     unsafe { core::ptr::copy_nonoverlapping(input, fx.ws.add(of + first * fx.d), input_len) };
     if core.moves_in_ranges() {
         // The moves of these slots, as a batch range computes them: positions gathered first.
-        // SAFETY: the slots are claimed by this call; the particles, the history and the
-        // permutation are only read while an iteration is under way.
-        let (xs, g, phi, particles, hist, perm) = unsafe {
+        // SAFETY: the slots are claimed by this call; the particles, the history, the
+        // permutation and the scale region are only read while an iteration is under way.
+        let (xs, g, phi, particles, hist, perm, sc) = unsafe {
             (
                 rows_at(&fx, ox, first, end),
                 rows_at(&fx, og, first, end),
@@ -444,10 +458,11 @@ unsafe fn forces_put<T: Float, S>(
                 core::slice::from_raw_parts(fx.particles, fx.n_coords),
                 history(&fx, core),
                 core::slice::from_raw_parts(fx.idx, fx.n),
+                scales(&fx, core),
             )
         };
         core.gather_rows(particles, perm, first, xs);
-        if !core.move_range(pending, first, xs, g, phi, hist, perm) {
+        if !core.move_range(pending, first, xs, g, phi, hist, perm, particles, sc) {
             pr.flags.fetch_or(1, Ordering::Relaxed);
         }
     }

@@ -55,6 +55,9 @@ const SGS_KERNEL_IMQ = 2
 const SGS_STEP_RULE_CONSTANT = 0
 const SGS_STEP_RULE_DECAYING = 1
 const SGS_STEP_RULE_ADAGRAD = 2
+const SGS_SCALE_NONE = 0
+const SGS_SCALE_PARTICLES = 1
+const SGS_SCALE_FIXED = 2
 const SGS_KSD_OFF = 0
 const SGS_KSD_BATCH = 1
 const SGS_KSD_FULL = 2
@@ -311,6 +314,8 @@ struct sgs_svgd_config
     ksd_reserved::UInt32
     ksd_c::Cdouble
     ksd_beta::Cdouble
+    scale::UInt32
+    scale_reserved::UInt32
 end
 
 # Functions: one @ccall per declaration, arguments in the header's order
@@ -455,6 +460,8 @@ sgs_stats_ess_chains(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_ess
 sgs_stats_ess_chains_flags(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_ess_chains_flags(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{UInt32}, out_len::Csize_t)::sgs_status
 sgs_status_str(status) = @ccall libsgsample.sgs_status_str(status::Int32)::Ptr{Cchar}
 sgs_version() = @ccall libsgsample.sgs_version()::Ptr{Cchar}
+sgs_svgd_set_scale(state, scale, scale_len) = @ccall libsgsample.sgs_svgd_set_scale(state::Ptr{sgs_svgd}, scale::Ptr{Cdouble}, scale_len::Csize_t)::sgs_status
+sgs_svgd_set_scale_f32(state, scale, scale_len) = @ccall libsgsample.sgs_svgd_set_scale_f32(state::Ptr{sgs_svgd_f32}, scale::Ptr{Cfloat}, scale_len::Csize_t)::sgs_status
 sgs_svgd_config_default(batch_size, step_size) = @ccall libsgsample.sgs_svgd_config_default(batch_size::UInt64, step_size::Cdouble)::sgs_svgd_config
 sgs_svgd_workspace_len(n, d, config) = @ccall libsgsample.sgs_svgd_workspace_len(n::Csize_t, d::Csize_t, config::Ptr{sgs_svgd_config})::Csize_t
 sgs_svgd_index_len(n) = @ccall libsgsample.sgs_svgd_index_len(n::Csize_t)::Csize_t
