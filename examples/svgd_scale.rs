@@ -42,8 +42,8 @@ fn cholesky(a: &[[f64; D]; D]) -> [[f64; D]; D] {
     for i in 0..D {
         for j in 0..=i {
             let mut s = a[i][j];
-            for k in 0..j {
-                s -= l[i][k] * l[j][k];
+            for (x, y) in l[i].iter().zip(&l[j]).take(j) {
+                s -= x * y;
             }
             l[i][j] = if i == j { s.sqrt() } else { s / l[j][j] };
         }

@@ -307,8 +307,11 @@ struct Parts<'w, T> {
     g: &'w mut [T],
     metric: Metric<'w, T>,
     /// The approach's diagonal scaling, scratch gradient and pairs.
-    lbfgs: Option<(&'w mut [T], &'w mut [T], &'w mut [T], &'w mut [T])>,
+    lbfgs: Option<Lbfgs<'w, T>>,
 }
+
+/// The approach's blocks: the diagonal scaling D, a scratch gradient, the pairs' s and y.
+type Lbfgs<'w, T> = (&'w mut [T], &'w mut [T], &'w mut [T], &'w mut [T]);
 
 /// The mass matrix's blocks.
 enum Metric<'w, T> {

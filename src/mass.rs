@@ -131,7 +131,7 @@ pub(crate) fn set_mass<T: Float>(
 
 /// `max(v, f)` when the floor f is positive and finite, else v.
 fn floored(v: f64, f: f64) -> f64 {
-    if f.is_finite() && f > 0.0 && !(v >= f) {
+    if f.is_finite() && f > 0.0 && (v.is_nan() || v < f) {
         f
     } else {
         v
@@ -189,7 +189,7 @@ pub(crate) fn set_dense<T: Float>(
                 let mut sij = (fi * fj) * (s2 * (x.to_f64() / (nf - 1.0)));
                 // A coordinate that did not move at all has nothing to scale: its variance is
                 // the floor itself (its covariances are 0).
-                if i == j && !(sij > 0.0) {
+                if i == j && (sij.is_nan() || sij <= 0.0) {
                     sij = floored(sij, floors.get(i).map_or(f64::NAN, |f| f.to_f64()));
                 }
                 *x = T::from_f64(w * sij + (1.0 - w) * kij);

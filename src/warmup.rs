@@ -3,7 +3,7 @@
 //!
 //! A warm-up of W iterations runs, in order:
 //!
-//! 1. **Approach** (`approach = true`, at most W/5 iterations, [`crate::approach`]): an optimiser
+//! 1. **Approach** (`approach = true`, at most W/5 iterations, `src/approach.rs`): an optimiser
 //!    moves a far-away start to near the mode; at its end the finite-difference curvature there
 //!    gives the first mass matrix (the Laplace approximation's covariance).
 //! 2. **Windows** over the W₂ iterations left (Stan's schedule): an initial fast window (ε only),
@@ -178,10 +178,12 @@ impl WarmupReport {
         let mut r = self.reasons & REASON_METRIC;
         let monotone =
             self.energy_trend_falling.max(self.energy_trend_rising) >= 45 - TREND_DISCORDANT;
-        if (!(self.energy_trend_z.abs() <= TREND_Z) || monotone) && self.window_iterations >= 3 {
+        let z = self.energy_trend_z.abs();
+        if (z.is_nan() || z > TREND_Z || monotone) && self.window_iterations >= 3 {
             r |= REASON_ENERGY_TREND;
         }
-        if !((self.accept_rate - self.target_accept).abs() <= ACCEPT_TOLERANCE) {
+        let off = (self.accept_rate - self.target_accept).abs();
+        if off.is_nan() || off > ACCEPT_TOLERANCE {
             r |= REASON_ACCEPTANCE;
         }
         if self.window_divergences as f64 > DIVERGENCE_FRACTION * self.window_iterations as f64 {
@@ -329,7 +331,7 @@ impl WindowStats {
     /// Pairs (i < j) of the 10 batch means with the later one lower, and with it higher
     /// (both 0 until every batch has a draw).
     pub(crate) fn monotonicity(&self) -> (u32, u32) {
-        if self.batch_n.iter().any(|&c| c == 0) {
+        if self.batch_n.contains(&0) {
             return (0, 0);
         }
         let mean = |b: usize| {
@@ -576,7 +578,9 @@ pub(crate) fn flag_disagreement(
         return;
     }
     let gap = (r.energy_mean - med_mean).abs();
-    if rhat > WINDOW_RHAT || (finished >= 2 && !(gap <= ENERGY_GAP * med_sd)) {
+    let limit = ENERGY_GAP * med_sd;
+    let far = gap.is_nan() || limit.is_nan() || gap > limit;
+    if rhat > WINDOW_RHAT || (finished >= 2 && far) {
         r.reasons |= REASON_CHAINS_DISAGREE;
         r.verdict = Verdict::Suspect;
     }

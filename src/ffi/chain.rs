@@ -582,6 +582,13 @@ pub(crate) unsafe fn fill_out<T: CFloat, C: CChain, S>(
     f(core, ws, out)
 }
 
+/// A chain's core and workspace by index (what [`cores_of`] returns).
+pub(crate) trait CoreAt<'a, C: 'a, T: 'a>:
+    Fn(usize) -> Option<(&'a C, &'a [T])> + Clone
+{
+}
+impl<'a, C: 'a, T: 'a, F: Fn(usize) -> Option<(&'a C, &'a [T])> + Clone> CoreAt<'a, C, T> for F {}
+
 /// The core and workspace of each of `k` states (each validated; none busy), for functions
 /// that read several chains at once.
 ///
@@ -590,7 +597,7 @@ pub(crate) unsafe fn fill_out<T: CFloat, C: CChain, S>(
 pub(crate) unsafe fn cores_of<'a, T: CFloat + 'a, C: CChain + 'a, S: 'a>(
     states: *const *const S,
     k: usize,
-) -> Result<impl Fn(usize) -> Option<(&'a C, &'a [T])> + Clone, Error> {
+) -> Result<impl CoreAt<'a, C, T>, Error> {
     check_array(states, k)?;
     // SAFETY: checked array of `k` pointers.
     let ptrs: &'a [*const S] = unsafe { core::slice::from_raw_parts(states, k) };

@@ -134,8 +134,8 @@ impl<T: Float> Amagold<T> {
         for i in 0..d {
             for j in 0..=i {
                 let mut s = kmat[i * d + j].to_f64();
-                for q in 0..j {
-                    s -= l[i][q].to_f64() * l[j][q].to_f64();
+                for (a, b) in l[i].iter().zip(&l[j]).take(j) {
+                    s -= a.to_f64() * b.to_f64();
                 }
                 l[i][j] = if i == j {
                     T::from_f64(libm::sqrt(s))
