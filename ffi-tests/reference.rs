@@ -331,7 +331,9 @@ fn apply_setters<T: Float>(ch: &mut Amagold<'_, T>, d: usize, k: usize, sets: &[
         match e.kind {
             SetKind::None => {}
             SetKind::Diagonal => ch.set_inverse_mass(&km).expect("set_inverse_mass"),
-            SetKind::Dense => ch.set_inverse_mass_dense(&km).expect("set_inverse_mass_dense"),
+            SetKind::Dense => ch
+                .set_inverse_mass_dense(&km)
+                .expect("set_inverse_mass_dense"),
         }
     }
 }
@@ -466,7 +468,16 @@ where
         ),
         set(45, 0.0, SetKind::Diagonal, pad([0.7, 1.3, 2.4])),
     ];
-    amagold_full::<T>(out, "amagold_dense_set_c3", c3, &c30, &a, 60, 40, &dense_sets);
+    amagold_full::<T>(
+        out,
+        "amagold_dense_set_c3",
+        c3,
+        &c30,
+        &a,
+        60,
+        40,
+        &dense_sets,
+    );
 
     let mut a = AmagoldConfig::new(0.3);
     a.mass = Mass::Diagonal;
