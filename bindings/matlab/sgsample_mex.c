@@ -424,7 +424,15 @@ static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint6
         READ_CHAIN_FIELDS(b, opts, a);
         a->target_accept = opt_double(b, opts, "target_accept", a->target_accept);
         a->variant = opt_u32(b, opts, "variant", a->variant);
-        a->adapt_mass = opt_u32(b, opts, "adapt_mass", a->adapt_mass);
+        /* 0.4 replaced the flag adapt_mass by the field mass: the flag the .m files pass still
+         * means a diagonal mass matrix (0 unit, 1 diagonal, anything else an unknown option,
+         * as before); a "mass" option (SGS_MASS_…) overrides it. The new fields approach and
+         * jitter_steps keep their defaults unless given. */
+        uint32_t adapt = opt_u32(b, opts, "adapt_mass", 0);
+        a->mass = adapt == 0 ? SGS_MASS_UNIT : adapt == 1 ? SGS_MASS_DIAGONAL : 0xffffffffu;
+        a->mass = opt_u32(b, opts, "mass", a->mass);
+        a->approach = opt_u32(b, opts, "approach", a->approach);
+        a->jitter_steps = opt_u32(b, opts, "jitter_steps", a->jitter_steps);
         a->warmup = warmup;
     } else if (kind == SGHMC) {
         sgs_sghmc_config *h = &cfg->h;
@@ -446,9 +454,9 @@ static void chain_state_layout(int kind, size_t *size, size_t *align) {
     *align = kind == AMAGOLD ? sgs_amagold_state_align() : kind == SGHMC ? sgs_sghmc_state_align() : sgs_sgld_state_align();
 }
 
-/* AMAGOLD with the mass-matrix warm-up needs the longer workspace (10·d instead of 6·d). */
+/* AMAGOLD's workspace depends on its configuration (a mass matrix, the warm-up's approach). */
 static size_t chain_workspace_len(int kind, const chain_config *cfg, size_t d) {
-    if (kind == AMAGOLD) return cfg->a.adapt_mass ? sgs_amagold_workspace_len_mass(d) : sgs_amagold_workspace_len(d);
+    if (kind == AMAGOLD) return sgs_amagold_workspace_len_for(&cfg->a, d);
     return kind == SGHMC ? sgs_sghmc_workspace_len(d) : sgs_sgld_workspace_len(d);
 }
 

@@ -93,12 +93,13 @@ int main(void) {
     /* AMAGOLD with the mass-matrix warm-up: 60 warm-up iterations, 200 samples, then the learnt
      * inverse mass as one row: seed 21, step 0.05. */
     sgs_amagold am = {{0}};
-    static double wsm[10 * D];
+    static double wsm[22 * D]; /* 6·d, 4·d for the diagonal mass matrix, 12·d for the approach */
     ac = sgs_amagold_config_default(0.05);
     ac.seed = 21;
     ac.warmup = 60;
-    ac.adapt_mass = 1;
-    if (check(sgs_amagold_init(&am, &ac, theta0, D, wsm, sgs_amagold_workspace_len_mass(D), energy,
+    ac.mass = SGS_MASS_DIAGONAL;
+    if (sgs_amagold_workspace_len_for(&ac, D) > sizeof wsm / sizeof wsm[0]) return 1;
+    if (check(sgs_amagold_init(&am, &ac, theta0, D, wsm, sgs_amagold_workspace_len_for(&ac, D), energy,
                                gradient, NULL), "amagold_mass init") ||
         check(sgs_amagold_run(&am, 60, scratch, 100 * D, &done, NULL), "amagold_mass warmup") ||
         check(sgs_amagold_run(&am, N, out, N * D, &done, NULL), "amagold_mass run"))

@@ -88,15 +88,16 @@ int main(void) {
     fwrite(x, sizeof(double), NP, stdout);
 
     /* Scales 1 and 0.01 (variances 10^4 apart), gradient noise sd 0.5. */
-    static double gout[2 * DRAWS], gws[20], k[2];
+    static double gout[2 * DRAWS], gws[44], k[2]; /* 22·d: diagonal mass and the approach */
     double gud[3] = {1.0, 0.01, 0.5}, g0[2] = {0.5, 0.005};
     sgs_amagold *m = state(sgs_amagold_state_size(), sgs_amagold_state_align());
     sgs_amagold_config mc = sgs_amagold_config_default(0.001);
     mc.warmup = 200;
-    mc.adapt_mass = 1;
+    mc.mass = SGS_MASS_DIAGONAL;
     mc.seed = 9;
     mc.stream = 1;
-    CHECK(sgs_amagold_init(m, &mc, g0, 2, gws, sgs_amagold_workspace_len_mass(2), gauss_energy,
+    if (sgs_amagold_workspace_len_for(&mc, 2) > sizeof gws / sizeof gws[0]) return 1;
+    CHECK(sgs_amagold_init(m, &mc, g0, 2, gws, sgs_amagold_workspace_len_for(&mc, 2), gauss_energy,
                            gauss_grad, gud));
     CHECK(sgs_amagold_run(m, DRAWS, gout, 2 * DRAWS, &done, NULL));
     CHECK(sgs_amagold_inverse_mass(m, k, 2));
