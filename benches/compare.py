@@ -75,7 +75,9 @@ class AmagoldConfig(C.Structure):
         ("stream", C.c_uint64),
         ("steps", C.c_uint32),
         ("variant", C.c_uint32),
-        ("adapt_mass", C.c_uint32),
+        ("mass", C.c_uint32),
+        ("approach", C.c_uint32),
+        ("jitter_steps", C.c_uint32),
         ("reserved", C.c_uint32),
     ]
 
@@ -92,6 +94,8 @@ class AmagoldInfo(C.Structure):
         ("outcome", C.c_uint32),
         ("accepted", C.c_uint32),
         ("warmup", C.c_uint32),
+        ("phase", C.c_uint32),
+        ("steps", C.c_uint32),
         ("reserved", C.c_uint32),
     ]
 
