@@ -545,8 +545,8 @@ pub fn compare_reports(reports: &mut [WarmupReport], rhat: f64) {
             }
         }
     }
-    let med_mean = median(&mut means[..k]);
-    let med_sd = median(&mut sds[..k]);
+    let med_mean = median(means.get_mut(..k).unwrap_or_default());
+    let med_sd = median(sds.get_mut(..k).unwrap_or_default());
     let all_disagree = rhat > WINDOW_RHAT;
     for r in reports.iter_mut() {
         if !matches!(r.verdict, Verdict::Ok | Verdict::Suspect) {
