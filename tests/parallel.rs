@@ -6,7 +6,7 @@
 use sgsample::parallel::{run_chains, Pooled};
 use sgsample::svgd::Batching;
 use sgsample::{
-    Amagold, AmagoldConfig, AmagoldCore, Error, Gradient, KernelChoice, Potential, Rng,
+    Amagold, AmagoldConfig, AmagoldCore, Error, Gradient, KernelChoice, Mass, Potential, Rng,
     SghmcConfig, SghmcCore, Sgld, SgldConfig, SgldCore, StepRule, Stop, Svgd, SvgdConfig,
 };
 
@@ -288,20 +288,20 @@ impl Potential<f64> for NormalEnergy {
     }
 }
 
-/// AMAGOLD with a mass matrix needs 10·d workspace coordinates: the runner allocates what the
-/// configuration needs (it allocated 6·d and refused every such chain), and each chain is the
-/// serial chain of its stream.
+/// AMAGOLD with a mass matrix (and a warm-up with the approach) needs more than 6·d workspace
+/// coordinates: the runner allocates what the configuration needs (it allocated 6·d and refused
+/// every such chain), and each chain is the serial chain of its stream.
 #[test]
 fn amagold_chains_with_a_mass_matrix() {
     let cfg = AmagoldConfig {
         seed: 3,
         warmup: 100,
-        adapt_mass: true,
+        mass: Mass::Diagonal,
         ..AmagoldConfig::new(0.3)
     };
     let out = run_chains::<f64, AmagoldCore, _>(&cfg, &[0.0, 0.5], 2, 200, &NormalEnergy).unwrap();
     let c = AmagoldConfig { stream: 1, ..cfg };
-    let mut ws = vec![0.0; Amagold::<f64>::workspace_len_mass(2)];
+    let mut ws = vec![0.0; Amagold::<f64>::workspace_len_for(&c, 2)];
     let mut model = NormalEnergy;
     let mut chain = Amagold::new(&c, &[0.0, 0.5], &mut ws, &mut model).unwrap();
     let mut serial = vec![0.0; 400];
