@@ -19,12 +19,12 @@ impl Gradient<f64> for Gauss {
     fn gradient(&mut self, x: &[f64], _s: u64, g: &mut [f64]) -> Result<(), Stop> {
         self.grads += 1;
         let d = self.d;
-        for i in 0..d {
+        for (i, gi) in g.iter_mut().enumerate().take(d) {
             let mut s = 0.0;
-            for j in 0..d {
-                s += self.prec[i * d + j] * (x[j] - self.mean[j]);
+            for (j, (&xj, &mj)) in x.iter().zip(&self.mean).enumerate().take(d) {
+                s += self.prec[i * d + j] * (xj - mj);
             }
-            g[i] = s;
+            *gi = s;
         }
         Ok(())
     }

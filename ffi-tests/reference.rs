@@ -84,8 +84,8 @@ impl M {
     fn gradient64(&self, x: &[f64], seed: u64, g: &mut [f64]) -> Result<(), Stop> {
         match self.kind {
             Kind::C3 => {
-                for i in 0..x.len().min(3) {
-                    g[i] = c3_row(x, i) + self.noise * seed_noise(seed, i as u64);
+                for (i, gi) in g.iter_mut().enumerate().take(x.len().min(3)) {
+                    *gi = c3_row(x, i) + self.noise * seed_noise(seed, i as u64);
                 }
             }
             Kind::Dw => {

@@ -308,8 +308,11 @@ struct Parts<'w, T> {
     g: &'w mut [T],
     metric: Metric<'w, T>,
     /// The approach's diagonal scaling, scratch gradient and pairs.
-    lbfgs: Option<(&'w mut [T], &'w mut [T], &'w mut [T], &'w mut [T])>,
+    lbfgs: Option<LbfgsBlocks<'w, T>>,
 }
+
+/// The approach's blocks: the diagonal scaling, a scratch gradient, the pairs' s and y.
+type LbfgsBlocks<'w, T> = (&'w mut [T], &'w mut [T], &'w mut [T], &'w mut [T]);
 
 /// The mass matrix's blocks.
 enum Metric<'w, T> {

@@ -170,6 +170,8 @@ impl WarmupReport {
     }
 
     /// Sets the verdict from the reasons found in this chain alone.
+    // `!(x <= limit)` on purpose: a NaN statistic counts as out of range.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     pub(crate) fn judge(&mut self) {
         let mut r = self.reasons & (REASON_APPROACH_UNFINISHED | REASON_METRIC);
         let monotone =
@@ -325,7 +327,7 @@ impl WindowStats {
     /// Pairs (i < j) of the 10 batch means with the later one lower, and with it higher
     /// (both 0 until every batch has a draw).
     pub(crate) fn monotonicity(&self) -> (u32, u32) {
-        if self.batch_n.iter().any(|&c| c == 0) {
+        if self.batch_n.contains(&0) {
             return (0, 0);
         }
         let mean = |b: usize| {
@@ -532,6 +534,8 @@ pub(crate) struct Warmup {
 /// means, and in all of them when `rhat` (the classic R̂ of the chains' final-window positions,
 /// computed by the caller, NaN when unknown) exceeds [`WINDOW_RHAT`]. Reports still running or
 /// without a warm-up are left alone.
+// `!(gap <= …)` on purpose: a NaN gap (an energy mean or sd not finite) counts as disagreeing.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 pub fn compare_reports(reports: &mut [WarmupReport], rhat: f64) {
     let mut means = [0.0f64; 64];
     let mut sds = [0.0f64; 64];

@@ -244,7 +244,7 @@ fn a_chain_left_in_a_tail_says_suspect() {
         vec![0.0; len],
     );
     let near = t.mean.clone();
-    let mut chains = vec![
+    let mut chains = [
         Amagold::new(&cfg, &far, &mut w0, &mut t.model).unwrap(),
         Amagold::new(
             &AmagoldConfig { stream: 1, ..cfg },

@@ -587,6 +587,7 @@ pub(crate) unsafe fn fill_out<T: CFloat, C: CChain, S>(
 ///
 /// # Safety
 /// `states` valid for `k` reads; each entry a state or NULL.
+#[allow(clippy::type_complexity)] // an `impl Fn` cannot be named by a type alias
 pub(crate) unsafe fn cores_of<'a, T: CFloat + 'a, C: CChain + 'a, S: 'a>(
     states: *const *const S,
     k: usize,
