@@ -427,10 +427,14 @@ macro_rules! amagold_api {
             }
             // SAFETY: checked non-null and aligned; every bit pattern is a valid config.
             let c = unsafe { config.read() };
+            // Only `mass`, `warmup`, `approach` and d size the workspace: the other option words
+            // are normalised, so that only an unknown `mass` gives 0 (as documented; an unknown
+            // `variant` gave 0 too, found by the fuzz target's workspace oracle).
             let mut probe = c;
             probe.approach = probe.approach.min(1);
             probe.jitter_steps = 0;
             probe.reserved = 0;
+            probe.variant = SGS_VARIANT_REVERSIBLE;
             match AmagoldCore::config_from(&probe) {
                 Ok(cfg) => workspace_len_for(&cfg, d),
                 Err(_) => 0,
