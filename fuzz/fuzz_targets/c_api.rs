@@ -1632,9 +1632,9 @@ fn warmup_op<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me:
             if trace() {
                 eprintln!("  set_inverse_mass dense {dense} k {ko:?}+{kl} (need {need}) {lay:?} -> {s}");
             }
-            let clear = me.is_some()
-                && ko.is_some_and(|o| o % t == 0 && !owned.iter().any(|&r| overlaps(r, (o, o + kl.min(HUGE) * t))))
-                && kl == need;
+            let clear = kl == need
+                && me.is_some()
+                && ko.is_some_and(|o| o % t == 0 && !owned.iter().any(|&r| overlaps(r, (o, o + kl * t))));
             if s == 0 {
                 assert!(me.is_some() && kl == need, "a setter succeeded on something that is not a live chain, or with k_len {kl} ≠ {need}");
                 assert!(lay.has_mass() && (!dense || lay.mass == SGS_MASS_DENSE), "a setter succeeded on a chain of another mass kind ({lay:?}, dense {dense})");
@@ -1832,15 +1832,18 @@ fn warmup_compare_op<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes, me: Option<usize>
             }
             assert!(report_bits(&r) == report_bits(&want), "a compared report differs from the chain's own beyond CHAINS_DISAGREE");
         }
-    } else if k >= 1 && k <= 64 && ol >= k {
+    } else if k >= 1 && k <= 64 && ol >= k && ol < HUGE {
         // Every entry a live chain of this kind of one dimension, the list and the output valid
         // and disjoint from every state and workspace: the header promises SGS_OK.
         let all_live: Option<Vec<usize>> = entries.iter().map(|e| live_entry(cx, e)).collect();
         if let (Some(all), Some(a), Some(o)) = (all_live, ao, oo) {
             let d0 = cx.live[all[0]].d;
-            let out = (o, o + k * rs);
+            // The output is the whole `out_len` reports (what the library checks for overlap).
+            let out = (o, o + ol * rs);
             let clear = all.iter().all(|&i| cx.live[i].d == d0 && !cx.live[i].owned.iter().any(|&r| overlaps(r, out)))
-                && !overlaps(out, (a, a + 8 * k));
+                && !overlaps(out, (a, a + 8 * k))
+                && a % 8 == 0
+                && o % 8 == 0;
             assert!(!clear, "compare refused ({s}) live chains of one dimension with a valid, disjoint output");
         }
     }
