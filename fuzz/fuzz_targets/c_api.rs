@@ -2289,6 +2289,9 @@ fn step_live<C: ChainApi>(cx: &mut Ctx, i: usize) -> i32 {
     // SAFETY: a live state of kind C.
     let s = unsafe { C::step(cx.base().add(l.state), core::ptr::null_mut()) };
     check_status("step", s);
+    if trace() {
+        eprintln!("  step_live state {} owned {:?} -> {s}", l.state, l.owned);
+    }
     let allowed = if s == 0 { l.owned.clone() } else { abort_allowance::<C>(cx, Some(i), s) };
     cx.check_only("step (continuing a copy)", s, &allowed);
     cx.forget_clobbered(Some(i));
@@ -2404,6 +2407,7 @@ fn ops_of(kind: usize) -> &'static dyn StateOps {
 fn copy_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
     let l = cx.live[i].clone();
     let ops = ops_of(l.kind);
+    let before = ops.view(cx, &l);
     // SAFETY: `l` is live; the copy's pointers are picked by the caller-side rules.
     let (s, made) = unsafe { ops.copy_new(cx, b, &l) };
     check_status("copy", s);
@@ -2418,11 +2422,28 @@ fn copy_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
     let mut allowed = owned.clone();
     allowed.extend(particles);
     cx.check_only("copy", s, &allowed);
+    if owned[0].0 == l.state {
+        // The picked destination is the source itself: `copy(s, buffers, s)` re-homes it (onto
+        // the buffers given). Not a second sampler: the one live entry takes the new buffers,
+        // and reads as before.
+        let _ = cx.forget_clobbered(Some(i));
+        let at = cx.live.iter().position(|m| m.state == l.state).expect("the re-homed state");
+        cx.live[at].owned = owned;
+        cx.live[at].particles = particles;
+        cx.forget_clobbered(Some(at));
+        let me = cx.live.iter().position(|m| m.state == l.state).expect("the re-homed state");
+        let now = cx.live[me].clone();
+        assert!(ops.view(cx, &now) == before, "copy onto itself (re-homing) changed what the getters read");
+        return;
+    }
     // A live sampler whose memory the copy overwrote (the caller's choice) is forgotten; the
     // source cannot be among them (the library refuses any overlap with its buffers).
     cx.forget_clobbered(None);
     assert!(cx.live.iter().any(|m| m.state == l.state), "copy overwrote its source");
     let dst = owned[0].0;
+    if trace() {
+        eprintln!("  copy made at {dst}, owned {owned:?}");
+    }
     cx.live.push(Live { state: dst, owned, particles, phase: None, ..l.clone() });
     let copy = cx.live.last().unwrap().clone();
     assert!(ops.view(cx, &l) == ops.view(cx, &copy), "the copy does not read as its source");
