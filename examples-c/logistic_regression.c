@@ -209,10 +209,13 @@ static amagold_result run_amagold(const data_set *ds, sgs_gradient_fn grad, size
     cfg.warmup = warmup;
     cfg.target_accept = 0.65;
     cfg.seed = 7;
-    double theta0[DIM] = {0}, ws[6 * DIM], th[DIM], wsum[DIM] = {0}, wsq[DIM] = {0};
+    /* 6·d for the chain and 12·d for the warm-up's approach (sgs_amagold_workspace_len_for). */
+    double theta0[DIM] = {0}, ws[18 * DIM], th[DIM], wsum[DIM] = {0}, wsq[DIM] = {0};
     memcpy(theta0, ds->w_hat, sizeof ds->w_hat);
     double t0 = ex_now();
-    SGS_TRY(sgs_amagold_init(&chain, &cfg, theta0, DIM, ws, 6 * DIM, energy_cb, grad,
+    size_t ws_len = sgs_amagold_workspace_len_for(&cfg, DIM);
+    if (ws_len > sizeof ws / sizeof ws[0]) SGS_TRY(SGS_ERR_WORKSPACE_TOO_SMALL);
+    SGS_TRY(sgs_amagold_init(&chain, &cfg, theta0, DIM, ws, ws_len, energy_cb, grad,
                              (void *)ds));
     memset(prob, 0, ds->n_test * sizeof *prob);
     if (verbose)

@@ -59,7 +59,8 @@ public:
     Amagold(Energy energy, Gradient gradient, const sgs_amagold_config &config,
             const std::vector<double> &theta0)
         : energy_(std::move(energy)), gradient_(std::move(gradient)), d_(theta0.size()),
-          workspace_(sgs_amagold_workspace_len(theta0.size())) {
+          // Sized for this configuration: a mass matrix or a warm-up's approach needs more.
+          workspace_(sgs_amagold_workspace_len_for(&config, theta0.size())) {
         finish(sgs_amagold_init(&state_, &config, theta0.data(), d_, workspace_.data(),
                                 workspace_.size(), &energy_trampoline, &gradient_trampoline, this),
                "sgs_amagold_init");

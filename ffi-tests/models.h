@@ -26,7 +26,10 @@ static double seed_noise(uint64_t seed, uint64_t k) {
  * MODEL_G3: U = 0.5 * sum a_i x_i^2 with a = {1, 4, 0.25} (d = 3); the energy REJECTs x_0 > 1.5
  *           and the gradient REJECTs x_0 > 2.5 (the domain edge exercises out-of-domain paths). */
 /* MODEL_G3FREE: MODEL_G3 without the domain edge (for SVGD, where a REJECT is an error). */
-enum { MODEL_DW = 0, MODEL_G3 = 1, MODEL_G3FREE = 2 };
+/* MODEL_C3: a correlated Gaussian U = 0.5 (x - mu)^T P (x - mu) (d = 3, P below, symmetric
+ *           positive definite), for the dense mass matrix and the warm-up's approach from a far
+ *           start; no domain edge. */
+enum { MODEL_DW = 0, MODEL_G3 = 1, MODEL_G3FREE = 2, MODEL_C3 = 3 };
 
 typedef struct {
     int kind;
@@ -34,11 +37,26 @@ typedef struct {
 } model;
 
 static const double G3_A[3] = {1.0, 4.0, 0.25};
+static const double C3_P[9] = {2.0, 0.5, 0.0, 0.5, 1.0, -0.25, 0.0, -0.25, 0.5};
+static const double C3_MU[3] = {1.0, -2.0, 0.5};
+
+/* Row i of P times (x - mu), summed in j order. */
+static double c3_row(const double *x, size_t i) {
+    double s = 0.0;
+    for (size_t j = 0; j < 3; j++) s += C3_P[i * 3 + j] * (x[j] - C3_MU[j]);
+    return s;
+}
 
 static int32_t model_energy64(const model *m, const double *x, size_t d, double *u) {
     if (m->kind == MODEL_DW) {
         double t = x[0];
         *u = (t + 4.0) * (t + 1.0) * (t - 1.0) * (t - 3.0) / 14.0 + 0.5;
+        return 0;
+    }
+    if (m->kind == MODEL_C3) {
+        double s = 0.0;
+        for (size_t i = 0; i < d && i < 3; i++) s += (x[i] - C3_MU[i]) * c3_row(x, i);
+        *u = 0.5 * s;
         return 0;
     }
     if (m->kind == MODEL_G3 && x[0] > 1.5) return 1;
@@ -53,6 +71,10 @@ static int32_t model_gradient64(const model *m, const double *x, size_t d, uint6
     if (m->kind == MODEL_DW) {
         double t = x[0];
         g[0] = (4.0 * t * t * t + 3.0 * t * t - 26.0 * t - 1.0) / 14.0 + m->noise * seed_noise(seed, 0);
+        return 0;
+    }
+    if (m->kind == MODEL_C3) {
+        for (size_t i = 0; i < d && i < 3; i++) g[i] = c3_row(x, i) + m->noise * seed_noise(seed, i);
         return 0;
     }
     if (m->kind == MODEL_G3 && x[0] > 2.5) return 1;

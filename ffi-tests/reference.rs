@@ -3,6 +3,13 @@
 //! build ([`sgsample::reference`]) and the `float` runs from the library's `f32` core through the
 //! Rust API. The models repeat `ffi-tests/models.h` operation for operation.
 //!
+//! AMAGOLD chains with a warm-up, a mass matrix, a setter or a jittered T are compared with the
+//! library's core in both types (`amagold_full`), not with the reference build: the reference
+//! has no mass matrix, no setters, no jittered T, and not the current warm-up (the approach, the
+//! step-size searches, the settling final window). NOTE for the lead: once
+//! `sgsample::reference::amagold` has the windowed warm-up without the approach, route the
+//! `approach = false` warm-ups back to it (`amagold_ref`) for the f64 half.
+//!
 //! `cargo run --release -p sgsample --features std --example ffi_reference`
 
 use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSghmc};
@@ -10,12 +17,12 @@ use sgsample::reference::sgld::Sgld as RefSgld;
 use sgsample::reference::svgd::Scale as RefScale;
 use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::rng::splitmix64;
-use sgsample::{draws, Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
 use sgsample::svgd::Scale;
 use sgsample::{
-    Amagold, AmagoldConfig, Float, Gradient, Mass, Outcome, Potential, Sghmc, SghmcConfig, Sgld,
-    SgldConfig, Stop, Variant,
+    compare_warmups, Amagold, AmagoldConfig, AmagoldInfo, Float, Gradient, Mass, Outcome,
+    Potential, Sghmc, SghmcConfig, Sgld, SgldConfig, Stop, Variant, Verdict, WarmupReport,
 };
+use sgsample::{draws, Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
 use std::fmt::Write as _;
 
 fn seed_noise(seed: u64, k: u64) -> f64 {
@@ -24,12 +31,24 @@ fn seed_noise(seed: u64, k: u64) -> f64 {
 }
 
 const G3_A: [f64; 3] = [1.0, 4.0, 0.25];
+const C3_P: [f64; 9] = [2.0, 0.5, 0.0, 0.5, 1.0, -0.25, 0.0, -0.25, 0.5];
+const C3_MU: [f64; 3] = [1.0, -2.0, 0.5];
+
+/// Row i of P times (x − μ), summed in j order (`c3_row` of models.h).
+fn c3_row(x: &[f64], i: usize) -> f64 {
+    let mut s = 0.0;
+    for j in 0..3 {
+        s += C3_P[i * 3 + j] * (x[j] - C3_MU[j]);
+    }
+    s
+}
 
 #[derive(Clone, Copy)]
 enum Kind {
     Dw,
     G3,
     G3Free,
+    C3,
 }
 
 #[derive(Clone, Copy)]
@@ -41,6 +60,13 @@ struct M {
 impl M {
     fn energy64(&self, x: &[f64]) -> Result<f64, Stop> {
         match self.kind {
+            Kind::C3 => {
+                let mut s = 0.0;
+                for i in 0..x.len().min(3) {
+                    s += (x[i] - C3_MU[i]) * c3_row(x, i);
+                }
+                Ok(0.5 * s)
+            }
             Kind::Dw => {
                 let t = x[0];
                 Ok((t + 4.0) * (t + 1.0) * (t - 1.0) * (t - 3.0) / 14.0 + 0.5)
@@ -59,6 +85,11 @@ impl M {
     }
     fn gradient64(&self, x: &[f64], seed: u64, g: &mut [f64]) -> Result<(), Stop> {
         match self.kind {
+            Kind::C3 => {
+                for (i, gi) in g.iter_mut().enumerate().take(x.len().min(3)) {
+                    *gi = c3_row(x, i) + self.noise * seed_noise(seed, i as u64);
+                }
+            }
             Kind::Dw => {
                 let t = x[0];
                 g[0] = (4.0 * t * t * t + 3.0 * t * t - 26.0 * t - 1.0) / 14.0
@@ -184,18 +215,135 @@ fn amagold_ref(
 fn amagold_f32(
     out: &mut String,
     name: &str,
-    m: M,
+    mut m: M,
     th0: &[f64],
     c: &AmagoldConfig,
     steps: usize,
     runs: usize,
 ) {
-    amagold_core::<f32>(out, &format!("{name}_f32"), m, th0, c, steps, runs);
+    // `run_amagold` of repro_impl.h on floats: the reference comparison's format, from the core.
+    let name = format!("{name}_f32");
+    let th0: Vec<f32> = th0.iter().map(|&v| v as f32).collect();
+    let d = th0.len();
+    let mut ws = vec![0.0f32; Amagold::<f32>::workspace_len(d)];
+    let mut ch = Amagold::new(c, &th0, &mut ws, &mut m).expect("init");
+    for k in 0..steps {
+        let i = ch.step(&mut m).expect("step");
+        let x = xs(ch.position());
+        amagold_step_line(out, &name, k, i.accepted, i.log_accept, i.energy, &x);
+    }
+    let mut rows = vec![0.0f32; runs * d];
+    ch.run(&mut m, &mut rows).expect("run");
+    for (k, row) in rows.chunks(d).enumerate() {
+        let _ = writeln!(out, "{name} r {k} x={}", xs(row));
+    }
+    amagold_end_line(out, &name, ch.iterations(), ch.energy());
 }
 
-/// The core (not the std reference) on coordinates `T`; with a mass matrix it also prints the
-/// learnt inverse mass (the reference has none).
-fn amagold_core<T: Float + Hex>(
+/// A setter call of an AMAGOLD run (`setter` of repro.c): before step `at` (0: right after
+/// init), the step size when positive, then a diagonal or dense inverse mass.
+#[derive(Clone, Copy)]
+struct Setter {
+    at: usize,
+    step_size: f64,
+    kind: SetKind,
+    k: [f64; 9],
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum SetKind {
+    None,
+    Diagonal,
+    Dense,
+}
+
+const fn set(at: usize, step_size: f64, kind: SetKind, k: [f64; 9]) -> Setter {
+    Setter {
+        at,
+        step_size,
+        kind,
+        k,
+    }
+}
+
+fn suffix<T: Hex>() -> &'static str {
+    if std::mem::size_of::<T>() == 4 {
+        "_f32"
+    } else {
+        ""
+    }
+}
+
+/// `print_report` of repro_impl.h.
+fn report_line(out: &mut String, name: &str, what: &str, r: &WarmupReport) {
+    let _ = writeln!(
+        out,
+        "{name} {what} v={} rs={} it={} ai={} mu={} rst={} tf={} tr={} wi={} wd={} dv={} \
+         eps={} ta={} ar={} z={} em={} esd={} bfmi={} cond={} a0={} a1={}",
+        r.verdict as u32,
+        r.reasons,
+        r.iterations,
+        r.approach_iterations,
+        r.metric_updates,
+        r.restarts,
+        r.energy_trend_falling,
+        r.energy_trend_rising,
+        r.window_iterations,
+        r.window_divergences,
+        r.divergences,
+        hex_or_nan(r.step_size),
+        hex_or_nan(r.target_accept),
+        hex_or_nan(r.accept_rate),
+        hex_or_nan(r.energy_trend_z),
+        hex_or_nan(r.energy_mean),
+        hex_or_nan(r.energy_sd),
+        hex_or_nan(r.bfmi),
+        hex_or_nan(r.condition_number),
+        hex_or_nan(r.approach_energy[0]),
+        hex_or_nan(r.approach_energy[1]),
+    );
+}
+
+/// `print_info` of repro_impl.h (no newline).
+fn info_text(name: &str, what: &str, k: usize, i: &AmagoldInfo) -> String {
+    format!(
+        "{name} {what} {k} o={} acc={} la={} rho={} u={} ar={} eps={} it={} dv={} w={} ph={} st={}",
+        i.outcome as u32,
+        i.accepted as u32,
+        hex_or_nan(i.log_accept),
+        hex_or_nan(i.rho),
+        hex_or_nan(i.energy),
+        hex_or_nan(i.accept_rate),
+        hex_or_nan(i.step_size),
+        i.iteration,
+        i.divergences,
+        i.warmup as u32,
+        i.phase as u32,
+        i.steps
+    )
+}
+
+fn apply_setters<T: Float>(ch: &mut Amagold<'_, T>, d: usize, k: usize, sets: &[Setter]) {
+    for e in sets.iter().filter(|e| e.at == k) {
+        if e.step_size > 0.0 {
+            ch.set_step_size(e.step_size).expect("set_step_size");
+        }
+        let n = if e.kind == SetKind::Dense { d * d } else { d };
+        let km: Vec<T> = e.k[..n].iter().map(|&v| T::from_f64(v)).collect();
+        match e.kind {
+            SetKind::None => {}
+            SetKind::Diagonal => ch.set_inverse_mass(&km).expect("set_inverse_mass"),
+            SetKind::Dense => ch
+                .set_inverse_mass_dense(&km)
+                .expect("set_inverse_mass_dense"),
+        }
+    }
+}
+
+/// `run_amagold_core` of repro_impl.h: the library's core on coordinates `T`, every field of
+/// every info, the warm-up reports, the run's summary and the inverse mass.
+#[allow(clippy::too_many_arguments)]
+fn amagold_full<T: Float + Hex>(
     out: &mut String,
     name: &str,
     mut m: M,
@@ -203,35 +351,241 @@ fn amagold_core<T: Float + Hex>(
     c: &AmagoldConfig,
     steps: usize,
     runs: usize,
+    sets: &[Setter],
 ) where
     M: Potential<T>,
 {
+    let name = format!("{name}{}", suffix::<T>());
+    let name = name.as_str();
     let th0: Vec<T> = th0.iter().map(|&v| T::from_f64(v)).collect();
     let d = th0.len();
     let mut ws = vec![T::ZERO; Amagold::<T>::workspace_len_for(c, d)];
     let mut ch = Amagold::new(c, &th0, &mut ws, &mut m).expect("init");
+    report_line(out, name, "report0", &ch.warmup_report());
     for k in 0..steps {
+        apply_setters(&mut ch, d, k, sets);
         let i = ch.step(&mut m).expect("step");
-        let x = xs(ch.position());
-        amagold_step_line(out, name, k, i.accepted, i.log_accept, i.energy, &x);
+        let _ = writeln!(
+            out,
+            "{} x={}",
+            info_text(name, "s", k, &i),
+            xs(ch.position())
+        );
+        if k == steps / 2 {
+            report_line(out, name, "report1", &ch.warmup_report());
+        }
     }
     let mut rows = vec![T::ZERO; runs * d];
-    ch.run(&mut m, &mut rows).expect("run");
+    let sum = ch.run(&mut m, &mut rows).expect("run");
     for (k, row) in rows.chunks(d).enumerate() {
         let _ = writeln!(out, "{name} r {k} x={}", xs(row));
     }
+    let last = sum.last.expect("a run of at least one iteration");
+    let _ = writeln!(
+        out,
+        "{name} sum acc={} dv={} has=1 {}",
+        sum.accepted,
+        sum.divergences,
+        info_text(name, "last", runs, &last)
+    );
     amagold_end_line(out, name, ch.iterations(), ch.energy());
-    if c.mass != Mass::Unit {
-        let mut k = vec![T::ZERO; d];
-        ch.inverse_mass(&mut k).expect("inverse mass");
-        let _ = writeln!(out, "{name} mass k={} eps={}", xs(&k), ch.step_size().hex());
+    let mut k = vec![T::ZERO; d];
+    ch.inverse_mass(&mut k).expect("inverse mass");
+    let _ = writeln!(out, "{name} mass k={} eps={}", xs(&k), ch.step_size().hex());
+    let mut kd = vec![T::ZERO; d * d];
+    ch.inverse_mass_dense(&mut kd).expect("inverse mass dense");
+    let _ = writeln!(out, "{name} dense K={}", xs(&kd));
+    report_line(out, name, "report", &ch.warmup_report());
+}
+
+/// `compare_amagold` of repro_impl.h: three chains (streams 0, 1, 2) through `iters`
+/// iterations, their own reports, then `compare_warmups`.
+fn amagold_compare<T: Float + Hex>(
+    out: &mut String,
+    name: &str,
+    mut m: M,
+    th0: &[f64],
+    c: &AmagoldConfig,
+    iters: usize,
+) where
+    M: Potential<T>,
+{
+    let name = format!("{name}{}", suffix::<T>());
+    let name = name.as_str();
+    let th0: Vec<T> = th0.iter().map(|&v| T::from_f64(v)).collect();
+    let d = th0.len();
+    let len = Amagold::<T>::workspace_len_for(c, d);
+    let mut wss = [vec![T::ZERO; len], vec![T::ZERO; len], vec![T::ZERO; len]];
+    let mut chains = Vec::new();
+    for (s, ws) in wss.iter_mut().enumerate() {
+        let cc = AmagoldConfig {
+            stream: s as u64,
+            ..*c
+        };
+        let mut ch = Amagold::new(&cc, &th0, ws, &mut m).expect("init");
+        for _ in 0..iters {
+            ch.step(&mut m).expect("step");
+        }
+        report_line(out, name, &format!("chain{s} own"), &ch.warmup_report());
+        chains.push(ch);
+    }
+    let refs: Vec<&Amagold<'_, T>> = chains.iter().collect();
+    let mut reports = [WarmupReport::empty(Verdict::None, 0.0); 3];
+    compare_warmups(&refs, &mut reports).expect("compare_warmups");
+    for (s, r) in reports.iter().enumerate() {
+        report_line(out, name, &format!("chain{s} compared"), r);
     }
 }
 
-/// AMAGOLD with the mass-matrix warm-up: the core in `f64` (the std reference has no mass
-/// matrix) or `f32`.
+/// The runs of `amagold_new_runs` in repro_impl.h, in the same order, on coordinates `T`.
+fn amagold_new_runs<T: Float + Hex>(out: &mut String)
+where
+    M: Potential<T>,
+{
+    let c3 = M {
+        kind: Kind::C3,
+        noise: 0.5,
+    };
+    let g3 = M {
+        kind: Kind::G3,
+        noise: 0.5,
+    };
+    let c30 = [0.5, -1.5, 1.0];
+    let far = [8.0, -6.0, 10.0];
+    let g30 = [0.5, -0.5, 1.0];
+    let cov = [0.58, -0.33, -0.17, -0.33, 1.33, 0.67, -0.17, 0.67, 2.33];
+    let pad = |v: [f64; 3]| [v[0], v[1], v[2], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+
+    let mut a = AmagoldConfig::new(0.2);
+    a.mass = Mass::Dense;
+    a.variant = Variant::NonReversible;
+    a.seed = 31;
+    let dense_sets = [
+        set(0, 0.45, SetKind::Dense, cov),
+        set(
+            25,
+            0.3,
+            SetKind::Dense,
+            [2.0, 0.3, 0.1, 0.3, 1.5, -0.2, 0.1, -0.2, 3.0],
+        ),
+        set(45, 0.0, SetKind::Diagonal, pad([0.7, 1.3, 2.4])),
+    ];
+    amagold_full::<T>(
+        out,
+        "amagold_dense_set_c3",
+        c3,
+        &c30,
+        &a,
+        60,
+        40,
+        &dense_sets,
+    );
+
+    let mut a = AmagoldConfig::new(0.3);
+    a.mass = Mass::Diagonal;
+    a.variant = Variant::NonReversible;
+    a.seed = 37;
+    a.stream = 1;
+    let diag_sets = [
+        set(0, 0.5, SetKind::Diagonal, pad([1.0, 0.25, 4.0])),
+        set(30, 0.0, SetKind::Diagonal, pad([0.8, 0.3, 3.0])),
+    ];
+    amagold_full::<T>(out, "amagold_diag_set_g3", g3, &g30, &a, 60, 40, &diag_sets);
+
+    let mut a = AmagoldConfig::new(0.25);
+    a.steps = 7;
+    a.jitter_steps = true;
+    a.seed = 5;
+    amagold_full::<T>(out, "amagold_jitter_g3", g3, &g30, &a, 50, 50, &[]);
+
+    let mut a = AmagoldConfig::new(0.1);
+    a.warmup = 100;
+    a.seed = 41;
+    amagold_full::<T>(out, "amagold_warm_unit_c3", c3, &far, &a, 110, 20, &[]);
+
+    let mut a = AmagoldConfig::new(0.1);
+    a.warmup = 300;
+    a.mass = Mass::Diagonal;
+    a.variant = Variant::NonReversible;
+    a.seed = 43;
+    amagold_full::<T>(out, "amagold_warm_diag_c3", c3, &far, &a, 300, 30, &[]);
+
+    let mut a = AmagoldConfig::new(0.1);
+    a.warmup = 200;
+    a.mass = Mass::Dense;
+    a.jitter_steps = true;
+    a.seed = 47;
+    amagold_full::<T>(out, "amagold_warm_dense_c3", c3, &far, &a, 200, 30, &[]);
+
+    let mut a = AmagoldConfig::new(0.1);
+    a.warmup = 120;
+    a.mass = Mass::Dense;
+    a.variant = Variant::NonReversible;
+    a.seed = 53;
+    amagold_full::<T>(
+        out,
+        "amagold_warm_dense_nonrev_c3",
+        c3,
+        &far,
+        &a,
+        130,
+        20,
+        &[],
+    );
+
+    let mut a = AmagoldConfig::new(0.2);
+    a.warmup = 60;
+    a.mass = Mass::Diagonal;
+    a.approach = false;
+    a.seed = 59;
+    amagold_full::<T>(out, "amagold_warm_noapproach_g3", g3, &g30, &a, 70, 20, &[]);
+
+    let mut a = AmagoldConfig::new(0.1);
+    a.warmup = 100;
+    a.mass = Mass::Diagonal;
+    a.seed = 61;
+    let given_diag = [
+        set(0, 0.4, SetKind::Diagonal, pad([0.6, 1.3, 2.3])),
+        set(3, 0.2, SetKind::None, [0.0; 9]),
+    ];
+    amagold_full::<T>(
+        out,
+        "amagold_warm_given_diag_c3",
+        c3,
+        &far,
+        &a,
+        110,
+        20,
+        &given_diag,
+    );
+    a.mass = Mass::Dense;
+    a.seed = 67;
+    let given_dense = [set(0, 0.4, SetKind::Dense, cov)];
+    amagold_full::<T>(
+        out,
+        "amagold_warm_given_dense_c3",
+        c3,
+        &far,
+        &a,
+        110,
+        20,
+        &given_dense,
+    );
+
+    let mut a = AmagoldConfig::new(0.1);
+    a.warmup = 100;
+    a.mass = Mass::Diagonal;
+    a.seed = 71;
+    amagold_compare::<T>(out, "amagold_compare_diag_c3", c3, &far, &a, 100);
+    a.mass = Mass::Dense;
+    a.seed = 73;
+    amagold_compare::<T>(out, "amagold_compare_dense_c3", c3, &c30, &a, 100);
+}
+
+/// AMAGOLD runs the reference build cannot repeat (a warm-up, a mass matrix): the core in `f64`
+/// or `f32`.
 #[allow(clippy::too_many_arguments)]
-fn amagold_mass(
+fn amagold_core_run(
     out: &mut String,
     name: &str,
     m: M,
@@ -242,9 +596,9 @@ fn amagold_mass(
     f32_core: bool,
 ) {
     if f32_core {
-        amagold_core::<f32>(out, &format!("{name}_f32"), m, th0, c, steps, runs);
+        amagold_full::<f32>(out, name, m, th0, c, steps, runs, &[]);
     } else {
-        amagold_core::<f64>(out, name, m, th0, c, steps, runs);
+        amagold_full::<f64>(out, name, m, th0, c, steps, runs, &[]);
     }
 }
 
@@ -422,7 +776,8 @@ fn all_runs(out: &mut String, f32_core: bool) {
     a.target_accept = 0.7;
     a.seed = 7;
     a.stream = 3;
-    am(out, "amagold_nonrev_g3", g3, &g30, &a, 75, 75);
+    // A warm-up (with the approach, the default): the core, not the reference build.
+    amagold_core_run(out, "amagold_nonrev_g3", g3, &g30, &a, 75, 75, f32_core);
 
     let mut a = AmagoldConfig::new(0.6);
     a.friction = 0.0;
@@ -430,14 +785,14 @@ fn all_runs(out: &mut String, f32_core: bool) {
     a.seed = 99;
     am(out, "amagold_hmc_g3", g3, &g30, &a, 40, 40);
 
-    // The mass-matrix warm-up: one slow window (iterations 10-54 of a warm-up of 60; 5-27 of
-    // 30), then the mass is set and ε re-adapted; the non-reversible chain's persistent momentum
-    // is rescaled when the mass changes.
+    // The diagonal mass-matrix warm-up (with the approach, the default): the approach, the
+    // curvature step, then one slow window whose end sets the mass and searches ε again; the
+    // non-reversible chain's persistent momentum is rescaled when the mass changes.
     let mut a = AmagoldConfig::new(0.2);
     a.warmup = 60;
     a.mass = Mass::Diagonal;
     a.seed = 17;
-    amagold_mass(out, "amagold_mass_rev_g3", g3, &g30, &a, 75, 75, f32_core);
+    amagold_core_run(out, "amagold_mass_rev_g3", g3, &g30, &a, 75, 75, f32_core);
 
     let mut a = AmagoldConfig::new(0.25);
     a.variant = Variant::NonReversible;
@@ -446,7 +801,7 @@ fn all_runs(out: &mut String, f32_core: bool) {
     a.momentum_sd = 0.9;
     a.seed = 23;
     a.stream = 2;
-    amagold_mass(
+    amagold_core_run(
         out,
         "amagold_mass_nonrev_g3",
         g3,
@@ -456,6 +811,11 @@ fn all_runs(out: &mut String, f32_core: bool) {
         50,
         f32_core,
     );
+    if f32_core {
+        amagold_new_runs::<f32>(out);
+    } else {
+        amagold_new_runs::<f64>(out);
+    }
 
     let mut h = SghmcConfig::new(0.1);
     h.friction = 0.3;
@@ -617,6 +977,8 @@ fn draws_runs(out: &mut String) {
         draws::mcse_quantile(&x, shape, 0.3, &mut scratch, &mut v).expect("mcse_quantile");
         print_values(out, &format!("draws {k} mcse_quantile 0.3"), &v);
     }
+}
+
 /// `repro_impl.h`'s `run_svgd_scale`: the scale option, from the reference build (f64) or the
 /// f32 core, starting from `svgd_start` stretched by `3·l + 1` per coordinate.
 #[allow(clippy::too_many_arguments)]

@@ -32,14 +32,16 @@ static void SFX(print_x)(const REAL *x, size_t d) {
     printf("\n");
 }
 
+/* A chain the plain reference build also runs (warmup = 0: the reference has no warm-up of the
+ * current kind yet): accepted flag, log a, energy and position per step, then run rows. */
 static void SFX(run_amagold)(const char *name, const model *m, const REAL *theta0, size_t d,
                              sgs_amagold_config cfg, size_t steps, size_t runs) {
     SFX(sgs_amagold) s = {{0}};
-    REAL ws[10 * 3], out[3 * 200];
+    REAL ws[6 * 3], out[3 * 200];
+    CHECK(cfg.warmup == 0 && cfg.mass == SGS_MASS_UNIT && cfg.jitter_steps == 0);
     CHECK(SFX(sgs_amagold_workspace_len)(d) == 6 * d);
-    CHECK(SFX(sgs_amagold_workspace_len_mass)(d) == 10 * d);
-    size_t ws_len = cfg.adapt_mass ? SFX(sgs_amagold_workspace_len_mass)(d) : SFX(sgs_amagold_workspace_len)(d);
-    CHECK(SFX(sgs_amagold_init)(&s, &cfg, theta0, d, ws, ws_len, SFX(cb_energy), SFX(cb_gradient),
+    CHECK(SFX(sgs_amagold_workspace_len_for)(&cfg, d) == 6 * d);
+    CHECK(SFX(sgs_amagold_init)(&s, &cfg, theta0, d, ws, 6 * d, SFX(cb_energy), SFX(cb_gradient),
                                 (void *)m) == SGS_OK);
     for (size_t k = 0; k < steps; k++) {
         sgs_amagold_info info;
@@ -63,14 +65,145 @@ static void SFX(run_amagold)(const char *name, const model *m, const REAL *theta
     CHECK(SFX(sgs_amagold_iterations)(&s, &it) == SGS_OK);
     CHECK(SFX(sgs_amagold_energy)(&s, &u) == SGS_OK);
     printf("%s%s end it=%llu u=%s\n", name, SUFFIX, (unsigned long long)it, hex64_or_nan(u));
-    if (cfg.adapt_mass) {
-        REAL k[3];
-        double eps;
-        CHECK(SFX(sgs_amagold_inverse_mass)(&s, k, 3) == SGS_OK);
-        CHECK(SFX(sgs_amagold_step_size)(&s, &eps) == SGS_OK);
-        printf("%s%s mass k=", name, SUFFIX);
-        for (size_t i = 0; i < d; i++) printf(" %s", hex_of(k[i]));
-        printf(" eps=%s\n", hex64(eps));
+}
+
+/* The workspace the header's rule gives, computed here independently of the library. */
+static size_t SFX(ws_rule)(const sgs_amagold_config *c, size_t d) {
+    size_t n = 6 * d;
+    if (c->mass == SGS_MASS_DIAGONAL) n += 4 * d;
+    if (c->mass == SGS_MASS_DENSE) n += 2 * d + d * (d + 1);
+    if (c->warmup > 0 && c->approach) n += 12 * d;
+    return n;
+}
+
+static void SFX(print_report)(const char *name, const char *what, const sgs_warmup_report *r) {
+    printf("%s%s %s v=%u rs=%u it=%llu ai=%llu mu=%u rst=%u tf=%u tr=%u wi=%llu wd=%llu dv=%llu "
+           "eps=%s ta=%s ar=%s z=%s em=%s esd=%s bfmi=%s cond=%s a0=%s a1=%s\n",
+           name, SUFFIX, what, (unsigned)r->verdict, (unsigned)r->reasons,
+           (unsigned long long)r->iterations, (unsigned long long)r->approach_iterations,
+           (unsigned)r->metric_updates, (unsigned)r->restarts, (unsigned)r->energy_trend_falling,
+           (unsigned)r->energy_trend_rising, (unsigned long long)r->window_iterations,
+           (unsigned long long)r->window_divergences, (unsigned long long)r->divergences,
+           hex64_or_nan(r->step_size), hex64_or_nan(r->target_accept), hex64_or_nan(r->accept_rate),
+           hex64_or_nan(r->energy_trend_z), hex64_or_nan(r->energy_mean), hex64_or_nan(r->energy_sd),
+           hex64_or_nan(r->bfmi), hex64_or_nan(r->condition_number),
+           hex64_or_nan(r->approach_energy_start), hex64_or_nan(r->approach_energy_end));
+}
+
+static void SFX(print_info)(const char *name, const char *what, size_t k, const sgs_amagold_info *i) {
+    printf("%s%s %s %zu o=%u acc=%u la=%s rho=%s u=%s ar=%s eps=%s it=%llu dv=%llu w=%u ph=%u st=%u",
+           name, SUFFIX, what, k, (unsigned)i->outcome, (unsigned)i->accepted,
+           hex64_or_nan(i->log_accept), hex64_or_nan(i->rho), hex64_or_nan(i->energy),
+           hex64_or_nan(i->accept_rate), hex64_or_nan(i->step_size),
+           (unsigned long long)i->iteration, (unsigned long long)i->divergences,
+           (unsigned)i->warmup, (unsigned)i->phase, (unsigned)i->steps);
+}
+
+/* Applies the setters due before step `k` (`k = 0`: right after init). */
+static void SFX(apply_setters)(SFX(sgs_amagold) *s, size_t d, size_t k, const setter *sets,
+                               size_t nsets) {
+    for (size_t i = 0; i < nsets; i++) {
+        const setter *e = &sets[i];
+        if (e->at != k) continue;
+        if (e->step_size > 0.0) CHECK(SFX(sgs_amagold_set_step_size)(s, e->step_size) == SGS_OK);
+        REAL km[9];
+        size_t n = e->kind == SET_DENSE ? d * d : d;
+        for (size_t j = 0; j < n; j++) km[j] = (REAL)e->k[j];
+        if (e->kind == SET_DIAGONAL) CHECK(SFX(sgs_amagold_set_inverse_mass)(s, km, n) == SGS_OK);
+        if (e->kind == SET_DENSE) CHECK(SFX(sgs_amagold_set_inverse_mass_dense)(s, km, n) == SGS_OK);
+    }
+}
+
+/* A chain compared with the Rust core (every configuration: mass matrices, setters, jittered T,
+ * warm-ups with the approach): every field of every step's info, the warm-up report after init,
+ * half-way and at the end, run rows and the run's summary, and the inverse mass (diagonal and
+ * d x d) with the step size at the end. */
+static void SFX(run_amagold_core)(const char *name, const model *m, const REAL *theta0, size_t d,
+                                  sgs_amagold_config cfg, size_t steps, size_t runs,
+                                  const setter *sets, size_t nsets) {
+    SFX(sgs_amagold) s = {{0}};
+    REAL ws[160], out[3 * 200];
+    size_t ws_len = SFX(sgs_amagold_workspace_len_for)(&cfg, d);
+    CHECK(ws_len == SFX(ws_rule)(&cfg, d) && ws_len <= sizeof ws / sizeof ws[0]);
+    CHECK(runs * d <= sizeof out / sizeof out[0]);
+    CHECK(SFX(sgs_amagold_init)(&s, &cfg, theta0, d, ws, ws_len, SFX(cb_energy), SFX(cb_gradient),
+                                (void *)m) == SGS_OK);
+    sgs_warmup_report rep;
+    CHECK(SFX(sgs_amagold_warmup_report)(&s, &rep) == SGS_OK);
+    SFX(print_report)(name, "report0", &rep);
+    for (size_t k = 0; k < steps; k++) {
+        sgs_amagold_info info;
+        REAL x[3];
+        SFX(apply_setters)(&s, d, k, sets, nsets);
+        CHECK(SFX(sgs_amagold_step)(&s, &info) == SGS_OK);
+        CHECK(SFX(sgs_amagold_position)(&s, x, 3) == SGS_OK);
+        SFX(print_info)(name, "s", k, &info);
+        printf(" x=");
+        SFX(print_x)(x, d);
+        if (k == steps / 2) {
+            CHECK(SFX(sgs_amagold_warmup_report)(&s, &rep) == SGS_OK);
+            SFX(print_report)(name, "report1", &rep);
+        }
+    }
+    size_t done = 0;
+    sgs_amagold_run_summary sum;
+    CHECK(SFX(sgs_amagold_run)(&s, runs, out, sizeof out / sizeof out[0], &done, &sum) == SGS_OK);
+    CHECK(done == runs && sum.iterations == runs);
+    for (size_t k = 0; k < runs; k++) {
+        printf("%s%s r %zu x=", name, SUFFIX, k);
+        SFX(print_x)(out + k * d, d);
+    }
+    printf("%s%s sum acc=%llu dv=%llu has=%u ", name, SUFFIX, (unsigned long long)sum.accepted,
+           (unsigned long long)sum.divergences, (unsigned)sum.has_last);
+    SFX(print_info)(name, "last", runs, &sum.last);
+    printf("\n");
+    uint64_t it;
+    double u, eps;
+    CHECK(SFX(sgs_amagold_iterations)(&s, &it) == SGS_OK);
+    CHECK(SFX(sgs_amagold_energy)(&s, &u) == SGS_OK);
+    CHECK(SFX(sgs_amagold_step_size)(&s, &eps) == SGS_OK);
+    printf("%s%s end it=%llu u=%s\n", name, SUFFIX, (unsigned long long)it, hex64_or_nan(u));
+    REAL k[3], kd[9];
+    CHECK(SFX(sgs_amagold_inverse_mass)(&s, k, 3) == SGS_OK);
+    CHECK(SFX(sgs_amagold_inverse_mass_dense)(&s, kd, 9) == SGS_OK);
+    printf("%s%s mass k=", name, SUFFIX);
+    for (size_t i = 0; i < d; i++) printf(" %s", hex_of(k[i]));
+    printf(" eps=%s\n", hex64(eps));
+    printf("%s%s dense K=", name, SUFFIX);
+    SFX(print_x)(kd, d * d);
+    CHECK(SFX(sgs_amagold_warmup_report)(&s, &rep) == SGS_OK);
+    SFX(print_report)(name, "report", &rep);
+}
+
+/* k chains of one configuration on streams 0..k-1 through the whole warm-up, then
+ * sgs_amagold_warmup_compare: each chain's own report and the compared ones. */
+static void SFX(compare_amagold)(const char *name, const model *m, const REAL *theta0, size_t d,
+                                 sgs_amagold_config cfg, size_t iters) {
+    enum { K = 3 };
+    SFX(sgs_amagold) s[K];
+    const SFX(sgs_amagold) *ptrs[K];
+    REAL ws[K][160];
+    sgs_warmup_report rep[K];
+    size_t ws_len = SFX(sgs_amagold_workspace_len_for)(&cfg, d);
+    CHECK(ws_len <= sizeof ws[0] / sizeof ws[0][0]);
+    memset(s, 0, sizeof s);
+    for (size_t c = 0; c < K; c++) {
+        sgs_amagold_config cc = cfg;
+        cc.stream = c;
+        CHECK(SFX(sgs_amagold_init)(&s[c], &cc, theta0, d, ws[c], ws_len, SFX(cb_energy),
+                                    SFX(cb_gradient), (void *)m) == SGS_OK);
+        for (size_t k = 0; k < iters; k++) CHECK(SFX(sgs_amagold_step)(&s[c], NULL) == SGS_OK);
+        ptrs[c] = &s[c];
+        CHECK(SFX(sgs_amagold_warmup_report)(&s[c], &rep[c]) == SGS_OK);
+        char what[32];
+        snprintf(what, sizeof what, "chain%zu own", c);
+        SFX(print_report)(name, what, &rep[c]);
+    }
+    CHECK(SFX(sgs_amagold_warmup_compare)(ptrs, K, rep, K) == SGS_OK);
+    for (size_t c = 0; c < K; c++) {
+        char what[32];
+        snprintf(what, sizeof what, "chain%zu compared", c);
+        SFX(print_report)(name, what, &rep[c]);
     }
 }
 
@@ -148,6 +281,112 @@ static void SFX(run_svgd)(const char *name, const model *m, size_t n, size_t d,
     printf("%s%s end it=%llu\n", name, SUFFIX, (unsigned long long)it);
 }
 
+/* The runs of the new AMAGOLD API, all compared with the Rust core (ffi-tests/reference.rs,
+ * `amagold_new_runs`, the same list in the same order). */
+static void SFX(amagold_new_runs)(void) {
+    model c3 = {MODEL_C3, 0.5}, g3 = {MODEL_G3, 0.5};
+    const REAL c30[3] = {(REAL)0.5, (REAL)-1.5, (REAL)1.0};
+    const REAL far[3] = {(REAL)8.0, (REAL)-6.0, (REAL)10.0};
+    const REAL g30[3] = {(REAL)0.5, (REAL)-0.5, (REAL)1.0};
+    sgs_amagold_config a;
+
+    /* Dense, no warm-up: epsilon and K (near the posterior covariance) set before the first step,
+     * another K and epsilon mid-run, then a diagonal K through the diagonal setter. */
+    a = sgs_amagold_config_default(0.2);
+    a.mass = SGS_MASS_DENSE;
+    a.variant = SGS_VARIANT_NON_REVERSIBLE;
+    a.seed = 31;
+    const setter dense_sets[3] = {
+        {0, 0.45, SET_DENSE, {0.58, -0.33, -0.17, -0.33, 1.33, 0.67, -0.17, 0.67, 2.33}},
+        {25, 0.3, SET_DENSE, {2.0, 0.3, 0.1, 0.3, 1.5, -0.2, 0.1, -0.2, 3.0}},
+        {45, 0.0, SET_DIAGONAL, {0.7, 1.3, 2.4}},
+    };
+    SFX(run_amagold_core)("amagold_dense_set_c3", &c3, c30, 3, a, 60, 40, dense_sets, 3);
+
+    /* Diagonal, no warm-up: the posterior variances set at once, others mid-run (the persistent
+     * momentum is rescaled). */
+    a = sgs_amagold_config_default(0.3);
+    a.mass = SGS_MASS_DIAGONAL;
+    a.variant = SGS_VARIANT_NON_REVERSIBLE;
+    a.seed = 37;
+    a.stream = 1;
+    const setter diag_sets[2] = {
+        {0, 0.5, SET_DIAGONAL, {1.0, 0.25, 4.0}},
+        {30, 0.0, SET_DIAGONAL, {0.8, 0.3, 3.0}},
+    };
+    SFX(run_amagold_core)("amagold_diag_set_g3", &g3, g30, 3, a, 60, 40, diag_sets, 2);
+
+    /* Jittered T: every iteration's number of inner steps drawn from 4..10. */
+    a = sgs_amagold_config_default(0.25);
+    a.steps = 7;
+    a.jitter_steps = 1;
+    a.seed = 5;
+    SFX(run_amagold_core)("amagold_jitter_g3", &g3, g30, 3, a, 50, 50, NULL, 0);
+
+    /* Warm-ups with the approach from a far start: unit, diagonal, dense; reversible and not. */
+    a = sgs_amagold_config_default(0.1);
+    a.warmup = 100;
+    a.seed = 41;
+    SFX(run_amagold_core)("amagold_warm_unit_c3", &c3, far, 3, a, 110, 20, NULL, 0);
+
+    a = sgs_amagold_config_default(0.1);
+    a.warmup = 300;
+    a.mass = SGS_MASS_DIAGONAL;
+    a.variant = SGS_VARIANT_NON_REVERSIBLE;
+    a.seed = 43;
+    SFX(run_amagold_core)("amagold_warm_diag_c3", &c3, far, 3, a, 300, 30, NULL, 0);
+
+    a = sgs_amagold_config_default(0.1);
+    a.warmup = 200;
+    a.mass = SGS_MASS_DENSE;
+    a.jitter_steps = 1;
+    a.seed = 47;
+    SFX(run_amagold_core)("amagold_warm_dense_c3", &c3, far, 3, a, 200, 30, NULL, 0);
+
+    a = sgs_amagold_config_default(0.1);
+    a.warmup = 120;
+    a.mass = SGS_MASS_DENSE;
+    a.variant = SGS_VARIANT_NON_REVERSIBLE;
+    a.seed = 53;
+    SFX(run_amagold_core)("amagold_warm_dense_nonrev_c3", &c3, far, 3, a, 130, 20, NULL, 0);
+
+    /* Without the approach: the windows begin with the first iteration. */
+    a = sgs_amagold_config_default(0.2);
+    a.warmup = 60;
+    a.mass = SGS_MASS_DIAGONAL;
+    a.approach = 0;
+    a.seed = 59;
+    SFX(run_amagold_core)("amagold_warm_noapproach_g3", &g3, g30, 3, a, 70, 20, NULL, 0);
+
+    /* A metric and step size given before the warm-up (kept instead of the curvature), and a step
+     * size set during the approach (the dual averaging restarts from it). */
+    a = sgs_amagold_config_default(0.1);
+    a.warmup = 100;
+    a.mass = SGS_MASS_DIAGONAL;
+    a.seed = 61;
+    const setter given_diag[2] = {
+        {0, 0.4, SET_DIAGONAL, {0.6, 1.3, 2.3}},
+        {3, 0.2, SET_NONE, {0.0}},
+    };
+    SFX(run_amagold_core)("amagold_warm_given_diag_c3", &c3, far, 3, a, 110, 20, given_diag, 2);
+    a.mass = SGS_MASS_DENSE;
+    a.seed = 67;
+    const setter given_dense[1] = {
+        {0, 0.4, SET_DENSE, {0.58, -0.33, -0.17, -0.33, 1.33, 0.67, -0.17, 0.67, 2.33}},
+    };
+    SFX(run_amagold_core)("amagold_warm_given_dense_c3", &c3, far, 3, a, 110, 20, given_dense, 1);
+
+    /* Three chains' warm-ups compared (diagonal from a far start, dense near the mode). */
+    a = sgs_amagold_config_default(0.1);
+    a.warmup = 100;
+    a.mass = SGS_MASS_DIAGONAL;
+    a.seed = 71;
+    SFX(compare_amagold)("amagold_compare_diag_c3", &c3, far, 3, a, 100);
+    a.mass = SGS_MASS_DENSE;
+    a.seed = 73;
+    SFX(compare_amagold)("amagold_compare_dense_c3", &c3, c30, 3, a, 100);
+}
+
 static void SFX(all_runs)(void) {
     model dw = {MODEL_DW, 1.0}, g3 = {MODEL_G3, 0.5};
     const REAL dw0[1] = {(REAL)-1.0};
@@ -166,7 +405,9 @@ static void SFX(all_runs)(void) {
     a.target_accept = 0.7;
     a.seed = 7;
     a.stream = 3;
-    SFX(run_amagold)("amagold_nonrev_g3", &g3, g30, 3, a, 75, 75);
+    /* A warm-up (with the approach, the default): the Rust core, not the reference build (see
+     * ffi-tests/reference.rs). */
+    SFX(run_amagold_core)("amagold_nonrev_g3", &g3, g30, 3, a, 75, 75, NULL, 0);
 
     a = sgs_amagold_config_default(0.6);
     a.friction = 0.0;
@@ -176,18 +417,20 @@ static void SFX(all_runs)(void) {
 
     a = sgs_amagold_config_default(0.2);
     a.warmup = 60;
-    a.adapt_mass = 1;
+    a.mass = SGS_MASS_DIAGONAL;
     a.seed = 17;
-    SFX(run_amagold)("amagold_mass_rev_g3", &g3, g30, 3, a, 75, 75);
+    SFX(run_amagold_core)("amagold_mass_rev_g3", &g3, g30, 3, a, 75, 75, NULL, 0);
 
     a = sgs_amagold_config_default(0.25);
     a.variant = SGS_VARIANT_NON_REVERSIBLE;
     a.warmup = 30;
-    a.adapt_mass = 1;
+    a.mass = SGS_MASS_DIAGONAL;
     a.momentum_sd = 0.9;
     a.seed = 23;
     a.stream = 2;
-    SFX(run_amagold)("amagold_mass_nonrev_g3", &g3, g30, 3, a, 50, 50);
+    SFX(run_amagold_core)("amagold_mass_nonrev_g3", &g3, g30, 3, a, 50, 50, NULL, 0);
+
+    SFX(amagold_new_runs)();
 
     sgs_sghmc_config h = sgs_sghmc_config_default(0.1);
     h.friction = 0.3;

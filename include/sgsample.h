@@ -509,8 +509,8 @@ enum sgs_status
    */
   SGS_ERR_ITERATION_INCOMPLETE = 34,
   /**
-   * AMAGOLD's mass-matrix warm-up (`adapt_mass`) was asked for with a warm-up shorter than
-   * 20 iterations (its first slow window would hold too few draws to estimate a variance).
+   * AMAGOLD with a mass matrix (`mass` diagonal or dense) was given a warm-up of 1 to 19
+   * iterations (its first slow window would hold too few draws to estimate a variance).
    */
   SGS_ERR_INVALID_WARMUP = 35,
   /**
@@ -1442,7 +1442,8 @@ size_t sgs_amagold_state_align(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
+ * matrix and the warm-up's approach), must not
  * overlap `state` or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
@@ -1578,7 +1579,7 @@ sgs_status sgs_amagold_clear(struct sgs_amagold *state);
 /**
  * Makes `*dst` an independent copy of the AMAGOLD chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -1625,7 +1626,8 @@ size_t sgs_amagold_state_align_f32(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
+ * matrix and the warm-up's approach), must not
  * overlap `state` or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
@@ -1763,7 +1765,7 @@ sgs_status sgs_amagold_clear_f32(struct sgs_amagold_f32 *state);
 /**
  * Makes `*dst` an independent copy of the AMAGOLD chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -1965,8 +1967,9 @@ sgs_status sgs_amagold_warmup_report(const struct sgs_amagold *state,
  * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
  * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, or `out` overlapping a state, a workspace or `states`), and any
- * state's validation statuses. Nothing is written on an error.
+ * (misaligned, `out` overlapping a state, a workspace or `states`, or `k > 64`: one
+ * call compares at most 64 chains), and any state's validation statuses. Nothing is
+ * written on an error.
  *
  * # Safety
  * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
@@ -2082,8 +2085,9 @@ sgs_status sgs_amagold_warmup_report_f32(const struct sgs_amagold_f32 *state,
  * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
  * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, or `out` overlapping a state, a workspace or `states`), and any
- * state's validation statuses. Nothing is written on an error.
+ * (misaligned, `out` overlapping a state, a workspace or `states`, or `k > 64`: one
+ * call compares at most 64 chains), and any state's validation statuses. Nothing is
+ * written on an error.
  *
  * # Safety
  * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
@@ -2547,7 +2551,8 @@ size_t sgs_sghmc_state_align(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
+ * matrix and the warm-up's approach), must not
  * overlap `state` or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
@@ -2682,7 +2687,7 @@ sgs_status sgs_sghmc_clear(struct sgs_sghmc *state);
 /**
  * Makes `*dst` an independent copy of the SGHMC chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -2729,7 +2734,8 @@ size_t sgs_sghmc_state_align_f32(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
+ * matrix and the warm-up's approach), must not
  * overlap `state` or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
@@ -2864,7 +2870,7 @@ sgs_status sgs_sghmc_clear_f32(struct sgs_sghmc_f32 *state);
 /**
  * Makes `*dst` an independent copy of the SGHMC chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -2929,7 +2935,8 @@ size_t sgs_sgld_state_align_f32(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
+ * matrix and the warm-up's approach), must not
  * overlap `state` or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
@@ -3064,7 +3071,7 @@ sgs_status sgs_sgld_clear_f32(struct sgs_sgld_f32 *state);
 /**
  * Makes `*dst` an independent copy of the SGLD chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -3117,7 +3124,8 @@ size_t sgs_sgld_state_align(void);
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
  * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+ * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
+ * matrix and the warm-up's approach), must not
  * overlap `state` or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
@@ -3252,7 +3260,7 @@ sgs_status sgs_sgld_clear(struct sgs_sgld *state);
 /**
  * Makes `*dst` an independent copy of the SGLD chain `*src`: the
  * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+ * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.

@@ -4,8 +4,8 @@
 # and sharing forces) is bit-identical to the serial run for every rank count (including counts that do not divide the batches, and more
 # ranks than batches), on the cheap and the expensive model; a rank whose callback aborts makes
 # every rank return the same status with the particles as before the iteration; multi-chain
-# AMAGOLD (one chain per rank) equals the serial chains of the same streams and its pooled
-# moments agree with the target.
+# AMAGOLD (one chain per rank, also after a warm-up, whose reports rank 0 prints) equals the
+# serial chains of the same streams and its pooled moments agree with the target.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=examples-c/mpi/build
@@ -40,5 +40,8 @@ check "svgd-rank-3-aborts-4-ranks" bit_identical 4 --n 300 --p 8 --iters 5 --abo
 for r in 1 2 4; do
   check "amagold-chains-$r-ranks" "$mpiexec" -n "$r" "$build/amagold_chains" --check --iters 20000
 done
+# With the library's warm-up (diagonal mass matrix): each rank's verdict printed, its report and
+# chain equal to the serial chain's.
+check "amagold-chains-warmup-3-ranks" "$mpiexec" -n 3 "$build/amagold_chains" --check --iters 5000 --warmup 500
 echo "mpi: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

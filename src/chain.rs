@@ -42,8 +42,9 @@ pub trait ChainKind: Sized + Sealed {
         Self::workspace_len(self.dim())
     }
     /// Workspace coordinates a chain of dimension `d` started with `config` needs:
-    /// `workspace_len(d)` unless the configuration asks for more (AMAGOLD with `adapt_mass`:
-    /// 10·d). What a caller that starts chains for any configuration should allocate.
+    /// `workspace_len(d)` unless the configuration asks for more (AMAGOLD with a mass matrix or
+    /// a warm-up with the approach). What a caller that starts chains for any configuration
+    /// should allocate.
     fn workspace_len_for(config: &Self::Config, d: usize) -> usize;
     /// The dimension d.
     fn dim(&self) -> usize;

@@ -372,6 +372,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)] // matrix indices read best as (i, j)
     fn products_and_inverse() {
         let d = 6;
         let mut l = spd(d);

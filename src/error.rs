@@ -172,8 +172,8 @@ statuses! {
     /// range call is still running). The iteration stays open: complete it or cancel it.
     IterationIncomplete = 34, SGS_ERR_ITERATION_INCOMPLETE,
         "finish called before every batch's forces were computed or supplied";
-    /// AMAGOLD's mass-matrix warm-up (`adapt_mass`) was asked for with a warm-up shorter than
-    /// 20 iterations (its first slow window would hold too few draws to estimate a variance).
+    /// AMAGOLD with a mass matrix (`mass` diagonal or dense) was given a warm-up of 1 to 19
+    /// iterations (its first slow window would hold too few draws to estimate a variance).
     InvalidWarmup = 35, SGS_ERR_INVALID_WARMUP,
         "the warm-up is too short for the mass-matrix adaptation (needs 20 or more iterations)";
     /// A stored draw given to the diagnostics of `sgsample::draws` (`sgs_draws_…`) is NaN or

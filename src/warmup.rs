@@ -174,6 +174,8 @@ impl WarmupReport {
     }
 
     /// Sets the verdict from the reasons found in this chain alone.
+    // `!(x <= limit)` on purpose: a NaN statistic counts as out of range.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     pub(crate) fn judge(&mut self) {
         let mut r = self.reasons & REASON_METRIC;
         let monotone =

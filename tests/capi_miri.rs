@@ -354,6 +354,7 @@ fn amagold_and_sghmc_extra_getters() {
         let mut cfg = sgs_amagold_config_default(0.1);
         cfg.steps = 2;
         cfg.warmup = 2;
+        // A warm-up with the approach (the default) needs 12·d more than the plain 6·d.
         let mut ws = vec![0.0; sgs_amagold_workspace_len_for(&cfg, D)];
         ok(sgs_amagold_init(
             &mut st,
@@ -438,6 +439,65 @@ fn amagold_and_sghmc_extra_getters() {
         let mut r32 = [0.0f32; D];
         ok(sgs_sghmc_momentum_f32(&sg, r32.as_mut_ptr(), D));
         assert!(r32.iter().all(|v| v.is_finite()));
+    }
+    free(ud);
+}
+
+/// One call of each function of the warm-up API (f64): the size query, the step-size and mass
+/// setters, the dense getter, the report and the comparison of two chains.
+#[test]
+fn amagold_warmup_api() {
+    let ud: *mut c_void = Box::into_raw(Box::<Model>::default()).cast();
+    // SAFETY: as in the chain cases; every output is a local of the documented size.
+    unsafe {
+        assert_eq!(sgs_amagold_workspace_len_for(core::ptr::null(), D), 0);
+        let theta0 = [0.5, -0.25];
+        let mut chains: [sgs_amagold; 2] = core::mem::zeroed();
+        let mut wss = Vec::new();
+        for (c, mass) in chains.iter_mut().zip([SGS_MASS_DIAGONAL, SGS_MASS_DENSE]) {
+            let mut cfg = sgs_amagold_config_default(0.1);
+            cfg.steps = 2;
+            cfg.mass = mass;
+            let mut ws = vec![0.0; sgs_amagold_workspace_len_for(&cfg, D)];
+            ok(sgs_amagold_init(
+                c,
+                &cfg,
+                theta0.as_ptr(),
+                D,
+                ws.as_mut_ptr(),
+                ws.len(),
+                Some(energy::<f64>),
+                Some(gradient::<f64>),
+                ud,
+            ));
+            wss.push(ws);
+        }
+        let [diag, dense] = &mut chains;
+        ok(sgs_amagold_set_step_size(diag, 0.2));
+        ok(sgs_amagold_set_inverse_mass(diag, [0.5, 2.0].as_ptr(), D));
+        ok(sgs_amagold_set_inverse_mass_dense(
+            dense,
+            [1.5, 0.2, 0.2, 0.8].as_ptr(),
+            D * D,
+        ));
+        ok(sgs_amagold_step(diag, core::ptr::null_mut()));
+        ok(sgs_amagold_step(dense, core::ptr::null_mut()));
+        let mut k = [0.0; D * D];
+        ok(sgs_amagold_inverse_mass_dense(dense, k.as_mut_ptr(), D * D));
+        assert!(k[1] == k[2] && (k[0] - 1.5).abs() < 1e-12 && (k[3] - 0.8).abs() < 1e-12);
+        let mut rep = core::mem::zeroed::<sgs_warmup_report>();
+        ok(sgs_amagold_warmup_report(diag, &mut rep));
+        assert_eq!(rep.verdict, SGS_WARMUP_NONE);
+        let list: [*const sgs_amagold; 2] = [&*diag, &*dense];
+        let mut out = [core::mem::zeroed::<sgs_warmup_report>(); 2];
+        ok(sgs_amagold_warmup_compare(
+            list.as_ptr(),
+            2,
+            out.as_mut_ptr(),
+            2,
+        ));
+        assert!(out.iter().all(|r| r.verdict == SGS_WARMUP_NONE));
+        drop(wss);
     }
     free(ud);
 }

@@ -11,8 +11,10 @@
  *   mpiexec -n 4 ./amagold_chains --check
  *
  * Options: --iters K (at least 4: the split R-hat needs half-chains of 2 draws; default 20000),
- * --check. Exit status 0 when every check passed, 1 when one failed (or a chain did), 2 for bad
- * options. The samples are gathered with MPI_Gather, whose count is an int: K * 2 must not
+ * --warmup W (0, the default: none; W >= 20: each chain first runs the library's warm-up of W
+ * iterations, which learns the step size and a diagonal mass matrix and reports a verdict, and
+ * rank 0 prints every rank's verdict; the K samples follow it), --check. Exit status 0 when
+ * every check passed, 1 when one failed (or a chain did), 2 for bad options. The samples are gathered with MPI_Gather, whose count is an int: K * 2 must not
  * exceed INT_MAX (checked).
  *
  * Target: N(mu, diag(1, 4)) in d = 2, mu = (1, -2), with a noisy gradient (a stand-in for a data
@@ -51,24 +53,42 @@ static int32_t gradient(void *ud, const double *t, size_t d, uint64_t seed, doub
     return SGS_CB_OK;
 }
 
-/* Runs the chain of `stream` for `iters` iterations into `out` (iters x D). */
-static int32_t chain(uint64_t stream, size_t iters, double *out, double *acceptance) {
+/* Runs the chain of `stream` (after its warm-up of `warmup` iterations, if any) for `iters`
+ * iterations into `out` (iters x D); its warm-up report into `*report`. */
+static int32_t chain(uint64_t stream, size_t warmup, size_t iters, double *out, double *acceptance,
+                     sgs_warmup_report *report) {
     sgs_amagold_config c = sgs_amagold_config_default(0.3);
     c.seed = 2026;
     c.stream = stream;
+    if (warmup > 0) {
+        c.warmup = warmup;
+        c.mass = SGS_MASS_DIAGONAL;
+    }
     double theta0[D] = {0.0, 0.0};
-    size_t len = sgs_amagold_workspace_len(D);
+    size_t len = sgs_amagold_workspace_len_for(&c, D);
     double *ws = malloc(len * sizeof *ws + 1);
     if (!ws) return SGS_ERR_WORKSPACE_TOO_SMALL; /* the caller says "out of memory" */
     sgs_amagold s;
     memset(&s, 0, sizeof s);
     int32_t st = sgs_amagold_init(&s, &c, theta0, D, ws, len, energy, gradient, NULL);
+    for (size_t i = 0; i < warmup && st == SGS_OK; i++) st = sgs_amagold_step(&s, NULL);
+    if (st == SGS_OK) st = sgs_amagold_warmup_report(&s, report);
     sgs_amagold_run_summary sum;
     size_t done = 0;
     if (st == SGS_OK) st = sgs_amagold_run(&s, iters, out, iters * D, &done, &sum);
     if (st == SGS_OK) *acceptance = (double)sum.accepted / (double)sum.iterations;
     free(ws);
     return st;
+}
+
+static const char *verdict_name(uint32_t v) {
+    switch (v) {
+    case SGS_WARMUP_NONE: return "none";
+    case SGS_WARMUP_RUNNING: return "running";
+    case SGS_WARMUP_OK: return "OK";
+    case SGS_WARMUP_SUSPECT: return "SUSPECT";
+    default: return "?";
+    }
 }
 
 /* The mean and Monte Carlo standard error (sgs_stats: sqrt(variance / ESS)) of each coordinate of
@@ -93,18 +113,22 @@ int main(int argc, char **argv) {
     int rank, size, check = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    size_t iters = 20000;
+    size_t iters = 20000, warmup = 0;
     /* Every rank reads the same options, so every rank finds the same error (rank 0 says it). */
     const char *bad = NULL;
     for (int i = 1; i < argc && !bad; i++) {
         if (!strcmp(argv[i], "--check")) check = 1;
         else if (!strcmp(argv[i], "--iters")) {
             if (i + 1 >= argc || !parse_size(argv[++i], &iters)) bad = "--iters takes a number";
+        } else if (!strcmp(argv[i], "--warmup")) {
+            if (i + 1 >= argc || !parse_size(argv[++i], &warmup)) bad = "--warmup takes a number";
         } else {
             if (rank == 0) fprintf(stderr, "amagold_chains: unknown option %s\n", argv[i]);
-            bad = "usage: amagold_chains [--iters K] [--check]";
+            bad = "usage: amagold_chains [--iters K] [--warmup W] [--check]";
         }
     }
+    if (!bad && warmup > 0 && warmup < 20)
+        bad = "--warmup must be 0 or at least 20 (the mass matrix's first window needs 15 draws)";
     if (!bad && iters < 4) bad = "--iters must be at least 4: the split R-hat needs two half-chains of 2 draws";
     if (!bad && check && iters < CHECK_MIN_ITERS)
         bad = "--check needs --iters of at least 1000: on shorter chains the ESS, the standard error and the R-hat "
@@ -123,8 +147,12 @@ int main(int argc, char **argv) {
     double *all = rank == 0 ? malloc((size_t)size * iters * D * sizeof *all) : NULL;
     double *accs = rank == 0 ? malloc((size_t)size * sizeof *accs) : NULL;
     double *stats = rank == 0 ? malloc((size_t)size * 2 * D * sizeof *stats) : NULL;
-    int32_t st = !mine || (rank == 0 && (!all || !accs || !stats)) ? SGS_ERR_WORKSPACE_TOO_SMALL : SGS_OK;
-    if (st == SGS_OK) st = chain((uint64_t)rank, iters, mine, &acc);
+    sgs_warmup_report report;
+    memset(&report, 0, sizeof report);
+    sgs_warmup_report *reports = rank == 0 ? malloc((size_t)size * sizeof *reports) : NULL;
+    int32_t st = !mine || (rank == 0 && (!all || !accs || !stats || !reports)) ? SGS_ERR_WORKSPACE_TOO_SMALL
+                                                                               : SGS_OK;
+    if (st == SGS_OK) st = chain((uint64_t)rank, warmup, iters, mine, &acc, &report);
     if (st == SGS_OK) st = chain_stats(mine, iters, mstat);
     if (st != SGS_OK)
         fprintf(stderr, "amagold_chains: rank %d: %s\n", rank,
@@ -132,17 +160,31 @@ int main(int argc, char **argv) {
     int failed = st != SGS_OK, any_failed = 0;
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
     if (any_failed) {
-        free(mine), free(all), free(accs), free(stats);
+        free(mine), free(all), free(accs), free(stats), free(reports);
         MPI_Finalize();
         return 1;
     }
     MPI_Gather(mine, (int)(iters * D), MPI_DOUBLE, all, (int)(iters * D), MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Gather(&acc, 1, MPI_DOUBLE, accs, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Gather(mstat, 2 * D, MPI_DOUBLE, stats, 2 * D, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    /* The report is plain data (doubles and integers): gathered as bytes. */
+    MPI_Gather(&report, (int)sizeof report, MPI_BYTE, reports, (int)sizeof report, MPI_BYTE, 0, MPI_COMM_WORLD);
     int ok = 1;
     if (rank == 0) {
         size_t m = (size_t)size, half = iters / 2;
-        printf("amagold_chains: %d chain(s) (one per rank, stream = rank), %zu iterations each\n", size, iters);
+        printf("amagold_chains: %d chain(s) (one per rank, stream = rank), %zu iterations each", size, iters);
+        if (warmup > 0) printf(" after a warm-up of %zu (diagonal mass matrix)", warmup);
+        printf("\n");
+        for (int r = 0; r < size && warmup > 0; r++) {
+            const sgs_warmup_report *w = &reports[r];
+            printf("  rank %d: warm-up verdict %s (reasons 0x%x), step size %.4f, final window: acceptance %.3f "
+                   "(target %.2f), energy trend z %.2f, E-BFMI %.2f; metric condition number %.2f\n",
+                   r, verdict_name(w->verdict), (unsigned)w->reasons, w->step_size, w->accept_rate, w->target_accept,
+                   w->energy_trend_z, w->bfmi, w->condition_number);
+            /* A SUSPECT verdict asks for a look, it is not an error; a warm-up that did not end
+             * (or a report of no warm-up) would be one. */
+            if (check) ok &= w->verdict == SGS_WARMUP_OK || w->verdict == SGS_WARMUP_SUSPECT;
+        }
         for (size_t l = 0; l < D; l++) {
             /* Pooled mean and variance; split R-hat over the 2m half-chains; the Monte Carlo
              * standard error of the pooled mean from the chains' own (independent chains: the
@@ -204,17 +246,20 @@ int main(int argc, char **argv) {
             int same = serial != NULL;
             if (!serial) fprintf(stderr, "amagold_chains: out of memory for the serial rerun\n");
             for (int r = 0; r < size && same; r++) {
-                same &= chain((uint64_t)r, iters, serial, &a2) == SGS_OK &&
+                sgs_warmup_report w2;
+                same &= chain((uint64_t)r, warmup, iters, serial, &a2, &w2) == SGS_OK &&
+                        memcmp(&w2, &reports[r], sizeof w2) == 0 &&
                         memcmp(serial, all + (size_t)r * iters * D, iters * D * sizeof *serial) == 0;
             }
-            printf("amagold_chains: every rank's chain == the serial chain of its stream, bit for bit: %s\n",
+            printf("amagold_chains: every rank's chain (and warm-up report) == the serial chain of its stream, bit for "
+                   "bit: %s\n",
                    same ? "yes" : "NO");
             ok &= same;
             free(serial);
         }
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    free(mine), free(all), free(accs), free(stats);
+    free(mine), free(all), free(accs), free(stats), free(reports);
     MPI_Finalize();
     return ok ? 0 : 1;
 }

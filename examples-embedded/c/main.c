@@ -1,8 +1,10 @@
 /* The C firmware: sgsample's C API (include/sgsample.h, libsgsample.a built for
  * thumbv7em-none-eabihf) from a C main() on QEMU's mps2-an386 (Cortex-M4F), all buffers static.
  *
- * It repeats the AMAGOLD runs and the Student-t RBM-SVGD run of ../src/runs.rs (same models, same operations in the same order,
- * same configurations) and prints the same lines, so scripts/test-firmware.sh compares its output
+ * It repeats the AMAGOLD runs (a dense mass matrix and a step size given through the setters, and
+ * a warm-up with the approach that learns a diagonal one, included) and the Student-t RBM-SVGD
+ * run of ../src/runs.rs (same models, same operations in the same order, same configurations)
+ * and prints the same lines, so scripts/test-firmware.sh compares its output
  * with the host's bit for bit. Compile with -ffp-contract=off: a fused multiply-add would round
  * once where the Rust side rounds twice. The models use no libm function (newlib's would not give
  * the bits of the Rust libm the host uses); the gradient noise is an integer hash of the
@@ -155,25 +157,40 @@ struct run {
     uint64_t warmup;
     uint64_t seed;
     uint64_t stream;
+    uint32_t mass;
     size_t d;
     double theta0[3];
     uint32_t iterations;
+    double set_step_size;          /* set after init when positive */
+    const double *set_inverse_mass_dense; /* d x d, set after init when not NULL */
 };
 
-static const struct run RUNS[3] = {
-    {"amagold-dw-rev", DOUBLE_WELL, 0.25, 10, SGS_VARIANT_REVERSIBLE, 40, 2020, 0, 1, {0.0}, 160},
-    {"amagold-dw-nonrev", DOUBLE_WELL, 0.25, 10, SGS_VARIANT_NON_REVERSIBLE, 0, 2020, 1, 1, {0.0},
-     80},
-    {"amagold-g3-rev", GAUSS3, 0.3, 5, SGS_VARIANT_REVERSIBLE, 0, 7, 3, 3, {1.0, -1.0, 2.0}, 60},
+/* runs.rs's G3_COV: near the covariance of the 3-D Gaussian. */
+static const double G3_COV[9] = {0.58, -0.33, -0.17, -0.33, 1.33, 0.67, -0.17, 0.67, 2.33};
+
+static const struct run RUNS[5] = {
+    {"amagold-dw-rev", DOUBLE_WELL, 0.25, 10, SGS_VARIANT_REVERSIBLE, 40, 2020, 0, SGS_MASS_UNIT, 1,
+     {0.0}, 160, 0.0, NULL},
+    {"amagold-dw-nonrev", DOUBLE_WELL, 0.25, 10, SGS_VARIANT_NON_REVERSIBLE, 0, 2020, 1,
+     SGS_MASS_UNIT, 1, {0.0}, 80, 0.0, NULL},
+    {"amagold-g3-rev", GAUSS3, 0.3, 5, SGS_VARIANT_REVERSIBLE, 0, 7, 3, SGS_MASS_UNIT, 3,
+     {1.0, -1.0, 2.0}, 60, 0.0, NULL},
+    {"amagold-g3-dense-set", GAUSS3, 0.2, 5, SGS_VARIANT_NON_REVERSIBLE, 0, 11, 0, SGS_MASS_DENSE, 3,
+     {1.0, -1.0, 2.0}, 60, 0.5, G3_COV},
+    {"amagold-g3-warm-diag", GAUSS3, 0.1, 5, SGS_VARIANT_REVERSIBLE, 60, 13, 0, SGS_MASS_DIAGONAL, 3,
+     {6.0, -4.0, 8.0}, 90, 0.0, NULL},
 };
 
 #define MAX_D 3
+/* The largest workspace of the runs: d = 3 with a diagonal mass matrix and the warm-up's
+ * approach, 6·d + 4·d + 12·d (checked against sgs_amagold_workspace_len_for at run time). */
+#define AMAGOLD_WS (22 * MAX_D)
 
 /* All buffers static: the sampler states (zero-initialised, as the header asks) and workspaces. */
 static sgs_amagold state64;
 static sgs_amagold_f32 state32;
-static double ws64[6 * MAX_D];
-static float ws32[6 * MAX_D];
+static double ws64[AMAGOLD_WS];
+static float ws32[AMAGOLD_WS];
 
 static uint64_t bits64(double x)
 {
@@ -203,7 +220,17 @@ static struct sgs_amagold_config config(const struct run *r)
     c.warmup = r->warmup;
     c.seed = r->seed;
     c.stream = r->stream;
+    c.mass = r->mass;
     return c;
+}
+
+/* runs.rs's extra lines of a run with a mass matrix or a warm-up: the inverse mass's diagonal
+ * and the step size, then the warm-up report's verdict, reasons, metric updates, iterations. */
+static void report_lines(const struct run *r, const char *type, const sgs_warmup_report *w)
+{
+    printf("%s-%s report %lu %lu %lu %llu\n", r->name, type, (unsigned long)w->verdict,
+           (unsigned long)w->reasons, (unsigned long)w->metric_updates,
+           (unsigned long long)w->iterations);
 }
 
 static struct model model_of(const struct run *r)
@@ -217,12 +244,17 @@ static int run64(const struct run *r)
     struct sgs_amagold_config c = config(r);
     struct model m = model_of(r);
     memset(&state64, 0, sizeof state64);
-    if (sgs_amagold_workspace_len(r->d) > sizeof ws64 / sizeof ws64[0])
+    if (sgs_amagold_workspace_len_for(&c, r->d) > sizeof ws64 / sizeof ws64[0])
         return fail("workspace", r->name, SGS_ERR_WORKSPACE_TOO_SMALL);
     int32_t s = sgs_amagold_init(&state64, &c, r->theta0, r->d, ws64, sizeof ws64 / sizeof ws64[0],
                                  energy64, gradient64, &m);
     if (s != SGS_OK)
         return fail("init", r->name, s);
+    if (r->set_step_size > 0.0 && (s = sgs_amagold_set_step_size(&state64, r->set_step_size)) != SGS_OK)
+        return fail("set_step_size", r->name, s);
+    if (r->set_inverse_mass_dense &&
+        (s = sgs_amagold_set_inverse_mass_dense(&state64, r->set_inverse_mass_dense, r->d * r->d)) != SGS_OK)
+        return fail("set_inverse_mass_dense", r->name, s);
     unsigned accepted = 0;
     for (uint32_t k = 0; k < r->iterations; k++) {
         struct sgs_amagold_info info;
@@ -241,6 +273,21 @@ static int run64(const struct run *r)
     if ((s = sgs_amagold_energy(&state64, &u)) != SGS_OK)
         return fail("energy", r->name, s);
     printf("%s-f64 end %u %016llx\n", r->name, accepted, (unsigned long long)bits64(u));
+    if (r->mass != SGS_MASS_UNIT || r->warmup > 0) {
+        double k[MAX_D], eps;
+        sgs_warmup_report w;
+        if ((s = sgs_amagold_inverse_mass(&state64, k, MAX_D)) != SGS_OK)
+            return fail("inverse_mass", r->name, s);
+        if ((s = sgs_amagold_step_size(&state64, &eps)) != SGS_OK)
+            return fail("step_size", r->name, s);
+        if ((s = sgs_amagold_warmup_report(&state64, &w)) != SGS_OK)
+            return fail("warmup_report", r->name, s);
+        printf("%s-f64 mass", r->name);
+        for (size_t i = 0; i < r->d; i++)
+            printf(" %016llx", (unsigned long long)bits64(k[i]));
+        printf(" %016llx\n", (unsigned long long)bits64(eps));
+        report_lines(r, "f64", &w);
+    }
     return 0;
 }
 
@@ -252,12 +299,22 @@ static int run32(const struct run *r)
     for (size_t i = 0; i < r->d; i++)
         theta0[i] = (float)r->theta0[i];
     memset(&state32, 0, sizeof state32);
-    if (sgs_amagold_workspace_len_f32(r->d) > sizeof ws32 / sizeof ws32[0])
+    if (sgs_amagold_workspace_len_for_f32(&c, r->d) > sizeof ws32 / sizeof ws32[0])
         return fail("workspace", r->name, SGS_ERR_WORKSPACE_TOO_SMALL);
     int32_t s = sgs_amagold_init_f32(&state32, &c, theta0, r->d, ws32,
                                      sizeof ws32 / sizeof ws32[0], energy32, gradient32, &m);
     if (s != SGS_OK)
         return fail("init", r->name, s);
+    if (r->set_step_size > 0.0 &&
+        (s = sgs_amagold_set_step_size_f32(&state32, r->set_step_size)) != SGS_OK)
+        return fail("set_step_size", r->name, s);
+    if (r->set_inverse_mass_dense) {
+        float k[MAX_D * MAX_D];
+        for (size_t i = 0; i < r->d * r->d; i++)
+            k[i] = (float)r->set_inverse_mass_dense[i];
+        if ((s = sgs_amagold_set_inverse_mass_dense_f32(&state32, k, r->d * r->d)) != SGS_OK)
+            return fail("set_inverse_mass_dense", r->name, s);
+    }
     unsigned accepted = 0;
     for (uint32_t k = 0; k < r->iterations; k++) {
         struct sgs_amagold_info info;
@@ -276,6 +333,22 @@ static int run32(const struct run *r)
     if ((s = sgs_amagold_energy_f32(&state32, &u)) != SGS_OK)
         return fail("energy", r->name, s);
     printf("%s-f32 end %u %016llx\n", r->name, accepted, (unsigned long long)bits64(u));
+    if (r->mass != SGS_MASS_UNIT || r->warmup > 0) {
+        float k[MAX_D];
+        double eps;
+        sgs_warmup_report w;
+        if ((s = sgs_amagold_inverse_mass_f32(&state32, k, MAX_D)) != SGS_OK)
+            return fail("inverse_mass", r->name, s);
+        if ((s = sgs_amagold_step_size_f32(&state32, &eps)) != SGS_OK)
+            return fail("step_size", r->name, s);
+        if ((s = sgs_amagold_warmup_report_f32(&state32, &w)) != SGS_OK)
+            return fail("warmup_report", r->name, s);
+        printf("%s-f32 mass", r->name);
+        for (size_t i = 0; i < r->d; i++)
+            printf(" %08lx", (unsigned long)bits32(k[i]));
+        printf(" %016llx\n", (unsigned long long)bits64(eps));
+        report_lines(r, "f32", &w);
+    }
     return 0;
 }
 

@@ -17,14 +17,16 @@
 //!
 //! AMAGOLD: one line per iteration, `<run> <k> <a|r> <hex>…`, the coordinates as the hexadecimal
 //! bits of their IEEE representation so that comparing text compares bits, then `<run> end
-//! <accepted> <energy bits>`. SVGD: one line per checkpoint iteration k, `<run> <k> <hex>…` with
+//! <accepted> <energy bits>`; a run with a mass matrix or a warm-up then adds `<run> mass <k
+//! bits>… <step size bits>` (the inverse mass's diagonal) and `<run> report <verdict> <reasons>
+//! <metric updates> <iterations>` (its warm-up report). SVGD: one line per checkpoint iteration k, `<run> <k> <hex>…` with
 //! all N particles.
 #![allow(dead_code)]
 
 use core::fmt::{self, Write};
 use sgsample::{
-    Amagold, AmagoldConfig, Batching, Error, Float, Gradient, KernelChoice, Potential, StepRule,
-    Stop, Svgd, SvgdConfig, Variant,
+    Amagold, AmagoldConfig, Batching, Error, Float, Gradient, KernelChoice, Mass, Potential,
+    StepRule, Stop, Svgd, SvgdConfig, Variant,
 };
 // SplitMix64 (a bijective 64-bit integer hash): the library's, the one `c/main.c` repeats.
 use sgsample::rng::splitmix64;
@@ -124,7 +126,8 @@ pub enum ModelKind {
     Gauss3,
 }
 
-/// One AMAGOLD run: model, configuration, start, length.
+/// One AMAGOLD run: model, configuration, start, length, and what is set before its first
+/// iteration.
 pub struct AmagoldRun {
     /// Run label (first word of every output line).
     pub name: &'static str,
@@ -136,11 +139,28 @@ pub struct AmagoldRun {
     pub theta0: &'static [f64],
     /// Outer iterations.
     pub iterations: u32,
+    /// The step size set through the setter after `new` (0: none).
+    pub set_step_size: f64,
+    /// A dense inverse mass matrix (d×d, row-major) set through the setter after `new` (empty:
+    /// none).
+    pub set_inverse_mass_dense: &'static [f64],
+}
+
+impl AmagoldRun {
+    /// Whether the run has more than the plain reference build can repeat: a mass matrix, a
+    /// warm-up (the current one, with its approach), or a setter.
+    pub const fn core_only(&self) -> bool {
+        !matches!(self.cfg.mass, Mass::Unit)
+            || self.cfg.warmup > 0
+            || self.set_step_size > 0.0
+            || !self.set_inverse_mass_dense.is_empty()
+    }
 }
 
 /// Largest dimension among the runs (for static buffers).
 pub const MAX_D: usize = G3_D;
 
+#[allow(clippy::too_many_arguments)]
 const fn cfg(
     step_size: f64,
     steps: u32,
@@ -148,6 +168,7 @@ const fn cfg(
     warmup: u64,
     seed: u64,
     stream: u64,
+    mass: Mass,
 ) -> AmagoldConfig {
     let mut c = AmagoldConfig::new(step_size);
     c.steps = steps;
@@ -155,35 +176,82 @@ const fn cfg(
     c.warmup = warmup;
     c.seed = seed;
     c.stream = stream;
+    c.mass = mass;
     c
 }
 
+/// Near the covariance P⁻¹ of [`Gauss3`] (symmetric positive definite), the metric the dense
+/// run sets.
+pub const G3_COV: [f64; 9] = [0.58, -0.33, -0.17, -0.33, 1.33, 0.67, -0.17, 0.67, 2.33];
+
 /// The AMAGOLD runs, each done once in `f64` and once in `f32` (the name gets `-f64`/`-f32`).
 /// The double-well runs use §1.3's setting (ε = 0.25, β = 0.25, T = 10, σ = 1, θ₀ = 0); the first
-/// starts with a dual-averaging warm-up so the `exp`/`log`/`pow` path runs too.
-pub const AMAGOLD_RUNS: [AmagoldRun; 3] = [
+/// starts with a warm-up (its approach, then the dual averaging: the `exp`/`log`/`pow` path runs
+/// too). On the 3-D Gaussian: the plain chain; a dense mass matrix and ε set through the setters
+/// (no warm-up); a warm-up with the approach from a far start that learns a diagonal mass matrix.
+pub const AMAGOLD_RUNS: [AmagoldRun; 5] = [
     AmagoldRun {
         name: "amagold-dw-rev",
         model: ModelKind::DoubleWell,
-        cfg: cfg(0.25, 10, Variant::Reversible, 40, 2020, 0),
+        cfg: cfg(0.25, 10, Variant::Reversible, 40, 2020, 0, Mass::Unit),
         theta0: &[0.0],
         iterations: 160,
+        set_step_size: 0.0,
+        set_inverse_mass_dense: &[],
     },
     AmagoldRun {
         name: "amagold-dw-nonrev",
         model: ModelKind::DoubleWell,
-        cfg: cfg(0.25, 10, Variant::NonReversible, 0, 2020, 1),
+        cfg: cfg(0.25, 10, Variant::NonReversible, 0, 2020, 1, Mass::Unit),
         theta0: &[0.0],
         iterations: 80,
+        set_step_size: 0.0,
+        set_inverse_mass_dense: &[],
     },
     AmagoldRun {
         name: "amagold-g3-rev",
         model: ModelKind::Gauss3,
-        cfg: cfg(0.3, 5, Variant::Reversible, 0, 7, 3),
+        cfg: cfg(0.3, 5, Variant::Reversible, 0, 7, 3, Mass::Unit),
         theta0: &[1.0, -1.0, 2.0],
         iterations: 60,
+        set_step_size: 0.0,
+        set_inverse_mass_dense: &[],
+    },
+    AmagoldRun {
+        name: "amagold-g3-dense-set",
+        model: ModelKind::Gauss3,
+        cfg: cfg(0.2, 5, Variant::NonReversible, 0, 11, 0, Mass::Dense),
+        theta0: &[1.0, -1.0, 2.0],
+        iterations: 60,
+        set_step_size: 0.5,
+        set_inverse_mass_dense: &G3_COV,
+    },
+    AmagoldRun {
+        name: "amagold-g3-warm-diag",
+        model: ModelKind::Gauss3,
+        cfg: cfg(0.1, 5, Variant::Reversible, 60, 13, 0, Mass::Diagonal),
+        theta0: &[6.0, -4.0, 8.0],
+        iterations: 90,
+        set_step_size: 0.0,
+        set_inverse_mass_dense: &[],
     },
 ];
+
+/// A workspace length that covers every AMAGOLD run (the size query of each run's
+/// configuration).
+pub const AMAGOLD_WS: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < AMAGOLD_RUNS.len() {
+        let r = &AMAGOLD_RUNS[i];
+        let m = Amagold::<f64>::workspace_len_for(&r.cfg, r.theta0.len());
+        if m > n {
+            n = m;
+        }
+        i += 1;
+    }
+    n
+};
 
 /// A coordinate type printed as the hexadecimal bits of its IEEE representation.
 pub trait Bits: Float {
@@ -288,6 +356,17 @@ fn amagold_with<T: Bits, M: Potential<T>>(
         *t = T::from_f64(v);
     }
     let mut chain = Amagold::new(&run.cfg, theta0, ws, model)?;
+    if run.set_step_size > 0.0 {
+        chain.set_step_size(run.set_step_size)?;
+    }
+    if !run.set_inverse_mass_dense.is_empty() {
+        let mut k = [T::ZERO; MAX_D * MAX_D];
+        for (x, &v) in k.iter_mut().zip(run.set_inverse_mass_dense) {
+            *x = T::from_f64(v);
+        }
+        let k = k.get(..d * d).ok_or(Error::LengthMismatch)?;
+        chain.set_inverse_mass_dense(k)?;
+    }
     let mut accepted = 0;
     for k in 0..run.iterations {
         let info = chain.step(model)?;
@@ -295,7 +374,34 @@ fn amagold_with<T: Bits, M: Potential<T>>(
         sample_line(w, run.name, k, info.accepted, chain.position())?;
     }
     end_line::<T>(w, run.name, accepted, chain.energy())?;
+    if !matches!(run.cfg.mass, Mass::Unit) || run.cfg.warmup > 0 {
+        let mut k = [T::ZERO; MAX_D];
+        let k = k.get_mut(..d).ok_or(Error::LengthMismatch)?;
+        chain.inverse_mass(k)?;
+        mass_line(w, run.name, k, chain.step_size())?;
+        let r = chain.warmup_report();
+        writeln!(
+            w,
+            "{}-{} report {} {} {} {}",
+            run.name,
+            T::NAME,
+            r.verdict as u32,
+            r.reasons,
+            r.metric_updates,
+            r.iterations
+        )?;
+    }
     Ok(())
+}
+
+/// `<run>-<type> mass <k bits>… <step size bits>`
+pub fn mass_line<T: Bits>(w: &mut dyn Write, name: &str, k: &[T], eps: f64) -> fmt::Result {
+    write!(w, "{}-{} mass", name, T::NAME)?;
+    for &v in k {
+        w.write_char(' ')?;
+        v.write_hex(w)?;
+    }
+    writeln!(w, " {:016x}", eps.to_bits())
 }
 
 /// The 1-D Gaussian mixture of docs/algorithms.md §2.4, π = ⅓N(−2, 1) + ⅔N(2, 1):

@@ -21,12 +21,20 @@
 //! `sgs_*_clear`, or clears the moved bytes, or leaves them as garbage. `sgs_*_clear` is also
 //! called on any pointer.
 //!
-//! AMAGOLD's mass-matrix warm-up: the config's `adapt_mass` on or off (or an invalid option
-//! word), warm-ups too short (0, 19), 20 to 67 (windows that end within an input) or long;
-//! workspaces of `sgs_amagold_workspace_len_mass` (10·d), one short, 6·d (too short), longer;
-//! `sgs_amagold_inverse_mass` with right, short, zero, huge, NULL or overlapping outputs; copies of
-//! mass-matrix chains onto 10·d, 6·d and other workspaces; callbacks that abort, reject or return
-//! NaN or ∞ at any point of the warm-up (the models' scripts).
+//! AMAGOLD's warm-up API (0.4): the config's `mass` (unit, diagonal, dense, or an unknown word),
+//! `approach`, `jitter_steps` and `reserved` (valid or not); warm-ups too short for a mass matrix
+//! (1-19), none (the matrix the identity until set), 20 to 67 (windows that end within an input,
+//! after the approach's share) or long; workspaces of `sgs_amagold_workspace_len_for`, one short,
+//! 6·d, 10·d, longer; copies onto such workspaces; at any point of the sequence, on any state
+//! pointer: `…_set_step_size` (typical, 0, negative, NaN, ∞, denormal, 0 or ∞ in float),
+//! `…_set_inverse_mass` and `…_set_inverse_mass_dense` (values positive, 0, −0, negative, NaN,
+//! ±∞, tiny, huge; dense matrices symmetric positive definite by construction, spoilt in one
+//! entry, or arbitrary; `k` anywhere, lengths right, short, zero, huge), `…_inverse_mass` and
+//! `…_inverse_mass_dense`, `…_warmup_report`, and `…_warmup_compare` over lists of live chains
+//! (several, repeated, of other dimensions; NULL, garbage and other kinds' states; 0, 1-6 or
+//! 60-67 entries) with the output anywhere (over a state, a workspace, the list);
+//! `sgs_amagold_workspace_len_for` against the header's rule; callbacks that abort, reject or
+//! return NaN or ∞ at any point of the warm-up (the models' scripts).
 //!
 //! Oracle, checked after every call:
 //! * every status is documented (`sgs_status_str` is not "unknown status");
@@ -34,12 +42,26 @@
 //!   that means the state and the workspace are unchanged, except what `run` documents (the
 //!   rows, totals and state of the iterations completed before the error);
 //! * after a failed chain iteration (callback ABORT) only AMAGOLD's scratch blocks may differ
-//!   (its position, momentum, mass factors and window sums may not), and everything the getters
-//!   read (position, momentum, inverse mass, iteration and divergence counts, energy, step size,
-//!   warm-up flag) is as before;
+//!   (its position, momentum, mass factors, window sums and the approach's pairs may not), and
+//!   everything the getters read (position, momentum, inverse mass diagonal and d×d, iteration
+//!   and divergence counts, energy, step size, warm-up flag, every field of the warm-up report)
+//!   is as before (one known exception, reported and marked in `scratch`: the dense curvature
+//!   step's co-moment block);
 //! * after `SGS_OK` every position (chain position, every row of `run`, every SVGD particle) is
 //!   finite, and the inverse mass is all ones without a mass matrix (and at init), else positive
-//!   and finite;
+//!   and finite; the d×d inverse mass is symmetric with a positive diagonal (the identity without
+//!   a mass matrix, diagonal for a diagonal one);
+//! * the warm-up API: a refused setter changes nothing; a setter that succeeds was given a live
+//!   chain of a matching kind and `k_len` = d (d²), writes only that chain's state and workspace,
+//!   and the getters then read what it set (a diagonal exactly; through a dense factor to
+//!   rounding), the position unchanged; with a live chain and a valid disjoint `k` of the right
+//!   length the status is `SGS_OK`, `SGS_ERR_INVALID_MASS` (values) or `SGS_ERR_MASS_MISMATCH`
+//!   (kind) as the values and kind say; `set_step_size` on a live chain is `SGS_OK` exactly when
+//!   ε is finite and positive in the coordinate type, and changes only the step size; every
+//!   report's verdict is one of the four, OK and NONE without reasons and SUSPECT with one, only
+//!   documented flags, RUNNING exactly while the chain is in its warm-up; a comparison that
+//!   succeeds writes exactly k reports, each the chain's own but for `CHAINS_DISAGREE` (then
+//!   SUSPECT), over live chains of one dimension, and one that every rule allows must succeed;
 //! * a successful `sgs_*_copy` of a chain reads as its source, and then the source and the copy,
 //!   stepped alternately with their shared model's script rewound, return the same statuses,
 //!   call their callbacks alike and read alike after every iteration;
@@ -269,6 +291,29 @@ const TAGS: [&[u8; 8]; 8] = [
     b"sgsSVG32",
 ];
 
+/// What a chain's workspace holds beyond its 6·d (AMAGOLD; zero for the other chains): the mass
+/// matrix (`SGS_MASS_…`, 0 without one or for an unknown value) and whether the approach's blocks
+/// follow (a warm-up with `approach = 1`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Layout {
+    mass: u32,
+    approach: bool,
+}
+
+impl Layout {
+    fn has_mass(&self) -> bool {
+        self.mass != SGS_MASS_UNIT
+    }
+    /// Elements of the mass blocks for dimension d.
+    fn mass_len(&self, d: usize) -> usize {
+        match self.mass {
+            SGS_MASS_DIAGONAL => 4 * d,
+            SGS_MASS_DENSE => 2 * d + d * (d + 1),
+            _ => 0,
+        }
+    }
+}
+
 trait ChainApi {
     type T: Flt;
     type Cfg: Copy;
@@ -278,18 +323,33 @@ trait ChainApi {
     const SUM: usize;
     fn cfg(b: &mut Bytes) -> Self::Cfg;
     fn ws_len(d: usize) -> usize;
-    /// The workspace length a chain of config `c` uses (AMAGOLD with `adapt_mass`: the mass
-    /// query's 10·d), and whether it has a mass matrix.
-    fn ws_need(c: &Self::Cfg, d: usize) -> (usize, bool);
-    /// `sgs_amagold_workspace_len_mass`, if the sampler has a mass matrix.
-    fn ws_len_mass(d: usize) -> Option<usize>;
+    /// The workspace length a chain of config `c` uses (AMAGOLD: `sgs_amagold_workspace_len_for`,
+    /// which depends on the mass matrix and the approach), and its layout.
+    fn ws_need(c: &Self::Cfg, d: usize) -> (usize, Layout);
+    /// Whether the sampler has AMAGOLD's mass matrix, setters, report and comparison.
+    const WARMUP_API: bool;
+    /// `sgs_amagold_workspace_len_for(config, d)` (NULL config: `c = None`), if the sampler has it.
+    unsafe fn ws_len_for(c: *const Self::Cfg, d: usize) -> Option<usize>;
     /// The inverse-mass getter, if the sampler has one.
     unsafe fn inverse_mass(s: *const u8, out: *mut Self::T, ol: usize) -> Option<i32>;
+    /// The dense inverse-mass getter (d² values), if the sampler has one.
+    unsafe fn inverse_mass_dense(s: *const u8, out: *mut Self::T, ol: usize) -> Option<i32>;
+    /// `…_set_step_size`, if the sampler has one.
+    unsafe fn set_step_size(s: *mut u8, eps: f64) -> Option<i32>;
+    /// `…_set_inverse_mass` (`dense`: `…_set_inverse_mass_dense`), if the sampler has them.
+    unsafe fn set_inverse_mass(dense: bool, s: *mut u8, k: *const Self::T, kl: usize) -> Option<i32>;
+    /// `…_warmup_report`, if the sampler has one.
+    unsafe fn warmup_report(s: *const u8, out: *mut sgs_warmup_report) -> Option<i32>;
+    /// `…_warmup_compare`, if the sampler has one.
+    unsafe fn warmup_compare(states: *const *const u8, k: usize, out: *mut sgs_warmup_report, ol: usize)
+        -> Option<i32>;
     /// Element ranges of the workspace that a failed (aborted) iteration may leave changed:
-    /// AMAGOLD's scratch blocks (θ', r₀, the working r, g); the position, the persistent momentum
-    /// and the four mass blocks (factors, running window sums) must stay. `None`: the whole
-    /// workspace (the other chains' layouts are not spelt out here).
-    fn scratch(d: usize) -> Option<[(usize, usize); 2]>;
+    /// AMAGOLD's scratch blocks (θ', r₀, the working r, g; the dense chain's gradient in φ's
+    /// coordinates; the approach's diagonal scaling and scratch gradient); the position, the
+    /// persistent momentum, the mass blocks (factors, running window sums) and the approach's
+    /// pairs must stay. `None`: the whole workspace (the other chains' layouts are not spelt out
+    /// here).
+    fn scratch(d: usize, lay: Layout, in_warmup: bool) -> Option<Vec<(usize, usize)>>;
     fn state_size() -> usize;
     fn state_align() -> usize;
     #[allow(clippy::too_many_arguments)]
@@ -340,23 +400,29 @@ fn amagold_cfg(b: &mut Bytes) -> sgs_amagold_config {
         c.variant = b.u32_small(1);
     }
     c.seed = u64::from(b.u8());
-    // The stream byte's high bits choose the mass-matrix warm-up (0-4, most: off, and no more
-    // bytes read, so inputs written before it decode as they did).
+    // The stream byte: bits 0-1 the stream, bits 2-4 the mass matrix (0-4, most: unit, and no
+    // more bytes read), bits 5-7 the new option words without another byte (bit 5: jittered T,
+    // bit 6: no approach; with a mass matrix bit 7: dense rather than diagonal).
     let k = b.u8();
     c.stream = u64::from(k % 4);
+    c.jitter_steps = u32::from(k & 0x20 != 0);
+    c.approach = u32::from(k & 0x40 == 0);
     match (k >> 2) % 8 {
         0..=4 => {}
         5 | 6 => {
-            c.adapt_mass = 1;
+            c.mass = if k & 0x80 != 0 { SGS_MASS_DENSE } else { SGS_MASS_DIAGONAL };
             // Mostly warm-ups whose windows end within an input's few hundred iterations
-            // (20: the shortest allowed); also too short (19, 0: `SGS_ERR_INVALID_WARMUP`), and
-            // Stan's full schedule (≥ 150) or a huge one.
+            // (20: the shortest allowed; with the approach its share comes first); also too
+            // short (1-19: `SGS_ERR_INVALID_WARMUP`), none (the matrix is the identity until a
+            // setter sets it), Stan's full schedule (≥ 150) or a huge one.
             c.warmup = match b.u8() % 16 {
                 0 => 19,
                 1 => 0,
                 2 => 20,
                 3 => 150 + u64::from(b.u8()),
                 4 => b.u64(),
+                5 => 1 + u64::from(b.u8() % 19),
+                6 => 0,
                 _ => 20 + u64::from(b.u8() % 48),
             };
             if b.u8() % 4 == 0 {
@@ -365,12 +431,22 @@ fn amagold_cfg(b: &mut Bytes) -> sgs_amagold_config {
         }
         _ => {
             // Invalid option words (`SGS_ERR_INVALID_OPTION`), or valid ones by chance.
-            c.adapt_mass = b.u32_small(1);
+            c.mass = b.u32_small(2);
             c.reserved = b.u32_small(0);
+            c.approach = b.u32_small(1);
+            c.jitter_steps = b.u32_small(1);
             c.warmup = 20 + u64::from(b.u8() % 48);
         }
     }
     c
+}
+
+/// The layout of an AMAGOLD configuration (for a config `init` may refuse: what its words say).
+fn amagold_layout(c: &sgs_amagold_config) -> Layout {
+    Layout {
+        mass: if c.mass <= SGS_MASS_DENSE { c.mass } else { SGS_MASS_UNIT },
+        approach: c.warmup > 0 && c.approach == 1,
+    }
 }
 
 fn sghmc_cfg(b: &mut Bytes) -> sgs_sghmc_config {
@@ -401,7 +477,8 @@ macro_rules! chain_impl {
      $wsl:ident $size:ident $align:ident $init:ident $step:ident $run:ident $pos:ident
      $iters:ident $divs:ident $dim:ident $clear:ident $copy:ident,
      momentum = [$($mom:ident)?],
-     mass = [$($wsm:ident $inv:ident)?],
+     mass = [$($wsf:ident $inv:ident $invd:ident $sss:ident $sim:ident $simd:ident $rep:ident $cmp:ident)?],
+     layout = $layout:expr,
      extra = |$k:ident, $s:ident, $out:ident| $extra:expr) => {
         struct $K;
         impl ChainApi for $K {
@@ -418,26 +495,79 @@ macro_rules! chain_impl {
                 $wsl(d)
             }
             #[allow(unused_variables)]
-            fn ws_need(c: &$Cfg, d: usize) -> (usize, bool) {
-                $(if c.adapt_mass == 1 {
-                    return ($wsm(d), true);
-                })?
-                ($wsl(d), false)
+            fn ws_need(c: &$Cfg, d: usize) -> (usize, Layout) {
+                let lay: fn(&$Cfg) -> Layout = $layout;
+                let lay = lay(c);
+                $(
+                    // SAFETY: a config on the stack.
+                    // (0 for an unknown `mass`, which init refuses: then 6·d.)
+                    return (unsafe { $wsf(c, d) }.max($wsl(d)), lay);
+                )?
+                #[allow(unreachable_code)]
+                ($wsl(d), lay)
             }
+            const WARMUP_API: bool = false $(|| { let _ = $wsf; true })?;
             #[allow(unused_variables)]
-            fn ws_len_mass(d: usize) -> Option<usize> {
-                None $(.or(Some($wsm(d))))?
+            unsafe fn ws_len_for(c: *const $Cfg, d: usize) -> Option<usize> {
+                None $(.or(Some(unsafe { $wsf(c, d) })))?
             }
             #[allow(unused_variables)]
             unsafe fn inverse_mass(s: *const u8, out: *mut $T, ol: usize) -> Option<i32> {
                 None $(.or(Some(unsafe { $inv(s.cast(), out, ol) as i32 })))?
             }
             #[allow(unused_variables)]
-            fn scratch(d: usize) -> Option<[(usize, usize); 2]> {
-                // `$wsm` only marks AMAGOLD, the sampler with a mass matrix.
+            unsafe fn inverse_mass_dense(s: *const u8, out: *mut $T, ol: usize) -> Option<i32> {
+                None $(.or(Some(unsafe { $invd(s.cast(), out, ol) as i32 })))?
+            }
+            #[allow(unused_variables)]
+            unsafe fn set_step_size(s: *mut u8, eps: f64) -> Option<i32> {
+                None $(.or(Some(unsafe { $sss(s.cast(), eps) as i32 })))?
+            }
+            #[allow(unused_variables)]
+            unsafe fn set_inverse_mass(dense: bool, s: *mut u8, k: *const $T, kl: usize) -> Option<i32> {
+                None $(.or(Some(unsafe {
+                    if dense { $simd(s.cast(), k, kl) as i32 } else { $sim(s.cast(), k, kl) as i32 }
+                })))?
+            }
+            #[allow(unused_variables)]
+            unsafe fn warmup_report(s: *const u8, out: *mut sgs_warmup_report) -> Option<i32> {
+                None $(.or(Some(unsafe { $rep(s.cast(), out) as i32 })))?
+            }
+            #[allow(unused_variables)]
+            unsafe fn warmup_compare(
+                states: *const *const u8,
+                k: usize,
+                out: *mut sgs_warmup_report,
+                ol: usize,
+            ) -> Option<i32> {
+                None $(.or(Some(unsafe { $cmp(states.cast(), k, out, ol) as i32 })))?
+            }
+            #[allow(unused_variables)]
+            fn scratch(d: usize, lay: Layout, in_warmup: bool) -> Option<Vec<(usize, usize)>> {
+                // `$wsf` only marks AMAGOLD, the sampler with a mass matrix.
                 None $(.or({
-                    let _ = $wsm;
-                    Some([(d, 2 * d), (3 * d, 6 * d)])
+                    let _ = $wsf;
+                    let mut r = vec![(d, 2 * d), (3 * d, 6 * d)];
+                    if lay.mass == SGS_MASS_DENSE {
+                        // The gradient in φ's coordinates.
+                        r.push((6 * d, 7 * d));
+                        if in_warmup {
+                            // KNOWN ISSUE (reported to the lead; ffi-tests/bad_inputs.c prints
+                            // it as KNOWN-BUG): an ABORT in the dense curvature step leaves
+                            // the Hessian's columns computed so far in the co-moment block,
+                            // its scratch. Allowed here so that the fuzzer looks further;
+                            // remove once the core clears the block on that path.
+                            let tri = d * (d + 1) / 2;
+                            r.push((8 * d + tri, 8 * d + 2 * tri));
+                        }
+                    }
+                    if lay.approach {
+                        // The diagonal scaling (recomputed until the first iteration commits)
+                        // and the scratch gradient at θ.
+                        let a = 6 * d + lay.mass_len(d);
+                        r.push((a, a + 2 * d));
+                    }
+                    Some(r)
                 }))?
             }
             fn state_size() -> usize {
@@ -510,7 +640,10 @@ chain_impl!(Amg64, 0, f64, sgs_amagold, sgs_amagold_config, sgs_amagold_info, sg
     sgs_amagold_step sgs_amagold_run sgs_amagold_position sgs_amagold_iterations
     sgs_amagold_divergences sgs_amagold_dim sgs_amagold_clear sgs_amagold_copy,
     momentum = [sgs_amagold_momentum],
-    mass = [sgs_amagold_workspace_len_mass sgs_amagold_inverse_mass],
+    mass = [sgs_amagold_workspace_len_for sgs_amagold_inverse_mass sgs_amagold_inverse_mass_dense
+        sgs_amagold_set_step_size sgs_amagold_set_inverse_mass sgs_amagold_set_inverse_mass_dense
+        sgs_amagold_warmup_report sgs_amagold_warmup_compare],
+    layout = amagold_layout,
     extra = |k, s, out| match k % 3 {
         0 => Some((sgs_amagold_energy(s.cast(), out.cast()) as i32, 8)),
         1 => Some((sgs_amagold_step_size(s.cast(), out.cast()) as i32, 8)),
@@ -522,7 +655,11 @@ chain_impl!(Amg32, 1, f32, sgs_amagold_f32, sgs_amagold_config, sgs_amagold_info
     sgs_amagold_init_f32 sgs_amagold_step_f32 sgs_amagold_run_f32 sgs_amagold_position_f32
     sgs_amagold_iterations_f32 sgs_amagold_divergences_f32 sgs_amagold_dim_f32 sgs_amagold_clear_f32 sgs_amagold_copy_f32,
     momentum = [sgs_amagold_momentum_f32],
-    mass = [sgs_amagold_workspace_len_mass_f32 sgs_amagold_inverse_mass_f32],
+    mass = [sgs_amagold_workspace_len_for_f32 sgs_amagold_inverse_mass_f32
+        sgs_amagold_inverse_mass_dense_f32 sgs_amagold_set_step_size_f32
+        sgs_amagold_set_inverse_mass_f32 sgs_amagold_set_inverse_mass_dense_f32
+        sgs_amagold_warmup_report_f32 sgs_amagold_warmup_compare_f32],
+    layout = amagold_layout,
     extra = |k, s, out| match k % 3 {
         0 => Some((sgs_amagold_energy_f32(s.cast(), out.cast()) as i32, 8)),
         1 => Some((sgs_amagold_step_size_f32(s.cast(), out.cast()) as i32, 8)),
@@ -535,6 +672,7 @@ chain_impl!(Sgh64, 2, f64, sgs_sghmc, sgs_sghmc_config, sgs_sghmc_info, sgs_sghm
     sgs_sghmc_dim sgs_sghmc_clear sgs_sghmc_copy,
     momentum = [sgs_sghmc_momentum],
     mass = [],
+    layout = |_| Layout::default(),
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgh32, 3, f32, sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_run_summary, sghmc_cfg, energy = false,
@@ -543,6 +681,7 @@ chain_impl!(Sgh32, 3, f32, sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_iterations_f32 sgs_sghmc_divergences_f32 sgs_sghmc_dim_f32 sgs_sghmc_clear_f32 sgs_sghmc_copy_f32,
     momentum = [sgs_sghmc_momentum_f32],
     mass = [],
+    layout = |_| Layout::default(),
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgl64, 4, f64, sgs_sgld, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
     sgld_cfg, energy = false,
@@ -550,6 +689,7 @@ chain_impl!(Sgl64, 4, f64, sgs_sgld, sgs_sgld_config, sgs_sgld_info, sgs_sgld_ru
     sgs_sgld_run sgs_sgld_position sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim sgs_sgld_clear sgs_sgld_copy,
     momentum = [],
     mass = [],
+    layout = |_| Layout::default(),
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 chain_impl!(Sgl32, 5, f32, sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info, sgs_sgld_run_summary,
     sgld_cfg, energy = false,
@@ -558,6 +698,7 @@ chain_impl!(Sgl32, 5, f32, sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info, sgs_sgl
     sgs_sgld_iterations_f32 sgs_sgld_divergences_f32 sgs_sgld_dim_f32 sgs_sgld_clear_f32 sgs_sgld_copy_f32,
     momentum = [],
     mass = [],
+    layout = |_| Layout::default(),
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
 
 trait SvgdApi {
@@ -730,10 +871,10 @@ struct Live {
     particles: Option<(usize, usize)>,
     d: usize,
     n: usize,
-    /// Chains: the workspace length the chain uses (what a copy needs) and whether it has a
-    /// mass matrix.
+    /// Chains: the workspace length the chain uses (what a copy needs) and its layout (the mass
+    /// matrix, the approach's blocks).
     ws_need: usize,
-    mass: bool,
+    lay: Layout,
     /// The callbacks' `user_data` (a `Model` or NULL), shared by a chain and its copies.
     ud: usize,
     /// SVGD: the iteration in phases the target began on it and has not ended, if any.
@@ -993,8 +1134,8 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
         cx.fill_finite::<C::T>(b, th_off, d);
     }
     cx.forget_clobbered(None);
-    let (need, mass) = C::ws_need(&cfg, d.min(HUGE - 1));
-    let alt = alt_ws_len::<C>(d.min(HUGE - 1), need, mass);
+    let (need, lay) = C::ws_need(&cfg, d.min(HUGE - 1));
+    let alt = alt_ws_len::<C>(d.min(HUGE - 1), need);
     let ws_off = cx.pick(b, t * need.min(4096), t);
     let wl = cx.len_or(b, ws_off, t, need, alt);
     let (energy, gradient) = (b.u8() % 16 != 0, b.u8() % 16 != 0);
@@ -1006,7 +1147,7 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
     let s = unsafe { C::init(sp, cfg_ptr, thp, d, wsp, wl, energy, gradient, ud) };
     check_status("init", s);
     if trace() {
-        eprintln!("chain init kind {} at {state:?} d {d} ws {ws_off:?}+{wl} (need {need}, mass {mass}) th {th_off:?} -> {s}", C::KIND);
+        eprintln!("chain init kind {} at {state:?} d {d} ws {ws_off:?}+{wl} (need {need}, {lay:?}) th {th_off:?} -> {s}", C::KIND);
     }
     let replaced = state.and_then(|o| cx.live.iter().position(|l| l.state == o));
     if s == 0 {
@@ -1026,26 +1167,29 @@ fn chain_init<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
             d,
             n: 1,
             ws_need: need,
-            mass,
+            lay,
             ud: ud as usize,
             phase: None,
             opts: (false, false),
         });
         check_chain_position::<C>(cx, so, d, "init");
-        check_inverse_mass::<C>(cx, so, d, mass, true, "init");
+        check_inverse_mass::<C>(cx, so, d, lay.has_mass(), true, "init");
     } else {
         cx.check_only("failed init", s, &[]);
     }
 }
 
-/// The other workspace length `len_or` may pick for a chain: AMAGOLD's length without a mass
-/// matrix for a chain with one (too short) and with one for a chain without (longer than needed);
-/// one too long for the other chains.
-fn alt_ws_len<C: ChainApi>(d: usize, need: usize, mass: bool) -> usize {
-    match C::ws_len_mass(d) {
-        Some(_) if mass => C::ws_len(d),
-        Some(m) => m,
-        None => need.saturating_add(1),
+/// The other workspace length `len_or` may pick for a chain: for AMAGOLD the plain 6·d when the
+/// configuration needs more (too short), else a diagonal mass matrix's 10·d (longer than
+/// needed); one too long for the other chains.
+fn alt_ws_len<C: ChainApi>(d: usize, need: usize) -> usize {
+    if !C::WARMUP_API {
+        return need.saturating_add(1);
+    }
+    if need > C::ws_len(d) {
+        C::ws_len(d)
+    } else {
+        d.saturating_mul(10)
     }
 }
 
@@ -1116,7 +1260,60 @@ fn chain_view<C: ChainApi>(cx: &mut Ctx, me: Option<usize>) -> Vec<u64> {
             }
         }
     }
+    if C::WARMUP_API {
+        // The whole inverse mass and the warm-up report (every field, as bits).
+        let mut full = vec![C::T::from_f64(0.0); d * d];
+        let mut r = empty_report();
+        // SAFETY: a live state; the outputs are locals of the right sizes.
+        unsafe {
+            let sp = cx.base().add(st);
+            assert_eq!(C::inverse_mass_dense(sp, full.as_mut_ptr(), d * d), Some(0), "dense inverse-mass getter failed on a live chain");
+            assert_eq!(C::warmup_report(sp, &mut r), Some(0), "warm-up report failed on a live chain");
+        }
+        check_report(&r, "a live chain's");
+        bits.extend(full.iter().map(|v| v.to_f64().to_bits()));
+        bits.extend(report_bits(&r));
+    }
     bits
+}
+
+fn empty_report() -> sgs_warmup_report {
+    // SAFETY: plain data (integers and floats): all zero bytes is a value.
+    unsafe { core::mem::zeroed() }
+}
+
+/// Every field of a report, as bits (NaNs compare by their bits: the library's own values).
+fn report_bits(r: &sgs_warmup_report) -> Vec<u64> {
+    let f = [
+        r.step_size, r.target_accept, r.accept_rate, r.energy_trend_z, r.energy_mean, r.energy_sd,
+        r.bfmi, r.condition_number, r.approach_energy_start, r.approach_energy_end,
+    ];
+    let mut v: Vec<u64> = f.iter().map(|x| x.to_bits()).collect();
+    v.extend([r.iterations, r.approach_iterations, r.divergences, r.window_iterations, r.window_divergences]);
+    v.extend([r.verdict, r.reasons, r.metric_updates, r.restarts, r.energy_trend_falling, r.energy_trend_rising].map(u64::from));
+    v
+}
+
+/// A report's own consistency: the verdict is one of the four; OK and NONE carry no reason and
+/// SUSPECT at least one; the reason flags are the documented ones; the trend pair counts are
+/// at most 45 together.
+fn check_report(r: &sgs_warmup_report, what: &str) {
+    assert!(r.verdict <= SGS_WARMUP_SUSPECT, "{what} report: verdict {} is none of the four", r.verdict);
+    let all = SGS_WARMUP_REASON_ENERGY_TREND
+        | SGS_WARMUP_REASON_ACCEPTANCE
+        | SGS_WARMUP_REASON_DIVERGENCES
+        | SGS_WARMUP_REASON_LOW_BFMI
+        | SGS_WARMUP_REASON_APPROACH_UNFINISHED
+        | SGS_WARMUP_REASON_CHAINS_DISAGREE
+        | SGS_WARMUP_REASON_METRIC;
+    assert_eq!(r.reasons & !all, 0, "{what} report: undocumented reason flags {:#x}", r.reasons);
+    match r.verdict {
+        SGS_WARMUP_OK | SGS_WARMUP_NONE => assert_eq!(r.reasons, 0, "{what} report: verdict {} with reasons", r.verdict),
+        SGS_WARMUP_SUSPECT => assert_ne!(r.reasons, 0, "{what} report: SUSPECT without a reason"),
+        _ => {}
+    }
+    assert!(r.energy_trend_falling + r.energy_trend_rising <= 45, "{what} report: trend pairs");
+    assert!(r.approach_iterations <= r.iterations, "{what} report: more approach iterations than iterations");
 }
 
 /// After a callback ABORT the chain (state, position, momentum) must be as before, but the
@@ -1126,7 +1323,11 @@ fn abort_allowance<C: ChainApi>(cx: &Ctx, me: Option<usize>, s: i32) -> Vec<(usi
     match me {
         Some(i) if s == 11 => {
             let (l, t) = (&cx.live[i], <C::T as Flt>::SIZE);
-            match C::scratch(l.d) {
+            let mut v = 0u64;
+            // SAFETY: a live chain; `v` takes the 4-byte flag.
+            let in_warmup = unsafe { C::extra(2, cx.bytes().as_ptr().add(l.state), (&mut v as *mut u64).cast()) }
+                .is_some_and(|(s, _)| s == 0 && v != 0);
+            match C::scratch(l.d, l.lay, in_warmup) {
                 Some(r) => r.iter().map(|&(a, e)| (l.owned[1].0 + a * t, l.owned[1].0 + e * t)).collect(),
                 None => vec![l.owned[1]],
             }
@@ -1160,7 +1361,7 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
                 allowed.extend(io.map(|o| (o, o + C::INFO)));
                 cx.check_only("step", s, &allowed);
                 if let Some(i) = cx.forget_clobbered(me) {
-                    let (st, d, mass) = (cx.live[i].state, cx.live[i].d, cx.live[i].mass);
+                    let (st, d, mass) = (cx.live[i].state, cx.live[i].d, cx.live[i].lay.has_mass());
                     check_chain_position::<C>(cx, st, d, "step");
                     check_inverse_mass::<C>(cx, st, d, mass, false, "step");
                 }
@@ -1216,7 +1417,7 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
                         let o = oo.unwrap();
                         assert!(cx.all_finite::<C::T>(o, need), "run wrote a non-finite row");
                     }
-                    let (st, d, mass) = (cx.live[i].state, cx.live[i].d, cx.live[i].mass);
+                    let (st, d, mass) = (cx.live[i].state, cx.live[i].d, cx.live[i].lay.has_mass());
                     check_chain_position::<C>(cx, st, d, "run");
                     check_inverse_mass::<C>(cx, st, d, mass, false, "run");
                 }
@@ -1224,14 +1425,18 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
         }
         4 | 5 => {
             // Bit 0: momentum; bit 1: inverse mass (where the sampler has them); else position.
+            // Bit 2 (AMAGOLD): the warm-up API instead (setters, dense getter, report, compare).
             let k = b.u8();
+            if k & 4 == 4 && C::WARMUP_API {
+                return warmup_op::<C>(cx, b, state, me);
+            }
             let (mom, inv) = (k & 1 == 1, k & 2 == 2);
             let oo = cx.pick(b, t * d.min(4096), t);
             let ol = cx.len(b, oo, t, d);
             cx.snapshot();
             let op = cx.ptr::<C::T>(oo);
             // SAFETY: as in init.
-            let inv = inv && C::ws_len_mass(0).is_some();
+            let inv = inv && C::WARMUP_API;
             let s = unsafe {
                 if inv {
                     C::inverse_mass(sp, op, ol).unwrap()
@@ -1246,7 +1451,7 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
             cx.check_only("position/momentum/inverse-mass getter", s, &allowed);
             if s == 0 && inv {
                 if let Some(i) = me {
-                    let (o, mass) = (oo.unwrap(), cx.live[i].mass);
+                    let (o, mass) = (oo.unwrap(), cx.live[i].lay.has_mass());
                     let ok = (0..d).all(|k| {
                         // SAFETY: inside the arena: the getter wrote d values at `o`.
                         let v = unsafe { cx.bytes().as_ptr().add(o + k * t).cast::<C::T>().read_unaligned() }.to_f64();
@@ -1282,11 +1487,400 @@ fn chain_call<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes) {
     }
 }
 
+const ERR_INVALID_STEP_SIZE: i32 = sgsample::Error::InvalidStepSize.code();
+const ERR_INVALID_MASS: i32 = sgsample::Error::InvalidMass.code();
+const ERR_MASS_MISMATCH: i32 = sgsample::Error::MassMismatch.code();
+
+/// A value the setters take: mostly positive and moderate; also 0, −0, negative, NaN, ±∞, tiny
+/// (denormal, 0 in f32) or huge (∞ in f32).
+fn mass_value(b: &mut Bytes) -> f64 {
+    match b.u8() % 16 {
+        0..=9 => [1.0, 0.5, 2.0, 0.25, 4.0, 1e-3, 30.0][b.u8() as usize % 7],
+        10 => 0.0,
+        11 => -0.0,
+        12 => -1.0,
+        13 => [f64::NAN, f64::INFINITY, f64::NEG_INFINITY][b.u8() as usize % 3],
+        14 => [5e-324, 1e-50, 1e-320][b.u8() as usize % 3],
+        _ => [1e39, 1e300, f64::MAX][b.u8() as usize % 3],
+    }
+}
+
+/// The AMAGOLD warm-up API on any state pointer (live chain of this kind, another kind, garbage,
+/// NULL, misaligned), at any point of the sequence: the step-size and mass-matrix setters, the
+/// dense getter, the report, and the comparison of several chains. Oracle: documented statuses
+/// only; a refusal writes nothing (state, workspace, inputs, outputs byte for byte); a setter
+/// that succeeds writes only its chain's state and workspace, and the getters then read what it
+/// set; an output is written only where and as much as documented; a report's verdict is one of
+/// the four, consistent with its reasons; where the header fixes the status (a live chain, every
+/// buffer valid and disjoint), exactly that status.
+fn warmup_op<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me: Option<usize>) {
+    let t = <C::T as Flt>::SIZE;
+    let (d, lay, owned) = me.map_or((1, Layout::default(), vec![]), |i| {
+        (cx.live[i].d, cx.live[i].lay, cx.live[i].owned.clone())
+    });
+    let sp = cx.ptr::<u8>(state);
+    let op = b.u8() % 8;
+    if trace() {
+        eprintln!("warm-up op {op} kind {} state {state:?} live {me:?}", C::KIND);
+    }
+    match op {
+        0 => {
+            let eps = b.f64_in(&[0.1, 0.5, 1e-3, 1e-50, 1e39, 5e-324, 3.0]);
+            let view = chain_view::<C>(cx, me);
+            cx.snapshot();
+            // SAFETY: NULL or a state's size in the arena.
+            let s = unsafe { C::set_step_size(sp, eps) }.unwrap();
+            check_status("set_step_size", s);
+            let ok_in_t = C::T::from_f64(eps).to_f64();
+            let valid = eps.is_finite() && ok_in_t.is_finite() && ok_in_t > 0.0;
+            if me.is_some() {
+                assert_eq!(s, if valid { 0 } else { ERR_INVALID_STEP_SIZE }, "set_step_size({eps:e}) on a live chain");
+            }
+            if s == 0 {
+                assert!(me.is_some(), "set_step_size succeeded on something that is not a live chain");
+                // Only the state's bytes (ε, the warm-up's restarted adaptation).
+                cx.check_only("set_step_size", s, &owned[..1.min(owned.len())]);
+                let me = cx.forget_clobbered(me);
+                let now = chain_view::<C>(cx, me);
+                // Position, momentum, inverse mass, counters, energy, warm-up flag and the
+                // dense inverse mass read as before; the step size reads what was set.
+                let n = 3 * d + 2;
+                assert!(now[..n + 1] == view[..n + 1] && now[n + 2..n + 3 + d * d] == view[n + 2..n + 3 + d * d],
+                    "set_step_size changed more than the step size");
+                assert_eq!(now[n + 1], eps.to_bits(), "step size getter after set_step_size({eps:e})");
+            } else {
+                cx.check_only("failed set_step_size", s, &[]);
+                assert!(view == chain_view::<C>(cx, me), "failed set_step_size changed the chain");
+            }
+        }
+        1 | 2 => {
+            let dense = op == 2;
+            let need = if dense { d.saturating_mul(d) } else { d };
+            let ko = cx.pick(b, t * need.min(4096), t);
+            let kl = cx.len(b, ko, t, need);
+            // The caller writes the matrix (dense: symmetric positive definite by construction,
+            // or any values), then the call reads it.
+            cx.snapshot();
+            let mut vals = vec![0.0f64; need.min(4096)];
+            if dense && b.u8() % 4 != 0 {
+                // L·Lᵀ of a random lower-triangular L with a positive diagonal, in f64, rounded
+                // to T once per entry (symmetric exactly; positive definite unless rounding
+                // breaks it).
+                let mut l = vec![0.0f64; d * d];
+                for i in 0..d {
+                    for j in 0..=i {
+                        l[i * d + j] = if i == j { 0.5 + f64::from(b.u8() % 8) } else { (f64::from(b.u8()) - 128.0) / 64.0 };
+                    }
+                }
+                for i in 0..d.min(64) {
+                    for j in 0..d.min(64) {
+                        if let Some(x) = vals.get_mut(i * d + j) {
+                            *x = (0..d).map(|q| l[i * d + q] * l[j * d + q]).sum();
+                        }
+                    }
+                }
+                if b.u8() % 8 == 0 {
+                    // One entry spoilt.
+                    let at = b.below(vals.len().max(1));
+                    if let Some(x) = vals.get_mut(at) {
+                        *x = mass_value(b);
+                    }
+                }
+            } else {
+                for x in vals.iter_mut() {
+                    *x = mass_value(b);
+                }
+            }
+            // Written only where it cannot hit a live sampler (a `k` inside a state or workspace
+            // is passed as it is: the library must refuse it).
+            let hits = ko.is_some_and(|o| {
+                let r = (o, o + vals.len() * t);
+                cx.live.iter().any(|l| l.owned.iter().chain(l.particles.iter()).any(|&x| overlaps(x, r)))
+            });
+            if let (Some(o), false) = (ko, hits) {
+                let base = cx.base();
+                for (k, &v) in vals.iter().enumerate() {
+                    if o + (k + 1) * t > ARENA {
+                        break;
+                    }
+                    // SAFETY: inside the arena (checked); unaligned writes are fine.
+                    unsafe { base.wrapping_add(o + k * t).cast::<C::T>().write_unaligned(C::T::from_f64(v)) };
+                }
+            }
+            let me = cx.forget_clobbered(me);
+            let owned = me.map_or(vec![], |i| cx.live[i].owned.clone());
+            let view = chain_view::<C>(cx, me);
+            // The values as the library reads them (what the caller left there when not written).
+            let kt: Vec<f64> = match ko {
+                Some(_) if !hits => vals.iter().map(|&v| C::T::from_f64(v).to_f64()).collect(),
+                Some(o) => (0..need.min(4096))
+                    .map(|k| {
+                        if o + (k + 1) * t > ARENA {
+                            return f64::NAN;
+                        }
+                        // SAFETY: inside the arena.
+                        unsafe { cx.bytes().as_ptr().add(o + k * t).cast::<C::T>().read_unaligned() }.to_f64()
+                    })
+                    .collect(),
+                None => vec![],
+            };
+            cx.snapshot();
+            let kp = cx.ptr::<C::T>(ko);
+            // SAFETY: NULL or in the arena with its length (or a huge one).
+            let s = unsafe { C::set_inverse_mass(dense, sp, kp, kl) }.unwrap();
+            check_status(if dense { "set_inverse_mass_dense" } else { "set_inverse_mass" }, s);
+            if trace() {
+                eprintln!("  set_inverse_mass dense {dense} k {ko:?}+{kl} (need {need}) {lay:?} -> {s}");
+            }
+            let clear = kl == need
+                && me.is_some()
+                && ko.is_some_and(|o| o % t == 0 && !owned.iter().any(|&r| overlaps(r, (o, o + kl * t))));
+            if s == 0 {
+                assert!(me.is_some() && kl == need, "a setter succeeded on something that is not a live chain, or with k_len {kl} ≠ {need}");
+                assert!(lay.has_mass() && (!dense || lay.mass == SGS_MASS_DENSE), "a setter succeeded on a chain of another mass kind ({lay:?}, dense {dense})");
+                cx.check_only("set_inverse_mass", s, &owned);
+                let me = cx.forget_clobbered(me).unwrap();
+                let st = cx.live[me].state;
+                // What the getters read now: the diagonal set (exactly for a diagonal chain; to
+                // rounding through its factor for a dense one), the position unchanged.
+                let mut got = vec![C::T::from_f64(0.0); d];
+                // SAFETY: a live chain; a Vec of d values.
+                assert_eq!(unsafe { C::inverse_mass(cx.base().add(st), got.as_mut_ptr(), d) }, Some(0));
+                for i in 0..d {
+                    let want = if dense { kt[i * d + i] } else { kt[i] };
+                    let g = got[i].to_f64();
+                    let tol = if t == 4 { 1e-5 } else { 1e-12 };
+                    if lay.mass == SGS_MASS_DIAGONAL && !dense {
+                        assert_eq!(g.to_bits(), want.to_bits(), "inverse mass after setting it");
+                    } else {
+                        assert!(g.is_finite() && g > 0.0 && (g - want).abs() <= tol * want.abs().max(g.abs()) * 4.0,
+                            "inverse mass {g} after setting {want} (dense {dense})");
+                    }
+                }
+                assert!(view.len() < d || chain_view::<C>(cx, Some(me))[..d] == view[..d], "a setter moved the chain");
+            } else {
+                cx.check_only("failed set_inverse_mass", s, &[]);
+                assert!(view == chain_view::<C>(cx, me), "a refused setter changed the chain");
+                if clear {
+                    // Everything in order but the values or the kind: the header's statuses.
+                    let finite_pos = |v: &f64| v.is_finite() && *v > 0.0;
+                    let allowed: &[i32] = if dense {
+                        &[ERR_INVALID_MASS, ERR_MASS_MISMATCH]
+                    } else {
+                        &[ERR_INVALID_MASS, ERR_MASS_MISMATCH]
+                    };
+                    assert!(allowed.contains(&s), "setter on a live chain with a valid k: status {s}");
+                    if s == ERR_MASS_MISMATCH {
+                        assert!(!lay.has_mass() || (dense && lay.mass != SGS_MASS_DENSE), "mass mismatch on a matching chain");
+                    }
+                    if !dense && s == ERR_INVALID_MASS {
+                        assert!(!kt.iter().all(finite_pos), "a positive finite diagonal refused as invalid");
+                    }
+                    if !dense && lay.has_mass() && kt.iter().all(finite_pos) {
+                        panic!("a positive finite diagonal refused on a chain with a mass matrix: {s}");
+                    }
+                }
+            }
+        }
+        3 => {
+            let need = d.saturating_mul(d);
+            let oo = cx.pick(b, t * need.min(4096), t);
+            let ol = cx.len(b, oo, t, need);
+            cx.snapshot();
+            let op_ = cx.ptr::<C::T>(oo);
+            // SAFETY: NULL or in the arena with its length (or a huge one).
+            let s = unsafe { C::inverse_mass_dense(sp, op_, ol) }.unwrap();
+            check_status("inverse_mass_dense", s);
+            let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + need * t)).into_iter().collect() } else { vec![] };
+            cx.check_only("inverse_mass_dense", s, &allowed);
+            if s == 0 {
+                assert!(ol >= need && me.is_some_and(|i| cx.live[i].kind == C::KIND), "dense getter succeeded with out_len {ol} < {need} or on a dead state");
+                let o = oo.unwrap();
+                // SAFETY: the getter wrote d² values at `o`.
+                let at = |i: usize, j: usize| unsafe { cx.bytes().as_ptr().add(o + (i * d + j) * t).cast::<C::T>().read_unaligned() }.to_f64();
+                for i in 0..d {
+                    assert!(at(i, i).is_finite() && at(i, i) > 0.0, "dense getter: diagonal not positive and finite");
+                    for j in 0..d {
+                        assert_eq!(at(i, j).to_bits(), at(j, i).to_bits(), "dense getter: not symmetric");
+                        if !lay.has_mass() {
+                            assert_eq!(at(i, j), if i == j { 1.0 } else { 0.0 }, "dense getter: not the identity for a unit-mass chain");
+                        } else if lay.mass == SGS_MASS_DIAGONAL && i != j {
+                            assert_eq!(at(i, j), 0.0, "dense getter: off-diagonal entry for a diagonal chain");
+                        }
+                    }
+                }
+            }
+            cx.forget_clobbered(None);
+        }
+        4 | 5 => {
+            let rs = size_of::<sgs_warmup_report>();
+            let oo = cx.pick(b, rs, 8);
+            cx.snapshot();
+            let op_ = cx.ptr::<sgs_warmup_report>(oo);
+            // SAFETY: NULL or a report's size in the arena.
+            let s = unsafe { C::warmup_report(sp, op_) }.unwrap();
+            check_status("warmup_report", s);
+            let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + rs)).into_iter().collect() } else { vec![] };
+            cx.check_only("warmup_report", s, &allowed);
+            if s == 0 {
+                let o = oo.unwrap();
+                // SAFETY: the report was written at `o`.
+                let r = unsafe { cx.bytes().as_ptr().add(o).cast::<sgs_warmup_report>().read_unaligned() };
+                check_report(&r, "warmup_report's");
+                if let Some(i) = me {
+                    let mut v = 0u64;
+                    // SAFETY: a live chain; an 8-byte local.
+                    let _ = unsafe { C::extra(2, cx.bytes().as_ptr().add(cx.live[i].state), (&mut v as *mut u64).cast()) };
+                    if v != 0 {
+                        assert_eq!(r.verdict, SGS_WARMUP_RUNNING, "report of a chain in its warm-up");
+                    } else {
+                        assert_ne!(r.verdict, SGS_WARMUP_RUNNING, "report RUNNING after the warm-up");
+                    }
+                }
+            }
+            cx.forget_clobbered(None);
+        }
+        _ => warmup_compare_op::<C>(cx, b, me),
+    }
+}
+
+/// `…_warmup_compare` over a fuzzed list: mostly the live chains of this kind (several, the same
+/// one twice, of other dimensions), sometimes NULL, garbage or another kind's state; the list
+/// itself and the output anywhere in the arena (over a state, a workspace, the list).
+fn warmup_compare_op<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes, me: Option<usize>) {
+    let _ = me;
+    let k = match b.u8() % 8 {
+        0 => 0,
+        7 => 60 + b.below(8),
+        x => x as usize,
+    };
+    let ao = cx.pick(b, 8 * k.max(1), 8);
+    if let Some(o) = ao {
+        // The caller writes the list: not over a live sampler's memory (that would destroy it
+        // and leave the library garbage addresses to follow).
+        let r = (o, o + 8 * k);
+        if cx.live.iter().any(|l| l.owned.iter().chain(l.particles.iter()).any(|&x| overlaps(x, r))) || o + 8 * k > ARENA {
+            return;
+        }
+    }
+    let mut entries = Vec::with_capacity(k);
+    let mine: Vec<usize> = (0..cx.live.len()).filter(|&i| cx.live[i].kind == C::KIND).collect();
+    for _ in 0..k {
+        let e = if !mine.is_empty() && b.u8() % 8 != 0 {
+            Some(cx.live[mine[b.below(mine.len())]].state)
+        } else {
+            cx.state_for_call(b, C::STATE).0
+        };
+        entries.push(e);
+    }
+    cx.snapshot();
+    if let Some(o) = ao {
+        let base = cx.base() as usize;
+        for (j, e) in entries.iter().enumerate() {
+            if o + (j + 1) * 8 > ARENA {
+                break;
+            }
+            let v = e.map_or(0usize, |x| base + x);
+            // SAFETY: inside the arena.
+            unsafe { (base as *mut u8).add(o + j * 8).cast::<usize>().write_unaligned(v) };
+        }
+    }
+    cx.forget_clobbered(None);
+    let live_entry = |cx: &Ctx, e: &Option<usize>| e.and_then(|x| cx.live.iter().position(|l| l.state == x && l.kind == C::KIND));
+    let rs = size_of::<sgs_warmup_report>();
+    let oo = cx.pick(b, rs * k.max(1), 8);
+    let ol = cx.len(b, oo, rs, k);
+    // Each entry's own report, read before (for the comparison's oracle).
+    let own: Vec<Option<sgs_warmup_report>> = entries
+        .iter()
+        .map(|e| {
+            live_entry(cx, e).map(|i| {
+                let mut r = empty_report();
+                // SAFETY: a live chain; a local report.
+                let s = unsafe { C::warmup_report(cx.base().add(cx.live[i].state), &mut r) }.unwrap();
+                assert_eq!(s, 0);
+                r
+            })
+        })
+        .collect();
+    cx.snapshot();
+    let (ap, op_) = (cx.ptr::<*const u8>(ao), cx.ptr::<sgs_warmup_report>(oo));
+    // SAFETY: NULL or in the arena; the list holds `k` pointers (NULL, arena addresses).
+    let s = unsafe { C::warmup_compare(ap, k, op_, ol) }.unwrap();
+    check_status("warmup_compare", s);
+    if trace() {
+        eprintln!("  warmup_compare k {k} list {ao:?} out {oo:?}+{ol} -> {s}");
+    }
+    let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + k * rs)).into_iter().collect() } else { vec![] };
+    cx.check_only("warmup_compare", s, &allowed);
+    if s == 0 {
+        assert!((1..=64).contains(&k) && ol >= k, "compare succeeded with k {k}, out_len {ol}");
+        let o = oo.unwrap();
+        let ds: Vec<usize> = own.iter().zip(&entries).map(|(_, e)| live_entry(cx, e).map_or(0, |i| cx.live[i].d)).collect();
+        assert!(ds.iter().all(|&x| x == ds[0]), "compare succeeded over chains of dimensions {ds:?}");
+        for (j, r0) in own.iter().enumerate() {
+            // SAFETY: the comparison wrote k reports at `o`.
+            let r = unsafe { cx.bytes().as_ptr().add(o + j * rs).cast::<sgs_warmup_report>().read_unaligned() };
+            check_report(&r, "a compared");
+            let r0 = r0.expect("compare succeeded over an entry that is not a live chain of its kind");
+            // Its own report, but for CHAINS_DISAGREE (then SUSPECT) where the chains disagree.
+            let mut want = r0;
+            if r.reasons & SGS_WARMUP_REASON_CHAINS_DISAGREE != 0 && r0.reasons & SGS_WARMUP_REASON_CHAINS_DISAGREE == 0 {
+                assert!(matches!(r0.verdict, SGS_WARMUP_OK | SGS_WARMUP_SUSPECT), "CHAINS_DISAGREE on a chain without a finished warm-up");
+                want.reasons |= SGS_WARMUP_REASON_CHAINS_DISAGREE;
+                want.verdict = SGS_WARMUP_SUSPECT;
+            }
+            assert!(report_bits(&r) == report_bits(&want), "a compared report differs from the chain's own beyond CHAINS_DISAGREE");
+        }
+    } else if k >= 1 && k <= 64 && ol >= k && ol < HUGE {
+        // Every entry a live chain of this kind of one dimension, the list and the output valid
+        // and disjoint from every state and workspace: the header promises SGS_OK.
+        let all_live: Option<Vec<usize>> = entries.iter().map(|e| live_entry(cx, e)).collect();
+        if let (Some(all), Some(a), Some(o)) = (all_live, ao, oo) {
+            let d0 = cx.live[all[0]].d;
+            // The output is the whole `out_len` reports (what the library checks for overlap).
+            let out = (o, o + ol * rs);
+            let clear = all.iter().all(|&i| cx.live[i].d == d0 && !cx.live[i].owned.iter().any(|&r| overlaps(r, out)))
+                && !overlaps(out, (a, a + 8 * k))
+                && a % 8 == 0
+                && o % 8 == 0;
+            assert!(!clear, "compare refused ({s}) live chains of one dimension with a valid, disjoint output");
+        }
+    }
+    cx.forget_clobbered(None);
+}
+
 fn chain_queries<C: ChainApi>(b: &mut Bytes) {
     let d = if b.u8() & 1 == 0 { b.below(64) } else { b.u64() as usize };
     let _ = C::ws_len(d);
-    if let Some(m) = C::ws_len_mass(d) {
-        assert_eq!(m, d.saturating_mul(10), "workspace_len_mass({d})");
+    if C::WARMUP_API {
+        // The header's rule: 6·d, plus 4·d diagonal or 2·d + d(d+1) dense, plus 12·d with a
+        // warm-up's approach, saturating; 0 for d = 0, a NULL or misaligned config, an unknown
+        // mass. (The config is the AMAGOLD decoder's: `Cfg` is `sgs_amagold_config`.)
+        let cfg = C::cfg(b);
+        let mut buf = [0u64; 32];
+        let misaligned = b.u8() % 8 == 0;
+        let p = buf.as_mut_ptr().cast::<u8>().wrapping_add(if misaligned { 4 } else { 0 });
+        // SAFETY: inside `buf` (32 words).
+        unsafe { p.cast::<C::Cfg>().write_unaligned(cfg) };
+        // SAFETY: a config in `buf` (the library reads an aligned one only), or NULL.
+        let (got, null) = unsafe { (C::ws_len_for(p.cast(), d).unwrap(), C::ws_len_for(core::ptr::null(), d).unwrap()) };
+        assert_eq!(null, 0, "workspace_len_for(NULL, {d})");
+        // SAFETY: `Cfg` is `sgs_amagold_config` for the kinds with WARMUP_API.
+        let c: sgs_amagold_config = unsafe { core::mem::transmute_copy(&cfg) };
+        let want = if misaligned || d == 0 || c.mass > SGS_MASS_DENSE {
+            0
+        } else {
+            let tri = d.checked_mul(d.saturating_add(1)).unwrap_or(usize::MAX);
+            let mass = match c.mass {
+                SGS_MASS_DIAGONAL => d.saturating_mul(4),
+                SGS_MASS_DENSE => d.saturating_mul(2).saturating_add(tri),
+                _ => 0,
+            };
+            let approach = if c.warmup > 0 && c.approach != 0 { d.saturating_mul(12) } else { 0 };
+            d.saturating_mul(6).saturating_add(mass).saturating_add(approach)
+        };
+        assert_eq!(got, want, "workspace_len_for({c:?}, {d}) (misaligned {misaligned})");
     }
     assert!(C::state_size() >= C::STATE && C::state_align() >= 8);
 }
@@ -1389,7 +1983,7 @@ fn svgd_init<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
             d,
             n,
             ws_need: 0,
-            mass: false,
+            lay: Layout::default(),
             ud: ud as usize,
             phase: None,
             opts: (cfg.batching != SGS_BATCHING_WITHOUT_REPLACEMENT, cfg.ksd != SGS_KSD_OFF),
@@ -1636,12 +2230,13 @@ impl<C: ChainApi> StateOps for ChainOps<C> {
     }
     unsafe fn copy_new(&self, cx: &mut Ctx, b: &mut Bytes, l: &Live) -> (i32, Option<Made>) {
         let t = <C::T as Flt>::SIZE;
-        // What the source uses: a copy of a chain with a mass matrix needs the mass query's
-        // length (and 6·d, the `alt` then, must be refused).
+        // What the source uses: a copy of a chain with a mass matrix or the approach's blocks
+        // needs the size query's length for its configuration (and 6·d, the `alt` then, must
+        // be refused).
         let need = l.ws_need;
         let dst = cx.pick(b, C::STATE, 8);
         let wo = cx.pick(b, t * need.min(4096), t);
-        let wl = cx.len_or(b, wo, t, need, alt_ws_len::<C>(l.d, need, l.mass));
+        let wl = cx.len_or(b, wo, t, need, alt_ws_len::<C>(l.d, need));
         cx.snapshot();
         let (dp, wp, sp) = (cx.ptr::<u8>(dst), cx.ptr::<C::T>(wo), cx.ptr::<u8>(Some(l.state)));
         // SAFETY: every pointer NULL or in the arena with its length (or a huge one).
@@ -1694,6 +2289,9 @@ fn step_live<C: ChainApi>(cx: &mut Ctx, i: usize) -> i32 {
     // SAFETY: a live state of kind C.
     let s = unsafe { C::step(cx.base().add(l.state), core::ptr::null_mut()) };
     check_status("step", s);
+    if trace() {
+        eprintln!("  step_live state {} owned {:?} -> {s}", l.state, l.owned);
+    }
     let allowed = if s == 0 { l.owned.clone() } else { abort_allowance::<C>(cx, Some(i), s) };
     cx.check_only("step (continuing a copy)", s, &allowed);
     cx.forget_clobbered(Some(i));
@@ -1809,6 +2407,7 @@ fn ops_of(kind: usize) -> &'static dyn StateOps {
 fn copy_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
     let l = cx.live[i].clone();
     let ops = ops_of(l.kind);
+    let before = ops.view(cx, &l);
     // SAFETY: `l` is live; the copy's pointers are picked by the caller-side rules.
     let (s, made) = unsafe { ops.copy_new(cx, b, &l) };
     check_status("copy", s);
@@ -1823,11 +2422,28 @@ fn copy_state(cx: &mut Ctx, b: &mut Bytes, i: usize) {
     let mut allowed = owned.clone();
     allowed.extend(particles);
     cx.check_only("copy", s, &allowed);
+    if owned[0].0 == l.state {
+        // The picked destination is the source itself: `copy(s, buffers, s)` re-homes it (onto
+        // the buffers given). Not a second sampler: the one live entry takes the new buffers,
+        // and reads as before.
+        let _ = cx.forget_clobbered(Some(i));
+        let at = cx.live.iter().position(|m| m.state == l.state).expect("the re-homed state");
+        cx.live[at].owned = owned;
+        cx.live[at].particles = particles;
+        cx.forget_clobbered(Some(at));
+        let me = cx.live.iter().position(|m| m.state == l.state).expect("the re-homed state");
+        let now = cx.live[me].clone();
+        assert!(ops.view(cx, &now) == before, "copy onto itself (re-homing) changed what the getters read");
+        return;
+    }
     // A live sampler whose memory the copy overwrote (the caller's choice) is forgotten; the
     // source cannot be among them (the library refuses any overlap with its buffers).
     cx.forget_clobbered(None);
     assert!(cx.live.iter().any(|m| m.state == l.state), "copy overwrote its source");
     let dst = owned[0].0;
+    if trace() {
+        eprintln!("  copy made at {dst}, owned {owned:?}");
+    }
     cx.live.push(Live { state: dst, owned, particles, phase: None, ..l.clone() });
     let copy = cx.live.last().unwrap().clone();
     assert!(ops.view(cx, &l) == ops.view(cx, &copy), "the copy does not read as its source");

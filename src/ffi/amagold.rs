@@ -432,10 +432,14 @@ macro_rules! amagold_api {
             }
             // SAFETY: checked non-null and aligned; every bit pattern is a valid config.
             let c = unsafe { config.read() };
+            // Only `mass`, `warmup`, `approach` and d size the workspace: the other option words
+            // are normalised, so that only an unknown `mass` gives 0 (as documented; an unknown
+            // `variant` gave 0 too, found by the fuzz target's workspace oracle).
             let mut probe = c;
             probe.approach = probe.approach.min(1);
             probe.jitter_steps = 0;
             probe.reserved = 0;
+            probe.variant = SGS_VARIANT_REVERSIBLE;
             match AmagoldCore::config_from(&probe) {
                 Ok(cfg) => workspace_len_for(&cfg, d),
                 Err(_) => 0,
@@ -591,8 +595,9 @@ macro_rules! amagold_api {
         /// coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
         /// `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
         /// dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
-        /// (misaligned, or `out` overlapping a state, a workspace or `states`), and any
-        /// state's validation statuses. Nothing is written on an error.
+        /// (misaligned, `out` overlapping a state, a workspace or `states`, or `k > 64`: one
+        /// call compares at most 64 chains), and any state's validation statuses. Nothing is
+        /// written on an error.
         ///
         /// # Safety
         /// `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.

@@ -594,6 +594,7 @@ impl<'a, C: 'a, T: 'a, F: Fn(usize) -> Option<(&'a C, &'a [T])> + Clone> CoreAt<
 ///
 /// # Safety
 /// `states` valid for `k` reads; each entry a state or NULL.
+#[allow(clippy::type_complexity)] // an `impl Fn` cannot be named by a type alias
 pub(crate) unsafe fn cores_of<'a, T: CFloat + 'a, C: CChain + 'a, S: 'a>(
     states: *const *const S,
     k: usize,
@@ -747,7 +748,8 @@ macro_rules! chain_api {
         /// Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
         /// evaluates the energy at `theta0` once if the sampler has an energy callback, then
         /// fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
-        /// elements (AMAGOLD with `adapt_mass`: `sgs_amagold_workspace_len_mass(d)`), must not
+        /// elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
+        /// matrix and the warm-up's approach), must not
         /// overlap `state` or `theta0`, and must stay alive (with the callbacks and
         /// `user_data`) while the state is used.
         ///
@@ -930,7 +932,7 @@ macro_rules! chain_api {
 
         #[doc = concat!(" Makes `*dst` an independent copy of the ", $name, " chain `*src`: the")]
         /// workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
-        /// elements; `sgs_amagold_workspace_len_mass(d)` for a chain with a mass matrix), and
+        /// elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
         /// the copy continues exactly as the source would (same draws), each on its own
         /// workspace. The copy shares the callbacks and `user_data`. This is the only
         /// way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.

@@ -160,7 +160,14 @@ mod amagold_probe {
     use sgsample::{Amagold, AmagoldConfig, Variant};
 
     pub const D: usize = 1;
-    pub const WS: usize = Amagold::<Real>::workspace_len(D);
+    /// The probe's configuration as far as the workspace depends on it: a warm-up with the
+    /// approach (the default), unit mass.
+    const SHAPE: AmagoldConfig = {
+        let mut c = AmagoldConfig::new(0.25);
+        c.warmup = 5;
+        c
+    };
+    pub const WS: usize = Amagold::<Real>::workspace_len_for(&SHAPE, D);
 
     pub struct Ctx {
         pub chain: Amagold<'static, Real>,
@@ -168,7 +175,8 @@ mod amagold_probe {
         pub checksum: u64,
     }
 
-    /// Five outer iterations (the first five are the warm-up: dual averaging runs too).
+    /// Five outer iterations (the first five are the warm-up: the approach's optimiser step,
+    /// then the dual averaging and the final window's settling).
     pub fn five_steps(c: &mut Ctx) {
         for _ in 0..5 {
             if let Ok(info) = c.chain.step(&mut c.model) {
