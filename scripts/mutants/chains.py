@@ -81,8 +81,8 @@ MUTANTS = [
     dict(name="sghmc_last_step_moves", bug="the last inner step moves θ too (θ moved twice)",
          file=S, old="if t + 1 < cfg.steps {", new="if t < cfg.steps {", tests=["sghmc_stats"]),
     dict(name="sghmc_momentum_sd_ignored", bug="resampled momentum N(0, 1) whatever σ",
-         file=S, old="*x = sigma * self.rng.normal_as::<T>();",
-         new="*x = self.rng.normal_as::<T>(); let _ = sigma;", tests=["sghmc_stats"]),
+         file=S, old="*x = (sigma * mi) * self.rng.normal_as::<T>();",
+         new="*x = mi * self.rng.normal_as::<T>(); let _ = sigma;", tests=["sghmc_stats"]),
     # --- SGLD ------------------------------------------------------------------------------
     dict(name="sgld_noise_variance", bug="noise of variance 2ε instead of ε",
          file=L, old="let sd = T::from_f64(libm::sqrt(eps));",
@@ -91,7 +91,8 @@ MUTANTS = [
          file=L, old="let half = T::from_f64(eps / 2.0);", new="let half = T::from_f64(eps);",
          tests=["sgld_stats"]),
     dict(name="sgld_gradient_sign", bug="drift up the gradient",
-         file=L, old="*x = (*x - half * gi)", new="*x = (*x + half * gi)", tests=["sgld_stats"]),
+         file=L, old="*x = (*x - (half * ki) * gi)", new="*x = (*x + (half * ki) * gi)",
+         tests=["sgld_stats"]),
     # --- the generator ---------------------------------------------------------------------
     dict(name="normal_tail_wrong", bug="Marsaglia's tail test y ≥ x² instead of 2y ≥ x²",
          file="src/ziggurat.rs", old="if y + y >= x * x {", new="if y >= x * x {",
