@@ -1065,10 +1065,11 @@ pub(crate) use chain_getter;
 /// The fixed diagonal preconditioner of a chain without an accept test (SGHMC, SGLD), for one
 /// coordinate type: the workspace query for a configuration, the setter and the getter of the
 /// inverse mass. `preconditioner_api!(Core, T, "ctype", "Name", State, Config, len_for, set,
-/// get, "unit_len", "diag_len")`; the core has `set_inverse_mass` and `inverse_mass_into`.
+/// get, "unit_len", "diag_len", "what k is")`; the core has `set_inverse_mass` and
+/// `inverse_mass_into`.
 macro_rules! preconditioner_api {
     ($Core:ty, $T:ty, $ctype:literal, $name:literal, $S:ident, $Cfg:ty, $ws_len_for:ident,
-     $set:ident, $get:ident, $unit_len:literal, $diag_len:literal) => {
+     $set:ident, $get:ident, $unit_len:literal, $diag_len:literal, $k_doc:literal) => {
         #[doc = concat!(" Workspace length, in `", $ctype, "` elements, of an ", $name, " chain of")]
         #[doc = concat!(" dimension `d` started with `*config`: ", $unit_len, ", or ", $diag_len, " with")]
         /// `mass = SGS_MASS_DIAGONAL` (saturating at SIZE_MAX). 0 for d = 0, a NULL or
@@ -1091,9 +1092,11 @@ macro_rules! preconditioner_api {
         }
 
         #[doc = concat!(" Sets the fixed diagonal preconditioner of an ", $name, " chain started with")]
-        /// `mass = SGS_MASS_DIAGONAL`: its inverse mass relative to σ⁻² (`k_len` = d values kᵢ,
-        /// each positive and finite with a finite 1/√k; docs/algorithms.md §1.5). Until it is
-        /// set the preconditioner is the identity. Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
+        /// `mass = SGS_MASS_DIAGONAL` (docs/algorithms.md §1.5): `k_len` = d values kᵢ, each
+        /// positive and finite with a finite 1/√k, e.g. posterior variances learnt elsewhere
+        #[doc = concat!(" (", $k_doc, ").")]
+        /// Until it is set the preconditioner is the identity. Returns `SGS_OK`,
+        /// `SGS_ERR_NULL_POINTER`,
         /// `SGS_ERR_INVALID_ARGUMENT` (misaligned, or `k` inside the state or the workspace),
         /// `SGS_ERR_LENGTH_MISMATCH` (`k_len ≠ d`), `SGS_ERR_INVALID_MASS`,
         /// `SGS_ERR_MASS_MISMATCH` (a chain started with `SGS_MASS_UNIT`), or the state's

@@ -123,7 +123,8 @@ preconditioner_api!(
     sgs_sghmc_set_inverse_mass,
     sgs_sghmc_inverse_mass,
     "5·d",
-    "7·d"
+    "7·d",
+    "the inverse mass relative to σ⁻², as AMAGOLD's: the momentum's sd becomes σ·mᵢ with mᵢ = 1/√kᵢ, the position step (ε/σ²)·kᵢ·rᵢ, and the persistent momentum is rescaled by m_newᵢ/m_oldᵢ"
 );
 preconditioner_api!(
     SghmcCore,
@@ -136,5 +137,6 @@ preconditioner_api!(
     sgs_sghmc_set_inverse_mass_f32,
     sgs_sghmc_inverse_mass_f32,
     "5·d",
-    "7·d"
+    "7·d",
+    "the inverse mass relative to σ⁻², as AMAGOLD's: the momentum's sd becomes σ·mᵢ with mᵢ = 1/√kᵢ, the position step (ε/σ²)·kᵢ·rᵢ, and the persistent momentum is rescaled by m_newᵢ/m_oldᵢ"
 );

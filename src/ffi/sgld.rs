@@ -94,7 +94,8 @@ preconditioner_api!(
     sgs_sgld_set_inverse_mass,
     sgs_sgld_inverse_mass,
     "3·d",
-    "5·d"
+    "5·d",
+    "D = diag(k): each update moves θᵢ by −(ε/2)·kᵢ·gᵢ + √ε·√kᵢ·zᵢ"
 );
 preconditioner_api!(
     SgldCore,
@@ -107,5 +108,6 @@ preconditioner_api!(
     sgs_sgld_set_inverse_mass_f32,
     sgs_sgld_inverse_mass_f32,
     "3·d",
-    "5·d"
+    "5·d",
+    "D = diag(k): each update moves θᵢ by −(ε/2)·kᵢ·gᵢ + √ε·√kᵢ·zᵢ"
 );
