@@ -270,11 +270,12 @@ impl<T: Float> Sghmc<T> {
     /// once), and the persistent momentum rescaled, `rᵢ ← rᵢ·(m_newᵢ/m_oldᵢ)` in `f64`, rounded
     /// once. The caller has checked `k` (d positive finite values).
     pub fn set_inverse_mass(&mut self, k: &[T]) {
-        for i in 0..self.k.len() {
-            let m_new = 1.0 / libm::sqrt(k[i].to_f64());
-            self.r[i] = T::from_f64(self.r[i].to_f64() * (m_new / self.m[i].to_f64()));
-            self.m[i] = T::from_f64(m_new);
-            self.k[i] = k[i];
+        let factors = self.m.iter_mut().zip(self.k.iter_mut());
+        for ((ri, (mi, ki)), &kn) in self.r.iter_mut().zip(factors).zip(k) {
+            let m_new = 1.0 / libm::sqrt(kn.to_f64());
+            *ri = T::from_f64(ri.to_f64() * (m_new / mi.to_f64()));
+            *mi = T::from_f64(m_new);
+            *ki = kn;
         }
     }
 
