@@ -138,6 +138,8 @@ class SghmcConfig(C.Structure):
         ("stream", C.c_uint64),
         ("steps", C.c_uint32),
         ("resample_momentum", C.c_uint32),
+        ("mass", C.c_uint32),
+        ("reserved", C.c_uint32),
     ]
 
 

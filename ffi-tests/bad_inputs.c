@@ -3272,6 +3272,289 @@ static void warmup_api_cases(void) {
     warmup_curvature_abort_cases();
     warmup_compare_cases();
     warmup_busy_cases();
+/* SGHMC's and SGLD's fixed diagonal preconditioner (docs/algorithms.md §1.5): the `mass` option,
+ * the workspace query for a configuration, the setter and the getter of the inverse mass, copies.
+ * Kept apart from AMAGOLD's mass cases. */
+typedef struct {
+    sgs_sghmc *h;
+    sgs_sgld *l;
+    int32_t st_set, st_get;
+    int done;
+    prog p;
+} precond_reentry;
+
+static int32_t precond_reentrant_grad(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
+    precond_reentry *r = (precond_reentry *)ud;
+    if (!r->done) {
+        const double k[D] = {2.0, 3.0};
+        double out[D];
+        r->done = 1;
+        r->st_set = r->h ? sgs_sghmc_set_inverse_mass(r->h, k, D) : sgs_sgld_set_inverse_mass(r->l, k, D);
+        r->st_get = r->h ? sgs_sghmc_inverse_mass(r->h, out, D) : sgs_sgld_inverse_mass(r->l, out, D);
+    }
+    return prog_gradient(&r->p, x, d, seed, g);
+}
+
+enum { WSH_DIAG = 7 * D, WSL = 3 * D, WSL_DIAG = 5 * D };
+
+static void sg_precond_cases(void) {
+    /* --- SGHMC: configuration and workspace ------------------------------------------------- */
+    sgs_sghmc_config h0 = sgs_sghmc_config_default(0.1), h;
+    expect("sghmc precond: default mass SGS_MASS_UNIT, reserved 0",
+           h0.mass == SGS_MASS_UNIT && h0.reserved == 0, NULL);
+    h = h0;
+    h.mass = SGS_MASS_DIAGONAL;
+    sgs_sghmc_config hd = h, hbad = h0;
+    hbad.mass = SGS_MASS_DENSE;
+    expect("sghmc precond: workspace_len_for 5d unit, 7d diagonal, 0 for d = 0, NULL, dense, 7, saturating",
+           sgs_sghmc_workspace_len_for(&h0, D) == WSH && sgs_sghmc_workspace_len_for(&hd, D) == WSH_DIAG &&
+               sgs_sghmc_workspace_len_for_f32(&h0, D) == WSH &&
+               sgs_sghmc_workspace_len_for_f32(&hd, D) == WSH_DIAG && sgs_sghmc_workspace_len_for(&hd, 0) == 0 &&
+               sgs_sghmc_workspace_len_for(NULL, D) == 0 && sgs_sghmc_workspace_len_for(&hbad, D) == 0 &&
+               sgs_sghmc_workspace_len_for(&hd, SIZE_MAX / 4) == SIZE_MAX && sgs_sghmc_workspace_len(D) == WSH,
+           NULL);
+    hbad.mass = 7;
+    expect("sghmc precond: workspace_len_for of mass 7 is 0", sgs_sghmc_workspace_len_for(&hbad, D) == 0, NULL);
+
+    /* A unit chain and a diagonal chain (persistent momentum, so that its rescaling shows). */
+    sgs_sghmc u = {{0}}, s = {{0}}, saved, cp = {{0}};
+    double wu[WSH], ws[WSH_DIAG], ws_saved[WSH_DIAG], ws2[WSH_DIAG], wcp[WSH_DIAG];
+    prog pu, ps;
+    memset(&pu, 0, sizeof pu);
+    memset(&ps, 0, sizeof ps);
+    hd.resample_momentum = 0;
+    hd.steps = 3;
+    if (sgs_sghmc_init(&u, &h0, THETA0, D, wu, WSH, sg_grad, &pu) != SGS_OK ||
+        sgs_sghmc_init(&s, &hd, THETA0, D, ws, WSH_DIAG, sg_grad, &ps) != SGS_OK) {
+        printf("FAIL sghmc precond fixture\n");
+        exit(1);
+    }
+    sgs_sghmc_step(&s, NULL);
+    memcpy(&saved, &s, sizeof s);
+    memcpy(ws_saved, ws, sizeof ws);
+#define HSAME (memcmp(&saved, &s, sizeof s) == 0 && memcmp(ws_saved, ws, sizeof ws) == 0)
+    prog p2;
+    memset(&p2, 0, sizeof p2);
+    h = hd; h.mass = SGS_MASS_DENSE;
+    CASE("sghmc precond init: mass SGS_MASS_DENSE", sgs_sghmc_init(&s, &h, THETA0, D, ws2, WSH_DIAG, sg_grad, &p2),
+         SGS_ERR_INVALID_OPTION, HSAME);
+    h = hd; h.mass = 3;
+    CASE("sghmc precond init: mass 3", sgs_sghmc_init(&s, &h, THETA0, D, ws2, WSH_DIAG, sg_grad, &p2),
+         SGS_ERR_INVALID_OPTION, HSAME);
+    h = hd; h.reserved = 1;
+    CASE("sghmc precond init: reserved 1", sgs_sghmc_init(&s, &h, THETA0, D, ws2, WSH_DIAG, sg_grad, &p2),
+         SGS_ERR_INVALID_OPTION, HSAME);
+    CASE("sghmc precond init: diagonal, workspace 7d - 1",
+         sgs_sghmc_init(&s, &hd, THETA0, D, ws2, WSH_DIAG - 1, sg_grad, &p2), SGS_ERR_WORKSPACE_TOO_SMALL, HSAME);
+    CASE("sghmc precond init: diagonal, workspace 5d",
+         sgs_sghmc_init(&s, &hd, THETA0, D, ws2, WSH, sg_grad, &p2), SGS_ERR_WORKSPACE_TOO_SMALL, HSAME);
+
+    /* --- SGHMC: the getter ------------------------------------------------------------------ */
+    double k[D + 1] = {0.0, 0.0, 7.0};
+    CASE("sghmc precond: inverse_mass of a unit chain: d ones", sgs_sghmc_inverse_mass(&u, k, D + 1), SGS_OK,
+         k[0] == 1.0 && k[1] == 1.0 && k[2] == 7.0);
+    k[0] = k[1] = 0.0;
+    CASE("sghmc precond: inverse_mass before it is set: d ones", sgs_sghmc_inverse_mass(&s, k, D), SGS_OK,
+         HSAME && k[0] == 1.0 && k[1] == 1.0);
+    CASE("sghmc precond: inverse_mass out NULL", sgs_sghmc_inverse_mass(&s, NULL, D), SGS_ERR_NULL_POINTER, HSAME);
+    CASE("sghmc precond: inverse_mass out_len d - 1", sgs_sghmc_inverse_mass(&s, k, D - 1),
+         SGS_ERR_OUTPUT_TOO_SMALL, HSAME);
+    CASE("sghmc precond: inverse_mass out over the k block", sgs_sghmc_inverse_mass(&s, ws + 6 * D, D),
+         SGS_ERR_INVALID_ARGUMENT, HSAME);
+    CASE("sghmc precond: inverse_mass out misaligned",
+         sgs_sghmc_inverse_mass(&s, (double *)(void *)((char *)k + 1), D), SGS_ERR_INVALID_ARGUMENT, HSAME);
+    sgs_sghmc zero = {{0}};
+    CASE("sghmc precond: inverse_mass not initialised", sgs_sghmc_inverse_mass(&zero, k, D),
+         SGS_ERR_NOT_INITIALISED, 1);
+    CASE("sghmc precond: f32 getter on a double chain",
+         sgs_sghmc_inverse_mass_f32((const sgs_sghmc_f32 *)(const void *)&s, (float *)(void *)k, D),
+         SGS_ERR_NOT_INITIALISED, HSAME);
+
+    /* --- SGHMC: the setter's refusals write nothing ------------------------------------------ */
+    double kv[D + 1] = {0.25, 16.0, 1.0};
+    double kbad[D];
+    CASE("sghmc precond: set k NULL", sgs_sghmc_set_inverse_mass(&s, NULL, D), SGS_ERR_NULL_POINTER, HSAME);
+    CASE("sghmc precond: set state NULL", sgs_sghmc_set_inverse_mass(NULL, kv, D), SGS_ERR_NULL_POINTER, 1);
+    CASE("sghmc precond: set k_len d - 1", sgs_sghmc_set_inverse_mass(&s, kv, D - 1), SGS_ERR_LENGTH_MISMATCH,
+         HSAME);
+    CASE("sghmc precond: set k_len d + 1", sgs_sghmc_set_inverse_mass(&s, kv, D + 1), SGS_ERR_LENGTH_MISMATCH,
+         HSAME);
+    const double bad_values[5] = {0.0, -1.0, NAN, INFINITY, -0.0};
+    const char *bad_names[5] = {"sghmc precond: set k 0", "sghmc precond: set k -1", "sghmc precond: set k NaN",
+                                "sghmc precond: set k inf", "sghmc precond: set k -0"};
+    for (int i = 0; i < 5; i++) {
+        kbad[0] = 2.0;
+        kbad[1] = bad_values[i];
+        CASE(bad_names[i], sgs_sghmc_set_inverse_mass(&s, kbad, D), SGS_ERR_INVALID_MASS, HSAME);
+    }
+    CASE("sghmc precond: set k misaligned",
+         sgs_sghmc_set_inverse_mass(&s, (const double *)(const void *)((const char *)kv + 1), D),
+         SGS_ERR_INVALID_ARGUMENT, HSAME);
+    CASE("sghmc precond: set k inside the workspace", sgs_sghmc_set_inverse_mass(&s, ws + 2 * D, D),
+         SGS_ERR_INVALID_ARGUMENT, HSAME);
+    CASE("sghmc precond: set not initialised", sgs_sghmc_set_inverse_mass(&zero, kv, D), SGS_ERR_NOT_INITIALISED, 1);
+    sgs_sghmc moved;
+    memcpy(&moved, &s, sizeof moved);
+    CASE("sghmc precond: set on a memcpy'd state", sgs_sghmc_set_inverse_mass(&moved, kv, D), SGS_ERR_STATE_MOVED,
+         HSAME);
+    CASE("sghmc precond: set on a unit chain", sgs_sghmc_set_inverse_mass(&u, kv, D), SGS_ERR_MASS_MISMATCH, 1);
+    CASE("sghmc precond: set f32 on a double chain",
+         sgs_sghmc_set_inverse_mass_f32((sgs_sghmc_f32 *)(void *)&s, (const float *)(const void *)kv, D),
+         SGS_ERR_NOT_INITIALISED, HSAME);
+
+    /* --- SGHMC: set, read back, the momentum rescaled by m_new / m_old = 1/√k ---------------- */
+    double r0[D], r1[D];
+    sgs_sghmc_momentum(&s, r0, D);
+    CASE("sghmc precond: set k = (1/4, 16)", sgs_sghmc_set_inverse_mass(&s, kv, D), SGS_OK, 1);
+    sgs_sghmc_momentum(&s, r1, D);
+    k[0] = k[1] = 0.0;
+    expect("sghmc precond: inverse_mass gives k, momentum r·(1/√k)",
+           sgs_sghmc_inverse_mass(&s, k, D) == SGS_OK && k[0] == 0.25 && k[1] == 16.0 &&
+               r1[0] == r0[0] * (1.0 / sqrt(0.25)) && r1[1] == r0[1] * (1.0 / sqrt(16.0)),
+           NULL);
+    /* A copy needs the 7·d the chain uses, and continues as the source. */
+    memcpy(&saved, &s, sizeof s);
+    memcpy(ws_saved, ws, sizeof ws);
+    CASE("sghmc precond: copy to a 5d workspace", sgs_sghmc_copy(&cp, wcp, WSH, &s), SGS_ERR_WORKSPACE_TOO_SMALL,
+         HSAME && cp._opaque[0] == 0);
+    CASE("sghmc precond: copy to a 7d workspace", sgs_sghmc_copy(&cp, wcp, WSH_DIAG, &s), SGS_OK, HSAME);
+    double xa[D], xb[D];
+    memset(&p2, 0, sizeof p2);
+    sgs_sghmc_step(&s, NULL);
+    sgs_sghmc_step(&cp, NULL);
+    sgs_sghmc_position(&s, xa, D);
+    sgs_sghmc_position(&cp, xb, D);
+    k[0] = k[1] = 0.0;
+    expect("sghmc precond: the copy has k and steps as the source",
+           sgs_sghmc_inverse_mass(&cp, k, D) == SGS_OK && k[0] == 0.25 && k[1] == 16.0 &&
+               memcmp(xa, xb, sizeof xa) == 0,
+           NULL);
+    /* From inside the chain's own callback: busy, nothing changed. */
+    precond_reentry re;
+    memset(&re, 0, sizeof re);
+    sgs_sghmc rs = {{0}};
+    double wrs[WSH_DIAG];
+    re.h = &rs;
+    int32_t st = sgs_sghmc_init(&rs, &hd, THETA0, D, wrs, WSH_DIAG, precond_reentrant_grad, &re);
+    st = st == SGS_OK ? sgs_sghmc_step(&rs, NULL) : st;
+    k[0] = k[1] = 0.0;
+    expect("sghmc precond: set/get from the chain's callback -> SGS_ERR_BUSY, k unchanged",
+           st == SGS_OK && re.done && re.st_set == SGS_ERR_BUSY && re.st_get == SGS_ERR_BUSY &&
+               sgs_sghmc_inverse_mass(&rs, k, D) == SGS_OK && k[0] == 1.0 && k[1] == 1.0,
+           NULL);
+#undef HSAME
+
+    /* --- SGHMC f32 --------------------------------------------------------------------------- */
+    sgs_sghmc_f32 sf = {{0}};
+    float wf[WSH_DIAG], wf_saved[WSH_DIAG];
+    const float thf[D] = {0.5f, -0.25f};
+    prog pf;
+    memset(&pf, 0, sizeof pf);
+    st = sgs_sghmc_init_f32(&sf, &hd, thf, D, wf, WSH_DIAG, prog_gradient_f32, &pf);
+    expect("sghmc precond f32: init diagonal over 7d", st == SGS_OK, sgs_status_str(st));
+    memcpy(wf_saved, wf, sizeof wf);
+    const float kf_bad[D] = {1.0f, INFINITY}, kf[D] = {1e-30f, 3e30f};
+    CASE("sghmc precond f32: set k inf", sgs_sghmc_set_inverse_mass_f32(&sf, kf_bad, D), SGS_ERR_INVALID_MASS,
+         memcmp(wf_saved, wf, sizeof wf) == 0);
+    float kfo[D] = {0.0f, 0.0f};
+    CASE("sghmc precond f32: set k 1e-30, 3e30", sgs_sghmc_set_inverse_mass_f32(&sf, kf, D), SGS_OK, 1);
+    expect("sghmc precond f32: read back",
+           sgs_sghmc_inverse_mass_f32(&sf, kfo, D) == SGS_OK && kfo[0] == kf[0] && kfo[1] == kf[1], NULL);
+
+    /* --- SGLD -------------------------------------------------------------------------------- */
+    sgs_sgld_config l0 = sgs_sgld_config_default(0.1), l, ld, lbad;
+    expect("sgld precond: default mass SGS_MASS_UNIT", l0.mass == SGS_MASS_UNIT, NULL);
+    ld = l0;
+    ld.mass = SGS_MASS_DIAGONAL;
+    lbad = l0;
+    lbad.mass = SGS_MASS_DENSE;
+    expect("sgld precond: workspace_len_for 3d unit, 5d diagonal, 0 for d = 0, NULL, dense",
+           sgs_sgld_workspace_len_for(&l0, D) == WSL && sgs_sgld_workspace_len_for(&ld, D) == WSL_DIAG &&
+               sgs_sgld_workspace_len_for_f32(&ld, D) == WSL_DIAG && sgs_sgld_workspace_len_for(&ld, 0) == 0 &&
+               sgs_sgld_workspace_len_for(NULL, D) == 0 && sgs_sgld_workspace_len_for(&lbad, D) == 0 &&
+               sgs_sgld_workspace_len_for(&ld, SIZE_MAX / 2) == SIZE_MAX && sgs_sgld_workspace_len(D) == WSL,
+           NULL);
+    sgs_sgld lu = {{0}}, ls = {{0}}, lsaved, lcp = {{0}};
+    double wlu[WSL], wls[WSL_DIAG], wls_saved[WSL_DIAG], wl2[WSL_DIAG], wlcp[WSL_DIAG];
+    memset(&pu, 0, sizeof pu);
+    memset(&ps, 0, sizeof ps);
+    if (sgs_sgld_init(&lu, &l0, THETA0, D, wlu, WSL, sg_grad, &pu) != SGS_OK ||
+        sgs_sgld_init(&ls, &ld, THETA0, D, wls, WSL_DIAG, sg_grad, &ps) != SGS_OK) {
+        printf("FAIL sgld precond fixture\n");
+        exit(1);
+    }
+    sgs_sgld_step(&ls, NULL);
+    memcpy(&lsaved, &ls, sizeof ls);
+    memcpy(wls_saved, wls, sizeof wls);
+#define LSAME (memcmp(&lsaved, &ls, sizeof ls) == 0 && memcmp(wls_saved, wls, sizeof wls) == 0)
+    l = ld; l.mass = SGS_MASS_DENSE;
+    CASE("sgld precond init: mass SGS_MASS_DENSE", sgs_sgld_init(&ls, &l, THETA0, D, wl2, WSL_DIAG, sg_grad, &p2),
+         SGS_ERR_INVALID_OPTION, LSAME);
+    l = ld; l.mass = 0xffffffffu;
+    CASE("sgld precond init: mass 2^32 - 1", sgs_sgld_init(&ls, &l, THETA0, D, wl2, WSL_DIAG, sg_grad, &p2),
+         SGS_ERR_INVALID_OPTION, LSAME);
+    CASE("sgld precond init: diagonal, workspace 5d - 1",
+         sgs_sgld_init(&ls, &ld, THETA0, D, wl2, WSL_DIAG - 1, sg_grad, &p2), SGS_ERR_WORKSPACE_TOO_SMALL, LSAME);
+    k[0] = k[1] = 0.0;
+    CASE("sgld precond: inverse_mass of a unit chain: ones", sgs_sgld_inverse_mass(&lu, k, D), SGS_OK,
+         k[0] == 1.0 && k[1] == 1.0);
+    CASE("sgld precond: inverse_mass out_len d - 1", sgs_sgld_inverse_mass(&ls, k, D - 1), SGS_ERR_OUTPUT_TOO_SMALL,
+         LSAME);
+    CASE("sgld precond: inverse_mass out over the k block", sgs_sgld_inverse_mass(&ls, wls + 3 * D, D),
+         SGS_ERR_INVALID_ARGUMENT, LSAME);
+    CASE("sgld precond: set on a unit chain", sgs_sgld_set_inverse_mass(&lu, kv, D), SGS_ERR_MASS_MISMATCH, 1);
+    CASE("sgld precond: set k NULL", sgs_sgld_set_inverse_mass(&ls, NULL, D), SGS_ERR_NULL_POINTER, LSAME);
+    CASE("sgld precond: set k_len d + 1", sgs_sgld_set_inverse_mass(&ls, kv, D + 1), SGS_ERR_LENGTH_MISMATCH, LSAME);
+    for (int i = 0; i < 5; i++) {
+        kbad[0] = bad_values[i];
+        kbad[1] = 2.0;
+        char nm[80];
+        snprintf(nm, sizeof nm, "sgld precond: set k[0] = %g", bad_values[i]);
+        CASE(nm, sgs_sgld_set_inverse_mass(&ls, kbad, D), SGS_ERR_INVALID_MASS, LSAME);
+    }
+    CASE("sgld precond: set k inside the state",
+         sgs_sgld_set_inverse_mass(&ls, (const double *)(const void *)&ls._opaque[4], D), SGS_ERR_INVALID_ARGUMENT,
+         LSAME);
+    CASE("sgld precond: set k = (1/4, 16)", sgs_sgld_set_inverse_mass(&ls, kv, D), SGS_OK, 1);
+    k[0] = k[1] = 0.0;
+    expect("sgld precond: inverse_mass gives k",
+           sgs_sgld_inverse_mass(&ls, k, D) == SGS_OK && k[0] == 0.25 && k[1] == 16.0, NULL);
+    memcpy(&lsaved, &ls, sizeof ls);
+    memcpy(wls_saved, wls, sizeof wls);
+    CASE("sgld precond: copy to a 3d workspace", sgs_sgld_copy(&lcp, wlcp, WSL, &ls), SGS_ERR_WORKSPACE_TOO_SMALL,
+         LSAME && lcp._opaque[0] == 0);
+    CASE("sgld precond: copy to a 5d workspace", sgs_sgld_copy(&lcp, wlcp, WSL_DIAG, &ls), SGS_OK, LSAME);
+    sgs_sgld_step(&ls, NULL);
+    sgs_sgld_step(&lcp, NULL);
+    sgs_sgld_position(&ls, xa, D);
+    sgs_sgld_position(&lcp, xb, D);
+    k[0] = k[1] = 0.0;
+    expect("sgld precond: the copy has k and steps as the source",
+           sgs_sgld_inverse_mass(&lcp, k, D) == SGS_OK && k[0] == 0.25 && k[1] == 16.0 &&
+               memcmp(xa, xb, sizeof xa) == 0,
+           NULL);
+    memset(&re, 0, sizeof re);
+    sgs_sgld rl = {{0}};
+    double wrl[WSL_DIAG];
+    re.l = &rl;
+    st = sgs_sgld_init(&rl, &ld, THETA0, D, wrl, WSL_DIAG, precond_reentrant_grad, &re);
+    st = st == SGS_OK ? sgs_sgld_step(&rl, NULL) : st;
+    k[0] = k[1] = 0.0;
+    expect("sgld precond: set/get from the chain's callback -> SGS_ERR_BUSY, k unchanged",
+           st == SGS_OK && re.done && re.st_set == SGS_ERR_BUSY && re.st_get == SGS_ERR_BUSY &&
+               sgs_sgld_inverse_mass(&rl, k, D) == SGS_OK && k[0] == 1.0 && k[1] == 1.0,
+           NULL);
+#undef LSAME
+    sgs_sgld_f32 lf = {{0}};
+    float wlf[WSL_DIAG];
+    memset(&pf, 0, sizeof pf);
+    st = sgs_sgld_init_f32(&lf, &ld, thf, D, wlf, WSL_DIAG, prog_gradient_f32, &pf);
+    kfo[0] = kfo[1] = 0.0f;
+    expect("sgld precond f32: init over 5d, set and read back k",
+           st == SGS_OK && sgs_sgld_set_inverse_mass_f32(&lf, kf, D) == SGS_OK &&
+               sgs_sgld_inverse_mass_f32(&lf, kfo, D) == SGS_OK && kfo[0] == kf[0] && kfo[1] == kf[1] &&
+               sgs_sgld_set_inverse_mass_f32(&lf, kf_bad, D) == SGS_ERR_INVALID_MASS,
+           sgs_status_str(st));
 }
 
 int main(void) {
@@ -3294,6 +3577,7 @@ int main(void) {
     mass_extreme_sigma_cases();
     draws_cases();
     warmup_api_cases();
+    sg_precond_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -681,6 +681,101 @@ fn sgld_f32(out: &mut String, name: &str, mut m: M, th0: &[f64], c: &SgldConfig,
     }
 }
 
+/// SGHMC with a fixed diagonal preconditioner `k` set right after the start (`run_sghmc_pre`):
+/// f64 from the reference build, f32 from the core.
+#[allow(clippy::too_many_arguments)]
+fn sghmc_pre(
+    out: &mut String,
+    name: &str,
+    mut m: M,
+    th0: &[f64],
+    c: &SghmcConfig,
+    k: &[f64],
+    steps: usize,
+    runs: usize,
+    f32_core: bool,
+) {
+    if !f32_core {
+        let mut ch = RefSghmc::<f64>::new(
+            th0,
+            c.step_size,
+            c.friction,
+            c.momentum_sd,
+            c.steps,
+            c.resample_momentum,
+            c.seed,
+            c.stream,
+        );
+        ch.set_inverse_mass(k);
+        for i in 0..steps {
+            let ok = ch.step(&mut m);
+            let _ = writeln!(out, "{name} s {i} rej={} x={}", (!ok) as u32, xs(&ch.theta));
+        }
+        for i in 0..runs {
+            ch.step(&mut m);
+            let _ = writeln!(out, "{name} r {i} x={}", xs(&ch.theta));
+        }
+        let _ = writeln!(out, "{name} end it={} k={}", steps + runs, xs(&ch.k));
+        return;
+    }
+    let th0: Vec<f32> = th0.iter().map(|&v| v as f32).collect();
+    let kf: Vec<f32> = k.iter().map(|&v| v as f32).collect();
+    let d = th0.len();
+    let mut ws = vec![0.0f32; Sghmc::<f32>::workspace_len_for(c, d)];
+    let mut ch = Sghmc::new(c, &th0, &mut ws).expect("init");
+    ch.set_inverse_mass(&kf).expect("set k");
+    for i in 0..steps {
+        let info = ch.step(&mut m).expect("step");
+        let rej = (info.outcome != Outcome::Accepted) as u32;
+        let _ = writeln!(out, "{name}_f32 s {i} rej={rej} x={}", xs(ch.position()));
+    }
+    let mut rows = vec![0.0f32; runs * d];
+    ch.run(&mut m, &mut rows).expect("run");
+    for (i, row) in rows.chunks(d).enumerate() {
+        let _ = writeln!(out, "{name}_f32 r {i} x={}", xs(row));
+    }
+    let mut kr = vec![0.0f32; d];
+    ch.inverse_mass(&mut kr).expect("k");
+    let _ = writeln!(out, "{name}_f32 end it={} k={}", ch.iterations(), xs(&kr));
+}
+
+/// SGLD with a fixed diagonal preconditioner `k` (`run_sgld_pre`).
+#[allow(clippy::too_many_arguments)]
+fn sgld_pre(
+    out: &mut String,
+    name: &str,
+    mut m: M,
+    th0: &[f64],
+    c: &SgldConfig,
+    k: &[f64],
+    steps: usize,
+    f32_core: bool,
+) {
+    if !f32_core {
+        let mut ch = RefSgld::<f64>::new(th0, c.step_size, c.steps, c.seed, c.stream);
+        ch.set_inverse_mass(k);
+        for i in 0..steps {
+            let ok = ch.step(&mut m);
+            let _ = writeln!(out, "{name} s {i} rej={} x={}", (!ok) as u32, xs(&ch.theta));
+        }
+        let _ = writeln!(out, "{name} k={}", xs(&ch.k));
+        return;
+    }
+    let th0: Vec<f32> = th0.iter().map(|&v| v as f32).collect();
+    let kf: Vec<f32> = k.iter().map(|&v| v as f32).collect();
+    let mut ws = vec![0.0f32; Sgld::<f32>::workspace_len_for(c, th0.len())];
+    let mut ch = Sgld::new(c, &th0, &mut ws).expect("init");
+    ch.set_inverse_mass(&kf).expect("set k");
+    for i in 0..steps {
+        let info = ch.step(&mut m).expect("step");
+        let rej = (info.outcome != Outcome::Accepted) as u32;
+        let _ = writeln!(out, "{name}_f32 s {i} rej={rej} x={}", xs(ch.position()));
+    }
+    let mut kr = vec![0.0f32; th0.len()];
+    ch.inverse_mass(&mut kr).expect("k");
+    let _ = writeln!(out, "{name}_f32 k={}", xs(&kr));
+}
+
 fn svgd_start(i: usize, l: usize) -> f64 {
     ((i * 7 + l * 3) % 11) as f64 / 5.0 - 1.0
 }
@@ -842,6 +937,43 @@ fn all_runs(out: &mut String, f32_core: bool) {
     let mut l = SgldConfig::new(0.2);
     l.seed = 21;
     sl(out, "sgld_dw", dw, &dw0, &l, 60);
+
+    let kp = [0.3, 4.0, 1.7];
+    let mut h = SghmcConfig::new(0.08);
+    h.mass = Mass::Diagonal;
+    h.resample_momentum = false;
+    h.steps = 3;
+    h.seed = 8;
+    h.stream = 5;
+    sghmc_pre(
+        out,
+        "sghmc_precond_keep_g3",
+        g3,
+        &g30,
+        &h,
+        &kp,
+        60,
+        60,
+        f32_core,
+    );
+    h.resample_momentum = true;
+    h.seed = 10;
+    sghmc_pre(
+        out,
+        "sghmc_precond_resample_g3",
+        g3,
+        &g30,
+        &h,
+        &kp,
+        40,
+        40,
+        f32_core,
+    );
+    let mut l = SgldConfig::new(0.05);
+    l.mass = Mass::Diagonal;
+    l.steps = 2;
+    l.seed = 9;
+    sgld_pre(out, "sgld_precond_g3", g3, &g30, &l, &kp, 60, f32_core);
 
     let sv = if f32_core { svgd_f32 } else { svgd_ref };
     let gf = M {

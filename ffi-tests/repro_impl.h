@@ -255,6 +255,58 @@ static void SFX(run_sgld)(const char *name, const model *m, const REAL *theta0, 
     }
 }
 
+/* SGHMC and SGLD with a fixed diagonal preconditioner `k`, set right after init through the
+ * C setter; the k read back through the getter is printed last. */
+static void SFX(run_sghmc_pre)(const char *name, const model *m, const REAL *theta0, size_t d,
+                               sgs_sghmc_config cfg, const REAL *k, size_t steps, size_t runs) {
+    SFX(sgs_sghmc) s = {{0}};
+    REAL ws[7 * 3], out[3 * 200], kr[3];
+    CHECK(d <= 3 && SFX(sgs_sghmc_workspace_len_for)(&cfg, d) == 7 * d);
+    CHECK(SFX(sgs_sghmc_init)(&s, &cfg, theta0, d, ws, 7 * d, SFX(cb_gradient), (void *)m) == SGS_OK);
+    CHECK(SFX(sgs_sghmc_set_inverse_mass)(&s, k, d) == SGS_OK);
+    for (size_t i = 0; i < steps; i++) {
+        sgs_sghmc_info info;
+        REAL x[3];
+        CHECK(SFX(sgs_sghmc_step)(&s, &info) == SGS_OK);
+        CHECK(SFX(sgs_sghmc_position)(&s, x, 3) == SGS_OK);
+        printf("%s%s s %zu rej=%u x=", name, SUFFIX, i, (unsigned)(info.outcome != SGS_OUTCOME_ACCEPTED));
+        SFX(print_x)(x, d);
+    }
+    size_t done = 0;
+    sgs_sghmc_run_summary sum;
+    CHECK(SFX(sgs_sghmc_run)(&s, runs, out, sizeof out / sizeof out[0], &done, &sum) == SGS_OK);
+    CHECK(done == runs && sum.iterations == runs && sum.has_last == 1);
+    for (size_t i = 0; i < runs; i++) {
+        printf("%s%s r %zu x=", name, SUFFIX, i);
+        SFX(print_x)(out + i * d, d);
+    }
+    uint64_t it;
+    CHECK(SFX(sgs_sghmc_iterations)(&s, &it) == SGS_OK);
+    CHECK(SFX(sgs_sghmc_inverse_mass)(&s, kr, 3) == SGS_OK);
+    printf("%s%s end it=%llu k=", name, SUFFIX, (unsigned long long)it);
+    SFX(print_x)(kr, d);
+}
+
+static void SFX(run_sgld_pre)(const char *name, const model *m, const REAL *theta0, size_t d,
+                              sgs_sgld_config cfg, const REAL *k, size_t steps) {
+    SFX(sgs_sgld) s = {{0}};
+    REAL ws[5 * 3], kr[3];
+    CHECK(d <= 3 && SFX(sgs_sgld_workspace_len_for)(&cfg, d) == 5 * d);
+    CHECK(SFX(sgs_sgld_init)(&s, &cfg, theta0, d, ws, 5 * d, SFX(cb_gradient), (void *)m) == SGS_OK);
+    CHECK(SFX(sgs_sgld_set_inverse_mass)(&s, k, d) == SGS_OK);
+    for (size_t i = 0; i < steps; i++) {
+        sgs_sgld_info info;
+        REAL x[3];
+        CHECK(SFX(sgs_sgld_step)(&s, &info) == SGS_OK);
+        CHECK(SFX(sgs_sgld_position)(&s, x, 3) == SGS_OK);
+        printf("%s%s s %zu rej=%u x=", name, SUFFIX, i, (unsigned)(info.outcome != SGS_OUTCOME_ACCEPTED));
+        SFX(print_x)(x, d);
+    }
+    CHECK(SFX(sgs_sgld_inverse_mass)(&s, kr, 3) == SGS_OK);
+    printf("%s%s k=", name, SUFFIX);
+    SFX(print_x)(kr, d);
+}
+
 static void SFX(run_svgd)(const char *name, const model *m, size_t n, size_t d,
                           sgs_svgd_config cfg, int batched, size_t iterations) {
     REAL x[40 * 3], ws[4000];
@@ -456,6 +508,24 @@ static void SFX(all_runs)(void) {
     l = sgs_sgld_config_default(0.2);
     l.seed = 21;
     SFX(run_sgld)("sgld_dw", &dw, dw0, 1, l, 60);
+
+    /* The fixed diagonal preconditioner of SGHMC and SGLD, set through the C setter. */
+    const REAL kp[3] = {(REAL)0.3, (REAL)4.0, (REAL)1.7};
+    h = sgs_sghmc_config_default(0.08);
+    h.mass = SGS_MASS_DIAGONAL;
+    h.resample_momentum = 0;
+    h.steps = 3;
+    h.seed = 8;
+    h.stream = 5;
+    SFX(run_sghmc_pre)("sghmc_precond_keep_g3", &g3, g30, 3, h, kp, 60, 60);
+    h.resample_momentum = 1;
+    h.seed = 10;
+    SFX(run_sghmc_pre)("sghmc_precond_resample_g3", &g3, g30, 3, h, kp, 40, 40);
+    l = sgs_sgld_config_default(0.05);
+    l.mass = SGS_MASS_DIAGONAL;
+    l.steps = 2;
+    l.seed = 9;
+    SFX(run_sgld_pre)("sgld_precond_g3", &g3, g30, 3, l, kp, 60);
 
     model gf = {MODEL_G3FREE, 0.5};
     sgs_svgd_config v = sgs_svgd_config_default(4, 0.1);

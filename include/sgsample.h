@@ -24,17 +24,19 @@
 #define SGS_VARIANT_NON_REVERSIBLE 1
 
 /**
- * `sgs_amagold_config.mass`: σ²·I, the paper's chain.
+ * `sgs_amagold_config.mass`, `sgs_sghmc_config.mass`, `sgs_sgld_config.mass`: σ²·I, the
+ * paper's chain (SGHMC, SGLD: no preconditioner).
  */
 #define SGS_MASS_UNIT 0
 
 /**
- * `sgs_amagold_config.mass`: a diagonal mass matrix.
+ * `…_config.mass`: a diagonal mass matrix (SGHMC, SGLD: a fixed diagonal preconditioner).
  */
 #define SGS_MASS_DIAGONAL 1
 
 /**
- * `sgs_amagold_config.mass`: a dense mass matrix (a Cholesky factor in the workspace).
+ * `sgs_amagold_config.mass`: a dense mass matrix (a Cholesky factor in the workspace; AMAGOLD
+ * only).
  */
 #define SGS_MASS_DENSE 2
 
@@ -1144,6 +1146,19 @@ typedef struct sgs_sghmc_config {
    * 1: draw a fresh momentum at the start of every outer iteration; 0: keep it.
    */
   uint32_t resample_momentum;
+  /**
+   * The preconditioner: `SGS_MASS_UNIT` (0, the default: the plain sampler) or
+   * `SGS_MASS_DIAGONAL` (1: a fixed diagonal mass matrix, the identity until
+   * `sgs_sghmc_set_inverse_mass` sets it; the workspace grows to
+   * `sgs_sghmc_workspace_len_for`). Any other value (`SGS_MASS_DENSE` included):
+   * `SGS_ERR_INVALID_OPTION`.
+   */
+  uint32_t mass;
+  /**
+   * Must be 0 (`SGS_ERR_INVALID_OPTION` otherwise; padding made explicit, room for a later
+   * option).
+   */
+  uint32_t reserved;
 } sgs_sghmc_config;
 
 /**
@@ -1247,9 +1262,14 @@ typedef struct sgs_sgld_config {
    */
   uint32_t steps;
   /**
-   * Must be 0 (padding made explicit).
+   * The preconditioner: `SGS_MASS_UNIT` (0, the default: plain SGLD) or `SGS_MASS_DIAGONAL`
+   * (1: a fixed D = diag(k), each update θᵢ ← θᵢ − (ε/2)·kᵢ·∇ᵢŨ(θ) + N(0, ε·kᵢ); the
+   * identity until `sgs_sgld_set_inverse_mass` sets it; the workspace grows to
+   * `sgs_sgld_workspace_len_for`). Any other value (`SGS_MASS_DENSE` included):
+   * `SGS_ERR_INVALID_OPTION`. (This word was the reserved padding before: 0 still means the
+   * plain sampler.)
    */
-  uint32_t reserved;
+  uint32_t mass;
   /**
    * Seed of the generator (its stream: `stream`).
    */
@@ -1421,7 +1441,8 @@ struct sgs_amagold_config sgs_amagold_config_adaptive(void);
 
 /**
  * Workspace length, in `double` elements, of an AMAGOLD
- * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+ * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
+ * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
 size_t sgs_amagold_workspace_len(size_t d);
 
@@ -1441,10 +1462,10 @@ size_t sgs_amagold_state_align(void);
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
- * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
- * matrix and the warm-up's approach), must not
- * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * fills `*state` and the workspace. `workspace` must hold at least
+ * `…_workspace_len_for(config, d)` elements (`…_workspace_len(d)` for the default
+ * configuration; a mass matrix or preconditioner needs more), must not overlap `state`
+ * or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
@@ -1578,8 +1599,8 @@ sgs_status sgs_amagold_clear(struct sgs_amagold *state);
 
 /**
  * Makes `*dst` an independent copy of the AMAGOLD chain `*src`: the
- * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
+ * workspace contents are copied into `dst_workspace` (at least
+ * `…_workspace_len_for(config, d)` elements for the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -1605,7 +1626,8 @@ sgs_status sgs_amagold_copy(struct sgs_amagold *dst,
 
 /**
  * Workspace length, in `float` elements, of an AMAGOLD
- * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+ * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
+ * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
 size_t sgs_amagold_workspace_len_f32(size_t d);
 
@@ -1625,10 +1647,10 @@ size_t sgs_amagold_state_align_f32(void);
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
- * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
- * matrix and the warm-up's approach), must not
- * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * fills `*state` and the workspace. `workspace` must hold at least
+ * `…_workspace_len_for(config, d)` elements (`…_workspace_len(d)` for the default
+ * configuration; a mass matrix or preconditioner needs more), must not overlap `state`
+ * or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
@@ -1764,8 +1786,8 @@ sgs_status sgs_amagold_clear_f32(struct sgs_amagold_f32 *state);
 
 /**
  * Makes `*dst` an independent copy of the AMAGOLD chain `*src`: the
- * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
+ * workspace contents are copied into `dst_workspace` (at least
+ * `…_workspace_len_for(config, d)` elements for the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -2524,13 +2546,15 @@ sgs_status sgs_minibatch(uint64_t seed, uint64_t n, uint64_t *out, size_t len);
 
 /**
  * The AMAGOLD paper's settings at step size ε: T = 10, friction 0.25, σ = 1, momentum
- * resampled, seed 0, stream 0. Nothing is validated here; `sgs_sghmc_init` does that.
+ * resampled, no preconditioner (`SGS_MASS_UNIT`), seed 0, stream 0. Nothing is validated here;
+ * `sgs_sghmc_init` does that.
  */
 struct sgs_sghmc_config sgs_sghmc_config_default(double step_size);
 
 /**
  * Workspace length, in `double` elements, of an SGHMC
- * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+ * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
+ * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
 size_t sgs_sghmc_workspace_len(size_t d);
 
@@ -2550,10 +2574,10 @@ size_t sgs_sghmc_state_align(void);
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
- * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
- * matrix and the warm-up's approach), must not
- * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * fills `*state` and the workspace. `workspace` must hold at least
+ * `…_workspace_len_for(config, d)` elements (`…_workspace_len(d)` for the default
+ * configuration; a mass matrix or preconditioner needs more), must not overlap `state`
+ * or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
@@ -2686,8 +2710,8 @@ sgs_status sgs_sghmc_clear(struct sgs_sghmc *state);
 
 /**
  * Makes `*dst` an independent copy of the SGHMC chain `*src`: the
- * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
+ * workspace contents are copied into `dst_workspace` (at least
+ * `…_workspace_len_for(config, d)` elements for the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -2713,7 +2737,8 @@ sgs_status sgs_sghmc_copy(struct sgs_sghmc *dst,
 
 /**
  * Workspace length, in `float` elements, of an SGHMC
- * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+ * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
+ * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
 size_t sgs_sghmc_workspace_len_f32(size_t d);
 
@@ -2733,10 +2758,10 @@ size_t sgs_sghmc_state_align_f32(void);
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
- * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
- * matrix and the warm-up's approach), must not
- * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * fills `*state` and the workspace. `workspace` must hold at least
+ * `…_workspace_len_for(config, d)` elements (`…_workspace_len(d)` for the default
+ * configuration; a mass matrix or preconditioner needs more), must not overlap `state`
+ * or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
@@ -2869,8 +2894,8 @@ sgs_status sgs_sghmc_clear_f32(struct sgs_sghmc_f32 *state);
 
 /**
  * Makes `*dst` an independent copy of the SGHMC chain `*src`: the
- * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
+ * workspace contents are copied into `dst_workspace` (at least
+ * `…_workspace_len_for(config, d)` elements for the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -2913,8 +2938,97 @@ sgs_status sgs_sghmc_momentum(const struct sgs_sghmc *state, double *out, size_t
 sgs_status sgs_sghmc_momentum_f32(const struct sgs_sghmc_f32 *state, float *out, size_t out_len);
 
 /**
+ * Workspace length, in `double` elements, of an SGHMC chain of
+ * dimension `d` started with `*config`: 5·d, or 7·d with
+ * `mass = SGS_MASS_DIAGONAL` (saturating at SIZE_MAX). 0 for d = 0, a NULL or
+ * misaligned `config`, or a configuration whose enumerated fields init refuses
+ * (`SGS_ERR_INVALID_OPTION`: `mass` neither `SGS_MASS_UNIT` nor `SGS_MASS_DIAGONAL`, …).
+ *
+ * # Safety
+ * `config` NULL or valid for a read.
+ */
+size_t sgs_sghmc_workspace_len_for(const struct sgs_sghmc_config *config, size_t d);
+
+/**
+ * Sets the fixed diagonal preconditioner of an SGHMC chain started with
+ * `mass = SGS_MASS_DIAGONAL` (docs/algorithms.md §1.5): `k_len` = d values kᵢ, each
+ * positive and finite with a finite 1/√k, e.g. posterior variances learnt elsewhere
+ * (the inverse mass relative to σ⁻², as AMAGOLD's: the momentum's sd becomes σ·mᵢ with mᵢ = 1/√kᵢ, the position step (ε/σ²)·kᵢ·rᵢ, and the persistent momentum is rescaled by m_newᵢ/m_oldᵢ).
+ * Until it is set the preconditioner is the identity. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or `k` inside the state or the workspace),
+ * `SGS_ERR_LENGTH_MISMATCH` (`k_len ≠ d`), `SGS_ERR_INVALID_MASS`,
+ * `SGS_ERR_MASS_MISMATCH` (a chain started with `SGS_MASS_UNIT`), or the state's
+ * validation statuses (as for the position getter; `SGS_ERR_BUSY` from inside the
+ * chain's callbacks). Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid; `k` valid for `k_len` reads.
+ */
+sgs_status sgs_sghmc_set_inverse_mass(struct sgs_sghmc *state,
+                                      const double *k,
+                                      size_t k_len);
+
+/**
+ * Copies the diagonal preconditioner's inverse mass kᵢ of an SGHMC chain
+ * (d values) into `out` (capacity `out_len` ≥ d): d ones for a chain started with
+ * `SGS_MASS_UNIT`, and for an `SGS_MASS_DIAGONAL` one until it is set. Statuses as for
+ * the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sghmc_inverse_mass(const struct sgs_sghmc *state, double *out, size_t out_len);
+
+/**
+ * Workspace length, in `float` elements, of an SGHMC chain of
+ * dimension `d` started with `*config`: 5·d, or 7·d with
+ * `mass = SGS_MASS_DIAGONAL` (saturating at SIZE_MAX). 0 for d = 0, a NULL or
+ * misaligned `config`, or a configuration whose enumerated fields init refuses
+ * (`SGS_ERR_INVALID_OPTION`: `mass` neither `SGS_MASS_UNIT` nor `SGS_MASS_DIAGONAL`, …).
+ *
+ * # Safety
+ * `config` NULL or valid for a read.
+ */
+size_t sgs_sghmc_workspace_len_for_f32(const struct sgs_sghmc_config *config, size_t d);
+
+/**
+ * Sets the fixed diagonal preconditioner of an SGHMC chain started with
+ * `mass = SGS_MASS_DIAGONAL` (docs/algorithms.md §1.5): `k_len` = d values kᵢ, each
+ * positive and finite with a finite 1/√k, e.g. posterior variances learnt elsewhere
+ * (the inverse mass relative to σ⁻², as AMAGOLD's: the momentum's sd becomes σ·mᵢ with mᵢ = 1/√kᵢ, the position step (ε/σ²)·kᵢ·rᵢ, and the persistent momentum is rescaled by m_newᵢ/m_oldᵢ).
+ * Until it is set the preconditioner is the identity. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or `k` inside the state or the workspace),
+ * `SGS_ERR_LENGTH_MISMATCH` (`k_len ≠ d`), `SGS_ERR_INVALID_MASS`,
+ * `SGS_ERR_MASS_MISMATCH` (a chain started with `SGS_MASS_UNIT`), or the state's
+ * validation statuses (as for the position getter; `SGS_ERR_BUSY` from inside the
+ * chain's callbacks). Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid; `k` valid for `k_len` reads.
+ */
+sgs_status sgs_sghmc_set_inverse_mass_f32(struct sgs_sghmc_f32 *state,
+                                          const float *k,
+                                          size_t k_len);
+
+/**
+ * Copies the diagonal preconditioner's inverse mass kᵢ of an SGHMC chain
+ * (d values) into `out` (capacity `out_len` ≥ d): d ones for a chain started with
+ * `SGS_MASS_UNIT`, and for an `SGS_MASS_DIAGONAL` one until it is set. Statuses as for
+ * the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sghmc_inverse_mass_f32(const struct sgs_sghmc_f32 *state,
+                                      float *out,
+                                      size_t out_len);
+
+/**
  * Workspace length, in `float` elements, of an SGLD
- * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+ * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
+ * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
 size_t sgs_sgld_workspace_len_f32(size_t d);
 
@@ -2934,10 +3048,10 @@ size_t sgs_sgld_state_align_f32(void);
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
- * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
- * matrix and the warm-up's approach), must not
- * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * fills `*state` and the workspace. `workspace` must hold at least
+ * `…_workspace_len_for(config, d)` elements (`…_workspace_len(d)` for the default
+ * configuration; a mass matrix or preconditioner needs more), must not overlap `state`
+ * or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
@@ -3070,8 +3184,8 @@ sgs_status sgs_sgld_clear_f32(struct sgs_sgld_f32 *state);
 
 /**
  * Makes `*dst` an independent copy of the SGLD chain `*src`: the
- * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
+ * workspace contents are copied into `dst_workspace` (at least
+ * `…_workspace_len_for(config, d)` elements for the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -3096,14 +3210,15 @@ sgs_status sgs_sgld_copy_f32(struct sgs_sgld_f32 *dst,
                              const struct sgs_sgld_f32 *src);
 
 /**
- * Step size ε, one update per sample, seed 0, stream 0. Nothing is validated here;
- * `sgs_sgld_init` does that.
+ * Step size ε, one update per sample, no preconditioner (`SGS_MASS_UNIT`), seed 0, stream 0.
+ * Nothing is validated here; `sgs_sgld_init` does that.
  */
 struct sgs_sgld_config sgs_sgld_config_default(double step_size);
 
 /**
  * Workspace length, in `double` elements, of an SGLD
- * chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+ * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
+ * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
 size_t sgs_sgld_workspace_len(size_t d);
 
@@ -3123,10 +3238,10 @@ size_t sgs_sgld_state_align(void);
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
- * fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
- * elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
- * matrix and the warm-up's approach), must not
- * overlap `state` or `theta0`, and must stay alive (with the callbacks and
+ * fills `*state` and the workspace. `workspace` must hold at least
+ * `…_workspace_len_for(config, d)` elements (`…_workspace_len(d)` for the default
+ * configuration; a mass matrix or preconditioner needs more), must not overlap `state`
+ * or `theta0`, and must stay alive (with the callbacks and
  * `user_data`) while the state is used.
  *
  * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
@@ -3259,8 +3374,8 @@ sgs_status sgs_sgld_clear(struct sgs_sgld *state);
 
 /**
  * Makes `*dst` an independent copy of the SGLD chain `*src`: the
- * workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
- * elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
+ * workspace contents are copied into `dst_workspace` (at least
+ * `…_workspace_len_for(config, d)` elements for the source's configuration), and
  * the copy continues exactly as the source would (same draws), each on its own
  * workspace. The copy shares the callbacks and `user_data`. This is the only
  * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -3283,6 +3398,88 @@ sgs_status sgs_sgld_copy(struct sgs_sgld *dst,
                          double *dst_workspace,
                          size_t dst_workspace_len,
                          const struct sgs_sgld *src);
+
+/**
+ * Workspace length, in `double` elements, of an SGLD chain of
+ * dimension `d` started with `*config`: 3·d, or 5·d with
+ * `mass = SGS_MASS_DIAGONAL` (saturating at SIZE_MAX). 0 for d = 0, a NULL or
+ * misaligned `config`, or a configuration whose enumerated fields init refuses
+ * (`SGS_ERR_INVALID_OPTION`: `mass` neither `SGS_MASS_UNIT` nor `SGS_MASS_DIAGONAL`, …).
+ *
+ * # Safety
+ * `config` NULL or valid for a read.
+ */
+size_t sgs_sgld_workspace_len_for(const struct sgs_sgld_config *config, size_t d);
+
+/**
+ * Sets the fixed diagonal preconditioner of an SGLD chain started with
+ * `mass = SGS_MASS_DIAGONAL` (docs/algorithms.md §1.5): `k_len` = d values kᵢ, each
+ * positive and finite with a finite 1/√k, e.g. posterior variances learnt elsewhere
+ * (D = diag(k): each update moves θᵢ by −(ε/2)·kᵢ·gᵢ + √ε·√kᵢ·zᵢ).
+ * Until it is set the preconditioner is the identity. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or `k` inside the state or the workspace),
+ * `SGS_ERR_LENGTH_MISMATCH` (`k_len ≠ d`), `SGS_ERR_INVALID_MASS`,
+ * `SGS_ERR_MASS_MISMATCH` (a chain started with `SGS_MASS_UNIT`), or the state's
+ * validation statuses (as for the position getter; `SGS_ERR_BUSY` from inside the
+ * chain's callbacks). Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid; `k` valid for `k_len` reads.
+ */
+sgs_status sgs_sgld_set_inverse_mass(struct sgs_sgld *state, const double *k, size_t k_len);
+
+/**
+ * Copies the diagonal preconditioner's inverse mass kᵢ of an SGLD chain
+ * (d values) into `out` (capacity `out_len` ≥ d): d ones for a chain started with
+ * `SGS_MASS_UNIT`, and for an `SGS_MASS_DIAGONAL` one until it is set. Statuses as for
+ * the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sgld_inverse_mass(const struct sgs_sgld *state, double *out, size_t out_len);
+
+/**
+ * Workspace length, in `float` elements, of an SGLD chain of
+ * dimension `d` started with `*config`: 3·d, or 5·d with
+ * `mass = SGS_MASS_DIAGONAL` (saturating at SIZE_MAX). 0 for d = 0, a NULL or
+ * misaligned `config`, or a configuration whose enumerated fields init refuses
+ * (`SGS_ERR_INVALID_OPTION`: `mass` neither `SGS_MASS_UNIT` nor `SGS_MASS_DIAGONAL`, …).
+ *
+ * # Safety
+ * `config` NULL or valid for a read.
+ */
+size_t sgs_sgld_workspace_len_for_f32(const struct sgs_sgld_config *config, size_t d);
+
+/**
+ * Sets the fixed diagonal preconditioner of an SGLD chain started with
+ * `mass = SGS_MASS_DIAGONAL` (docs/algorithms.md §1.5): `k_len` = d values kᵢ, each
+ * positive and finite with a finite 1/√k, e.g. posterior variances learnt elsewhere
+ * (D = diag(k): each update moves θᵢ by −(ε/2)·kᵢ·gᵢ + √ε·√kᵢ·zᵢ).
+ * Until it is set the preconditioner is the identity. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or `k` inside the state or the workspace),
+ * `SGS_ERR_LENGTH_MISMATCH` (`k_len ≠ d`), `SGS_ERR_INVALID_MASS`,
+ * `SGS_ERR_MASS_MISMATCH` (a chain started with `SGS_MASS_UNIT`), or the state's
+ * validation statuses (as for the position getter; `SGS_ERR_BUSY` from inside the
+ * chain's callbacks). Nothing changes on an error.
+ *
+ * # Safety
+ * `state` valid; `k` valid for `k_len` reads.
+ */
+sgs_status sgs_sgld_set_inverse_mass_f32(struct sgs_sgld_f32 *state, const float *k, size_t k_len);
+
+/**
+ * Copies the diagonal preconditioner's inverse mass kᵢ of an SGLD chain
+ * (d values) into `out` (capacity `out_len` ≥ d): d ones for a chain started with
+ * `SGS_MASS_UNIT`, and for an `SGS_MASS_DIAGONAL` one until it is set. Statuses as for
+ * the position getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_sgld_inverse_mass_f32(const struct sgs_sgld_f32 *state, float *out, size_t out_len);
 
 /**
  * Writes the bytes a diagnostics state of dimension `d` needs into `*bytes`

@@ -78,7 +78,9 @@ pub enum Variant {
     NonReversible = 1,
 }
 
-/// The mass matrix an AMAGOLD chain carries (C: `SGS_MASS_…`).
+/// The mass matrix an AMAGOLD chain carries (C: `SGS_MASS_…`). SGHMC and SGLD take `Unit` or
+/// `Diagonal` (a fixed preconditioner the caller sets, docs/algorithms.md §1.5); `Dense` is
+/// AMAGOLD's only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Mass {

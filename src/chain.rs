@@ -36,15 +36,15 @@ pub trait ChainKind: Sized + Sealed {
     /// Workspace coordinates for dimension `d` (saturating; the position is the first `d`).
     fn workspace_len(d: usize) -> usize;
     /// Workspace coordinates this started chain uses: `workspace_len(dim)` unless its
-    /// configuration asks for more (AMAGOLD with a mass matrix: 10·d). What a copy of the chain
-    /// must copy and what a stored C state is checked against.
+    /// configuration asks for more (a mass matrix or preconditioner, AMAGOLD's warm-up). What a
+    /// copy of the chain must copy and what a stored C state is checked against.
     fn workspace_need(&self) -> usize {
         Self::workspace_len(self.dim())
     }
     /// Workspace coordinates a chain of dimension `d` started with `config` needs:
-    /// `workspace_len(d)` unless the configuration asks for more (AMAGOLD with a mass matrix or
-    /// a warm-up with the approach). What a caller that starts chains for any configuration
-    /// should allocate.
+    /// `workspace_len(d)` unless the configuration asks for more (a mass matrix or
+    /// preconditioner, AMAGOLD's warm-up). What a caller that starts chains for any
+    /// configuration should allocate.
     fn workspace_len_for(config: &Self::Config, d: usize) -> usize;
     /// The dimension d.
     fn dim(&self) -> usize;
@@ -220,13 +220,16 @@ macro_rules! gradient_chain {
         }
 
         impl<'a, T: Float> Chain<'a, T, $Core> {
-            #[doc = concat!(" Workspace length for dimension `d`: `", stringify!($per_d), "·d`.")]
+            #[doc = concat!(" Workspace length for dimension `d`: `", stringify!($per_d), "·d`, what the default")]
+            /// configuration needs (a diagonal preconditioner needs more:
+            /// `workspace_len_for`).
             pub const fn workspace_len(d: usize) -> usize {
                 d.saturating_mul($per_d)
             }
 
             #[doc = concat!(" Validates and starts the chain at θ₀ (dimension `theta0.len()`; the workspace needs `", stringify!($per_d), "·d`")]
-            /// coordinates). Draws what the sampler's module docs say it draws at the start.
+            /// coordinates, or `workspace_len_for(config, d)` with a diagonal preconditioner; it
+            /// may be longer). Draws what the sampler's module docs say it draws at the start.
             pub fn new(config: &$Config, theta0: &[T], workspace: &'a mut [T]) -> Result<Self, Error> {
                 let core = $Core::new(config, theta0, workspace)?;
                 Ok(Chain { core, ws: workspace })

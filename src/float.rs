@@ -210,11 +210,3 @@ pub(crate) fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
         *d = *s;
     }
 }
-
-/// `x[i] = x[i] + c·v[i]` over the common length (one rounding per operation, in that order).
-#[inline]
-pub(crate) fn add_scaled<T: Float>(x: &mut [T], c: T, v: &[T]) {
-    for (xi, &vi) in x.iter_mut().zip(v) {
-        *xi += c * vi;
-    }
-}

@@ -50,12 +50,33 @@ impl<T: Copy> Iterator for Factors<'_, T> {
     }
 }
 
-/// `x[i] = x[i] + (c·kᵢ)·v[i]`: [`add_scaled`](crate::float::add_scaled) with per-coordinate
-/// factors (identical bits when every kᵢ is 1).
+/// `x[i] = x[i] + (c·kᵢ)·v[i]` over the common length (one rounding per operation, in that
+/// order; identical bits to `x[i] + c·v[i]` when every kᵢ is 1).
 #[inline]
 pub(crate) fn add_scaled_by<T: Float>(x: &mut [T], c: T, k: Option<&[T]>, v: &[T]) {
     for ((xi, &vi), ki) in x.iter_mut().zip(v).zip(Factors::of(k)) {
         *xi += (c * ki) * vi;
+    }
+}
+
+/// Whether `k` can be a chain's diagonal inverse mass in `T` (relative to σ⁻²): every kᵢ
+/// positive and finite, and `1/√kᵢ` (computed in `f64`, rounded to `T`) positive and finite too.
+/// What the `set_inverse_mass` of SGHMC and SGLD checks (`InvalidMass` otherwise); AMAGOLD's
+/// makes the same check.
+pub(crate) fn valid_inverse_mass<T: Float>(k: &[T]) -> bool {
+    k.iter().all(|&x| {
+        let m = T::from_f64(1.0 / libm::sqrt(x.to_f64()));
+        x.is_finite() && x > T::ZERO && m.is_finite() && m > T::ZERO
+    })
+}
+
+/// SGLD's preconditioner from `k_new` (checked by [`valid_inverse_mass`]): `kᵢ` and its square
+/// root `sᵢ = √kᵢ` (in `f64`, rounded once to `T`; for a positive finite `kᵢ` of `T` always a
+/// positive finite `T`).
+pub(crate) fn apply_sqrt_diagonal<T: Float>(k: &mut [T], s: &mut [T], k_new: &[T]) {
+    for ((ki, si), &kn) in k.iter_mut().zip(s.iter_mut()).zip(k_new) {
+        *ki = kn;
+        *si = T::from_f64(libm::sqrt(kn.to_f64()));
     }
 }
 

@@ -211,6 +211,7 @@ fn c_gradient_chain<S, Cfg>(
     ws_len: usize,
     n: usize,
     abort_at: Option<u64>,
+    after_init: impl FnOnce(*mut S),
 ) -> (Totals, Vec<f64>) {
     let mut cm = Scripted::default();
     let mut st = core::mem::MaybeUninit::<S>::zeroed();
@@ -231,6 +232,7 @@ fn c_gradient_chain<S, Cfg>(
             model.cast(),
         );
         assert_eq!(s, sgs_status::SGS_OK);
+        after_init(st.as_mut_ptr());
         // Through the pointer the callbacks use: the model is theirs until the run returns.
         (*model).abort_at = abort_at;
         run(
@@ -269,8 +271,15 @@ fn sghmc_and_sgld_runs_are_the_same_in_rust_and_c() {
         let rust = rust_totals(chain.run(&mut m, &mut rows), |i| i.iteration);
         let mut c = sgs_sghmc_config_default(0.1);
         c.seed = 9;
-        let (c_totals, out) =
-            c_gradient_chain(sgs_sghmc_init, sgs_sghmc_run, &c, 5 * D, n, abort_at);
+        let (c_totals, out) = c_gradient_chain(
+            sgs_sghmc_init,
+            sgs_sghmc_run,
+            &c,
+            5 * D,
+            n,
+            abort_at,
+            |_| {},
+        );
         assert_eq!(rust, c_totals, "SGHMC n {n}, abort at {abort_at:?}");
         assert_eq!(rows, out);
 
@@ -288,7 +297,71 @@ fn sghmc_and_sgld_runs_are_the_same_in_rust_and_c() {
         let mut c = sgs_sgld_config_default(0.1);
         c.seed = 9;
         c.steps = 4;
-        let (c_totals, out) = c_gradient_chain(sgs_sgld_init, sgs_sgld_run, &c, 3 * D, n, abort_at);
+        let (c_totals, out) =
+            c_gradient_chain(sgs_sgld_init, sgs_sgld_run, &c, 3 * D, n, abort_at, |_| {});
+        assert_eq!(rust, c_totals, "SGLD n {n}, abort at {abort_at:?}");
+        assert_eq!(rows, out);
+    }
+}
+
+/// The same with the fixed diagonal preconditioner, set after init in both (the C chain through
+/// `sgs_sghmc_set_inverse_mass` / `sgs_sgld_set_inverse_mass`).
+#[test]
+fn preconditioned_sghmc_and_sgld_runs_are_the_same_in_rust_and_c() {
+    use sgsample::Mass;
+    let k = [0.5, 3.0];
+    for (n, abort_at) in CASES {
+        let cfg = SghmcConfig {
+            seed: 9,
+            mass: Mass::Diagonal,
+            resample_momentum: false,
+            ..SghmcConfig::new(0.1)
+        };
+        let mut m = Scripted::default();
+        let mut ws = [0.0; 7 * D];
+        let mut chain = Sghmc::new(&cfg, &THETA0, &mut ws).unwrap();
+        chain.set_inverse_mass(&k).unwrap();
+        m.abort_at = abort_at;
+        let mut rows = vec![0.0; n * D];
+        let rust = rust_totals(chain.run(&mut m, &mut rows), |i| i.iteration);
+        let mut c = sgs_sghmc_config_default(0.1);
+        c.seed = 9;
+        c.mass = SGS_MASS_DIAGONAL;
+        c.resample_momentum = 0;
+        let set = |s: *mut sgs_sghmc| {
+            // SAFETY: an initialised state; `k` is a live array of D values.
+            let st = unsafe { sgs_sghmc_set_inverse_mass(s, k.as_ptr(), D) };
+            assert_eq!(st, sgs_status::SGS_OK);
+        };
+        let (c_totals, out) =
+            c_gradient_chain(sgs_sghmc_init, sgs_sghmc_run, &c, 7 * D, n, abort_at, set);
+        assert_eq!(rust, c_totals, "SGHMC n {n}, abort at {abort_at:?}");
+        assert_eq!(rows, out);
+
+        let cfg = SgldConfig {
+            seed: 9,
+            steps: 4,
+            mass: Mass::Diagonal,
+            ..SgldConfig::new(0.1)
+        };
+        let mut m = Scripted::default();
+        let mut ws = [0.0; 5 * D];
+        let mut chain = Sgld::new(&cfg, &THETA0, &mut ws).unwrap();
+        chain.set_inverse_mass(&k).unwrap();
+        m.abort_at = abort_at;
+        let mut rows = vec![0.0; n * D];
+        let rust = rust_totals(chain.run(&mut m, &mut rows), |i| i.iteration);
+        let mut c = sgs_sgld_config_default(0.1);
+        c.seed = 9;
+        c.steps = 4;
+        c.mass = SGS_MASS_DIAGONAL;
+        let set = |s: *mut sgs_sgld| {
+            // SAFETY: as above.
+            let st = unsafe { sgs_sgld_set_inverse_mass(s, k.as_ptr(), D) };
+            assert_eq!(st, sgs_status::SGS_OK);
+        };
+        let (c_totals, out) =
+            c_gradient_chain(sgs_sgld_init, sgs_sgld_run, &c, 5 * D, n, abort_at, set);
         assert_eq!(rust, c_totals, "SGLD n {n}, abort at {abort_at:?}");
         assert_eq!(rows, out);
     }

@@ -126,3 +126,136 @@ fn f32_chains_refuse_parameters_that_round_to_zero_or_infinity() {
     assert_eq!(g.validate_in::<f32>(), Err(Error::InvalidStepSize));
     assert_eq!(g.validate_in::<f64>(), Ok(()));
 }
+
+/// The fixed diagonal preconditioner of SGHMC and SGLD (docs/algorithms.md §1.5): `Mass::Dense`
+/// is refused, a diagonal chain needs its larger workspace, and `set_inverse_mass` refuses in
+/// the documented order (length, values, the chain's mass setting) without writing anything.
+#[test]
+fn preconditioner_configuration_and_setter_statuses() {
+    use sgsample::{Mass, Sgld, SgldConfig};
+    let d = 3;
+    let diag = SghmcConfig {
+        mass: Mass::Diagonal,
+        resample_momentum: false,
+        ..SghmcConfig::new(0.1)
+    };
+    let dense = SghmcConfig {
+        mass: Mass::Dense,
+        ..diag
+    };
+    assert_eq!(dense.validate(), Err(Error::InvalidOption));
+    assert_eq!(
+        Sghmc::<f64>::workspace_len_for(&SghmcConfig::new(0.1), d),
+        5 * d
+    );
+    assert_eq!(Sghmc::<f64>::workspace_len_for(&diag, d), 7 * d);
+    assert_eq!(
+        Sghmc::<f64>::workspace_len_for(&diag, usize::MAX),
+        usize::MAX
+    );
+    let theta0 = [0.1, -0.2, 0.3];
+    let mut ws = vec![SENTINEL; 7 * d];
+    assert_eq!(
+        Sghmc::new(&dense, &theta0, &mut ws).err(),
+        Some(Error::InvalidOption)
+    );
+    assert_eq!(
+        Sghmc::new(&diag, &theta0, &mut ws[..7 * d - 1]).err(),
+        Some(Error::WorkspaceTooSmall)
+    );
+    assert!(ws.iter().all(|&x| x == SENTINEL));
+
+    let mut chain = Sghmc::new(&diag, &theta0, &mut ws).unwrap();
+    let mut k = [0.0; 3];
+    chain.inverse_mass(&mut k).unwrap();
+    assert_eq!(k, [1.0; 3], "the identity until set");
+    assert_eq!(chain.inverse_mass(&mut k[..2]), Err(Error::OutputTooSmall));
+    let r0 = chain.momentum().to_vec();
+    let refusals: [(&[f64], Error); 8] = [
+        (&[1.0, 2.0], Error::LengthMismatch),
+        (&[1.0, 2.0, 3.0, 4.0], Error::LengthMismatch),
+        (&[1.0, 0.0, 3.0], Error::InvalidMass),
+        (&[1.0, -2.0, 3.0], Error::InvalidMass),
+        (&[1.0, -0.0, 3.0], Error::InvalidMass),
+        (&[f64::NAN, 2.0, 3.0], Error::InvalidMass),
+        (&[1.0, 2.0, f64::INFINITY], Error::InvalidMass),
+        // A bad value and a bad length: the length is checked first.
+        (&[0.0, 2.0], Error::LengthMismatch),
+    ];
+    for (kv, want) in refusals {
+        assert_eq!(chain.set_inverse_mass(kv), Err(want), "{kv:?}");
+        chain.inverse_mass(&mut k).unwrap();
+        assert_eq!(k, [1.0; 3]);
+        assert_eq!(chain.momentum(), &r0[..]);
+    }
+    // Accepted: k read back; the persistent momentum rescaled by m_new/m_old = 1/√k.
+    let kv = [0.25, 16.0, 1e-6];
+    chain.set_inverse_mass(&kv).unwrap();
+    chain.inverse_mass(&mut k).unwrap();
+    assert_eq!(k, kv);
+    for i in 0..d {
+        assert_eq!(chain.momentum()[i], r0[i] * (1.0 / kv[i].sqrt()), "r[{i}]");
+    }
+    // A second set rescales from the first: r·(m₂/m₁).
+    let k2 = [1.0, 4.0, 1e-4];
+    chain.set_inverse_mass(&k2).unwrap();
+    for i in 0..d {
+        let m1 = 1.0 / kv[i].sqrt();
+        let want = (r0[i] * m1) * ((1.0 / k2[i].sqrt()) / m1);
+        assert_eq!(chain.momentum()[i], want, "r[{i}] after the second set");
+    }
+
+    // A unit chain has no preconditioner.
+    let mut wu = [0.0; 15];
+    let mut unit = Sghmc::new(&SghmcConfig::new(0.1), &theta0, &mut wu).unwrap();
+    assert_eq!(unit.set_inverse_mass(&[1.0; 3]), Err(Error::MassMismatch));
+    assert_eq!(unit.set_inverse_mass(&[0.0; 3]), Err(Error::InvalidMass));
+    unit.inverse_mass(&mut k).unwrap();
+    assert_eq!(k, [1.0; 3]);
+
+    // SGLD: the same rules.
+    let ldiag = SgldConfig {
+        mass: Mass::Diagonal,
+        ..SgldConfig::new(0.1)
+    };
+    assert_eq!(
+        SgldConfig {
+            mass: Mass::Dense,
+            ..ldiag
+        }
+        .validate(),
+        Err(Error::InvalidOption)
+    );
+    assert_eq!(
+        Sgld::<f64>::workspace_len_for(&SgldConfig::new(0.1), d),
+        3 * d
+    );
+    assert_eq!(Sgld::<f64>::workspace_len_for(&ldiag, d), 5 * d);
+    let mut wl = vec![SENTINEL; 5 * d];
+    assert_eq!(
+        Sgld::new(&ldiag, &theta0, &mut wl[..5 * d - 1]).err(),
+        Some(Error::WorkspaceTooSmall)
+    );
+    assert!(wl.iter().all(|&x| x == SENTINEL));
+    let mut lchain = Sgld::new(&ldiag, &theta0, &mut wl).unwrap();
+    for (kv, want) in refusals {
+        assert_eq!(lchain.set_inverse_mass(kv), Err(want), "{kv:?}");
+    }
+    lchain.inverse_mass(&mut k).unwrap();
+    assert_eq!(k, [1.0; 3]);
+    lchain.set_inverse_mass(&kv).unwrap();
+    lchain.inverse_mass(&mut k).unwrap();
+    assert_eq!(k, kv);
+    let mut wlu = [0.0; 9];
+    let mut lunit = Sgld::new(&SgldConfig::new(0.1), &theta0, &mut wlu).unwrap();
+    assert_eq!(lunit.set_inverse_mass(&kv), Err(Error::MassMismatch));
+
+    // f32: the smallest positive float is a valid k (1/√k ≈ 2.6e22 is a float); ∞ is not.
+    let mut wf = [0.0f32; 7];
+    let mut f = Sghmc::new(&diag, &[0.5f32], &mut wf).unwrap();
+    assert_eq!(
+        f.set_inverse_mass(&[f32::INFINITY]),
+        Err(Error::InvalidMass)
+    );
+    assert_eq!(f.set_inverse_mass(&[f32::from_bits(1)]), Ok(()));
+}

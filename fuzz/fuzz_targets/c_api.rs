@@ -465,7 +465,14 @@ fn sgld_cfg(b: &mut Bytes) -> sgs_sgld_config {
     let mut c = sgs_sgld_config_default(b.f64_in(&[0.1, 0.01, 0.5, 1e-3]));
     if b.u8() & 1 == 1 {
         c.steps = steps_of(b);
-        c.reserved = b.u32_small(0);
+        // The word that was `reserved` is `mass` now: 0, or an invalid value
+        // (`SGS_ERR_INVALID_OPTION`). SGS_MASS_DIAGONAL (1) is valid but needs the larger
+        // workspace of `sgs_sgld_workspace_len_for`, which the chains' oracles (`ws_need`) do
+        // not know yet: it is mapped to 2 (invalid) until they do.
+        c.mass = match b.u32_small(0) {
+            1 => 2,
+            m => m,
+        };
     }
     c.seed = u64::from(b.u8());
     c

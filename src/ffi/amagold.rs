@@ -58,11 +58,13 @@ pub struct sgs_amagold_config {
     pub reserved: u32,
 }
 
-/// `sgs_amagold_config.mass`: σ²·I, the paper's chain.
+/// `sgs_amagold_config.mass`, `sgs_sghmc_config.mass`, `sgs_sgld_config.mass`: σ²·I, the
+/// paper's chain (SGHMC, SGLD: no preconditioner).
 pub const SGS_MASS_UNIT: u32 = 0;
-/// `sgs_amagold_config.mass`: a diagonal mass matrix.
+/// `…_config.mass`: a diagonal mass matrix (SGHMC, SGLD: a fixed diagonal preconditioner).
 pub const SGS_MASS_DIAGONAL: u32 = 1;
-/// `sgs_amagold_config.mass`: a dense mass matrix (a Cholesky factor in the workspace).
+/// `sgs_amagold_config.mass`: a dense mass matrix (a Cholesky factor in the workspace; AMAGOLD
+/// only).
 pub const SGS_MASS_DENSE: u32 = 2;
 
 /// `sgs_amagold_info.phase`: a sample of the exact chain (after the warm-up, or without one).

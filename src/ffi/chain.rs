@@ -724,7 +724,8 @@ macro_rules! chain_api {
         };
 
         #[doc = concat!(" Workspace length, in `", $ctype, "` elements, of an ", $name)]
-        /// chain of dimension `d` (saturating at SIZE_MAX; 0 for d = 0).
+        /// chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
+        /// d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
         #[no_mangle]
         pub extern "C" fn $ws_len(d: usize) -> usize {
             <$Core as $crate::chain::ChainKind>::workspace_len(d)
@@ -747,10 +748,10 @@ macro_rules! chain_api {
         ///
         /// Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
         /// evaluates the energy at `theta0` once if the sampler has an energy callback, then
-        /// fills `*state` and the workspace. `workspace` must hold at least `…_workspace_len(d)`
-        /// elements (AMAGOLD: `sgs_amagold_workspace_len_for(&config, d)`, which covers a mass
-        /// matrix and the warm-up's approach), must not
-        /// overlap `state` or `theta0`, and must stay alive (with the callbacks and
+        /// fills `*state` and the workspace. `workspace` must hold at least
+        /// `…_workspace_len_for(config, d)` elements (`…_workspace_len(d)` for the default
+        /// configuration; a mass matrix or preconditioner needs more), must not overlap `state`
+        /// or `theta0`, and must stay alive (with the callbacks and
         /// `user_data`) while the state is used.
         ///
         /// Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
@@ -931,8 +932,8 @@ macro_rules! chain_api {
         }
 
         #[doc = concat!(" Makes `*dst` an independent copy of the ", $name, " chain `*src`: the")]
-        /// workspace contents are copied into `dst_workspace` (at least `…_workspace_len(d)`
-        /// elements; for AMAGOLD `sgs_amagold_workspace_len_for` of the source's configuration), and
+        /// workspace contents are copied into `dst_workspace` (at least
+        /// `…_workspace_len_for(config, d)` elements for the source's configuration), and
         /// the copy continues exactly as the source would (same draws), each on its own
         /// workspace. The copy shares the callbacks and `user_data`. This is the only
         /// way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
@@ -1068,3 +1069,87 @@ macro_rules! chain_getter {
     };
 }
 pub(crate) use chain_getter;
+
+/// The fixed diagonal preconditioner of a chain without an accept test (SGHMC, SGLD), for one
+/// coordinate type: the workspace query for a configuration, the setter and the getter of the
+/// inverse mass. `preconditioner_api!(Core, T, "ctype", "Name", State, Config, len_for, set,
+/// get, "unit_len", "diag_len", "what k is")`; the core has `set_inverse_mass` and
+/// `inverse_mass_into`.
+macro_rules! preconditioner_api {
+    ($Core:ty, $T:ty, $ctype:literal, $name:literal, $S:ident, $Cfg:ty, $ws_len_for:ident,
+     $set:ident, $get:ident, $unit_len:literal, $diag_len:literal, $k_doc:literal) => {
+        #[doc = concat!(" Workspace length, in `", $ctype, "` elements, of an ", $name, " chain of")]
+        #[doc = concat!(" dimension `d` started with `*config`: ", $unit_len, ", or ", $diag_len, " with")]
+        /// `mass = SGS_MASS_DIAGONAL` (saturating at SIZE_MAX). 0 for d = 0, a NULL or
+        /// misaligned `config`, or a configuration whose enumerated fields init refuses
+        /// (`SGS_ERR_INVALID_OPTION`: `mass` neither `SGS_MASS_UNIT` nor `SGS_MASS_DIAGONAL`, …).
+        ///
+        /// # Safety
+        /// `config` NULL or valid for a read.
+        #[no_mangle]
+        pub unsafe extern "C" fn $ws_len_for(config: *const $Cfg, d: usize) -> usize {
+            if $crate::ffi::common::check_ptr(config).is_err() || d == 0 {
+                return 0;
+            }
+            // SAFETY: checked non-null and aligned; every bit pattern is a valid config.
+            let c = unsafe { config.read() };
+            match <$Core as $crate::ffi::chain::CChain>::config_from(&c) {
+                Ok(cfg) => <$Core as $crate::chain::ChainKind>::workspace_len_for(&cfg, d),
+                Err(_) => 0,
+            }
+        }
+
+        #[doc = concat!(" Sets the fixed diagonal preconditioner of an ", $name, " chain started with")]
+        /// `mass = SGS_MASS_DIAGONAL` (docs/algorithms.md §1.5): `k_len` = d values kᵢ, each
+        /// positive and finite with a finite 1/√k, e.g. posterior variances learnt elsewhere
+        #[doc = concat!(" (", $k_doc, ").")]
+        /// Until it is set the preconditioner is the identity. Returns `SGS_OK`,
+        /// `SGS_ERR_NULL_POINTER`,
+        /// `SGS_ERR_INVALID_ARGUMENT` (misaligned, or `k` inside the state or the workspace),
+        /// `SGS_ERR_LENGTH_MISMATCH` (`k_len ≠ d`), `SGS_ERR_INVALID_MASS`,
+        /// `SGS_ERR_MASS_MISMATCH` (a chain started with `SGS_MASS_UNIT`), or the state's
+        /// validation statuses (as for the position getter; `SGS_ERR_BUSY` from inside the
+        /// chain's callbacks). Nothing changes on an error.
+        ///
+        /// # Safety
+        /// `state` valid; `k` valid for `k_len` reads.
+        #[no_mangle]
+        pub unsafe extern "C" fn $set(
+            state: *mut $S,
+            k: *const $T,
+            k_len: usize,
+        ) -> $crate::ffi::sgs_status {
+            if k.is_null() {
+                return $crate::Error::NullPointer.into();
+            }
+            // SAFETY: forwarded C contract.
+            $crate::ffi::common::to_status(unsafe {
+                $crate::ffi::chain::with_core_mut::<$T, $Core, $S, $T>(state, k, k_len, |c, ws, k| {
+                    c.set_inverse_mass(ws, k)
+                })
+            })
+        }
+
+        #[doc = concat!(" Copies the diagonal preconditioner's inverse mass kᵢ of an ", $name, " chain")]
+        /// (d values) into `out` (capacity `out_len` ≥ d): d ones for a chain started with
+        /// `SGS_MASS_UNIT`, and for an `SGS_MASS_DIAGONAL` one until it is set. Statuses as for
+        /// the position getter.
+        ///
+        /// # Safety
+        /// `state` valid; `out` valid for `out_len` elements.
+        #[no_mangle]
+        pub unsafe extern "C" fn $get(
+            state: *const $S,
+            out: *mut $T,
+            out_len: usize,
+        ) -> $crate::ffi::sgs_status {
+            // SAFETY: forwarded C contract.
+            $crate::ffi::common::to_status(unsafe {
+                $crate::ffi::chain::fill_out::<$T, $Core, $S>(state, out, out_len, |d| d, |c, ws, o| {
+                    c.inverse_mass_into(ws, o)
+                })
+            })
+        }
+    };
+}
+pub(crate) use preconditioner_api;

@@ -1,11 +1,14 @@
 //! SGHMC in C: its config and state types and the mapping onto the generic chain layer
 //! (`chain.rs`), which generates `sgs_sghmc_…` (double) and `sgs_sghmc_…_f32` (float).
 
-use super::chain::{chain_api, chain_getter, chain_states, gradient_chain_mapping};
+use super::amagold::{SGS_MASS_DIAGONAL, SGS_MASS_UNIT};
+use super::chain::{
+    chain_api, chain_getter, chain_states, gradient_chain_mapping, preconditioner_api,
+};
 use super::common::*;
 use crate::error::Error;
 use crate::sghmc::SghmcCore;
-use crate::SghmcConfig;
+use crate::{Mass, SghmcConfig};
 
 /// Hyperparameters of an SGHMC chain (shared by the double and float functions). Start from
 /// `sgs_sghmc_config_default(step_size)`.
@@ -26,6 +29,15 @@ pub struct sgs_sghmc_config {
     pub steps: u32,
     /// 1: draw a fresh momentum at the start of every outer iteration; 0: keep it.
     pub resample_momentum: u32,
+    /// The preconditioner: `SGS_MASS_UNIT` (0, the default: the plain sampler) or
+    /// `SGS_MASS_DIAGONAL` (1: a fixed diagonal mass matrix, the identity until
+    /// `sgs_sghmc_set_inverse_mass` sets it; the workspace grows to
+    /// `sgs_sghmc_workspace_len_for`). Any other value (`SGS_MASS_DENSE` included):
+    /// `SGS_ERR_INVALID_OPTION`.
+    pub mass: u32,
+    /// Must be 0 (`SGS_ERR_INVALID_OPTION` otherwise; padding made explicit, room for a later
+    /// option).
+    pub reserved: u32,
 }
 
 chain_states!(sgs_sghmc, sgs_sghmc_f32, 24, "An SGHMC");
@@ -37,12 +49,21 @@ fn config_from(c: &sgs_sghmc_config) -> Result<SghmcConfig, Error> {
         1 => true,
         _ => return Err(Error::InvalidOption),
     };
+    let mass = match c.mass {
+        SGS_MASS_UNIT => Mass::Unit,
+        SGS_MASS_DIAGONAL => Mass::Diagonal,
+        _ => return Err(Error::InvalidOption),
+    };
+    if c.reserved != 0 {
+        return Err(Error::InvalidOption);
+    }
     Ok(SghmcConfig {
         step_size: c.step_size,
         friction: c.friction,
         momentum_sd: c.momentum_sd,
         steps: c.steps,
         resample_momentum,
+        mass,
         seed: c.seed,
         stream: c.stream,
     })
@@ -59,7 +80,8 @@ gradient_chain_mapping!(
 );
 
 /// The AMAGOLD paper's settings at step size ε: T = 10, friction 0.25, σ = 1, momentum
-/// resampled, seed 0, stream 0. Nothing is validated here; `sgs_sghmc_init` does that.
+/// resampled, no preconditioner (`SGS_MASS_UNIT`), seed 0, stream 0. Nothing is validated here;
+/// `sgs_sghmc_init` does that.
 #[no_mangle]
 pub extern "C" fn sgs_sghmc_config_default(step_size: f64) -> sgs_sghmc_config {
     let c = SghmcConfig::new(step_size);
@@ -71,6 +93,8 @@ pub extern "C" fn sgs_sghmc_config_default(step_size: f64) -> sgs_sghmc_config {
         stream: c.stream,
         steps: c.steps,
         resample_momentum: c.resample_momentum as u32,
+        mass: c.mass as u32,
+        reserved: 0,
     }
 }
 
@@ -87,3 +111,32 @@ chain_api!(SghmcCore, f32, "float", "SGHMC", sgs_sghmc_f32, sgs_sghmc_config, sg
 
 chain_getter!(block SghmcCore, f64, sgs_sghmc, sgs_sghmc_momentum, 2, " Copies the current momentum r (d values) into `out`.");
 chain_getter!(block SghmcCore, f32, sgs_sghmc_f32, sgs_sghmc_momentum_f32, 2, " Copies the current momentum r (d values) into `out`.");
+
+preconditioner_api!(
+    SghmcCore,
+    f64,
+    "double",
+    "SGHMC",
+    sgs_sghmc,
+    sgs_sghmc_config,
+    sgs_sghmc_workspace_len_for,
+    sgs_sghmc_set_inverse_mass,
+    sgs_sghmc_inverse_mass,
+    "5·d",
+    "7·d",
+    "the inverse mass relative to σ⁻², as AMAGOLD's: the momentum's sd becomes σ·mᵢ with mᵢ = 1/√kᵢ, the position step (ε/σ²)·kᵢ·rᵢ, and the persistent momentum is rescaled by m_newᵢ/m_oldᵢ"
+);
+preconditioner_api!(
+    SghmcCore,
+    f32,
+    "float",
+    "SGHMC",
+    sgs_sghmc_f32,
+    sgs_sghmc_config,
+    sgs_sghmc_workspace_len_for_f32,
+    sgs_sghmc_set_inverse_mass_f32,
+    sgs_sghmc_inverse_mass_f32,
+    "5·d",
+    "7·d",
+    "the inverse mass relative to σ⁻², as AMAGOLD's: the momentum's sd becomes σ·mᵢ with mᵢ = 1/√kᵢ, the position step (ε/σ²)·kᵢ·rᵢ, and the persistent momentum is rescaled by m_newᵢ/m_oldᵢ"
+);

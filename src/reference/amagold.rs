@@ -298,12 +298,17 @@ impl<T: Float> Amagold<T> {
     }
 }
 
-/// Reference SGHMC chain.
+/// Reference SGHMC chain, with the fixed diagonal preconditioner of docs/algorithms.md §1.1
+/// (factors mᵢ and kᵢ = 1/mᵢ², all 1 until [`Sghmc::set_inverse_mass`]).
 pub struct Sghmc<T> {
     /// Current position.
     pub theta: Vec<T>,
     /// Current momentum.
     pub r: Vec<T>,
+    /// The momentum factors mᵢ = 1/√kᵢ.
+    pub m: Vec<T>,
+    /// The inverse mass kᵢ (relative to σ⁻²).
+    pub k: Vec<T>,
     eps: f64,
     beta: f64,
     sigma: f64,
@@ -338,6 +343,8 @@ impl<T: Float> Sghmc<T> {
         Sghmc {
             theta: theta0.to_vec(),
             r,
+            m: vec![T::from_f64(1.0); theta0.len()],
+            k: vec![T::from_f64(1.0); theta0.len()],
             eps,
             beta,
             sigma,
@@ -347,15 +354,29 @@ impl<T: Float> Sghmc<T> {
         }
     }
 
+    /// Sets the preconditioner (docs/algorithms.md §1.5): kᵢ, mᵢ = 1/√kᵢ (in `f64`, rounded
+    /// once), and the persistent momentum rescaled, `rᵢ ← rᵢ·(m_newᵢ/m_oldᵢ)` in `f64`, rounded
+    /// once. The caller has checked `k` (d positive finite values).
+    pub fn set_inverse_mass(&mut self, k: &[T]) {
+        let factors = self.m.iter_mut().zip(self.k.iter_mut());
+        for ((ri, (mi, ki)), &kn) in self.r.iter_mut().zip(factors).zip(k) {
+            let m_new = 1.0 / libm::sqrt(kn.to_f64());
+            *ri = T::from_f64(ri.to_f64() * (m_new / mi.to_f64()));
+            *mi = T::from_f64(m_new);
+            *ki = kn;
+        }
+    }
+
     /// One outer iteration of T inner steps; `false` if the gradient refused a point.
     pub fn step(&mut self, model: &mut dyn Model<T>) -> bool {
         let d = self.theta.len();
         let t = |x: f64| T::from_f64(x);
         let (eps, beta, sigma) = (self.eps, self.beta, self.sigma);
+        let (m, k) = (self.m.clone(), self.k.clone());
         let mut th = self.theta.clone();
         let mut r = if self.resample {
             (0..d)
-                .map(|_| t(sigma) * self.rng.normal_as::<T>())
+                .map(|i| (t(sigma) * m[i]) * self.rng.normal_as::<T>())
                 .collect()
         } else {
             self.r.clone()
@@ -363,7 +384,7 @@ impl<T: Float> Sghmc<T> {
         let mut g = vec![T::ZERO; d];
         for _ in 0..self.steps {
             for i in 0..d {
-                th[i] += t(eps / (sigma * sigma)) * r[i];
+                th[i] += (t(eps / (sigma * sigma)) * k[i]) * r[i];
             }
             let seed = self.rng.next_u64();
             if model.grad(&th, seed, &mut g).is_err() {
@@ -371,7 +392,7 @@ impl<T: Float> Sghmc<T> {
             }
             for i in 0..d {
                 let z = if beta > 0.0 {
-                    t(libm::sqrt(4.0 * eps * beta) * sigma) * self.rng.normal_as::<T>()
+                    (t(libm::sqrt(4.0 * eps * beta) * sigma) * m[i]) * self.rng.normal_as::<T>()
                 } else {
                     T::ZERO
                 };

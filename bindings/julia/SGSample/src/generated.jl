@@ -256,6 +256,8 @@ struct sgs_sghmc_config
     stream::UInt64
     steps::UInt32
     resample_momentum::UInt32
+    mass::UInt32
+    reserved::UInt32
 end
 struct sgs_sghmc
     _opaque::NTuple{24, UInt64}
@@ -287,7 +289,7 @@ end
 struct sgs_sgld_config
     step_size::Cdouble
     steps::UInt32
-    reserved::UInt32
+    mass::UInt32
     seed::UInt64
     stream::UInt64
 end
@@ -418,6 +420,12 @@ sgs_sghmc_clear_f32(state) = @ccall libsgsample.sgs_sghmc_clear_f32(state::Ptr{s
 sgs_sghmc_copy_f32(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sghmc_copy_f32(dst::Ptr{sgs_sghmc_f32}, dst_workspace::Ptr{Cfloat}, dst_workspace_len::Csize_t, src::Ptr{sgs_sghmc_f32})::sgs_status
 sgs_sghmc_momentum(state, out, out_len) = @ccall libsgsample.sgs_sghmc_momentum(state::Ptr{sgs_sghmc}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
 sgs_sghmc_momentum_f32(state, out, out_len) = @ccall libsgsample.sgs_sghmc_momentum_f32(state::Ptr{sgs_sghmc_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_sghmc_workspace_len_for(config, d) = @ccall libsgsample.sgs_sghmc_workspace_len_for(config::Ptr{sgs_sghmc_config}, d::Csize_t)::Csize_t
+sgs_sghmc_set_inverse_mass(state, k, k_len) = @ccall libsgsample.sgs_sghmc_set_inverse_mass(state::Ptr{sgs_sghmc}, k::Ptr{Cdouble}, k_len::Csize_t)::sgs_status
+sgs_sghmc_inverse_mass(state, out, out_len) = @ccall libsgsample.sgs_sghmc_inverse_mass(state::Ptr{sgs_sghmc}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_sghmc_workspace_len_for_f32(config, d) = @ccall libsgsample.sgs_sghmc_workspace_len_for_f32(config::Ptr{sgs_sghmc_config}, d::Csize_t)::Csize_t
+sgs_sghmc_set_inverse_mass_f32(state, k, k_len) = @ccall libsgsample.sgs_sghmc_set_inverse_mass_f32(state::Ptr{sgs_sghmc_f32}, k::Ptr{Cfloat}, k_len::Csize_t)::sgs_status
+sgs_sghmc_inverse_mass_f32(state, out, out_len) = @ccall libsgsample.sgs_sghmc_inverse_mass_f32(state::Ptr{sgs_sghmc_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
 sgs_sgld_workspace_len_f32(d) = @ccall libsgsample.sgs_sgld_workspace_len_f32(d::Csize_t)::Csize_t
 sgs_sgld_state_size_f32() = @ccall libsgsample.sgs_sgld_state_size_f32()::Csize_t
 sgs_sgld_state_align_f32() = @ccall libsgsample.sgs_sgld_state_align_f32()::Csize_t
@@ -443,6 +451,12 @@ sgs_sgld_divergences(state, divergences) = @ccall libsgsample.sgs_sgld_divergenc
 sgs_sgld_dim(state, d) = @ccall libsgsample.sgs_sgld_dim(state::Ptr{sgs_sgld}, d::Ptr{Csize_t})::sgs_status
 sgs_sgld_clear(state) = @ccall libsgsample.sgs_sgld_clear(state::Ptr{sgs_sgld})::sgs_status
 sgs_sgld_copy(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_sgld_copy(dst::Ptr{sgs_sgld}, dst_workspace::Ptr{Cdouble}, dst_workspace_len::Csize_t, src::Ptr{sgs_sgld})::sgs_status
+sgs_sgld_workspace_len_for(config, d) = @ccall libsgsample.sgs_sgld_workspace_len_for(config::Ptr{sgs_sgld_config}, d::Csize_t)::Csize_t
+sgs_sgld_set_inverse_mass(state, k, k_len) = @ccall libsgsample.sgs_sgld_set_inverse_mass(state::Ptr{sgs_sgld}, k::Ptr{Cdouble}, k_len::Csize_t)::sgs_status
+sgs_sgld_inverse_mass(state, out, out_len) = @ccall libsgsample.sgs_sgld_inverse_mass(state::Ptr{sgs_sgld}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_sgld_workspace_len_for_f32(config, d) = @ccall libsgsample.sgs_sgld_workspace_len_for_f32(config::Ptr{sgs_sgld_config}, d::Csize_t)::Csize_t
+sgs_sgld_set_inverse_mass_f32(state, k, k_len) = @ccall libsgsample.sgs_sgld_set_inverse_mass_f32(state::Ptr{sgs_sgld_f32}, k::Ptr{Cfloat}, k_len::Csize_t)::sgs_status
+sgs_sgld_inverse_mass_f32(state, out, out_len) = @ccall libsgsample.sgs_sgld_inverse_mass_f32(state::Ptr{sgs_sgld_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
 sgs_stats_state_size(d, bytes) = @ccall libsgsample.sgs_stats_state_size(d::Csize_t, bytes::Ptr{Csize_t})::sgs_status
 sgs_stats_state_align() = @ccall libsgsample.sgs_stats_state_align()::Csize_t
 sgs_stats_init(state, bytes, d) = @ccall libsgsample.sgs_stats_init(state::Ptr{sgs_stats}, bytes::Csize_t, d::Csize_t)::sgs_status
