@@ -520,19 +520,39 @@ impl AmagoldCore {
         ws: &mut [T],
         model: &mut M,
     ) -> Result<AmagoldInfo, Error> {
-        let lay = Layout::of(&self.cfg, self.d);
-        let mut p = parts(ws, lay).ok_or(Error::WorkspaceTooSmall)?;
+        // The workspace is split into its blocks by each callee, not here: the blocks are 14
+        // slices, and this frame is under every call the step makes (docs/footprint.md).
         if let Some(w) = self.warm.as_ref() {
             if !w.approach.done {
-                return self.approach_step(p, model);
+                return self.approach_step(ws, model);
             }
             if w.windows.is_none() {
-                return self.curvature_step(p, model);
+                return self.curvature_step(ws, model);
             }
             if w.pending_update > 0 {
-                return self.window_metric_step(p, model);
+                return self.window_metric_step(ws, model);
             }
         }
+        let (outcome, log_a, rho, steps) = self.iterate(ws, model)?;
+        Ok(self.finish(outcome, log_a, rho, steps, ws))
+    }
+
+    /// One iteration of the chain proper: its trajectory, the test and the move; returns the
+    /// outcome, log a, ρ and the inner steps run. Out of line, so that the warm-up's bookkeeping
+    /// that `finish` calls after it does not stack on this frame (docs/footprint.md).
+    #[inline(never)]
+    fn iterate<T: Float, M: Potential<T> + ?Sized>(
+        &mut self,
+        ws: &mut [T],
+        model: &mut M,
+    ) -> Result<(Outcome, f64, f64, u32), Error> {
+        // Only the blocks the trajectory reads: the six of the chain, then the mass matrix's
+        // factors (diagonal: m, k; dense: the φ-gradient and L), each split off as needed.
+        let d = self.d;
+        let (base, rest) = ws
+            .split_at_mut_checked(d.saturating_mul(6))
+            .ok_or(Error::WorkspaceTooSmall)?;
+        let mut v = View::split(base, d).ok_or(Error::WorkspaceTooSmall)?;
         let saved_rng = self.rng.clone();
         let steps = if self.cfg.jitter_steps {
             let t = self.cfg.steps;
@@ -543,22 +563,22 @@ impl AmagoldCore {
             self.cfg.steps
         };
         let c = Coefficients::new(self.eps, &self.cfg);
-        let mut v = View {
-            theta: &mut *p.theta,
-            prop: &mut *p.prop,
-            r: &mut *p.r,
-            r0: &mut *p.r0,
-            rw: &mut *p.rw,
-            g: &mut *p.g,
-        };
-        let prop = match &mut p.metric {
-            Metric::Dense { gw, l, .. } => {
+        let prop = match self.cfg.mass {
+            Mass::Unit => self.trajectory(&mut v, None, None, steps, c, model, &saved_rng)?,
+            Mass::Diagonal => {
+                let (m, rest) = rest.split_at_checked(d).ok_or(Error::WorkspaceTooSmall)?;
+                let k = rest.get(..d).ok_or(Error::WorkspaceTooSmall)?;
+                self.trajectory(&mut v, Some(m), Some(k), steps, c, model, &saved_rng)?
+            }
+            Mass::Dense => {
+                let (gw, rest) = rest
+                    .split_at_mut_checked(d)
+                    .ok_or(Error::WorkspaceTooSmall)?;
+                let l = rest
+                    .get(d..d.saturating_add(tri_len(d)))
+                    .ok_or(Error::WorkspaceTooSmall)?;
                 self.trajectory_dense(&mut v, gw, l, steps, c, model, &saved_rng)?
             }
-            Metric::Diagonal { m, k, .. } => {
-                self.trajectory(&mut v, Some(&**m), Some(&**k), steps, c, model, &saved_rng)?
-            }
-            Metric::Unit => self.trajectory(&mut v, None, None, steps, c, model, &saved_rng)?,
         };
         let uniform = self.rng.uniform_f64();
         let outcome = if prop.outcome == Outcome::Rejected && libm::log(uniform) < prop.log_a {
@@ -567,20 +587,21 @@ impl AmagoldCore {
             prop.outcome
         };
         if outcome == Outcome::Accepted {
-            copy(p.theta, p.prop);
-            copy(p.r, p.rw);
+            copy(v.theta, v.prop);
+            copy(v.r, v.rw);
             self.u = prop.u_new;
         } else {
-            for (ri, &r0i) in p.r.iter_mut().zip(p.r0.iter()) {
+            for (ri, &r0i) in v.r.iter_mut().zip(v.r0.iter()) {
                 *ri = -r0i;
             }
         }
-        Ok(self.finish(outcome, prop.log_a, prop.rho, steps, &mut p))
+        Ok((outcome, prop.log_a, prop.rho, steps))
     }
 
     /// The trajectory with unit or diagonal mass (factors `mf`, `kf`; `None`: all 1, the
-    /// paper's chain bit for bit).
+    /// paper's chain bit for bit). Inlined into `iterate`: one frame instead of two.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn trajectory<T: Float, M: Potential<T> + ?Sized>(
         &mut self,
         v: &mut View<'_, T>,
@@ -656,6 +677,7 @@ impl AmagoldCore {
     /// momentum in φ's coordinates, positions moved by L·r and gradients taken as Lᵀ·g
     /// (docs/algorithms.md §1.6).
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn trajectory_dense<T: Float, M: Potential<T> + ?Sized>(
         &mut self,
         v: &mut View<'_, T>,
@@ -750,11 +772,13 @@ impl AmagoldCore {
     }
 
     /// One iteration of the warm-up's approach (docs/algorithms.md §1.7).
+    #[inline(never)]
     fn approach_step<T: Float, M: Potential<T> + ?Sized>(
         &mut self,
-        p: Parts<'_, T>,
+        ws: &mut [T],
         model: &mut M,
     ) -> Result<AmagoldInfo, Error> {
+        let p = parts(ws, Layout::of(&self.cfg, self.d)).ok_or(Error::WorkspaceTooSmall)?;
         let saved = self.rng.clone();
         let (Some(w), Some((diag, gold, s, y))) = (self.warm.as_mut(), p.lbfgs) else {
             return Err(Error::StateCorrupted);
@@ -792,11 +816,13 @@ impl AmagoldCore {
     /// The curvature step after the approach: the finite-difference Hessian (its diagonal, or
     /// all of it for a dense mass matrix) at θ with one seed, whose inverse becomes the first
     /// mass matrix (the Laplace approximation); then the windows begin.
+    #[inline(never)]
     fn curvature_step<T: Float, M: Potential<T> + ?Sized>(
         &mut self,
-        p: Parts<'_, T>,
+        ws: &mut [T],
         model: &mut M,
     ) -> Result<AmagoldInfo, Error> {
+        let p = parts(ws, Layout::of(&self.cfg, self.d)).ok_or(Error::WorkspaceTooSmall)?;
         let saved = self.rng.clone();
         let d = self.d;
         let sigma = self.cfg.momentum_sd;
@@ -883,11 +909,13 @@ impl AmagoldCore {
     /// (its metric far too small, e.g. from a degenerate region where the approach stopped)
     /// has a window variance near 0, and shrinking towards the metric in use alone would keep it
     /// there; then the window's estimate is set, and the step size searched again.
+    #[inline(never)]
     fn window_metric_step<T: Float, M: Potential<T> + ?Sized>(
         &mut self,
-        p: Parts<'_, T>,
+        ws: &mut [T],
         model: &mut M,
     ) -> Result<AmagoldInfo, Error> {
+        let p = parts(ws, Layout::of(&self.cfg, self.d)).ok_or(Error::WorkspaceTooSmall)?;
         let saved = self.rng.clone();
         let d = self.d;
         let sigma = self.cfg.momentum_sd;
@@ -974,7 +1002,7 @@ impl AmagoldCore {
         let has_mass = !matches!(self.cfg.mass, Mass::Unit);
         if let Some(w) = self.warm.as_mut() {
             let win = Windows::new(start, total.saturating_sub(start), total, has_mass);
-            w.stats = WindowStats::new(win.fast_end());
+            w.stats.reset(win.fast_end());
             w.windows = Some(win);
             w.search = Search::start();
         }
@@ -1019,7 +1047,7 @@ impl AmagoldCore {
         log_a: f64,
         rho: f64,
         steps: u32,
-        p: &mut Parts<'_, T>,
+        ws: &mut [T],
     ) -> AmagoldInfo {
         let used_eps = self.eps;
         let phase = self.phase_of_next();
@@ -1039,7 +1067,7 @@ impl AmagoldCore {
             } else {
                 accept_prob(log_a)
             };
-            self.adapt(alpha, outcome == Outcome::Divergent, phase, p);
+            self.adapt(alpha, outcome == Outcome::Divergent, phase, ws);
         }
         AmagoldInfo {
             outcome,
@@ -1071,7 +1099,11 @@ impl AmagoldCore {
     /// The windowed warm-up after finished iteration `self.iterations` of `phase`: its
     /// statistics, ε (search or dual averaging), the positions collected in slow and final
     /// windows, metric updates at slow windows' ends, restarts, and the end of the warm-up.
-    fn adapt<T: Float>(&mut self, alpha: f64, divergent: bool, phase: Phase, p: &mut Parts<'_, T>) {
+    #[inline(never)]
+    fn adapt<T: Float>(&mut self, alpha: f64, divergent: bool, phase: Phase, ws: &mut [T]) {
+        let Some(p) = &mut parts(ws, Layout::of(&self.cfg, self.d)) else {
+            return;
+        };
         let target = self.cfg.target_accept;
         let u = self.u;
         let it = self.iterations;
@@ -1123,7 +1155,7 @@ impl AmagoldCore {
                 } else {
                     win.mass.end() - m
                 };
-                w.stats = WindowStats::new(next_len);
+                w.stats.reset(next_len);
             }
         }
         if phase == Phase::Fast && m == win.fast_end() {
@@ -1138,13 +1170,13 @@ impl AmagoldCore {
             } else {
                 win.len - m
             };
-            w.stats = WindowStats::new(next_len);
+            w.stats.reset(next_len);
         } else if phase == Phase::Fast && w.stats.count() >= RESTART_CHECK && !w.search.active() {
             if w.stats.trend_z() < -RESTART_Z {
                 w.da = DualAveraging::new(self.eps, target);
                 w.report.restarts += 1;
             }
-            w.stats = WindowStats::new(win.fast_end().saturating_sub(m).max(1));
+            w.stats.reset(win.fast_end().saturating_sub(m).max(1));
         }
         // Entering the final window without a search (no metric update before it): settle
         // from the dual averaging's average.
@@ -1170,6 +1202,7 @@ impl AmagoldCore {
 
     /// Ends the warm-up: the final ε is in place; builds the report (with the metric's
     /// condition number) and resets the acceptance counters.
+    #[inline(never)]
     fn end_warmup_with<T: Float>(&mut self, p: &mut Parts<'_, T>) {
         let cond = match &mut p.metric {
             Metric::Unit => 1.0,
@@ -1191,19 +1224,23 @@ impl AmagoldCore {
     }
 
     /// Ends the warm-up without access to the workspace (a warm-up spent in the approach).
+    #[inline(never)]
     fn end_warmup(&mut self) {
-        let Some(w) = self.warm.take() else {
+        // Into `self.report` in place, through a reference: moving the warm-up state (or even
+        // the report) through locals cost hundreds of bytes of Cortex-M stack.
+        let Some(w) = self.warm.as_ref() else {
             return;
         };
-        let mut r = w.report;
-        w.stats.report_into(&mut r);
+        self.report = w.report;
+        w.stats.report_into(&mut self.report);
+        self.warm = None;
+        let r = &mut self.report;
         r.iterations = self.iterations;
         r.step_size = self.eps;
         r.target_accept = self.cfg.target_accept;
         r.divergences = self.divergences;
         r.condition_number = f64::NAN;
         r.judge();
-        self.report = r;
         self.counted = 0;
         self.accepted = 0;
     }
@@ -1548,7 +1585,7 @@ fn new_warmup(cfg: &AmagoldConfig, u0: f64) -> Warmup {
     if !cfg.approach {
         // No approach and no curvature step: the windows begin with the first iteration.
         let win = Windows::new(0, cfg.warmup, cfg.warmup, cfg.mass != Mass::Unit);
-        w.stats = WindowStats::new(win.fast_end());
+        w.stats.reset(win.fast_end());
         w.windows = Some(win);
         w.search = Search::start();
     }
@@ -1587,6 +1624,21 @@ struct View<'v, T> {
     r0: &'v mut [T],
     rw: &'v mut [T],
     g: &'v mut [T],
+}
+
+impl<'v, T> View<'v, T> {
+    /// The six blocks of the first 6·d values of the workspace.
+    fn split(ws: &'v mut [T], d: usize) -> Option<Self> {
+        let mut rest = ws;
+        Some(View {
+            theta: take(&mut rest, d)?,
+            prop: take(&mut rest, d)?,
+            r: take(&mut rest, d)?,
+            r0: take(&mut rest, d)?,
+            rw: take(&mut rest, d)?,
+            g: take(&mut rest, d)?,
+        })
+    }
 }
 
 impl StepInfo for AmagoldInfo {

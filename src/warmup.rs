@@ -242,6 +242,25 @@ impl WindowStats {
         }
     }
 
+    /// Empties the window for `len` planned iterations, in place (a temporary `WindowStats` on
+    /// the stack cost its 200 bytes on Cortex-M).
+    pub(crate) fn reset(&mut self, len: u64) {
+        self.len = len;
+        self.n = 0;
+        self.alpha_sum = 0.0;
+        self.divergences = 0;
+        self.u_mean = 0.0;
+        self.u_m2 = 0.0;
+        self.du2 = 0.0;
+        self.last_u = f64::NAN;
+        for x in self.batch_sum.iter_mut() {
+            *x = 0.0;
+        }
+        for x in self.batch_n.iter_mut() {
+            *x = 0;
+        }
+    }
+
     /// Records one iteration: its acceptance probability, whether it diverged, the energy
     /// after it.
     pub(crate) fn push(&mut self, alpha: f64, divergent: bool, u: f64) {
@@ -271,32 +290,31 @@ impl WindowStats {
     /// freedom). NaN below 3 batches; ±∞ when the batch means lie exactly on a line (a steady
     /// drift with no scatter).
     pub(crate) fn trend_z(&self) -> f64 {
-        let mut xs = [0.0f64; TREND_BATCHES];
-        let mut ys = [0.0f64; TREND_BATCHES];
-        let mut m = 0usize;
-        for (b, (&s, &c)) in self.batch_sum.iter().zip(&self.batch_n).enumerate() {
-            if c > 0 {
-                if let (Some(x), Some(y)) = (xs.get_mut(m), ys.get_mut(m)) {
-                    *x = b as f64;
-                    *y = s / c as f64;
-                }
-                m += 1;
-            }
-        }
+        // Over the batches with draws, in batch order, without arrays (the Cortex-M stack):
+        // x = the batch index, y = its mean.
+        let points = || {
+            self.batch_sum
+                .iter()
+                .zip(&self.batch_n)
+                .enumerate()
+                .filter(|(_, (_, &c))| c > 0)
+                .map(|(b, (&s, &c))| (b as f64, s / c as f64))
+        };
+        let m = points().count();
         if m < 3 {
             return f64::NAN;
         }
         let mf = m as f64;
-        let xbar = xs.iter().take(m).sum::<f64>() / mf;
-        let ybar = ys.iter().take(m).sum::<f64>() / mf;
+        let xbar = points().map(|p| p.0).sum::<f64>() / mf;
+        let ybar = points().map(|p| p.1).sum::<f64>() / mf;
         let (mut sxx, mut sxy) = (0.0f64, 0.0f64);
-        for (&x, &y) in xs.iter().zip(&ys).take(m) {
+        for (x, y) in points() {
             sxx += (x - xbar) * (x - xbar);
             sxy += (x - xbar) * (y - ybar);
         }
         let slope = sxy / sxx;
         let mut rss = 0.0f64;
-        for (&x, &y) in xs.iter().zip(&ys).take(m) {
+        for (x, y) in points() {
             let e = y - ybar - slope * (x - xbar);
             rss += e * e;
         }
