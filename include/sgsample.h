@@ -822,7 +822,9 @@ typedef struct sgs_warmup_report {
    */
   uint32_t verdict;
   /**
-   * The `SGS_WARMUP_REASON_…` flags behind a SUSPECT verdict (0 otherwise).
+   * The `SGS_WARMUP_REASON_…` flags behind a SUSPECT verdict; 0 with OK and NONE; while
+   * RUNNING, the flags raised so far (e.g. `SGS_WARMUP_REASON_METRIC` after a failed metric
+   * update), which the verdict will carry.
    */
   uint32_t reasons;
   /**

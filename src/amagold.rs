@@ -45,7 +45,10 @@
 use crate::adapt::{accept_prob, DualAveraging};
 use crate::approach::{fd_step, Approach, ApproachParts, PAIRS};
 use crate::chain::{chain_kind, check_start, gradient_or_rollback, Chain, ChainStep};
-use crate::dense::{add_mul_lower, cholesky, eigen_bounds, gram_diagonal, mul_lower_t, tri_len};
+use crate::dense::{
+    add_mul_lower, cholesky_off_diag, eigen_bounds, factor_diag, gram_diagonal, mul_lower_t,
+    tri_len, zero_off_diag,
+};
 use crate::error::{Error, Stop};
 use crate::float::{all_finite, copy, Float};
 use crate::mass::{
@@ -863,7 +866,16 @@ impl AmagoldCore {
                     // Column j of H gives H_ij for i ≥ j directly and, averaged, H_ji for i < j.
                     let mut ok_all = true;
                     for j in 0..d {
-                        let (ok, h) = self.column(theta, prop, rw, j, seed, model, &saved)?;
+                        // A failing callback leaves the blocks as it found them: zero.
+                        let (ok, h) = match self.column(theta, prop, rw, j, seed, model, &saved) {
+                            Ok(x) => x,
+                            Err(e) => {
+                                for x in c.iter_mut().chain(mean.iter_mut()) {
+                                    *x = T::ZERO;
+                                }
+                                return Err(e);
+                            }
+                        };
                         ok_all &= ok;
                         let hf = h.to_f64();
                         for i in 0..d {
@@ -1214,7 +1226,10 @@ impl AmagoldCore {
                 }
                 hi / lo
             }
-            Metric::Dense { l, .. } => {
+            Metric::Dense { l, c, .. } => {
+                // Only the final window's variances stay (`compare_warmups` reads them); the
+                // dense setter factorises off the diagonal of this block.
+                zero_off_diag(c, self.d);
                 let (hi, lo) = eigen_bounds(l, self.d, p.prop, p.rw);
                 hi / lo
             }
@@ -1355,9 +1370,10 @@ impl AmagoldCore {
             }
         }
         // A slow or final window of a running warm-up is collecting its co-moments in the
-        // block this needs as scratch: refuse then. Otherwise factorise in that block, keeping
-        // its diagonal (the last final window's variances, which `compare_warmups` reads) in
-        // the φ-gradient block, scratch between iterations, and put it back.
+        // block this needs as scratch: refuse then. Otherwise that block holds zeros off its
+        // diagonal (the diagonal: the last final window's variances, which `compare_warmups`
+        // reads), so the factor's strictly lower part is computed there and the block is
+        // zeroed off the diagonal again whatever the outcome: a refusal writes nothing.
         let collecting = self
             .warm
             .as_ref()
@@ -1368,33 +1384,27 @@ impl AmagoldCore {
         }
         let lay = Layout::of(&self.cfg, d);
         let p = parts(ws, lay).ok_or(Error::WorkspaceTooSmall)?;
-        let Metric::Dense { l, c, gw, .. } = p.metric else {
+        let Metric::Dense { l, c, .. } = p.metric else {
             return Err(Error::MassMismatch);
         };
-        for (i, g) in gw.iter_mut().enumerate() {
-            *g = c.get(tri_len(i) + i).copied().unwrap_or(T::ZERO);
-        }
-        let mut idx = 0;
-        for i in 0..d {
-            for j in 0..=i {
-                if let Some(x) = c.get_mut(idx) {
-                    *x = at(i, j);
-                }
-                idx += 1;
-            }
-        }
-        let ok = cholesky(c, d);
+        let ok = cholesky_off_diag(at, c, d);
         if ok {
-            copy(l, c);
-        }
-        for x in c.iter_mut() {
-            *x = T::ZERO;
-        }
-        for (i, &g) in gw.iter().enumerate() {
-            if let Some(x) = c.get_mut(tri_len(i) + i) {
-                *x = g;
+            let mut idx = 0;
+            for i in 0..d {
+                for j in 0..=i {
+                    let x = if j < i {
+                        c.get(idx).copied().unwrap_or(T::ZERO)
+                    } else {
+                        factor_diag(&at, c, i)
+                    };
+                    if let Some(y) = l.get_mut(idx) {
+                        *y = x;
+                    }
+                    idx += 1;
+                }
             }
         }
+        zero_off_diag(c, d);
         if !ok {
             return Err(Error::InvalidMass);
         }

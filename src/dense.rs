@@ -117,6 +117,74 @@ pub(crate) fn cholesky<T: Float>(a: &mut [T], d: usize) -> bool {
     true
 }
 
+/// The Cholesky factor of the symmetric matrix `a(i, j)` (read for j ≤ i) with the same
+/// arithmetic as [`cholesky`], but only L's strictly lower entries stored, in the packed
+/// triangle `off` (its diagonal positions are neither read nor written); L's diagonal is
+/// recomputed from row i when needed ([`factor_diag`]). `false` (with `off`'s strictly lower
+/// entries partly written) when the matrix is not positive definite or a value is not finite.
+/// Its use: the dense setter factorises in a block whose diagonal must survive a refusal.
+pub(crate) fn cholesky_off_diag<T: Float>(
+    a: impl Fn(usize, usize) -> T,
+    off: &mut [T],
+    d: usize,
+) -> bool {
+    if off.len() < tri_len(d) {
+        return false;
+    }
+    for i in 0..d {
+        for j in 0..i {
+            let ljj = factor_diag(&a, off, j).to_f64();
+            let Some((done, rest)) = off.split_at_mut_checked(tri_len(i)) else {
+                return false;
+            };
+            let rj = row(done, j);
+            let mut s = a(i, j).to_f64();
+            for (&lik, &ljk) in rest.iter().zip(rj).take(j) {
+                s -= lik.to_f64() * ljk.to_f64();
+            }
+            let lij = T::from_f64(s / ljj);
+            if !lij.is_finite() {
+                return false;
+            }
+            if let Some(x) = rest.get_mut(j) {
+                *x = lij;
+            }
+        }
+        let lii = factor_diag(&a, off, i);
+        if !lii.is_finite() || lii <= T::ZERO {
+            return false;
+        }
+    }
+    true
+}
+
+/// L_ii of [`cholesky_off_diag`]: `√(a_ii − Σ_{k<i} L_ik²)` (k increasing), NaN when the
+/// radicand is not positive.
+pub(crate) fn factor_diag<T: Float>(a: &impl Fn(usize, usize) -> T, off: &[T], i: usize) -> T {
+    let mut s = a(i, i).to_f64();
+    for &lik in row(off, i).iter().take(i) {
+        s -= lik.to_f64() * lik.to_f64();
+    }
+    if s.is_nan() || s <= 0.0 {
+        return T::from_f64(f64::NAN);
+    }
+    T::from_f64(libm::sqrt(s))
+}
+
+/// Zeroes a packed triangle's strictly lower entries, keeping its diagonal.
+pub(crate) fn zero_off_diag<T: Float>(a: &mut [T], d: usize) {
+    let mut idx = 0;
+    for i in 0..d {
+        for _ in 0..i {
+            if let Some(x) = a.get_mut(idx) {
+                *x = T::ZERO;
+            }
+            idx += 1;
+        }
+        idx += 1;
+    }
+}
+
 /// Inverts a lower-triangular L in place (the inverse is lower triangular too), by forward
 /// substitution column by column in `f64`: `X_ii = 1/L_ii`,
 /// `X_ij = −(Σ_{j≤k<i} L_ik·X_kj)/L_ii` for j < i (k increasing). `false` on a zero or
@@ -327,6 +395,42 @@ pub(crate) fn welford_cov<T: Float>(mean: &mut [T], c: &mut [T], x: &[T], n: u64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The off-diagonal factorisation gives [`cholesky`]'s factor bit for bit, never touches
+    /// the diagonal positions, and refuses what [`cholesky`] refuses.
+    #[test]
+    fn off_diagonal_cholesky_matches() {
+        for d in [1usize, 2, 5, 9] {
+            let a = spd(d);
+            let at = |i: usize, j: usize| a[tri_len(i.max(j)) + i.min(j)];
+            let mut full = a.clone();
+            assert!(cholesky(&mut full, d));
+            let mut off = vec![0.0; tri_len(d)];
+            for i in 0..d {
+                off[tri_len(i) + i] = 7.5;
+            }
+            assert!(cholesky_off_diag(at, &mut off, d));
+            for i in 0..d {
+                assert_eq!(off[tri_len(i) + i], 7.5);
+                assert_eq!(
+                    factor_diag(&at, &off, i).to_bits(),
+                    full[tri_len(i) + i].to_bits()
+                );
+                for j in 0..i {
+                    assert_eq!(
+                        off[tri_len(i) + j].to_bits(),
+                        full[tri_len(i) + j].to_bits()
+                    );
+                }
+            }
+            let mut bad = a.clone();
+            bad[tri_len(d - 1) + d - 1] = -1.0;
+            let bat = |i: usize, j: usize| bad[tri_len(i.max(j)) + i.min(j)];
+            let mut off = vec![0.0; tri_len(d)];
+            assert!(!cholesky_off_diag(bat, &mut off, d));
+            assert!(!cholesky(&mut bad, d));
+        }
+    }
 
     /// A packed SPD matrix: A = B·Bᵀ + I for a fixed B.
     fn spd(d: usize) -> Vec<f64> {

@@ -419,7 +419,10 @@ fn amagold_and_sghmc_extra_getters() {
             // under the curvature floor (1/H_ii = 1) is held at 1; at least one moved.
             // (1 up to the finite differences' rounding.)
             let floored = |v: f64| v >= 1.0 - 1e-9;
-            assert!(k.iter().all(|&v| floored(v)) && k.iter().any(|&v| v > 1.0 + 1e-9), "{k:?}");
+            assert!(
+                k.iter().all(|&v| floored(v)) && k.iter().any(|&v| v > 1.0 + 1e-9),
+                "{k:?}"
+            );
             let mut rep = core::mem::zeroed::<sgs_warmup_report>();
             ok(sgs_amagold_warmup_report(&sm, &mut rep));
             assert!(rep.verdict == SGS_WARMUP_OK || rep.verdict == SGS_WARMUP_SUSPECT);

@@ -45,8 +45,7 @@
 //!   (its position, momentum, mass factors, window sums and the approach's pairs may not), and
 //!   everything the getters read (position, momentum, inverse mass diagonal and d×d, iteration
 //!   and divergence counts, energy, step size, warm-up flag, every field of the warm-up report)
-//!   is as before (one known exception, reported and marked in `scratch`: the dense curvature
-//!   step's co-moment block);
+//!   is as before;
 //! * after `SGS_OK` every position (chain position, every row of `run`, every SVGD particle) is
 //!   finite, and the inverse mass is all ones without a mass matrix (and at init), else positive
 //!   and finite; the d×d inverse mass is symmetric with a positive diagonal (the identity without
@@ -550,7 +549,7 @@ macro_rules! chain_impl {
                 None $(.or(Some(unsafe { $cmp(states.cast(), k, out, ol) as i32 })))?
             }
             #[allow(unused_variables)]
-            fn scratch(d: usize, lay: Layout, in_warmup: bool) -> Option<Vec<(usize, usize)>> {
+            fn scratch(d: usize, lay: Layout, _in_warmup: bool) -> Option<Vec<(usize, usize)>> {
                 // `$wsf` only marks AMAGOLD, the sampler with a mass matrix.
                 None $(.or({
                     let _ = $wsf;
@@ -558,15 +557,6 @@ macro_rules! chain_impl {
                     if lay.mass == SGS_MASS_DENSE {
                         // The gradient in φ's coordinates.
                         r.push((6 * d, 7 * d));
-                        if in_warmup {
-                            // KNOWN ISSUE (reported to the lead; ffi-tests/bad_inputs.c prints
-                            // it as KNOWN-BUG): an ABORT in the dense curvature step leaves
-                            // the Hessian's columns computed so far in the co-moment block,
-                            // its scratch. Allowed here so that the fuzzer looks further;
-                            // remove once the core clears the block on that path.
-                            let tri = d * (d + 1) / 2;
-                            r.push((8 * d + tri, 8 * d + 2 * tri));
-                        }
                     }
                     if lay.approach {
                         // The diagonal scaling (recomputed until the first iteration commits)

@@ -167,7 +167,9 @@ pub struct sgs_warmup_report {
     pub window_divergences: u64,
     /// `SGS_WARMUP_NONE`, `SGS_WARMUP_RUNNING`, `SGS_WARMUP_OK` or `SGS_WARMUP_SUSPECT`.
     pub verdict: u32,
-    /// The `SGS_WARMUP_REASON_…` flags behind a SUSPECT verdict (0 otherwise).
+    /// The `SGS_WARMUP_REASON_…` flags behind a SUSPECT verdict; 0 with OK and NONE; while
+    /// RUNNING, the flags raised so far (e.g. `SGS_WARMUP_REASON_METRIC` after a failed metric
+    /// update), which the verdict will carry.
     pub reasons: u32,
     /// Metric updates made (the curvature's and the slow windows').
     pub metric_updates: u32,
