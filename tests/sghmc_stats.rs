@@ -295,8 +295,10 @@ fn run_scaled(cfg: &SghmcConfig, k: [f64; 2], s: f64, n: usize) -> Vec<f64> {
 /// mᵢ. `scripts/mutants/chains.py` checks that this test fails for each of them.
 #[test]
 fn preconditioned_stationary_law_on_a_badly_scaled_gaussian() {
+    /// ε, friction, σ, a scale, T, resampling, the inverse mass.
+    type Case = (f64, f64, f64, f64, u32, bool, [f64; 2]);
     let n = 400_000;
-    let cases: [(f64, f64, f64, f64, u32, bool, [f64; 2]); 4] = [
+    let cases: [Case; 4] = [
         (0.3, 0.25, 1.5, 1.0, 3, false, V),
         (0.3, 0.25, 1.5, 1.0, 3, true, V),
         (0.2, 0.5, 1.0, 2.0, 4, false, [4e-4, 25.0]),
