@@ -39,15 +39,18 @@ fn main() {
         let eps: Vec<f64> = runs.iter().map(|r| r.step_size).collect();
         println!(
             "\nmass matrix {}: final step sizes {:?}",
-            if adapt_mass {
-                "adapted"
-            } else {
-                "off (σ = 1)"
+            match mass {
+                sgsample::Mass::Unit => "off (σ = 1)",
+                sgsample::Mass::Diagonal => "diagonal, adapted",
+                sgsample::Mass::Dense => "dense, adapted",
             },
             eps
         );
         if adapt_mass {
-            println!("inverse mass (chain 0): {:?}", runs[0].inverse_mass);
+            println!(
+                "inverse mass diagonal (chain 0): {:?}",
+                runs[0].inverse_mass
+            );
         }
         println!(
             "coord  mean (truth)           R-hat       ESS  ESS/1000 gradients (sampling; incl. warm-up)"

@@ -47,7 +47,7 @@ def test_warmup_improves_the_worst_ess_per_gradient(runs):
     grads = CHAINS * (WARMUP + DRAWS) * STEPS  # the same in both runs
     ess_without = sgsample.ess(runs[False][1]).min() / grads
     ess_with = sgsample.ess(runs[True][1]).min() / grads
-    # Measured 39×; 5× leaves room for another platform's libm in the callbacks.
+    # Measured 58× (0.3: 39×); 5× leaves room for another platform's libm in the callbacks.
     assert ess_with > 5.0 * ess_without, (ess_with * grads, ess_without * grads)
     assert np.all(sgsample.rhat(runs[True][1]) < 1.01)
     for info in runs[True][0].info:
