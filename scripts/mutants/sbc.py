@@ -32,26 +32,42 @@ MUTANTS = [
     dict(name="sbc_sghmc_momentum_one_normal",
          bug="SGHMC: the resampled momentum is one normal for all coordinates",
          file=S,
-         old="            for x in rw.iter_mut() {\n"
-             "                *x = sigma * self.rng.normal_as::<T>();\n"
+         old="            for (x, mi) in rw.iter_mut().zip(Factors::of(mf)) {\n"
+             "                *x = (sigma * mi) * self.rng.normal_as::<T>();\n"
              "            }",
          new="            let z = self.rng.normal_as::<T>();\n"
-             "            for x in rw.iter_mut() {\n"
-             "                *x = sigma * z;\n"
+             "            for (x, mi) in rw.iter_mut().zip(Factors::of(mf)) {\n"
+             "                *x = (sigma * mi) * z;\n"
              "            }",
          tests=["sbc"], skip=CHAIN_ONLY),
     dict(name="sbc_sghmc_noise_one_normal",
          bug="SGHMC: one friction-noise normal per inner step, shared by all coordinates",
-         edits=[(S, "                sweep(&mut self.rng, noisy, items, |((ri, &gi), ti), z| {\n"
-                    "                    *ri = momentum(*ri, gi, z);",
+         edits=[(S, "                sweep(\n"
+                    "                    &mut self.rng,\n"
+                    "                    noisy,\n"
+                    "                    items,\n"
+                    "                    |(((ri, &gi), ti), (mi, ki)), z| {\n"
+                    "                        *ri = momentum(*ri, gi, mi, z);",
                  "                let z = noisy.then(|| self.rng.normal_as::<T>());\n"
-                 "                sweep(&mut self.rng, false, items, |((ri, &gi), ti), _: Option<T>| {\n"
-                 "                    *ri = momentum(*ri, gi, z);"),
-                (S, "                sweep(&mut self.rng, noisy, items, |((ri, &gi), _), z| {\n"
-                    "                    *ri = momentum(*ri, gi, z);",
+                 "                sweep(\n"
+                 "                    &mut self.rng,\n"
+                 "                    false,\n"
+                 "                    items,\n"
+                 "                    |(((ri, &gi), ti), (mi, ki)), _: Option<T>| {\n"
+                 "                        *ri = momentum(*ri, gi, mi, z);"),
+                (S, "                sweep(\n"
+                    "                    &mut self.rng,\n"
+                    "                    noisy,\n"
+                    "                    items,\n"
+                    "                    |(((ri, &gi), _), (mi, _)), z| {\n"
+                    "                        *ri = momentum(*ri, gi, mi, z);",
                  "                let z = noisy.then(|| self.rng.normal_as::<T>());\n"
-                 "                sweep(&mut self.rng, false, items, |((ri, &gi), _), _: Option<T>| {\n"
-                 "                    *ri = momentum(*ri, gi, z);")],
+                 "                sweep(\n"
+                 "                    &mut self.rng,\n"
+                 "                    false,\n"
+                 "                    items,\n"
+                 "                    |(((ri, &gi), _), (mi, _)), _: Option<T>| {\n"
+                 "                        *ri = momentum(*ri, gi, mi, z);")],
          tests=["sbc"], skip=CHAIN_ONLY),
     dict(name="sbc_sgld_noise_one_normal",
          bug="SGLD: one noise normal per update, shared by all coordinates",
@@ -59,14 +75,14 @@ MUTANTS = [
          old="            sweep(\n"
              "                &mut self.rng,\n"
              "                true,\n"
-             "                tw.iter_mut().zip(g.iter()),\n"
-             "                |(x, &gi), z: Option<T>| {\n"
-             "                    *x = (*x - half * gi) + sd * z.unwrap_or(T::ZERO);\n"
+             "                tw.iter_mut().zip(g.iter()).zip(factors),\n"
+             "                |((x, &gi), (ki, si)), z: Option<T>| {\n"
+             "                    *x = (*x - (half * ki) * gi) + (sd * si) * z.unwrap_or(T::ZERO);\n"
              "                },\n"
              "            );",
          new="            let z = self.rng.normal_as::<T>();\n"
-             "            for (x, &gi) in tw.iter_mut().zip(g.iter()) {\n"
-             "                *x = (*x - half * gi) + sd * z;\n"
+             "            for ((x, &gi), (ki, si)) in tw.iter_mut().zip(g.iter()).zip(factors) {\n"
+             "                *x = (*x - (half * ki) * gi) + (sd * si) * z;\n"
              "            }",
          tests=["sbc"], skip=CHAIN_ONLY),
 ]
