@@ -268,8 +268,9 @@ int main(int argc, char **argv) try {
         for (double n : truth.n) post.y.push_back(n + sigma_true * rng.normal());
     }
 
-    sgs_amagold_config cfg = sgs_amagold_config_default(0.02);
-    cfg.warmup = 1000;
+    // The adaptive defaults: a warm-up of 1000 with the approach and a diagonal mass matrix
+    // (log r, log K and log σ have posterior sds 0.02 to 0.1 and are correlated).
+    sgs_amagold_config cfg = sgs_amagold_config_adaptive();
     cfg.target_accept = 0.7;
     cfg.seed = 42;
     cfg.variant = SGS_VARIANT_NON_REVERSIBLE;

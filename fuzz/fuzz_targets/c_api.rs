@@ -1300,7 +1300,6 @@ fn check_report(r: &sgs_warmup_report, what: &str) {
         | SGS_WARMUP_REASON_ACCEPTANCE
         | SGS_WARMUP_REASON_DIVERGENCES
         | SGS_WARMUP_REASON_LOW_BFMI
-        | SGS_WARMUP_REASON_APPROACH_UNFINISHED
         | SGS_WARMUP_REASON_CHAINS_DISAGREE
         | SGS_WARMUP_REASON_METRIC;
     assert_eq!(r.reasons & !all, 0, "{what} report: undocumented reason flags {:#x}", r.reasons);
@@ -1311,6 +1310,7 @@ fn check_report(r: &sgs_warmup_report, what: &str) {
     }
     assert!(r.energy_trend_falling + r.energy_trend_rising <= 45, "{what} report: trend pairs");
     assert!(r.approach_iterations <= r.iterations, "{what} report: more approach iterations than iterations");
+    assert!(r.approach_unfinished <= 1 && r.reserved == 0, "{what} report: approach_unfinished or padding");
 }
 
 /// After a callback ABORT the chain (state, position, momentum) must be as before, but the

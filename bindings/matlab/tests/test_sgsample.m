@@ -517,13 +517,14 @@ function t = warmup_api(t)
   a4 = sgs_amagold(E2, G2, [1; -1], 'Warmup', 60, 'Mass', 'diagonal', 'JitterSteps', true, 'Samples', 50, 'Seed', 4);
   t = check(t, 'warm-up: AdaptMass true = Mass diagonal, bit for bit; dense and jitter differ', ...
             isequal(a1, a2) && ~isequal(a2, a3) && ~isequal(a2, a4));
-  % Comparing chains: three from the mode, one left far out (no approach).
+  % Comparing chains: three from the mode, one left far out (no approach, no mass matrix).
   cs = cell(1, 4);
   for c = 1:4
     if c < 4
       cs{c} = sgs.Amagold(U, G, zeros(3, 1), 'Warmup', 1000, 'Mass', 'diagonal', 'Seed', 1, 'Stream', c);
     else
-      cs{c} = sgs.Amagold(U, G, far, 'Warmup', 1000, 'Mass', 'diagonal', 'Approach', false, 'Seed', 1, 'Stream', c);
+      % Without a mass matrix (with one, its warm-up brings it in).
+      cs{c} = sgs.Amagold(U, G, far, 'Warmup', 1000, 'Mass', 'unit', 'Approach', false, 'Seed', 1, 'Stream', c);
     end
     cs{c}.run(1000);
   end
@@ -637,6 +638,8 @@ end
 % 102 without, 5247 with (51x); R-hat 1.0002 with; chain 4's inverse mass 1.21 and 1.15e-4 for
 % the variances 1 and 1e-4 (a warm-up of 500 leaves ~20 % error in its last window's estimate).
 % With the rewritten warm-up (approach, curvature): 104 without, 3964 with (38x), R-hat 1.0008.
+% With the curvature floors and the honest ESS (0.4): ESS 0 without (the chains cannot tell),
+% 4052 with, R-hat 1.0010; gradient calls 0.11 % apart (the curvature steps).
 function t = mass_warmup(t)
   sc = [1; 0.01];
   U = @(x) 0.5 * sum((x ./ sc) .^ 2);
@@ -661,7 +664,7 @@ function t = mass_warmup(t)
       calls0 = calls;
     end
   end
-  t = check(t, 'mass: the same gradient calls with and without, to 0.1 %', abs(sum(calls) / sum(calls0) - 1) < 1e-3, ...
+  t = check(t, 'mass: the same gradient calls with and without, to 0.5 %', abs(sum(calls) / sum(calls0) - 1) < 5e-3, ...
             sprintf('(%d vs %d)', sum(calls), sum(calls0)));
   t = check(t, 'mass: worst-coordinate ESS per gradient > 5x with the warm-up', ...
             min(ess(2, :)) > 5 * min(ess(1, :)), sprintf('(%.0f vs %.0f)', min(ess(2, :)), min(ess(1, :))));
@@ -676,8 +679,10 @@ function t = mass_warmup(t)
   o.run(7);
   [s, info] = o.run(200);
   [ref, rinfo] = sgs_amagold(E, Gn, th, 'StepSize', 0.05, 'Seed', 21, 'Warmup', 60, 'AdaptMass', true, 'Samples', 200);
-  t = check(t, 'mass object: InverseMass ones before the window ends, then learnt', ...
-            isequal(k53, [1; 1]) && all(o.InverseMass ~= 1) && isequal(o.InverseMass, info.inverse_mass));
+  % (The target is a standard normal and the curvature's floor 1/H_ii = 1: the learnt values are
+  % 1 or a little above, never below.)
+  t = check(t, 'mass object: InverseMass ones before the window ends, then learnt (floored at 1)', ...
+            isequal(k53, [1; 1]) && all(o.InverseMass >= 1 - 1e-9) && isequal(o.InverseMass, info.inverse_mass));
   t = check(t, 'mass object: run(60) + run(200) = sgs_amagold Warmup 60 AdaptMass, bit for bit', ...
             isequal(s, ref) && isequal(o.InverseMass, rinfo.inverse_mass));
   h = sgs.Sghmc(Gn, th);

@@ -73,7 +73,7 @@ def report_bytes(r):
     c = sgsample.ffi.new("sgs_warmup_report *")
     verdicts = {v: k for k, v in sgsample._VERDICT_NAMES.items()}
     for _, name, _ in sgsample.header.structs["sgs_warmup_report"]:
-        value = {"verdict": verdicts[r.verdict], "reasons": r.reason_flags}.get(name)
+        value = {"verdict": verdicts[r.verdict], "reasons": r.reason_flags, "reserved": 0}.get(name)
         setattr(c, name, getattr(r, name) if value is None else value)
     return np.frombuffer(sgsample.ffi.buffer(c), np.uint8).copy()
 
