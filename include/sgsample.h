@@ -1991,9 +1991,9 @@ sgs_status sgs_amagold_warmup_report(const struct sgs_amagold *state,
  * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
  * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, `out` overlapping a state, a workspace or `states`, or `k > 64`: one
- * call compares at most 64 chains), and any state's validation statuses. Nothing is
- * written on an error.
+ * (misaligned, `out` overlapping a state, a workspace or `states`), and any state's
+ * validation statuses. Any number of chains (the comparison keeps nothing per
+ * chain). Nothing is written on an error.
  *
  * # Safety
  * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
@@ -2109,9 +2109,9 @@ sgs_status sgs_amagold_warmup_report_f32(const struct sgs_amagold_f32 *state,
  * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
  * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, `out` overlapping a state, a workspace or `states`, or `k > 64`: one
- * call compares at most 64 chains), and any state's validation statuses. Nothing is
- * written on an error.
+ * (misaligned, `out` overlapping a state, a workspace or `states`), and any state's
+ * validation statuses. Any number of chains (the comparison keeps nothing per
+ * chain). Nothing is written on an error.
  *
  * # Safety
  * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
