@@ -19,7 +19,8 @@
 //! metric comes from the curvature at the end of the approach (docs/algorithms.md §1.7).
 
 use crate::dense::{cholesky, gram_t, invert_lower, tri_len, welford_cov};
-use crate::float::Float;
+use crate::error::Error;
+use crate::float::{copy, Float};
 
 /// Per-coordinate factors: all 1 (no mass matrix) or read from a workspace block.
 pub(crate) enum Factors<'a, T> {
@@ -383,6 +384,27 @@ impl MassWindows {
         self.count = 0;
         true
     }
+}
+
+/// A diagonally preconditioned chain's inverse mass kᵢ into `out[..d]`: the workspace's block
+/// `ws[at..at + d]` when `diagonal`, else ones (SGHMC's and SGLD's getters).
+pub(crate) fn inverse_mass_into<T: Float>(
+    diagonal: bool,
+    ws: &[T],
+    at: usize,
+    d: usize,
+    out: &mut [T],
+) -> Result<(), Error> {
+    let out = out.get_mut(..d).ok_or(Error::OutputTooSmall)?;
+    if diagonal {
+        let k = ws
+            .get(at..at.saturating_add(d))
+            .ok_or(Error::WorkspaceTooSmall)?;
+        copy(out, k);
+    } else {
+        out.fill(T::from_f64(1.0));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -235,16 +235,8 @@ impl SgldCore {
     /// The preconditioner's kᵢ into `out` (d values; ones for a unit chain).
     pub(crate) fn inverse_mass_into<T: Float>(&self, ws: &[T], out: &mut [T]) -> Result<(), Error> {
         let d = self.d;
-        let out = out.get_mut(..d).ok_or(Error::OutputTooSmall)?;
-        if self.cfg.mass == Mass::Diagonal {
-            let k = ws
-                .get(d.saturating_mul(3)..d.saturating_mul(4))
-                .ok_or(Error::WorkspaceTooSmall)?;
-            copy(out, k);
-        } else {
-            out.fill(T::from_f64(1.0));
-        }
-        Ok(())
+        let diagonal = self.cfg.mass == Mass::Diagonal;
+        crate::mass::inverse_mass_into(diagonal, ws, d.saturating_mul(3), d, out)
     }
 }
 
