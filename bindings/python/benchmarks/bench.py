@@ -45,7 +45,7 @@ def compile_models():
     out = os.path.join(tempfile.mkdtemp(), "libsgtmodels.so")
     subprocess.run(["cc", "-O2", "-ffp-contract=off", "-shared", "-fPIC",
                     os.path.join(HERE, "..", "tests", "models.c"), "-lm", "-o", out], check=True)
-    return ctypes.CDLL(out)
+    return M.typed(ctypes.CDLL(out))
 
 
 def best_of(n, fn):

@@ -7,6 +7,8 @@ import pytest
 
 import sgsample
 
+import models as M
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The repository (for the header and the Julia package); the tests run from a checkout.
 REPO = os.environ.get("SGSAMPLE_SOURCE_DIR") or os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -32,7 +34,8 @@ def models(cbuild):
     so = str(cbuild / "libsgtmodels.so")
     subprocess.run([_cc(), *CFLAGS, "-shared", "-fPIC", os.path.join(HERE, "models.c"), "-lm",
                     "-o", so], check=True)
-    return ctypes.CDLL(so)
+    return M.typed(ctypes.CDLL(so))
+
 
 
 @pytest.fixture(scope="session")

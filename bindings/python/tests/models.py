@@ -1,5 +1,6 @@
 """The Python twins of models.c: the same operations in the same order, so the bits agree."""
 
+import ctypes
 import math
 
 import numpy as np
@@ -65,3 +66,23 @@ def mix_grads(X, seed):
         b = 2.0 * math.exp(-0.5 * (x - 2.0) * (x - 2.0)) / 3.0
         out.flat[i] = (a * (x + 2.0) + b * (x - 2.0)) / (a + b)
     return out
+
+
+_D, _F = ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_float)
+_V, _N, _S = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint64
+# The C types of models.c's callbacks: sgsample.Raw checks a ctypes function's argtypes and
+# restype against the slot it fills, and refuses an untyped symbol.
+SIGNATURES = {
+    "dw_energy": (_V, _D, _N, _D), "gauss_energy": (_V, _D, _N, _D),
+    "dw_energy_f32": (_V, _F, _N, _D),
+    "dw_grad": (_V, _D, _N, _S, _D), "count_grad": (_V, _D, _N, _S, _D),
+    "gauss_grad": (_V, _D, _N, _S, _D), "dw_grad_f32": (_V, _F, _N, _S, _F),
+    "mix_grads": (_V, _D, _N, _N, _S, _D),
+}
+
+
+def typed(so):
+    for name, args in SIGNATURES.items():
+        fn = getattr(so, name)
+        fn.argtypes, fn.restype = args, ctypes.c_int32
+    return so

@@ -1,0 +1,248 @@
+"""The chain samplers' common object (AMAGOLD, SGHMC, SGLD) and SGHMC and SGLD themselves."""
+
+import math
+import os
+import threading
+import time
+
+import numpy as np
+
+from . import _progress
+from ._callbacks import _Callbacks
+from ._lib import _c_dtype, _check, _count, _invalid, _no_complex, ffi, lib
+from ._results import RunInfo
+from ._runner import _config, _dtype, _new_state, _ptr, _Runner
+
+
+class _Chain(_Runner):
+    _kind = ""
+    _has_energy = False
+    _info_ctype = "sgs_chain_info"
+    #: The numpy dtype of one iteration's C info record (``run(..., info=True)``).
+    INFO_DTYPE = _c_dtype("sgs_chain_info")
+
+    def __init__(self, theta0, grad, energy=None, *, dtype=np.float64, step_size, **options):
+        self._dtype, sfx = _dtype(dtype)
+        self._sfx = sfx
+        self._lock = threading.Lock()
+        self._raw, self._state = _new_state(self._kind, sfx)
+        self._cfg = self._make_config(step_size, options)
+        _no_complex(theta0, "theta0", f"sgs_{self._kind}_init{sfx}")
+        self._theta0 = np.ascontiguousarray(theta0, dtype=self._dtype)
+        if self._theta0.ndim != 1:
+            raise _invalid(f"sgs_{self._kind}_init{sfx}",
+                           f"theta0 must be a vector, got shape {self._theta0.shape}",
+                           "SGS_ERR_LENGTH_MISMATCH")
+        self._dim = d = self._theta0.size
+        ws_len = self._workspace_len(d)
+        self._ws = np.zeros(max(1, ws_len), dtype=self._dtype)
+        slots = {"energy": energy} if self._has_energy else {}
+        slots["gradient"] = grad
+        self._cb = _Callbacks(self._dtype, sfx, **slots)
+        ct = "float *" if sfx else "double *"
+        args = [self._state, self._cfg, _ptr(ct, self._theta0), d, _ptr(ct, self._ws), ws_len]
+        args += list(self._cb.fns.values()) + [self._cb.user_data]
+        st = self._fn("init")(*args)
+        self._cb.reraise()
+        _check(st, f"sgs_{self._kind}_init{sfx}")
+        self.info = RunInfo(sampler=self._kind)
+
+    def _copy_state_into(self, new):
+        where = f"sgs_{self._kind}_copy{self._sfx}"
+        new._raw, new._state = _new_state(self._kind, self._sfx)
+        new._ws = np.zeros_like(self._ws)
+        ws_len = self._workspace_len(self.dim)
+        _check(self._fn("copy")(new._state, _ptr(self._ct, new._ws), ws_len, self._state), where)
+
+    def _fn(self, name):
+        # A method, not a lambda stored on the instance: a stored closure over ``self`` would
+        # make every chain a reference cycle, freed (state, workspace) only by the cyclic GC.
+        return getattr(lib, f"sgs_{self._kind}_{name}{self._sfx}")
+
+    def _enums(self):
+        return None
+
+    def _make_config(self, step_size, options):
+        return _config(self._kind, (step_size,), options, self._enums())
+
+    @staticmethod
+    def _annotate(samplers, result):
+        """What :func:`_chains` adds to a finished run's result (AMAGOLD: the warm-up)."""
+
+    def _workspace_len(self, d):
+        return self._fn("workspace_len")(d)
+
+    @property
+    def theta0(self):
+        """A copy of the starting point (read-only)."""
+        return self._theta0.copy()
+
+    @property
+    def position(self):
+        """A copy of the current position, shape ``(dim,)``."""
+        out = np.empty(self.dim, self._dtype)
+        self._acquire("position")
+        try:
+            st = self._fn("position")(self._state, _ptr(self._ct, out), self.dim)
+        finally:
+            self._lock.release()
+        _check(st, "position")
+        return out
+
+    @property
+    def _ct(self):
+        return "float *" if self._sfx else "double *"
+
+    def run(self, draws, *, out=None, progress=None, info=False):
+        """Runs ``draws`` outer iterations; returns their positions, shape ``(draws, dim)``.
+
+        ``draws``: a non-negative integer (else :class:`InvalidInput`). ``out``: an array of
+        shape ``(draws, dim)`` and this chain's dtype, C-contiguous and writeable (e.g. an
+        ``np.memmap`` for more draws than memory holds) that receives the rows and is returned;
+        without it an output larger than the memory available is refused (``MemoryError``
+        naming the size) rather than allocated. ``progress``: a tqdm bar (``None``: only in an
+        interactive session with tqdm installed; ``True``/``False``). ``info=True``: returns
+        ``(positions, infos)``, ``infos`` a structured array with the C info record of every
+        iteration (:attr:`INFO_DTYPE`: ``energy``, ``accepted``, ``outcome``, ``step_size``,
+        ``steps``, ``warmup``, ``phase``, …), at the cost of one library call per iteration.
+
+        If the run stops early (an exception in a callback, Ctrl-C, a library error), the
+        exception is raised with ``.partial`` (also kept as the sampler's :attr:`partial`): the
+        rows this run made, the chain being at the state after the last of them (and
+        :attr:`partial_info` with ``info=True``); ``.info`` counts exactly those iterations, so
+        running on continues the chain bit for bit. After a run that completes,
+        :attr:`partial` is None."""
+        where = f"sgs_{self._kind}_run{self._sfx}"
+        draws = _count(draws, "draws", where)
+        out = _output(out, (draws, self.dim), self._dtype, where)
+        infos = np.zeros(draws, self.INFO_DTYPE) if info else None
+        self._acquire(where)
+        try:
+            self.partial = self.partial_info = None
+            self._run(draws, where, out, infos, _progress.bar(progress, draws, self._kind))
+        except BaseException as e:
+            _attach(e, self.partial)
+            raise
+        finally:
+            self._lock.release()
+        return (out, infos) if info else out
+
+    #: What the sampler's last run made before it stopped early (None after one that completed).
+    partial = None
+    #: With ``run(..., info=True)``: the info records of :attr:`partial`'s rows.
+    partial_info = None
+
+    def _run(self, draws, where, out, infos, bar):
+        t0 = time.perf_counter()
+        run, d, ct = self._fn("run"), self.dim, self._ct
+        base, row_bytes = out.ctypes.data, self.dim * out.itemsize
+        summary_t = f"sgs_{self._kind}_run_summary *"
+        info_ptr = None if infos is None else ffi.cast(self._info_ctype + " *", infos.ctypes.data)
+
+        def stop(n):
+            self.partial = out[:n]
+            if infos is not None:
+                self.partial_info = infos[:n]
+
+        def call(start, k):
+            # The library writes *done and *summary (also when it stops early) unless it
+            # refuses the call before running anything (SGS_ERR_BUSY, a bad pointer): fresh
+            # zeroed ones per call, so that what is added to .info is what this call did, never
+            # the totals of an earlier chunk.
+            got, st = 0, 0
+            while got < k and st == 0:
+                n = k if info_ptr is None else 1  # one call per iteration to see each info
+                summary, done = ffi.new(summary_t), ffi.new("size_t *")
+                st = run(self._state, n, ffi.cast(ct, base + (start + got) * row_bytes), n * d,
+                         done, summary)
+                self._account(summary)
+                if info_ptr is not None and done[0]:
+                    info_ptr[start + got] = summary.last
+                got += done[0]
+            if st != 0:
+                stop(start + got)
+                self._cb.reraise()
+                _check(st, where)
+            return got
+
+        try:
+            self._chunks(draws, call, stop, bar)
+        finally:
+            self.info.seconds += time.perf_counter() - t0
+
+    def _account(self, s):
+        i = self.info
+        i.iterations += s.iterations
+        i.accepted += s.accepted
+        i.divergences += s.divergences
+        if i.iterations:
+            i.accept_rate = i.accepted / i.iterations
+
+
+
+def _attach(exc, partial):
+    """Adds ``.partial`` to an exception that stopped a run (when it takes attributes)."""
+    if partial is not None:
+        try:
+            exc.partial = partial
+        except AttributeError:
+            pass
+
+
+def _available_memory():
+    """Bytes of memory available to a new allocation (Linux MemAvailable), or None if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _output(out, shape, dtype, where):
+    """The array a run writes: the caller's ``out`` (checked), or a new one if it fits."""
+    if out is None:
+        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+        avail = _available_memory()
+        if avail is not None and nbytes > avail:
+            raise MemoryError(f"{where}: the output {shape[0]} × {shape[1]} {np.dtype(dtype)} "
+                              f"needs {nbytes / 2**30:.1f} GiB, more than the "
+                              f"{avail / 2**30:.1f} GiB available: run fewer draws per call, or "
+                              "pass out= (e.g. an np.memmap of that shape)")
+        return np.empty(shape, dtype)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{where}: out must be a numpy array (or np.memmap), got "
+                        f"{type(out).__name__}")
+    if out.shape != shape or out.dtype != dtype or not out.flags.c_contiguous \
+            or not out.flags.writeable:
+        raise _invalid(where, f"out must be a writeable C-contiguous {np.dtype(dtype)} array of "
+                       f"shape {shape}, got {out.dtype} {out.shape}"
+                       f"{'' if out.flags.c_contiguous else ', not C-contiguous'}"
+                       f"{'' if out.flags.writeable else ', read-only'}",
+                       "SGS_ERR_OUTPUT_TOO_SMALL" if out.shape != shape else
+                       "SGS_ERR_INVALID_ARGUMENT")
+    return out
+
+
+class SGHMC(_Chain):
+    """An SGHMC chain: ``grad(theta, seed)``. Options: ``friction``, ``momentum_sd``, ``steps``,
+    ``seed``, ``stream``, ``resample_momentum``."""
+
+    _kind = "sghmc"
+
+    def __init__(self, grad, theta0, **kw):
+        super().__init__(theta0, grad, None, **kw)
+
+
+class SGLD(_Chain):
+    """An SGLD chain: ``grad(theta, seed)``. Options: ``steps``, ``seed``, ``stream``."""
+
+    _kind = "sgld"
+
+    def __init__(self, grad, theta0, **kw):
+        super().__init__(theta0, grad, None, **kw)
