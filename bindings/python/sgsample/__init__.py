@@ -43,7 +43,7 @@ from ._draws import (DRAWS_STATS_DTYPE, SUSPECT_REASONS, Summary, Verdict, diagn
 from ._lib import (HEADER_PATH, LIBRARY_PATH, STATUS_NAMES, Error, InvalidInput,  # noqa: F401
                    OutOfDomain, __version__, ffi, header, lib, version)
 from ._multi import amagold, sghmc, sgld  # noqa: F401
-from ._results import Result, RunInfo  # noqa: F401
+from ._results import Partial, Result, RunInfo  # noqa: F401
 from ._stats import Stats, ess, ess_flags, rhat  # noqa: F401
 from ._svgd import SVGD, ksd, minibatch, svgd  # noqa: F401
 
@@ -55,7 +55,7 @@ __all__ = [
     "AMAGOLD", "SGHMC", "SGLD", "SVGD", "Raw", "Result", "RunInfo", "Error", "InvalidInput",
     "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "ksd", "minibatch", "version", "Stats", "ess",
     "ess_flags", "rhat", "summary", "Summary", "rhat_rank", "ess_bulk", "ess_tail", "mcse_quantile",
-    "diagnose", "Verdict", "WarmupReport", "warmup_compare",
+    "diagnose", "Verdict", "WarmupReport", "warmup_compare", "Partial",
 ]
 
 # The objects keep the names they have always had (``sgsample.AMAGOLD``, also in reprs, help and

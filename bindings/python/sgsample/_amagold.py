@@ -302,6 +302,25 @@ class AMAGOLD(_Chain):
             self.info.step_size = s.last.step_size
             self.info.phase = _PHASE_NAMES.get(s.last.phase, str(s.last.phase))
 
+    def _warmup_iterations(self):
+        return max(0, int(self._cfg.warmup) - self.info.iterations)
+
+    @staticmethod
+    def _sample_stats(infos):
+        log_a = infos["log_accept"]
+        with np.errstate(over="ignore", invalid="ignore"):
+            # NaN (the trajectory left the domain) is a proposal accepted with probability 0.
+            rate = np.where(np.isnan(log_a), 0.0, np.minimum(1.0, np.exp(log_a)))
+        return {
+            "diverging": infos["outcome"] == header.defines["SGS_OUTCOME_DIVERGENT"],
+            "accepted": infos["accepted"].astype(bool),
+            "acceptance_rate": rate,
+            "step_size": infos["step_size"].copy(),
+            "energy": infos["energy"].copy(),
+            "lp": -infos["energy"],
+            "n_steps": infos["steps"].astype(np.int64),
+        }
+
     @staticmethod
     def _annotate(samplers, result):
         # sgsample.amagold(): each chain's learnt metric and warm-up report in its info, and the

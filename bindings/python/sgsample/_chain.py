@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _progress
 from ._callbacks import _Callbacks
-from ._lib import _c_dtype, _check, _count, _invalid, _no_complex, ffi, lib
+from ._lib import _c_dtype, _check, _count, _invalid, _no_complex, ffi, header, lib
 from ._results import RunInfo
 from ._runner import _config, _dtype, _new_state, _ptr, _Runner
 
@@ -64,6 +64,15 @@ class _Chain(_Runner):
 
     def _make_config(self, step_size, options):
         return _config(self._kind, (step_size,), options, self._enums())
+
+    def _warmup_iterations(self):
+        """Iterations of the warm-up still to run (none: SGHMC and SGLD have no warm-up)."""
+        return 0
+
+    @staticmethod
+    def _sample_stats(infos):
+        """Per-draw stats (ArviZ names) from info records of shape (chains, draws)."""
+        return {"diverging": infos["outcome"] == header.defines["SGS_OUTCOME_DIVERGENT"]}
 
     @staticmethod
     def _annotate(samplers, result):

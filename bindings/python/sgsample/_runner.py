@@ -1,5 +1,6 @@
 """What every sampler object shares: state memory, configs, locking, chunked runs."""
 
+import secrets
 import threading
 import time
 from dataclasses import replace
@@ -34,7 +35,17 @@ def _new_state(kind, suffix):
     return raw, ffi.cast(f"sgs_{kind}{suffix} *", addr + (-addr) % align)
 
 
+def _fresh_seed():
+    """A seed nobody chose: 64 bits from the operating system's generator."""
+    return secrets.randbits(64)
+
+
 def _config(kind, default_args, options, enums=None, default=None):
+    # No seed given (or None): a fresh one, reported as the sampler's .seed, never a fixed 0
+    # that would give every "independent" run the same draws.
+    options = dict(options)
+    if options.get("seed") is None:
+        options["seed"] = _fresh_seed()
     cfg = ffi.new(f"sgs_{kind}_config *")
     where = f"sgs_{kind}_config"
     # ``default``: the function giving the starting config (sgs_amagold_config_adaptive).
@@ -80,6 +91,9 @@ class _Runner:
     # written into a float32-sized buffer would overflow it).
     dtype = property(lambda self: self._dtype, doc="The coordinates' dtype (read-only).")
     dim = property(lambda self: self._dim, doc="The dimension d (read-only).")
+    seed = property(lambda self: int(self._cfg.seed),
+                    doc="The seed the sampler was made with: given, or fresh from the operating "
+                        "system when none was (read-only; pass it again to repeat the run).")
 
     def __copy__(self):
         """An independent sampler in this one's state: its own state, workspace (and particles)

@@ -17,9 +17,11 @@ import models as M
 def test_raw_forms_agree(models):
     # ctypes symbol, ctypes CFUNCTYPE of a Python function, cffi callback, plain address.
     sd = np.array([1.0])
-    ref = sgsample.sgld(sgsample.Raw(models.dw_grad, sd), [0.0], 300, step_size=0.05).samples
+    ref = sgsample.sgld(sgsample.Raw(models.dw_grad, sd), [0.0], 300, step_size=0.05,
+                        seed=1).samples
     addr = ctypes.cast(models.dw_grad, ctypes.c_void_p).value
-    by_addr = sgsample.sgld(sgsample.Raw(addr, sd.ctypes.data), [0.0], 300, step_size=0.05)
+    by_addr = sgsample.sgld(sgsample.Raw(addr, sd.ctypes.data), [0.0], 300, step_size=0.05,
+                            seed=1)
     assert np.array_equal(ref, by_addr.samples)
     GRAD = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.POINTER(ctypes.c_double),
                             ctypes.c_size_t, ctypes.c_uint64, ctypes.POINTER(ctypes.c_double))
@@ -30,7 +32,7 @@ def test_raw_forms_agree(models):
         return 0
 
     assert np.array_equal(ref, sgsample.sgld(sgsample.Raw(ct_grad), [0.0], 300,
-                                             step_size=0.05).samples)
+                                             step_size=0.05, seed=1).samples)
     ffi = sgsample.ffi
 
     @ffi.callback("sgs_gradient_fn")
@@ -39,7 +41,7 @@ def test_raw_forms_agree(models):
         return 0
 
     assert np.array_equal(ref, sgsample.sgld(sgsample.Raw(cffi_grad), [0.0], 300,
-                                             step_size=0.05).samples)
+                                             step_size=0.05, seed=1).samples)
 
 
 def test_raw_user_data_reaches_the_callback(models):
@@ -80,7 +82,11 @@ def test_results_shape_dict_and_arviz(models):
     assert isinstance(res.info[0], sgsample.RunInfo) and res.info[0].sampler == "amagold"
     d = res.to_dict()
     assert d["posterior"]["theta"].shape == (3, 50, 1)
-    assert d["sample_stats"]["accept_rate"].shape == (3, 1)
+    # Per draw, every stat with a draw axis (per-chain totals shaped as one draw made ArviZ warn).
+    assert set(d["sample_stats"]) == {"diverging", "accepted", "acceptance_rate", "step_size",
+                                      "energy", "lp", "n_steps"}
+    assert all(v.shape == (3, 50) for v in d["sample_stats"].values())
+    assert d["attrs"]["seed"] == res.seed and "warmup_posterior" not in d
     # Different streams: different chains.
     assert not np.array_equal(res.samples[1], res.samples[2])
     try:
@@ -89,8 +95,14 @@ def test_results_shape_dict_and_arviz(models):
         with pytest.raises(ImportError):
             res.to_arviz()
     else:
-        idata = res.to_arviz()
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # e.g. ArviZ's "more chains than draws"
+            idata = res.to_arviz()
         assert idata.posterior["theta"].shape == (3, 50, 1)
+        assert idata.sample_stats["diverging"].shape == (3, 50)
+        assert idata.posterior.attrs["seed"] == res.seed
 
 
 def _interrupt_after(seconds):

@@ -39,7 +39,8 @@ def cfg_dict(cfg):
 
 def test_without_step_size_the_chain_is_the_c_adaptive_configuration():
     a = sgsample.AMAGOLD(energy, grad, np.zeros(3))
-    assert cfg_dict(a._cfg) == cfg_dict(lib.sgs_amagold_config_adaptive())
+    # No seed given: a fresh one (reported), not the C default 0.
+    assert cfg_dict(a._cfg) == {**cfg_dict(lib.sgs_amagold_config_adaptive()), "seed": a.seed}
     assert a.mass == "diagonal" and a._cfg.warmup == 1000 and a._cfg.approach == 1
     assert a.step_size == 0.1  # the first guess, until the warm-up replaces it
     assert a._ws.size == lib.sgs_amagold_workspace_len_for(a._cfg, 3)
@@ -49,7 +50,7 @@ def test_without_step_size_the_chain_is_the_c_adaptive_configuration():
 def test_with_step_size_the_chain_is_the_c_default_configuration(positional):
     a = (sgsample.AMAGOLD(energy, grad, np.zeros(3), 0.3) if positional
          else sgsample.AMAGOLD(energy, grad, np.zeros(3), step_size=0.3))
-    assert cfg_dict(a._cfg) == cfg_dict(lib.sgs_amagold_config_default(0.3))
+    assert cfg_dict(a._cfg) == {**cfg_dict(lib.sgs_amagold_config_default(0.3)), "seed": a.seed}
     assert a.mass == "unit" and a._cfg.warmup == 0 and a.step_size == 0.3
     assert a._ws.size == lib.sgs_amagold_workspace_len_for(a._cfg, 3)
 
@@ -70,7 +71,7 @@ def test_options_replace_the_fields(step_size):
          dict(variant=1, steps=4, target_accept=0.8, seed=5, stream=2)),
     ]:
         a = sgsample.AMAGOLD(energy, grad, np.zeros(3), step_size, **opts)
-        assert cfg_dict(a._cfg) == {**base, **fields}, opts
+        assert cfg_dict(a._cfg) == {**base, "seed": a.seed, **fields}, opts
         # The workspace is the library's size for this very configuration.
         assert a._ws.size == max(1, lib.sgs_amagold_workspace_len_for(a._cfg, 3)), opts
 
