@@ -65,3 +65,5 @@ for _name in __all__:
     if isinstance(_obj, type) or callable(_obj):
         _obj.__module__ = __name__
 del _name, _obj
+
+from . import _help  # noqa: E402,F401  (signatures and option lists for help(); needs every class)

@@ -60,7 +60,9 @@ class _Chain(_Runner):
         return getattr(lib, f"sgs_{self._kind}_{name}{self._sfx}")
 
     def _enums(self):
-        return None
+        # SGHMC and SGLD: a fixed diagonal preconditioner or none (AMAGOLD adds its own).
+        return {"mass": {"unit": header.defines["SGS_MASS_UNIT"],
+                         "diagonal": header.defines["SGS_MASS_DIAGONAL"]}}
 
     def _make_config(self, step_size, options):
         return _config(self._kind, (step_size,), options, self._enums())
