@@ -62,7 +62,13 @@ class BuildWithCargo(build_py):
         target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target")
         if not os.path.isabs(target):
             target = os.path.join(root, target)
-        dest = os.path.join(self.build_lib, "sgsample")
+        # An editable install (pip install -e) imports the package from this source directory,
+        # not from build_lib: the library and its header go next to the sources (untracked,
+        # see .gitignore), else `import sgsample` finds no libsgsample.so.
+        if getattr(self, "editable_mode", False):
+            dest = os.path.join(HERE, "sgsample")
+        else:
+            dest = os.path.join(self.build_lib, "sgsample")
         os.makedirs(dest, exist_ok=True)
         shutil.copy2(os.path.join(target, "release", library_name()), dest)
         shutil.copy2(os.path.join(root, "include", "sgsample.h"), dest)
