@@ -67,6 +67,16 @@ class _Chain(_Runner):
     def _make_config(self, step_size, options):
         return _config(self._kind, (step_size,), options, self._enums())
 
+    @property
+    def _summary_dtype(self):
+        """numpy's view of ``sgs_<kind>_run_summary`` (the counts and the last info record)."""
+        t = f"sgs_{self._kind}_run_summary"
+        return np.dtype({"names": ["iterations", "accepted", "divergences", "last"],
+                         "formats": ["<u8", "<u8", "<u8", self.INFO_DTYPE],
+                         "offsets": [ffi.offsetof(t, n) for n in
+                                     ("iterations", "accepted", "divergences", "last")],
+                         "itemsize": ffi.sizeof(t)})
+
     def _warmup_iterations(self):
         """Iterations of the warm-up still to run (none: SGHMC and SGLD have no warm-up)."""
         return 0
@@ -148,7 +158,7 @@ class _Chain(_Runner):
         run, d, ct = self._fn("run"), self.dim, self._ct
         base, row_bytes = out.ctypes.data, self.dim * out.itemsize
         summary_t = f"sgs_{self._kind}_run_summary *"
-        info_ptr = None if infos is None else ffi.cast(self._info_ctype + " *", infos.ctypes.data)
+        info_ptr = None if infos is None else infos.ctypes.data
 
         def stop(n):
             self.partial = out[:n]
@@ -160,16 +170,31 @@ class _Chain(_Runner):
             # refuses the call before running anything (SGS_ERR_BUSY, a bad pointer): fresh
             # zeroed ones per call, so that what is added to .info is what this call did, never
             # the totals of an earlier chunk.
-            got, st = 0, 0
-            while got < k and st == 0:
-                n = k if info_ptr is None else 1  # one call per iteration to see each info
+            row = ffi.cast(ct, base + start * row_bytes)
+            if info_ptr is None:
                 summary, done = ffi.new(summary_t), ffi.new("size_t *")
-                st = run(self._state, n, ffi.cast(ct, base + (start + got) * row_bytes), n * d,
-                         done, summary)
+                st = run(self._state, k, row, k * d, done, summary)
                 self._account(summary)
-                if info_ptr is not None and done[0]:
-                    info_ptr[start + got] = summary.last
-                got += done[0]
+                got = done[0]
+            else:
+                # One call per iteration, each writing its own zeroed summary of an array: the
+                # per-iteration info records are then copied out in one numpy assignment.
+                sums = ffi.new(summary_t[:-2] + "[]", k)
+                done, st, got, state = ffi.new("size_t *"), 0, 0, self._state
+                while got < k:
+                    st = run(state, 1, row + got * d, d, done, sums + got)
+                    if st != 0:
+                        break
+                    got += 1  # a failed call (n = 1) completed no iteration
+                view = np.frombuffer(ffi.buffer(sums), self._summary_dtype)[:got]
+                infos[start:start + got] = view["last"]
+                total = ffi.new(summary_t)
+                total.iterations = got
+                total.accepted = int(view["accepted"].sum())
+                total.divergences = int(view["divergences"].sum())
+                if got:
+                    total.has_last, total.last = 1, sums[got - 1].last
+                self._account(total)
             if st != 0:
                 stop(start + got)
                 self._cb.reraise()
