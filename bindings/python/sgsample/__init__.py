@@ -30,7 +30,8 @@ raises :class:`InvalidInput` ``SGS_ERR_BUSY``. Long runs are cut into chunks of 
 
 # The package's modules, by responsibility: _lib (the loaded library, errors, argument checks),
 # _callbacks (trampolines, Raw), _runner (state memory, configs, locking, chunked runs), _chain
-# (the chain object, SGHMC, SGLD), _amagold, _multi (several chains per call), _svgd, _stats,
+# (the chain object, SGHMC, SGLD), _amagold, _multi (several chains per call), _batch (K chains
+# in lockstep), _noise (seed-derived draws), _svgd, _stats,
 # _draws, _results. Every public name is re-exported here, where it has always been.
 from . import _header  # noqa: F401  (sgsample._header: the header parser, used by the tests)
 from ._amagold import (AMAGOLD, WarmupReport, _adapt_mass_alias, _MASS_NAMES,  # noqa: F401
@@ -45,7 +46,8 @@ from ._lib import (HEADER_PATH, LIBRARY_PATH, STATUS_NAMES, Error, InvalidInput,
 from ._multi import amagold, sghmc, sgld  # noqa: F401
 from ._results import Partial, Result, RunInfo  # noqa: F401
 from ._stats import Stats, ess, ess_flags, rhat  # noqa: F401
-from ._svgd import SVGD, ksd, minibatch, svgd  # noqa: F401
+from ._noise import minibatch, normal, uniform  # noqa: F401
+from ._svgd import SVGD, ksd, svgd  # noqa: F401
 
 # Every #define of the header (SGS_CB_OK, SGS_KERNEL_GAUSSIAN, ...) and every status code.
 globals().update(header.defines)
@@ -55,7 +57,7 @@ __all__ = [
     "AMAGOLD", "SGHMC", "SGLD", "SVGD", "Raw", "Result", "RunInfo", "Error", "InvalidInput",
     "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "ksd", "minibatch", "version", "Stats", "ess",
     "ess_flags", "rhat", "summary", "Summary", "rhat_rank", "ess_bulk", "ess_tail", "mcse_quantile",
-    "diagnose", "Verdict", "WarmupReport", "warmup_compare", "Partial",
+    "diagnose", "Verdict", "WarmupReport", "warmup_compare", "Partial", "normal", "uniform",
 ]
 
 # The objects keep the names they have always had (``sgsample.AMAGOLD``, also in reprs, help and

@@ -325,8 +325,13 @@ class _Callbacks:
         self.user_data = self.handle if python else ffi.cast("void *", raw_ud or 0)
 
     def reraise(self):
-        exc, self.py.exc = self.py.exc, None
-        if exc is None:
-            exc, _orphan.exc = getattr(_orphan, "exc", None), None
-        if exc is not None:
-            raise exc
+        _reraise(self.py)
+
+
+def _reraise(py):
+    """Raises the error a run's callbacks kept (``py.exc``, else one caught by ``_onerror``)."""
+    exc, py.exc = py.exc, None
+    if exc is None:
+        exc, _orphan.exc = getattr(_orphan, "exc", None), None
+    if exc is not None:
+        raise exc

@@ -21,11 +21,13 @@ class _Chain(_Runner):
     #: The numpy dtype of one iteration's C info record (``run(..., info=True)``).
     INFO_DTYPE = _c_dtype("sgs_chain_info")
 
-    def __init__(self, theta0, grad, energy=None, *, dtype=np.float64, step_size, **options):
+    def __init__(self, theta0, grad, energy=None, *, dtype=np.float64, step_size, _state=None,
+                 **options):
         self._dtype, sfx = _dtype(dtype)
         self._sfx = sfx
         self._lock = threading.Lock()
-        self._raw, self._state = _new_state(self._kind, sfx)
+        # _state: (owner, pointer) of memory given by a batch (K states side by side).
+        self._raw, self._state = _state or _new_state(self._kind, sfx)
         self._cfg = self._make_config(step_size, options)
         _no_complex(theta0, "theta0", f"sgs_{self._kind}_init{sfx}")
         self._theta0 = np.ascontiguousarray(theta0, dtype=self._dtype)
@@ -240,16 +242,22 @@ def _available_memory():
         return None
 
 
+def _refuse_if_too_big(shape, dtype, where):
+    """``MemoryError`` naming the size when an output of ``shape`` cannot fit in memory."""
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    avail = _available_memory()
+    if avail is not None and nbytes > avail:
+        dims = " × ".join(str(n) for n in shape)
+        raise MemoryError(f"{where}: the output {dims} {np.dtype(dtype)} needs "
+                          f"{nbytes / 2**30:.1f} GiB, more than the {avail / 2**30:.1f} GiB "
+                          "available: run fewer draws per call, or pass out= (e.g. an np.memmap "
+                          "of that shape)")
+
+
 def _output(out, shape, dtype, where):
     """The array a run writes: the caller's ``out`` (checked), or a new one if it fits."""
     if out is None:
-        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-        avail = _available_memory()
-        if avail is not None and nbytes > avail:
-            raise MemoryError(f"{where}: the output {shape[0]} × {shape[1]} {np.dtype(dtype)} "
-                              f"needs {nbytes / 2**30:.1f} GiB, more than the "
-                              f"{avail / 2**30:.1f} GiB available: run fewer draws per call, or "
-                              "pass out= (e.g. an np.memmap of that shape)")
+        _refuse_if_too_big(shape, dtype, where)
         return np.empty(shape, dtype)
     if not isinstance(out, np.ndarray):
         raise TypeError(f"{where}: out must be a numpy array (or np.memmap), got "

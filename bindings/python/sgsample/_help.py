@@ -18,7 +18,7 @@ _AMAGOLD_COLUMNS = [("without step_size (the adaptive configuration)",
                     ("with step_size", lib.sgs_amagold_config_default(0.1))]
 _POS = o.inspect.Parameter.POSITIONAL_OR_KEYWORD
 _MULTI = [o.P("chains", 1), o.P("seed", None), o.P("stream", 0), o.DTYPE]
-_RUN = [o.P("sample_stats", True), o.P("progress", None)]
+_RUN = [o.P("sample_stats", True), o.P("progress", None), o.P("vectorized", False)]
 
 o.document(AMAGOLD, "amagold", _AMAGOLD_COLUMNS, _AMAGOLD_ENUMS,
            before=o.positional("energy", "grad", "theta0") + [o.P("step_size", None, _POS),

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._amagold import AMAGOLD, _adapt_mass_alias
+from ._batch import Batch
 from ._chain import SGHMC, SGLD
 from ._lib import _count, _invalid, _real_array
 from ._results import Partial, Result
@@ -10,7 +11,7 @@ from ._runner import _fresh_seed
 
 
 def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw, keep_warmup=False,
-            sample_stats=True, progress=None):
+            sample_stats=True, progress=None, vectorized=False):
     where = cls.__name__.lower()
     chains = _count(chains, "chains", where, minimum=1)
     draws = _count(draws, "draws", where)
@@ -21,6 +22,9 @@ def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw, keep_warm
     if starts.ndim != 2 or starts.shape[0] != chains:
         raise _invalid(where, f"theta0 must have shape (dim,) or (chains, dim), got "
                        f"{theta0.shape}", "SGS_ERR_LENGTH_MISMATCH")
+    if vectorized:
+        return _vectorized(cls, args, starts, draws, seed, stream, dtype, kw, keep_warmup,
+                           sample_stats, progress)
     samples, infos, wsamples, winfos, samplers = [], [], [], [], []
     for c in range(chains):
         s, in_warmup = None, False
@@ -41,17 +45,56 @@ def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw, keep_warm
             raise
         samples.append(rows)
         infos.append(ri)
-    result = Result(np.stack(samples), [s.info for s in samplers], seed=seed, stream=stream)
-    if sample_stats:
-        result.sample_stats = cls._sample_stats(np.stack(infos))
+    return _result(cls, samplers, np.stack(samples), np.stack(infos) if sample_stats else None,
+                   np.stack(wsamples) if wsamples else None,
+                   np.stack(winfos) if winfos else None, seed, stream, keep_warmup, dtype)
+
+
+def _result(cls, samplers, samples, infos, wsamples, winfos, seed, stream, keep_warmup, dtype):
+    chains, _, dim = samples.shape
+    result = Result(samples, [s.info for s in samplers], seed=seed, stream=stream)
+    if infos is not None:
+        result.sample_stats = cls._sample_stats(infos)
     if keep_warmup:
-        warm = wsamples[0].shape[0] if wsamples else 0
-        result.warmup_samples = np.stack(wsamples) if wsamples else \
-            np.empty((chains, 0, starts.shape[1]), dtype)
+        result.warmup_samples = wsamples if wsamples is not None else \
+            np.empty((chains, 0, dim), dtype)
         result.warmup_sample_stats = cls._sample_stats(
-            np.stack(winfos) if winfos else np.zeros((chains, warm), cls.INFO_DTYPE))
+            winfos if winfos is not None else np.zeros((chains, 0), cls.INFO_DTYPE))
     cls._annotate(samplers, result)
     return result
+
+
+def _vectorized(cls, args, starts, draws, seed, stream, dtype, kw, keep_warmup, sample_stats,
+                progress):
+    """The K chains in lockstep through ``sgs_<chain>_run_batch`` (see :mod:`._batch`)."""
+    energy, grad = args if cls._has_energy else (None, args[0])
+    b = Batch(cls, energy, grad, np.ascontiguousarray(starts), seed, stream, dtype, kw)
+    k = b.k
+    warm = b.chains[0]._warmup_iterations()
+    w = wi = None
+    in_warmup = False
+    try:
+        if warm:
+            in_warmup = True
+            wi = np.zeros((k, warm), cls.INFO_DTYPE)
+            w = b.run(warm, wi, progress)
+            in_warmup = False
+        infos = np.zeros((k, draws), cls.INFO_DTYPE) if sample_stats else None
+        rows = b.run(draws, infos, progress)
+    except BaseException as e:
+        made = getattr(e, "partial", None) or [np.empty((0, b.dim), dtype)] * k
+        empty = [np.empty((0, b.dim), dtype)] * k
+        partial = Partial(samples=empty if in_warmup else list(made),
+                          info=[c.info for c in b.chains],
+                          warmup_samples=list(made) if in_warmup else
+                          ([w[c] for c in range(k)] if w is not None else []),
+                          complete=[False] * k, seed=seed)
+        try:
+            e.partial = partial
+        except AttributeError:
+            pass
+        raise
+    return _result(cls, b.chains, rows, infos, w, wi, seed, stream, keep_warmup, dtype)
 
 
 def _attach_partial(exc, samples, samplers, wsamples, current, seed, in_warmup):
@@ -86,11 +129,21 @@ _OPTIONS_DOC = """
 
     Stopped early (a callback's exception, Ctrl-C), the exception carries ``.partial``
     (:class:`Partial`): the finished chains' draws and the draws the unfinished one had made,
-    with exact per-chain totals."""
+    with exact per-chain totals.
+
+    ``vectorized=True``: the callbacks take all the chains that need a value at once and the
+    ``chains`` chains run in lockstep through the C library's ``run_batch`` (one interpreter
+    call per round for all chains, not one per chain): ``grad(X, seeds)`` with ``X`` of shape
+    ``(k, dim)`` (``k ≤ chains`` rows, one per chain) and ``seeds`` a ``(k,)`` uint64 array
+    (row r's minibatch seed) returns ``(k, dim)``; ``energy(X)`` returns ``(k,)``. A row's value
+    must depend only on that row (and its seed): then the draws are bit for bit those of
+    separate chains (the same seeds and streams). A row outside the domain: return a
+    ``numpy.ma`` masked array with that row masked (raising :class:`OutOfDomain` rejects every
+    row of the call)."""
 
 
 def amagold(energy, grad, theta0, draws, *, chains=1, seed=None, stream=0, dtype=np.float64,
-            keep_warmup=False, sample_stats=True, progress=None, **kw):
+            keep_warmup=False, sample_stats=True, progress=None, vectorized=False, **kw):
     """``chains`` AMAGOLD chains (streams ``stream``, ``stream+1``, …) → :class:`Result`.
 
     Options as for :class:`AMAGOLD` (without ``step_size``: the adaptive configuration, with a
@@ -104,25 +157,25 @@ def amagold(energy, grad, theta0, draws, *, chains=1, seed=None, stream=0, dtype
     """
     _adapt_mass_alias(kw, "amagold", stacklevel=2)
     return _chains(AMAGOLD, (energy, grad), theta0, draws, chains, seed, stream, dtype, kw,
-                   keep_warmup, sample_stats, progress)
+                   keep_warmup, sample_stats, progress, vectorized)
 
 
 def sghmc(grad, theta0, draws, *, chains=1, seed=None, stream=0, dtype=np.float64,
-          sample_stats=True, progress=None, **kw):
+          sample_stats=True, progress=None, vectorized=False, **kw):
     """``chains`` SGHMC chains (streams ``stream``, ``stream+1``, …) → :class:`Result`; options
     as for :class:`SGHMC` (no warm-up: every iteration is a draw).
     """
     return _chains(SGHMC, (grad,), theta0, draws, chains, seed, stream, dtype, kw, False,
-                   sample_stats, progress)
+                   sample_stats, progress, vectorized)
 
 
 def sgld(grad, theta0, draws, *, chains=1, seed=None, stream=0, dtype=np.float64,
-         sample_stats=True, progress=None, **kw):
+         sample_stats=True, progress=None, vectorized=False, **kw):
     """``chains`` SGLD chains (streams ``stream``, ``stream+1``, …) → :class:`Result`; options
     as for :class:`SGLD` (no warm-up: every iteration is a draw).
     """
     return _chains(SGLD, (grad,), theta0, draws, chains, seed, stream, dtype, kw, False,
-                   sample_stats, progress)
+                   sample_stats, progress, vectorized)
 
 
 for _f in (amagold, sghmc, sgld):

@@ -215,12 +215,3 @@ def ksd(particles, grads, *, batch_size=None, c=1.0, beta=-0.5, seed=0, stream=0
         _check(lib.sgs_ksd_batch(xp, n, d, gp, batch_size, c, beta, seed, stream,
                                  _ptr("uint32_t *", idx), idx.size, out), "sgs_ksd_batch")
     return out[0]
-
-
-def minibatch(seed, n, size):
-    """The library's minibatch for ``seed``: ``size`` distinct indices in ``0..n`` (uint64)."""
-    seed = _count(seed, "seed", "sgs_minibatch")
-    n = _count(n, "n", "sgs_minibatch")
-    out = np.empty(_count(size, "size", "sgs_minibatch"), np.uint64)
-    _check(lib.sgs_minibatch(seed, n, _ptr("uint64_t *", out), out.size), "sgs_minibatch")
-    return out

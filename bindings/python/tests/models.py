@@ -86,3 +86,34 @@ def typed(so):
         fn = getattr(so, name)
         fn.argtypes, fn.restype = args, ctypes.c_int32
     return so
+
+
+# Vectorised twins for K chains per call (test_batch.py, benchmarks/batch.py): one row per chain.
+# The noise uses only integer and IEEE-exact float operations, so that a row gives the same bits
+# alone and in a batch (a numpy log or cos could differ in the last bit between array lengths).
+
+
+def uniform_noise_rows(seeds):
+    """Unit-variance noise, one value per uint64 seed (splitmix64 → a uniform u → √12·(u − ½))."""
+    with np.errstate(over="ignore"):
+        z = seeds + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return 3.4641016151377544 * ((z >> np.uint64(11)).astype(np.float64) * 2.0**-53 - 0.5)
+
+
+def dw_energy_rows(X):
+    """The double well's U for each row of X (shape (k, 1)); far out it overflows to inf (a
+    divergence for the sampler), without a warning."""
+    x = X[:, 0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (x + 4.0) * (x + 1.0) * (x - 1.0) * (x - 3.0) / 14.0 + 0.5
+
+
+def dw_grad_rows(X, seeds):
+    """The double well's noisy gradient for each row of X, rows' noise from their seeds."""
+    x = X[:, 0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        return ((4.0 * x * x * x + 3.0 * x * x - 26.0 * x - 1.0) / 14.0
+                + uniform_noise_rows(seeds))[:, None]

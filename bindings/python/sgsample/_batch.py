@@ -1,0 +1,279 @@
+"""K chains per interpreter call: ``chains=K, vectorized=True`` runs the K chains in lockstep
+through ``sgs_<chain>_run_batch``, whose batched callbacks get the points of all the chains that
+need one at once (``grad(X, seeds)`` with ``X`` of shape (k, d), ``k ≤ K``), so that a numpy
+callback is vectorised over chains instead of being called once per chain.
+
+The chains are ordinary sampler objects (:class:`AMAGOLD`, :class:`SGHMC`, :class:`SGLD`) whose
+states lie side by side in one block, as ``run_batch`` wants them; each keeps single-row
+callbacks (the vectorised ones called on one row) for its own ``run``, ``step`` and init, which
+give the same values, so a chain continues the same way alone or in the batch.
+"""
+
+import math
+import time
+
+import numpy as np
+
+from . import _interrupt, _progress
+from ._callbacks import _onerror, _Py, _reraise
+from ._chain import _refuse_if_too_big
+from ._lib import _CB_ABORT, _CB_OK, _CB_REJECT, OutOfDomain, _check, _real_array
+from ._lib import ffi, lib
+
+_F64 = np.dtype(np.float64)
+
+# A batch's scratch beyond this is not worth its memory: steps with more calls than the cache
+# holds (the warm-up's approach, about d + 30 calls) then get their extra calls one row at a time.
+_SCRATCH_BYTES = 64 << 20
+
+
+def _rows(ptr, k, d, dtype):
+    # A copy: the callback may keep its argument; the C buffer is reused by the next round.
+    a = np.empty((k, d), dtype)
+    ffi.memmove(a, ptr, a.nbytes)
+    return a
+
+
+def _seeds(ptr, k):
+    a = np.empty(k, np.uint64)
+    ffi.memmove(a, ptr, a.nbytes)
+    return a
+
+
+def _store(out, value, shape, dtype, what, row_status):
+    """Writes a callback's result to ``out`` (rows of a masked array: REJECT)."""
+    if type(value) is np.ndarray and value.shape == shape and value.dtype == dtype \
+            and value.flags.c_contiguous:
+        ffi.memmove(out, value, value.nbytes)  # the common case, checked and copied as it is
+        return
+    arr, mask = _result(value, shape, what)
+    arr = np.ascontiguousarray(arr.reshape(shape), dtype=dtype)
+    ffi.memmove(out, arr, arr.nbytes)
+    if mask is not None and mask.any():
+        st = np.frombuffer(ffi.buffer(row_status, 4 * shape[0]), dtype=np.int32)
+        st[mask] = _CB_REJECT
+
+
+def _result(value, shape, what):
+    """(values as float64/float32-castable array of ``shape``, mask of rejected rows or None)."""
+    mask = None
+    if isinstance(value, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(value)
+        mask = mask.reshape(mask.shape[0], -1).any(axis=1) if mask.ndim > 1 else mask
+        value = value.filled(np.nan)
+    arr = _real_array(value, what)
+    if arr.shape != shape and not (len(shape) == 1 and arr.shape == shape + (1,)):
+        raise ValueError(f"{what} returned shape {arr.shape}, expected {shape} (one row per "
+                         "point of X)")
+    if mask is not None and mask.shape != (shape[0],):
+        raise ValueError(f"{what}: the mask of a masked result must mark rows, got shape "
+                         f"{mask.shape}")
+    return arr, mask
+
+
+def _reject_all(row_status, k):
+    np.frombuffer(ffi.buffer(row_status, 4 * k), dtype=np.int32)[:] = _CB_REJECT
+
+
+def _batch_energy_tramp(ud, theta, k, d, chains, u, row_status):
+    cb = ffi.from_handle(ud)
+    try:
+        _store(u, cb.energy(_rows(theta, k, d, cb.dtype)), (k,), _F64, "energy", row_status)
+        return _CB_OK
+    except OutOfDomain:  # every row of this call
+        _reject_all(row_status, k)
+        return _CB_OK
+    except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: abort, re-raise later)
+        cb.exc = e
+        return _CB_ABORT
+
+
+def _batch_grad_tramp(ud, x, k, d, seeds, chains, g, row_status):
+    cb = ffi.from_handle(ud)
+    try:
+        value = cb.grad(_rows(x, k, d, cb.dtype), _seeds(seeds, k))
+        _store(g, value, (k, d), cb.dtype, "grad", row_status)
+        return _CB_OK
+    except OutOfDomain:
+        _reject_all(row_status, k)
+        return _CB_OK
+    except BaseException as e:  # noqa: BLE001
+        cb.exc = e
+        return _CB_ABORT
+
+
+_interrupt.CALLBACK_CODES.update(f.__code__ for f in (_batch_energy_tramp, _batch_grad_tramp))
+
+_TRAMPOLINES = {
+    name: ffi.callback(name, fn, error=_CB_ABORT, onerror=_onerror)
+    for suffix in ("", "_f32")
+    for name, fn in (("sgs_batch_energy_fn" + suffix, _batch_energy_tramp),
+                     ("sgs_batch_gradient_fn" + suffix, _batch_grad_tramp))
+}
+
+
+def single_row(energy, grad):
+    """The one-chain callbacks of a vectorised pair: row 0 of a call on one row (the same
+    values as in a batch, since a row's value depends only on its own point and seed)."""
+
+    def energy1(theta):
+        arr, mask = _result(energy(theta[None, :]), (1,), "energy")
+        if mask is not None and mask[0]:
+            raise OutOfDomain
+        return float(arr.reshape(-1)[0])
+
+    def grad1(theta, seed):
+        arr, mask = _result(grad(theta[None, :], np.array([seed], np.uint64)),
+                            (1, theta.size), "grad")
+        if mask is not None and mask[0]:
+            raise OutOfDomain
+        return arr[0]
+
+    return (energy1 if energy is not None else None), grad1
+
+
+class Batch:
+    """K chain objects whose states lie side by side, run together by ``run_batch``."""
+
+    def __init__(self, cls, energy, grad, starts, seed, stream, dtype, kw):
+        self.cls, self.kind = cls, cls._kind
+        self.k, self.dim = starts.shape
+        e1, g1 = single_row(energy if cls._has_energy else None, grad)
+        args = (e1, g1) if cls._has_energy else (g1,)
+        probe = cls.__new__(cls)
+        probe._dtype, probe._sfx = np.dtype(dtype), ("" if np.dtype(dtype) == np.float64
+                                                      else "_f32")
+        self.sfx = probe._sfx
+        size = probe._fn("state_size")()
+        align = probe._fn("state_align")()
+        # One block for the K states (a C array of them: run_batch's `states`).
+        self.block = ffi.new("char[]", self.k * size + align)
+        addr = int(ffi.cast("uintptr_t", self.block))
+        addr += (-addr) % align
+        ctype = f"sgs_{self.kind}{self.sfx} *"
+        self.states = ffi.cast(ctype, addr)
+        self.chains = []
+        for c in range(self.k):
+            mem = (self.block, ffi.cast(ctype, addr + c * size))
+            self.chains.append(cls(*args, starts[c], seed=seed, stream=stream + c, dtype=dtype,
+                                   _state=mem, **kw))
+        self.py = _Py(energy, grad, None, np.dtype(dtype))
+        self.handle = ffi.new_handle(self.py)
+        steps = int(getattr(self.chains[0]._cfg, "steps", 1))
+        calls = math.ceil(1.5 * steps) + 2  # a trajectory (jittered T up to 1.5 T) and U
+        scratch_len = getattr(lib, f"sgs_{self.kind}_batch_scratch_len")
+        if scratch_len(self.k, self.dim, self.dim + 32) * 8 <= _SCRATCH_BYTES:
+            calls = max(calls, self.dim + 32)  # the warm-up's approach steps batched too
+        self.max_calls = calls
+        self.scratch = np.zeros(max(1, scratch_len(self.k, self.dim, calls)), np.float64)
+        self.fn = getattr(lib, f"sgs_{self.kind}_run_batch{self.sfx}")
+        self.energy_fn = (_TRAMPOLINES["sgs_batch_energy_fn" + self.sfx] if cls._has_energy
+                          else ffi.NULL)
+        self.grad_fn = _TRAMPOLINES["sgs_batch_gradient_fn" + self.sfx]
+
+    def run(self, n, infos=None, progress=None):
+        """``n`` iterations of every chain → ``(K, n, d)`` rows (``infos``: a ``(K, n)`` array of
+        the chains' INFO_DTYPE filled per iteration). On an exception, ``.partial`` is the list
+        of each chain's rows (chains can differ by one)."""
+        k, d = self.k, self.dim
+        where = f"sgs_{self.kind}_run_batch{self.sfx}"
+        _refuse_if_too_big((k, n, d), self.chains[0].dtype, where)
+        out = np.empty((k, n, d), self.chains[0].dtype)
+        counts = np.zeros(k, np.int64)  # rows made per chain
+        taken = []
+        t0 = time.perf_counter()
+        try:
+            for c in self.chains:
+                c._acquire(where)
+                taken.append(c)
+            self._chunks(n, out, infos, counts, where, _progress.bar(progress, n, self.kind))
+        except BaseException as e:
+            try:
+                e.partial = [out[c, :counts[c]] for c in range(k)]
+            except AttributeError:
+                pass
+            raise
+        finally:
+            for c in taken:
+                c._lock.release()
+            dt = time.perf_counter() - t0
+            for c in self.chains:
+                c.info.seconds += dt / k
+        return out
+
+    def _chunks(self, n, out, infos, counts, where, bar):
+        k, d = self.k, self.dim
+        sum_t = f"sgs_{self.kind}_run_summary"
+        sdtype = self.chains[0]._summary_dtype
+        ct = self.chains[0]._ct
+        done_arr = np.zeros(k, np.uintp)
+        done_ptr = ffi.cast("size_t *", done_arr.ctypes.data)
+        scratch = ffi.cast("double *", self.scratch.ctypes.data)
+        start, chunk = 0, 1
+        try:
+            with _interrupt.deferred():
+                while start < n and not _interrupt.pending():
+                    m = min(chunk, n - start)
+                    t = time.perf_counter()
+                    # Per call, each chain's rows are contiguous (chain-major k × m × d).
+                    tmp = np.empty((k, m, d), out.dtype)
+                    if infos is None:
+                        sums = ffi.new(f"{sum_t}[]", k)
+                        done_arr[:] = 0
+                        st = self.fn(self.states, k, m, self.energy_fn, self.grad_fn,
+                                     self.handle, scratch, self.scratch.size, self.max_calls,
+                                     ffi.cast(ct, tmp.ctypes.data), tmp.size, done_ptr, sums)
+                        got = done_arr.copy()
+                        for c in range(k):
+                            self.chains[c]._account(sums[c])
+                    else:
+                        # One iteration per call, to see every chain's info record.
+                        sums = ffi.new(f"{sum_t}[]", k * m)
+                        view = np.frombuffer(ffi.buffer(sums), sdtype).reshape(m, k)
+                        row = np.empty((k, d), out.dtype)  # chain-major k × 1 × d
+                        row_ptr = ffi.cast(ct, row.ctypes.data)
+                        got, st = np.zeros(k, np.uintp), 0
+                        for i in range(m):
+                            done_arr[:] = 0
+                            st = self.fn(self.states, k, 1, self.energy_fn, self.grad_fn,
+                                         self.handle, scratch, self.scratch.size,
+                                         self.max_calls, row_ptr, row.size, done_ptr,
+                                         sums + i * k)
+                            tmp[:, i] = row
+                            got += done_arr
+                            if st != 0:
+                                break
+                        for c in range(k):
+                            rows = int(got[c])
+                            infos[c, start:start + rows] = view["last"][:rows, c]
+                            self.chains[c]._account(_total(sum_t, view[:rows, c], sums, c, k))
+                    for c in range(k):
+                        out[c, start:start + got[c]] = tmp[c, :got[c]]
+                    counts[:] = start + got
+                    if bar is not None:
+                        bar.update(int(got.min()))
+                    if st != 0:
+                        _reraise(self.py)
+                        _check(st, where)
+                    start += m
+                    dt = time.perf_counter() - t
+                    chunk = max(1, min(chunk * 4, int(chunk * 0.05 / dt) if dt > 0 else chunk * 4))
+        finally:
+            if bar is not None:
+                bar.close()
+        if _interrupt.pending():
+            _interrupt.take()
+            raise KeyboardInterrupt
+
+
+
+
+def _total(sum_t, rows, sums, c, k):
+    """One summary cdata with the totals of chain c's per-iteration summaries."""
+    total = ffi.new(sum_t + " *")
+    total.iterations = len(rows)
+    total.accepted = int(rows["accepted"].sum())
+    total.divergences = int(rows["divergences"].sum())
+    if len(rows):
+        total.has_last, total.last = 1, sums[(len(rows) - 1) * k + c].last
+    return total

@@ -1,0 +1,146 @@
+"""K chains per call: ``vectorized=True`` runs the chains in lockstep through the C library's
+run_batch with one numpy call for all chains' rows, bit for bit the separate chains."""
+
+import os
+import signal
+import threading
+
+import numpy as np
+import pytest
+
+import sgsample
+
+import models as M
+
+noise, energy, grad = M.uniform_noise_rows, M.dw_energy_rows, M.dw_grad_rows
+
+
+def gauss_energy(X):
+    return 0.5 * np.sum(X * X / np.array([1.0, 4.0, 0.25])[: X.shape[1]], axis=1)
+
+
+def gauss_grad(X, seeds):
+    return X / np.array([1.0, 4.0, 0.25])[: X.shape[1]] + 0.3 * noise(seeds)[:, None]
+
+
+def one_row(e, g):
+    """The one-chain callbacks computing the same rows."""
+    e1 = None if e is None else (lambda t: float(e(t[None, :])[0]))
+    g1 = lambda t, s: g(t[None, :], np.array([s], np.uint64))[0]  # noqa: E731
+    return e1, g1
+
+
+def _same(a, b):
+    np.testing.assert_array_equal(a.samples, b.samples)
+    for x, y in zip(a.info, b.info):
+        assert (x.iterations, x.accepted, x.divergences) == (y.iterations, y.accepted,
+                                                            y.divergences)
+    if a.sample_stats is not None:
+        for name in a.sample_stats:
+            np.testing.assert_array_equal(a.sample_stats[name], b.sample_stats[name], name)
+
+
+@pytest.mark.parametrize("opts", [
+    dict(step_size=0.25, steps=10, friction=0.25),
+    dict(step_size=0.6, steps=6, jitter_steps=True),  # rejections, divergences, varying T
+    dict(warmup=150, mass="diagonal", steps=5),  # the adaptive warm-up, approach included
+    dict(step_size=0.25, steps=4, variant="non_reversible"),
+], ids=["default", "jitter", "warmup", "nonrev"])
+def test_amagold_batch_is_bit_for_bit_the_separate_chains(opts):
+    starts = np.array([[0.5], [-3.0], [2.0], [0.0], [-1.0]])
+    kw = dict(chains=5, seed=7, stream=3, keep_warmup=True, **opts)
+    batch = sgsample.amagold(energy, grad, starts, 120, vectorized=True, **kw)
+    e1, g1 = one_row(energy, grad)
+    ref = sgsample.amagold(e1, g1, starts, 120, **kw)
+    _same(batch, ref)
+    if ref.warmup_samples is not None:
+        np.testing.assert_array_equal(batch.warmup_samples, ref.warmup_samples)
+    assert batch.seed == 7
+
+
+@pytest.mark.parametrize("fn", [sgsample.sghmc, sgsample.sgld])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sghmc_sgld_batch_match(fn, dtype):
+    g = lambda X, s: gauss_grad(X.astype(np.float64), s).astype(dtype)  # noqa: E731
+    kw = dict(chains=4, seed=3, step_size=0.05, steps=3, dtype=dtype)
+    batch = fn(g, np.ones(3), 200, vectorized=True, **kw)
+    ref = fn(one_row(None, g)[1], np.ones(3), 200, **kw)
+    assert batch.samples.dtype == dtype
+    _same(batch, ref)
+
+
+def test_masked_rows_are_rejected_like_out_of_domain():
+    def e(X):
+        return np.ma.masked_array(energy(X), mask=X[:, 0] > 1.0)  # outside: θ > 1
+
+    def e1(t):
+        if t[0] > 1.0:
+            raise sgsample.OutOfDomain
+        return float(energy(t[None, :])[0])
+
+    kw = dict(chains=3, seed=5, step_size=0.7, steps=4)
+    batch = sgsample.amagold(e, grad, [0.0], 300, vectorized=True, **kw)
+    ref = sgsample.amagold(e1, one_row(energy, grad)[1], [0.0], 300, **kw)
+    _same(batch, ref)
+    assert batch.samples.max() <= 1.0
+
+
+def test_a_callback_error_keeps_every_chains_rows():
+    calls = {"n": 0}
+
+    def g(X, s):
+        calls["n"] += 1
+        if calls["n"] == 400:
+            raise RuntimeError("boom")
+        return grad(X, s)
+
+    with pytest.raises(RuntimeError, match="boom") as e:
+        sgsample.amagold(energy, g, [0.0], 1000, chains=4, vectorized=True, seed=2,
+                         step_size=0.25, steps=5)
+    p = e.value.partial
+    assert isinstance(p, sgsample.Partial) and p.complete == [False] * 4
+    n = [x.shape[0] for x in p.samples]
+    assert max(n) - min(n) <= 1 and [i.iterations for i in p.info] == n
+    ref = sgsample.amagold(energy, grad, [0.0], max(n), chains=4, vectorized=True, seed=2,
+                           step_size=0.25, steps=5)
+    for c in range(4):
+        np.testing.assert_array_equal(p.samples[c], ref.samples[c, :n[c]])
+
+
+@pytest.mark.parametrize("bad, err", [
+    (lambda X, s: None, TypeError),
+    (lambda X, s: np.zeros((X.shape[0], 2)), ValueError),
+    (lambda X, s: np.array(["1.0"] * X.shape[0])[:, None], TypeError),
+])
+def test_a_wrong_result_raises(bad, err):
+    with pytest.raises(err, match="grad"):
+        sgsample.sgld(bad, [0.0], 10, chains=3, vectorized=True, step_size=0.1)
+
+
+def test_ctrl_c_during_a_batch_keeps_the_rows():
+    t = threading.Timer(0.4, lambda: os.kill(os.getpid(), signal.SIGINT))
+    t.start()
+    with pytest.raises(KeyboardInterrupt) as e:
+        sgsample.sgld(gauss_grad, np.zeros(2), 10**6, chains=4, vectorized=True, seed=9,
+                      step_size=0.05, sample_stats=False)
+    p = e.value.partial
+    n = [x.shape[0] for x in p.samples]
+    assert min(n) > 0 and [i.iterations for i in p.info] == n
+    ref = sgsample.sgld(gauss_grad, np.zeros(2), max(n), chains=4, vectorized=True, seed=9,
+                        step_size=0.05, sample_stats=False)
+    for c in range(4):
+        np.testing.assert_array_equal(p.samples[c], ref.samples[c, :n[c]])
+
+
+def test_one_call_per_round_for_all_chains():
+    sizes = []
+
+    def g(X, s):
+        sizes.append(X.shape[0])
+        return grad(X, s)
+
+    sgsample.amagold(energy, g, [0.0], 50, chains=8, vectorized=True, seed=1, step_size=0.25,
+                     steps=10, sample_stats=False)
+    # T = 10 gradient calls per iteration (plus the initial ones), each with every chain's row.
+    assert len(sizes) <= 50 * 11 + 20 and max(sizes) == 8
+    assert np.mean(sizes) > 7
