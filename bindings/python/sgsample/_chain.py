@@ -47,7 +47,7 @@ class _Chain(_Runner):
         st = self._fn("init")(*args)
         self._cb.reraise()
         _check(st, f"sgs_{self._kind}_init{sfx}")
-        self.info = RunInfo(sampler=self._kind)
+        self.info = RunInfo(sampler=self._kind, seed=self.seed)
 
     def _copy_state_into(self, new):
         where = f"sgs_{self._kind}_copy{self._sfx}"

@@ -28,6 +28,8 @@ class RunInfo:
     phase: Optional[str] = None
     inverse_mass_dense: Optional[np.ndarray] = None
     warmup_report: Optional["WarmupReport"] = None
+    # The seed the sampler was made with (given, or fresh): pass it again to repeat the run.
+    seed: Optional[int] = None
 
 
 @dataclass

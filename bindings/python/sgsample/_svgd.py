@@ -85,7 +85,7 @@ class SVGD(_Runner):
             self._cb.fns["gradients"], self._cb.user_data)
         self._cb.reraise()
         _check(st, f"sgs_svgd_init{sfx}")
-        self.info = RunInfo(sampler="svgd")
+        self.info = RunInfo(sampler="svgd", seed=self.seed)
 
     n = property(lambda self: self._n, doc="The number of particles N (read-only).")
 

@@ -63,6 +63,11 @@ def test_a_fresh_seed_per_call_reported_and_repeatable():
     np.testing.assert_array_equal(a.run(20), b.run(20))
     assert sgsample.SVGD(np.zeros((3, 1)), M.dw_grad, step_size=0.1).seed != \
         sgsample.SVGD(np.zeros((3, 1)), M.dw_grad, step_size=0.1).seed
+    # Also where only a RunInfo comes back (sgsample.svgd), and in every chain's info.
+    x, info = sgsample.svgd(np.zeros((3, 1)), 5, M.dw_grad, step_size=0.1)
+    x2, _ = sgsample.svgd(np.zeros((3, 1)), 5, M.dw_grad, step_size=0.1, seed=info.seed)
+    np.testing.assert_array_equal(x, x2)
+    assert [i.seed for i in r1.info] == [r1.seed]
     with pytest.raises(AttributeError):
         a.seed = 0
 
