@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from . import _progress
+from . import _export, _progress
 from ._callbacks import _Callbacks
 from ._lib import _c_dtype, _check, _count, _invalid, _no_complex, ffi, header, lib
 from ._results import RunInfo
@@ -22,13 +22,16 @@ class _Chain(_Runner):
     INFO_DTYPE = _c_dtype("sgs_chain_info")
 
     def __init__(self, theta0, grad, energy=None, *, dtype=np.float64, step_size, _state=None,
-                 **options):
+                 _config=None, **options):
         self._dtype, sfx = _dtype(dtype)
         self._sfx = sfx
         self._lock = threading.Lock()
         # _state: (owner, pointer) of memory given by a batch (K states side by side).
         self._raw, self._state = _state or _new_state(self._kind, sfx)
-        self._cfg = self._make_config(step_size, options)
+        # _config: a finished C config (a restore from export()), used as it is.
+        self._cfg = _config if _config is not None else self._make_config(step_size, options)
+        # (iteration, setter, value) of every successful set_… call, in order (for export()).
+        self._events = []
         _no_complex(theta0, "theta0", f"sgs_{self._kind}_init{sfx}")
         self._theta0 = np.ascontiguousarray(theta0, dtype=self._dtype)
         if self._theta0.ndim != 1:
@@ -49,7 +52,40 @@ class _Chain(_Runner):
         _check(st, f"sgs_{self._kind}_init{sfx}")
         self.info = RunInfo(sampler=self._kind, seed=self.seed)
 
+    def export(self):
+        """The chain as bytes, without pickle, for :meth:`restore` (in another process, with
+        the same sgsample format and byte order): its C config (seed included), start and dtype,
+        the iterations run, the step sizes and mass matrices set between them, and its position
+        and totals. The C state itself cannot be exported (it holds pointers, and the C API has
+        no import), so a restore runs the iterations again: its cost is theirs. Within one
+        process ``copy.copy(chain)`` is the instant checkpoint."""
+        return _export.export(self)  # reads the position through its getter (locked)
+
+    @classmethod
+    def restore(cls, data, *callbacks, progress=None):
+        """The chain :meth:`export` wrote, re-created with ``callbacks`` (AMAGOLD: ``energy,
+        grad``; SGHMC, SGLD: ``grad``; the same functions, or any computing the same values)
+        and brought to where it was by running its recorded iterations again; it then continues
+        bit for bit as the exported chain would. ``.info`` counts those iterations again
+        (``seconds`` is the replay's). Data that are not an export, or of another sampler,
+        format or byte order: :class:`InvalidInput` ``SGS_ERR_STATE_CORRUPTED`` (or the wrong
+        class named); callbacks that do not arrive at the recorded position and totals:
+        :class:`Error` ``SGS_ERR_STATE_CORRUPTED``."""
+        return _export.restore(cls, data, callbacks, progress)
+
+    @classmethod
+    def _from_config(cls, callbacks, theta0, dtype, cfg):
+        if len(callbacks) != 1:
+            raise TypeError(f"{cls.__name__}.restore needs one callback (grad), got "
+                            f"{len(callbacks)}")
+        return cls(callbacks[0], theta0, dtype=dtype, step_size=cfg.step_size, _config=cfg)
+
+    def _replay_set(self, name, value):
+        raise _invalid(f"{type(self).__name__}.restore", f"unknown recorded setting {name!r}",
+                       "SGS_ERR_STATE_CORRUPTED")
+
     def _copy_state_into(self, new):
+        new._events = list(self._events)
         where = f"sgs_{self._kind}_copy{self._sfx}"
         new._raw, new._state = _new_state(self._kind, self._sfx)
         new._ws = np.zeros_like(self._ws)
