@@ -210,3 +210,18 @@ def test_partial_is_only_this_runs_rows():
     assert s.partial.shape == (29, 1) and e.value.partial is s.partial
     s.run(5)
     assert s.partial is None  # not the earlier run's rows
+
+
+def test_functions_of_a_cffi_opened_library_are_checked(models):
+    import cffi
+
+    own = cffi.FFI()  # the user's own FFI, not sgsample's: the types still compare
+    own.cdef("int32_t dw_grad(void *, const double *, size_t, uint64_t, double *);"
+             "int32_t dw_energy(void *, const double *, size_t, double *);")
+    so = own.dlopen(models._name)
+    sd = np.ones(1)
+    res = sgsample.sgld(sgsample.Raw(so.dw_grad, sd), [0.0], 50, step_size=0.1, seed=1)
+    ref = sgsample.sgld(sgsample.Raw(models.dw_grad, sd), [0.0], 50, step_size=0.1, seed=1)
+    np.testing.assert_array_equal(res.samples, ref.samples)
+    with pytest.raises(TypeError, match="sgs_gradient_fn"):
+        sgsample.sgld(sgsample.Raw(so.dw_energy, sd), [0.0], 5, step_size=0.1)
