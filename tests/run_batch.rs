@@ -691,6 +691,14 @@ fn assert_phases(cfg: impl Fn(usize) -> sgs_amagold_config + Copy) {
     ] {
         assert!(seen.contains(&p), "phase {p} not reached: {seen:?}");
     }
+    // The curvature step and at least one window-metric step (each d + 1 gradient calls) ran.
+    // SAFETY: a report is plain data; zero is a valid value.
+    let mut rep: sgs_warmup_report = unsafe { core::mem::zeroed() };
+    // SAFETY: the state is initialised; `rep` a live local.
+    let r = unsafe { sgs_amagold_warmup_report(&chains.states[0], &mut rep) };
+    assert_eq!(r, sgs_status::SGS_OK);
+    assert!(rep.approach_iterations > 0, "{rep:?}");
+    assert!(rep.metric_updates >= 2, "{rep:?}");
 }
 
 #[test]

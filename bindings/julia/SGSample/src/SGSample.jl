@@ -147,6 +147,13 @@ function store_rejects!(st::Ptr{Int32}, rej, k)
     end
 end
 
+# A batched callback's exception: kept for the rethrow, the whole batch aborted (a single row is
+# rejected by returning `(values, rejected)`, not by OutOfDomain).
+function abort!(cb::Callbacks, e)
+    cb.err = CapturedException(e, catch_backtrace())
+    return Int32(SGS_CB_ABORT)
+end
+
 function batch_energy_tramp(ud::Ptr{Cvoid}, theta::Ptr{T}, k::Csize_t, d::Csize_t,
                             chains::Ptr{Csize_t}, u::Ptr{Cdouble}, st::Ptr{Int32}) where {T}
     cb = unsafe_pointer_to_objref(ud)::Callbacks
@@ -160,8 +167,7 @@ function batch_energy_tramp(ud::Ptr{Cvoid}, theta::Ptr{T}, k::Csize_t, d::Csize_
         store_rejects!(st, rej, Int(k))
         return Int32(SGS_CB_OK)
     catch e
-        cb.err = CapturedException(e, catch_backtrace())
-        return Int32(SGS_CB_ABORT)
+        return abort!(cb, e)
     end
 end
 
@@ -178,8 +184,7 @@ function batch_grad_tramp(ud::Ptr{Cvoid}, x::Ptr{T}, k::Csize_t, d::Csize_t, see
         store_rejects!(st, rej, Int(k))
         return Int32(SGS_CB_OK)
     catch e
-        cb.err = CapturedException(e, catch_backtrace())
-        return Int32(SGS_CB_ABORT)
+        return abort!(cb, e)
     end
 end
 
