@@ -23,7 +23,7 @@ from ._lib import ffi, lib
 _F64 = np.dtype(np.float64)
 
 # A batch's scratch beyond this is not worth its memory: steps with more calls than the cache
-# holds (the warm-up's approach, about d + 30 calls) then get their extra calls one row at a time.
+# holds (the warm-up's approach, up to d + 43 calls) then get their extra calls one row at a time.
 _SCRATCH_BYTES = 64 << 20
 
 
@@ -162,8 +162,10 @@ class Batch:
         steps = int(getattr(self.chains[0]._cfg, "steps", 1))
         calls = math.ceil(1.5 * steps) + 2  # a trajectory (jittered T up to 1.5 T) and U
         scratch_len = getattr(lib, f"sgs_{self.kind}_batch_scratch_len")
-        if scratch_len(self.k, self.dim, self.dim + 32) * 8 <= _SCRATCH_BYTES:
-            calls = max(calls, self.dim + 32)  # the warm-up's approach steps batched too
+        # The warm-up's longest steps (the approach: up to d + 43 calls) batched too, if the
+        # cache for them is not large.
+        if scratch_len(self.k, self.dim, self.dim + 43) * 8 <= _SCRATCH_BYTES:
+            calls = max(calls, self.dim + 43)
         self.max_calls = calls
         self.scratch = np.zeros(max(1, scratch_len(self.k, self.dim, calls)), np.float64)
         self.fn = getattr(lib, f"sgs_{self.kind}_run_batch{self.sfx}")
