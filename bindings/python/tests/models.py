@@ -68,6 +68,20 @@ def mix_grads(X, seed):
     return out
 
 
+def failing_at(n, fn, exc=None):
+    """``fn``, raising ``exc`` (a RuntimeError "boom" by default) at its ``n``-th call instead: a
+    callback that fails in the middle of a run."""
+    calls = [0]
+
+    def wrapped(*args):
+        calls[0] += 1
+        if calls[0] == n:
+            raise exc if exc is not None else RuntimeError("boom")
+        return fn(*args)
+
+    return wrapped
+
+
 _D, _F = ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_float)
 _V, _N, _S = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint64
 # The C types of models.c's callbacks: sgsample.Raw checks a ctypes function's argtypes and

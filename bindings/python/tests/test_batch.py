@@ -86,17 +86,9 @@ def test_masked_rows_are_rejected_like_out_of_domain():
 
 
 def test_a_callback_error_keeps_every_chains_rows():
-    calls = {"n": 0}
-
-    def g(X, s):
-        calls["n"] += 1
-        if calls["n"] == 400:
-            raise RuntimeError("boom")
-        return grad(X, s)
-
     with pytest.raises(RuntimeError, match="boom") as e:
-        sgsample.amagold(energy, g, [0.0], 1000, chains=4, vectorized=True, seed=2,
-                         step_size=0.25, steps=5)
+        sgsample.amagold(energy, M.failing_at(400, grad), [0.0], 1000, chains=4,
+                         vectorized=True, seed=2, step_size=0.25, steps=5)
     p = e.value.partial
     assert isinstance(p, sgsample.Partial) and p.complete == [False] * 4
     n = [x.shape[0] for x in p.samples]

@@ -56,15 +56,7 @@ def test_sghmc_sgld(cls, dtype):
 
 
 def test_after_an_interrupted_run():
-    calls = {"n": 0}
-
-    def grad(t, seed):
-        calls["n"] += 1
-        if calls["n"] == 500:
-            raise RuntimeError("boom")
-        return M.dw_grad(t, seed)
-
-    a = sgsample.AMAGOLD(M.dw_energy, grad, [0.0], 0.25, steps=5, seed=1)
+    a = sgsample.AMAGOLD(M.dw_energy, M.failing_at(500, M.dw_grad), [0.0], 0.25, steps=5, seed=1)
     with pytest.raises(RuntimeError):
         a.run(1000)
     b = sgsample.AMAGOLD.restore(a.export(), M.dw_energy, M.dw_grad)

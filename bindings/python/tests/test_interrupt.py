@@ -108,14 +108,7 @@ def test_raw_callbacks_never_see_the_interrupt():
 
 
 def test_multi_chain_interrupt_returns_the_finished_chains():
-    calls = {"n": 0}
-
-    def grad(th, seed):
-        calls["n"] += 1
-        if calls["n"] == 2 * 300 + 120:  # in the third chain
-            raise KeyboardInterrupt
-        return M.dw_grad(th, seed)
-
+    grad = M.failing_at(2 * 300 + 120, M.dw_grad, KeyboardInterrupt())  # in the third chain
     with pytest.raises(KeyboardInterrupt) as e:
         sgsample.sgld(grad, [0.0], 300, chains=4, step_size=0.05, seed=8)
     p = e.value.partial
@@ -130,14 +123,7 @@ def test_multi_chain_interrupt_returns_the_finished_chains():
 
 
 def test_multi_chain_error_in_the_warmup_keeps_its_rows():
-    calls = {"n": 0}
-
-    def energy(th):
-        calls["n"] += 1
-        if calls["n"] == 30:
-            raise RuntimeError("boom")
-        return M.dw_energy(th)
-
+    energy = M.failing_at(30, M.dw_energy)
     with pytest.raises(RuntimeError) as e:
         sgsample.amagold(energy, M.dw_grad, [0.0], 100, step_size=0.2, warmup=50, seed=1)
     p = e.value.partial

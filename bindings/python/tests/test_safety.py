@@ -196,15 +196,7 @@ def test_ksd_of_non_finite_particles_is_refused(bad):
 
 
 def test_partial_is_only_this_runs_rows():
-    n = {"calls": 0}
-
-    def grad(th, seed):
-        n["calls"] += 1
-        if n["calls"] == 30:
-            raise RuntimeError("boom")
-        return M.dw_grad(th, seed)
-
-    s = sgsample.SGLD(grad, [0.0], step_size=0.1)
+    s = sgsample.SGLD(M.failing_at(30, M.dw_grad), [0.0], step_size=0.1)
     with pytest.raises(RuntimeError) as e:
         s.run(100)
     assert s.partial.shape == (29, 1) and e.value.partial is s.partial
