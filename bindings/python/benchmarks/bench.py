@@ -77,8 +77,11 @@ def amagold_runs(models, iters, eps):
          sgsample.Raw(models.dw_grad, sd), iters),
         ("AMAGOLD, Python callbacks", M.dw_energy, M.dw_grad, iters // 10),
     ]:
+        # sample_stats=False: the runs in chunks these rows have always measured (recording
+        # every iteration's info is one library call per iteration; BENCHMARKS.md).
         t, res = best_of(1, lambda: sgsample.amagold(e, g, [0.0], n, chains=2, seed=1,
-                                                     step_size=eps, friction=BETA, steps=T))
+                                                     step_size=eps, friction=BETA, steps=T,
+                                                     sample_stats=False))
         x = res.samples[..., 0]
         rows.append((label, t / x.size, x.mean(), x.var(), x.size))
     return rows
