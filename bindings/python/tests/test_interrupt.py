@@ -129,3 +129,17 @@ def test_multi_chain_error_in_the_warmup_keeps_its_rows():
     p = e.value.partial
     assert p.complete == [False] and p.samples[0].shape == (0, 1)
     assert p.warmup_samples[0].shape[0] == p.info[0].iterations > 0
+
+
+def test_svgd_ctrl_c_with_raw_callbacks_keeps_exact_particles(models):
+    x0 = np.linspace(-3, 3, 16)[:, None]
+    make = lambda: sgsample.SVGD(x0, grads=sgsample.Raw(models.mix_grads),  # noqa: E731
+                                 step_size=0.05, seed=3)
+    s = make()
+    _sigint_after(0.3)
+    with pytest.raises(KeyboardInterrupt):
+        s.run(10**9)
+    n = s.info.iterations
+    assert n > 0
+    np.testing.assert_array_equal(s.particles, make().run(n))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
