@@ -28,6 +28,7 @@ function failed = test_sgsample(c_bits_file)
   t = diagnostics(t);
   t = draws_diagnostics(t);
   t = interrupts(t);
+  t = fuzz(t);
   printf_('octave: %d passed, %d failed\n', t.passed, t.failed);
   failed = t.failed;
 end
@@ -454,7 +455,8 @@ function t = objects(t)
   [s, info] = c.run(200);
   t = check(t, 'object: sgs.Amagold run(49), step(), run(200) = sgs_amagold Warmup 50 Samples 200, bit for bit', ...
             isequal(s, ref));
-  t = check(t, 'object: info of step() and run(n)', info1.samples == 1 && info1.iterations == 50 && ...
+  % step() of iteration 50 is the warm-up's last: no draw (samples 0), its row not returned.
+  t = check(t, 'object: info of step() and run(n)', info1.samples == 0 && info1.iterations == 50 && ...
             info.iterations == 250 && info.samples == 200 && isequal(size(info.log_accept), [200, 1]) && ...
             info.callback_calls == 200 * 6 && info.accepted <= 200 && info.accepted > 100);
   t = check(t, 'object: Position, Iterations, StepSize, Divergences', isequal(c.Position, ref(end, :)') && ...
@@ -882,10 +884,42 @@ function t = object_errors(t)
   else
     clear mex
   end
-  t = expect_error(t, 'sgsample:invalidHandle', @() d.step(), 'object: step after clear mex');
+  t = expect_error(t, 'sgsample:staleHandle', @() d.step(), 'object: step after clear mex');
   delete(d);   % frees nothing (the chain went with clear mex), raises nothing
   e2 = sgs.Sgld(G, th, 'Seed', 2);
   t = check(t, 'object: new objects work after clear mex', isequal(e2.run(3), sgs_sgld(G, th, 'Seed', 2, 'Samples', 3)));
+end
+
+% The gateway's argument decoding fuzzed (tests/fuzz_gateway.m): the known crashes, then 3000
+% random argument lists, in a child Octave, so that a crash is a failure naming its case (replay
+% it with fuzz_gateway(seed, 0, logfile, case), which prints the arguments).
+function t = fuzz(t)
+  if ~exist('OCTAVE_VERSION', 'builtin')
+    fprintf('skip fuzz (the child process is an Octave)\n');
+    return;
+  end
+  here = fileparts(mfilename('fullpath'));
+  seed = 20261205;
+  n = 3000;
+  logfile = [tempname(), '.txt'];
+  octave = fullfile(OCTAVE_HOME, 'bin', 'octave-cli');
+  [status, out] = system(sprintf('"%s" --no-gui --no-history --quiet --no-window-system --eval "addpath(''%s''); fuzz_gateway(%d, %d, ''%s'')" 2>&1', ...
+                                 octave, here, seed, n, logfile));
+  last = '';
+  if exist(logfile, 'file')
+    last = strtrim(fileread(logfile));
+    lines = strsplit(last, sprintf('\n'));
+    last = lines{end};
+    delete(logfile);
+  end
+  done = regexp(out, 'FUZZ DONE (\d+) cases, (\d+) bad', 'tokens', 'once');
+  ok = status == 0 && ~isempty(done) && str2double(done{1}) == n && str2double(done{2}) == 0;
+  detail = sprintf('(seed %d: %s)', seed, strjoin(regexp(out, 'FUZZ (DONE|BAD)[^\n]*', 'match'), '; '));
+  if isempty(done)
+    detail = sprintf('(the child died in case %s of seed %d, exit %d: replay with fuzz_gateway(%d, 0, tempname(), %s))', ...
+                     last, seed, status, seed, last);
+  end
+  t = check(t, sprintf('fuzz: %d random gateway calls + the known crashes, each returns or raises sgsample:*', n), ok, detail);
 end
 
 function t = interrupts(t)
