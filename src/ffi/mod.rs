@@ -45,6 +45,7 @@
 #![allow(non_camel_case_types)]
 
 mod amagold;
+pub(crate) mod batch;
 pub(crate) mod chain;
 pub(crate) mod common;
 #[cfg(feature = "draws")]
@@ -58,6 +59,7 @@ mod status;
 mod svgd;
 
 pub use amagold::*;
+pub use batch::*;
 pub use chain::{
     sgs_chain_info, sgs_chain_run_summary, SGS_OUTCOME_ACCEPTED, SGS_OUTCOME_DIVERGENT,
     SGS_OUTCOME_OUT_OF_DOMAIN, SGS_OUTCOME_REJECTED,
