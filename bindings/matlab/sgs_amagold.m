@@ -61,9 +61,9 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
   sgs_check_handle('sgs_amagold', energy, 'energy');
   sgs_check_handle('sgs_amagold', gradient, 'gradient');
   opts = sgs_parse('sgs_amagold', sgs_options('amagold'), varargin);
-  if nargout > 1
-    [samples, info] = sgsample_mex('amagold', energy, gradient, theta0, opts, sgs_trampoline());
-  else
-    samples = sgsample_mex('amagold', energy, gradient, theta0, opts, sgs_trampoline());
+  cmd = 'amagold';
+  if isfield(opts, 'chains')
+    cmd = 'amagold_batch';
   end
+  [samples, info] = sgsample_mex(cmd, energy, gradient, theta0, opts, sgs_trampoline());
 end

@@ -8,7 +8,7 @@ function [id, trampoline, runopts] = sgs_chain_open(kind, caller, energy, gradie
 %   options that are the object's properties (progress, keep_warmup: 0 or 1).
   spec = sgs_options(kind);
   % A one-shot run's length and what it records are per call for an object (run(n)).
-  spec = spec(~ismember(spec(:, 1), {'Samples', 'LogAccept'}), :);
+  spec = spec(~ismember(spec(:, 1), {'Samples', 'LogAccept', 'Chains'}), :);
   if strcmp(kind, 'amagold')
     sgs_check_handle(caller, energy, 'energy');
   end

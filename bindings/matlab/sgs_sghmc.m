@@ -20,5 +20,9 @@ function [samples, info] = sgs_sghmc(gradient, theta0, varargin)
   end
   sgs_check_handle('sgs_sghmc', gradient, 'gradient');
   opts = sgs_parse('sgs_sghmc', sgs_options('sghmc'), varargin);
-  [samples, info] = sgsample_mex('sghmc', gradient, theta0, opts, sgs_trampoline());
+  cmd = 'sghmc';
+  if isfield(opts, 'chains')
+    cmd = 'sghmc_batch';
+  end
+  [samples, info] = sgsample_mex(cmd, gradient, theta0, opts, sgs_trampoline());
 end

@@ -15,5 +15,9 @@ function [samples, info] = sgs_sgld(gradient, theta0, varargin)
   end
   sgs_check_handle('sgs_sgld', gradient, 'gradient');
   opts = sgs_parse('sgs_sgld', sgs_options('sgld'), varargin);
-  [samples, info] = sgsample_mex('sgld', gradient, theta0, opts, sgs_trampoline());
+  cmd = 'sgld';
+  if isfield(opts, 'chains')
+    cmd = 'sgld_batch';
+  end
+  [samples, info] = sgsample_mex(cmd, gradient, theta0, opts, sgs_trampoline());
 end

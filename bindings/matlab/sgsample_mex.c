@@ -107,7 +107,7 @@ static const char *status_id(int32_t st) {
 }
 
 /* ---- buffers freed on every exit ----------------------------------------------------------- */
-#define MAX_BUFS 8
+#define MAX_BUFS 16
 typedef struct {
     void *p[MAX_BUFS];
     int n;
@@ -258,6 +258,7 @@ typedef struct {
     char bad_id[64], bad_msg[256];    /* an error found here (a wrong callback output) */
     size_t d, n;
     uint64_t calls;
+    int rows; /* the callbacks are vectorised (K chains per call): a point is a 1-by-d row */
 } cb_ctx;
 
 /* Calls fn(args...) with one output. Returns SGS_CB_OK with *out set, or SGS_CB_ABORT with the
@@ -305,8 +306,8 @@ static int32_t bad_output(cb_ctx *c, mxArray *out, const char *msg) {
     return SGS_CB_ABORT;
 }
 
-static mxArray *column(const double *x, size_t d) {
-    mxArray *a = mxCreateDoubleMatrix(d, 1, mxREAL);
+static mxArray *column(const double *x, size_t d, int row) {
+    mxArray *a = row ? mxCreateDoubleMatrix(1, d, mxREAL) : mxCreateDoubleMatrix(d, 1, mxREAL);
     memcpy(mxGetPr(a), x, d * sizeof(double));
     return a;
 }
@@ -323,7 +324,7 @@ static int is_real_double(const mxArray *a) {
 
 static int32_t energy_cb(void *user, const double *theta, size_t d, double *u) {
     cb_ctx *c = (cb_ctx *)user;
-    mxArray *in[1] = {column(theta, d)};
+    mxArray *in[1] = {column(theta, d, c->rows)};
     mxArray *out = NULL;
     int32_t st = call_user(c, c->energy, 1, in, &out);
     mxDestroyArray(in[0]);
@@ -341,7 +342,7 @@ static int32_t energy_cb(void *user, const double *theta, size_t d, double *u) {
 
 static int32_t gradient_cb(void *user, const double *x, size_t d, uint64_t seed, double *g) {
     cb_ctx *c = (cb_ctx *)user;
-    mxArray *in[2] = {column(x, d), seed_array(seed)};
+    mxArray *in[2] = {column(x, d, c->rows), seed_array(seed)};
     mxArray *out = NULL;
     int32_t st = call_user(c, c->gradient, 2, in, &out);
     mxDestroyArray(in[0]);
@@ -1793,6 +1794,9 @@ static void amagold_compare(int nlhs, mxArray *plhs[], int nrhs, const mxArray *
 /* ---- the SVGD object ----------------------------------------------------------------------- */
 #include "sgsample_svgd_obj.inc"
 
+/* ---- K chains per call --------------------------------------------------------------------- */
+#include "sgsample_batch.inc"
+
 /* ---- small commands ------------------------------------------------------------------------ */
 /* text = sgsample_mex('status', code) */
 static void status_text(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
@@ -1828,6 +1832,9 @@ static const struct {
     {"sghmc", run_sghmc, 5, 5, 2},
     {"sgld", run_sgld, 5, 5, 2},
     {"svgd", run_svgd, 5, 5, 2},
+    {"amagold_batch", run_amagold_batch, 6, 6, 2},
+    {"sghmc_batch", run_sghmc_batch, 5, 5, 2},
+    {"sgld_batch", run_sgld_batch, 5, 5, 2},
     {"minibatch", minibatch, 4, 4, 1},
     {"new", chain_new, 7, 7, 1},
     {"run", chain_run, 6, 7, 2},
