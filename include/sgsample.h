@@ -3007,6 +3007,50 @@ sgs_status sgs_svgd_run_scheduled_f32(struct sgs_svgd_f32 *state,
 sgs_status sgs_minibatch(uint64_t seed, uint64_t n, uint64_t *out, size_t len);
 
 /**
+ * Fills `out[0..n]` with standard normals as a pure function of `(seed, n)`, identical to the
+ * Rust `sgsample::noise::normal_from_seed`: the generator PCG64-DXSM seeded with `(seed, stream
+ * 0x676175737369616e)` (`"gaussian"`), one exact Ziggurat normal (the chains' own) per value in
+ * index order (docs/algorithms.md, "Seed-derived noise"). A prefix of a longer fill is the
+ * shorter fill.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`out` NULL, even when `n` is 0) or
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`, or `n` values would not fit in the address
+ * space; nothing written).
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_normal(uint64_t seed, double *out, size_t n);
+
+/**
+ * `sgs_normal` rounded to `float`: the same draws, each rounded once.
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_normal_f32(uint64_t seed, float *out, size_t n);
+
+/**
+ * Fills `out[0..n]` with uniforms in [0, 1) as a pure function of `(seed, n)`, identical to
+ * the Rust `sgsample::noise::uniform_from_seed`: the generator seeded with `(seed, stream
+ * 0x756e69666f726d73)` (`"uniforms"`), one 64-bit word per value in index order, its top 53
+ * bits times 2⁻⁵³. Statuses as for `sgs_normal`.
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_uniform(uint64_t seed, double *out, size_t n);
+
+/**
+ * `sgs_uniform` with 24 bits: the top 24 bits of the same words times 2⁻²⁴ (the `double`
+ * values truncated to `float`'s precision, never rounded up to 1).
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_uniform_f32(uint64_t seed, float *out, size_t n);
+
+/**
  * The AMAGOLD paper's settings at step size ε: T = 10, friction 0.25, σ = 1, momentum
  * resampled, no preconditioner (`SGS_MASS_UNIT`), seed 0, stream 0. Nothing is validated here;
  * `sgs_sghmc_init` does that.

@@ -52,6 +52,7 @@ pub(crate) mod common;
 mod draws;
 mod ksd;
 mod minibatch;
+mod noise;
 mod sghmc;
 mod sgld;
 mod stats;
@@ -72,6 +73,7 @@ pub use common::{
 pub use draws::*;
 pub use ksd::*;
 pub use minibatch::*;
+pub use noise::*;
 pub use sghmc::*;
 pub use sgld::*;
 pub use stats::*;
