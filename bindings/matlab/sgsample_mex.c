@@ -1013,6 +1013,45 @@ static void minibatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     free_all(&b);
 }
 
+/* ---- seed-derived noise ------------------------------------------------------------------- */
+/* Z = sgsample_mex('normal' | 'uniform', seeds, n): numel(seeds)-by-n; row i is sgs_normal
+ * (sgs_uniform) of seeds(i), n values: a callback's minibatch seed (or, vectorised, the K
+ * seeds of a round) turned into reproducible noise by the library's generator. The seeds are
+ * uint64, or doubles that are integers in [0, 2^53]. */
+static void noise(int uniform, int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    (void)nrhs;
+    const mxArray *S = prhs[1];
+    const char *msg = "the seeds must be uint64, or doubles that are integers in [0, 2^53]";
+    if (mxIsComplex(S) || mxIsSparse(S) || !(mxIsDouble(S) || mxGetClassID(S) == mxUINT64_CLASS))
+        fail(&b, "sgsample:badArgument", msg);
+    uint64_t n = arg_u64(&b, prhs[2], "n");
+    size_t m = mxGetNumberOfElements(S);
+    if (m != 0 && n > (uint64_t)SIZE_MAX / m / sizeof(double)) fail(&b, "sgsample:tooLarge", "seeds x n does not fit in memory");
+    double *row = (double *)take(&b, n ? (size_t)n : 1, sizeof(double), 8);
+    const double *sd = mxIsDouble(S) ? mxGetPr(S) : NULL;
+    const uint64_t *su = sd ? NULL : (const uint64_t *)mxGetData(S);
+    for (size_t i = 0; i < m; i++)
+        if (sd && !(sd[i] >= 0.0 && sd[i] <= 9007199254740992.0 && sd[i] == floor(sd[i]))) fail(&b, "sgsample:badArgument", msg);
+    mxArray *Z = double_matrix(&b, m, (size_t)n, "seeds x n");
+    double *z = mxGetPr(Z);
+    for (size_t i = 0; i < m; i++) {
+        uint64_t seed = sd ? (uint64_t)sd[i] : su[i];
+        int32_t st = uniform ? sgs_uniform(seed, row, (size_t)n) : sgs_normal(seed, row, (size_t)n);
+        if (st != SGS_OK) {
+            mxDestroyArray(Z);
+            fail_status(&b, uniform ? "sgs_uniform" : "sgs_normal", st);
+        }
+        for (size_t j = 0; j < (size_t)n; j++) z[i + m * j] = row[j];
+    }
+    plhs[0] = Z;
+    free_all(&b);
+}
+
+static void normal_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { noise(0, nlhs, plhs, nrhs, prhs); }
+static void uniform_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { noise(1, nlhs, plhs, nrhs, prhs); }
+
 /* ---- diagnostics: sgs_stats_… over a matrix of draws --------------------------------------- */
 /* S = sgsample_mex('stats', X): X is n-by-d (one chain) or n-by-d-by-m (m chains of n draws),
  * double or single. Each chain's rows are pushed in order into its own accumulators; S has the
@@ -1314,6 +1353,10 @@ static void chain_release(chain_obj *o) {
 }
 
 static void free_chains(void) {
+    /* The objects go; their ids must not come back: the next object takes the next epoch (the
+     * file may stay mapped, statics and all, when an unload is deferred or shared). */
+    epoch = 0;
+    next_counter = 0;
     for (int i = 0; i < MAX_CHAINS; i++) {
         if (chains[i]) {
             chain_release(chains[i]);
@@ -1836,6 +1879,8 @@ static const struct {
     {"sghmc_batch", run_sghmc_batch, 5, 5, 2},
     {"sgld_batch", run_sgld_batch, 5, 5, 2},
     {"minibatch", minibatch, 4, 4, 1},
+    {"normal", normal_cmd, 3, 3, 1},
+    {"uniform", uniform_cmd, 3, 3, 1},
     {"new", chain_new, 7, 7, 1},
     {"run", chain_run, 6, 7, 2},
     {"query", chain_query, 2, 2, 1},

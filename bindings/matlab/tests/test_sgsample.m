@@ -28,6 +28,7 @@ function failed = test_sgsample(c_bits_file)
   t = diagnostics(t);
   t = draws_diagnostics(t);
   t = interrupts(t);
+  t = test_brief(t, @check, @expect_error);
   t = fuzz(t);
   printf_('octave: %d passed, %d failed\n', t.passed, t.failed);
   failed = t.failed;
@@ -222,7 +223,11 @@ function t = bit_for_bit(t, file)
     'stats_mcse', @() stats_field(runs_pair(E, G, th), 'mcse'); ...
     'stats_chain_ess', @() stats_field(runs_pair(E, G, th), 'chain_ess'); ...
     'stats_ess_flags', @() stats_field(runs_pair(E, G, th), 'ess_flags'); ...
-    'stats_chain_ess_flags', @() stats_field(runs_pair(E, G, th), 'chain_ess_flags')};
+    'stats_chain_ess_flags', @() stats_field(runs_pair(E, G, th), 'chain_ess_flags'); ...
+    'svgd_obj', @() svgd_obj_run('particles'); ...
+    'svgd_obj_ksd', @() svgd_obj_run('ksd'); ...
+    'normal', @() [sgs_normal(uint64([1; 2; 123456789]), 5); sgs_normal(intmax('uint64'), 5)]; ...
+    'uniform', @() sgs_uniform([uint64(1); 2; 123456789; intmax('uint64')], 5)};
   for r = 1:size(runs, 1)
     tag = runs{r, 1};
     mine = hex_rows(tag, runs{r, 2}());
@@ -247,6 +252,20 @@ function t = bit_for_bit(t, file)
   mb = c_lines(strncmp(c_lines, 'minibatch ', 10));
   c_idx = sscanf(mb{1}(11:end), '%d');
   t = check(t, 'bit-for-bit: sgs_minibatch = C + 1', isequal(sgs_minibatch(uint64(123456789), 1000, 20), c_idx + 1));
+end
+
+% The sgs.Svgd run of tests/bitexact.c: 10 iterations, then 40 with a batch size doubling from 2
+% every 10; the particles, or the full and batch KSD^2 with the gradients of seed 5.
+function v = svgd_obj_run(what)
+  o = sgs.Svgd(@(X, seed) X + seed_noise(seed), [(0:9)' / 10 - 0.5, 1 - (0:9)' / 5], ...
+               'BatchSize', 4, 'StepSize', 0.2, 'Bandwidth', 2, 'Seed', 13);
+  o.run(10);
+  o.run(40, 'Schedule', struct('kind', 'doubling', 'start', 2, 'every', 10));
+  if strcmp(what, 'particles')
+    v = o.Particles;
+  else
+    v = [o.ksd('Seed', 5), o.ksd('Kind', 'batch', 'BatchSize', 4, 'Seed', 5)];
+  end
 end
 
 % The mass-matrix run of tests/bitexact.c: seed 21, step 0.05, warm-up 60 with AdaptMass.
@@ -940,7 +959,8 @@ function t = interrupts(t)
     'try, X = sgs_svgd(@interrupt_after, (1:10)'' / 10, ''Iterations'', 100); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
     'printf(''CALLS2 %d\n'', KCALLS); c = sgs.Amagold(E, @interrupt_after, [1; 2], ''Seed'', 5); KCALLS = 0; KAT = 205;', ...
     'try, c.run(1000); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
-    'm = c.Iterations; KAT = 0; rest = c.run(30); ref = sgs_amagold(E, @interrupt_after, [1; 2], ''Seed'', 5, ''Samples'', m + 30); printf(''OBJECT %d %d\n'', m, isequal(rest, ref(m + 1:end, :)));', ...
+    'm = c.Iterations; p = c.Partial; KAT = 0; rest = c.run(30); ref = sgs_amagold(E, @interrupt_after, [1; 2], ''Seed'', 5, ''Samples'', m + 30); printf(''OBJECT %d %d\n'', m, isequal(rest, ref(m + 1:end, :)));', ...
+    'printf(''PARTIAL %d\n'', isequal(p.samples, ref(1:m, :)) && p.info.iterations == m && p.info.samples == m);', ...
     's = sgs_sgld(@(x, s) x, [0; 0], ''Samples'', 5); printf(''AFTER %d\n'', isequal(size(s), [5, 2]));'};
   file = [tempname(), '.m'];
   fid = fopen(file, 'w');
@@ -959,6 +979,7 @@ function t = interrupts(t)
   t = check(t, 'Ctrl-C: an object is left at its last iteration, not busy, and continues bit for bit', ...
             numel(o) == 2 && o(1) == floor((205 - 1) / 10) && o(2) == 1, sprintf('(%s)', regexp(out, 'OBJECT [0-9 ]*', 'match', 'once')));
   t = check(t, 'Ctrl-C: later runs work', isequal(num('AFTER'), 1));
+  t = check(t, 'Ctrl-C: the object''s Partial keeps the rows of the interrupted run, exact totals', isequal(num('PARTIAL'), 1));
   if t.failed > 0
     lines = strsplit(out, sprintf('\n'));
     fprintf('     | %s\n', lines{:});
