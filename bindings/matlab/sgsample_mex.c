@@ -1,5 +1,5 @@
-/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_svgd, sgs_minibatch
- * and the step-wise objects sgs.Amagold, sgs.Sghmc, sgs.Sgld.
+/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_svgd, sgs_minibatch,
+ * sgs_normal, sgs_uniform and the step-wise objects sgs.Amagold, sgs.Sghmc, sgs.Sgld, sgs.Svgd.
  *
  * Portable between MATLAB's `mex` and GNU Octave's `mkoctfile --mex`; it uses only the documented
  * MEX C API (separate-complex mxGetPr, so it builds with either API version). Its C++ part,
@@ -13,8 +13,12 @@
  *   idx             = sgsample_mex('minibatch', seed, n, B)        (1-based, B×1 double)
  *   text            = sgsample_mex('status', code)                 (sgs_status_str)
  *   v               = sgsample_mex('version')
+ *   [S, info]       = sgsample_mex('amagold_batch' | 'sghmc_batch' | 'sgld_batch', ...)
+ *                                                                  (K chains: sgsample_batch.inc)
+ *   Z               = sgsample_mex('normal' | 'uniform', seeds, n) (sgs_normal, sgs_uniform)
  *   id              = sgsample_mex('new', kind, energy, gradient, theta0, opts, trampoline)
- *   [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline)
+ *   [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline[, run_opts])
+ *   p               = sgsample_mex('partial', id)                  (what a failed run produced)
  *   s               = sgsample_mex('query', id)                    (position, iterations, ...)
  *   found           = sgsample_mex('free', id)
  *   v               = sgsample_mex('amagold_get', id, what)        ('inverse_mass_dense',
@@ -25,6 +29,11 @@
  *   S               = sgsample_mex('stats', X)                     (ESS, split-R-hat, MCSE)
  *   S               = sgsample_mex('draws', X, opts)               (rank-normalised R-hat, ESS,
  *                                                                   MCSE, verdict: sgs_draws_…)
+ *   svgd_new, svgd_run, svgd_query, svgd_set, svgd_ksd, svgd_free  (sgs.Svgd: sgsample_svgd_obj.inc)
+ *
+ * The commands and their argument/output counts are one table, `commands` (sgs_gateway); the
+ * samplers' functions another, `chain_table`. No argument list reaches a crash: every argument is
+ * decoded through a checked helper (tests/fuzz_gateway.m runs thousands of random lists).
  *
  * `opts` holds only the options the user gave (canonical snake_case names of the C config
  * fields plus samples/burnin/warmup/iterations/log_accept); every other field keeps the C
