@@ -29,7 +29,8 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %                           seeds k-by-1 uint64 returns k-by-d; [] rejects every row of the call.
 %                           Chain c is the chain of Stream + c - 1, bit for bit the scalar run
 %                           when each row is computed as the scalar callbacks would. theta0 is
-%                           d-by-1 (every chain starts there) or K-by-d; SAMPLES is
+%                           a d-vector (every chain starts there), K-by-d (not a vector), or
+%                           1-by-d-by-K (any d; so for d = 1: reshape(starts, 1, 1, K)); SAMPLES is
 %                           Samples-by-d-by-K (as SGS_STATS and SGS_DIAGNOSE take it); info's
 %                           counts are K-by-1, its per-draw stats Samples-by-K.
 %     'TargetAccept' 0.65   warm-up target acceptance

@@ -643,7 +643,7 @@ typedef struct {
 static void recorder_open(buffers *b, recorder *r, uint64_t cap, size_t d, const char *what) {
     size_t dd = d ? d : 1;
     memset(r, 0, sizeof *r);
-    if (cap > (uint64_t)SIZE_MAX / dd / sizeof(double) / 2) {
+    if (cap > (uint64_t)SIZE_MAX / (dd + ST_FIELDS) / sizeof(double)) {
         char msg[160];
         free_all(b);
         snprintf(msg, sizeof msg, "%s x d does not fit in memory", what);

@@ -47,6 +47,13 @@ function t = batch_chains(t, check, expect_error)
          isequal(L(:, :, c), sgs_sgld(G, [0; 1], 'Seed', 2, 'Stream', c - 1, 'Samples', 20));
   end
   t = check(t, 'chains: SGHMC (a start per chain) and SGLD Chains 3 = scalar chains, bit for bit', ok);
+  % d = 1 starts per chain as 1-by-1-by-K; a 2-vector with Chains 2 is one shared start of d = 2.
+  G1 = @(X, seeds) X + seed_noise(seeds);
+  D1 = sgs_sgld(G1, reshape([3, -3], 1, 1, 2), 'Chains', 2, 'Seed', 4, 'Samples', 5);
+  D2 = sgs_sgld(G1, [3; -3], 'Chains', 2, 'Seed', 4, 'Samples', 5);
+  t = check(t, 'chains: 1-by-1-by-K starts for d = 1; a vector is one shared start', isequal(size(D1), [5, 1, 2]) && ...
+            isequal(D1(:, :, 2), sgs_sgld(@(x, s) x + seed_noise(s), -3, 'Seed', 4, 'Stream', 1, 'Samples', 5)) && ...
+            isequal(size(D2), [5, 2, 2]));
   % The double well (docs/algorithms.md 1.3) over 16 chains with sgs_normal noise: the pooled
   % mean within 4.5 MCSE (sgs_stats' across-chain ESS) of the truth.
   U = @(x) (x + 4) .* (x + 1) .* (x - 1) .* (x - 3) / 14 + 0.5;
@@ -62,7 +69,9 @@ function t = batch_chains(t, check, expect_error)
   t = expect_error(t, 'sgsample:badOption', @() sgs_sgld(GV, [0; 1], 'Chains', 0), 'chains: Chains 0');
   t = expect_error(t, 'sgsample:badArgument', @() sgs_sgld(GV, ones(2, 3), 'Chains', 3), 'chains: theta0 neither d-vector nor Chains-by-d');
   t = expect_error(t, 'sgsample:badCallbackOutput', @() sgs_sgld(@(X, s) X', [0; 1], 'Chains', 3), 'chains: vectorised gradient transposed');
-  t = expect_error(t, 'sgsample:badCallbackOutput', @() sgs_amagold(@(X) [1; 2], GV, [0; 1], 'Chains', 3), 'chains: energy of the wrong length');
+  % (one value for the one row at init, then one short for a round's rows)
+  t = expect_error(t, 'sgsample:badCallbackOutput', @() sgs_amagold(@(X) ones(max(1, size(X, 1) - 1), 1), GV, [0; 1], 'Chains', 3), ...
+                   'chains: vectorised energy of the wrong length');
   t = expect_error(t, 'mymodel:boom', @() sgs_sgld(@(X, s) error('mymodel:boom', 'x'), [0; 1], 'Chains', 3), 'chains: callback error rethrown');
   t = expect_error(t, 'sgsample:badOption', @() sgs_sgld(GV, [0; 1], 'Chains', 3, 'Stream', intmax('uint64')), 'chains: Stream + Chains overflow');
 end
