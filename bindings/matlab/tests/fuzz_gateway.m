@@ -17,6 +17,7 @@ function fuzz_gateway(seed, ncases, logfile, only)
   cmds = {'amagold', 'sghmc', 'sgld', 'svgd', 'minibatch', 'status', 'version', 'new', 'run', ...
           'query', 'free', 'amagold_get', 'amagold_set', 'amagold_compare', 'stats', 'draws', ...
           'normal', 'uniform', 'svgd_new', 'svgd_run', 'svgd_query', 'svgd_ksd', 'partial', ...
+          'amagold_batch', 'sghmc_batch', 'sgld_batch', 'svgd_set', 'svgd_free', ...
           'run_batch', 'epoch', '', 'AMAGOLD', 'nonsense', repmat('x', 1, 40)};
   live = live_ids();
   bad = 0;
@@ -97,6 +98,7 @@ function fuzz_gateway(seed, ncases, logfile, only)
       end
     end
     if rand < 0.02
+      fuzz_cb('reset');    % (the case may have spent the callbacks' budget)
       live = live_ids();   % objects freed by the cases are replaced
     end
   end
@@ -124,8 +126,19 @@ function args = template(live)
        {'partial', id}, {'svgd_new', g, randn(6, 2), o, tr}, ...
        {'svgd_run', live(3), 2, g, tr, struct('schedule_kind', pick({0, 1, 2}), 'schedule_every', pick({0, 1, 2}))}, ...
        {'svgd_run', live(3), 2, g, tr}, {'svgd_query', live(3)}, {'svgd_set', live(3), 'batch_size', pick({1, 2, 3, 7})}, ...
-       {'svgd_ksd', live(3), g, tr, pick({'full', 'batch'}), 1, 2, 0}, {'svgd_free', live(randi(numel(live)))}};
+       {'svgd_ksd', live(3), g, tr, pick({'full', 'batch'}), 1, 2, 0}, {'svgd_free', live(randi(numel(live)))}, ...
+       {'normal', pick({uint64([1; 2]), 3, [], -1, 2^60}), pick({0, 2, 2^40})}, {'uniform', 7, 3}, ...
+       {'amagold_batch', e, g, pick({[1; 2], randn(3, 2), randn(1, 2, 3)}), chains(o), tr}, ...
+       {'sgld_batch', g, pick({[1; 2], randn(3, 2), zeros(0, 3)}), chains(o), tr}, ...
+       {'sghmc_batch', g, randn(1, 1, 2), chains(o), tr}};
   args = c{randi(numel(c))};
+end
+
+% Options with a Chains field (kept when o is not a 1-by-1 struct: the gateway must refuse it).
+function o = chains(o)
+  if isstruct(o) && numel(o) == 1
+    o.chains = pick({1, 2, 3, 0, 2^40, -1, 'x'});
+  end
 end
 
 function ids = live_ids()
