@@ -52,6 +52,9 @@
  * Memory: all buffers of a one-shot run come from mxMalloc/mxCalloc and are freed with mxFree on
  * every path before an error is raised (MEX would also free them when the function exits with an
  * error). The persistent chains are plain malloc memory, freed by 'free' and by mexAtExit. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* setenv (the load epoch) under a strict -std=c99 */
+#endif
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
