@@ -70,8 +70,8 @@ function [samples, info] = sgs_amagold(energy, gradient, theta0, varargin)
 %   be allocated, sgsample:tooLarge when it overflows; README.md lists them all). An error inside
 %   ENERGY or GRADIENT stops the sampler cleanly and is rethrown unchanged. Ctrl-C stops the run
 %   cleanly, then reaches the prompt as the usual interrupt (MATLAB: error sgsample:interrupted);
-%   see README.md. The rows of a one-shot run that stops so are lost: for long runs use
-%   SGS.AMAGOLD, whose Partial property keeps them.
+%   see README.md. Nothing is lost: SGS_PARTIAL() returns the rows and info of the iterations a
+%   run that stopped had completed (SGS.AMAGOLD's Partial property likewise, for a chain to go on).
 %
 %   A reproducible gradient draws its noise from its seed: sgs_normal(seed, d)' (SGS_NORMAL).
 %

@@ -861,6 +861,26 @@ static size_t vector_arg(buffers *b, const mxArray *theta0) {
     return mxGetNumberOfElements(theta0);
 }
 
+/* What the last one-shot run that stopped (callback error, Ctrl-C, a status) had produced: a
+ * persistent struct {samples, info} for sgsample_mex('partial'), sgs_partial(); NULL after a run
+ * that completed. Freed by mexAtExit (free_chains). */
+static mxArray *last_partial;
+
+static void drop_partial(mxArray **p) {
+    if (*p) mxDestroyArray(*p);
+    *p = NULL;
+}
+
+static void keep_partial(mxArray *rows, mxArray *info) {
+    static const char *pf[] = {"samples", "info"};
+    mxArray *keep = mxCreateStructMatrix(1, 1, 2, pf);
+    mxSetField(keep, 0, "samples", rows);
+    mxSetField(keep, 0, "info", info);
+    mexMakeArrayPersistent(keep);
+    drop_partial(&last_partial);
+    last_partial = keep;
+}
+
 static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     buffers b = {{0}, 0};
     cb_ctx c;
@@ -898,6 +918,7 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
     void *state = take(&b, 1, ops->state_size(), ops->state_align());
     size_t wlen = ops->workspace_len(&cfg, dd);
     double *ws = (double *)take(&b, wlen, sizeof(double), 8);
+    drop_partial(&last_partial); /* this run's, not an earlier one's */
     int32_t st = ops->init(state, &cfg, th, d, ws, wlen, &c);
     if (finish(&b, &c, st, "init", 0)) return;
 
@@ -910,13 +931,13 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
     st = chain_loop(ops, state, skip, skip + samples, keep_warm ? &warm : NULL, &main_, pos, d, x.step,
                     config_steps(kind, &cfg), &pr, &t);
     x.calls = c.calls;
+    mxArray *rows, *info;
+    chain_outputs(kind, state, d, &t, &warm, &main_, want_la, &x, &rows, &info);
     if (c.exception || c.bad_id[0] || t.interrupted || st != SGS_OK || sgs_trap_pending()) {
-        recorder_drop(&main_);
-        recorder_drop(&warm);
+        keep_partial(rows, info); /* nothing lost: sgs_partial() returns them */
         if (finish(&b, &c, st, "step", t.interrupted)) return;
     }
-    mxArray *info;
-    chain_outputs(kind, state, d, &t, &warm, &main_, want_la, &x, &plhs[0], &info);
+    plhs[0] = rows;
     if (nlhs > 1) plhs[1] = info;
     else mxDestroyArray(info);
     free_all(&b);
@@ -1369,6 +1390,7 @@ static void free_chains(void) {
      * file may stay mapped, statics and all, when an unload is deferred or shared). */
     epoch = 0;
     next_counter = 0;
+    drop_partial(&last_partial);
     for (int i = 0; i < MAX_CHAINS; i++) {
         if (chains[i]) {
             chain_release(chains[i]);
@@ -1551,7 +1573,10 @@ static void chain_run(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
  * produced, a struct with samples and info; [] when the last run completed. */
 static void chain_partial(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     (void)nlhs;
-    (void)nrhs;
+    if (nrhs == 1) { /* sgs_partial(): the last one-shot run's */
+        plhs[0] = last_partial ? mxDuplicateArray(last_partial) : mxCreateDoubleMatrix(0, 0, mxREAL);
+        return;
+    }
     chain_obj *o = find_chain(prhs[1], NULL);
     plhs[0] = o->partial ? mxDuplicateArray(o->partial) : mxCreateDoubleMatrix(0, 0, mxREAL);
 }
@@ -1896,7 +1921,7 @@ static const struct {
     {"new", chain_new, 7, 7, 1},
     {"run", chain_run, 6, 7, 2},
     {"query", chain_query, 2, 2, 1},
-    {"partial", chain_partial, 2, 2, 1},
+    {"partial", chain_partial, 1, 2, 1},
     {"free", chain_free, 2, 2, 1},
     {"amagold_get", amagold_get, 3, 3, 1},
     {"amagold_set", amagold_set, 4, 4, 0},

@@ -213,6 +213,37 @@ function t = nothing_lost(t, check)
   rest = c.run(80 - m);
   t = check(t, 'partial: resuming is bit-identical, and a completed run clears Partial', ...
             isequal([p.samples; rest], ref) && isempty(c.Partial));
+  % One-shot runs: sgs_partial() after the error; the next run clears it.
+  calls = 0;
+  try
+    sgs_amagold(E, @flaky, th, 'Seed', 3, 'Samples', 60, 'Warmup', 20, 'KeepWarmup', true);
+  catch e %#ok<NASGU>
+  end
+  q = sgs_partial();
+  n = q.info.iterations - 20;
+  t = check(t, 'partial: a one-shot run''s rows and exact totals in sgs_partial()', n > 0 && n < 60 && ...
+            isequal(q.samples, ref(1:n, :)) && q.info.samples == n && isequal(q.info.warmup_samples, rinfo.warmup_samples) && ...
+            q.info.accepted == sum(rinfo.stats.accepted(1:n)), sprintf('(%d rows)', n));
+  EV = @(X) 0.5 * sum(X .^ 2, 2);
+  vcalls = 0;
+  function G = vflaky(X, seeds)
+    vcalls = vcalls + 1;
+    if vcalls == 95
+      error('mymodel:diverged', 'model blew up');
+    end
+    G = X + seed_noise(seeds);
+  end
+  [R, ri] = sgs_amagold(EV, @(X, s) X + seed_noise(s), th, 'Chains', 3, 'Seed', 3, 'Samples', 30);
+  try
+    sgs_amagold(EV, @vflaky, th, 'Chains', 3, 'Seed', 3, 'Samples', 30);
+  catch e %#ok<NASGU>
+  end
+  q = sgs_partial();
+  n = q.info.samples;
+  t = check(t, 'partial: K chains, the iterations every chain completed', n > 0 && n < 30 && ...
+            isequal(q.samples, R(1:n, :, :)) && isequal(q.info.stats.log_accept, ri.stats.log_accept(1:n, :)), sprintf('(%d rows)', n));
+  sgs_sgld(@(x, s) x, th, 'Samples', 2);
+  t = check(t, 'partial: the next one-shot run clears it', isempty(sgs_partial()));
 end
 
 % Draws after the warm-up by default, the warm-up rows only with KeepWarmup and apart; per-draw
