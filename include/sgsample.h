@@ -2184,8 +2184,9 @@ sgs_status sgs_amagold_warmup_compare_f32(const struct sgs_amagold_f32 *const *s
  * chains of dimension `d` caching `max_calls` callback answers per step:
  * k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
  * `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
- * makes T gradient calls and one energy call, T up to 1.5·T with jitter; the warm-up's
- * approach and curvature steps about d + 1 to d + 30) gets the excess one row at a time.
+ * makes T gradient calls, up to 1.5·T with jittered T, and one energy call; the warm-up's
+ * approach steps up to d + 43, with 40 line-search energies, and its curvature and
+ * window-metric steps d + 1) gets the excess one row at a time.
  */
 size_t sgs_amagold_batch_scratch_len(size_t k, size_t d, size_t max_calls);
 
@@ -2194,8 +2195,9 @@ size_t sgs_amagold_batch_scratch_len(size_t k, size_t d, size_t max_calls);
  * chains of dimension `d` caching `max_calls` callback answers per step:
  * k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
  * `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
- * makes T gradient calls and one energy call, T up to 1.5·T with jitter; the warm-up's
- * approach and curvature steps about d + 1 to d + 30) gets the excess one row at a time.
+ * makes T gradient calls, up to 1.5·T with jittered T, and one energy call; the warm-up's
+ * approach steps up to d + 43, with 40 line-search energies, and its curvature and
+ * window-metric steps d + 1) gets the excess one row at a time.
  */
 size_t sgs_sghmc_batch_scratch_len(size_t k, size_t d, size_t max_calls);
 
@@ -2204,8 +2206,9 @@ size_t sgs_sghmc_batch_scratch_len(size_t k, size_t d, size_t max_calls);
  * chains of dimension `d` caching `max_calls` callback answers per step:
  * k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
  * `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
- * makes T gradient calls and one energy call, T up to 1.5·T with jitter; the warm-up's
- * approach and curvature steps about d + 1 to d + 30) gets the excess one row at a time.
+ * makes T gradient calls, up to 1.5·T with jittered T, and one energy call; the warm-up's
+ * approach steps up to d + 43, with 40 line-search energies, and its curvature and
+ * window-metric steps d + 1) gets the excess one row at a time.
  */
 size_t sgs_sgld_batch_scratch_len(size_t k, size_t d, size_t max_calls);
 

@@ -4,7 +4,8 @@
 # vs the Rust std reference build bit for bit (f64) and vs the Rust f32 core (f32), the bad-input
 # matrix through the C ABI, all C programs once more under ASan + UBSan, no panic path reachable
 # from the C API, two threads of independent samplers under ThreadSanitizer, and one SVGD
-# iteration in phases on several threads under ThreadSanitizer.
+# iteration in phases on several threads under ThreadSanitizer; K chains in one sgs_*_run_batch =
+# K separate runs, from C.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=ffi-tests/build

@@ -691,6 +691,14 @@ fn assert_phases(cfg: impl Fn(usize) -> sgs_amagold_config + Copy) {
     ] {
         assert!(seen.contains(&p), "phase {p} not reached: {seen:?}");
     }
+    // The curvature step and at least one window-metric step (each d + 1 gradient calls) ran.
+    // SAFETY: a report is plain data; zero is a valid value.
+    let mut rep: sgs_warmup_report = unsafe { core::mem::zeroed() };
+    // SAFETY: the state is initialised; `rep` a live local.
+    let r = unsafe { sgs_amagold_warmup_report(&chains.states[0], &mut rep) };
+    assert_eq!(r, sgs_status::SGS_OK);
+    assert!(rep.approach_iterations > 0, "{rep:?}");
+    assert!(rep.metric_updates >= 2, "{rep:?}");
 }
 
 #[test]
@@ -1338,4 +1346,133 @@ fn scratch_len_formula() {
     assert_eq!(sgs_sgld_batch_scratch_len(2, 0, 11), 0);
     assert_eq!(sgs_amagold_batch_scratch_len(usize::MAX, 3, 1), usize::MAX);
     assert_eq!(sgs_amagold_batch_scratch_len(1, usize::MAX, 1), usize::MAX);
+}
+
+/// ∇U = x − μ with μ = 0.7·(chain index): per-chain targets, so the rows' chain indices matter.
+unsafe extern "C" fn gradient_mu(
+    ud: *mut c_void,
+    x: *const f64,
+    d: usize,
+    _seed: u64,
+    g: *mut f64,
+) -> i32 {
+    // SAFETY: `ud` is the chain's μ; d values at x and g (callback contract).
+    let (mu, x, g) = unsafe {
+        (
+            *ud.cast::<f64>(),
+            core::slice::from_raw_parts(x, d),
+            core::slice::from_raw_parts_mut(g, d),
+        )
+    };
+    for (gi, xi) in g.iter_mut().zip(x) {
+        *gi = xi - mu;
+    }
+    SGS_CB_OK
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn gradient_mu_k(
+    _: *mut c_void,
+    x: *const f64,
+    k: usize,
+    d: usize,
+    seeds: *const u64,
+    chains: *const usize,
+    g: *mut f64,
+    _: *mut i32,
+) -> i32 {
+    // SAFETY: callback contract: k rows, k seeds and chain indices.
+    let (chains, seeds) = unsafe {
+        (
+            core::slice::from_raw_parts(chains, k),
+            core::slice::from_raw_parts(seeds, k),
+        )
+    };
+    for r in 0..k {
+        let mut mu = 0.7 * chains[r] as f64;
+        // SAFETY: row r of x and g; `mu` a live local.
+        unsafe {
+            gradient_mu(
+                (&mut mu as *mut f64).cast(),
+                x.add(r * d),
+                d,
+                seeds[r],
+                g.add(r * d),
+            )
+        };
+    }
+    SGS_CB_OK
+}
+
+#[test]
+fn chain_index_of_each_row_is_its_chain() {
+    let (k, d, n) = (4usize, 2usize, 40usize);
+    let mus: Vec<f64> = (0..k).map(|c| 0.7 * c as f64).collect();
+    let start =
+        |states: &mut Vec<sgs_sgld>, ws: &mut Vec<Vec<f64>>, ud: &dyn Fn(usize) -> *mut c_void| {
+            for c in 0..k {
+                let mut cfg = sgs_sgld_config_default(0.1);
+                cfg.seed = 40 + c as u64;
+                cfg.steps = 3;
+                let th = [0.1, -0.2];
+                // SAFETY: zeroed state, live workspace (its heap buffer never moves), live μ.
+                let r = unsafe {
+                    sgs_sgld_init(
+                        &mut states[c],
+                        &cfg,
+                        th.as_ptr(),
+                        d,
+                        ws[c].as_mut_ptr(),
+                        ws[c].len(),
+                        Some(gradient_mu),
+                        ud(c),
+                    )
+                };
+                assert_eq!(r, sgs_status::SGS_OK);
+            }
+        };
+    let fresh = || -> (Vec<sgs_sgld>, Vec<Vec<f64>>) {
+        // SAFETY: zero is a state's "not initialised" value.
+        let states = (0..k).map(|_| unsafe { core::mem::zeroed() }).collect();
+        (states, vec![vec![0.0; sgs_sgld_workspace_len(d)]; k])
+    };
+    let mut mus_mut = mus.clone();
+    let mu_ptr = mus_mut.as_mut_ptr();
+    let (mut a, mut wa) = fresh();
+    start(&mut a, &mut wa, &|c| mu_ptr.wrapping_add(c).cast());
+    let mut rows = Vec::new();
+    for s in a.iter_mut() {
+        let mut out = vec![0.0; n * d];
+        assert_eq!(
+            Sgl64::run(s, &mut out, n, core::ptr::null_mut()),
+            sgs_status::SGS_OK
+        );
+        rows.extend(out);
+    }
+    for m in [16, 0] {
+        let (mut b, mut wb) = fresh();
+        start(&mut b, &mut wb, &|c| mu_ptr.wrapping_add(c).cast());
+        let mut scratch = vec![0.0; sgs_sgld_batch_scratch_len(k, d, m)];
+        let mut out = vec![0.0; k * n * d];
+        // SAFETY: buffers sized as documented.
+        let r = unsafe {
+            sgs_sgld_run_batch(
+                b.as_mut_ptr(),
+                k,
+                n,
+                None,
+                Some(gradient_mu_k),
+                core::ptr::null_mut(),
+                scratch.as_mut_ptr(),
+                scratch.len(),
+                m,
+                out.as_mut_ptr(),
+                out.len(),
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+            )
+        };
+        assert_eq!(r, sgs_status::SGS_OK);
+        assert_eq!(out, rows, "max_calls {m}");
+    }
 }

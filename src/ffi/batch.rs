@@ -838,8 +838,9 @@ macro_rules! batch_scratch_len {
         /// chains of dimension `d` caching `max_calls` callback answers per step:
         /// k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
         /// `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
-        /// makes T gradient calls and one energy call, T up to 1.5·T with jitter; the warm-up's
-        /// approach and curvature steps about d + 1 to d + 30) gets the excess one row at a time.
+        /// makes T gradient calls, up to 1.5·T with jittered T, and one energy call; the warm-up's
+        /// approach steps up to d + 43, with 40 line-search energies, and its curvature and
+        /// window-metric steps d + 1) gets the excess one row at a time.
         #[no_mangle]
         pub extern "C" fn $f(k: usize, d: usize, max_calls: usize) -> usize {
             if k == 0 || d == 0 {
