@@ -23,7 +23,8 @@ function [X, info] = sgs_svgd(gradients, X0, varargin)
 %     'Bandwidth'      1         h of the Gaussian kernel exp(-|x-y|^2/(2h))
 %     'IMQc' 1, 'IMQbeta' 0.5   the inverse multiquadric (c^2 + |x-y|^2)^(-beta)
 %     'Batching'       'without' (Algorithm 3) | 'with' (replacement, Algorithm 2)
-%     'Seed' 0, 'Stream' 0
+%     'Seed'           fresh (info.seed reports it), 'Stream' 0
+%     'Progress'       false: true prints a line of text a second
 %     'KSD'            'off' | 'batch' | 'full': the kernelized Stein discrepancy of the last
 %                      iteration's starting particles (IMQ base kernel, c = 1, beta = -1/2;
 %                      docs/algorithms.md §2.5); 'batch' costs O(p N d), 'full' O(N^2 d)
@@ -33,9 +34,11 @@ function [X, info] = sgs_svgd(gradients, X0, varargin)
 %                      whose coordinates are on different scales (docs/algorithms.md §2.7)
 %
 %   info: iterations, interactions, bandwidth, step_size, mean_force, max_force, ksd_squared
-%   (last iteration; NaN when KSD is 'off'), callback_calls.
+%   (last iteration; NaN when KSD is 'off'), callback_calls, seed, stream.
 %
-%   See also SGS_AMAGOLD, SGS_MINIBATCH.
+%   SGS.SVGD runs the same system step by step (schedules, the KSD of the particles).
+%
+%   See also SGS.SVGD, SGS_AMAGOLD, SGS_MINIBATCH, SGS_NORMAL.
   if nargin < 2
     error('sgsample:badArguments', 'usage: [X, info] = sgs_svgd(@gradients, X0, Name, Value, ...)');
   end

@@ -1,5 +1,5 @@
-/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_svgd, sgs_minibatch
- * and the step-wise objects sgs.Amagold, sgs.Sghmc, sgs.Sgld.
+/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_svgd, sgs_minibatch,
+ * sgs_normal, sgs_uniform and the step-wise objects sgs.Amagold, sgs.Sghmc, sgs.Sgld, sgs.Svgd.
  *
  * Portable between MATLAB's `mex` and GNU Octave's `mkoctfile --mex`; it uses only the documented
  * MEX C API (separate-complex mxGetPr, so it builds with either API version). Its C++ part,
@@ -13,8 +13,12 @@
  *   idx             = sgsample_mex('minibatch', seed, n, B)        (1-based, B×1 double)
  *   text            = sgsample_mex('status', code)                 (sgs_status_str)
  *   v               = sgsample_mex('version')
+ *   [S, info]       = sgsample_mex('amagold_batch' | 'sghmc_batch' | 'sgld_batch', ...)
+ *                                                                  (K chains: sgsample_batch.inc)
+ *   Z               = sgsample_mex('normal' | 'uniform', seeds, n) (sgs_normal, sgs_uniform)
  *   id              = sgsample_mex('new', kind, energy, gradient, theta0, opts, trampoline)
- *   [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline)
+ *   [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline[, run_opts])
+ *   p               = sgsample_mex('partial', id)                  (what a failed run produced)
  *   s               = sgsample_mex('query', id)                    (position, iterations, ...)
  *   found           = sgsample_mex('free', id)
  *   v               = sgsample_mex('amagold_get', id, what)        ('inverse_mass_dense',
@@ -25,6 +29,11 @@
  *   S               = sgsample_mex('stats', X)                     (ESS, split-R-hat, MCSE)
  *   S               = sgsample_mex('draws', X, opts)               (rank-normalised R-hat, ESS,
  *                                                                   MCSE, verdict: sgs_draws_…)
+ *   svgd_new, svgd_run, svgd_query, svgd_set, svgd_ksd, svgd_free  (sgs.Svgd: sgsample_svgd_obj.inc)
+ *
+ * The commands and their argument/output counts are one table, `commands` (sgs_gateway); the
+ * samplers' functions another, `chain_table`. No argument list reaches a crash: every argument is
+ * decoded through a checked helper (tests/fuzz_gateway.m runs thousands of random lists).
  *
  * `opts` holds only the options the user gave (canonical snake_case names of the C config
  * fields plus samples/burnin/warmup/iterations/log_accept); every other field keeps the C
@@ -43,6 +52,9 @@
  * Memory: all buffers of a one-shot run come from mxMalloc/mxCalloc and are freed with mxFree on
  * every path before an error is raised (MEX would also free them when the function exits with an
  * error). The persistent chains are plain malloc memory, freed by 'free' and by mexAtExit. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* setenv (the load epoch) under a strict -std=c99 */
+#endif
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -107,7 +119,7 @@ static const char *status_id(int32_t st) {
 }
 
 /* ---- buffers freed on every exit ----------------------------------------------------------- */
-#define MAX_BUFS 8
+#define MAX_BUFS 16
 typedef struct {
     void *p[MAX_BUFS];
     int n;
@@ -234,6 +246,22 @@ static void check_handle(buffers *b, const mxArray *a, const char *what) {
     }
 }
 
+/* The options struct: exactly one element (a 0-by-0 struct with fields has no element 0 to read,
+ * and mxGetField would read past it). */
+static const mxArray *options_arg(buffers *b, const mxArray *opts) {
+    if (!mxIsStruct(opts) || mxGetNumberOfElements(opts) != 1)
+        fail(b, "sgsample:badArguments", "options must be a 1-by-1 struct");
+    return opts;
+}
+
+/* The trampoline: [] (MATLAB, or no trampoline) or a function handle; anything else would make
+ * every callback fail inside the interpreter's feval. */
+static const mxArray *trampoline_arg(buffers *b, const mxArray *t) {
+    if (mxIsEmpty(t) && mxIsDouble(t)) return NULL;
+    check_handle(b, t, "the trampoline");
+    return t;
+}
+
 /* ---- callbacks ----------------------------------------------------------------------------- */
 typedef struct {
     const mxArray *energy, *gradient; /* user function handles */
@@ -242,6 +270,7 @@ typedef struct {
     char bad_id[64], bad_msg[256];    /* an error found here (a wrong callback output) */
     size_t d, n;
     uint64_t calls;
+    int rows; /* the callbacks are vectorised (K chains per call): a point is a 1-by-d row */
 } cb_ctx;
 
 /* Calls fn(args...) with one output. Returns SGS_CB_OK with *out set, or SGS_CB_ABORT with the
@@ -261,7 +290,15 @@ static int32_t call_user(cb_ctx *c, const mxArray *fn, int nin, mxArray **in, mx
     mxArray *ex = sgs_trap_call(nout, outs, nargs, args, &thrown);
     if (thrown) return SGS_CB_ABORT; /* an interrupt: kept in sgsample_trap.cpp, rethrown at the end */
     if (ex) {
-        c->exception = ex;
+        if (SGS_USE_TRAMPOLINE) {
+            /* Octave's trap keeps no message (see the top): the trampoline itself failed, so
+             * the error is the gateway's to name. */
+            mxDestroyArray(ex);
+            snprintf(c->bad_id, sizeof c->bad_id, "sgsample:callbackFailed");
+            snprintf(c->bad_msg, sizeof c->bad_msg, "a callback failed outside the trampoline (is the trampoline private/sgs_call?)");
+        } else {
+            c->exception = ex;
+        }
         return SGS_CB_ABORT;
     }
     if (nout == 2 && outs[1] && !mxIsEmpty(outs[1])) {
@@ -281,8 +318,8 @@ static int32_t bad_output(cb_ctx *c, mxArray *out, const char *msg) {
     return SGS_CB_ABORT;
 }
 
-static mxArray *column(const double *x, size_t d) {
-    mxArray *a = mxCreateDoubleMatrix(d, 1, mxREAL);
+static mxArray *column(const double *x, size_t d, int row) {
+    mxArray *a = row ? mxCreateDoubleMatrix(1, d, mxREAL) : mxCreateDoubleMatrix(d, 1, mxREAL);
     memcpy(mxGetPr(a), x, d * sizeof(double));
     return a;
 }
@@ -299,7 +336,7 @@ static int is_real_double(const mxArray *a) {
 
 static int32_t energy_cb(void *user, const double *theta, size_t d, double *u) {
     cb_ctx *c = (cb_ctx *)user;
-    mxArray *in[1] = {column(theta, d)};
+    mxArray *in[1] = {column(theta, d, c->rows)};
     mxArray *out = NULL;
     int32_t st = call_user(c, c->energy, 1, in, &out);
     mxDestroyArray(in[0]);
@@ -317,7 +354,7 @@ static int32_t energy_cb(void *user, const double *theta, size_t d, double *u) {
 
 static int32_t gradient_cb(void *user, const double *x, size_t d, uint64_t seed, double *g) {
     cb_ctx *c = (cb_ctx *)user;
-    mxArray *in[2] = {column(x, d), seed_array(seed)};
+    mxArray *in[2] = {column(x, d, c->rows), seed_array(seed)};
     mxArray *out = NULL;
     int32_t st = call_user(c, c->gradient, 2, in, &out);
     mxDestroyArray(in[0]);
@@ -402,14 +439,108 @@ static void set_num(mxArray *s, const char *name, double v) {
 }
 
 /* ---- chain samplers (AMAGOLD, SGHMC, SGLD) ------------------------------------------------- */
-/* The one-shot runs (sgs_amagold, ...) and the persistent objects (+sgs) share these. */
-enum { AMAGOLD, SGHMC, SGLD };
+/* The one-shot runs (sgs_amagold, ...) and the persistent objects (+sgs) share these. Everything
+ * that differs between the samplers is in one table, chain_table, indexed by the kind. */
+enum { AMAGOLD, SGHMC, SGLD, CHAIN_KINDS };
 
 typedef union {
     sgs_amagold_config a;
     sgs_sghmc_config h;
     sgs_sgld_config l;
 } chain_config;
+
+/* One iteration, the same fields for every sampler (NaN where a sampler has no such number). */
+typedef struct {
+    double log_accept, energy, step_size, steps;
+    uint32_t outcome, accepted, phase, has_phase;
+} step_rec;
+
+typedef struct {
+    const char *name;
+    const char *discard_option; /* the iterations before the draws: AMAGOLD's adapting "warmup" */
+    int has_energy;
+    size_t (*state_size)(void);
+    size_t (*state_align)(void);
+    size_t (*workspace_len)(const chain_config *cfg, size_t d);
+    int32_t (*init)(void *state, const chain_config *cfg, const double *th, size_t d, double *ws,
+                    size_t wlen, cb_ctx *c);
+    int32_t (*step)(void *state, step_rec *r);
+    int32_t (*position)(void *state, double *pos, size_t len);
+    int32_t (*iterations)(void *state, uint64_t *n);
+    int32_t (*divergences)(void *state, uint64_t *n);
+} chain_ops;
+
+static size_t amagold_wlen(const chain_config *cfg, size_t d) { return sgs_amagold_workspace_len_for(&cfg->a, d); }
+static size_t sghmc_wlen(const chain_config *cfg, size_t d) { return sgs_sghmc_workspace_len_for(&cfg->h, d); }
+static size_t sgld_wlen(const chain_config *cfg, size_t d) { (void)cfg; return sgs_sgld_workspace_len(d); }
+
+static int32_t amagold_init_(void *s, const chain_config *cfg, const double *th, size_t d, double *ws, size_t wlen, cb_ctx *c) {
+    return sgs_amagold_init((sgs_amagold *)s, &cfg->a, th, d, ws, wlen, energy_cb, gradient_cb, c);
+}
+static int32_t sghmc_init_(void *s, const chain_config *cfg, const double *th, size_t d, double *ws, size_t wlen, cb_ctx *c) {
+    return sgs_sghmc_init((sgs_sghmc *)s, &cfg->h, th, d, ws, wlen, gradient_cb, c);
+}
+static int32_t sgld_init_(void *s, const chain_config *cfg, const double *th, size_t d, double *ws, size_t wlen, cb_ctx *c) {
+    return sgs_sgld_init((sgs_sgld *)s, &cfg->l, th, d, ws, wlen, gradient_cb, c);
+}
+
+static int32_t amagold_step_(void *s, step_rec *r) {
+    sgs_amagold_info info;
+    int32_t st = sgs_amagold_step((sgs_amagold *)s, &info);
+    if (st != SGS_OK) return st;
+    r->log_accept = info.log_accept;
+    r->energy = info.energy;
+    r->step_size = info.step_size;
+    r->steps = (double)info.steps;
+    r->outcome = info.outcome;
+    r->accepted = info.accepted != 0;
+    r->phase = info.phase;
+    r->has_phase = 1;
+    return st;
+}
+static void chain_rec(const sgs_chain_info *info, step_rec *r) {
+    r->log_accept = r->energy = r->step_size = r->steps = NAN;
+    r->outcome = info->outcome;
+    r->accepted = info->outcome == SGS_OUTCOME_ACCEPTED;
+    r->phase = r->has_phase = 0;
+}
+static int32_t sghmc_step_(void *s, step_rec *r) {
+    sgs_chain_info info;
+    int32_t st = sgs_sghmc_step((sgs_sghmc *)s, &info);
+    if (st == SGS_OK) chain_rec(&info, r);
+    return st;
+}
+static int32_t sgld_step_(void *s, step_rec *r) {
+    sgs_chain_info info;
+    int32_t st = sgs_sgld_step((sgs_sgld *)s, &info);
+    if (st == SGS_OK) chain_rec(&info, r);
+    return st;
+}
+
+static int32_t amagold_pos(void *s, double *p, size_t n) { return sgs_amagold_position((sgs_amagold *)s, p, n); }
+static int32_t sghmc_pos(void *s, double *p, size_t n) { return sgs_sghmc_position((sgs_sghmc *)s, p, n); }
+static int32_t sgld_pos(void *s, double *p, size_t n) { return sgs_sgld_position((sgs_sgld *)s, p, n); }
+static int32_t amagold_iters(void *s, uint64_t *n) { return sgs_amagold_iterations((sgs_amagold *)s, n); }
+static int32_t sghmc_iters(void *s, uint64_t *n) { return sgs_sghmc_iterations((sgs_sghmc *)s, n); }
+static int32_t sgld_iters(void *s, uint64_t *n) { return sgs_sgld_iterations((sgs_sgld *)s, n); }
+static int32_t amagold_divs(void *s, uint64_t *n) { return sgs_amagold_divergences((sgs_amagold *)s, n); }
+static int32_t sghmc_divs(void *s, uint64_t *n) { return sgs_sghmc_divergences((sgs_sghmc *)s, n); }
+static int32_t sgld_divs(void *s, uint64_t *n) { return sgs_sgld_divergences((sgs_sgld *)s, n); }
+
+static const chain_ops chain_table[CHAIN_KINDS] = {
+    {"amagold", "warmup", 1, sgs_amagold_state_size, sgs_amagold_state_align, amagold_wlen, amagold_init_,
+     amagold_step_, amagold_pos, amagold_iters, amagold_divs},
+    {"sghmc", "burnin", 0, sgs_sghmc_state_size, sgs_sghmc_state_align, sghmc_wlen, sghmc_init_,
+     sghmc_step_, sghmc_pos, sghmc_iters, sghmc_divs},
+    {"sgld", "burnin", 0, sgs_sgld_state_size, sgs_sgld_state_align, sgld_wlen, sgld_init_,
+     sgld_step_, sgld_pos, sgld_iters, sgld_divs},
+};
+
+static int chain_kind(const char *name) {
+    for (int k = 0; k < CHAIN_KINDS; k++)
+        if (strcmp(name, chain_table[k].name) == 0) return k;
+    return -1;
+}
 
 /* Fields that several configurations have under the same names (read in the order of the
  * library's struct, though the order does not matter). */
@@ -427,10 +558,23 @@ typedef union {
 
 static void amagold_read_mass(buffers *b, const mxArray *opts, sgs_amagold_config *a);
 
+/* A seed for a run that was given none: 64 bits from the clocks, the address space and a
+ * counter, mixed by splitmix64's finaliser (two calls in the same second differ). Reported in
+ * info.seed / the objects' Seed, so that the run can be repeated. */
+static uint64_t fresh_seed(void) {
+    static uint64_t counter;
+    uint64_t z = (uint64_t)time(NULL) * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)clock() ^
+                 ((uint64_t)(uintptr_t)&counter << 16) ^ (++counter * UINT64_C(0xBF58476D1CE4E5B9));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
 /* The configuration from the options (on a bad option: error, after freeing b); returns the
- * step size asked for. */
+ * step size asked for. Without a 'seed' option the seed is fresh (fresh_seed). */
 static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint64_t warmup, chain_config *cfg) {
     double step = opt_double(b, opts, "step_size", 0.1);
+    uint64_t seed = opt(opts, "seed") ? opt_u64(b, opts, "seed", 0) : fresh_seed();
     if (kind == AMAGOLD) {
         sgs_amagold_config *a = &cfg->a;
         *a = sgs_amagold_config_default(step);
@@ -440,73 +584,164 @@ static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint6
         a->variant = opt_u32(b, opts, "variant", a->variant);
         amagold_read_mass(b, opts, a);
         a->warmup = warmup;
+        a->seed = seed;
     } else if (kind == SGHMC) {
         sgs_sghmc_config *h = &cfg->h;
         *h = sgs_sghmc_config_default(step);
         READ_MOMENTUM_FIELDS(b, opts, h);
         READ_CHAIN_FIELDS(b, opts, h);
         h->resample_momentum = opt_u32(b, opts, "resample_momentum", h->resample_momentum);
+        h->seed = seed;
     } else {
         sgs_sgld_config *l = &cfg->l;
         *l = sgs_sgld_config_default(step);
         READ_CHAIN_FIELDS(b, opts, l);
+        l->seed = seed;
     }
     return step;
 }
 
-/* Size and alignment of a state. */
-static void chain_state_layout(int kind, size_t *size, size_t *align) {
-    *size = kind == AMAGOLD ? sgs_amagold_state_size() : kind == SGHMC ? sgs_sghmc_state_size() : sgs_sgld_state_size();
-    *align = kind == AMAGOLD ? sgs_amagold_state_align() : kind == SGHMC ? sgs_sghmc_state_align() : sgs_sgld_state_align();
+static uint64_t config_seed(int kind, const chain_config *cfg, uint64_t *stream) {
+    *stream = kind == AMAGOLD ? cfg->a.stream : kind == SGHMC ? cfg->h.stream : cfg->l.stream;
+    return kind == AMAGOLD ? cfg->a.seed : kind == SGHMC ? cfg->h.seed : cfg->l.seed;
 }
 
-/* AMAGOLD's workspace depends on its configuration (mass matrix, approach). */
-static size_t chain_workspace_len(int kind, const chain_config *cfg, size_t d) {
-    if (kind == AMAGOLD) return sgs_amagold_workspace_len_for(&cfg->a, d);
-    return kind == SGHMC ? sgs_sghmc_workspace_len(d) : sgs_sgld_workspace_len(d);
+static uint32_t config_steps(int kind, const chain_config *cfg) {
+    return kind == AMAGOLD ? cfg->a.steps : kind == SGHMC ? cfg->h.steps : cfg->l.steps;
 }
 
-static int32_t chain_init(int kind, void *state, const chain_config *cfg, const double *th, size_t d,
-                          double *ws, size_t wlen, cb_ctx *c) {
-    if (kind == AMAGOLD) return sgs_amagold_init((sgs_amagold *)state, &cfg->a, th, d, ws, wlen, energy_cb, gradient_cb, c);
-    if (kind == SGHMC) return sgs_sghmc_init((sgs_sghmc *)state, &cfg->h, th, d, ws, wlen, gradient_cb, c);
-    return sgs_sgld_init((sgs_sgld *)state, &cfg->l, th, d, ws, wlen, gradient_cb, c);
+/* The iterations before the draws: AMAGOLD's adapting 'warmup' plus a 'burnin' at the step size
+ * reached (fixed: nothing adapts); SGHMC's and SGLD's 'burnin'. Their sum with the draws asked
+ * for must fit in 64 bits (sgsample:tooLarge, before anything runs). */
+static uint64_t discard_count(int kind, buffers *b, const mxArray *opts, uint64_t draws, uint64_t *warmup) {
+    uint64_t w = kind == AMAGOLD ? opt_u64(b, opts, "warmup", 0) : 0;
+    uint64_t burn = opt_u64(b, opts, "burnin", 0);
+    if (burn > UINT64_MAX - w || draws > UINT64_MAX - w - burn)
+        fail(b, "sgsample:tooLarge", "Warmup + Burnin + Samples exceeds 2^64 - 1 iterations");
+    *warmup = w;
+    return w + burn;
 }
 
-static int32_t chain_position(int kind, void *state, double *pos, size_t len) {
-    return kind == AMAGOLD ? sgs_amagold_position((sgs_amagold *)state, pos, len)
-           : kind == SGHMC ? sgs_sghmc_position((sgs_sghmc *)state, pos, len)
-                           : sgs_sgld_position((sgs_sgld *)state, pos, len);
-}
-
-/* Totals kept by the library: divergences, iterations, and the step size (AMAGOLD adapts it). */
-static void chain_totals(int kind, void *state, uint64_t *divs, uint64_t *iters, double *eps) {
-    if (kind == AMAGOLD) {
-        sgs_amagold_divergences((sgs_amagold *)state, divs);
-        sgs_amagold_iterations((sgs_amagold *)state, iters);
-        sgs_amagold_step_size((sgs_amagold *)state, eps);
-    } else if (kind == SGHMC) {
-        sgs_sghmc_divergences((sgs_sghmc *)state, divs);
-        sgs_sghmc_iterations((sgs_sghmc *)state, iters);
-    } else {
-        sgs_sgld_divergences((sgs_sgld *)state, divs);
-        sgs_sgld_iterations((sgs_sgld *)state, iters);
+/* A true/false option (0 or 1, double or logical). */
+static int opt_flag(buffers *b, const mxArray *opts, const char *name) {
+    uint64_t v = opt_u64(b, opts, name, 0);
+    if (v > 1) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "option %s must be true or false", name);
+        fail(b, "sgsample:badOption", msg);
     }
+    return (int)v;
+}
+
+/* ---- per-draw records: the rows and their statistics -------------------------------------- */
+enum { ST_DIVERGING, ST_ACCEPTED, ST_LOG_ACCEPT, ST_STEP_SIZE, ST_ENERGY, ST_STEPS, ST_FIELDS };
+static const char *stat_names[ST_FIELDS] = {"diverging", "accepted", "log_accept", "step_size", "energy", "inner_steps"};
+
+typedef struct {
+    mxArray *rows;             /* cap-by-d */
+    mxArray *stat[ST_FIELDS];  /* cap-by-1: two logical columns, then doubles */
+    size_t cap, n, d;
+} recorder;
+
+static void recorder_open(buffers *b, recorder *r, uint64_t cap, size_t d, const char *what) {
+    size_t dd = d ? d : 1;
+    memset(r, 0, sizeof *r);
+    if (cap > (uint64_t)SIZE_MAX / (dd + ST_FIELDS) / sizeof(double)) {
+        char msg[160];
+        free_all(b);
+        snprintf(msg, sizeof msg, "%s x d does not fit in memory", what);
+        mexErrMsgIdAndTxt("sgsample:tooLarge", "%s", msg);
+    }
+    /* The rows and the six columns at once, so that a request beyond memory fails before any. */
+    check_alloc(b, (size_t)cap * (dd + ST_FIELDS) * sizeof(double), what);
+    r->rows = double_matrix(b, (size_t)cap, d, what);
+    for (int f = 0; f < ST_FIELDS; f++)
+        r->stat[f] = f <= ST_ACCEPTED ? mxCreateLogicalMatrix((size_t)cap, 1) : mxCreateDoubleMatrix((size_t)cap, 1, mxREAL);
+    r->cap = (size_t)cap;
+    r->d = d;
+}
+
+static void recorder_put(recorder *r, const double *pos, const step_rec *s) {
+    size_t i = r->n++;
+    double *rows = mxGetPr(r->rows);
+    for (size_t j = 0; j < r->d; j++) rows[j * r->cap + i] = pos[j];
+    mxGetLogicals(r->stat[ST_DIVERGING])[i] = s->outcome == SGS_OUTCOME_DIVERGENT;
+    mxGetLogicals(r->stat[ST_ACCEPTED])[i] = s->accepted != 0;
+    mxGetPr(r->stat[ST_LOG_ACCEPT])[i] = s->log_accept;
+    mxGetPr(r->stat[ST_STEP_SIZE])[i] = s->step_size;
+    mxGetPr(r->stat[ST_ENERGY])[i] = s->energy;
+    mxGetPr(r->stat[ST_STEPS])[i] = s->steps;
+}
+
+/* The first n rows of a cap-row matrix (the whole array when n = cap). */
+static mxArray *first_rows(mxArray *a, size_t n) {
+    size_t cap = mxGetM(a), d = mxGetN(a);
+    if (n == cap) return a;
+    mxArray *t;
+    if (mxIsLogical(a)) {
+        t = mxCreateLogicalMatrix(n, d);
+        for (size_t j = 0; j < d; j++) memcpy(mxGetLogicals(t) + j * n, mxGetLogicals(a) + j * cap, n * sizeof(mxLogical));
+    } else {
+        t = mxCreateDoubleMatrix(n, d, mxREAL);
+        for (size_t j = 0; j < d; j++) memcpy(mxGetPr(t) + j * n, mxGetPr(a) + j * cap, n * sizeof(double));
+    }
+    mxDestroyArray(a);
+    return t;
+}
+
+/* Hands the recorded rows over (*rows) and returns the statistics struct; r is empty after. */
+static mxArray *recorder_close(recorder *r, mxArray **rows) {
+    mxArray *s = mxCreateStructMatrix(1, 1, ST_FIELDS, stat_names);
+    *rows = first_rows(r->rows, r->n);
+    for (int f = 0; f < ST_FIELDS; f++) mxSetField(s, 0, stat_names[f], first_rows(r->stat[f], r->n));
+    memset(r, 0, sizeof *r);
+    return s;
+}
+
+static void recorder_drop(recorder *r) {
+    if (r->rows) mxDestroyArray(r->rows);
+    for (int f = 0; f < ST_FIELDS; f++)
+        if (r->stat[f]) mxDestroyArray(r->stat[f]);
+    memset(r, 0, sizeof *r);
 }
 
 /* What a loop of iterations counted. */
 typedef struct {
-    uint64_t recorded, accepted, accepted_skipped, out_of_domain;
+    uint64_t done, accepted, accepted_skipped, skipped, out_of_domain;
     int interrupted;
-    int has_phase;  /* AMAGOLD: the last iteration's SGS_PHASE_… */
+    int has_phase; /* AMAGOLD: the last iteration's SGS_PHASE_… */
     uint32_t phase;
 } tally;
 
-/* Runs `total` iterations; after the first `skip` each position is written as a row of the
- * column-major `rows`-by-d matrix `out` (and AMAGOLD's log acceptance into `la` when not NULL).
- * Stops at the first error or interrupt; returns the library's status. */
-static int32_t chain_loop(int kind, void *state, uint64_t skip, uint64_t total, double *out, size_t rows,
-                          double *la, double *pos, size_t d, tally *t) {
+/* Text progress (the 'progress' option): at most one line a second on the interpreter's output. */
+typedef struct {
+    const char *what;
+    uint64_t total;
+    time_t last, start;
+    int on;
+} progress;
+
+static void progress_tick(progress *p, uint64_t done) {
+    if (!p->on) return;
+    time_t now = time(NULL);
+    if (now == p->last && done != p->total) return;
+    p->last = now;
+    mexPrintf("%s: %llu of %llu iterations (%.0f %%), %ld s\n", p->what, (unsigned long long)done,
+              (unsigned long long)p->total, p->total ? 100.0 * (double)done / (double)p->total : 100.0,
+              (long)(now - p->start));
+#if defined(HAVE_OCTAVE)
+    mexEvalString("fflush(stdout);");
+#else
+    mexEvalString("drawnow;");
+#endif
+}
+
+/* Runs `total` iterations; the first `skip` go to `warm` (when not NULL), the others to `main`.
+ * Stops at the first error or interrupt; returns the library's status. Rows of the completed
+ * iterations are recorded whatever happens. */
+static int32_t chain_loop(const chain_ops *ops, void *state, uint64_t skip, uint64_t total, recorder *warm,
+                          recorder *main_, double *pos, size_t d, double step, uint32_t steps, progress *pr,
+                          tally *t) {
     memset(t, 0, sizeof *t);
     int32_t st = SGS_OK;
     for (uint64_t k = 0; k < total; k++) {
@@ -514,34 +749,28 @@ static int32_t chain_loop(int kind, void *state, uint64_t skip, uint64_t total, 
             t->interrupted = 1;
             break;
         }
-        uint32_t outcome;
-        int accepted;
-        if (kind == AMAGOLD) {
-            sgs_amagold_info info;
-            st = sgs_amagold_step((sgs_amagold *)state, &info);
-            if (st != SGS_OK) break;
-            outcome = info.outcome;
-            accepted = info.accepted != 0;
-            t->has_phase = 1;
-            t->phase = info.phase;
-            if (k >= skip && la) la[k - skip] = info.log_accept;
-        } else {
-            sgs_chain_info info;
-            st = kind == SGHMC ? sgs_sghmc_step((sgs_sghmc *)state, &info) : sgs_sgld_step((sgs_sgld *)state, &info);
-            if (st != SGS_OK) break;
-            outcome = info.outcome;
-            accepted = outcome == SGS_OUTCOME_ACCEPTED;
-        }
-        if (k < skip) {
-            t->accepted_skipped += (uint64_t)accepted;
-            continue;
-        }
-        t->accepted += (uint64_t)accepted;
-        if (outcome == SGS_OUTCOME_OUT_OF_DOMAIN) t->out_of_domain++;
-        st = chain_position(kind, state, pos, d ? d : 1);
+        step_rec r;
+        st = ops->step(state, &r);
         if (st != SGS_OK) break;
-        for (size_t j = 0; j < d; j++) out[j * rows + t->recorded] = pos[j];
-        t->recorded++;
+        if (isnan(r.step_size)) r.step_size = step;
+        if (isnan(r.steps)) r.steps = (double)steps;
+        t->done++;
+        t->has_phase = (int)r.has_phase;
+        t->phase = r.phase;
+        recorder *rec = k < skip ? warm : main_;
+        if (k < skip) {
+            t->skipped++;
+            t->accepted_skipped += r.accepted;
+        } else {
+            t->accepted += r.accepted;
+            if (r.outcome == SGS_OUTCOME_OUT_OF_DOMAIN) t->out_of_domain++;
+        }
+        if (rec) {
+            st = ops->position(state, pos, d ? d : 1);
+            if (st != SGS_OK) break;
+            recorder_put(rec, pos, &r);
+        }
+        progress_tick(pr, k + 1);
     }
     return st;
 }
@@ -563,19 +792,35 @@ static mxArray *inverse_mass(int kind, void *state, size_t d) {
 
 static void amagold_info_fields(mxArray *s, sgs_amagold *state, size_t d, uint32_t mass, const tally *t);
 
-/* The info struct of a run of `samples` recorded iterations after `skipped` unrecorded ones
- * (`mass`: AMAGOLD's SGS_MASS_…). */
-static mxArray *chain_info(int kind, void *state, size_t d, uint64_t samples, uint64_t skipped,
-                           const tally *t, uint64_t calls, double step, mxArray *la, uint32_t mass) {
+static mxArray *u64_scalar(uint64_t v) {
+    mxArray *a = mxCreateNumericMatrix(1, 1, mxUINT64_CLASS, mxREAL);
+    *(uint64_t *)mxGetData(a) = v;
+    return a;
+}
+
+/* What a run reports besides its rows. */
+typedef struct {
+    uint64_t calls, seed, stream;
+    double step;
+    uint32_t mass;
+    mxArray *stats, *warm_rows, *warm_stats, *la; /* handed over to the info struct */
+} run_extra;
+
+/* The info struct of a run (t: its tally; `mass`: AMAGOLD's SGS_MASS_…). */
+static mxArray *chain_info(int kind, void *state, size_t d, const tally *t, run_extra *x) {
     uint64_t divs = 0, iters = 0;
-    double eps = step;
-    chain_totals(kind, state, &divs, &iters, &eps);
+    double eps = x->step;
+    chain_table[kind].divergences(state, &divs);
+    chain_table[kind].iterations(state, &iters);
+    if (kind == AMAGOLD) sgs_amagold_step_size((sgs_amagold *)state, &eps);
     static const char *names[] = {"iterations", "samples", "accepted", "acceptance", "divergences",
-                                  "out_of_domain", "step_size", "callback_calls", "warmup_acceptance",
+                                  "out_of_domain", "step_size", "callback_calls", "seed", "stream",
+                                  "stats", "warmup_samples", "warmup_stats", "warmup_acceptance",
                                   "inverse_mass", "inverse_mass_dense", "warmup_report", "phase",
                                   "log_accept"};
-    int nf = kind == AMAGOLD ? (la ? 14 : 13) : 8;
+    int nf = kind == AMAGOLD ? (x->la ? 19 : 18) : 13;
     mxArray *s = make_info(names, nf);
+    uint64_t samples = t->done - t->skipped;
     set_num(s, "iterations", (double)iters);
     set_num(s, "samples", (double)samples);
     set_num(s, "accepted", (double)t->accepted);
@@ -583,14 +828,29 @@ static mxArray *chain_info(int kind, void *state, size_t d, uint64_t samples, ui
     set_num(s, "divergences", (double)divs);
     set_num(s, "out_of_domain", (double)t->out_of_domain);
     set_num(s, "step_size", eps);
-    set_num(s, "callback_calls", (double)calls);
+    set_num(s, "callback_calls", (double)x->calls);
+    mxSetField(s, 0, "seed", u64_scalar(x->seed));
+    mxSetField(s, 0, "stream", u64_scalar(x->stream));
+    mxSetField(s, 0, "stats", x->stats);
+    mxSetField(s, 0, "warmup_samples", x->warm_rows ? x->warm_rows : mxCreateDoubleMatrix(0, d, mxREAL));
+    mxSetField(s, 0, "warmup_stats", x->warm_stats ? x->warm_stats : mxCreateDoubleMatrix(0, 0, mxREAL));
     if (kind == AMAGOLD) {
-        set_num(s, "warmup_acceptance", skipped ? (double)t->accepted_skipped / (double)skipped : NAN);
+        set_num(s, "warmup_acceptance", t->skipped ? (double)t->accepted_skipped / (double)t->skipped : NAN);
         mxSetField(s, 0, "inverse_mass", inverse_mass(kind, state, d));
-        amagold_info_fields(s, (sgs_amagold *)state, d, mass, t);
+        amagold_info_fields(s, (sgs_amagold *)state, d, x->mass, t);
     }
-    if (la) mxSetField(s, 0, "log_accept", la);
+    if (x->la) mxSetField(s, 0, "log_accept", x->la);
+    x->stats = x->warm_rows = x->warm_stats = x->la = NULL;
     return s;
+}
+
+/* The samples and info of a loop: rows from `main_`, statistics, the warm-up rows when kept. */
+static void chain_outputs(int kind, void *state, size_t d, const tally *t, recorder *warm, recorder *main_,
+                          int want_la, run_extra *x, mxArray **rows, mxArray **info) {
+    x->stats = recorder_close(main_, rows);
+    if (warm && warm->rows) x->warm_stats = recorder_close(warm, &x->warm_rows);
+    if (want_la) x->la = mxDuplicateArray(mxGetField(x->stats, 0, "log_accept"));
+    *info = chain_info(kind, state, d, t, x);
 }
 
 /* theta0 as a vector (d = 0 allowed: the library reports it); errors after freeing b. */
@@ -601,18 +861,34 @@ static size_t vector_arg(buffers *b, const mxArray *theta0) {
     return mxGetNumberOfElements(theta0);
 }
 
-static int chain_kind(const char *cmd) {
-    return strcmp(cmd, "amagold") == 0 ? AMAGOLD : strcmp(cmd, "sghmc") == 0 ? SGHMC : strcmp(cmd, "sgld") == 0 ? SGLD : -1;
+/* What the last one-shot run that stopped (callback error, Ctrl-C, a status) had produced: a
+ * persistent struct {samples, info} for sgsample_mex('partial'), sgs_partial(); NULL after a run
+ * that completed. Freed by mexAtExit (free_chains). */
+static mxArray *last_partial;
+
+static void drop_partial(mxArray **p) {
+    if (*p) mxDestroyArray(*p);
+    *p = NULL;
+}
+
+static void keep_partial(mxArray *rows, mxArray *info) {
+    static const char *pf[] = {"samples", "info"};
+    mxArray *keep = mxCreateStructMatrix(1, 1, 2, pf);
+    mxSetField(keep, 0, "samples", rows);
+    mxSetField(keep, 0, "info", info);
+    mexMakeArrayPersistent(keep);
+    drop_partial(&last_partial);
+    last_partial = keep;
 }
 
 static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     buffers b = {{0}, 0};
     cb_ctx c;
+    const chain_ops *ops = &chain_table[kind];
     memset(&c, 0, sizeof c);
     int a = 1; /* next argument */
-    int want = kind == AMAGOLD ? 6 : 5;
-    if (nrhs != want) mexErrMsgIdAndTxt("sgsample:badArguments", "wrong number of arguments to the gateway");
-    if (kind == AMAGOLD) {
+    if (nrhs != 5 + ops->has_energy) mexErrMsgIdAndTxt("sgsample:badArguments", "wrong number of arguments to the gateway");
+    if (ops->has_energy) {
         check_handle(&b, prhs[a], "energy");
         c.energy = prhs[a++];
     }
@@ -620,48 +896,56 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
     c.gradient = prhs[a++];
     const mxArray *theta0 = prhs[a++];
     const mxArray *opts = prhs[a++];
-    c.trampoline = mxIsEmpty(prhs[a]) ? NULL : prhs[a];
-    if (!mxIsStruct(opts)) fail(&b, "sgsample:badArguments", "options must be a struct");
+    c.trampoline = trampoline_arg(&b, prhs[a]);
+    options_arg(&b, opts);
     size_t d = vector_arg(&b, theta0);
     c.d = d;
-    uint64_t samples = opt_u64(&b, opts, "samples", 1000);
-    uint64_t burnin = opt_u64(&b, opts, kind == AMAGOLD ? "warmup" : "burnin", 0);
-    int want_la = kind == AMAGOLD && opt(opts, "log_accept") && mxGetScalar(opt(opts, "log_accept")) != 0;
+    uint64_t samples = opt_u64(&b, opts, "samples", 1000), warmup;
+    uint64_t skip = discard_count(kind, &b, opts, samples, &warmup);
+    int want_la = kind == AMAGOLD && opt_flag(&b, opts, "log_accept");
+    int keep_warm = opt_flag(&b, opts, "keep_warmup");
+    progress pr = {ops->name, skip + samples, 0, time(NULL), opt_flag(&b, opts, "progress")};
     chain_config cfg;
-    double step = chain_read_config(kind, &b, opts, burnin, &cfg);
+    run_extra x;
+    memset(&x, 0, sizeof x);
+    x.step = chain_read_config(kind, &b, opts, warmup, &cfg);
+    x.seed = config_seed(kind, &cfg, &x.stream);
+    x.mass = kind == AMAGOLD ? cfg.a.mass : 0;
     double dummy = 0.0;
     const double *th = d ? mxGetPr(theta0) : &dummy;
     size_t dd = d ? d : 1;
 
-    size_t ssize, align;
-    chain_state_layout(kind, &ssize, &align);
-    void *state = take(&b, 1, ssize, align);
-    size_t wlen = chain_workspace_len(kind, &cfg, dd);
+    void *state = take(&b, 1, ops->state_size(), ops->state_align());
+    size_t wlen = ops->workspace_len(&cfg, dd);
     double *ws = (double *)take(&b, wlen, sizeof(double), 8);
-    int32_t st = chain_init(kind, state, &cfg, th, d, ws, wlen, &c);
+    drop_partial(&last_partial); /* this run's, not an earlier one's */
+    int32_t st = ops->init(state, &cfg, th, d, ws, wlen, &c);
     if (finish(&b, &c, st, "init", 0)) return;
 
-    if (samples > (uint64_t)SIZE_MAX / dd / sizeof(double))
-        fail(&b, "sgsample:tooLarge", "Samples × d does not fit in memory");
-    plhs[0] = double_matrix(&b, (size_t)samples, d, "Samples x d");
+    recorder main_, warm;
+    memset(&warm, 0, sizeof warm);
+    recorder_open(&b, &main_, samples, d, "Samples");
+    if (keep_warm) recorder_open(&b, &warm, skip, d, "the kept warm-up");
     double *pos = (double *)take(&b, dd, sizeof(double), 8);
-    mxArray *la = want_la ? double_matrix(&b, (size_t)samples, 1, "LogAccept") : NULL;
     tally t;
-    st = chain_loop(kind, state, burnin, burnin + samples, mxGetPr(plhs[0]), (size_t)samples,
-                    la ? mxGetPr(la) : NULL, pos, d, &t);
+    st = chain_loop(ops, state, skip, skip + samples, keep_warm ? &warm : NULL, &main_, pos, d, x.step,
+                    config_steps(kind, &cfg), &pr, &t);
+    x.calls = c.calls;
+    mxArray *rows, *info;
+    chain_outputs(kind, state, d, &t, &warm, &main_, want_la, &x, &rows, &info);
     if (c.exception || c.bad_id[0] || t.interrupted || st != SGS_OK || sgs_trap_pending()) {
-        mxDestroyArray(plhs[0]);
-        plhs[0] = NULL;
-        if (la) mxDestroyArray(la);
+        keep_partial(rows, info); /* nothing lost: sgs_partial() returns them */
         if (finish(&b, &c, st, "step", t.interrupted)) return;
     }
-    if (nlhs > 1)
-        plhs[1] = chain_info(kind, state, d, samples, burnin, &t, c.calls, step, la, kind == AMAGOLD ? cfg.a.mass : 0);
-    else if (la) mxDestroyArray(la);
+    plhs[0] = rows;
+    if (nlhs > 1) plhs[1] = info;
+    else mxDestroyArray(info);
     free_all(&b);
 }
 
 /* ---- SVGD ---------------------------------------------------------------------------------- */
+static sgs_svgd_config svgd_read_config(buffers *b, const mxArray *opts, size_t n);
+
 static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     buffers b = {{0}, 0};
     cb_ctx c;
@@ -670,28 +954,14 @@ static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     check_handle(&b, prhs[1], "gradients");
     c.gradient = prhs[1];
     const mxArray *X0 = prhs[2], *opts = prhs[3];
-    c.trampoline = mxIsEmpty(prhs[4]) ? NULL : prhs[4];
+    c.trampoline = trampoline_arg(&b, prhs[4]);
     check_real_double(&b, X0, "X0");
-    if (!mxIsStruct(opts)) fail(&b, "sgsample:badArguments", "options must be a struct");
+    options_arg(&b, opts);
     size_t n = mxGetM(X0), d = mxGetN(X0);
     c.n = n;
     c.d = d;
     uint64_t iters = opt_u64(&b, opts, "iterations", 100);
-    uint64_t p = opt_u64(&b, opts, "batch_size", n < 8 ? n : 8);
-    double eta = opt_double(&b, opts, "step_size", 0.2);
-    sgs_svgd_config cfg = sgs_svgd_config_default(p, eta);
-    cfg.adagrad_alpha = opt_double(&b, opts, "adagrad_alpha", cfg.adagrad_alpha);
-    cfg.bandwidth = opt_double(&b, opts, "bandwidth", cfg.bandwidth);
-    cfg.imq_c = opt_double(&b, opts, "imq_c", cfg.imq_c);
-    cfg.imq_beta = opt_double(&b, opts, "imq_beta", cfg.imq_beta);
-    cfg.seed = opt_u64(&b, opts, "seed", cfg.seed);
-    cfg.stream = opt_u64(&b, opts, "stream", cfg.stream);
-    cfg.batching = opt_u32(&b, opts, "batching", cfg.batching);
-    cfg.kernel = opt_u32(&b, opts, "kernel", cfg.kernel);
-    cfg.step_rule = opt_u32(&b, opts, "step_rule", cfg.step_rule);
-    cfg.ksd = opt_u32(&b, opts, "ksd", cfg.ksd);
-    cfg.scale = opt_u32(&b, opts, "scale", cfg.scale);
-
+    sgs_svgd_config cfg = svgd_read_config(&b, opts, n);
     size_t nn = n ? n : 1, d1 = d ? d : 1;
     if (nn > SIZE_MAX / d1 / sizeof(double)) fail(&b, "sgsample:tooLarge", "N × d does not fit in memory");
     double *particles = (double *)take(&b, nn * d1, sizeof(double), 8);
@@ -711,6 +981,7 @@ static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     sgs_svgd_info info;
     memset(&info, 0, sizeof info);
     int interrupted = 0;
+    progress pr = {"sgs_svgd", iters, 0, time(NULL), opt_flag(&b, opts, "progress")};
     for (uint64_t k = 0; k < iters; k++) {
         if (sgs_trap_interrupt()) {
             interrupted = 1;
@@ -718,6 +989,7 @@ static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         }
         st = sgs_svgd_step((sgs_svgd *)state, &info);
         if (st != SGS_OK) break;
+        progress_tick(&pr, k + 1);
     }
     if (finish(&b, &c, st, "step", interrupted)) return;
 
@@ -727,8 +999,11 @@ static void run_svgd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         for (size_t j = 0; j < d; j++) po[j * n + i] = particles[i * d + j];
     if (nlhs > 1) {
         static const char *names[] = {"iterations", "interactions", "bandwidth", "step_size",
-                                      "mean_force", "max_force", "ksd_squared", "callback_calls"};
-        mxArray *s = make_info(names, 8);
+                                      "mean_force", "max_force", "ksd_squared", "callback_calls",
+                                      "seed", "stream"};
+        mxArray *s = make_info(names, 10);
+        mxSetField(s, 0, "seed", u64_scalar(cfg.seed));
+        mxSetField(s, 0, "stream", u64_scalar(cfg.stream));
         set_num(s, "iterations", (double)iters);
         set_num(s, "interactions", (double)info.interactions);
         set_num(s, "bandwidth", iters ? info.bandwidth : NAN);
@@ -770,6 +1045,45 @@ static void minibatch(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     for (size_t i = 0; i < len; i++) o[i] = (double)tmp[i] + 1.0;
     free_all(&b);
 }
+
+/* ---- seed-derived noise ------------------------------------------------------------------- */
+/* Z = sgsample_mex('normal' | 'uniform', seeds, n): numel(seeds)-by-n; row i is sgs_normal
+ * (sgs_uniform) of seeds(i), n values: a callback's minibatch seed (or, vectorised, the K
+ * seeds of a round) turned into reproducible noise by the library's generator. The seeds are
+ * uint64, or doubles that are integers in [0, 2^53]. */
+static void noise(int uniform, int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    (void)nrhs;
+    const mxArray *S = prhs[1];
+    const char *msg = "the seeds must be uint64, or doubles that are integers in [0, 2^53]";
+    if (mxIsComplex(S) || mxIsSparse(S) || !(mxIsDouble(S) || mxGetClassID(S) == mxUINT64_CLASS))
+        fail(&b, "sgsample:badArgument", msg);
+    uint64_t n = arg_u64(&b, prhs[2], "n");
+    size_t m = mxGetNumberOfElements(S);
+    if (m != 0 && n > (uint64_t)SIZE_MAX / m / sizeof(double)) fail(&b, "sgsample:tooLarge", "seeds x n does not fit in memory");
+    double *row = (double *)take(&b, n ? (size_t)n : 1, sizeof(double), 8);
+    const double *sd = mxIsDouble(S) ? mxGetPr(S) : NULL;
+    const uint64_t *su = sd ? NULL : (const uint64_t *)mxGetData(S);
+    for (size_t i = 0; i < m; i++)
+        if (sd && !(sd[i] >= 0.0 && sd[i] <= 9007199254740992.0 && sd[i] == floor(sd[i]))) fail(&b, "sgsample:badArgument", msg);
+    mxArray *Z = double_matrix(&b, m, (size_t)n, "seeds x n");
+    double *z = mxGetPr(Z);
+    for (size_t i = 0; i < m; i++) {
+        uint64_t seed = sd ? (uint64_t)sd[i] : su[i];
+        int32_t st = uniform ? sgs_uniform(seed, row, (size_t)n) : sgs_normal(seed, row, (size_t)n);
+        if (st != SGS_OK) {
+            mxDestroyArray(Z);
+            fail_status(&b, uniform ? "sgs_uniform" : "sgs_normal", st);
+        }
+        for (size_t j = 0; j < (size_t)n; j++) z[i + m * j] = row[j];
+    }
+    plhs[0] = Z;
+    free_all(&b);
+}
+
+static void normal_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { noise(0, nlhs, plhs, nrhs, prhs); }
+static void uniform_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { noise(1, nlhs, plhs, nrhs, prhs); }
 
 /* ---- diagnostics: sgs_stats_… over a matrix of draws --------------------------------------- */
 /* S = sgsample_mex('stats', X): X is n-by-d (one chain) or n-by-d-by-m (m chains of n draws),
@@ -871,7 +1185,7 @@ static void stats(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
 static void draws(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     buffers b = {{0}, 0};
     (void)nlhs;
-    if (nrhs != 3 || !mxIsStruct(prhs[2]))
+    if (nrhs != 3 || !mxIsStruct(prhs[2]) || mxGetNumberOfElements(prhs[2]) != 1)
         mexErrMsgIdAndTxt("sgsample:badArguments", "usage: S = sgs_diagnose(X, Name, Value, ...)");
     const mxArray *X = prhs[1];
     int single = mxIsSingle(X);
@@ -976,67 +1290,143 @@ static void draws(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     free_all(&b);
 }
 
-/* ---- persistent chains: the +sgs handle objects -------------------------------------------- */
-/* A chain that lives between MEX calls: its state and workspace are plain malloc memory (the MEX
- * memory manager would free mxMalloc memory at the end of the call), allocated once and never
- * moved, because the library's states are address-bound. The object holds only an id; ids are
- * never reused, so a stale id cannot reach a newer chain: a counter on top of a per-load value
- * from the clocks, because `clear mex` unloads this file (mexAtExit frees every chain) and the
- * counter starts again. The function handles stay with the
- * object and come with every call (an mxArray kept between calls would need to be made
- * persistent; passing them is simpler and always current). */
+/* ---- persistent objects: ids, epochs ------------------------------------------------------- */
+/* The +sgs handle objects hold only an id; the chain or particle system lives in this MEX file
+ * between calls, in plain malloc memory (the MEX memory manager would free mxMalloc memory at the
+ * end of the call), allocated once and never moved, because the library's states are
+ * address-bound. An id is epoch · 2^32 + counter (exact in a double). The epoch numbers the loads
+ * of this file in the process: `clear mex` (Octave: clear sgsample_mex) unloads it, mexAtExit
+ * frees every object, and the next load takes the next epoch, kept in the process environment
+ * (SGSAMPLE_MEX_EPOCH) because nothing in the file survives an unload. Every call checks an id's
+ * epoch first: an id of an earlier load is sgsample:staleHandle (the object was made before a
+ * clear, possibly inside a callback of a run that the clear could not stop), an unknown id of this
+ * load sgsample:invalidHandle (deleted). Ids are never reused, so a stale id cannot reach a newer
+ * object. The function handles stay with the M-code object and come with every call (an mxArray
+ * kept between calls would have to be made persistent; passing them is always current). */
 #define MAX_CHAINS 256
+#define ID_COUNTER_BITS 32
 
+static uint64_t epoch;          /* 0 until the first object of this load */
+static uint64_t next_counter;
+
+static void set_epoch_env(uint64_t e) {
+    char v[32];
+    snprintf(v, sizeof v, "%llu", (unsigned long long)e);
+#if defined(_WIN32)
+    _putenv_s("SGSAMPLE_MEX_EPOCH", v);
+#else
+    setenv("SGSAMPLE_MEX_EPOCH", v, 1);
+#endif
+}
+
+/* The epoch of this load: one more than the last load's (1 for the first in the process). */
+static uint64_t this_epoch(void) {
+    if (epoch == 0) {
+        const char *v = getenv("SGSAMPLE_MEX_EPOCH");
+        uint64_t last = v ? (uint64_t)strtoull(v, NULL, 10) : 0;
+        epoch = last + 1;
+        if (epoch >= (UINT64_C(1) << (53 - ID_COUNTER_BITS))) epoch = 1; /* 2^21 loads: wraps */
+        set_epoch_env(epoch);
+    }
+    return epoch;
+}
+
+static uint64_t new_id(void) {
+    uint64_t e = this_epoch();
+    if (next_counter >= (UINT64_C(1) << ID_COUNTER_BITS) - 1)
+        mexErrMsgIdAndTxt("sgsample:tooManyObjects", "2^32 objects made since this MEX file was loaded");
+    return (e << ID_COUNTER_BITS) + ++next_counter;
+}
+
+/* Raises sgsample:staleHandle for an id of an earlier load, sgsample:invalidHandle for one that is
+ * not an id at all; returns the id otherwise (its object may still be gone, or never have been
+ * made: the caller's search says invalidHandle). */
+static uint64_t id_arg(const mxArray *v) {
+    if (is_real_scalar(v) && !mxIsLogical(v) && !mxIsSparse(v)) {
+        double x = mxGetScalar(v);
+        if (x >= 1 && x < 9007199254740992.0 && x == floor(x)) {
+            uint64_t id = (uint64_t)x, e = id >> ID_COUNTER_BITS;
+            if (e != 0 && e < this_epoch())
+                mexErrMsgIdAndTxt("sgsample:staleHandle",
+                                  "a sampler object of an earlier load of the MEX file (made before clear mex, "
+                                  "or inside a callback of a run during which it was cleared): make a new one");
+            return id;
+        }
+    }
+    mexErrMsgIdAndTxt("sgsample:invalidHandle", "not a sampler object id");
+    return 0; /* not reached */
+}
+
+/* ---- persistent chains: the +sgs.Amagold, Sghmc, Sgld objects ------------------------------ */
 typedef struct {
     uint64_t id;
     int kind, running;
     size_t d;
-    double step; /* the step size asked for (AMAGOLD reports its adapted one) */
-    uint32_t mass; /* AMAGOLD's SGS_MASS_… */
-    void *raw;   /* malloc block: state (aligned) then workspace */
+    double step;      /* the step size asked for (AMAGOLD reports its adapted one) */
+    uint32_t mass;    /* AMAGOLD's SGS_MASS_… */
+    uint32_t steps;   /* inner steps asked for (SGHMC/SGLD per-draw statistics) */
+    uint64_t discard; /* iterations from creation that are not draws: warm-up + burn-in */
+    uint64_t seed, stream;
+    void *raw;        /* malloc block: state (aligned) then workspace */
     void *state;
     double *ws;
     size_t wlen;
-    cb_ctx c;    /* the library keeps &c as its user data */
+    mxArray *partial; /* persistent: what the last run that failed had produced, or NULL */
+    cb_ctx c;         /* the library keeps &c as its user data */
 } chain_obj;
 
 static chain_obj *chains[MAX_CHAINS];
-static uint64_t next_chain_id; /* 0 until the first chain of this load */
 static int exit_hook;
+static void free_svgds(void);
+
+static void chain_release(chain_obj *o) {
+    if (o->partial) mxDestroyArray(o->partial);
+    free(o->raw);
+    free(o);
+}
 
 static void free_chains(void) {
+    /* The objects go; their ids must not come back: the next object takes the next epoch (the
+     * file may stay mapped, statics and all, when an unload is deferred or shared). */
+    epoch = 0;
+    next_counter = 0;
+    drop_partial(&last_partial);
     for (int i = 0; i < MAX_CHAINS; i++) {
         if (chains[i]) {
-            free(chains[i]->raw);
-            free(chains[i]);
+            chain_release(chains[i]);
             chains[i] = NULL;
         }
     }
+    free_svgds();
 }
 
-/* The chain with the id in `v`, or an sgsample:invalidHandle error (bad, deleted, or from before
- * `clear mex`). */
-static chain_obj *find_chain(const mxArray *v, int *slot) {
-    if (is_real_scalar(v) && !mxIsLogical(v)) {
-        double x = mxGetScalar(v);
-        for (int i = 0; i < MAX_CHAINS; i++)
-            if (chains[i] && (double)chains[i]->id == x) {
-                if (slot) *slot = i;
-                return chains[i];
-            }
+static void at_exit_hook(void) {
+    if (!exit_hook) {
+        mexAtExit(free_chains);
+        exit_hook = 1;
     }
-    mexErrMsgIdAndTxt("sgsample:invalidHandle", "not a live sampler object (deleted, or made before clear mex)");
+}
+
+/* The chain with the id in `v`, or an sgsample:invalidHandle / sgsample:staleHandle error. */
+static chain_obj *find_chain(const mxArray *v, int *slot) {
+    uint64_t id = id_arg(v);
+    for (int i = 0; i < MAX_CHAINS; i++)
+        if (chains[i] && chains[i]->id == id) {
+            if (slot) *slot = i;
+            return chains[i];
+        }
+    mexErrMsgIdAndTxt("sgsample:invalidHandle", "not a live sampler object (deleted, or not a sampler chain)");
     return NULL; /* not reached */
 }
 
 /* Points the chain's callbacks at this call's function handles (valid only during this call). */
 static void bind_callbacks(chain_obj *o, buffers *b, const mxArray *energy, const mxArray *gradient,
                            const mxArray *tramp) {
-    if (o->kind == AMAGOLD) check_handle(b, energy, "energy");
+    if (chain_table[o->kind].has_energy) check_handle(b, energy, "energy");
     check_handle(b, gradient, "gradient");
-    o->c.energy = o->kind == AMAGOLD ? energy : NULL;
+    o->c.energy = chain_table[o->kind].has_energy ? energy : NULL;
     o->c.gradient = gradient;
-    o->c.trampoline = mxIsEmpty(tramp) ? NULL : tramp;
+    o->c.trampoline = trampoline_arg(b, tramp);
     o->c.exception = NULL;
     o->c.bad_id[0] = '\0';
     o->c.calls = 0;
@@ -1050,24 +1440,26 @@ static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     if (nrhs != 7 || !mxIsChar(prhs[1]) || mxGetString(prhs[1], kname, sizeof kname) != 0 || chain_kind(kname) < 0)
         mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('new', 'amagold'|'sghmc'|'sgld', energy, gradient, theta0, opts, trampoline)");
     int kind = chain_kind(kname);
+    const chain_ops *ops = &chain_table[kind];
     /* Every check that can raise comes before the malloc below, whose block nothing else would
      * free (bind_callbacks checks the handles again, then they are known to pass). */
-    if (kind == AMAGOLD) check_handle(&b, prhs[2], "energy");
+    if (ops->has_energy) check_handle(&b, prhs[2], "energy");
     check_handle(&b, prhs[3], "gradient");
-    const mxArray *opts = prhs[5];
-    if (!mxIsStruct(opts)) fail(&b, "sgsample:badArguments", "options must be a struct");
+    const mxArray *opts = options_arg(&b, prhs[5]);
+    trampoline_arg(&b, prhs[6]);
     size_t d = vector_arg(&b, prhs[4]);
     chain_config cfg;
-    double step = chain_read_config(kind, &b, opts, opt_u64(&b, opts, "warmup", 0), &cfg);
+    uint64_t warmup, discard = discard_count(kind, &b, opts, 0, &warmup);
+    double step = chain_read_config(kind, &b, opts, warmup, &cfg);
     int slot = -1;
     for (int i = 0; i < MAX_CHAINS && slot < 0; i++)
         if (!chains[i]) slot = i;
     if (slot < 0) mexErrMsgIdAndTxt("sgsample:tooManyObjects", "more than %d live sampler objects; delete some", MAX_CHAINS);
+    uint64_t id = new_id();
 
-    size_t dd = d ? d : 1, ssize, align;
-    chain_state_layout(kind, &ssize, &align);
+    size_t dd = d ? d : 1, ssize = ops->state_size(), align = ops->state_align();
     ssize = (ssize + 7) / 8 * 8; /* the workspace follows, 8-aligned */
-    size_t wlen = chain_workspace_len(kind, &cfg, dd);
+    size_t wlen = ops->workspace_len(&cfg, dd);
     chain_obj *o = (chain_obj *)calloc(1, sizeof *o);
     void *raw = wlen < SIZE_MAX / 8 - ssize - align ? calloc(1, align + ssize + wlen * 8) : NULL;
     if (!o || !raw) {
@@ -1084,81 +1476,128 @@ static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     o->d = d;
     o->step = step;
     o->mass = kind == AMAGOLD ? cfg.a.mass : 0;
+    o->steps = config_steps(kind, &cfg);
+    o->discard = discard;
+    o->seed = config_seed(kind, &cfg, &o->stream);
     o->c.d = d;
     bind_callbacks(o, &b, prhs[2], prhs[3], prhs[6]);
     double dummy = 0.0;
-    int32_t st = chain_init(kind, o->state, &cfg, d ? mxGetPr(prhs[4]) : &dummy, d, o->ws, wlen, &o->c);
+    int32_t st = ops->init(o->state, &cfg, d ? mxGetPr(prhs[4]) : &dummy, d, o->ws, wlen, &o->c);
     if (st != SGS_OK || sgs_trap_pending()) {
         cb_ctx c = o->c; /* the error outlives the chain */
-        free(raw);
-        free(o);
+        chain_release(o);
         finish(&b, &c, st, "init", 0);
         return;
     }
-    if (!exit_hook) {
-        mexAtExit(free_chains);
-        exit_hook = 1;
-    }
-    if (next_chain_id == 0) {
-        /* 33 bits from the clocks above a 20-bit counter (exact in a double): the wall clock in
-         * seconds and the process's CPU time (clock(), which has advanced between two loads in
-         * the same second). C89 functions, for compilers that mex runs in C99 mode. */
-        uint64_t t = (uint64_t)time(NULL) * 1000003u + (uint64_t)clock();
-        next_chain_id = ((t & ((UINT64_C(1) << 33) - 1)) << 20) + 1;
-    }
-    o->id = next_chain_id++;
+    at_exit_hook();
+    o->id = id;
     o->c.energy = o->c.gradient = o->c.trampoline = NULL; /* this call's handles die with it */
     chains[slot] = o;
     plhs[0] = mxCreateDoubleScalar((double)o->id);
 }
 
-/* [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline): n iterations, every
- * position recorded. On an error or interrupt the chain stays at its last completed iteration
- * (the library rolls the failed one back, generator included) and nothing is returned. */
+/* The run options of an object (keep_warmup, progress): a 1-by-1 struct, or none. */
+static const mxArray *run_opts(buffers *b, int nrhs, const mxArray *prhs[], int at) {
+    return nrhs > at ? options_arg(b, prhs[at]) : NULL;
+}
+
+static int run_flag(buffers *b, const mxArray *ro, const char *name) {
+    return ro ? opt_flag(b, ro, name) : 0;
+}
+
+/* [samples, info] = sgsample_mex('run', id, n, energy, gradient, trampoline[, run_opts]): n
+ * iterations; the rows returned are those after the warm-up and burn-in (fewer than n while they
+ * last; with run_opts.keep_warmup the others are info.warmup_samples). On an error or interrupt
+ * the chain stays at its last completed iteration (the library rolls the failed one back,
+ * generator included) and what the run had produced is kept for sgsample_mex('partial', id), the
+ * objects' Partial property; a run that completes clears it. */
 static void chain_run(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     buffers b = {{0}, 0};
-    if (nrhs != 6) mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('run', id, n, energy, gradient, trampoline)");
+    if (nrhs != 6 && nrhs != 7)
+        mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('run', id, n, energy, gradient, trampoline[, opts])");
     chain_obj *o = find_chain(prhs[1], NULL);
     if (o->running) mexErrMsgIdAndTxt("sgsample:busy", "%s", sgs_status_str(SGS_ERR_BUSY));
+    const chain_ops *ops = &chain_table[o->kind];
     uint64_t n = arg_u64(&b, prhs[2], "n");
+    const mxArray *ro = run_opts(&b, nrhs, prhs, 6);
+    int keep_warm = run_flag(&b, ro, "keep_warmup");
+    progress pr = {ops->name, n, 0, time(NULL), run_flag(&b, ro, "progress")};
     size_t d = o->d, dd = d ? d : 1;
-    if (n > (uint64_t)SIZE_MAX / dd / sizeof(double)) fail(&b, "sgsample:tooLarge", "n × d does not fit in memory");
+    uint64_t iters0 = 0;
+    ops->iterations(o->state, &iters0);
+    uint64_t skip = o->discard > iters0 ? o->discard - iters0 : 0;
+    if (skip > n) skip = n;
     bind_callbacks(o, &b, prhs[3], prhs[4], prhs[5]);
-    mxArray *out = double_matrix(&b, (size_t)n, d, "n x d");
-    mxArray *la = o->kind == AMAGOLD ? double_matrix(&b, (size_t)n, 1, "log_accept") : NULL;
+    recorder main_, warm;
+    memset(&warm, 0, sizeof warm);
+    recorder_open(&b, &main_, n - skip, d, "n");
+    if (keep_warm) recorder_open(&b, &warm, skip, d, "the kept warm-up");
     double *pos = (double *)take(&b, dd, sizeof(double), 8);
+    if (o->partial) { /* the last failed run's rows go once a new run starts */
+        mxDestroyArray(o->partial);
+        o->partial = NULL;
+    }
     tally t;
     o->running = 1;
-    int32_t st = chain_loop(o->kind, o->state, 0, n, mxGetPr(out), (size_t)n, la ? mxGetPr(la) : NULL, pos, d, &t);
+    int32_t st = chain_loop(ops, o->state, skip, n, keep_warm ? &warm : NULL, &main_, pos, d, o->step, o->steps, &pr, &t);
     o->running = 0;
     cb_ctx c = o->c;
     o->c.energy = o->c.gradient = o->c.trampoline = NULL; /* this call's handles die with it */
     o->c.exception = NULL;
+    run_extra x;
+    memset(&x, 0, sizeof x);
+    x.calls = c.calls;
+    x.seed = o->seed;
+    x.stream = o->stream;
+    x.step = o->step;
+    x.mass = o->mass;
+    mxArray *rows, *info;
+    chain_outputs(o->kind, o->state, d, &t, &warm, &main_, o->kind == AMAGOLD, &x, &rows, &info);
     if (c.exception || c.bad_id[0] || t.interrupted || st != SGS_OK || sgs_trap_pending()) {
-        mxDestroyArray(out);
-        if (la) mxDestroyArray(la);
+        /* Nothing of it is lost: the rows and info so far wait in o->partial. */
+        static const char *pf[] = {"samples", "info"};
+        mxArray *keep = mxCreateStructMatrix(1, 1, 2, pf);
+        mxSetField(keep, 0, "samples", rows);
+        mxSetField(keep, 0, "info", info);
+        mexMakeArrayPersistent(keep);
+        o->partial = keep;
         if (finish(&b, &c, st, "step", t.interrupted)) return;
     }
-    plhs[0] = out;
-    if (nlhs > 1) plhs[1] = chain_info(o->kind, o->state, d, n, 0, &t, c.calls, o->step, la, o->mass);
-    else if (la) mxDestroyArray(la);
+    plhs[0] = rows;
+    if (nlhs > 1) plhs[1] = info;
+    else mxDestroyArray(info);
     free_all(&b);
 }
 
+/* p = sgsample_mex('partial', id): what the last run that failed (callback error, Ctrl-C) had
+ * produced, a struct with samples and info; [] when the last run completed. */
+static void chain_partial(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    (void)nlhs;
+    if (nrhs == 1) { /* sgs_partial(): the last one-shot run's */
+        plhs[0] = last_partial ? mxDuplicateArray(last_partial) : mxCreateDoubleMatrix(0, 0, mxREAL);
+        return;
+    }
+    chain_obj *o = find_chain(prhs[1], NULL);
+    plhs[0] = o->partial ? mxDuplicateArray(o->partial) : mxCreateDoubleMatrix(0, 0, mxREAL);
+}
+
 /* s = sgsample_mex('query', id): position, iterations, divergences, step size, inverse mass
- * (AMAGOLD; [] for the others). */
+ * (AMAGOLD; [] for the others), seed and stream. */
 static void chain_query(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     (void)nlhs;
-    if (nrhs != 2) mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('query', id)");
+    (void)nrhs;
     chain_obj *o = find_chain(prhs[1], NULL);
     uint64_t divs = 0, iters = 0;
     double eps = o->step;
-    chain_totals(o->kind, o->state, &divs, &iters, &eps);
-    static const char *names[] = {"position", "iterations", "divergences", "step_size", "inverse_mass"};
-    mxArray *s = make_info(names, 5);
+    chain_table[o->kind].divergences(o->state, &divs);
+    chain_table[o->kind].iterations(o->state, &iters);
+    if (o->kind == AMAGOLD) sgs_amagold_step_size((sgs_amagold *)o->state, &eps);
+    static const char *names[] = {"position", "iterations", "divergences", "step_size", "inverse_mass",
+                                  "seed", "stream", "discard"};
+    mxArray *s = make_info(names, 8);
     mxArray *pos = mxCreateDoubleMatrix(o->d, 1, mxREAL);
     double dummy;
-    int32_t st = chain_position(o->kind, o->state, o->d ? mxGetPr(pos) : &dummy, o->d ? o->d : 1);
+    int32_t st = chain_table[o->kind].position(o->state, o->d ? mxGetPr(pos) : &dummy, o->d ? o->d : 1);
     if (st != SGS_OK) {
         mxDestroyArray(s);
         mxDestroyArray(pos);
@@ -1170,21 +1609,24 @@ static void chain_query(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs
     set_num(s, "divergences", (double)divs);
     set_num(s, "step_size", eps);
     mxSetField(s, 0, "inverse_mass", inverse_mass(o->kind, o->state, o->d));
+    mxSetField(s, 0, "seed", u64_scalar(o->seed));
+    mxSetField(s, 0, "stream", u64_scalar(o->stream));
+    set_num(s, "discard", (double)o->discard);
     plhs[0] = s;
 }
 
-/* found = sgsample_mex('free', id): frees the chain; false if there was none with this id. */
+/* found = sgsample_mex('free', id): frees the chain; false if there was none with this id (a
+ * destructor must not throw: stale and invalid ids are not errors here). */
 static void chain_free(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     (void)nlhs;
-    if (nrhs != 2) mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('free', id)");
+    (void)nrhs;
     int found = 0;
-    if (is_real_scalar(prhs[1]) && !mxIsLogical(prhs[1])) {
+    if (is_real_scalar(prhs[1]) && !mxIsLogical(prhs[1]) && !mxIsSparse(prhs[1])) {
         double x = mxGetScalar(prhs[1]);
         for (int i = 0; i < MAX_CHAINS; i++)
             if (chains[i] && (double)chains[i]->id == x) {
                 if (chains[i]->running) mexErrMsgIdAndTxt("sgsample:busy", "%s", sgs_status_str(SGS_ERR_BUSY));
-                free(chains[i]->raw);
-                free(chains[i]);
+                chain_release(chains[i]);
                 chains[i] = NULL;
                 found = 1;
             }
@@ -1429,27 +1871,91 @@ static void amagold_compare(int nlhs, mxArray *plhs[], int nrhs, const mxArray *
     free_all(&b);
 }
 
+/* ---- the SVGD object ----------------------------------------------------------------------- */
+#include "sgsample_svgd_obj.inc"
+
+/* ---- K chains per call --------------------------------------------------------------------- */
+#include "sgsample_batch.inc"
+
+/* ---- small commands ------------------------------------------------------------------------ */
+/* text = sgsample_mex('status', code) */
+static void status_text(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    (void)nlhs;
+    (void)nrhs;
+    const mxArray *v = prhs[1];
+    if (!is_real_scalar(v) || mxIsLogical(v) || mxIsSparse(v) || !(fabs(mxGetScalar(v)) < 2147483648.0))
+        mexErrMsgIdAndTxt("sgsample:badArgument", "status: the code must be a real scalar integer");
+    plhs[0] = mxCreateString(sgs_status_str((int32_t)mxGetScalar(v)));
+}
+
+static void version_text(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    (void)nlhs;
+    (void)nrhs;
+    (void)prhs;
+    plhs[0] = mxCreateString(sgs_version());
+}
+
+static void run_amagold(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { run_chain(AMAGOLD, nlhs, plhs, nrhs, prhs); }
+static void run_sghmc(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { run_chain(SGHMC, nlhs, plhs, nrhs, prhs); }
+static void run_sgld(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { run_chain(SGLD, nlhs, plhs, nrhs, prhs); }
+
 /* ---- entry --------------------------------------------------------------------------------- */
+/* Every command with the numbers of arguments (the command name included) and outputs it takes:
+ * the counts are checked here, once, so a command reads prhs[0..min_in-1] without checking. */
+typedef void (*command_fn)(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+static const struct {
+    const char *name;
+    command_fn fn;
+    int min_in, max_in, max_out;
+} commands[] = {
+    {"amagold", run_amagold, 6, 6, 2},
+    {"sghmc", run_sghmc, 5, 5, 2},
+    {"sgld", run_sgld, 5, 5, 2},
+    {"svgd", run_svgd, 5, 5, 2},
+    {"amagold_batch", run_amagold_batch, 6, 6, 2},
+    {"sghmc_batch", run_sghmc_batch, 5, 5, 2},
+    {"sgld_batch", run_sgld_batch, 5, 5, 2},
+    {"minibatch", minibatch, 4, 4, 1},
+    {"normal", normal_cmd, 3, 3, 1},
+    {"uniform", uniform_cmd, 3, 3, 1},
+    {"new", chain_new, 7, 7, 1},
+    {"run", chain_run, 6, 7, 2},
+    {"query", chain_query, 2, 2, 1},
+    {"partial", chain_partial, 1, 2, 1},
+    {"free", chain_free, 2, 2, 1},
+    {"amagold_get", amagold_get, 3, 3, 1},
+    {"amagold_set", amagold_set, 4, 4, 0},
+    {"amagold_compare", amagold_compare, 2, 2, 1},
+    {"svgd_new", svgd_new, 5, 5, 1},
+    {"svgd_run", svgd_run_obj, 5, 6, 2},
+    {"svgd_query", svgd_query, 2, 2, 1},
+    {"svgd_set", svgd_set, 4, 4, 0},
+    {"svgd_ksd", svgd_ksd, 6, 8, 1},
+    {"svgd_free", svgd_free, 2, 2, 1},
+    {"stats", stats, 2, 2, 1},
+    {"draws", draws, 3, 3, 1},
+    {"status", status_text, 2, 2, 1},
+    {"version", version_text, 1, 1, 1},
+};
+
 /* Called by mexFunction in sgsample_trap.cpp, which rethrows what the interpreter threw. */
 void sgs_gateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     char cmd[32];
-    if (nrhs < 1 || !mxIsChar(prhs[0]) || mxGetString(prhs[0], cmd, sizeof cmd) != 0)
+    if (nrhs < 1 || !mxIsChar(prhs[0]) || mxGetNumberOfDimensions(prhs[0]) != 2 || mxGetM(prhs[0]) > 1 ||
+        mxGetString(prhs[0], cmd, sizeof cmd) != 0)
         mexErrMsgIdAndTxt("sgsample:badArguments", "the first argument must be a command name");
-    if (strcmp(cmd, "amagold") == 0) run_chain(AMAGOLD, nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "sghmc") == 0) run_chain(SGHMC, nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "sgld") == 0) run_chain(SGLD, nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "svgd") == 0) run_svgd(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "minibatch") == 0) minibatch(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "new") == 0) chain_new(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "run") == 0) chain_run(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "query") == 0) chain_query(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "amagold_get") == 0) amagold_get(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "amagold_set") == 0) amagold_set(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "amagold_compare") == 0) amagold_compare(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "free") == 0) chain_free(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "stats") == 0) stats(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "draws") == 0) draws(nlhs, plhs, nrhs, prhs);
-    else if (strcmp(cmd, "status") == 0 && nrhs == 2) plhs[0] = mxCreateString(sgs_status_str((int32_t)mxGetScalar(prhs[1])));
-    else if (strcmp(cmd, "version") == 0) plhs[0] = mxCreateString(sgs_version());
-    else mexErrMsgIdAndTxt("sgsample:badArguments", "unknown command '%s'", cmd);
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        if (strcmp(cmd, commands[k].name) != 0) continue;
+        if (nrhs < commands[k].min_in || nrhs > commands[k].max_in)
+            mexErrMsgIdAndTxt("sgsample:badArguments", "%s: %d to %d arguments expected (got %d)", cmd,
+                              commands[k].min_in - 1, commands[k].max_in - 1, nrhs - 1);
+        if (nlhs > (commands[k].max_out > 1 ? commands[k].max_out : 1))
+            mexErrMsgIdAndTxt("sgsample:badArguments", "%s: at most %d outputs", cmd, commands[k].max_out);
+        commands[k].fn(nlhs, plhs, nrhs, prhs);
+        /* A command without outputs called for one (x = ...): [] rather than Octave's "element
+         * number 1 undefined in return list". */
+        if (nlhs >= 1 && !plhs[0]) plhs[0] = mxCreateDoubleMatrix(0, 0, mxREAL);
+        return;
+    }
+    mexErrMsgIdAndTxt("sgsample:badArguments", "unknown command '%s'", cmd);
 }

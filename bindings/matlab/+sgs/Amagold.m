@@ -3,10 +3,14 @@ classdef Amagold < sgs.Chain
 %
 %   c = sgs.Amagold(@energy, @gradient, theta0, Name, Value, ...)
 %
-%   Callbacks and options as for SGS_AMAGOLD, without 'Samples' and 'LogAccept' (every run
-%   returns its samples and info.log_accept); 'Warmup' adapts the step size during the first
-%   Warmup iterations, and with 'Mass', 'diagonal' or 'dense' also the mass matrix. Methods step,
-%   run, properties Position, Iterations, Divergences, StepSize: see SGS.CHAIN.
+%   Callbacks and options as for SGS_AMAGOLD, without 'Samples', 'LogAccept' and 'Chains' (every
+%   run returns its samples and info.log_accept): StepSize 0.1, Steps 10, Friction 0.25,
+%   MomentumSD 1, Warmup 0, Burnin 0, TargetAccept 0.65, Mass 'unit', Approach true,
+%   JitterSteps false, AdaptMass false, Variant 'reversible', Seed fresh, Stream 0, KeepWarmup
+%   false, Progress false. 'Warmup' adapts the step size during the first Warmup iterations,
+%   and with 'Mass', 'diagonal' or 'dense' also the mass matrix; 'Burnin' iterations follow at
+%   the step size reached. Their rows are not returned as samples (see SGS.CHAIN). Methods step,
+%   run, properties Position, Iterations, Divergences, StepSize, Seed, Partial, ...: SGS.CHAIN.
 %
 %   The warm-up API:
 %     c.StepSize = e           fixes the step size of the next iterations (a pilot's; during a
@@ -50,6 +54,7 @@ classdef Amagold < sgs.Chain
 
     function set.InverseMass(obj, v)
       sgsample_mex('amagold_set', obj.Id, 'inverse_mass', v);
+      obj.log_set('inverse_mass', v);
     end
 
     function v = get.InverseMassDense(obj)
@@ -58,6 +63,7 @@ classdef Amagold < sgs.Chain
 
     function set.InverseMassDense(obj, v)
       sgsample_mex('amagold_set', obj.Id, 'inverse_mass_dense', v);
+      obj.log_set('inverse_mass_dense', v);
     end
 
     function r = warmupReport(obj)

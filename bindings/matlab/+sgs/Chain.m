@@ -4,15 +4,36 @@ classdef Chain < handle
 %
 %   info = c.step()          one iteration; INFO as from c.run(1)
 %   [samples, info] = c.run(n)
-%                            n iterations; SAMPLES is n-by-d, the position after each one (no
-%                            burn-in: run the first iterations and ignore them). INFO: iterations
-%                            (total so far), samples, accepted, acceptance, divergences (total),
-%                            out_of_domain, step_size, callback_calls, and for AMAGOLD
-%                            warmup_acceptance (NaN) and log_accept (n-by-1).
+%                            n iterations. SAMPLES has one row per iteration after the warm-up
+%                            ('Warmup', AMAGOLD) and the burn-in ('Burnin'), the position after
+%                            it: n-by-d once they are over, fewer rows (0 during them) while they
+%                            last. INFO: iterations (total so far), samples, accepted, acceptance,
+%                            divergences (total), out_of_domain, step_size, callback_calls, seed,
+%                            stream, stats (per draw, one n-by-1 column each: diverging and
+%                            accepted (logical), log_accept, step_size, energy, inner_steps; NaN
+%                            where a sampler has no such number), warmup_samples and
+%                            warmup_stats (the warm-up/burn-in rows of this call, only with
+%                            c.KeepWarmup = true; else 0-by-d and []), and for AMAGOLD
+%                            warmup_acceptance, log_accept (= stats.log_accept), inverse_mass,
+%                            inverse_mass_dense, warmup_report, phase.
+%   c.Partial                what the last run that failed (a callback error, Ctrl-C) had
+%                            produced: a struct with samples and info as run would have returned
+%                            them for the iterations it completed ([] when the last run
+%                            completed). Nothing is lost: c.run continues from there.
 %   c.Position               the current position, d-by-1
 %   c.Iterations, c.Divergences, c.StepSize (AMAGOLD: settable, c.StepSize = e)
+%   c.Seed, c.Stream         the generator's seed and stream (uint64; a fresh seed unless given:
+%                            sgs.Amagold(..., 'Seed', c.Seed) repeats the chain)
+%   c.Progress               false (default) | true: a line of text a second during run
+%   c.KeepWarmup             false (default) | true: run returns the warm-up and burn-in rows in
+%                            info.warmup_samples and info.warmup_stats
 %   delete(c)                frees the chain (also done when the last reference goes, and by
-%                            clear mex, after which the object only raises sgsample:invalidHandle)
+%                            clear mex, after which the object raises sgsample:staleHandle)
+%   save('f.mat', 'c'), load('f.mat')
+%                            saves the chain and restores it bit for bit (see SAVEOBJ)
+%
+%   Read-only properties (Position, Iterations, Divergences, Seed, Stream, Partial, Kind) raise
+%   sgsample:readOnly when assigned.
 %
 %   At most 256 objects can be alive at once: the next raises sgsample:tooManyObjects. step,
 %   run or delete called from the object's own callback raises sgsample:busy (the object is
@@ -37,10 +58,25 @@ classdef Chain < handle
     Trampoline = []
   end
   properties (Dependent)
-    Position     % current position, d-by-1
-    Iterations   % iterations completed since creation
-    Divergences  % divergent iterations since creation
+    Position     % current position, d-by-1 (read-only)
+    Iterations   % iterations completed since creation (read-only)
+    Divergences  % divergent iterations since creation (read-only)
     StepSize     % current step size (AMAGOLD: adapted during the warm-up; settable)
+    Seed         % the generator's seed, uint64 (read-only; fresh unless given)
+    Stream       % the generator's stream, uint64 (read-only)
+    Partial      % what the last failed run produced: struct samples, info; [] (read-only)
+  end
+  properties
+    Progress = false    % true: a line of text a second during run
+    KeepWarmup = false  % true: run returns the warm-up/burn-in rows in info.warmup_samples
+  end
+  % How the chain was made ({'new', class, theta0, options}) and each setter call since
+  % ({iteration, what, value} rows), for saveobj/loadobj: a chain's state lives in the MEX file,
+  % and restoring it replays them (runs need no log: the iteration count says where they ended,
+  % whatever stopped them).
+  properties (SetAccess = private, Hidden = true)
+    History = {}
+    Sets = cell(0, 3)
   end
 
   methods (Access = protected)
@@ -55,8 +91,12 @@ classdef Chain < handle
         energy = args{1};
       end
       gradient = args{npos - 1};
-      [obj.Id, obj.Trampoline] = sgs_chain_open(kind, caller, energy, gradient, args{npos}, args(npos + 1:end));
+      [obj.Id, obj.Trampoline, runopts] = sgs_chain_open(kind, caller, energy, gradient, args{npos}, args(npos + 1:end));
       obj.Kind = kind;
+      obj.Progress = runopts.progress;
+      obj.KeepWarmup = runopts.keep_warmup;
+      % the seed the gateway drew, so that a restored chain is the same chain
+      obj.History = {'new', caller, args{npos}, [args(npos + 1:end), {'Seed', obj.Seed}]};
       obj.Energy = energy;
       obj.Gradient = gradient;
     end
@@ -71,7 +111,8 @@ classdef Chain < handle
       if nargin < 2
         error('sgsample:badArguments', 'usage: [samples, info] = c.run(n)');
       end
-      [samples, info] = sgsample_mex('run', obj.Id, n, obj.Energy, obj.Gradient, obj.Trampoline);
+      ro = struct('keep_warmup', double(logical(obj.KeepWarmup)), 'progress', double(logical(obj.Progress)));
+      [samples, info] = sgsample_mex('run', obj.Id, n, obj.Energy, obj.Gradient, obj.Trampoline, ro);
     end
 
     function v = get.Position(obj), v = obj.query().position; end
@@ -79,13 +120,81 @@ classdef Chain < handle
     function v = get.Divergences(obj), v = obj.query().divergences; end
     function v = get.StepSize(obj), v = obj.query().step_size; end
     % AMAGOLD only (sgs_amagold_set_step_size); the others raise sgsample:badArgument.
-    function set.StepSize(obj, v), sgsample_mex('amagold_set', obj.Id, 'step_size', v); end
+    function set.StepSize(obj, v)
+      sgsample_mex('amagold_set', obj.Id, 'step_size', v);
+      obj.log_set('step_size', v);
+    end
+    function v = get.Seed(obj), v = obj.query().seed; end
+    function v = get.Stream(obj), v = obj.query().stream; end
+    function v = get.Partial(obj), v = sgsample_mex('partial', obj.Id); end
+    function set.Position(obj, ~), sgs.Chain.read_only('Position'); end
+    function set.Iterations(obj, ~), sgs.Chain.read_only('Iterations'); end
+    function set.Divergences(obj, ~), sgs.Chain.read_only('Divergences'); end
+    function set.Seed(obj, ~), sgs.Chain.read_only('Seed'); end
+    function set.Stream(obj, ~), sgs.Chain.read_only('Stream'); end
+    function set.Partial(obj, ~), sgs.Chain.read_only('Partial'); end
+    function set.Progress(obj, v), obj.Progress = sgs.Chain.flag('Progress', v); end
+    function set.KeepWarmup(obj, v), obj.KeepWarmup = sgs.Chain.flag('KeepWarmup', v); end
+
+    function s = saveobj(obj)
+      % SAVEOBJ  What save() writes: the callbacks, theta0, the options (with the seed drawn)
+      %   and the operations since (runs by iterations completed, setters with their values).
+      %   LOADOBJ replays them, calling the callbacks again, so the restored chain is the same
+      %   chain bit for bit (callbacks that depend only on their arguments, as the library's
+      %   reproducibility asks) and costs the original iterations' time once. The C library
+      %   has no state export yet; when it has, this becomes a copy.
+      s = struct('Kind', obj.Kind, 'Energy', {obj.Energy}, 'Gradient', {obj.Gradient}, ...
+                 'History', {obj.History}, 'Sets', {obj.Sets}, 'Iterations', obj.Iterations, ...
+                 'Progress', obj.Progress, 'KeepWarmup', obj.KeepWarmup);
+    end
 
     function delete(obj)
       % A destructor must not throw: an id that is gone already (clear mex) is not an error
       % here, and ids are never reused, so later calls get sgsample:invalidHandle from the
       % gateway. (No property is set: Octave 7 may run this where that is refused.)
       sgsample_mex('free', obj.Id);
+    end
+  end
+
+  methods (Static)
+    function obj = loadobj(s)
+      % LOADOBJ  Remakes a saved chain (see SAVEOBJ).
+      if ~isstruct(s) || ~isfield(s, 'History') || isempty(s.History)
+        error('sgsample:badArgument', 'loadobj: not a saved sgs chain');
+      end
+      h = s.History;
+      ctor = str2func(h{2});
+      if strcmp(s.Kind, 'amagold')
+        obj = ctor(s.Energy, s.Gradient, h{3}, h{4}{:});
+      else
+        obj = ctor(s.Gradient, h{3}, h{4}{:});
+      end
+      for k = 1:size(s.Sets, 1)
+        obj.run(s.Sets{k, 1} - obj.Iterations);
+        sgsample_mex('amagold_set', obj.Id, s.Sets{k, 2}, s.Sets{k, 3});
+        obj.log_set(s.Sets{k, 2}, s.Sets{k, 3});
+      end
+      obj.run(s.Iterations - obj.Iterations);
+      obj.Progress = s.Progress;
+      obj.KeepWarmup = s.KeepWarmup;
+    end
+  end
+
+  methods (Static, Access = private)
+    function read_only(name)
+      error('sgsample:readOnly', '%s is read-only', name);
+    end
+    function v = flag(name, v)
+      if ~(isscalar(v) && (islogical(v) || (isnumeric(v) && isreal(v) && (v == 0 || v == 1))))
+        error('sgsample:badOption', '%s must be true or false', name);
+      end
+      v = logical(v);
+    end
+  end
+
+  methods (Access = protected)
+    function log_set(obj, what, v)
+      obj.Sets(end + 1, :) = {obj.Iterations, what, v};
     end
   end
 

@@ -5,7 +5,8 @@
 %   gnuplot toolkit (Debian: gnuplot-nox, fonts-freefont-otf) prints with -dpngcairo.
 %
 %   run('bindings/matlab/examples/double_well.m')        (SGS_QUICK=1: fewer samples;
-%                                                         SGS_PNG=path: where to write the PNG)
+%                                                         SGS_PNG=path: where to write the PNG;
+%                                                         default: tempdir, never the sources)
 here = fileparts(mfilename('fullpath'));
 addpath(fileparts(here));
 n = 50000;
@@ -14,12 +15,11 @@ if ~isempty(getenv('SGS_QUICK'))
 end
 png = getenv('SGS_PNG');
 if isempty(png)
-  png = fullfile(here, 'double_well.png');
+  png = fullfile(tempdir, 'sgsample_double_well.png');
 end
 U = @(x) (x + 4) * (x + 1) * (x - 1) * (x - 3) / 14 + 0.5;
-% N(0, 1) from the seed's two 32-bit halves (Box-Muller): the same seed gives the same gradient.
-noise = @(s) sqrt(-2 * log((double(bitshift(s, -32)) + 0.5) / 2^32)) * cos(2 * pi * double(bitand(s, uint64(4294967295))) / 2^32);
-dU = @(x, s) (4 * x^3 + 3 * x^2 - 26 * x - 1) / 14 + noise(s);
+% N(0, 1) from the minibatch seed by the library's generator: the same seed, the same gradient.
+dU = @(x, s) (4 * x^3 + 3 * x^2 - 26 * x - 1) / 14 + sgs_normal(s);
 opts = {'StepSize', 0.25, 'Steps', 10, 'Friction', 0.25, 'Samples', n, 'Seed', 1};
 tic;
 [a, ia] = sgs_amagold(U, dU, 0, opts{:});

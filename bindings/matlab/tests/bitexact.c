@@ -265,6 +265,44 @@ int main(void) {
         print_rows("amagold_handoff", out, N, D);
     }
 
+    /* The sgs.Svgd object: the system above started afresh, 10 plain iterations, then 40 with a
+     * batch size doubling from 2 every 10 (sgs_svgd_run_scheduled); its particles, then the
+     * full and the batch KSD² (p = 4, stream 0) of them with the gradients of seed 5. */
+    {
+        sgs_svgd o = {{0}};
+        double g[P * D], k2[2];
+        for (int i = 0; i < P; i++) {
+            parts[i * D] = i / 10.0 - 0.5;
+            parts[i * D + 1] = 1.0 - i / 5.0;
+        }
+        sgs_svgd_schedule sch = sgs_svgd_schedule_default(2, 10);
+        sch.kind = SGS_SCHEDULE_DOUBLING;
+        if (check(sgs_svgd_init(&o, &sc, parts, P, D, sws, wl, idx, P, NULL, gradients, NULL), "svgd_obj init") ||
+            check(sgs_svgd_run(&o, 10, NULL), "svgd_obj run") ||
+            check(sgs_svgd_run_scheduled(&o, 40, &sch, NULL), "svgd_obj scheduled"))
+            return 1;
+        print_rows("svgd_obj", parts, P, D);
+        gradients(NULL, parts, P, D, 5, g);
+        if (check(sgs_ksd_full(parts, P, D, g, 1.0, -0.5, &k2[0]), "ksd full") ||
+            check(sgs_ksd_batch(parts, P, D, g, 4, 1.0, -0.5, 5, 0, idx, P, &k2[1]), "ksd batch"))
+            return 1;
+        print_rows("svgd_obj_ksd", k2, 1, 2);
+    }
+
+    /* Seed-derived noise: 5 normals and 5 uniforms for each of four seeds. */
+    {
+        const uint64_t seeds[4] = {1, 2, 123456789, UINT64_MAX};
+        double z[5];
+        for (int i = 0; i < 4; i++) {
+            if (check(sgs_normal(seeds[i], z, 5), "normal")) return 1;
+            print_rows("normal", z, 1, 5);
+        }
+        for (int i = 0; i < 4; i++) {
+            if (check(sgs_uniform(seeds[i], z, 5), "uniform")) return 1;
+            print_rows("uniform", z, 1, 5);
+        }
+    }
+
     /* Minibatch: seed 123456789, n 1000, B 20 (0-based here). */
     uint64_t mb[20];
     if (check(sgs_minibatch(123456789u, 1000, mb, 20), "minibatch")) return 1;

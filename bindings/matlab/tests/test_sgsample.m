@@ -28,6 +28,8 @@ function failed = test_sgsample(c_bits_file)
   t = diagnostics(t);
   t = draws_diagnostics(t);
   t = interrupts(t);
+  t = test_brief(t, @check, @expect_error);
+  t = fuzz(t);
   printf_('octave: %d passed, %d failed\n', t.passed, t.failed);
   failed = t.failed;
 end
@@ -221,7 +223,11 @@ function t = bit_for_bit(t, file)
     'stats_mcse', @() stats_field(runs_pair(E, G, th), 'mcse'); ...
     'stats_chain_ess', @() stats_field(runs_pair(E, G, th), 'chain_ess'); ...
     'stats_ess_flags', @() stats_field(runs_pair(E, G, th), 'ess_flags'); ...
-    'stats_chain_ess_flags', @() stats_field(runs_pair(E, G, th), 'chain_ess_flags')};
+    'stats_chain_ess_flags', @() stats_field(runs_pair(E, G, th), 'chain_ess_flags'); ...
+    'svgd_obj', @() svgd_obj_run('particles'); ...
+    'svgd_obj_ksd', @() svgd_obj_run('ksd'); ...
+    'normal', @() [sgs_normal(uint64([1; 2; 123456789]), 5); sgs_normal(intmax('uint64'), 5)]; ...
+    'uniform', @() sgs_uniform([uint64(1); 2; 123456789; intmax('uint64')], 5)};
   for r = 1:size(runs, 1)
     tag = runs{r, 1};
     mine = hex_rows(tag, runs{r, 2}());
@@ -246,6 +252,20 @@ function t = bit_for_bit(t, file)
   mb = c_lines(strncmp(c_lines, 'minibatch ', 10));
   c_idx = sscanf(mb{1}(11:end), '%d');
   t = check(t, 'bit-for-bit: sgs_minibatch = C + 1', isequal(sgs_minibatch(uint64(123456789), 1000, 20), c_idx + 1));
+end
+
+% The sgs.Svgd run of tests/bitexact.c: 10 iterations, then 40 with a batch size doubling from 2
+% every 10; the particles, or the full and batch KSD^2 with the gradients of seed 5.
+function v = svgd_obj_run(what)
+  o = sgs.Svgd(@(X, seed) X + seed_noise(seed), [(0:9)' / 10 - 0.5, 1 - (0:9)' / 5], ...
+               'BatchSize', 4, 'StepSize', 0.2, 'Bandwidth', 2, 'Seed', 13);
+  o.run(10);
+  o.run(40, 'Schedule', struct('kind', 'doubling', 'start', 2, 'every', 10));
+  if strcmp(what, 'particles')
+    v = o.Particles;
+  else
+    v = [o.ksd('Seed', 5), o.ksd('Kind', 'batch', 'BatchSize', 4, 'Seed', 5)];
+  end
 end
 
 % The mass-matrix run of tests/bitexact.c: seed 21, step 0.05, warm-up 60 with AdaptMass.
@@ -454,7 +474,8 @@ function t = objects(t)
   [s, info] = c.run(200);
   t = check(t, 'object: sgs.Amagold run(49), step(), run(200) = sgs_amagold Warmup 50 Samples 200, bit for bit', ...
             isequal(s, ref));
-  t = check(t, 'object: info of step() and run(n)', info1.samples == 1 && info1.iterations == 50 && ...
+  % step() of iteration 50 is the warm-up's last: no draw (samples 0), its row not returned.
+  t = check(t, 'object: info of step() and run(n)', info1.samples == 0 && info1.iterations == 50 && ...
             info.iterations == 250 && info.samples == 200 && isequal(size(info.log_accept), [200, 1]) && ...
             info.callback_calls == 200 * 6 && info.accepted <= 200 && info.accepted > 100);
   t = check(t, 'object: Position, Iterations, StepSize, Divergences', isequal(c.Position, ref(end, :)') && ...
@@ -882,10 +903,42 @@ function t = object_errors(t)
   else
     clear mex
   end
-  t = expect_error(t, 'sgsample:invalidHandle', @() d.step(), 'object: step after clear mex');
+  t = expect_error(t, 'sgsample:staleHandle', @() d.step(), 'object: step after clear mex');
   delete(d);   % frees nothing (the chain went with clear mex), raises nothing
   e2 = sgs.Sgld(G, th, 'Seed', 2);
   t = check(t, 'object: new objects work after clear mex', isequal(e2.run(3), sgs_sgld(G, th, 'Seed', 2, 'Samples', 3)));
+end
+
+% The gateway's argument decoding fuzzed (tests/fuzz_gateway.m): the known crashes, then 3000
+% random argument lists, in a child Octave, so that a crash is a failure naming its case (replay
+% it with fuzz_gateway(seed, 0, logfile, case), which prints the arguments).
+function t = fuzz(t)
+  if ~exist('OCTAVE_VERSION', 'builtin')
+    fprintf('skip fuzz (the child process is an Octave)\n');
+    return;
+  end
+  here = fileparts(mfilename('fullpath'));
+  seed = 20261205;
+  n = 3000;
+  logfile = [tempname(), '.txt'];
+  octave = fullfile(OCTAVE_HOME, 'bin', 'octave-cli');
+  [status, out] = system(sprintf('"%s" --no-gui --no-history --quiet --no-window-system --eval "addpath(''%s''); fuzz_gateway(%d, %d, ''%s'')" 2>&1', ...
+                                 octave, here, seed, n, logfile));
+  last = '';
+  if exist(logfile, 'file')
+    last = strtrim(fileread(logfile));
+    lines = strsplit(last, sprintf('\n'));
+    last = lines{end};
+    delete(logfile);
+  end
+  done = regexp(out, 'FUZZ DONE (\d+) cases, (\d+) bad', 'tokens', 'once');
+  ok = status == 0 && ~isempty(done) && str2double(done{1}) == n && str2double(done{2}) == 0;
+  detail = sprintf('(seed %d: %s)', seed, strjoin(regexp(out, 'FUZZ (DONE|BAD)[^\n]*', 'match'), '; '));
+  if isempty(done)
+    detail = sprintf('(the child died in case %s of seed %d, exit %d: replay with fuzz_gateway(%d, 0, tempname(), %s))', ...
+                     last, seed, status, seed, last);
+  end
+  t = check(t, sprintf('fuzz: %d random gateway calls + the known crashes, each returns or raises sgsample:*', n), ok, detail);
 end
 
 function t = interrupts(t)
@@ -902,11 +955,12 @@ function t = interrupts(t)
     sprintf('addpath(''%s''); addpath(''%s'');', fileparts(here), here), ...
     'global KCALLS KAT; E = @(x) 0.5 * sum(x .^ 2); KCALLS = 0; KAT = 57;', ...
     'try, s = sgs_amagold(E, @interrupt_after, [1; 2], ''Samples'', 1000); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
-    'printf(''CALLS1 %d\n'', KCALLS); KCALLS = 0; KAT = 3;', ...
+    'printf(''CALLS1 %d\n'', KCALLS); q = sgs_partial(); printf(''ONESHOT %d %d\n'', q.info.iterations, size(q.samples, 1)); KCALLS = 0; KAT = 3;', ...
     'try, X = sgs_svgd(@interrupt_after, (1:10)'' / 10, ''Iterations'', 100); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
     'printf(''CALLS2 %d\n'', KCALLS); c = sgs.Amagold(E, @interrupt_after, [1; 2], ''Seed'', 5); KCALLS = 0; KAT = 205;', ...
     'try, c.run(1000); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
-    'm = c.Iterations; KAT = 0; rest = c.run(30); ref = sgs_amagold(E, @interrupt_after, [1; 2], ''Seed'', 5, ''Samples'', m + 30); printf(''OBJECT %d %d\n'', m, isequal(rest, ref(m + 1:end, :)));', ...
+    'm = c.Iterations; p = c.Partial; KAT = 0; rest = c.run(30); ref = sgs_amagold(E, @interrupt_after, [1; 2], ''Seed'', 5, ''Samples'', m + 30); printf(''OBJECT %d %d\n'', m, isequal(rest, ref(m + 1:end, :)));', ...
+    'printf(''PARTIAL %d\n'', isequal(p.samples, ref(1:m, :)) && p.info.iterations == m && p.info.samples == m);', ...
     's = sgs_sgld(@(x, s) x, [0; 0], ''Samples'', 5); printf(''AFTER %d\n'', isequal(size(s), [5, 2]));'};
   file = [tempname(), '.m'];
   fid = fopen(file, 'w');
@@ -920,11 +974,14 @@ function t = interrupts(t)
             isempty(strfind(out, 'RESULT')) && isempty(strfind(out, 'error:')), sprintf('(exit %d)', status));
   t = check(t, 'Ctrl-C: an AMAGOLD run stops in the callback that was interrupted', isequal(num('CALLS1'), 57), ...
             sprintf('(%s)', regexp(out, 'CALLS1 [0-9]*', 'match', 'once')));
+  t = check(t, 'Ctrl-C: sgs_partial() has the one-shot run''s completed iterations (gradient call 57: 5 of 10 calls each)', ...
+            isequal(num('ONESHOT'), [5, 5]), sprintf('(%s)', regexp(out, 'ONESHOT [0-9 ]*', 'match', 'once')));
   t = check(t, 'Ctrl-C: an SVGD run stops likewise', isequal(num('CALLS2'), 3));
   o = num('OBJECT');
   t = check(t, 'Ctrl-C: an object is left at its last iteration, not busy, and continues bit for bit', ...
             numel(o) == 2 && o(1) == floor((205 - 1) / 10) && o(2) == 1, sprintf('(%s)', regexp(out, 'OBJECT [0-9 ]*', 'match', 'once')));
   t = check(t, 'Ctrl-C: later runs work', isequal(num('AFTER'), 1));
+  t = check(t, 'Ctrl-C: the object''s Partial keeps the rows of the interrupted run, exact totals', isequal(num('PARTIAL'), 1));
   if t.failed > 0
     lines = strsplit(out, sprintf('\n'));
     fprintf('     | %s\n', lines{:});
