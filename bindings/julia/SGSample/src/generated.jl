@@ -2,7 +2,7 @@
 # Layouts follow C's rules; Julia isbits structs use the same ones.
 
 # Constants (#define)
-const SGS_VERSION_STRING = "0.3.0"
+const SGS_VERSION_STRING = "0.4.0"
 const SGS_VARIANT_REVERSIBLE = 0
 const SGS_VARIANT_NON_REVERSIBLE = 1
 const SGS_MASS_UNIT = 0
