@@ -184,6 +184,12 @@ void sghmc_sgld_bits() {
     const double theta0[kD] = {1.5, -1.0};
     auto h = sgs::sghmc::try_create(hc, theta0, kD, grad<double>{});
     expect(h && !c.empty() && same_bits(c, cxx_draws(*h)), "sghmc == C API bit for bit");
+    // The same chain over a caller's workspace.
+    std::vector<double> pool(sgs_sghmc_workspace_len_for(&hc, kD));
+    auto hs = sgs::sghmc::try_create(hc, theta0, kD, grad<double>{}, sgs::span<double>{pool.data(), pool.size()});
+    expect(hs && same_bits(c, cxx_draws(*hs)), "sghmc over a caller workspace == C API bit for bit");
+    auto small = sgs::sghmc::try_create(hc, theta0, kD, grad<double>{}, sgs::span<double>{pool.data(), 1});
+    expect(!small && small.status() == SGS_ERR_WORKSPACE_TOO_SMALL, "a short caller workspace is refused");
 
     sgs_sgld_config lc = sgs_sgld_config_default(0.01);
     lc.seed = 12;

@@ -290,6 +290,13 @@ struct callbacks : callbacks_base {
 
 } // namespace detail
 
+/// A caller's buffer (C++17 has no `std::span`): `size` elements at `data`.
+template <class T>
+struct span {
+    T *data = nullptr;     ///< first element (null: none)
+    std::size_t size = 0;  ///< number of elements
+};
+
 /// Sampler tags for `sgs::chain`.
 struct amagold_tag {};
 /// SGHMC.
@@ -435,18 +442,22 @@ public:
     /// a gradient (`try_create(config, theta0, d, gradient)`). Every status of `sgs_…_init`, or
     /// `version_mismatch`, is reported; a callback's exception (AMAGOLD evaluates the energy at
     /// init) is rethrown.
+    ///
+    /// The workspace is allocated by the owner, unless `workspace` gives caller memory (at least
+    /// `sgs_…_workspace_len_for(&config, d)` elements, outliving the owner and used by nothing
+    /// else) for codes that pool their memory.
     template <class E, class G>
     static result<chain> try_create(const config_type &config, const Real *theta0, std::size_t d,
-                                    E energy, G gradient) {
+                                    E energy, G gradient, span<Real> workspace = {}) {
         static_assert(traits::needs_energy, "this sampler takes no energy: try_create(config, theta0, d, gradient)");
-        return start(config, theta0, d, std::move(energy), std::move(gradient));
+        return start(config, theta0, d, std::move(energy), std::move(gradient), workspace);
     }
     /// As above, for SGHMC and SGLD.
     template <class G>
     static result<chain> try_create(const config_type &config, const Real *theta0, std::size_t d,
-                                    G gradient) {
+                                    G gradient, span<Real> workspace = {}) {
         static_assert(!traits::needs_energy, "AMAGOLD needs an energy: try_create(config, theta0, d, energy, gradient)");
-        return start(config, theta0, d, detail::no_energy{}, std::move(gradient));
+        return start(config, theta0, d, detail::no_energy{}, std::move(gradient), workspace);
     }
 
 #if SGSAMPLE_HPP_EXCEPTIONS
@@ -495,8 +506,9 @@ public:
     /// An independent chain that continues exactly as this one would (`sgs_…_copy`); it shares
     /// the callables (as the C copy shares `user_data`).
     result<chain> try_clone() const {
-        std::unique_ptr<impl> q(new impl(p_->d, p_->ws.size(), p_->cbs));
-        sgs_status s = traits::copy(&q->st, q->ws.data(), q->ws.size(), &p_->st);
+        // The clone always owns its workspace, whoever owns the original's.
+        std::unique_ptr<impl> q(new impl(p_->d, p_->ws_len, span<Real>{}, p_->cbs));
+        sgs_status s = traits::copy(&q->st, q->ws, q->ws_len, &p_->st);
         if (s != SGS_OK) return result<chain>::failure(s);
         return chain(std::move(q));
     }
@@ -568,14 +580,18 @@ public:
 
 private:
     struct impl {
-        impl(std::size_t d_, std::size_t ws_len, std::shared_ptr<detail::callbacks_base> c)
-            : d(d_), ws(ws_len), cbs(std::move(c)) {}
+        // `len` elements of its own, or the caller's `given`.
+        impl(std::size_t d_, std::size_t len, span<Real> given, std::shared_ptr<detail::callbacks_base> c)
+            : d(d_), own(given.data ? 0 : len), ws(given.data ? given.data : own.data()),
+              ws_len(given.data ? given.size : len), cbs(std::move(c)) {}
         impl(const impl &) = delete;
         impl &operator=(const impl &) = delete;
         ~impl() { (void)traits::clear(&st); }
         state_type st{};
         std::size_t d;
-        std::vector<Real> ws;
+        std::vector<Real> own;
+        Real *ws;
+        std::size_t ws_len;
         std::shared_ptr<detail::callbacks_base> cbs;
     };
 
@@ -583,7 +599,7 @@ private:
 
     template <class E, class G>
     static result<chain> start(const config_type &config, const Real *theta0, std::size_t d,
-                               E energy, G gradient) {
+                               E energy, G gradient, span<Real> workspace) {
         if (sgs_status v = check_version(); v != SGS_OK) return result<chain>::failure(v);
         using cbs_t = detail::callbacks<Real, E, G>;
         auto cbs = std::make_shared<cbs_t>(std::move(energy), std::move(gradient));
@@ -595,9 +611,9 @@ private:
         // size) rather than a null workspace.
         std::size_t len = std::max<std::size_t>(traits::workspace_len(&config, d), 1);
         void *user = cbs.get();
-        std::unique_ptr<impl> p(new impl(d, len, std::move(cbs)));
-        result<void> r = p->cbs->finish(detail::init(&p->st, &config, theta0, d, p->ws.data(),
-                                                     p->ws.size(), e, g, user));
+        std::unique_ptr<impl> p(new impl(d, len, workspace, std::move(cbs)));
+        result<void> r = p->cbs->finish(
+            detail::init(&p->st, &config, theta0, d, p->ws, p->ws_len, e, g, user));
         if (!r) return result<chain>::failure(r.status());
         return chain(std::move(p));
     }
