@@ -87,9 +87,16 @@ cxx_wrapper() {
     "$lib" -lm -o "$build/cxx_wrapper_noexcept" && "$build/cxx_wrapper_noexcept"
 }
 
+# The program records the library's soname (libsgsample.so.0.MINOR, capi/build.rs), which cargo
+# does not write: a link of that name in the build directory stands in for an install.
 link_cdylib() {
-  gcc "${cflags[@]}" examples-c/minimal.c -Ltarget/release -lsgsample -lm -o "$build/minimal_so" &&
-    LD_LIBRARY_PATH=target/release "$build/minimal_so" && ldd "$build/minimal_so" | grep libsgsample.so >/dev/null
+  local soname
+  soname=$(readelf -d "$so" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
+  [ -n "$soname" ] || { echo "$so has no soname"; return 1; }
+  ln -sf "$PWD/$so" "$build/$soname" &&
+    gcc "${cflags[@]}" examples-c/minimal.c -Ltarget/release -lsgsample -lm -o "$build/minimal_so" &&
+    LD_LIBRARY_PATH="$build" "$build/minimal_so" &&
+    LD_LIBRARY_PATH="$build" ldd "$build/minimal_so" | grep "$soname => $build/$soname" >/dev/null
 }
 
 repro() {
