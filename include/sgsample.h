@@ -859,6 +859,161 @@ typedef struct sgs_warmup_report {
 } sgs_warmup_report;
 
 /**
+ * Batched energy callback of `sgs_…_run_batch` (`double` coordinates): the full-data energies
+ * U of the `k` points `theta` (k·d values, row by row; row r is chain `chains[r]`) into `u`
+ * (k values, NaN on entry; a non-finite energy is a divergence). `row_status` and the return
+ * value as for `sgs_batch_gradient_fn`.
+ */
+typedef int32_t (*sgs_batch_energy_fn)(void *user_data,
+                                       const double *theta,
+                                       size_t k,
+                                       size_t d,
+                                       const size_t *chains,
+                                       double *u,
+                                       int32_t *row_status);
+
+/**
+ * Batched stochastic-gradient callback of `sgs_…_run_batch` (`double` coordinates).
+ *
+ * `x` holds `k` points of `d` values, row by row (k ≤ the K chains of the run); row r belongs
+ * to chain `chains[r]` (an index 0..K−1 into the run's `states`) and its minibatch is chosen by
+ * `minibatch_seeds[r]`. Write the gradients into `grad` (k·d values, same layout; it holds NaN
+ * on entry, so a row left unwritten is a divergence). `row_status` has k entries, pre-filled
+ * with `SGS_CB_OK`: set a row to `SGS_CB_REJECT` when its point is outside the domain (that
+ * chain's proposal is rejected). Return `SGS_CB_OK`, or `SGS_CB_ABORT` (any value but OK; also
+ * a row status other than OK and REJECT) to stop the run. The value of a row must depend only
+ * on that row's point and seed: that is what makes a batch run equal to K separate runs.
+ */
+typedef int32_t (*sgs_batch_gradient_fn)(void *user_data,
+                                         const double *x,
+                                         size_t k,
+                                         size_t d,
+                                         const uint64_t *minibatch_seeds,
+                                         const size_t *chains,
+                                         double *grad,
+                                         int32_t *row_status);
+
+/**
+ * Batched energy callback (`float` coordinates, `double` energies; see `sgs_batch_energy_fn`).
+ */
+typedef int32_t (*sgs_batch_energy_fn_f32)(void *user_data,
+                                           const float *theta,
+                                           size_t k,
+                                           size_t d,
+                                           const size_t *chains,
+                                           double *u,
+                                           int32_t *row_status);
+
+/**
+ * Batched stochastic-gradient callback (`float` coordinates; see `sgs_batch_gradient_fn`).
+ */
+typedef int32_t (*sgs_batch_gradient_fn_f32)(void *user_data,
+                                             const float *x,
+                                             size_t k,
+                                             size_t d,
+                                             const uint64_t *minibatch_seeds,
+                                             const size_t *chains,
+                                             float *grad,
+                                             int32_t *row_status);
+
+/**
+ * An SGHMC chain on `double` coordinates, in caller memory. Opaque: fill
+ * it with `sgs_sghmc_init`. Zero-initialise it (`sgs_sghmc s = {{0}};`)
+ * so that use before init is detected. Its size and alignment are also returned by the
+ * `…_state_size()` and `…_state_align()` queries.
+ */
+typedef struct sgs_sghmc {
+  uint64_t _opaque[24];
+} sgs_sghmc;
+
+/**
+ * What one outer iteration of a chain without an accept test (SGHMC, SGLD) did.
+ */
+typedef struct sgs_chain_info {
+  /**
+   * Outer iterations done since init, this one included.
+   */
+  uint64_t iteration;
+  /**
+   * Divergent iterations since init.
+   */
+  uint64_t divergences;
+  /**
+   * `SGS_OUTCOME_ACCEPTED`, `SGS_OUTCOME_OUT_OF_DOMAIN` or `SGS_OUTCOME_DIVERGENT`.
+   */
+  uint32_t outcome;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+} sgs_chain_info;
+
+/**
+ * Totals of an `sgs_sghmc_run` / `sgs_sgld_run`.
+ */
+typedef struct sgs_chain_run_summary {
+  /**
+   * Iterations completed (also on error: rows `0..iterations` of the output are valid).
+   */
+  uint64_t iterations;
+  /**
+   * Iterations whose trajectory was kept (outcome `SGS_OUTCOME_ACCEPTED`).
+   */
+  uint64_t accepted;
+  /**
+   * Divergent iterations among them.
+   */
+  uint64_t divergences;
+  /**
+   * 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
+   * zero).
+   */
+  uint32_t has_last;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+  /**
+   * The info of the last completed iteration.
+   */
+  struct sgs_chain_info last;
+} sgs_chain_run_summary;
+
+/**
+ * Totals of a SGHMC run.
+ */
+typedef struct sgs_chain_run_summary sgs_sghmc_run_summary;
+
+/**
+ * An SGHMC chain on `float` coordinates, in caller memory (see `sgs_sghmc`).
+ */
+typedef struct sgs_sghmc_f32 {
+  uint64_t _opaque[24];
+} sgs_sghmc_f32;
+
+/**
+ * An SGLD chain on `double` coordinates, in caller memory. Opaque: fill
+ * it with `sgs_sgld_init`. Zero-initialise it (`sgs_sgld s = {{0}};`)
+ * so that use before init is detected. Its size and alignment are also returned by the
+ * `…_state_size()` and `…_state_align()` queries.
+ */
+typedef struct sgs_sgld {
+  uint64_t _opaque[18];
+} sgs_sgld;
+
+/**
+ * Totals of a SGLD run.
+ */
+typedef struct sgs_chain_run_summary sgs_sgld_run_summary;
+
+/**
+ * An SGLD chain on `float` coordinates, in caller memory (see `sgs_sgld`).
+ */
+typedef struct sgs_sgld_f32 {
+  uint64_t _opaque[18];
+} sgs_sgld_f32;
+
+/**
  * The diagnostics of one coordinate, as written by `sgs_draws_summary` (docs/algorithms.md
  * §4.6 for each estimator; ArviZ's name in brackets). With m chains of n draws (N = m·n), each
  * chain split into its first and last ⌊n/2⌋ draws.
@@ -1164,91 +1319,9 @@ typedef struct sgs_sghmc_config {
 } sgs_sghmc_config;
 
 /**
- * An SGHMC chain on `double` coordinates, in caller memory. Opaque: fill
- * it with `sgs_sghmc_init`. Zero-initialise it (`sgs_sghmc s = {{0}};`)
- * so that use before init is detected. Its size and alignment are also returned by the
- * `…_state_size()` and `…_state_align()` queries.
- */
-typedef struct sgs_sghmc {
-  uint64_t _opaque[24];
-} sgs_sghmc;
-
-/**
- * What one outer iteration of a chain without an accept test (SGHMC, SGLD) did.
- */
-typedef struct sgs_chain_info {
-  /**
-   * Outer iterations done since init, this one included.
-   */
-  uint64_t iteration;
-  /**
-   * Divergent iterations since init.
-   */
-  uint64_t divergences;
-  /**
-   * `SGS_OUTCOME_ACCEPTED`, `SGS_OUTCOME_OUT_OF_DOMAIN` or `SGS_OUTCOME_DIVERGENT`.
-   */
-  uint32_t outcome;
-  /**
-   * Always 0 (padding made explicit).
-   */
-  uint32_t reserved;
-} sgs_chain_info;
-
-/**
  * What one SGHMC outer iteration did.
  */
 typedef struct sgs_chain_info sgs_sghmc_info;
-
-/**
- * Totals of an `sgs_sghmc_run` / `sgs_sgld_run`.
- */
-typedef struct sgs_chain_run_summary {
-  /**
-   * Iterations completed (also on error: rows `0..iterations` of the output are valid).
-   */
-  uint64_t iterations;
-  /**
-   * Iterations whose trajectory was kept (outcome `SGS_OUTCOME_ACCEPTED`).
-   */
-  uint64_t accepted;
-  /**
-   * Divergent iterations among them.
-   */
-  uint64_t divergences;
-  /**
-   * 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
-   * zero).
-   */
-  uint32_t has_last;
-  /**
-   * Always 0 (padding made explicit).
-   */
-  uint32_t reserved;
-  /**
-   * The info of the last completed iteration.
-   */
-  struct sgs_chain_info last;
-} sgs_chain_run_summary;
-
-/**
- * Totals of a SGHMC run.
- */
-typedef struct sgs_chain_run_summary sgs_sghmc_run_summary;
-
-/**
- * An SGHMC chain on `float` coordinates, in caller memory (see `sgs_sghmc`).
- */
-typedef struct sgs_sghmc_f32 {
-  uint64_t _opaque[24];
-} sgs_sghmc_f32;
-
-/**
- * An SGLD chain on `float` coordinates, in caller memory (see `sgs_sgld`).
- */
-typedef struct sgs_sgld_f32 {
-  uint64_t _opaque[18];
-} sgs_sgld_f32;
 
 /**
  * Hyperparameters of an SGLD chain (shared by the double and float functions). Start from
@@ -1286,21 +1359,6 @@ typedef struct sgs_sgld_config {
  * What one SGLD outer iteration did.
  */
 typedef struct sgs_chain_info sgs_sgld_info;
-
-/**
- * Totals of a SGLD run.
- */
-typedef struct sgs_chain_run_summary sgs_sgld_run_summary;
-
-/**
- * An SGLD chain on `double` coordinates, in caller memory. Opaque: fill
- * it with `sgs_sgld_init`. Zero-initialise it (`sgs_sgld s = {{0}};`)
- * so that use before init is detected. Its size and alignment are also returned by the
- * `…_state_size()` and `…_state_align()` queries.
- */
-typedef struct sgs_sgld {
-  uint64_t _opaque[18];
-} sgs_sgld;
 
 /**
  * The head of a diagnostics state (`d` accumulators follow it in the same memory). Opaque:
@@ -2122,6 +2180,408 @@ sgs_status sgs_amagold_warmup_compare_f32(const struct sgs_amagold_f32 *const *s
                                           size_t out_len);
 
 /**
+ * Scratch length, in doubles, of an AMAGOLD `…_run_batch` (double or float) of `k`
+ * chains of dimension `d` caching `max_calls` callback answers per step:
+ * k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
+ * `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
+ * makes T gradient calls and one energy call, T up to 1.5·T with jitter; the warm-up's
+ * approach and curvature steps about d + 1 to d + 30) gets the excess one row at a time.
+ */
+size_t sgs_amagold_batch_scratch_len(size_t k, size_t d, size_t max_calls);
+
+/**
+ * Scratch length, in doubles, of an SGHMC `…_run_batch` (double or float) of `k`
+ * chains of dimension `d` caching `max_calls` callback answers per step:
+ * k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
+ * `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
+ * makes T gradient calls and one energy call, T up to 1.5·T with jitter; the warm-up's
+ * approach and curvature steps about d + 1 to d + 30) gets the excess one row at a time.
+ */
+size_t sgs_sghmc_batch_scratch_len(size_t k, size_t d, size_t max_calls);
+
+/**
+ * Scratch length, in doubles, of an SGLD `…_run_batch` (double or float) of `k`
+ * chains of dimension `d` caching `max_calls` callback answers per step:
+ * k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
+ * `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
+ * makes T gradient calls and one energy call, T up to 1.5·T with jitter; the warm-up's
+ * approach and curvature steps about d + 1 to d + 30) gets the excess one row at a time.
+ */
+size_t sgs_sgld_batch_scratch_len(size_t k, size_t d, size_t max_calls);
+
+/**
+ * Runs `n` outer iterations of each of the `k` AMAGOLD chains `states[0..k]`
+ * (`double` coordinates) in lockstep, evaluating their points through one
+ * batched gradient call (and one batched energy call) per round instead of one call per
+ * point: what lets an interpreter vectorise over chains. The draws, infos and final
+ * states are bit for bit those of k separate `…_run` calls whose callbacks compute the
+ * same rows.
+ *
+ * `states` is an array of k initialised states of the same dimension d (each `init`ed in
+ * place on its own workspace; the callbacks given to `init` are not used here). Row i of
+ * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
+ * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
+ *
+ * Each iteration is a few *rounds*: every unfinished chain replays its step with the
+ * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
+ * is exact), and stops at its first unanswered call; then the recorded gradient requests
+ * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
+ * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
+ * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
+ * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
+ * a cache of `max_calls` answers per chain; a step that needs more
+ * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
+ * the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. The replay checks that a step repeats its cached calls
+ * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ *
+ * `energy` (required) gives U at the end of each trajectory.
+ * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
+ * written and totals, also when the run stops early: after `SGS_ERR_CALLBACK_ABORTED`
+ * (the callback returned ABORT, or a row status other than OK and REJECT) every chain is
+ * at its state after its last written row; chains can differ by one row. Resuming, with
+ * this function or with each chain's `…_run`/`…_step`, continues exactly as an
+ * uninterrupted run.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`states`, `scratch`, `gradient`, `out` when
+ * n > 0, `energy` for AMAGOLD), `SGS_ERR_INVALID_ARGUMENT` (k = 0, misaligned, k·n·d
+ * overflows, or any two of the states array, their workspaces, `scratch`, `out`,
+ * `samples_done` and `summaries` overlap), the states' validation statuses
+ * (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`; every state is checked), `SGS_ERR_LENGTH_MISMATCH` (states of
+ * different dimensions), `SGS_ERR_OUTPUT_TOO_SMALL`, `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` below the size query), `SGS_ERR_CALLBACK_ABORTED`. Nothing is written
+ * on an argument error. `n = 0` succeeds and writes zero totals.
+ *
+ * # Safety
+ * `states` valid for k states whose workspaces are alive; `scratch`, `out`,
+ * `samples_done`, `summaries` valid for their lengths; callbacks follow their contract.
+ */
+sgs_status sgs_amagold_run_batch(struct sgs_amagold *states,
+                                 size_t k,
+                                 size_t n,
+                                 sgs_batch_energy_fn energy,
+                                 sgs_batch_gradient_fn gradient,
+                                 void *user_data,
+                                 double *scratch,
+                                 size_t scratch_len,
+                                 size_t max_calls,
+                                 double *out,
+                                 size_t out_len,
+                                 size_t *samples_done,
+                                 struct sgs_amagold_run_summary *summaries);
+
+/**
+ * Runs `n` outer iterations of each of the `k` AMAGOLD chains `states[0..k]`
+ * (`float` coordinates) in lockstep, evaluating their points through one
+ * batched gradient call (and one batched energy call) per round instead of one call per
+ * point: what lets an interpreter vectorise over chains. The draws, infos and final
+ * states are bit for bit those of k separate `…_run` calls whose callbacks compute the
+ * same rows.
+ *
+ * `states` is an array of k initialised states of the same dimension d (each `init`ed in
+ * place on its own workspace; the callbacks given to `init` are not used here). Row i of
+ * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
+ * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
+ *
+ * Each iteration is a few *rounds*: every unfinished chain replays its step with the
+ * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
+ * is exact), and stops at its first unanswered call; then the recorded gradient requests
+ * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
+ * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
+ * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
+ * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
+ * a cache of `max_calls` answers per chain; a step that needs more
+ * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
+ * the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. The replay checks that a step repeats its cached calls
+ * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ *
+ * `energy` (required) gives U at the end of each trajectory.
+ * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
+ * written and totals, also when the run stops early: after `SGS_ERR_CALLBACK_ABORTED`
+ * (the callback returned ABORT, or a row status other than OK and REJECT) every chain is
+ * at its state after its last written row; chains can differ by one row. Resuming, with
+ * this function or with each chain's `…_run`/`…_step`, continues exactly as an
+ * uninterrupted run.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`states`, `scratch`, `gradient`, `out` when
+ * n > 0, `energy` for AMAGOLD), `SGS_ERR_INVALID_ARGUMENT` (k = 0, misaligned, k·n·d
+ * overflows, or any two of the states array, their workspaces, `scratch`, `out`,
+ * `samples_done` and `summaries` overlap), the states' validation statuses
+ * (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`; every state is checked), `SGS_ERR_LENGTH_MISMATCH` (states of
+ * different dimensions), `SGS_ERR_OUTPUT_TOO_SMALL`, `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` below the size query), `SGS_ERR_CALLBACK_ABORTED`. Nothing is written
+ * on an argument error. `n = 0` succeeds and writes zero totals.
+ *
+ * # Safety
+ * `states` valid for k states whose workspaces are alive; `scratch`, `out`,
+ * `samples_done`, `summaries` valid for their lengths; callbacks follow their contract.
+ */
+sgs_status sgs_amagold_run_batch_f32(struct sgs_amagold_f32 *states,
+                                     size_t k,
+                                     size_t n,
+                                     sgs_batch_energy_fn_f32 energy,
+                                     sgs_batch_gradient_fn_f32 gradient,
+                                     void *user_data,
+                                     double *scratch,
+                                     size_t scratch_len,
+                                     size_t max_calls,
+                                     float *out,
+                                     size_t out_len,
+                                     size_t *samples_done,
+                                     struct sgs_amagold_run_summary *summaries);
+
+/**
+ * Runs `n` outer iterations of each of the `k` SGHMC chains `states[0..k]`
+ * (`double` coordinates) in lockstep, evaluating their points through one
+ * batched gradient call (and one batched energy call) per round instead of one call per
+ * point: what lets an interpreter vectorise over chains. The draws, infos and final
+ * states are bit for bit those of k separate `…_run` calls whose callbacks compute the
+ * same rows.
+ *
+ * `states` is an array of k initialised states of the same dimension d (each `init`ed in
+ * place on its own workspace; the callbacks given to `init` are not used here). Row i of
+ * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
+ * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
+ *
+ * Each iteration is a few *rounds*: every unfinished chain replays its step with the
+ * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
+ * is exact), and stops at its first unanswered call; then the recorded gradient requests
+ * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
+ * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
+ * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
+ * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
+ * a cache of `max_calls` answers per chain; a step that needs more
+ * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
+ * the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. The replay checks that a step repeats its cached calls
+ * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ *
+ * `energy` is not used (it may be NULL).
+ * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
+ * written and totals, also when the run stops early: after `SGS_ERR_CALLBACK_ABORTED`
+ * (the callback returned ABORT, or a row status other than OK and REJECT) every chain is
+ * at its state after its last written row; chains can differ by one row. Resuming, with
+ * this function or with each chain's `…_run`/`…_step`, continues exactly as an
+ * uninterrupted run.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`states`, `scratch`, `gradient`, `out` when
+ * n > 0, `energy` for AMAGOLD), `SGS_ERR_INVALID_ARGUMENT` (k = 0, misaligned, k·n·d
+ * overflows, or any two of the states array, their workspaces, `scratch`, `out`,
+ * `samples_done` and `summaries` overlap), the states' validation statuses
+ * (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`; every state is checked), `SGS_ERR_LENGTH_MISMATCH` (states of
+ * different dimensions), `SGS_ERR_OUTPUT_TOO_SMALL`, `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` below the size query), `SGS_ERR_CALLBACK_ABORTED`. Nothing is written
+ * on an argument error. `n = 0` succeeds and writes zero totals.
+ *
+ * # Safety
+ * `states` valid for k states whose workspaces are alive; `scratch`, `out`,
+ * `samples_done`, `summaries` valid for their lengths; callbacks follow their contract.
+ */
+sgs_status sgs_sghmc_run_batch(struct sgs_sghmc *states,
+                               size_t k,
+                               size_t n,
+                               sgs_batch_energy_fn energy,
+                               sgs_batch_gradient_fn gradient,
+                               void *user_data,
+                               double *scratch,
+                               size_t scratch_len,
+                               size_t max_calls,
+                               double *out,
+                               size_t out_len,
+                               size_t *samples_done,
+                               sgs_sghmc_run_summary *summaries);
+
+/**
+ * Runs `n` outer iterations of each of the `k` SGHMC chains `states[0..k]`
+ * (`float` coordinates) in lockstep, evaluating their points through one
+ * batched gradient call (and one batched energy call) per round instead of one call per
+ * point: what lets an interpreter vectorise over chains. The draws, infos and final
+ * states are bit for bit those of k separate `…_run` calls whose callbacks compute the
+ * same rows.
+ *
+ * `states` is an array of k initialised states of the same dimension d (each `init`ed in
+ * place on its own workspace; the callbacks given to `init` are not used here). Row i of
+ * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
+ * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
+ *
+ * Each iteration is a few *rounds*: every unfinished chain replays its step with the
+ * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
+ * is exact), and stops at its first unanswered call; then the recorded gradient requests
+ * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
+ * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
+ * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
+ * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
+ * a cache of `max_calls` answers per chain; a step that needs more
+ * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
+ * the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. The replay checks that a step repeats its cached calls
+ * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ *
+ * `energy` is not used (it may be NULL).
+ * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
+ * written and totals, also when the run stops early: after `SGS_ERR_CALLBACK_ABORTED`
+ * (the callback returned ABORT, or a row status other than OK and REJECT) every chain is
+ * at its state after its last written row; chains can differ by one row. Resuming, with
+ * this function or with each chain's `…_run`/`…_step`, continues exactly as an
+ * uninterrupted run.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`states`, `scratch`, `gradient`, `out` when
+ * n > 0, `energy` for AMAGOLD), `SGS_ERR_INVALID_ARGUMENT` (k = 0, misaligned, k·n·d
+ * overflows, or any two of the states array, their workspaces, `scratch`, `out`,
+ * `samples_done` and `summaries` overlap), the states' validation statuses
+ * (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`; every state is checked), `SGS_ERR_LENGTH_MISMATCH` (states of
+ * different dimensions), `SGS_ERR_OUTPUT_TOO_SMALL`, `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` below the size query), `SGS_ERR_CALLBACK_ABORTED`. Nothing is written
+ * on an argument error. `n = 0` succeeds and writes zero totals.
+ *
+ * # Safety
+ * `states` valid for k states whose workspaces are alive; `scratch`, `out`,
+ * `samples_done`, `summaries` valid for their lengths; callbacks follow their contract.
+ */
+sgs_status sgs_sghmc_run_batch_f32(struct sgs_sghmc_f32 *states,
+                                   size_t k,
+                                   size_t n,
+                                   sgs_batch_energy_fn_f32 energy,
+                                   sgs_batch_gradient_fn_f32 gradient,
+                                   void *user_data,
+                                   double *scratch,
+                                   size_t scratch_len,
+                                   size_t max_calls,
+                                   float *out,
+                                   size_t out_len,
+                                   size_t *samples_done,
+                                   sgs_sghmc_run_summary *summaries);
+
+/**
+ * Runs `n` outer iterations of each of the `k` SGLD chains `states[0..k]`
+ * (`double` coordinates) in lockstep, evaluating their points through one
+ * batched gradient call (and one batched energy call) per round instead of one call per
+ * point: what lets an interpreter vectorise over chains. The draws, infos and final
+ * states are bit for bit those of k separate `…_run` calls whose callbacks compute the
+ * same rows.
+ *
+ * `states` is an array of k initialised states of the same dimension d (each `init`ed in
+ * place on its own workspace; the callbacks given to `init` are not used here). Row i of
+ * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
+ * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
+ *
+ * Each iteration is a few *rounds*: every unfinished chain replays its step with the
+ * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
+ * is exact), and stops at its first unanswered call; then the recorded gradient requests
+ * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
+ * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
+ * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
+ * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
+ * a cache of `max_calls` answers per chain; a step that needs more
+ * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
+ * the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. The replay checks that a step repeats its cached calls
+ * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ *
+ * `energy` is not used (it may be NULL).
+ * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
+ * written and totals, also when the run stops early: after `SGS_ERR_CALLBACK_ABORTED`
+ * (the callback returned ABORT, or a row status other than OK and REJECT) every chain is
+ * at its state after its last written row; chains can differ by one row. Resuming, with
+ * this function or with each chain's `…_run`/`…_step`, continues exactly as an
+ * uninterrupted run.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`states`, `scratch`, `gradient`, `out` when
+ * n > 0, `energy` for AMAGOLD), `SGS_ERR_INVALID_ARGUMENT` (k = 0, misaligned, k·n·d
+ * overflows, or any two of the states array, their workspaces, `scratch`, `out`,
+ * `samples_done` and `summaries` overlap), the states' validation statuses
+ * (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`; every state is checked), `SGS_ERR_LENGTH_MISMATCH` (states of
+ * different dimensions), `SGS_ERR_OUTPUT_TOO_SMALL`, `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` below the size query), `SGS_ERR_CALLBACK_ABORTED`. Nothing is written
+ * on an argument error. `n = 0` succeeds and writes zero totals.
+ *
+ * # Safety
+ * `states` valid for k states whose workspaces are alive; `scratch`, `out`,
+ * `samples_done`, `summaries` valid for their lengths; callbacks follow their contract.
+ */
+sgs_status sgs_sgld_run_batch(struct sgs_sgld *states,
+                              size_t k,
+                              size_t n,
+                              sgs_batch_energy_fn energy,
+                              sgs_batch_gradient_fn gradient,
+                              void *user_data,
+                              double *scratch,
+                              size_t scratch_len,
+                              size_t max_calls,
+                              double *out,
+                              size_t out_len,
+                              size_t *samples_done,
+                              sgs_sgld_run_summary *summaries);
+
+/**
+ * Runs `n` outer iterations of each of the `k` SGLD chains `states[0..k]`
+ * (`float` coordinates) in lockstep, evaluating their points through one
+ * batched gradient call (and one batched energy call) per round instead of one call per
+ * point: what lets an interpreter vectorise over chains. The draws, infos and final
+ * states are bit for bit those of k separate `…_run` calls whose callbacks compute the
+ * same rows.
+ *
+ * `states` is an array of k initialised states of the same dimension d (each `init`ed in
+ * place on its own workspace; the callbacks given to `init` are not used here). Row i of
+ * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
+ * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
+ *
+ * Each iteration is a few *rounds*: every unfinished chain replays its step with the
+ * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
+ * is exact), and stops at its first unanswered call; then the recorded gradient requests
+ * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
+ * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
+ * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
+ * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
+ * a cache of `max_calls` answers per chain; a step that needs more
+ * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
+ * the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. The replay checks that a step repeats its cached calls
+ * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ *
+ * `energy` is not used (it may be NULL).
+ * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
+ * written and totals, also when the run stops early: after `SGS_ERR_CALLBACK_ABORTED`
+ * (the callback returned ABORT, or a row status other than OK and REJECT) every chain is
+ * at its state after its last written row; chains can differ by one row. Resuming, with
+ * this function or with each chain's `…_run`/`…_step`, continues exactly as an
+ * uninterrupted run.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`states`, `scratch`, `gradient`, `out` when
+ * n > 0, `energy` for AMAGOLD), `SGS_ERR_INVALID_ARGUMENT` (k = 0, misaligned, k·n·d
+ * overflows, or any two of the states array, their workspaces, `scratch`, `out`,
+ * `samples_done` and `summaries` overlap), the states' validation statuses
+ * (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`; every state is checked), `SGS_ERR_LENGTH_MISMATCH` (states of
+ * different dimensions), `SGS_ERR_OUTPUT_TOO_SMALL`, `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` below the size query), `SGS_ERR_CALLBACK_ABORTED`. Nothing is written
+ * on an argument error. `n = 0` succeeds and writes zero totals.
+ *
+ * # Safety
+ * `states` valid for k states whose workspaces are alive; `scratch`, `out`,
+ * `samples_done`, `summaries` valid for their lengths; callbacks follow their contract.
+ */
+sgs_status sgs_sgld_run_batch_f32(struct sgs_sgld_f32 *states,
+                                  size_t k,
+                                  size_t n,
+                                  sgs_batch_energy_fn_f32 energy,
+                                  sgs_batch_gradient_fn_f32 gradient,
+                                  void *user_data,
+                                  double *scratch,
+                                  size_t scratch_len,
+                                  size_t max_calls,
+                                  float *out,
+                                  size_t out_len,
+                                  size_t *samples_done,
+                                  sgs_sgld_run_summary *summaries);
+
+/**
  * The scratch length (in doubles) every `sgs_draws_…` function needs for `chains` chains of
  * `draws` draws, whatever the dimension: 4N + 2·chains·⌊draws/2⌋ + 4M + ⌊draws/2⌋ with
  * N = chains·draws and M the smallest power of two ≥ max(2·⌊draws/2⌋, 4). 0 when `chains` or
@@ -2545,6 +3005,50 @@ sgs_status sgs_svgd_run_scheduled_f32(struct sgs_svgd_f32 *state,
  * `out` must be valid for `len` writes.
  */
 sgs_status sgs_minibatch(uint64_t seed, uint64_t n, uint64_t *out, size_t len);
+
+/**
+ * Fills `out[0..n]` with standard normals as a pure function of `(seed, n)`, identical to the
+ * Rust `sgsample::noise::normal_from_seed`: the generator PCG64-DXSM seeded with `(seed, stream
+ * 0x676175737369616e)` (`"gaussian"`), one exact Ziggurat normal (the chains' own) per value in
+ * index order (docs/algorithms.md, "Seed-derived noise"). A prefix of a longer fill is the
+ * shorter fill.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`out` NULL, even when `n` is 0) or
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`, or `n` values would not fit in the address
+ * space; nothing written).
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_normal(uint64_t seed, double *out, size_t n);
+
+/**
+ * `sgs_normal` rounded to `float`: the same draws, each rounded once.
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_normal_f32(uint64_t seed, float *out, size_t n);
+
+/**
+ * Fills `out[0..n]` with uniforms in [0, 1) as a pure function of `(seed, n)`, identical to
+ * the Rust `sgsample::noise::uniform_from_seed`: the generator seeded with `(seed, stream
+ * 0x756e69666f726d73)` (`"uniforms"`), one 64-bit word per value in index order, its top 53
+ * bits times 2⁻⁵³. Statuses as for `sgs_normal`.
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_uniform(uint64_t seed, double *out, size_t n);
+
+/**
+ * `sgs_uniform` with 24 bits: the top 24 bits of the same words times 2⁻²⁴ (the `double`
+ * values truncated to `float`'s precision, never rounded up to 1).
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_uniform_f32(uint64_t seed, float *out, size_t n);
 
 /**
  * The AMAGOLD paper's settings at step size ε: T = 10, friction 0.25, σ = 1, momentum

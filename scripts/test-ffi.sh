@@ -113,6 +113,13 @@ bad_inputs() {
     "$build/bad_inputs"
 }
 
+# K chains through sgs_*_run_batch from C = K separate runs, bit for bit (under ASan + UBSan too).
+batch_vs_separate() {
+  gcc "${cflags[@]}" ffi-tests/batch.c "$lib" -lm -o "$build/batch" && "$build/batch" &&
+    gcc "${cflags[@]}" "${san[@]}" ffi-tests/batch.c "$lib" -lm -o "$build/batch_san" &&
+    "$build/batch_san" >/dev/null
+}
+
 sanitized() {
   gcc "${cflags[@]}" "${san[@]}" ffi-tests/bad_inputs.c "$lib" -lm -o "$build/bad_inputs_san" &&
     "$build/bad_inputs_san" &&
@@ -151,6 +158,7 @@ check link-cdylib link_cdylib
 check cxx-wrapper-same-bits cxx_wrapper
 check c-vs-rust-bit-for-bit repro ""
 check bad-input-matrix bad_inputs
+check batch-vs-separate-runs batch_vs_separate
 check asan-ubsan sanitized
 check threads-tsan tsan
 check svgd-phases-threads-tsan phases_tsan

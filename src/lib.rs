@@ -44,7 +44,7 @@ mod float;
 mod mass;
 mod minibatch;
 mod model;
-mod noise;
+pub mod noise;
 #[cfg(feature = "parallel")]
 pub mod parallel;
 pub mod rng;

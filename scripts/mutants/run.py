@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation check: do the tests catch the plausible bugs they claim to catch?
 
-Each mutant (scripts/mutants/chains.py, stats.py, svgd.py, sbc.py) is one plausible bug written
+Each mutant (scripts/mutants/chains.py, stats.py, svgd.py, sbc.py, batch.py) is one plausible bug written
 as an exact text replacement in one source file: a wrong sign, a missing momentum flip, an
 off-by-one in T, the kinetic energy added to the M-H ratio, a biased batch force, ... It names
 the test targets that must catch it. For each mutant this script copies the tracked sources to
@@ -27,12 +27,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
+import batch  # noqa: E402
 import chains  # noqa: E402
 import stats  # noqa: E402
 import sbc  # noqa: E402
 import svgd  # noqa: E402
 
-MUTANTS = chains.MUTANTS + stats.MUTANTS + svgd.MUTANTS + sbc.MUTANTS
+MUTANTS = chains.MUTANTS + stats.MUTANTS + svgd.MUTANTS + sbc.MUTANTS + batch.MUTANTS
 
 
 def scratch_copy():
@@ -66,7 +67,8 @@ TIMEOUT_S = 600
 
 def cargo_test(tree, m, env):
     """The named tests' outcome: a CompletedProcess, or None when they ran past TIMEOUT_S."""
-    cmd = ["cargo", "test", "--release", "-q", "-p", "sgsample", "--features", "std"]
+    # `features`: what the named tests need (the C API's tests: "std,ffi").
+    cmd = ["cargo", "test", "--release", "-q", "-p", "sgsample", "--features", m.get("features", "std")]
     for t in m["tests"]:
         cmd += ["--lib"] if t == "lib" else ["--test", t]
     cmd += ["--"]
@@ -101,7 +103,8 @@ def main():
     })
     # The unmutated tree must pass the same tests, or a "killed" mutant proves nothing.
     targets = sorted({t for m in chosen for t in m["tests"]})
-    base = cargo_test(tree, {"tests": targets}, env)
+    features = ",".join(sorted({f for m in chosen for f in m.get("features", "std").split(",")}))
+    base = cargo_test(tree, {"tests": targets, "features": features}, env)
     if base is None:
         sys.exit(f"mutants: the unmutated sources' tests ran past {TIMEOUT_S} s")
     if base.returncode != 0:

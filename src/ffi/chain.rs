@@ -73,6 +73,9 @@ pub(crate) trait CSummary<I>: Copy {
     fn from_run(s: &RunSummary<I>, last: impl FnOnce(&I) -> Self::Info) -> Self;
     /// The C info type in `last`.
     type Info;
+    /// Counts one more completed iteration with outcome `o` whose C record is `last` (as
+    /// [`RunSummary`]'s own tally does).
+    fn record(&mut self, o: Outcome, last: Self::Info);
 }
 
 /// Implements [`CSummary`] for a C summary struct whose fields are those of
@@ -90,6 +93,13 @@ macro_rules! c_summary {
                     reserved: 0,
                     last: s.last.as_ref().map_or($zero, last),
                 }
+            }
+            fn record(&mut self, o: $crate::run::Outcome, last: $Info) {
+                self.iterations += 1;
+                self.accepted += (o == $crate::run::Outcome::Accepted) as u64;
+                self.divergences += (o == $crate::run::Outcome::Divergent) as u64;
+                self.has_last = 1;
+                self.last = last;
             }
         }
     };
@@ -143,12 +153,29 @@ pub(crate) trait CChain:
 pub(crate) trait CFloat: Float {
     /// Index into [`CChain::TAGS`].
     const TAG_INDEX: usize;
+    /// The bits of the value in a 64-bit word (the batch engine's cache compares and stores
+    /// points bit for bit, NaN payloads included).
+    fn to_word(self) -> u64;
+    /// The value whose bits [`to_word`](CFloat::to_word) gave.
+    fn from_word(w: u64) -> Self;
 }
 impl CFloat for f64 {
     const TAG_INDEX: usize = 0;
+    fn to_word(self) -> u64 {
+        self.to_bits()
+    }
+    fn from_word(w: u64) -> Self {
+        f64::from_bits(w)
+    }
 }
 impl CFloat for f32 {
     const TAG_INDEX: usize = 1;
+    fn to_word(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+    fn from_word(w: u64) -> Self {
+        f32::from_bits(w as u32)
+    }
 }
 
 fn tag<T: CFloat, C: CChain>() -> u64 {
@@ -217,7 +244,7 @@ pub(crate) struct State<T, C> {
 ///
 /// # Safety
 /// `state`, when non-null and aligned, must point to a readable `S`.
-unsafe fn enter<T: CFloat, C: CChain, S>(
+pub(crate) unsafe fn enter<T: CFloat, C: CChain, S>(
     state: *const S,
     allow_moved: bool,
 ) -> Result<(ChainFixed<T>, usize), Error> {
@@ -234,6 +261,18 @@ unsafe fn enter<T: CFloat, C: CChain, S>(
     Ok((fx, d))
 }
 
+/// The workspace of a state validated earlier by [`enter`] (read without the busy check, for a
+/// caller that holds the busy flag itself).
+///
+/// # Safety
+/// `state` validated and unchanged since; no other reference to the workspace live.
+pub(crate) unsafe fn workspace_of<'a, T, S>(state: *const S) -> &'a mut [T] {
+    // SAFETY: a validated state starts with its fixed part (plain data).
+    let fx = unsafe { state.cast::<ChainFixed<T>>().read() };
+    // SAFETY: the workspace checked at init; contract of the caller.
+    unsafe { workspace(fx.ws, fx.ws_len) }
+}
+
 /// The core of a validated state.
 ///
 /// # Safety
@@ -248,13 +287,13 @@ unsafe fn core_ref<'a, T, C, S>(state: *const S) -> &'a C {
 ///
 /// # Safety
 /// `state` validated; no other reference to the core live.
-unsafe fn core_mut<'a, T, C, S>(state: *mut S) -> &'a mut C {
+pub(crate) unsafe fn core_mut<'a, T, C, S>(state: *mut S) -> &'a mut C {
     // SAFETY: contract of the caller.
     unsafe { &mut *core::ptr::addr_of_mut!((*state.cast::<State<T, C>>()).core) }
 }
 
 /// The spans of a state and its workspace, for overlap checks of outputs.
-fn spans_of<T, S>(state: *const S, fx: &ChainFixed<T>) -> [Span; 2] {
+pub(crate) fn spans_of<T, S>(state: *const S, fx: &ChainFixed<T>) -> [Span; 2] {
     [Span::of(state, 1), Span::of(fx.ws, fx.ws_len)]
 }
 

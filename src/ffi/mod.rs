@@ -45,12 +45,14 @@
 #![allow(non_camel_case_types)]
 
 mod amagold;
+pub(crate) mod batch;
 pub(crate) mod chain;
 pub(crate) mod common;
 #[cfg(feature = "draws")]
 mod draws;
 mod ksd;
 mod minibatch;
+mod noise;
 mod sghmc;
 mod sgld;
 mod stats;
@@ -58,6 +60,7 @@ mod status;
 mod svgd;
 
 pub use amagold::*;
+pub use batch::*;
 pub use chain::{
     sgs_chain_info, sgs_chain_run_summary, SGS_OUTCOME_ACCEPTED, SGS_OUTCOME_DIVERGENT,
     SGS_OUTCOME_OUT_OF_DOMAIN, SGS_OUTCOME_REJECTED,
@@ -70,6 +73,7 @@ pub use common::{
 pub use draws::*;
 pub use ksd::*;
 pub use minibatch::*;
+pub use noise::*;
 pub use sghmc::*;
 pub use sgld::*;
 pub use stats::*;

@@ -120,6 +120,8 @@ def _cb(ud):  # unsafe_pointer_to_objref(ud)::Callbacks
 
 
 def _fail(cb, e):  # fail!
+    if isinstance(e, sgsample.OutOfDomain):  # e isa OutOfDomain && return SGS_CB_REJECT
+        return 1
     cb.err = e
     return 2  # SGS_CB_ABORT
 
@@ -319,3 +321,193 @@ def test_julia_svgd_pattern_column_major(jl):
     p = sgsample.SVGD(X0.T, grads=M.mix_grads, batch_size=8, step_size=0.2, bandwidth=2.0,
                       seed=5).run(50)
     assert np.array_equal(X, p.T)
+
+
+# ---------------------------------------------------------------------------------------------
+# Batch{K}(energy, grad, θ0; chains) and run!(b, n): sgs_*_run_batch with the batched
+# trampolines, k states in one contiguous buffer, d x k point matrices, a d x m x k output
+
+
+def _split(r, k):  # split_rejects
+    v, rej = r if isinstance(r, tuple) else (r, None)
+    assert rej is None or len(rej) == k
+    return v, rej
+
+
+@C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_double), C.c_size_t, C.c_size_t,
+             C.POINTER(C.c_size_t), C.POINTER(C.c_double), C.POINTER(C.c_int32))
+def batch_energy_tramp(ud, theta, k, d, chains, u, st):
+    cb = _cb(ud)
+    try:
+        X = np.ctypeslib.as_array(theta, (k * d,)).reshape((d, k), order="F").copy(order="F")
+        v, rej = _split(cb.energy_batch(X), k)
+        np.ctypeslib.as_array(u, (k,))[:] = np.asarray(v, float)
+        for i in range(k):
+            if rej is not None and rej[i]:
+                st[i] = 1  # SGS_CB_REJECT
+        return 0
+    except Exception as e:  # noqa: BLE001
+        return _fail(cb, e)
+
+
+@C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_double), C.c_size_t, C.c_size_t,
+             C.POINTER(C.c_uint64), C.POINTER(C.c_size_t), C.POINTER(C.c_double),
+             C.POINTER(C.c_int32))
+def batch_grad_tramp(ud, x, k, d, seeds, chains, g, st):
+    cb = _cb(ud)
+    try:
+        X = np.ctypeslib.as_array(x, (k * d,)).reshape((d, k), order="F").copy(order="F")
+        s = np.ctypeslib.as_array(seeds, (k,)).copy()
+        G, rej = _split(cb.grad_batch(X, s), k)
+        G = np.asarray(G, float)
+        assert G.shape == (d, k)
+        np.ctypeslib.as_array(g, (k * d,))[:] = G.ravel(order="F")
+        for i in range(k):
+            if rej is not None and rej[i]:
+                st[i] = 1
+        return 0
+    except Exception as e:  # noqa: BLE001
+        return _fail(cb, e)
+
+
+class JuliaBatch:
+    """Batch{K}(energy, grad, θ0; chains, step_size, seed, stream, max_calls, kw...)."""
+
+    def __init__(self, jl, kind, energy, grad, theta0, chains, step_size, seed=0, stream=0,
+                 max_calls=16, **kw):
+        self.jl, self.kind, self.k = jl, kind, chains
+        self.d = d = len(theta0)
+        self.cb = Callbacks()
+        self.cb.energy_batch, self.cb.grad_batch = energy, grad
+        # The per-point closures init uses: one column.
+        self.cb.energy = lambda t: float(_split(energy(t.reshape(d, 1, order="F")), 1)[0][0])
+        self.cb.grad = lambda t, s: np.asarray(
+            _split(grad(t.reshape(d, 1, order="F"), np.array([s], np.uint64)), 1)[0])[:, 0]
+        self.ud = C.py_object(self.cb)
+        size, align = (getattr(jl, f"sgs_{kind}_state_size")(),
+                       getattr(jl, f"sgs_{kind}_state_align")())
+        self.buf = (C.c_uint64 * (-(-(chains * size + align) // 8)))()
+        addr = C.addressof(self.buf)
+        self.base = addr + (-addr) % align
+        S = jl.structs[f"sgs_{kind}"]
+        self.states = C.cast(self.base, C.POINTER(S))
+        self.configs, self.ws = [], []
+        for c in range(chains):
+            default = (jl.sgs_amagold_config_adaptive() if kind == "amagold" and step_size is None
+                       else getattr(jl, f"sgs_{kind}_config_default")(step_size))
+            cfg = C.pointer(with_fields(default, dict(kw, seed=seed, stream=stream + c)))
+            wl = (jl.sgs_amagold_workspace_len_for(cfg, d) if kind == "amagold"
+                  else getattr(jl, f"sgs_{kind}_workspace_len")(d))
+            ws = np.zeros(max(wl, 1))
+            th = np.array(theta0, float)
+            args = [C.cast(self.base + c * size, C.POINTER(S)), cfg,
+                    th.ctypes.data_as(C.POINTER(C.c_double)), d,
+                    ws.ctypes.data_as(C.POINTER(C.c_double)), wl]
+            if kind == "amagold":
+                args.append(C.cast(energy_tramp, C.c_void_p))
+            args += [C.cast(grad_tramp, C.c_void_p), C.cast(C.pointer(self.ud), C.c_void_p)]
+            assert getattr(jl, f"sgs_{kind}_init")(*args) == 0
+            self.configs.append(cfg)
+            self.ws.append(ws)
+        self.max_calls = max_calls
+        n = getattr(jl, f"sgs_{kind}_batch_scratch_len")(chains, d, max_calls)
+        self.scratch = np.zeros(max(n, 1))
+
+    def run(self, n, chunk=7):
+        jl, k, d = self.jl, self.k, self.d
+        out = np.empty((d, n, k), order="F")  # Array{T,3}(undef, d, n, k)
+        done = (C.c_size_t * k)()
+        summ = (jl.structs["sgs_amagold_run_summary" if self.kind == "amagold"
+                           else "sgs_chain_run_summary"] * k)()
+        efn = C.cast(batch_energy_tramp, C.c_void_p) if self.kind == "amagold" else None
+        total = 0
+        while total < n:
+            m = min(chunk, n - total)
+            part = np.empty((d, m, k), order="F")  # the C API's chain-major k x m x d
+            st = getattr(jl, f"sgs_{self.kind}_run_batch")(
+                self.states, k, m, efn, C.cast(batch_grad_tramp, C.c_void_p),
+                C.cast(C.pointer(self.ud), C.c_void_p),
+                self.scratch.ctypes.data_as(C.POINTER(C.c_double)), self.scratch.size,
+                self.max_calls, part.ctypes.data_as(C.POINTER(C.c_double)), part.size, done, summ)
+            for c in range(k):
+                out[:, total:total + done[c], c] = part[:, :done[c], c]
+            if st != 0:
+                e, self.cb.err = self.cb.err, None
+                if e is not None:
+                    raise e
+                raise sgsample.Error(st, "run!")
+            total += m
+        return out
+
+
+def _vectorised(energy, grad):
+    def ve(X):
+        return np.array([energy(X[:, r]) for r in range(X.shape[1])])
+
+    def vg(X, seeds):
+        return np.column_stack([grad(X[:, r], int(seeds[r])) for r in range(X.shape[1])])
+
+    return ve, vg
+
+
+def test_julia_batch_pattern_equals_separate_chains(jl):
+    e2 = lambda t: M.dw_energy(t[:1]) + 0.5 * float(t[1]) * float(t[1])  # noqa: E731
+    g2 = lambda t, s: np.array([M.dw_grad(t[:1], s)[0], t[1]])  # noqa: E731
+    dense = jl.consts["SGS_MASS_DENSE"]
+    cases = [
+        ("amagold", (M.dw_energy, M.dw_grad), [0.5], 0.15, dict(friction=0.25, steps=10), 16),
+        ("amagold", (e2, g2), [3.0, -2.0], None, dict(warmup=60, mass=dense, jitter_steps=1), 1),
+        ("sghmc", (None, M.dw_grad), [0.5], 0.1, dict(steps=5), 16),
+        ("sgld", (None, M.dw_grad), [0.5], 0.1, {}, 2),
+    ]
+    for kind, (e, g), th, eps, kw, max_calls in cases:
+        ve, vg = _vectorised(e or (lambda t: 0.0), g)
+        b = JuliaBatch(jl, kind, ve if e else None, vg, th, 3, eps, seed=7, stream=2,
+                       max_calls=max_calls, **kw).run(90)
+        for c in range(3):
+            ch = JuliaChain(jl, kind, e, g, th, eps, seed=7, stream=2 + c, **kw).run(90)
+            assert np.array_equal(b[:, :, c], ch), (kind, c)
+
+
+def test_julia_batch_rejects_and_errors(jl):
+    # (values, rejected) = OutOfDomain() per point; an exception aborts and is rethrown.
+    ve, vg = _vectorised(M.dw_energy, M.dw_grad)
+
+    def vr(X, s):
+        return vg(X, s), [abs(X[0, r]) > 1.5 for r in range(X.shape[1])]
+
+    def pr(t, s):
+        if abs(t[0]) > 1.5:
+            raise sgsample.OutOfDomain()
+        return M.dw_grad(t, s)
+
+    b = JuliaBatch(jl, "sgld", None, vr, [0.0], 3, 0.3, seed=2).run(200)
+    for c in range(3):
+        ch = JuliaChain(jl, "sgld", None, pr, [0.0], 0.3, seed=2, stream=c)
+        assert np.array_equal(b[:, :, c], ch.run(200)), c
+    calls = [0]
+
+    def boom(X, s):
+        calls[0] += 1
+        if calls[0] == 20:
+            raise KeyError("inside the vectorised callback")
+        return vg(X, s)
+
+    with pytest.raises(KeyError):
+        JuliaBatch(jl, "amagold", ve, boom, [0.0], 3, 0.2).run(50)
+
+
+def test_julia_noise_pattern_pinned(jl):
+    # SGSample.normal(seed, n) / uniform(seed, n; T): the generated wrappers, the pinned values.
+    out = np.empty(3)
+    assert jl.sgs_normal(0, out.ctypes.data_as(C.POINTER(C.c_double)), 3) == 0
+    assert list(out.view(np.uint64)) == [4604866114992135790, 4604690700726220116,
+                                         13821958858590898646]
+    assert jl.sgs_uniform(0, out.ctypes.data_as(C.POINTER(C.c_double)), 3) == 0
+    assert list(out.view(np.uint64)) == [4602327445986093812, 4598672291840245262,
+                                         4606322996006196477]
+    f = np.empty(3, np.float32)
+    assert jl.sgs_normal_f32(0, f.ctypes.data_as(C.POINTER(C.c_float)), 3) == 0
+    assert np.array_equal(f, np.array([0.7428386180462903, 0.7233637223595601,
+                                       -0.2728485114631928], np.float32))
+    assert jl.sgs_normal(0, None, 3) == jl.consts["SGS_ERR_NULL_POINTER"]

@@ -31,7 +31,7 @@ const libsgsample = get(ENV, "SGSAMPLE_LIB",
 include("generated.jl")
 
 export AMAGOLD, SGHMC, SGLD, SVGD, Raw, run!, sample, svgd!, particles, minibatch,
-       SGSampleError, OutOfDomain, RunInfo
+       SGSampleError, OutOfDomain, RunInfo, Batch
 # AMAGOLD's warm-up API (below the chains)
 export step_size, set_step_size!, inverse_mass, set_inverse_mass!, inverse_mass_dense,
        set_inverse_mass_dense!, warmup_report, warmup_compare
@@ -73,8 +73,10 @@ mutable struct Callbacks
     grads::Any
     err::Any          # the first exception a callback raised, with its backtrace
     last::Any         # the last one rethrown (a CapturedException: exception + backtrace)
+    energy_batch::Any # Batch: energy(Θ::d × k) -> k energies (or (energies, rejected))
+    grad_batch::Any   # Batch: grad(Θ::d × k, seeds::Vector{UInt64}) -> d × k (or (G, rejected))
 end
-Callbacks() = Callbacks(nothing, nothing, nothing, nothing, nothing)
+Callbacks() = Callbacks(nothing, nothing, nothing, nothing, nothing, nothing, nothing)
 
 function fail!(cb::Callbacks, e)
     e isa OutOfDomain && return Int32(SGS_CB_REJECT)
@@ -126,6 +128,70 @@ grad_ptr(::Type{Float64}) = @cfunction(grad_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdoub
 grad_ptr(::Type{Float32}) = @cfunction(grad_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, UInt64, Ptr{Cfloat}))
 grads_ptr(::Type{Float64}) = @cfunction(grads_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, UInt64, Ptr{Cdouble}))
 grads_ptr(::Type{Float32}) = @cfunction(grads_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, UInt64, Ptr{Cfloat}))
+
+# Batched callbacks (`sgs_batch_energy_fn`, `sgs_batch_gradient_fn`): the C API's row-major
+# k × d rows are a Julia d × k matrix (column r is row r's point), passed as a copy. A function
+# may return its values alone or `(values, rejected)` with `rejected[r]` true for a row outside
+# the domain (SGS_CB_REJECT for that row). Any exception aborts the whole batch (rethrown).
+function split_rejects(r, k)
+    v, rej = r isa Tuple ? r : (r, nothing)
+    rej === nothing || length(rej) == k ||
+        throw(DimensionMismatch("rejected mask has $(length(rej)) entries, expected $k"))
+    return v, rej
+end
+
+function store_rejects!(st::Ptr{Int32}, rej, k)
+    rej === nothing && return nothing
+    for i in 1:k
+        rej[i] && unsafe_store!(st, Int32(SGS_CB_REJECT), i)
+    end
+end
+
+# A batched callback's exception: kept for the rethrow, the whole batch aborted (a single row is
+# rejected by returning `(values, rejected)`, not by OutOfDomain).
+function abort!(cb::Callbacks, e)
+    cb.err = CapturedException(e, catch_backtrace())
+    return Int32(SGS_CB_ABORT)
+end
+
+function batch_energy_tramp(ud::Ptr{Cvoid}, theta::Ptr{T}, k::Csize_t, d::Csize_t,
+                            chains::Ptr{Csize_t}, u::Ptr{Cdouble}, st::Ptr{Int32}) where {T}
+    cb = unsafe_pointer_to_objref(ud)::Callbacks
+    try
+        X = copy(unsafe_wrap(Array, theta, (Int(d), Int(k))))
+        v, rej = split_rejects(cb.energy_batch(X), Int(k))
+        length(v) == k || throw(DimensionMismatch("energy returned $(length(v)) values, expected $k"))
+        for i in 1:Int(k)
+            unsafe_store!(u, Float64(v[i]), i)
+        end
+        store_rejects!(st, rej, Int(k))
+        return Int32(SGS_CB_OK)
+    catch e
+        return abort!(cb, e)
+    end
+end
+
+function batch_grad_tramp(ud::Ptr{Cvoid}, x::Ptr{T}, k::Csize_t, d::Csize_t, seeds::Ptr{UInt64},
+                          chains::Ptr{Csize_t}, g::Ptr{T}, st::Ptr{Int32}) where {T}
+    cb = unsafe_pointer_to_objref(ud)::Callbacks
+    try
+        X = copy(unsafe_wrap(Array, x, (Int(d), Int(k))))
+        s = copy(unsafe_wrap(Array, seeds, Int(k)))
+        G0, rej = split_rejects(cb.grad_batch(X, s), Int(k))
+        G = convert(Matrix{T}, G0)
+        size(G) == (d, k) || throw(DimensionMismatch("grad returned $(size(G)), expected ($d, $k)"))
+        GC.@preserve G unsafe_copyto!(g, pointer(G), Int(k * d))
+        store_rejects!(st, rej, Int(k))
+        return Int32(SGS_CB_OK)
+    catch e
+        return abort!(cb, e)
+    end
+end
+
+batch_energy_ptr(::Type{Float64}) = @cfunction(batch_energy_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, Ptr{Csize_t}, Ptr{Cdouble}, Ptr{Int32}))
+batch_energy_ptr(::Type{Float32}) = @cfunction(batch_energy_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, Ptr{Csize_t}, Ptr{Cdouble}, Ptr{Int32}))
+batch_grad_ptr(::Type{Float64}) = @cfunction(batch_grad_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, Ptr{UInt64}, Ptr{Csize_t}, Ptr{Cdouble}, Ptr{Int32}))
+batch_grad_ptr(::Type{Float32}) = @cfunction(batch_grad_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, Ptr{UInt64}, Ptr{Csize_t}, Ptr{Cfloat}, Ptr{Int32}))
 
 """
     Raw(fn::Ptr{Cvoid}, user_data::Ptr{Cvoid}=C_NULL)
@@ -231,15 +297,7 @@ learns ε and a diagonal mass matrix), with it from `sgs_amagold_config_default(
 """
 function Chain{K}(energy, grad, theta0::AbstractVector; step_size=nothing, T::Type=Float64,
                   kw...) where {K}
-    K in (:amagold, :sghmc, :sgld) || throw(ArgumentError("unknown sampler $K"))
-    kw = K === :amagold ? amagold_options(Dict{Symbol,Any}(kw)) : Dict(kw)
-    default = if K === :amagold && step_size === nothing
-        sgs_amagold_config_adaptive()
-    else
-        step_size === nothing && throw(ArgumentError("$K needs a step_size"))
-        getfield(@__MODULE__, Symbol("sgs_", K, "_config_default"))(Float64(step_size))
-    end
-    config = Ref(with_fields(default, kw))
+    config = Ref(chain_config(K, step_size, kw))
     th = Vector{T}(theta0)
     d = length(th)
     # AMAGOLD's workspace depends on its configuration (mass matrix, approach).
@@ -272,8 +330,34 @@ function Chain{K}(energy, grad, theta0::AbstractVector; step_size=nothing, T::Ty
 end
 Chain{K}(grad, theta0::AbstractVector; kw...) where {K} = Chain{K}(nothing, grad, theta0; kw...)
 
+# The C config of sampler K from `step_size` and the keyword options (see `Chain`).
+function chain_config(K, step_size, kw)
+    K in (:amagold, :sghmc, :sgld) || throw(ArgumentError("unknown sampler $K"))
+    kw = K === :amagold ? amagold_options(Dict{Symbol,Any}(kw)) : Dict(kw)
+    default = if K === :amagold && step_size === nothing
+        sgs_amagold_config_adaptive()
+    else
+        step_size === nothing && throw(ArgumentError("$K needs a step_size"))
+        getfield(@__MODULE__, Symbol("sgs_", K, "_config_default"))(Float64(step_size))
+    end
+    return with_fields(default, kw)
+end
+
 summary_type(::Chain{:amagold}) = sgs_amagold_run_summary
 summary_type(::Chain) = sgs_chain_run_summary
+summary_type(K::Symbol) = K === :amagold ? sgs_amagold_run_summary : sgs_chain_run_summary
+
+# One run summary into a RunInfo (AMAGOLD: the last iteration's step size and phase).
+function add_summary!(info::RunInfo, K, s)
+    info.iterations += s.iterations
+    info.accepted += s.accepted
+    info.divergences += s.divergences
+    if K === :amagold && s.has_last == 1
+        info.step_size = s.last.step_size
+        info.phase = get(define_names("SGS_PHASE_"), Int(s.last.phase), :unknown)
+    end
+    return info
+end
 
 """
     run!(chain, n; chunk_seconds=0.05) -> Matrix (d × n)
@@ -294,14 +378,7 @@ function run!(c::Chain{K,T}, n::Integer; chunk_seconds=0.05) where {K,T}
             cfun(K, "run", T)(pointer(c.state), k, pointer(out, done_total * c.d + 1), k * c.d,
                               done, summ)
         end
-        s = summ[]
-        c.info.iterations += s.iterations
-        c.info.accepted += s.accepted
-        c.info.divergences += s.divergences
-        if K === :amagold && s.has_last == 1
-            c.info.step_size = s.last.step_size
-            c.info.phase = get(define_names("SGS_PHASE_"), Int(s.last.phase), :unknown)
-        end
+        add_summary!(c.info, K, summ[])
         done_total += Int(done[])
         if status != SGS_OK
             rethrow_callback_error!(c.cb)
@@ -323,16 +400,155 @@ function Base.position(c::Chain{K,T}) where {K,T}
 end
 
 """
-    sample(Sampler, args...; draws, chains=1, seed=0, stream=0, kwargs...) -> (d × draws × chains, infos)
+    sample(Sampler, args...; draws, chains=1, seed=0, stream=0, vectorized=false, kwargs...) -> (d × draws × chains, infos)
 
-`chains` chains on the streams `stream, stream+1, …` of one seed.
+`chains` chains on the streams `stream, stream+1, …` of one seed. With `vectorized=true` the
+callbacks take all chains' points at once (see [`Batch`](@ref): `energy(Θ::d × k)`,
+`grad(Θ::d × k, seeds)`) and the chains run in lockstep through `sgs_*_run_batch`, one Julia
+call per round for all chains; the draws equal those of per-point callbacks computing the
+same rows, bit for bit.
 """
-function sample(::Type{S}, args...; draws, chains=1, seed=0, stream=0, kw...) where {S<:Chain}
+function sample(::Type{S}, args...; draws, chains=1, seed=0, stream=0, vectorized=false,
+                kw...) where {S<:Chain}
+    if vectorized
+        b = Batch{kindof(S)}(args...; chains=chains, seed=seed, stream=stream, kw...)
+        return run!(b, draws), b.infos
+    end
     runs = [begin
                 c = S(args...; seed=seed, stream=stream + i - 1, kw...)
                 (run!(c, draws), c.info)
             end for i in 1:chains]
     return cat(first.(runs)...; dims=3), last.(runs)
+end
+
+# :amagold, :sghmc or :sgld of AMAGOLD, SGHMC, SGLD (or a Chain{K,T}).
+function kindof(S::Type)
+    for K in (:amagold, :sghmc, :sgld)
+        S <: Chain{K} && return K
+    end
+    throw(ArgumentError("not a chain sampler: $S"))
+end
+
+# ---------------------------------------------------------------------------------------------
+# K chains per call: sgs_*_run_batch
+
+"""
+    Batch{K}(energy, grad, θ0; chains, step_size=nothing, T=Float64, seed=0, stream=0,
+             max_calls=16, kwargs...)        # K = :amagold
+    Batch{K}(grad, θ0; chains, step_size, ...)   # K = :sghmc, :sgld
+
+`chains` chains of one sampler advanced in lockstep by `run!(b, n)` (`sgs_*_run_batch`): each
+round calls `grad(Θ, seeds)` once with the points of every chain that needs a gradient (`Θ` a
+d × k matrix, column r one chain's point, `seeds` its k minibatch seeds; return d × k) and
+`energy(Θ)` once with every chain that needs an energy (return k values). Either may return
+`(values, rejected)`, `rejected[r] == true` marking row r outside the domain. Row r's value must
+depend only on column r and `seeds[r]`: then the draws are bit for bit those of `chains`
+separate chains with per-point callbacks (chain c on stream `stream + c - 1` of `seed`, as in
+[`sample`](@ref)). `θ0` is one start for all chains or a d × chains matrix; the keyword options
+are the chain's (see `AMAGOLD`). `max_calls` sizes the cache of answers per step (more memory,
+fewer one-row calls in the warm-up's long steps); `b.infos[c]` are chain c's totals.
+"""
+mutable struct Batch{K,T}
+    buf::Vector{UInt64}          # the k states, contiguous (a C array sgs_*[k])
+    offset::Int
+    stype::DataType
+    configs::Vector{Any}
+    workspaces::Vector{Vector{T}}
+    cb::Callbacks
+    d::Int
+    k::Int
+    max_calls::Int
+    scratch::Vector{Float64}
+    infos::Vector{RunInfo}
+    partial::Any                 # after an interrupted run!: each chain's completed draws
+end
+
+states_pointer(b::Batch) = Ptr{b.stype}(pointer(b.buf) + b.offset)
+
+function Batch{K}(energy, grad, theta0::AbstractVecOrMat; chains::Integer, step_size=nothing,
+                  T::Type=Float64, seed=0, stream=0, max_calls::Integer=16, kw...) where {K}
+    chains >= 1 || throw(ArgumentError("chains must be at least 1, got $chains"))
+    max_calls >= 0 || throw(ArgumentError("max_calls must be ≥ 0, got $max_calls"))
+    th0 = theta0 isa AbstractVector ? repeat(Vector{T}(theta0), 1, chains) : Matrix{T}(theta0)
+    size(th0, 2) == chains ||
+        throw(DimensionMismatch("θ0 has $(size(th0, 2)) columns for $chains chains"))
+    d = size(th0, 1)
+    cb = Callbacks()
+    cb.grad_batch = grad
+    cb.energy_batch = energy
+    # init evaluates the energy at θ0 through the per-point trampoline: one column at a time.
+    one_row(v, rej) = (rej !== nothing && rej[1]) ? throw(OutOfDomain()) : v
+    cb.energy = θ -> Float64(one_row(split_rejects(energy(reshape(θ, :, 1)), 1)...)[1])
+    cb.grad = (θ, s) -> vec(one_row(split_rejects(grad(reshape(θ, :, 1), [s]), 1)...))
+    size_ = cfun(K, "state_size", T)()
+    align = cfun(K, "state_align", T)()
+    buf = zeros(UInt64, cld(chains * size_ + align, 8))
+    offset = Int(mod(-Int(UInt(pointer(buf))), align))
+    stype = getfield(@__MODULE__, Symbol("sgs_", K, suffix(T)))
+    scratch_len = getfield(@__MODULE__, Symbol("sgs_", K, "_batch_scratch_len"))(chains, d, max_calls)
+    b = Batch{K,T}(buf, offset, stype, Any[], Vector{T}[], cb, d, chains, max_calls,
+                   zeros(Float64, max(scratch_len, 1)), [RunInfo(K) for _ in 1:chains], nothing)
+    for c in 1:chains
+        config = Ref(chain_config(K, step_size, merge(Dict{Symbol,Any}(kw),
+                                                      Dict{Symbol,Any}(:seed => seed, :stream => stream + c - 1))))
+        th = th0[:, c]
+        wl = K === :amagold ? cfun(K, "workspace_len_for", T)(config, d) :
+             cfun(K, "workspace_len", T)(d)
+        ws = zeros(T, max(wl, 1))
+        push!(b.configs, config)
+        push!(b.workspaces, ws)
+        args = K === :amagold ? (energy_ptr(T), grad_ptr(T)) : (grad_ptr(T),)
+        status = GC.@preserve b cb config th ws begin
+            st = states_pointer(b) + (c - 1) * size_
+            cfun(K, "init", T)(st, config, pointer(th), d, pointer(ws), wl, args...,
+                               pointer_from_objref(cb))
+        end
+        rethrow_callback_error!(cb)
+        check(status, "sgs_$(K)_init$(suffix(T))")
+    end
+    return b
+end
+Batch{K}(grad, theta0::AbstractVecOrMat; kw...) where {K} = Batch{K}(nothing, grad, theta0; kw...)
+
+"""
+    run!(b::Batch, n; chunk_seconds=0.05) -> Array (d × n × chains)
+
+`n` iterations of every chain in lockstep; `out[:, i, c]` is chain c's draw i. Runs in C calls
+of about `chunk_seconds` (Ctrl-C lands between them). When a callback throws, the exception is
+rethrown; every chain keeps the iterations it completed (`b.infos[c].iterations`, which can
+differ by one between chains) and `b.partial` holds their draws (a vector of d × nᶜ matrices).
+"""
+function run!(b::Batch{K,T}, n::Integer; chunk_seconds=0.05) where {K,T}
+    out = Array{T,3}(undef, b.d, n, b.k)
+    done = zeros(Csize_t, b.k)
+    summ = Vector{summary_type(K)}(undef, b.k)
+    efn = K === :amagold ? batch_energy_ptr(T) : C_NULL
+    gfn = batch_grad_ptr(T)
+    total, m = 0, 1
+    while total < n
+        m = min(m, n - total)
+        chunk = Array{T,3}(undef, b.d, m, b.k)   # = the C API's chain-major k × m × d
+        t = time()
+        status = GC.@preserve b chunk done summ begin
+            cfun(K, "run_batch", T)(states_pointer(b), b.k, m, efn, gfn, pointer_from_objref(b.cb),
+                                    pointer(b.scratch), length(b.scratch), b.max_calls,
+                                    pointer(chunk), length(chunk), pointer(done), pointer(summ))
+        end
+        for c in 1:b.k
+            add_summary!(b.infos[c], K, summ[c])
+            out[:, total+1:total+Int(done[c]), c] .= chunk[:, 1:Int(done[c]), c]
+        end
+        if status != SGS_OK
+            b.partial = [out[:, 1:total+Int(done[c]), c] for c in 1:b.k]
+            rethrow_callback_error!(b.cb)
+            check(status, "sgs_$(K)_run_batch$(suffix(T))")
+        end
+        total += m
+        dt = time() - t
+        m = max(1, min(4m, dt > 0 ? floor(Int, m * chunk_seconds / dt) : 4m))
+        yield()
+    end
+    return out
 end
 
 # ---------------------------------------------------------------------------------------------
@@ -549,6 +765,27 @@ function minibatch(seed::Integer, n::Integer, size::Integer)
     check(GC.@preserve(out, sgs_minibatch(UInt64(seed), UInt64(n), pointer(out), size)),
           "sgs_minibatch")
     out
+end
+
+"""
+    SGSample.normal(seed, n; T=Float64) -> Vector{T}
+    SGSample.uniform(seed, n; T=Float64) -> Vector{T}
+
+`n` standard normals / uniforms in [0, 1) as a pure function of `(seed, n)`, from the library's
+own generator (`sgs_normal`, `sgs_uniform`; docs/algorithms.md, "Seed-derived noise"): what a
+gradient callback turns its minibatch seed into when its gradient is itself random, the same
+bits as in C, Python and MATLAB. `T=Float32`: the same normals rounded, the uniforms with 24
+bits.
+"""
+normal(seed::Integer, n::Integer; T::Type=Float64) = seeded(:normal, seed, n, T)
+uniform(seed::Integer, n::Integer; T::Type=Float64) = seeded(:uniform, seed, n, T)
+
+function seeded(kind, seed, n, T)
+    n >= 0 || throw(ArgumentError("n must be ≥ 0, got $n"))
+    out = Vector{T}(undef, max(n, 1))   # never a NULL pointer, even for n = 0
+    f = getfield(@__MODULE__, Symbol("sgs_", kind, suffix(T)))
+    check(GC.@preserve(out, f(UInt64(seed), pointer(out), n)), "sgs_$(kind)$(suffix(T))")
+    return resize!(out, n)
 end
 
 end # module

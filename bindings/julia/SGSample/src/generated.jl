@@ -110,6 +110,10 @@ const sgs_energy_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t,
 const sgs_gradient_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, UInt64, Ptr{Cdouble})
 const sgs_energy_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Ptr{Cdouble})
 const sgs_gradient_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, UInt64, Ptr{Cfloat})
+const sgs_batch_energy_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, Ptr{Csize_t}, Ptr{Cdouble}, Ptr{Int32})
+const sgs_batch_gradient_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, Ptr{UInt64}, Ptr{Csize_t}, Ptr{Cdouble}, Ptr{Int32})
+const sgs_batch_energy_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, Ptr{Csize_t}, Ptr{Cdouble}, Ptr{Int32})
+const sgs_batch_gradient_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, Ptr{UInt64}, Ptr{Csize_t}, Ptr{Cfloat}, Ptr{Int32})
 const sgs_gradients_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, UInt64, Ptr{Cdouble})
 const sgs_gradients_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, UInt64, Ptr{Cfloat})
 
@@ -182,6 +186,36 @@ struct sgs_warmup_report
     energy_trend_rising::UInt32
     approach_unfinished::UInt32
     reserved::UInt32
+end
+struct sgs_sghmc
+    _opaque::NTuple{24, UInt64}
+end
+struct sgs_chain_info
+    iteration::UInt64
+    divergences::UInt64
+    outcome::UInt32
+    reserved::UInt32
+end
+const sgs_sghmc_info = sgs_chain_info
+const sgs_sgld_info = sgs_chain_info
+struct sgs_chain_run_summary
+    iterations::UInt64
+    accepted::UInt64
+    divergences::UInt64
+    has_last::UInt32
+    reserved::UInt32
+    last::sgs_chain_info
+end
+const sgs_sghmc_run_summary = sgs_chain_run_summary
+const sgs_sgld_run_summary = sgs_chain_run_summary
+struct sgs_sghmc_f32
+    _opaque::NTuple{24, UInt64}
+end
+struct sgs_sgld
+    _opaque::NTuple{18, UInt64}
+end
+struct sgs_sgld_f32
+    _opaque::NTuple{18, UInt64}
 end
 struct sgs_draws_stats
     mean::Cdouble
@@ -259,42 +293,12 @@ struct sgs_sghmc_config
     mass::UInt32
     reserved::UInt32
 end
-struct sgs_sghmc
-    _opaque::NTuple{24, UInt64}
-end
-struct sgs_chain_info
-    iteration::UInt64
-    divergences::UInt64
-    outcome::UInt32
-    reserved::UInt32
-end
-const sgs_sghmc_info = sgs_chain_info
-const sgs_sgld_info = sgs_chain_info
-struct sgs_chain_run_summary
-    iterations::UInt64
-    accepted::UInt64
-    divergences::UInt64
-    has_last::UInt32
-    reserved::UInt32
-    last::sgs_chain_info
-end
-const sgs_sghmc_run_summary = sgs_chain_run_summary
-const sgs_sgld_run_summary = sgs_chain_run_summary
-struct sgs_sghmc_f32
-    _opaque::NTuple{24, UInt64}
-end
-struct sgs_sgld_f32
-    _opaque::NTuple{18, UInt64}
-end
 struct sgs_sgld_config
     step_size::Cdouble
     steps::UInt32
     mass::UInt32
     seed::UInt64
     stream::UInt64
-end
-struct sgs_sgld
-    _opaque::NTuple{18, UInt64}
 end
 struct sgs_stats
     _opaque::NTuple{4, UInt64}
@@ -371,6 +375,15 @@ sgs_amagold_set_inverse_mass_f32(state, k, k_len) = @ccall libsgsample.sgs_amago
 sgs_amagold_set_inverse_mass_dense_f32(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass_dense_f32(state::Ptr{sgs_amagold_f32}, k::Ptr{Cfloat}, k_len::Csize_t)::sgs_status
 sgs_amagold_warmup_report_f32(state, out) = @ccall libsgsample.sgs_amagold_warmup_report_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{sgs_warmup_report})::sgs_status
 sgs_amagold_warmup_compare_f32(states, k, out, out_len) = @ccall libsgsample.sgs_amagold_warmup_compare_f32(states::Ptr{Ptr{sgs_amagold_f32}}, k::Csize_t, out::Ptr{sgs_warmup_report}, out_len::Csize_t)::sgs_status
+sgs_amagold_batch_scratch_len(k, d, max_calls) = @ccall libsgsample.sgs_amagold_batch_scratch_len(k::Csize_t, d::Csize_t, max_calls::Csize_t)::Csize_t
+sgs_sghmc_batch_scratch_len(k, d, max_calls) = @ccall libsgsample.sgs_sghmc_batch_scratch_len(k::Csize_t, d::Csize_t, max_calls::Csize_t)::Csize_t
+sgs_sgld_batch_scratch_len(k, d, max_calls) = @ccall libsgsample.sgs_sgld_batch_scratch_len(k::Csize_t, d::Csize_t, max_calls::Csize_t)::Csize_t
+sgs_amagold_run_batch(states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls, out, out_len, samples_done, summaries) = @ccall libsgsample.sgs_amagold_run_batch(states::Ptr{sgs_amagold}, k::Csize_t, n::Csize_t, energy::sgs_batch_energy_fn, gradient::sgs_batch_gradient_fn, user_data::Ptr{Cvoid}, scratch::Ptr{Cdouble}, scratch_len::Csize_t, max_calls::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summaries::Ptr{sgs_amagold_run_summary})::sgs_status
+sgs_amagold_run_batch_f32(states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls, out, out_len, samples_done, summaries) = @ccall libsgsample.sgs_amagold_run_batch_f32(states::Ptr{sgs_amagold_f32}, k::Csize_t, n::Csize_t, energy::sgs_batch_energy_fn_f32, gradient::sgs_batch_gradient_fn_f32, user_data::Ptr{Cvoid}, scratch::Ptr{Cdouble}, scratch_len::Csize_t, max_calls::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summaries::Ptr{sgs_amagold_run_summary})::sgs_status
+sgs_sghmc_run_batch(states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls, out, out_len, samples_done, summaries) = @ccall libsgsample.sgs_sghmc_run_batch(states::Ptr{sgs_sghmc}, k::Csize_t, n::Csize_t, energy::sgs_batch_energy_fn, gradient::sgs_batch_gradient_fn, user_data::Ptr{Cvoid}, scratch::Ptr{Cdouble}, scratch_len::Csize_t, max_calls::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summaries::Ptr{sgs_sghmc_run_summary})::sgs_status
+sgs_sghmc_run_batch_f32(states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls, out, out_len, samples_done, summaries) = @ccall libsgsample.sgs_sghmc_run_batch_f32(states::Ptr{sgs_sghmc_f32}, k::Csize_t, n::Csize_t, energy::sgs_batch_energy_fn_f32, gradient::sgs_batch_gradient_fn_f32, user_data::Ptr{Cvoid}, scratch::Ptr{Cdouble}, scratch_len::Csize_t, max_calls::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summaries::Ptr{sgs_sghmc_run_summary})::sgs_status
+sgs_sgld_run_batch(states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls, out, out_len, samples_done, summaries) = @ccall libsgsample.sgs_sgld_run_batch(states::Ptr{sgs_sgld}, k::Csize_t, n::Csize_t, energy::sgs_batch_energy_fn, gradient::sgs_batch_gradient_fn, user_data::Ptr{Cvoid}, scratch::Ptr{Cdouble}, scratch_len::Csize_t, max_calls::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summaries::Ptr{sgs_sgld_run_summary})::sgs_status
+sgs_sgld_run_batch_f32(states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls, out, out_len, samples_done, summaries) = @ccall libsgsample.sgs_sgld_run_batch_f32(states::Ptr{sgs_sgld_f32}, k::Csize_t, n::Csize_t, energy::sgs_batch_energy_fn_f32, gradient::sgs_batch_gradient_fn_f32, user_data::Ptr{Cvoid}, scratch::Ptr{Cdouble}, scratch_len::Csize_t, max_calls::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summaries::Ptr{sgs_sgld_run_summary})::sgs_status
 sgs_draws_scratch_len(chains, draws) = @ccall libsgsample.sgs_draws_scratch_len(chains::Csize_t, draws::Csize_t)::Csize_t
 sgs_draws_summary(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_summary(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{sgs_draws_stats}, out_len::Csize_t)::sgs_status
 sgs_draws_rhat_rank(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_rhat_rank(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
@@ -393,6 +406,10 @@ sgs_ksd_batch_f32(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd
 sgs_svgd_set_batch_size_f32(state, p) = @ccall libsgsample.sgs_svgd_set_batch_size_f32(state::Ptr{sgs_svgd_f32}, p::UInt64)::sgs_status
 sgs_svgd_run_scheduled_f32(state, iterations, schedule, summary) = @ccall libsgsample.sgs_svgd_run_scheduled_f32(state::Ptr{sgs_svgd_f32}, iterations::UInt64, schedule::Ptr{sgs_svgd_schedule}, summary::Ptr{sgs_svgd_run_summary})::sgs_status
 sgs_minibatch(seed, n, out, len) = @ccall libsgsample.sgs_minibatch(seed::UInt64, n::UInt64, out::Ptr{UInt64}, len::Csize_t)::sgs_status
+sgs_normal(seed, out, n) = @ccall libsgsample.sgs_normal(seed::UInt64, out::Ptr{Cdouble}, n::Csize_t)::sgs_status
+sgs_normal_f32(seed, out, n) = @ccall libsgsample.sgs_normal_f32(seed::UInt64, out::Ptr{Cfloat}, n::Csize_t)::sgs_status
+sgs_uniform(seed, out, n) = @ccall libsgsample.sgs_uniform(seed::UInt64, out::Ptr{Cdouble}, n::Csize_t)::sgs_status
+sgs_uniform_f32(seed, out, n) = @ccall libsgsample.sgs_uniform_f32(seed::UInt64, out::Ptr{Cfloat}, n::Csize_t)::sgs_status
 sgs_sghmc_config_default(step_size) = @ccall libsgsample.sgs_sghmc_config_default(step_size::Cdouble)::sgs_sghmc_config
 sgs_sghmc_workspace_len(d) = @ccall libsgsample.sgs_sghmc_workspace_len(d::Csize_t)::Csize_t
 sgs_sghmc_state_size() = @ccall libsgsample.sgs_sghmc_state_size()::Csize_t

@@ -138,6 +138,99 @@ end
         @test svgd!(s1, 500) == X
     end
 
+    @testset "K chains per call (sgs_*_run_batch), vectorised callbacks" begin
+        venergy(Θ) = [dw_energy(Θ[:, r]) for r in 1:size(Θ, 2)]
+        vgrad(Θ, seeds) = reduce(hcat, [dw_grad(Θ[:, r], seeds[r]) for r in 1:size(Θ, 2)])
+        # Bit for bit the per-point chains (same streams), AMAGOLD with a fixed step size.
+        a, ia = sample(AMAGOLD, venergy, vgrad, [0.0]; draws=3000, chains=4, step_size=0.25,
+                       seed=1, vectorized=true)
+        b, ib = sample(AMAGOLD, dw_energy, dw_grad, [0.0]; draws=3000, chains=4, step_size=0.25,
+                       seed=1)
+        @test size(a) == (1, 3000, 4) && a == b
+        @test [i.iterations for i in ia] == [i.iterations for i in ib] == fill(3000, 4)
+        @test [i.accepted for i in ia] == [i.accepted for i in ib]
+        x = vec(a)   # against the truth too
+        @test abs(sum(x) / length(x) + 2.148) < 4.5 * batch_se(x) + 5e-4
+        # The adaptive warm-up (approach, dense mass, jittered T), with a cache of one call.
+        e2(t) = dw_energy(t[1:1]) + 0.5 * t[2]^2
+        g2(t, s) = [dw_grad(t[1:1], s)[1], t[2]]
+        ve2(Θ) = [e2(Θ[:, r]) for r in 1:size(Θ, 2)]
+        vg2(Θ, s) = reduce(hcat, [g2(Θ[:, r], s[r]) for r in 1:size(Θ, 2)])
+        for max_calls in (16, 1)
+            p, _ = sample(AMAGOLD, ve2, vg2, [3.0, -2.0]; draws=150, chains=3, warmup=100,
+                          mass=:dense, jitter_steps=1, seed=4, vectorized=true,
+                          max_calls=max_calls)
+            q, _ = sample(AMAGOLD, e2, g2, [3.0, -2.0]; draws=150, chains=3, warmup=100,
+                          mass=:dense, jitter_steps=1, seed=4)
+            @test p == q
+        end
+        # SGHMC, SGLD, Float32.
+        for (S, kw) in ((SGHMC, (step_size=0.1, steps=5)), (SGLD, (step_size=0.05,)))
+            for T in (Float64, Float32)
+                p, _ = sample(S, vgrad, [0.0]; draws=200, chains=3, seed=9, T=T,
+                              vectorized=true, kw...)
+                q, _ = sample(S, dw_grad, [0.0]; draws=200, chains=3, seed=9, T=T, kw...)
+                @test eltype(p) == T && p == q
+            end
+        end
+        # Per-row REJECT: (values, rejected) in the batch = OutOfDomain() per point.
+        vr(Θ, s) = (vgrad(Θ, s), [abs(Θ[1, r]) > 2 for r in 1:size(Θ, 2)])
+        pr(t, s) = abs(t[1]) > 2 ? throw(OutOfDomain()) : dw_grad(t, s)
+        p, _ = sample(SGLD, vr, [0.0]; draws=300, chains=3, step_size=0.3, seed=2, vectorized=true)
+        q, iq = sample(SGLD, pr, [0.0]; draws=300, chains=3, step_size=0.3, seed=2)
+        @test p == q && all(i -> i.accepted < 300, iq)
+    end
+
+    @testset "batch: callback errors keep each chain's draws, resuming is exact" begin
+        venergy(Θ) = [dw_energy(Θ[:, r]) for r in 1:size(Θ, 2)]
+        calls = Ref(0)
+        vgrad(Θ, seeds) = (calls[] += 1) == 57 ? error("boom") :
+                          reduce(hcat, [dw_grad(Θ[:, r], seeds[r]) for r in 1:size(Θ, 2)])
+        ref, _ = sample(AMAGOLD, dw_energy, dw_grad, [0.0]; draws=60, chains=3, step_size=0.25,
+                        seed=5, jitter_steps=1)
+        b = Batch{:amagold}(venergy, vgrad, [0.0]; chains=3, step_size=0.25, seed=5,
+                            jitter_steps=1)
+        @test_throws ErrorException run!(b, 40)
+        @test b.cb.last isa CapturedException
+        n = [size(p, 2) for p in b.partial]
+        @test maximum(n) - minimum(n) <= 1 && maximum(n) < 40
+        @test [i.iterations for i in b.infos] == n
+        more = run!(b, 10)
+        for c in 1:3
+            @test hcat(b.partial[c], more[:, :, c]) == ref[:, 1:n[c]+10, c]
+        end
+    end
+
+    @testset "batch: bad inputs" begin
+        @test_throws ArgumentError Batch{:sgld}((Θ, s) -> Θ, [0.0]; chains=0, step_size=0.1)
+        @test_throws DimensionMismatch Batch{:sgld}((Θ, s) -> Θ, zeros(2, 3); chains=2,
+                                                    step_size=0.1)
+        b = Batch{:sgld}((Θ, s) -> zeros(3, size(Θ, 2)), [0.0]; chains=2, step_size=0.1)
+        @test_throws DimensionMismatch run!(b, 3)
+        @test_throws SGSampleError Batch{:sgld}((Θ, s) -> Θ, [NaN]; chains=2, step_size=0.1)
+        e = try
+            Batch{:sghmc}((Θ, s) -> Θ, [0.0]; chains=2, step_size=-1.0)
+        catch err
+            err
+        end
+        @test e isa SGSampleError && e.status == SGS_ERR_INVALID_STEP_SIZE
+    end
+
+    @testset "seed-derived noise (sgs_normal, sgs_uniform)" begin
+        # The first values for seed 0, pinned as in tests/noise.rs.
+        @test reinterpret(UInt64, S.normal(0, 3)) ==
+              UInt64[4604866114992135790, 4604690700726220116, 13821958858590898646]
+        @test reinterpret(UInt64, S.uniform(0, 3)) ==
+              UInt64[4602327445986093812, 4598672291840245262, 4606322996006196477]
+        @test S.normal(7, 5)[1:2] == S.normal(7, 2)
+        @test S.normal(7, 10; T=Float32) == Float32.(S.normal(7, 10))
+        @test isempty(S.uniform(1, 0))
+        z = S.normal(11, 100_000)
+        @test abs(sum(z) / length(z)) < 4.5 / sqrt(length(z))
+        u = S.uniform(11, 100_000; T=Float32)
+        @test all(x -> 0 <= x < 1, u) && abs(sum(u) / length(u) - 0.5) < 4.5 * sqrt(1 / 12 / length(u))
+    end
+
     @testset "Raw C callbacks" begin
         # A @cfunction of a top-level function with a Ref as user data: no trampoline.
         count = Ref{UInt64}(0)

@@ -1,0 +1,38 @@
+"""Plausible bugs in the batch engine (src/ffi/batch.rs: `sgs_*_run_batch`), each with the
+tests (tests/run_batch.rs, through the C functions) that must catch it: bit identity with
+separate runs, aborts, the replay's own check, bad inputs."""
+
+B = "src/ffi/batch.rs"
+RB = ["run_batch"]
+
+MUTANTS = [
+    dict(name="batch_replay_point_unchecked", bug="a replayed call's point not compared with the cached one",
+         file=B, old="                && point.len() == x.len()\n                && point.iter().zip(x).all(|(w, v)| *w == v.to_word());",
+         new="                && point.len() == x.len();", tests=RB, features="std,ffi"),
+    dict(name="batch_row_status_dropped", bug="a row's REJECT not stored with its answer",
+         file=B, old="*m = kind | (u64::from(st as u32) << 32);", new="*m = kind;",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_stale_request_answered", bug="a chain not stopped this round answered from an old entry",
+         file=B, old="            let Some(e) = entries.get(at..at.wrapping_add(stride)) else {\n                continue;\n            };\n            if *state != PENDING",
+         new="            let Some(e) = entries.get(at..at.wrapping_add(stride)) else {\n                continue;\n            };\n            if *state == DONE",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_cache_kept_across_iterations", bug="the answer count not reset at a new iteration",
+         file=B, old="*hdr = [0, RUNNING];", new="*hdr = [hdr[0], RUNNING];",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_rows_iteration_major", bug="rows written iteration-major instead of chain-major",
+         file=B, old="let at = c.wrapping_mul(n).wrapping_add(i).wrapping_mul(d);",
+         new="let at = i.wrapping_mul(k).wrapping_add(c).wrapping_mul(d);",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_summary_not_recorded", bug="a completed step not counted in its chain's summary",
+         file=B, old="v.record(info.outcome(), C::info_to_c(&info));", new="let _ = &info;",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_row_abort_ignored", bug="a row status ABORT treated as OK",
+         file=B, old="if r != SGS_CB_OK || statuses.iter().any(|&s| s != SGS_CB_OK && s != SGS_CB_REJECT) {",
+         new="if r != SGS_CB_OK || statuses.is_empty() {", tests=RB, features="std,ffi"),
+    dict(name="batch_fallback_chain_index", bug="a one-row fallback call names chain 0",
+         file=B, old="direct: Direct { chain: c, ..direct },", new="direct: Direct { chain: 0, ..direct },",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_workspace_overlap_unchecked", bug="a workspace inside the scratch or output accepted",
+         file=B, old="if fixed.iter().any(|s| Span::overlaps(s, &ws)) {", new="if false {",
+         tests=RB, features="std,ffi"),
+]
