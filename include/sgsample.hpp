@@ -340,6 +340,16 @@ struct chain_traits;
             return sgs_##NAME##_copy##SFX(dst, ws, len, src);                                   \
         }                                                                                       \
         static sgs_status clear(state *s) noexcept { return sgs_##NAME##_clear##SFX(s); }          \
+        static std::size_t batch_scratch_len(std::size_t k, std::size_t d, std::size_t m) noexcept { \
+            return sgs_##NAME##_batch_scratch_len(k, d, m);                                     \
+        }                                                                                       \
+        static sgs_status run_batch(state *s, std::size_t k, std::size_t n, sgs_batch_energy_fn##SFX e, \
+                                    sgs_batch_gradient_fn##SFX g, void *u, double *scratch,     \
+                                    std::size_t scratch_len, std::size_t max_calls, REAL *out,  \
+                                    std::size_t out_len, std::size_t *done, summary *sums) noexcept { \
+            return sgs_##NAME##_run_batch##SFX(s, k, n, e, g, u, scratch, scratch_len, max_calls, out, \
+                                               out_len, done, sums);                            \
+        }                                                                                       \
     };
 
 SGSAMPLE_HPP_CHAIN_TRAITS(amagold_tag, double, amagold, , sgs_amagold, sgs_amagold_info,
@@ -620,6 +630,229 @@ private:
 
     std::unique_ptr<impl> p_;
 };
+
+namespace detail {
+/// A vectorised callable's return value as an SGS_CB code (void: OK).
+template <class F, class... A>
+std::int32_t batch_code(F &f, A... a) {
+    using R = std::invoke_result_t<F &, A...>;
+    if constexpr (std::is_void_v<R>) {
+        f(a...);
+        return SGS_CB_OK;
+    } else if constexpr (std::is_same_v<R, cb>) {
+        return static_cast<std::int32_t>(f(a...));
+    } else {
+        static_assert(always_false<R>, "sgsample.hpp: a vectorised callback returns void or sgs::cb");
+        return SGS_CB_ABORT;
+    }
+}
+
+/// The vectorised callables of a `sgs::lockstep`, and the one-row views of them that each chain's
+/// init (and a single chain's step) calls.
+template <class Real, class E, class G>
+struct batch_callbacks : callbacks_base {
+    batch_callbacks(E e, G g) : energy(std::move(e)), gradient(std::move(g)) {}
+    E energy;
+    G gradient;
+
+    /// `user_data` of chain `chain`'s own callbacks.
+    struct row {
+        batch_callbacks *cbs;
+        std::size_t chain;
+    };
+
+    static std::int32_t energy_batch(void *self, const Real *theta, std::size_t k, std::size_t d,
+                                     const std::size_t *chains, double *u,
+                                     std::int32_t *rs) noexcept {
+        auto *c = static_cast<batch_callbacks *>(self);
+        return guarded(*c, [&] { return batch_code(c->energy, theta, k, d, chains, u, rs); });
+    }
+    static std::int32_t gradient_batch(void *self, const Real *x, std::size_t k, std::size_t d,
+                                       const std::uint64_t *seeds, const std::size_t *chains,
+                                       Real *grad, std::int32_t *rs) noexcept {
+        auto *c = static_cast<batch_callbacks *>(self);
+        return guarded(*c, [&] { return batch_code(c->gradient, x, k, d, seeds, chains, grad, rs); });
+    }
+    static std::int32_t energy_row(void *r, const Real *theta, std::size_t d, double *u) noexcept {
+        auto *w = static_cast<row *>(r);
+        std::int32_t status = SGS_CB_OK;
+        std::int32_t code = energy_batch(w->cbs, theta, 1, d, &w->chain, u, &status);
+        return code != SGS_CB_OK ? code : status;
+    }
+    static std::int32_t gradient_row(void *r, const Real *x, std::size_t d, std::uint64_t seed,
+                                     Real *grad) noexcept {
+        auto *w = static_cast<row *>(r);
+        std::int32_t status = SGS_CB_OK;
+        std::int32_t code = gradient_batch(w->cbs, x, 1, d, &seed, &w->chain, grad, &status);
+        return code != SGS_CB_OK ? code : status;
+    }
+};
+} // namespace detail
+
+/// Draws and totals of a `lockstep::run`: chain c's rows are `values[(c·n + i)·d …]`.
+template <class Real, class Summary>
+struct batch_draws {
+    /// k·n·d values, chain-major.
+    std::vector<Real> values;
+    /// Rows written per chain (they can differ by one after an interrupted run).
+    std::vector<std::size_t> rows;
+    /// Totals per chain.
+    std::vector<Summary> summaries;
+};
+
+/// K chains of one sampler advanced in lockstep (`sgs_…_run_batch`), evaluated through vectorised
+/// callables, one call per round for all chains that need a value:
+///
+///     gradient: R(const Real *x, std::size_t k, std::size_t d, const std::uint64_t *seeds,
+///                 const std::size_t *chains, Real *grad, std::int32_t *row_status)
+///     energy:   R(const Real *theta, std::size_t k, std::size_t d, const std::size_t *chains,
+///                 double *u, std::int32_t *row_status)            (AMAGOLD only)
+///
+/// with R = void or sgs::cb; a row outside the domain is rejected by setting its `row_status` to
+/// SGS_CB_REJECT (an exception aborts the run, as for a chain). Row r is chain `chains[r]`'s point
+/// and its value must depend on that row alone: the draws are then bit for bit those of K
+/// separate chains with the same seeds.
+template <class Tag, class Real>
+class lockstep {
+    using traits = chain_traits<Tag, Real>;
+    using state_type = typename traits::state;
+
+public:
+    /// The C configuration struct.
+    using config_type = typename traits::config;
+    /// A chain's run totals.
+    using summary_type = typename traits::summary;
+
+    /// `seeds.size()` chains with `config` but for their seeds, chain c starting at row c of
+    /// `theta0` (k·d values); `max_calls` callback answers cached per chain and step (memory
+    /// k·max_calls·(d + 2) doubles; a step with more calls gets the rest one row at a time).
+    template <class E, class G>
+    static result<lockstep> try_create(const config_type &config, const std::vector<std::uint64_t> &seeds,
+                                       const Real *theta0, std::size_t d, E energy, G gradient,
+                                       std::size_t max_calls = 64) {
+        static_assert(traits::needs_energy, "this sampler takes no energy: try_create(config, seeds, theta0, d, gradient)");
+        return start(config, seeds, theta0, d, std::move(energy), std::move(gradient), max_calls);
+    }
+    /// As above, for SGHMC and SGLD.
+    template <class G>
+    static result<lockstep> try_create(const config_type &config, const std::vector<std::uint64_t> &seeds,
+                                       const Real *theta0, std::size_t d, G gradient,
+                                       std::size_t max_calls = 64) {
+        static_assert(!traits::needs_energy, "AMAGOLD needs an energy");
+        auto no = [](const Real *, std::size_t, std::size_t, const std::size_t *, double *,
+                     std::int32_t *) { return cb::abort; };
+        return start(config, seeds, theta0, d, no, std::move(gradient), max_calls);
+    }
+
+    lockstep(lockstep &&) noexcept = default;
+    lockstep &operator=(lockstep &&) noexcept = default;
+    lockstep(const lockstep &) = delete;
+    lockstep &operator=(const lockstep &) = delete;
+    ~lockstep() = default;
+
+    /// `n` iterations of every chain into `out` (k·n·d, chain-major); `done` and `summaries`
+    /// (k entries each, unless null) also on a failure.
+    result<void> try_run(std::size_t n, Real *out, std::size_t out_len, std::size_t *done = nullptr,
+                         summary_type *summaries = nullptr) {
+        impl &p = *p_;
+        return p.cbs->finish(traits::run_batch(
+            p.st.get(), p.k, n, p.energy, p.gradient, p.cbs.get(), p.scratch.data(),
+            p.scratch.size(), p.max_calls, out, out_len, done, summaries));
+    }
+    /// `n` iterations of every chain, with the rows and totals, also on a failure.
+    result<batch_draws<Real, summary_type>> try_run(std::size_t n) {
+        batch_draws<Real, summary_type> r;
+        r.values.resize(p_->k * n * p_->d);
+        r.rows.resize(p_->k);
+        r.summaries.resize(p_->k);
+        result<void> s = try_run(n, r.values.data(), r.values.size(), r.rows.data(), r.summaries.data());
+        if (!s) return result<batch_draws<Real, summary_type>>::failure(s.status());
+        return r;
+    }
+#if SGSAMPLE_HPP_EXCEPTIONS
+    /// As `try_run(n)`; throws on a failure (use `try_run` with buffers to keep the rows of an
+    /// interrupted run).
+    batch_draws<Real, summary_type> run(std::size_t n) { return try_run(n).value(); }
+#endif
+    /// Number of chains.
+    std::size_t size() const noexcept { return p_->k; }
+    /// The dimension.
+    std::size_t dim() const noexcept { return p_->d; }
+    /// Chain c's C state (for `sgs_…_position` and the like; c < size()).
+    state_type *handle(std::size_t c) noexcept { return &p_->st[c]; }
+
+private:
+    using energy_batch_ptr = std::conditional_t<std::is_same_v<Real, double>, sgs_batch_energy_fn, sgs_batch_energy_fn_f32>;
+    using gradient_batch_ptr = std::conditional_t<std::is_same_v<Real, double>, sgs_batch_gradient_fn, sgs_batch_gradient_fn_f32>;
+    using energy_ptr = std::conditional_t<std::is_same_v<Real, double>, sgs_energy_fn, sgs_energy_fn_f32>;
+    using gradient_ptr = std::conditional_t<std::is_same_v<Real, double>, sgs_gradient_fn, sgs_gradient_fn_f32>;
+
+    struct impl {
+        impl(std::size_t k_, std::size_t d_, std::size_t m, std::size_t ws_len_, std::size_t scratch_len)
+            : k(k_), d(d_), max_calls(m), ws_len(ws_len_), st(new state_type[k_]()), ws(k_ * ws_len_),
+              scratch(scratch_len) {}
+        impl(const impl &) = delete;
+        impl &operator=(const impl &) = delete;
+        ~impl() {
+            for (std::size_t c = 0; c < k; c++) (void)traits::clear(&st[c]);
+        }
+        std::size_t k, d, max_calls, ws_len;
+        std::unique_ptr<state_type[]> st;
+        std::vector<Real> ws;
+        std::vector<double> scratch;
+        std::shared_ptr<detail::callbacks_base> cbs;
+        std::shared_ptr<void> rows;
+        energy_batch_ptr energy = nullptr;
+        gradient_batch_ptr gradient = nullptr;
+    };
+
+    template <class E, class G>
+    static result<lockstep> start(const config_type &config, const std::vector<std::uint64_t> &seeds,
+                                  const Real *theta0, std::size_t d, E energy, G gradient,
+                                  std::size_t max_calls) {
+        if (sgs_status v = check_version(); v != SGS_OK) return result<lockstep>::failure(v);
+        const std::size_t k = seeds.size();
+        if (k == 0 || d == 0 || theta0 == nullptr)
+            return result<lockstep>::failure(k == 0 ? SGS_ERR_INVALID_ARGUMENT
+                                                    : d == 0 ? SGS_ERR_ZERO_DIMENSION
+                                                             : SGS_ERR_NULL_POINTER);
+        using cbs_t = detail::batch_callbacks<Real, E, G>;
+        auto cbs = std::make_shared<cbs_t>(std::move(energy), std::move(gradient));
+        auto rows = std::make_shared<std::vector<typename cbs_t::row>>(k);
+        std::size_t ws_len = std::max<std::size_t>(traits::workspace_len(&config, d), 1);
+        std::size_t scratch = std::max<std::size_t>(traits::batch_scratch_len(k, d, max_calls), 1);
+        std::unique_ptr<impl> p(new impl(k, d, max_calls, ws_len, scratch));
+        for (std::size_t c = 0; c < k; c++) {
+            (*rows)[c] = typename cbs_t::row{cbs.get(), c};
+            config_type cc = config;
+            cc.seed = seeds[c];
+            energy_ptr e = nullptr;
+            if constexpr (traits::needs_energy) e = &cbs_t::energy_row;
+            gradient_ptr g = &cbs_t::gradient_row;
+            result<void> r = cbs->finish(detail::init(&p->st[c], &cc, theta0 + c * d, d,
+                                                      p->ws.data() + c * ws_len, ws_len, e, g,
+                                                      &(*rows)[c]));
+            if (!r) return result<lockstep>::failure(r.status());
+        }
+        if constexpr (traits::needs_energy) p->energy = &cbs_t::energy_batch;
+        p->gradient = &cbs_t::gradient_batch;
+        p->cbs = std::move(cbs);
+        p->rows = std::move(rows);
+        return lockstep(std::move(p));
+    }
+
+    explicit lockstep(std::unique_ptr<impl> p) noexcept : p_(std::move(p)) {}
+    std::unique_ptr<impl> p_;
+};
+
+/// K AMAGOLD chains in lockstep (double).
+using amagold_batch = lockstep<amagold_tag, double>;
+/// K AMAGOLD chains in lockstep (float).
+using amagold_batch_f32 = lockstep<amagold_tag, float>;
+/// K SGHMC chains in lockstep (double).
+using sghmc_batch = lockstep<sghmc_tag, double>;
+/// K SGLD chains in lockstep (double).
+using sgld_batch = lockstep<sgld_tag, double>;
 
 /// AMAGOLD on double coordinates.
 using amagold = chain<amagold_tag, double>;
