@@ -1,5 +1,5 @@
-// Calibrating an ODE model from noisy observations with AMAGOLD, from C++17 through a small RAII
-// wrapper over the C API (the "simulation code" use case).
+// Calibrating an ODE model from noisy observations with AMAGOLD, from C++17 through the library's
+// header-only C++ wrapper, include/sgsample.hpp (the "simulation code" use case).
 //
 // Model: logistic growth dN/dt = r·N·(1 − N/K), N(0) = 5, integrated with classical RK4
 // (step 0.05). Observations y_j = N(t_j) + σ·ξ_j at t_j = 0.5·j, j = 1…40, simulated here with
@@ -18,134 +18,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
-#include <string>
-#include <utility>
 #include <vector>
 
-#include "sgsample.h"
-
-namespace sgs {
-
-// A status other than SGS_OK, as an exception carrying the code and the library's description.
-class Error : public std::runtime_error {
-public:
-    Error(int32_t status, const std::string &where)
-        : std::runtime_error(where + ": " + sgs_status_str(status)), status_(status) {}
-    int32_t status() const noexcept { return status_; }
-
-private:
-    int32_t status_;
-};
-
-inline void check(int32_t status, const char *where) {
-    if (status != SGS_OK) throw Error(status, where);
-}
-
-// Thrown by a model's energy or gradient when θ is outside its domain: the proposal is rejected.
-struct OutOfDomain {};
-
-// An AMAGOLD chain that owns its workspace. `Energy` is callable as double(const double *θ,
-// size_t d); `Gradient` as void(const double *θ, size_t d, uint64_t minibatch_seed, double *g).
-// The C library keeps pointers to the workspace and to this object (the callbacks' user_data),
-// so the chain can be neither copied nor moved. An exception thrown by a callback (other than
-// OutOfDomain) never crosses the C frames: the trampoline returns SGS_CB_ABORT, the library
-// restores the chain to its state before the call, and the exception is rethrown here.
-template <class Energy, class Gradient>
-class Amagold {
-public:
-    Amagold(Energy energy, Gradient gradient, const sgs_amagold_config &config,
-            const std::vector<double> &theta0)
-        : energy_(std::move(energy)), gradient_(std::move(gradient)), d_(theta0.size()),
-          // Sized for this configuration: a mass matrix or a warm-up's approach needs more.
-          workspace_(sgs_amagold_workspace_len_for(&config, theta0.size())) {
-        finish(sgs_amagold_init(&state_, &config, theta0.data(), d_, workspace_.data(),
-                                workspace_.size(), &energy_trampoline, &gradient_trampoline, this),
-               "sgs_amagold_init");
-    }
-    Amagold(const Amagold &) = delete;
-    Amagold &operator=(const Amagold &) = delete;
-    Amagold(Amagold &&) = delete;
-    Amagold &operator=(Amagold &&) = delete;
-    ~Amagold() = default; // the state and the workspace live in this object: nothing to free
-
-    sgs_amagold_info step() {
-        sgs_amagold_info info{};
-        finish(sgs_amagold_step(&state_, &info), "sgs_amagold_step");
-        return info;
-    }
-
-    // n outer iterations; returns the n·d samples row by row.
-    std::vector<double> run(std::size_t n, sgs_amagold_run_summary *summary = nullptr) {
-        std::vector<double> out(n * d_);
-        std::size_t done = 0;
-        finish(sgs_amagold_run(&state_, n, out.data(), out.size(), &done, summary),
-               "sgs_amagold_run");
-        return out;
-    }
-
-    std::vector<double> position() const {
-        std::vector<double> out(d_);
-        check(sgs_amagold_position(&state_, out.data(), out.size()), "sgs_amagold_position");
-        return out;
-    }
-
-    double step_size() const {
-        double e = 0.0;
-        check(sgs_amagold_step_size(&state_, &e), "sgs_amagold_step_size");
-        return e;
-    }
-
-    std::size_t dim() const noexcept { return d_; }
-
-private:
-    static int32_t energy_trampoline(void *user, const double *theta, size_t d,
-                                     double *u) noexcept {
-        auto *self = static_cast<Amagold *>(user);
-        try {
-            *u = self->energy_(theta, d);
-            return SGS_CB_OK;
-        } catch (const OutOfDomain &) {
-            return SGS_CB_REJECT;
-        } catch (...) {
-            self->pending_ = std::current_exception();
-            return SGS_CB_ABORT;
-        }
-    }
-
-    static int32_t gradient_trampoline(void *user, const double *theta, size_t d, uint64_t seed,
-                                       double *g) noexcept {
-        auto *self = static_cast<Amagold *>(user);
-        try {
-            self->gradient_(theta, d, seed, g);
-            return SGS_CB_OK;
-        } catch (const OutOfDomain &) {
-            return SGS_CB_REJECT;
-        } catch (...) {
-            self->pending_ = std::current_exception();
-            return SGS_CB_ABORT;
-        }
-    }
-
-    void finish(int32_t status, const char *where) {
-        if (pending_) {
-            std::exception_ptr e = std::exchange(pending_, nullptr);
-            std::rethrow_exception(e);
-        }
-        check(status, where);
-    }
-
-    Energy energy_;
-    Gradient gradient_;
-    std::size_t d_;
-    std::vector<double> workspace_;
-    sgs_amagold state_{};
-    std::exception_ptr pending_;
-};
-
-} // namespace sgs
+// The C++ face of the library: owners for the chain and its workspace, lambdas as callbacks,
+// statuses as exceptions (include/sgsample.hpp).
+#include "sgsample.hpp"
 
 namespace {
 
@@ -222,7 +103,7 @@ struct Posterior {
 
     double energy(const double *th) const {
         if (!std::isfinite(th[0]) || std::fabs(th[0]) > 5.0 || std::fabs(th[1]) > 10.0)
-            throw sgs::OutOfDomain{}; // outside the range the simulator is meant for
+            throw sgs::out_of_domain{}; // outside the range the simulator is meant for
         auto p = LogisticGrowth::simulate(std::exp(th[0]), std::exp(th[1]));
         double s2 = std::exp(2.0 * th[2]), ss = 0.0;
         for (int j = 0; j < LogisticGrowth::kObs; j++) ss += (y[j] - p.n[j]) * (y[j] - p.n[j]);
@@ -231,9 +112,10 @@ struct Posterior {
 
     void gradient(const double *th, uint64_t seed, double *g) const {
         if (!std::isfinite(th[0]) || std::fabs(th[0]) > 5.0 || std::fabs(th[1]) > 10.0)
-            throw sgs::OutOfDomain{};
+            throw sgs::out_of_domain{};
         uint64_t idx[kBatch];
-        sgs::check(sgs_minibatch(seed, LogisticGrowth::kObs, idx, kBatch), "sgs_minibatch");
+        if (sgs_status st = sgs_minibatch(seed, LogisticGrowth::kObs, idx, kBatch); st != SGS_OK)
+            throw sgs::error(st, "sgs_minibatch");
         auto p = LogisticGrowth::simulate(std::exp(th[0]), std::exp(th[1]));
         const double s2 = std::exp(2.0 * th[2]), scale = double(LogisticGrowth::kObs) / kBatch;
         double gr = 0.0, gk = 0.0, gs = 0.0;
@@ -278,29 +160,33 @@ int main(int argc, char **argv) try {
     // r = 0.5, σ = 10 (wide, so that the first trajectories see a gentle energy surface).
     double y_max = 0.0;
     for (double v : post.y) y_max = std::fmax(y_max, v);
-    sgs::Amagold chain(
+    // The chain owns its state and workspace; the lambdas are called through one trampoline each
+    // (no std::function), and an exception they throw comes back out of step()/run() with the
+    // chain as it was before the call.
+    sgs::amagold chain(
+        cfg, std::vector<double>{std::log(0.5), std::log(y_max), std::log(10.0)},
         [&post](const double *th, std::size_t) { return post.energy(th); },
         [&post](const double *th, std::size_t, uint64_t seed, double *g) {
             post.gradient(th, seed, g);
-        },
-        cfg, std::vector<double>{std::log(0.5), std::log(y_max), std::log(10.0)});
+        });
 
     // The wrapper turns an error status into an exception: show it once on purpose.
     try {
         sgs_amagold_config bad = cfg;
         bad.step_size = -1.0;
-        sgs::Amagold broken([](const double *, std::size_t) { return 0.0; },
-                            [](const double *, std::size_t, uint64_t, double *g) { g[0] = 0.0; },
-                            bad, std::vector<double>{0.0});
-    } catch (const sgs::Error &e) {
+        sgs::amagold broken(bad, std::vector<double>{0.0},
+                            [](const double *, std::size_t) { return 0.0; },
+                            [](const double *, std::size_t, uint64_t, double *g) { g[0] = 0.0; });
+    } catch (const sgs::error &e) {
         std::printf("(wrapper check: a negative step size throws \"%s\")\n", e.what());
     }
 
     for (std::size_t i = 0; i < cfg.warmup; i++) chain.step();
     const std::size_t n = quick ? 2000 : 20000;
-    sgs_amagold_run_summary summary{};
     const auto t_run = std::chrono::steady_clock::now();
-    std::vector<double> s = chain.run(n, &summary);
+    auto draws = chain.run(n);
+    const std::vector<double> &s = draws.values;
+    const sgs_amagold_run_summary &summary = draws.summary;
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_run).count();
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /** The library version as a string literal (see sgs_version()). */
-#define SGS_VERSION_STRING "0.3.0"
+#define SGS_VERSION_STRING "0.4.0"
 
 /**
  * `sgs_amagold_config.variant`: momentum resampled every outer iteration (the paper's default).
@@ -251,7 +251,7 @@
 /**
  * Minor version of the library.
  */
-#define SGS_VERSION_MINOR 3
+#define SGS_VERSION_MINOR 4
 
 /**
  * Patch version of the library.

@@ -35,8 +35,9 @@ if [ "$need" = test ]; then
   # fonts-freefont-otf: Octave's only headless graphics toolkit and the font its text renderer
   # needs, for the binding's PNG example (print -dpngcairo; -dpng would also need ghostscript).
   # mpich, libmpich-dev: the MPI examples and their suite (mpicc.mpich, mpiexec.mpich).
+  # cmake, pkg-config: scripts/test-install.sh (cmake --install, find_package, pkg-config consumers).
   pkgs=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi gcc g++ binutils
-    octave liboctave-dev gnuplot-nox fonts-freefont-otf mpich libmpich-dev)
+    octave liboctave-dev gnuplot-nox fonts-freefont-otf mpich libmpich-dev cmake pkg-config)
 else
   targets=()
   pkgs=(gcc g++ binutils)

@@ -75,9 +75,29 @@ link_cxx() {
     -o "$build/minimal_cxx" && "$build/minimal_cxx"
 }
 
+# include/sgsample.hpp: the same bits as the C API, callbacks' exceptions and rejections, clones,
+# moves and bad input (ffi-tests/cxx_wrapper.cpp), in C++17 and C++20 with exceptions and in
+# C++17 with -fno-exceptions (the try_ API alone); -Werror on all warnings.
+cxx_wrapper() {
+  local std
+  for std in c++17 c++20; do
+    g++ -std=$std -O2 -ffp-contract=off "${warn[@]}" -Iinclude ffi-tests/cxx_wrapper.cpp "$lib" -lm \
+      -o "$build/cxx_wrapper_$std" && "$build/cxx_wrapper_$std" || return 1
+  done
+  g++ -std=c++17 -O2 -fno-exceptions -ffp-contract=off "${warn[@]}" -Iinclude ffi-tests/cxx_wrapper.cpp \
+    "$lib" -lm -o "$build/cxx_wrapper_noexcept" && "$build/cxx_wrapper_noexcept"
+}
+
+# The program records the library's soname (libsgsample.so.0.MINOR, capi/build.rs), which cargo
+# does not write: a link of that name in the build directory stands in for an install.
 link_cdylib() {
-  gcc "${cflags[@]}" examples-c/minimal.c -Ltarget/release -lsgsample -lm -o "$build/minimal_so" &&
-    LD_LIBRARY_PATH=target/release "$build/minimal_so" && ldd "$build/minimal_so" | grep libsgsample.so >/dev/null
+  local soname
+  soname=$(readelf -d "$so" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
+  [ -n "$soname" ] || { echo "$so has no soname"; return 1; }
+  ln -sf "$PWD/$so" "$build/$soname" &&
+    gcc "${cflags[@]}" examples-c/minimal.c -Ltarget/release -lsgsample -lm -o "$build/minimal_so" &&
+    LD_LIBRARY_PATH="$build" "$build/minimal_so" &&
+    LD_LIBRARY_PATH="$build" ldd "$build/minimal_so" | grep "$soname => $build/$soname" >/dev/null
 }
 
 repro() {
@@ -136,6 +156,7 @@ check no-panic-path-linked no_panic_path
 check link-staticlib-only-lm link_plain
 check link-from-cxx17 link_cxx
 check link-cdylib link_cdylib
+check cxx-wrapper-same-bits cxx_wrapper
 check c-vs-rust-bit-for-bit repro ""
 check bad-input-matrix bad_inputs
 check batch-vs-separate-runs batch_vs_separate

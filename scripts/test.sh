@@ -13,6 +13,7 @@ suites=(
   scripts/test-nostd.sh
   scripts/test-firmware.sh
   scripts/test-ffi.sh
+  scripts/test-install.sh
   scripts/test-mpi.sh
   scripts/test-examples.sh
   scripts/test-docs.sh

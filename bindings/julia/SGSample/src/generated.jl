@@ -2,7 +2,7 @@
 # Layouts follow C's rules; Julia isbits structs use the same ones.
 
 # Constants (#define)
-const SGS_VERSION_STRING = "0.3.0"
+const SGS_VERSION_STRING = "0.4.0"
 const SGS_VARIANT_REVERSIBLE = 0
 const SGS_VARIANT_NON_REVERSIBLE = 1
 const SGS_MASS_UNIT = 0
@@ -45,7 +45,7 @@ const SGS_STATS_ESS_BEYOND_WINDOW = 1
 const SGS_STATS_ESS_SHORT_CHAIN = 2
 const SGS_STATS_ESS_CONSTANT = 4
 const SGS_VERSION_MAJOR = 0
-const SGS_VERSION_MINOR = 3
+const SGS_VERSION_MINOR = 4
 const SGS_VERSION_PATCH = 0
 const SGS_BATCHING_WITHOUT_REPLACEMENT = 0
 const SGS_BATCHING_WITH_REPLACEMENT = 1
