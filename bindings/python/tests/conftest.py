@@ -42,7 +42,14 @@ def models(cbuild):
 def bitcheck_output(cbuild):
     """What tests/bitcheck.c (C, linked to the package's own libsgsample.so) writes."""
     exe = str(cbuild / "bitcheck")
+    # The program records the library's soname, libsgsample.so.0.MINOR (0.x: the minor names the
+    # ABI), which the package does not ship: a link of that name in the build directory.
+    major, minor = sgsample.__version__.split(".")[:2]
+    soname = f"libsgsample.so.{major}.{minor}" if major == "0" else f"libsgsample.so.{major}"
+    link = cbuild / soname
+    if not link.exists():
+        os.symlink(os.path.join(PKG, "libsgsample.so"), link)
     subprocess.run([_cc(), *CFLAGS, "-I", PKG, os.path.join(HERE, "bitcheck.c"),
                     os.path.join(HERE, "models.c"), "-L", PKG, "-lsgsample",
-                    "-Wl,-rpath," + PKG, "-lm", "-o", exe], check=True)
+                    "-Wl,-rpath," + str(cbuild), "-lm", "-o", exe], check=True)
     return subprocess.run([exe], check=True, capture_output=True).stdout
