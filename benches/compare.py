@@ -631,7 +631,7 @@ def batch_se(chains, batches=10):
 
 
 # ---------------------------------------------------------------------------------------------
-# Per coordinate (issue 12): one exact normal, one SGHMC inner step with the
+# Per coordinate: one exact normal, one SGHMC inner step with the
 # trivial gradient ∇U = θ at d = 10 … 10⁵, f64 and f32.
 
 INNER_DIMS = (10, 1000, 10_000, 100_000)

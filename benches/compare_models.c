@@ -84,7 +84,7 @@ int32_t mix_gradients(void *user_data, const double *xs, size_t n, size_t d, uin
 }
 
 /* The trivial gradient of U(θ) = |θ|²/2: ∇U = θ (no noise), for the per-coordinate inner-step
- * measure (issue 12): what remains is the sampler's own work per coordinate. */
+ * measure: what remains is the sampler's own work per coordinate. */
 int32_t std_gradient(void *user_data, const double *x, size_t d, uint64_t seed, double *g) {
     (void)user_data;
     (void)seed;

@@ -1,4 +1,4 @@
-"""The SVGD rows of issue 12 for benches/compare.py (run there with
+"""The SVGD rows of the side-by-side comparison for benches/compare.py (run there with
 ``--parts svgd-full rbm-scaling logreg``):
 
 1. full SVGD, Gaussian kernel with fixed h = 2, AdaGrad eta = 0.2, target the mixture of

@@ -6,10 +6,10 @@
 //! momentum, the updates, ρ, one uniform and the accept test). The chain is burnt in for 1000
 //! iterations before timing so that it is measured at stationarity.
 //!
-//! The `*_inner` groups measure the per-coordinate inner step at d = 10 … 10⁵ (issue 12's
-//! measure): one outer iteration of T = 10 with the trivial gradient g = θ, reported as
-//! throughput in coordinate-steps (T·d elements), so criterion's "elem/s" is the inverse of the
-//! cost per coordinate per inner step (the momentum draw and the accept test are spread over it).
+//! The `*_inner` groups measure the per-coordinate inner step at d = 10 … 10⁵: one outer
+//! iteration of T = 10 with the trivial gradient g = θ, reported as throughput in
+//! coordinate-steps (T·d elements), so criterion's "elem/s" is the inverse of the cost per
+//! coordinate per inner step (the momentum draw and the accept test are spread over it).
 //!
 //! Run: `cargo bench --bench samplers` (or `-- _inner` for those groups alone).
 

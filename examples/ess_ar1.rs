@@ -6,7 +6,7 @@
 //!
 //! Defaults: 20 replicates per cell, n up to 10⁶. The AR(1) chain x_t = φ·x_{t−1} + √(1 − φ²)·z_t
 //! starts in its stationary law N(0, 1); φ = (τ − 1)/(τ + 1), so τ = (1 + φ)/(1 − φ) exactly and
-//! the true ESS of k chains of n draws is k·n/τ. The goal (the issue "Honest ESS"): the median
+//! the true ESS of k chains of n draws is k·n/τ. The goal: the median
 //! over replicates within ±20 % of the truth when n ≥ 50τ, and never (no replicate) above 1.5×
 //! the truth otherwise. Columns: the truth, the median, 5 %, 95 % quantiles and maximum of
 //! estimate/truth, the same median before the short-chain discount (raw), the share of

@@ -1,7 +1,7 @@
 //! The host side of the firmware comparison (`scripts/test-firmware.sh`): repeats the firmware's
 //! runs (`examples-embedded/src/runs.rs`, shared through `#[path]`) and prints the same lines.
 //!
-//! * `f64` runs: the plain std reference implementation ([`sgsample::reference`]), so the
+//! * `f64` runs: the plain std reference implementation ([`sgsample_reference`]), so the
 //!   firmware's `f64` output must equal the reference bit for bit; except the AMAGOLD runs the
 //!   reference cannot repeat (a mass matrix, a setter, or a warm-up: the reference has not the
 //!   current warm-up with its approach), which come from the library's core in `f64` on the
@@ -12,12 +12,13 @@
 //! `cargo run --release -p sgsample --features std --example firmware_host`
 //! (`-- --workspace-table` prints the workspace sizes for docs/footprint.md instead).
 
-use sgsample::reference::amagold::{Amagold as RefAmagold, Model};
-use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::{
     Amagold, Batching, Float, Gradient, KernelChoice, Mass, Potential, StepRule, Stop, Svgd,
     Variant,
 };
+use sgsample_reference::amagold::Amagold as RefAmagold;
+use sgsample_reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
+use sgsample_reference::Model;
 use std::io::Write as _;
 
 #[path = "../examples-embedded/src/runs.rs"]

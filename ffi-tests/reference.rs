@@ -1,21 +1,17 @@
 //! The Rust half of the C-vs-Rust reproducibility check (`scripts/test-ffi.sh`): prints the runs
 //! of `ffi-tests/repro.c` in the same format, the `double` runs from the plain std reference
-//! build ([`sgsample::reference`]) and the `float` runs from the library's `f32` core through the
+//! build ([`sgsample_reference`]) and the `float` runs from the library's `f32` core through the
 //! Rust API. The models repeat `ffi-tests/models.h` operation for operation.
 //!
 //! AMAGOLD chains with a warm-up, a mass matrix, a setter or a jittered T are compared with the
 //! library's core in both types (`amagold_full`), not with the reference build: the reference
 //! has no mass matrix, no setters, no jittered T, and not the current warm-up (the approach, the
 //! step-size searches, the settling final window). NOTE for the lead: once
-//! `sgsample::reference::amagold` has the windowed warm-up without the approach, route the
+//! `sgsample_reference::amagold` has the windowed warm-up without the approach, route the
 //! `approach = false` warm-ups back to it (`amagold_ref`) for the f64 half.
 //!
 //! `cargo run --release -p sgsample --features std --example ffi_reference`
 
-use sgsample::reference::amagold::{Amagold as RefAmagold, Model, Sghmc as RefSghmc};
-use sgsample::reference::sgld::Sgld as RefSgld;
-use sgsample::reference::svgd::Scale as RefScale;
-use sgsample::reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
 use sgsample::rng::splitmix64;
 use sgsample::svgd::Scale;
 use sgsample::{
@@ -23,6 +19,12 @@ use sgsample::{
     Potential, Sghmc, SghmcConfig, Sgld, SgldConfig, Stop, Variant, Verdict, WarmupReport,
 };
 use sgsample::{draws, Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
+use sgsample_reference::amagold::Amagold as RefAmagold;
+use sgsample_reference::sghmc::Sghmc as RefSghmc;
+use sgsample_reference::sgld::Sgld as RefSgld;
+use sgsample_reference::svgd::Scale as RefScale;
+use sgsample_reference::svgd::{Kernel as RefKernel, Rule as RefRule, Svgd as RefSvgd};
+use sgsample_reference::Model;
 use std::fmt::Write as _;
 
 fn seed_noise(seed: u64, k: u64) -> f64 {

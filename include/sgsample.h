@@ -10,138 +10,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Contents (each section opens with a short guide):
+ *   1. Basics: status codes, version, callbacks, minibatches
+ *   2. Chains: AMAGOLD, SGHMC, SGLD
+ *   3. SVGD: Stein variational gradient descent (RBM-SVGD and full SVGD)
+ *   4. Diagnostics: streaming statistics, stored draws, KSD, the warm-up report
+ *   5. Advanced: one SVGD iteration in phases (threads, processes)
+ */
+
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/* ==============================================================================================
+ * 1. Basics: status codes, version, callbacks, minibatches
+ *
+ * Every fallible function returns an sgs_status: SGS_OK (0) or an SGS_ERR_... code, stable
+ * across versions; sgs_status_str() names it. A call refused for bad input changes nothing.
+ * Callbacks return SGS_CB_OK, SGS_CB_REJECT (the point is outside the target's domain)
+ * or SGS_CB_ABORT (the call stops and returns SGS_ERR_CALLBACK_ABORTED). sgs_minibatch()
+ * draws the minibatch a gradient callback's seed selects, the same on every platform.
+ * ============================================================================================== */
+
 /** The library version as a string literal (see sgs_version()). */
 #define SGS_VERSION_STRING "0.4.0"
-
-/**
- * `sgs_amagold_config.variant`: momentum resampled every outer iteration (the paper's default).
- */
-#define SGS_VARIANT_REVERSIBLE 0
-
-/**
- * `sgs_amagold_config.variant`: skew-reversible; the momentum persists and is negated on reject.
- */
-#define SGS_VARIANT_NON_REVERSIBLE 1
-
-/**
- * `sgs_amagold_config.mass`, `sgs_sghmc_config.mass`, `sgs_sgld_config.mass`: σ²·I, the
- * paper's chain (SGHMC, SGLD: no preconditioner).
- */
-#define SGS_MASS_UNIT 0
-
-/**
- * `…_config.mass`: a diagonal mass matrix (SGHMC, SGLD: a fixed diagonal preconditioner).
- */
-#define SGS_MASS_DIAGONAL 1
-
-/**
- * `sgs_amagold_config.mass`: a dense mass matrix (a Cholesky factor in the workspace; AMAGOLD
- * only).
- */
-#define SGS_MASS_DENSE 2
-
-/**
- * `sgs_amagold_info.phase`: a sample of the exact chain (after the warm-up, or without one).
- */
-#define SGS_PHASE_SAMPLING 0
-
-/**
- * `sgs_amagold_info.phase`: the warm-up's approach (an optimiser step or the curvature step).
- */
-#define SGS_PHASE_APPROACH 1
-
-/**
- * `sgs_amagold_info.phase`: a fast window of the warm-up (only ε adapts).
- */
-#define SGS_PHASE_FAST 2
-
-/**
- * `sgs_amagold_info.phase`: a slow window (its draws estimate the mass matrix).
- */
-#define SGS_PHASE_SLOW 3
-
-/**
- * `sgs_amagold_info.phase`: the warm-up's final fast window (the report's statistics).
- */
-#define SGS_PHASE_FINAL 4
-
-/**
- * `sgs_warmup_report.verdict`: the chain has no warm-up.
- */
-#define SGS_WARMUP_NONE 0
-
-/**
- * `sgs_warmup_report.verdict`: the warm-up is still running.
- */
-#define SGS_WARMUP_RUNNING 1
-
-/**
- * `sgs_warmup_report.verdict`: nothing seen suggests the chain is outside the typical set.
- */
-#define SGS_WARMUP_OK 2
-
-/**
- * `sgs_warmup_report.verdict`: at least one reason (the `reasons` flags) suggests the chain
- * has not reached the typical set, or the chains disagree: do not trust the draws unseen.
- */
-#define SGS_WARMUP_SUSPECT 3
-
-/**
- * Reason flag: the final window's energy still drifts (|energy_trend_z| > 4, or its 10 batch
- * means monotone but for at most 2 pairs: `energy_trend_falling` ≤ 2 or ≥ 43).
- */
-#define SGS_WARMUP_REASON_ENERGY_TREND 1
-
-/**
- * Reason flag: the final window's mean acceptance probability is more than 0.2 from the target.
- */
-#define SGS_WARMUP_REASON_ACCEPTANCE 2
-
-/**
- * Reason flag: more than 2 % of the final window's iterations diverged.
- */
-#define SGS_WARMUP_REASON_DIVERGENCES 4
-
-/**
- * Reason flag: the final window's energy BFMI is below 0.1.
- */
-#define SGS_WARMUP_REASON_LOW_BFMI 8
-
-/**
- * Reason flag (set by `sgs_amagold_warmup_compare`): the chains disagree (a chain's
- * final-window mean energy more than 2 median energy sds from the chains' median, or the
- * final windows' positions with R̂ above 1.1).
- */
-#define SGS_WARMUP_REASON_CHAINS_DISAGREE 32
-
-/**
- * Reason flag: the last metric update failed (not positive definite) and an older metric
- * was kept.
- */
-#define SGS_WARMUP_REASON_METRIC 64
-
-/**
- * Outcome of an iteration (`info.outcome`): the proposal was accepted (SGHMC, SGLD: the
- * trajectory was kept).
- */
-#define SGS_OUTCOME_ACCEPTED 0
-
-/**
- * Outcome: the Metropolis–Hastings test rejected the proposal (AMAGOLD).
- */
-#define SGS_OUTCOME_REJECTED 1
-
-/**
- * Outcome: a callback returned REJECT (the trajectory left the domain); the iteration was
- * discarded and the chain stayed where it was.
- */
-#define SGS_OUTCOME_OUT_OF_DOMAIN 2
-
-/**
- * Outcome: the energy, ρ, a gradient or the new position was not finite; discarded and counted
- * as a divergence.
- */
-#define SGS_OUTCOME_DIVERGENT 3
 
 /**
  * Callback status: the value was computed.
@@ -160,90 +52,6 @@
 #define SGS_CB_ABORT 2
 
 /**
- * The verdict's R̂ bound: every coordinate's rank-normalised split-R̂ must be below it.
- */
-#define SGS_DRAWS_RHAT_MAX 1.01
-
-/**
- * The verdict's ESS bound per chain: every bulk- and tail-ESS must be at least this many times
- * the number of chains.
- */
-#define SGS_DRAWS_ESS_PER_CHAIN 100
-
-/**
- * The fewest draws per chain the `sgs_draws_…` functions accept (2 per split chain).
- */
-#define SGS_DRAWS_MIN_DRAWS 4
-
-/**
- * Verdict flag: a rank-normalised R̂ is at or above `SGS_DRAWS_RHAT_MAX` (or infinite).
- */
-#define SGS_DRAWS_SUSPECT_RHAT 1
-
-/**
- * Verdict flag: a bulk-ESS is below `SGS_DRAWS_ESS_PER_CHAIN` times the chains.
- */
-#define SGS_DRAWS_SUSPECT_ESS_BULK 2
-
-/**
- * Verdict flag: a tail-ESS is below `SGS_DRAWS_ESS_PER_CHAIN` times the chains.
- */
-#define SGS_DRAWS_SUSPECT_ESS_TAIL 4
-
-/**
- * Verdict flag: the caller reported divergent transitions after warm-up.
- */
-#define SGS_DRAWS_SUSPECT_DIVERGENCES 8
-
-/**
- * Verdict flag: an R̂, bulk- or tail-ESS is NaN (one chain: R̂ needs two).
- */
-#define SGS_DRAWS_SUSPECT_NOT_COMPUTABLE 16
-
-/**
- * `sgs_svgd_schedule.kind`: `p = min(N, start·2^⌊k/every⌋)` at the call's k-th iteration.
- */
-#define SGS_SCHEDULE_DOUBLING 0
-
-/**
- * `sgs_svgd_schedule.kind`: double p (up to N) after every window of `every` iterations whose
- * mean `ksd_squared` did not fall by at least the fraction `min_decrease` from the previous
- * window's; needs `sgs_svgd_config.ksd` on. Exactly: at the end of window w ≥ 2, p doubles
- * unless `mean_w < (1 − min_decrease)·mean_{w−1}` (a NaN mean counts as not falling;
- * negative means, which the batch estimate can give, go through the same formula); the first
- * window never raises p, nor does the window after one whose mean was NaN.
- */
-#define SGS_SCHEDULE_KSD 1
-
-/**
- * The autocorrelation window (lags) of the C accumulators: the ESS is Geyer's estimate as long
- * as a chain's autocorrelation dies out within this many draws, Geyer's estimate over 64 to 128
- * batch means beyond (flagged `SGS_STATS_ESS_BEYOND_WINDOW`).
- */
-#define SGS_STATS_LAGS 128
-
-/**
- * Flag bit of `sgs_stats_ess_flags` and `sgs_stats_ess_chains_flags`: the autocorrelation
- * outlived the window of `SGS_STATS_LAGS` lags, so the ESS is Geyer's sequence over the batch
- * means (a lower-confidence estimate; docs/algorithms.md §4.3).
- */
-#define SGS_STATS_ESS_BEYOND_WINDOW 1
-
-/**
- * Flag bit of `sgs_stats_ess_flags` and `sgs_stats_ess_chains_flags`: the chains are short
- * against their autocorrelation time (fewer than 90 effective draws per chain, or fewer than
- * 4 draws), so the ESS is discounted below the raw estimate, to 0 ("cannot tell", MCSE +∞) at
- * 20 effective draws per chain or fewer (docs/algorithms.md §4.8).
- */
-#define SGS_STATS_ESS_SHORT_CHAIN 2
-
-/**
- * `sgs_stats_ess_flags` bit: every draw is the same value; the ESS is then the draw count, as
- * ArviZ reports it, but a chain that never moved (every proposal rejected) looks the same.
- */
-#define SGS_STATS_ESS_CONSTANT 4
-
-/**
  * Major version of the library (also `SGS_VERSION_STRING`, `sgs_version()`).
  */
 #define SGS_VERSION_MAJOR 0
@@ -257,91 +65,6 @@
  * Patch version of the library.
  */
 #define SGS_VERSION_PATCH 0
-
-/**
- * `sgs_svgd_config.batching`: a random permutation cut into batches of p; every particle moves
- * once per iteration (the paper's Algorithm 3, the default).
- */
-#define SGS_BATCHING_WITHOUT_REPLACEMENT 0
-
-/**
- * `sgs_svgd_config.batching`: ⌊N/p⌋ sub-steps, each moving one random batch of p particles
- * (Algorithm 2).
- */
-#define SGS_BATCHING_WITH_REPLACEMENT 1
-
-/**
- * `sgs_svgd_config.kernel`: Gaussian `exp(−|x−y|²/(2h))` with the fixed bandwidth
- * `sgs_svgd_config.bandwidth`.
- */
-#define SGS_KERNEL_GAUSSIAN 0
-
-/**
- * `sgs_svgd_config.kernel`: Gaussian with the median heuristic `h = med²/(2 ln N)`, recomputed
- * every iteration from all N(N−1)/2 pairwise distances. **Costs O(N²·d) time and N(N−1)/2
- * workspace elements per iteration whatever the batch size p**: meant for full SVGD (p = N);
- * with p < N it takes away RBM-SVGD's O(p·N) advantage (the RBM-SVGD paper uses a fixed h).
- */
-#define SGS_KERNEL_GAUSSIAN_MEDIAN 1
-
-/**
- * `sgs_svgd_config.kernel`: inverse multiquadric `(c² + |x−y|²)^(−β)` with `imq_c`, `imq_beta`.
- */
-#define SGS_KERNEL_IMQ 2
-
-/**
- * `sgs_svgd_config.step_rule`: `x ← x + η·φ`.
- */
-#define SGS_STEP_RULE_CONSTANT 0
-
-/**
- * `sgs_svgd_config.step_rule`: `x ← x + (η/k)·φ` at iteration k = 1, 2, ….
- */
-#define SGS_STEP_RULE_DECAYING 1
-
-/**
- * `sgs_svgd_config.step_rule`: the RMSProp-like AdaGrad of the reference SVGD code,
- * `H ← α·H + (1−α)·φ²` (H ← φ² at first), `x ← x + η·φ/(1e-6 + √H)`, element-wise.
- */
-#define SGS_STEP_RULE_ADAGRAD 2
-
-/**
- * `sgs_svgd_config.scale`: raw coordinates (the default): the bandwidth and the step are in the
- * units of x.
- */
-#define SGS_SCALE_NONE 0
-
-/**
- * `sgs_svgd_config.scale`: SVGD in `u = (x − c)/s` with `c` and `s` the particles' mean and
- * standard deviation per coordinate, recomputed at the start of every iteration: the bandwidth
- * (or the median heuristic) and the step are in units of the particles' spread; the target's
- * score is `s∘∇ₓlog π`, the particles move by `s∘Δu`. Its fixed point is still π. Two more
- * passes over the particles per iteration, no random numbers.
- */
-#define SGS_SCALE_PARTICLES 1
-
-/**
- * `sgs_svgd_config.scale`: as `SGS_SCALE_PARTICLES` but with the scales `s` set by
- * `sgs_svgd_set_scale` (e.g. a pilot run's standard deviations; all ones until set); the
- * centre `c` is still the particles' mean.
- */
-#define SGS_SCALE_FIXED 2
-
-/**
- * `sgs_svgd_config.ksd`: no KSD (NaN in the info); the default.
- */
-#define SGS_KSD_OFF 0
-
-/**
- * `sgs_svgd_config.ksd`: the unbiased random-batch estimate of KSD² over the iteration's own
- * batches, O(p·N·d), no extra random numbers.
- */
-#define SGS_KSD_BATCH 1
-
-/**
- * `sgs_svgd_config.ksd`: the full V-statistic KSD², O(N²·d), no random numbers.
- */
-#define SGS_KSD_FULL 2
 
 /**
  * A status returned by every fallible C function: `SGS_OK` (0) or an `SGS_ERR_…`
@@ -546,6 +269,228 @@ typedef int32_t sgs_status;
 #endif // __cplusplus
 
 /**
+ * Energy callback (`double` coordinates): writes the full-data energy U(θ) = −log π(θ) + const
+ * at `theta` (length `d`) into `*u` and returns an `SGS_CB_…` status. `*u` holds NaN on entry;
+ * a non-finite energy counts as a divergence.
+ */
+typedef int32_t (*sgs_energy_fn)(void *user_data, const double *theta, size_t d, double *u);
+
+/**
+ * Stochastic-gradient callback (`double` coordinates): writes ∇Ũ(x) (length `d`) for the
+ * minibatch chosen by `minibatch_seed` (e.g. with `sgs_minibatch`) into `grad` and returns an
+ * `SGS_CB_…` status. The same seed is passed to every call of one inner step.
+ */
+typedef int32_t (*sgs_gradient_fn)(void *user_data,
+                                   const double *x,
+                                   size_t d,
+                                   uint64_t minibatch_seed,
+                                   double *grad);
+
+/**
+ * Energy callback (`float` coordinates; the energy is still a `double`).
+ */
+typedef int32_t (*sgs_energy_fn_f32)(void *user_data, const float *theta, size_t d, double *u);
+
+/**
+ * Stochastic-gradient callback (`float` coordinates).
+ */
+typedef int32_t (*sgs_gradient_fn_f32)(void *user_data,
+                                       const float *x,
+                                       size_t d,
+                                       uint64_t minibatch_seed,
+                                       float *grad);
+
+/**
+ * Batched energy callback of `sgs_…_run_batch` (`double` coordinates): the full-data energies
+ * U of the `k` points `theta` (k·d values, row by row; row r is chain `chains[r]`) into `u`
+ * (k values, NaN on entry; a non-finite energy is a divergence). `row_status` and the return
+ * value as for `sgs_batch_gradient_fn`.
+ */
+typedef int32_t (*sgs_batch_energy_fn)(void *user_data,
+                                       const double *theta,
+                                       size_t k,
+                                       size_t d,
+                                       const size_t *chains,
+                                       double *u,
+                                       int32_t *row_status);
+
+/**
+ * Batched stochastic-gradient callback of `sgs_…_run_batch` (`double` coordinates).
+ *
+ * `x` holds `k` points of `d` values, row by row (k ≤ the K chains of the run); row r belongs
+ * to chain `chains[r]` (an index 0..K−1 into the run's `states`) and its minibatch is chosen by
+ * `minibatch_seeds[r]`. Write the gradients into `grad` (k·d values, same layout; it holds NaN
+ * on entry, so a row left unwritten is a divergence). `row_status` has k entries, pre-filled
+ * with `SGS_CB_OK`: set a row to `SGS_CB_REJECT` when its point is outside the domain (that
+ * chain's proposal is rejected). Return `SGS_CB_OK`, or `SGS_CB_ABORT` (any value but OK; also
+ * a row status other than OK and REJECT) to stop the run. The value of a row must depend only
+ * on that row's point and seed: that is what makes a batch run equal to K separate runs.
+ */
+typedef int32_t (*sgs_batch_gradient_fn)(void *user_data,
+                                         const double *x,
+                                         size_t k,
+                                         size_t d,
+                                         const uint64_t *minibatch_seeds,
+                                         const size_t *chains,
+                                         double *grad,
+                                         int32_t *row_status);
+
+/**
+ * Batched energy callback (`float` coordinates, `double` energies; see `sgs_batch_energy_fn`).
+ */
+typedef int32_t (*sgs_batch_energy_fn_f32)(void *user_data,
+                                           const float *theta,
+                                           size_t k,
+                                           size_t d,
+                                           const size_t *chains,
+                                           double *u,
+                                           int32_t *row_status);
+
+/**
+ * Batched stochastic-gradient callback (`float` coordinates; see `sgs_batch_gradient_fn`).
+ */
+typedef int32_t (*sgs_batch_gradient_fn_f32)(void *user_data,
+                                             const float *x,
+                                             size_t k,
+                                             size_t d,
+                                             const uint64_t *minibatch_seeds,
+                                             const size_t *chains,
+                                             float *grad,
+                                             int32_t *row_status);
+
+/**
+ * Fills `out[0..len]` with `len` distinct indices drawn uniformly from `0..n`, in random order,
+ * as a pure function of `(seed, n, len)`: the indices a gradient callback should use for the
+ * minibatch seed it was given. Identical to the Rust `sgsample::minibatch`.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`out` NULL, even when `len` is 0),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`, or `len` so large that `len` indices would
+ * not fit in the address space: checked first) or `SGS_ERR_INVALID_MINIBATCH` (`len > n` or
+ * `n = 0`; `out` is not modified).
+ *
+ * # Safety
+ * `out` must be valid for `len` writes.
+ */
+sgs_status sgs_minibatch(uint64_t seed, uint64_t n, uint64_t *out, size_t len);
+
+/**
+ * Fills `out[0..n]` with standard normals as a pure function of `(seed, n)`, identical to the
+ * Rust `sgsample::noise::normal_from_seed`: the generator PCG64-DXSM seeded with `(seed, stream
+ * 0x676175737369616e)` (`"gaussian"`), one exact Ziggurat normal (the chains' own) per value in
+ * index order (docs/algorithms.md, "Seed-derived noise"). A prefix of a longer fill is the
+ * shorter fill.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`out` NULL, even when `n` is 0) or
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`, or `n` values would not fit in the address
+ * space; nothing written).
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_normal(uint64_t seed, double *out, size_t n);
+
+/**
+ * `sgs_normal` rounded to `float`: the same draws, each rounded once.
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_normal_f32(uint64_t seed, float *out, size_t n);
+
+/**
+ * Fills `out[0..n]` with uniforms in [0, 1) as a pure function of `(seed, n)`, identical to
+ * the Rust `sgsample::noise::uniform_from_seed`: the generator seeded with `(seed, stream
+ * 0x756e69666f726d73)` (`"uniforms"`), one 64-bit word per value in index order, its top 53
+ * bits times 2⁻⁵³. Statuses as for `sgs_normal`.
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_uniform(uint64_t seed, double *out, size_t n);
+
+/**
+ * `sgs_uniform` with 24 bits: the top 24 bits of the same words times 2⁻²⁴ (the `double`
+ * values truncated to `float`'s precision, never rounded up to 1).
+ *
+ * # Safety
+ * `out` must be valid for `n` writes.
+ */
+sgs_status sgs_uniform_f32(uint64_t seed, float *out, size_t n);
+
+/**
+ * A static, nul-terminated description of a status code ("unknown status" for a value that is
+ * not one). Never returns NULL; the string must not be freed.
+ */
+const char *sgs_status_str(int32_t status);
+
+/**
+ * The library version as a static, nul-terminated string "MAJOR.MINOR.PATCH", equal to
+ * `SGS_VERSION_STRING` of the header the program was compiled against when the two match.
+ */
+const char *sgs_version(void);
+
+/* ==============================================================================================
+ * 2. Chains: AMAGOLD, SGHMC, SGLD
+ *
+ * One shape for the three chains (X = amagold, sghmc, sgld): fill a config with
+ * sgs_X_config_default(step_size), size a workspace with sgs_X_workspace_len_for() and
+ * the state with sgs_X_state_size() / sgs_X_state_align(), call sgs_X_init(), then
+ * sgs_X_step() or sgs_X_run(); read the chain with sgs_X_position() and its counters.
+ * AMAGOLD is exact (a Metropolis-Hastings test every outer iteration); SGHMC and SGLD are
+ * the uncorrected baselines. The functions on a state have float twins ending in _f32.
+ * ============================================================================================== */
+
+/**
+ * `sgs_amagold_config.variant`: momentum resampled every outer iteration (the paper's default).
+ */
+#define SGS_VARIANT_REVERSIBLE 0
+
+/**
+ * `sgs_amagold_config.variant`: skew-reversible; the momentum persists and is negated on reject.
+ */
+#define SGS_VARIANT_NON_REVERSIBLE 1
+
+/**
+ * `sgs_amagold_config.mass`, `sgs_sghmc_config.mass`, `sgs_sgld_config.mass`: σ²·I, the
+ * paper's chain (SGHMC, SGLD: no preconditioner).
+ */
+#define SGS_MASS_UNIT 0
+
+/**
+ * `…_config.mass`: a diagonal mass matrix (SGHMC, SGLD: a fixed diagonal preconditioner).
+ */
+#define SGS_MASS_DIAGONAL 1
+
+/**
+ * `sgs_amagold_config.mass`: a dense mass matrix (a Cholesky factor in the workspace; AMAGOLD
+ * only).
+ */
+#define SGS_MASS_DENSE 2
+
+/**
+ * Outcome of an iteration (`info.outcome`): the proposal was accepted (SGHMC, SGLD: the
+ * trajectory was kept).
+ */
+#define SGS_OUTCOME_ACCEPTED 0
+
+/**
+ * Outcome: the Metropolis–Hastings test rejected the proposal (AMAGOLD).
+ */
+#define SGS_OUTCOME_REJECTED 1
+
+/**
+ * Outcome: a callback returned REJECT (the trajectory left the domain); the iteration was
+ * discarded and the chain stayed where it was.
+ */
+#define SGS_OUTCOME_OUT_OF_DOMAIN 2
+
+/**
+ * Outcome: the energy, ρ, a gradient or the new position was not finite; discarded and counted
+ * as a divergence.
+ */
+#define SGS_OUTCOME_DIVERGENT 3
+
+/**
  * Hyperparameters of an AMAGOLD chain (shared by the double and float functions). Start from
  * `sgs_amagold_config_default(step_size)` and change fields as needed.
  */
@@ -621,24 +566,6 @@ typedef struct sgs_amagold_config {
 typedef struct sgs_amagold {
   uint64_t _opaque[128];
 } sgs_amagold;
-
-/**
- * Energy callback (`double` coordinates): writes the full-data energy U(θ) = −log π(θ) + const
- * at `theta` (length `d`) into `*u` and returns an `SGS_CB_…` status. `*u` holds NaN on entry;
- * a non-finite energy counts as a divergence.
- */
-typedef int32_t (*sgs_energy_fn)(void *user_data, const double *theta, size_t d, double *u);
-
-/**
- * Stochastic-gradient callback (`double` coordinates): writes ∇Ũ(x) (length `d`) for the
- * minibatch chosen by `minibatch_seed` (e.g. with `sgs_minibatch`) into `grad` and returns an
- * `SGS_CB_…` status. The same seed is passed to every call of one inner step.
- */
-typedef int32_t (*sgs_gradient_fn)(void *user_data,
-                                   const double *x,
-                                   size_t d,
-                                   uint64_t minibatch_seed,
-                                   double *grad);
 
 /**
  * What one AMAGOLD outer iteration did.
@@ -735,186 +662,6 @@ typedef struct sgs_amagold_run_summary {
 typedef struct sgs_amagold_f32 {
   uint64_t _opaque[128];
 } sgs_amagold_f32;
-
-/**
- * Energy callback (`float` coordinates; the energy is still a `double`).
- */
-typedef int32_t (*sgs_energy_fn_f32)(void *user_data, const float *theta, size_t d, double *u);
-
-/**
- * Stochastic-gradient callback (`float` coordinates).
- */
-typedef int32_t (*sgs_gradient_fn_f32)(void *user_data,
-                                       const float *x,
-                                       size_t d,
-                                       uint64_t minibatch_seed,
-                                       float *grad);
-
-/**
- * What an AMAGOLD chain's warm-up did, and whether its end looks like the typical set
- * (`sgs_amagold_warmup_report`, `sgs_amagold_warmup_compare`; docs/algorithms.md §1.8).
- */
-typedef struct sgs_warmup_report {
-  /**
-   * The step size after the warm-up (the current one while it runs).
-   */
-  double step_size;
-  /**
-   * The target acceptance δ.
-   */
-  double target_accept;
-  /**
-   * The final window's mean acceptance probability min(1, e^{log a}).
-   */
-  double accept_rate;
-  /**
-   * z-statistic of the final window's energy trend (slope of 10 batch means over its
-   * residual scatter; negative: still falling).
-   */
-  double energy_trend_z;
-  /**
-   * Mean of the energy U over the final window.
-   */
-  double energy_mean;
-  /**
-   * Standard deviation of U over the final window.
-   */
-  double energy_sd;
-  /**
-   * Energy BFMI of the final window (mean squared change of U between iterations over U's
-   * variance).
-   */
-  double bfmi;
-  /**
-   * Condition number of the inverse mass matrix (1 without one).
-   */
-  double condition_number;
-  /**
-   * The energy when the warm-up started.
-   */
-  double approach_energy_start;
-  /**
-   * The energy when the approach ended.
-   */
-  double approach_energy_end;
-  /**
-   * Warm-up iterations done.
-   */
-  uint64_t iterations;
-  /**
-   * Of which the approach's (its optimiser steps and the curvature step).
-   */
-  uint64_t approach_iterations;
-  /**
-   * Divergent iterations during the whole warm-up.
-   */
-  uint64_t divergences;
-  /**
-   * Iterations of the final window.
-   */
-  uint64_t window_iterations;
-  /**
-   * Divergent iterations of the final window.
-   */
-  uint64_t window_divergences;
-  /**
-   * `SGS_WARMUP_NONE`, `SGS_WARMUP_RUNNING`, `SGS_WARMUP_OK` or `SGS_WARMUP_SUSPECT`.
-   */
-  uint32_t verdict;
-  /**
-   * The `SGS_WARMUP_REASON_…` flags behind a SUSPECT verdict; 0 with OK and NONE; while
-   * RUNNING, the flags raised so far (e.g. `SGS_WARMUP_REASON_METRIC` after a failed metric
-   * update), which the verdict will carry.
-   */
-  uint32_t reasons;
-  /**
-   * Metric updates made (the curvature's and the slow windows').
-   */
-  uint32_t metric_updates;
-  /**
-   * Restarts of the dual averaging.
-   */
-  uint32_t restarts;
-  /**
-   * Pairs (i < j) of the final window's 10 energy batch means, in time order, with the
-   * later one lower: 45 strictly falling, about 22 stationary (0 below 10 iterations).
-   * 43 or more (of this or of `energy_trend_rising`) is a drift
-   * (`SGS_WARMUP_REASON_ENERGY_TREND`).
-   */
-  uint32_t energy_trend_falling;
-  /**
-   * Pairs with the later one higher: 45 strictly rising.
-   */
-  uint32_t energy_trend_rising;
-  /**
-   * 1 when the approach stopped at its cap with its estimate of the energy above the mode
-   * still above 2·d (informational, not a reason: the final window tells whether the
-   * chain came in), else 0.
-   */
-  uint32_t approach_unfinished;
-  /**
-   * Always 0 (padding made explicit).
-   */
-  uint32_t reserved;
-} sgs_warmup_report;
-
-/**
- * Batched energy callback of `sgs_…_run_batch` (`double` coordinates): the full-data energies
- * U of the `k` points `theta` (k·d values, row by row; row r is chain `chains[r]`) into `u`
- * (k values, NaN on entry; a non-finite energy is a divergence). `row_status` and the return
- * value as for `sgs_batch_gradient_fn`.
- */
-typedef int32_t (*sgs_batch_energy_fn)(void *user_data,
-                                       const double *theta,
-                                       size_t k,
-                                       size_t d,
-                                       const size_t *chains,
-                                       double *u,
-                                       int32_t *row_status);
-
-/**
- * Batched stochastic-gradient callback of `sgs_…_run_batch` (`double` coordinates).
- *
- * `x` holds `k` points of `d` values, row by row (k ≤ the K chains of the run); row r belongs
- * to chain `chains[r]` (an index 0..K−1 into the run's `states`) and its minibatch is chosen by
- * `minibatch_seeds[r]`. Write the gradients into `grad` (k·d values, same layout; it holds NaN
- * on entry, so a row left unwritten is a divergence). `row_status` has k entries, pre-filled
- * with `SGS_CB_OK`: set a row to `SGS_CB_REJECT` when its point is outside the domain (that
- * chain's proposal is rejected). Return `SGS_CB_OK`, or `SGS_CB_ABORT` (any value but OK; also
- * a row status other than OK and REJECT) to stop the run. The value of a row must depend only
- * on that row's point and seed: that is what makes a batch run equal to K separate runs.
- */
-typedef int32_t (*sgs_batch_gradient_fn)(void *user_data,
-                                         const double *x,
-                                         size_t k,
-                                         size_t d,
-                                         const uint64_t *minibatch_seeds,
-                                         const size_t *chains,
-                                         double *grad,
-                                         int32_t *row_status);
-
-/**
- * Batched energy callback (`float` coordinates, `double` energies; see `sgs_batch_energy_fn`).
- */
-typedef int32_t (*sgs_batch_energy_fn_f32)(void *user_data,
-                                           const float *theta,
-                                           size_t k,
-                                           size_t d,
-                                           const size_t *chains,
-                                           double *u,
-                                           int32_t *row_status);
-
-/**
- * Batched stochastic-gradient callback (`float` coordinates; see `sgs_batch_gradient_fn`).
- */
-typedef int32_t (*sgs_batch_gradient_fn_f32)(void *user_data,
-                                             const float *x,
-                                             size_t k,
-                                             size_t d,
-                                             const uint64_t *minibatch_seeds,
-                                             const size_t *chains,
-                                             float *grad,
-                                             int32_t *row_status);
 
 /**
  * An SGHMC chain on `double` coordinates, in caller memory. Opaque: fill
@@ -1014,263 +761,6 @@ typedef struct sgs_sgld_f32 {
 } sgs_sgld_f32;
 
 /**
- * The diagnostics of one coordinate, as written by `sgs_draws_summary` (docs/algorithms.md
- * §4.6 for each estimator; ArviZ's name in brackets). With m chains of n draws (N = m·n), each
- * chain split into its first and last ⌊n/2⌋ draws.
- */
-typedef struct sgs_draws_stats {
-  /**
-   * Mean of all N draws.
-   */
-  double mean;
-  /**
-   * Standard deviation of all N draws (N − 1 in the denominator).
-   */
-  double sd;
-  /**
-   * Monte Carlo standard error of the mean, sd/√ess_mean (`mcse(method="mean")`).
-   */
-  double mcse_mean;
-  /**
-   * Monte Carlo standard error of the sd (`mcse(method="sd")`).
-   */
-  double mcse_sd;
-  /**
-   * 5 % quantile of all draws (linear interpolation between order statistics, numpy's
-   * default).
-   */
-  double q5;
-  /**
-   * Median of all draws.
-   */
-  double q50;
-  /**
-   * 95 % quantile of all draws.
-   */
-  double q95;
-  /**
-   * Monte Carlo standard error of the 5 % quantile (`mcse(method="quantile", prob=0.05)`).
-   */
-  double mcse_q5;
-  /**
-   * Monte Carlo standard error of the median.
-   */
-  double mcse_q50;
-  /**
-   * Monte Carlo standard error of the 95 % quantile.
-   */
-  double mcse_q95;
-  /**
-   * Bulk-ESS: of the normal scores (Blom) of the ranks of the split draws
-   * (`ess(method="bulk")`).
-   */
-  double ess_bulk;
-  /**
-   * Tail-ESS: the smaller ESS of the indicators of the 5 % and 95 % quantiles
-   * (`ess(method="tail")`).
-   */
-  double ess_tail;
-  /**
-   * ESS of the mean: of the split draws (`ess(method="mean")`).
-   */
-  double ess_mean;
-  /**
-   * Rank-normalised split-R̂: max(rhat_bulk, rhat_folded) (`rhat(method="rank")`); NaN for
-   * one chain.
-   */
-  double rhat;
-  /**
-   * Split-R̂ of the normal scores (`rhat(method="z_scale")`).
-   */
-  double rhat_bulk;
-  /**
-   * Split-R̂ of the normal scores of |x − median| (`rhat(method="folded")`).
-   */
-  double rhat_folded;
-  /**
-   * Classic split-R̂ of the draws (`rhat(method="split")`).
-   */
-  double rhat_split;
-  /**
-   * This coordinate's `SGS_DRAWS_SUSPECT_…` flags (R̂, bulk ESS, tail ESS, not computable)
-   * against the thresholds for its number of chains; 0 when it passes.
-   */
-  uint32_t flags;
-  /**
-   * Always 0 (the padding made explicit).
-   */
-  uint32_t reserved;
-} sgs_draws_stats;
-
-/**
- * The verdict of `sgs_draws_diagnose`: OK (`ok = 1`, `flags = 0`) only if every rank-normalised
- * R̂ is below `SGS_DRAWS_RHAT_MAX`, every bulk- and tail-ESS is at least
- * `SGS_DRAWS_ESS_PER_CHAIN`·chains and no divergence was reported; otherwise SUSPECT
- * (`ok = 0`) with the reasons in `flags` and the worst values.
- */
-typedef struct sgs_draws_verdict {
-  /**
-   * 1 when `flags` is 0 (OK), else 0 (SUSPECT).
-   */
-  uint32_t ok;
-  /**
-   * The `SGS_DRAWS_SUSPECT_…` reasons, or-ed.
-   */
-  uint32_t flags;
-  /**
-   * The largest rank-normalised R̂ over the coordinates (NaN when none is computable).
-   */
-  double worst_rhat;
-  /**
-   * The smallest bulk-ESS (NaN when none is computable).
-   */
-  double min_ess_bulk;
-  /**
-   * The smallest tail-ESS (NaN when none is computable).
-   */
-  double min_ess_tail;
-  /**
-   * The ESS bound applied: `SGS_DRAWS_ESS_PER_CHAIN`·chains.
-   */
-  double ess_threshold;
-  /**
-   * The coordinate (0-based) of `worst_rhat` (the first one; 0 when it is NaN).
-   */
-  uint64_t worst_rhat_coord;
-  /**
-   * The coordinate of `min_ess_bulk`.
-   */
-  uint64_t min_ess_bulk_coord;
-  /**
-   * The coordinate of `min_ess_tail`.
-   */
-  uint64_t min_ess_tail_coord;
-  /**
-   * How many coordinates have a NaN R̂, bulk- or tail-ESS.
-   */
-  uint64_t not_computable;
-  /**
-   * The first such coordinate (0 when there is none).
-   */
-  uint64_t first_not_computable;
-  /**
-   * The divergences the caller reported.
-   */
-  uint64_t divergences;
-} sgs_draws_verdict;
-
-/**
- * A growing batch size for `sgs_svgd_run_scheduled` (plain data; start from
- * `sgs_svgd_schedule_default`).
- */
-typedef struct sgs_svgd_schedule {
-  /**
-   * The first batch size, 2 ≤ start ≤ N.
-   */
-  uint64_t start;
-  /**
-   * `SGS_SCHEDULE_DOUBLING`: iterations between doublings; `SGS_SCHEDULE_KSD`: iterations
-   * per window. ≥ 1.
-   */
-  uint64_t every;
-  /**
-   * `SGS_SCHEDULE_KSD`: the relative fall per window below which p doubles, in [0, 1).
-   * Ignored (and not validated) by `SGS_SCHEDULE_DOUBLING`.
-   */
-  double min_decrease;
-  /**
-   * One of the `SGS_SCHEDULE_…` values.
-   */
-  uint32_t kind;
-  /**
-   * Must be 0 (padding made explicit).
-   */
-  uint32_t reserved;
-} sgs_svgd_schedule;
-
-/**
- * An SVGD particle system on `double` coordinates, in caller memory. Opaque: fill it with
- * `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
- */
-typedef struct sgs_svgd {
-  uint64_t _opaque[56];
-} sgs_svgd;
-
-/**
- * What one SVGD iteration did.
- */
-typedef struct sgs_svgd_info {
-  /**
-   * Iterations done since init, this one included.
-   */
-  uint64_t iteration;
-  /**
-   * Kernel evaluations (unordered pairs of batch mates) of the iteration.
-   */
-  uint64_t interactions;
-  /**
-   * The kernel bandwidth h the iteration used (NaN for the IMQ kernel).
-   */
-  double bandwidth;
-  /**
-   * The step size the iteration used (η/k for the decaying rule).
-   */
-  double step_size;
-  /**
-   * Mean of |φ_i| over the particle moves of the iteration.
-   */
-  double mean_force;
-  /**
-   * Largest |φ_i| of the iteration.
-   */
-  double max_force;
-  /**
-   * KSD² of the particles at the start of the iteration, as `sgs_svgd_config.ksd` asks
-   * (the batch estimate may be negative; the KSD is its square root); NaN when off, and
-   * for an iteration in phases with forces put in (`sgs_svgd_forces_put`).
-   */
-  double ksd_squared;
-} sgs_svgd_info;
-
-/**
- * Totals of an `sgs_svgd_run`.
- */
-typedef struct sgs_svgd_run_summary {
-  /**
-   * Iterations completed (also on error).
-   */
-  uint64_t iterations;
-  /**
-   * Equal to `iterations` (an SVGD iteration either moves every particle or nothing).
-   */
-  uint64_t accepted;
-  /**
-   * Always 0 (a non-finite value is an error for SVGD, not a divergence).
-   */
-  uint64_t divergences;
-  /**
-   * 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
-   * zero).
-   */
-  uint32_t has_last;
-  /**
-   * Always 0 (padding made explicit).
-   */
-  uint32_t reserved;
-  /**
-   * Info of the last completed iteration.
-   */
-  struct sgs_svgd_info last;
-} sgs_svgd_run_summary;
-
-/**
- * An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
- */
-typedef struct sgs_svgd_f32 {
-  uint64_t _opaque[56];
-} sgs_svgd_f32;
-
-/**
  * Hyperparameters of an SGHMC chain (shared by the double and float functions). Start from
  * `sgs_sghmc_config_default(step_size)`.
  */
@@ -1359,128 +849,6 @@ typedef struct sgs_sgld_config {
  * What one SGLD outer iteration did.
  */
 typedef struct sgs_chain_info sgs_sgld_info;
-
-/**
- * The head of a diagnostics state (`d` accumulators follow it in the same memory). Opaque:
- * allocate `sgs_stats_state_size(d)` bytes aligned to `sgs_stats_state_align()` (not
- * `sizeof(sgs_stats)`), and fill them with `sgs_stats_init`. Zero the memory first so that use
- * before init is reported as `SGS_ERR_NOT_INITIALISED`. Holds no pointers: a `memcpy` of the
- * whole state is an independent copy.
- */
-typedef struct sgs_stats {
-  uint64_t _opaque[4];
-} sgs_stats;
-
-/**
- * Hyperparameters of an SVGD / RBM-SVGD particle system (shared by the double and float
- * functions). Start from `sgs_svgd_config_default(batch_size, step_size)`.
- */
-typedef struct sgs_svgd_config {
-  /**
-   * The step size η > 0 (η₁ for the decaying rule).
-   */
-  double step_size;
-  /**
-   * AdaGrad's history decay α ∈ [0, 1) (used by `SGS_STEP_RULE_ADAGRAD` only).
-   */
-  double adagrad_alpha;
-  /**
-   * The bandwidth h > 0 of `SGS_KERNEL_GAUSSIAN` (ignored by the other kernels).
-   */
-  double bandwidth;
-  /**
-   * The softening length c > 0 of `SGS_KERNEL_IMQ`.
-   */
-  double imq_c;
-  /**
-   * The exponent β > 0 of `SGS_KERNEL_IMQ`.
-   */
-  double imq_beta;
-  /**
-   * The interaction batch size p, 2 ≤ p ≤ N; p = N is full SVGD.
-   */
-  uint64_t batch_size;
-  /**
-   * Seed of the generator.
-   */
-  uint64_t seed;
-  /**
-   * Stream id: same seed, different streams give independent runs.
-   */
-  uint64_t stream;
-  /**
-   * One of the `SGS_BATCHING_…` values.
-   */
-  uint32_t batching;
-  /**
-   * One of the `SGS_KERNEL_…` values.
-   */
-  uint32_t kernel;
-  /**
-   * One of the `SGS_STEP_RULE_…` values.
-   */
-  uint32_t step_rule;
-  /**
-   * Must be 0 (padding made explicit).
-   */
-  uint32_t reserved;
-  /**
-   * One of the `SGS_KSD_…` values: whether each iteration reports the kernelized Stein
-   * discrepancy of its particles in `sgs_svgd_info.ksd_squared` (off by default: it costs
-   * extra; without replacement only).
-   */
-  uint32_t ksd;
-  /**
-   * Must be 0 (padding made explicit).
-   */
-  uint32_t ksd_reserved;
-  /**
-   * The scale c > 0 of the KSD's base kernel `(c² + r²)^β` (default 1).
-   */
-  double ksd_c;
-  /**
-   * The exponent β ∈ (−1, 0) of the KSD's base kernel (default −0.5).
-   */
-  double ksd_beta;
-  /**
-   * One of the `SGS_SCALE_…` values: whether the iterations run in standardised coordinates
-   * `u = (x − c)/s` (docs/algorithms.md §2.7; off by default).
-   */
-  uint32_t scale;
-  /**
-   * Must be 0 (padding made explicit).
-   */
-  uint32_t scale_reserved;
-} sgs_svgd_config;
-
-/**
- * Batched gradient callback (`double` coordinates, SVGD): writes ∇V(x_i) (the negative log
- * density's gradient, possibly on a minibatch chosen by `minibatch_seed`) for the `n` points
- * `xs` (`n·d` values, row by row) into `grads` (same shape) and returns an `SGS_CB_…` status.
- * One call serves all particles of an iteration (or of a sub-step), so a model can vectorise.
- */
-typedef int32_t (*sgs_gradients_fn)(void *user_data,
-                                    const double *xs,
-                                    size_t n,
-                                    size_t d,
-                                    uint64_t minibatch_seed,
-                                    double *grads);
-
-/**
- * Batched gradient callback (`float` coordinates, SVGD).
- */
-typedef int32_t (*sgs_gradients_fn_f32)(void *user_data,
-                                        const float *xs,
-                                        size_t n,
-                                        size_t d,
-                                        uint64_t minibatch_seed,
-                                        float *grads);
-
-
-
-#ifdef __cplusplus
-extern "C" {
-#endif // __cplusplus
 
 /**
  * The paper's defaults at step size ε: reversible, T = 10, friction 0.25, σ = 1, no warm-up
@@ -2028,40 +1396,6 @@ sgs_status sgs_amagold_set_inverse_mass_dense(struct sgs_amagold *state,
                                               size_t k_len);
 
 /**
- * Writes the chain's warm-up report to `*out`: the final one (verdict `SGS_WARMUP_OK`
- * or `SGS_WARMUP_SUSPECT` with its reasons) once the warm-up is over, the statistics
- * so far (`SGS_WARMUP_RUNNING`) while it runs, `SGS_WARMUP_NONE` without one. One
- * chain cannot see that it disagrees with others: use `…_warmup_compare` for the
- * chains of one model. Statuses as for the iterations getter.
- *
- * # Safety
- * `state` valid; `out` valid for a write.
- */
-sgs_status sgs_amagold_warmup_report(const struct sgs_amagold *state,
-                                     struct sgs_warmup_report *out);
-
-/**
- * The warm-up reports of the `k` chains `states[0..k]` of one model into
- * `out[0..k]`, compared: each chain's own verdict, and
- * `SGS_WARMUP_REASON_CHAINS_DISAGREE` (verdict SUSPECT) where a chain's final-window
- * mean energy is more than 2 median energy sds from the chains' median, or, with a
- * mass matrix, the final windows' positions give a classic R̂ above 1.1 in some
- * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
- * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, `out` overlapping a state, a workspace or `states`), and any state's
- * validation statuses. Any number of chains (the comparison keeps nothing per
- * chain). Nothing is written on an error.
- *
- * # Safety
- * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
- */
-sgs_status sgs_amagold_warmup_compare(const struct sgs_amagold *const *states,
-                                      size_t k,
-                                      struct sgs_warmup_report *out,
-                                      size_t out_len);
-
-/**
  * Workspace length, in `float` elements, of an AMAGOLD chain of
  * dimension `d` started with `*config`: 6·d, plus 4·d with `mass = SGS_MASS_DIAGONAL`
  * or 2·d + d(d+1) with `SGS_MASS_DENSE`, plus 12·d when `warmup > 0` and `approach = 1`
@@ -2144,40 +1478,6 @@ sgs_status sgs_amagold_set_inverse_mass_f32(struct sgs_amagold_f32 *state,
 sgs_status sgs_amagold_set_inverse_mass_dense_f32(struct sgs_amagold_f32 *state,
                                                   const float *k,
                                                   size_t k_len);
-
-/**
- * Writes the chain's warm-up report to `*out`: the final one (verdict `SGS_WARMUP_OK`
- * or `SGS_WARMUP_SUSPECT` with its reasons) once the warm-up is over, the statistics
- * so far (`SGS_WARMUP_RUNNING`) while it runs, `SGS_WARMUP_NONE` without one. One
- * chain cannot see that it disagrees with others: use `…_warmup_compare` for the
- * chains of one model. Statuses as for the iterations getter.
- *
- * # Safety
- * `state` valid; `out` valid for a write.
- */
-sgs_status sgs_amagold_warmup_report_f32(const struct sgs_amagold_f32 *state,
-                                         struct sgs_warmup_report *out);
-
-/**
- * The warm-up reports of the `k` chains `states[0..k]` of one model into
- * `out[0..k]`, compared: each chain's own verdict, and
- * `SGS_WARMUP_REASON_CHAINS_DISAGREE` (verdict SUSPECT) where a chain's final-window
- * mean energy is more than 2 median energy sds from the chains' median, or, with a
- * mass matrix, the final windows' positions give a classic R̂ above 1.1 in some
- * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
- * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, `out` overlapping a state, a workspace or `states`), and any state's
- * validation statuses. Any number of chains (the comparison keeps nothing per
- * chain). Nothing is written on an error.
- *
- * # Safety
- * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
- */
-sgs_status sgs_amagold_warmup_compare_f32(const struct sgs_amagold_f32 *const *states,
-                                          size_t k,
-                                          struct sgs_warmup_report *out,
-                                          size_t out_len);
 
 /**
  * Scratch length, in doubles, of an AMAGOLD `…_run_batch` (double or float) of `k`
@@ -2583,475 +1883,6 @@ sgs_status sgs_sgld_run_batch_f32(struct sgs_sgld_f32 *states,
                                   size_t out_len,
                                   size_t *samples_done,
                                   sgs_sgld_run_summary *summaries);
-
-/**
- * The scratch length (in doubles) every `sgs_draws_…` function needs for `chains` chains of
- * `draws` draws, whatever the dimension: 4N + 2·chains·⌊draws/2⌋ + 4M + ⌊draws/2⌋ with
- * N = chains·draws and M the smallest power of two ≥ max(2·⌊draws/2⌋, 4). 0 when `chains` or
- * `draws` is 0 or the size overflows.
- */
-size_t sgs_draws_scratch_len(size_t chains,
-                             size_t draws);
-
-/**
- * Every diagnostic of every coordinate of stored draws (`double`)
- * into `out[0..dim]`: mean, sd, their Monte Carlo standard errors, the 5/50/95 %
- * quantiles and theirs, bulk-, tail- and mean-ESS, the rank-normalised split-R̂ with
- * its bulk and folded parts, and the classic split-R̂ (ArviZ 0.23's estimators,
- * conventions and NaN cases; docs/algorithms.md §4.6). `draws` holds `chains·n·dim`
- * values in the layout the samplers' runs write: chain after chain, draw after draw,
- * the `dim` coordinates of a draw together (value j of draw t of chain c at
- * `(c·n + t)·dim + j`); it is only read. `scratch` holds `scratch_len ≥
- * sgs_draws_scratch_len(chains, n)` doubles (contents on return unspecified).
- * O(N log N) per coordinate (N = chains·n); the same bits on every target.
- *
- * Returns `SGS_OK` or, checked in this order with nothing written on an error:
- * `SGS_ERR_NULL_POINTER` (`draws`, `scratch` or `out` NULL), `SGS_ERR_INVALID_ARGUMENT`
- * (a misaligned buffer), `SGS_ERR_ZERO_DIMENSION` (`chains` or `dim` 0),
- * `SGS_ERR_INVALID_ARGUMENT` (chains·n·dim overflows, or two of the buffers overlap),
- * `SGS_ERR_TOO_FEW_DRAWS` (n < `SGS_DRAWS_MIN_DRAWS`), `SGS_ERR_WORKSPACE_TOO_SMALL`
- * (`scratch_len` short), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < dim`),
- * `SGS_ERR_NON_FINITE_DRAWS` (a NaN or infinite draw).
- *
- * # Safety
- * `draws` valid for `chains·n·dim` reads, `scratch` for `scratch_len` reads and writes,
- * `out` for `out_len` writes.
- */
-sgs_status sgs_draws_summary(const double *draws,
-                             size_t chains,
-                             size_t n,
-                             size_t dim,
-                             double *scratch,
-                             size_t scratch_len,
-                             struct sgs_draws_stats *out,
-                             size_t out_len);
-
-/**
- * The rank-normalised split-R̂ of each coordinate (the `rhat` of `…draws_summary`)
- * into `out[0..dim]` (`out_len ≥ dim` doubles); NaN for one chain. Arguments and
- * statuses as for `…draws_summary`.
- *
- * # Safety
- * As for `…draws_summary`, `out` valid for `out_len` double writes.
- */
-sgs_status sgs_draws_rhat_rank(const double *draws,
-                               size_t chains,
-                               size_t n,
-                               size_t dim,
-                               double *scratch,
-                               size_t scratch_len,
-                               double *out,
-                               size_t out_len);
-
-/**
- * The bulk-ESS of each coordinate into `out[0..dim]`. Arguments and statuses as for
- * `…draws_rhat_rank`.
- *
- * # Safety
- * As for `…draws_rhat_rank`.
- */
-sgs_status sgs_draws_ess_bulk(const double *draws,
-                              size_t chains,
-                              size_t n,
-                              size_t dim,
-                              double *scratch,
-                              size_t scratch_len,
-                              double *out,
-                              size_t out_len);
-
-/**
- * The tail-ESS (5 % and 95 % quantiles) of each coordinate into `out[0..dim]`.
- * Arguments and statuses as for `…draws_rhat_rank`.
- *
- * # Safety
- * As for `…draws_rhat_rank`.
- */
-sgs_status sgs_draws_ess_tail(const double *draws,
-                              size_t chains,
-                              size_t n,
-                              size_t dim,
-                              double *scratch,
-                              size_t scratch_len,
-                              double *out,
-                              size_t out_len);
-
-/**
- * The Monte Carlo standard error of the `prob` quantile of each coordinate into
- * `out[0..dim]` (ArviZ `mcse(method="quantile", prob=prob)`). Statuses as for
- * `…draws_rhat_rank`, plus `SGS_ERR_INVALID_ARGUMENT` for `prob` outside (0, 1) or NaN
- * (checked after the sizes, before the draws' values).
- *
- * # Safety
- * As for `…draws_rhat_rank`.
- */
-sgs_status sgs_draws_mcse_quantile(const double *draws,
-                                   size_t chains,
-                                   size_t n,
-                                   size_t dim,
-                                   double prob,
-                                   double *scratch,
-                                   size_t scratch_len,
-                                   double *out,
-                                   size_t out_len);
-
-/**
- * Every diagnostic of every coordinate of stored draws (`float`)
- * into `out[0..dim]`: mean, sd, their Monte Carlo standard errors, the 5/50/95 %
- * quantiles and theirs, bulk-, tail- and mean-ESS, the rank-normalised split-R̂ with
- * its bulk and folded parts, and the classic split-R̂ (ArviZ 0.23's estimators,
- * conventions and NaN cases; docs/algorithms.md §4.6). `draws` holds `chains·n·dim`
- * values in the layout the samplers' runs write: chain after chain, draw after draw,
- * the `dim` coordinates of a draw together (value j of draw t of chain c at
- * `(c·n + t)·dim + j`); it is only read. `scratch` holds `scratch_len ≥
- * sgs_draws_scratch_len(chains, n)` doubles (contents on return unspecified).
- * O(N log N) per coordinate (N = chains·n); the same bits on every target.
- *
- * Returns `SGS_OK` or, checked in this order with nothing written on an error:
- * `SGS_ERR_NULL_POINTER` (`draws`, `scratch` or `out` NULL), `SGS_ERR_INVALID_ARGUMENT`
- * (a misaligned buffer), `SGS_ERR_ZERO_DIMENSION` (`chains` or `dim` 0),
- * `SGS_ERR_INVALID_ARGUMENT` (chains·n·dim overflows, or two of the buffers overlap),
- * `SGS_ERR_TOO_FEW_DRAWS` (n < `SGS_DRAWS_MIN_DRAWS`), `SGS_ERR_WORKSPACE_TOO_SMALL`
- * (`scratch_len` short), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < dim`),
- * `SGS_ERR_NON_FINITE_DRAWS` (a NaN or infinite draw).
- *
- * # Safety
- * `draws` valid for `chains·n·dim` reads, `scratch` for `scratch_len` reads and writes,
- * `out` for `out_len` writes.
- */
-sgs_status sgs_draws_summary_f32(const float *draws,
-                                 size_t chains,
-                                 size_t n,
-                                 size_t dim,
-                                 double *scratch,
-                                 size_t scratch_len,
-                                 struct sgs_draws_stats *out,
-                                 size_t out_len);
-
-/**
- * The rank-normalised split-R̂ of each coordinate (the `rhat` of `…draws_summary`)
- * into `out[0..dim]` (`out_len ≥ dim` doubles); NaN for one chain. Arguments and
- * statuses as for `…draws_summary`.
- *
- * # Safety
- * As for `…draws_summary`, `out` valid for `out_len` double writes.
- */
-sgs_status sgs_draws_rhat_rank_f32(const float *draws,
-                                   size_t chains,
-                                   size_t n,
-                                   size_t dim,
-                                   double *scratch,
-                                   size_t scratch_len,
-                                   double *out,
-                                   size_t out_len);
-
-/**
- * The bulk-ESS of each coordinate into `out[0..dim]`. Arguments and statuses as for
- * `…draws_rhat_rank`.
- *
- * # Safety
- * As for `…draws_rhat_rank`.
- */
-sgs_status sgs_draws_ess_bulk_f32(const float *draws,
-                                  size_t chains,
-                                  size_t n,
-                                  size_t dim,
-                                  double *scratch,
-                                  size_t scratch_len,
-                                  double *out,
-                                  size_t out_len);
-
-/**
- * The tail-ESS (5 % and 95 % quantiles) of each coordinate into `out[0..dim]`.
- * Arguments and statuses as for `…draws_rhat_rank`.
- *
- * # Safety
- * As for `…draws_rhat_rank`.
- */
-sgs_status sgs_draws_ess_tail_f32(const float *draws,
-                                  size_t chains,
-                                  size_t n,
-                                  size_t dim,
-                                  double *scratch,
-                                  size_t scratch_len,
-                                  double *out,
-                                  size_t out_len);
-
-/**
- * The Monte Carlo standard error of the `prob` quantile of each coordinate into
- * `out[0..dim]` (ArviZ `mcse(method="quantile", prob=prob)`). Statuses as for
- * `…draws_rhat_rank`, plus `SGS_ERR_INVALID_ARGUMENT` for `prob` outside (0, 1) or NaN
- * (checked after the sizes, before the draws' values).
- *
- * # Safety
- * As for `…draws_rhat_rank`.
- */
-sgs_status sgs_draws_mcse_quantile_f32(const float *draws,
-                                       size_t chains,
-                                       size_t n,
-                                       size_t dim,
-                                       double prob,
-                                       double *scratch,
-                                       size_t scratch_len,
-                                       double *out,
-                                       size_t out_len);
-
-/**
- * The one-call verdict over the `dim` per-coordinate results `stats[0..dim]` of
- * `sgs_draws_summary` for `chains` chains, and the caller's count of divergent transitions
- * after warm-up: OK only if every rank-normalised R̂ < `SGS_DRAWS_RHAT_MAX` (1.01), every
- * bulk- and tail-ESS ≥ `SGS_DRAWS_ESS_PER_CHAIN` (100)·chains and `divergences` is 0; else
- * SUSPECT with the `SGS_DRAWS_SUSPECT_…` reasons (a NaN — one chain's R̂ — is
- * `SGS_DRAWS_SUSPECT_NOT_COMPUTABLE`), the worst values and their coordinates. The flags are
- * recomputed from the values (the `flags` fields are not read). Reads only `stats`.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`stats` or `verdict` NULL),
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned, `dim` too large for memory, or `verdict` inside
- * `stats`), `SGS_ERR_ZERO_DIMENSION` (`dim` or `chains` 0); `*verdict` is written only on
- * `SGS_OK`.
- *
- * # Safety
- * `stats` valid for `dim` reads, `verdict` for one write.
- */
-sgs_status sgs_draws_diagnose(const struct sgs_draws_stats *stats,
-                              size_t dim,
-                              size_t chains,
-                              uint64_t divergences,
-                              struct sgs_draws_verdict *verdict);
-
-/**
- * A doubling schedule from `start`, doubling every `every` iterations (`min_decrease` 0.1 for
- * when `kind` is switched to `SGS_SCHEDULE_KSD`). Nothing is validated here.
- */
-struct sgs_svgd_schedule sgs_svgd_schedule_default(uint64_t start, uint64_t every);
-
-/**
- * The full V-statistic KSD² of `n` particles `x` (`double`, `n·d`
- * values row by row) whose gradients `grad = ∇V(x)` (same layout, the gradient
- * callbacks' convention) the caller has computed: `(1/N²)·Σ_i Σ_j u(x_i, x_j)` with the
- * IMQ base kernel `(c² + r²)^β`, O(N²·d) time, no memory (docs/algorithms.md §2.5).
- * Writes it to `*ksd_squared`; the KSD is its square root. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
- * `ksd_squared` overlapping an input), `SGS_ERR_ZERO_DIMENSION`,
- * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_KERNEL` (c not finite and positive, or
- * β ∉ (−1, 0)). Non-finite inputs give a non-finite value. Nothing written on error.
- *
- * # Safety
- * `x` and `grad` valid for `n·d` reads, `ksd_squared` for a write.
- */
-sgs_status sgs_ksd_full(const double *x,
-                        size_t n,
-                        size_t d,
-                        const double *grad,
-                        double c,
-                        double beta,
-                        double *ksd_squared);
-
-/**
- * The unbiased random-batch estimate of KSD² in O(p·N·d): a random permutation of
- * `0..n` (forward Fisher–Yates on the identity by the generator of `(seed, stream)`,
- * N − 1 bounded integers, as an SVGD iteration draws it) is written to `index`
- * (`index_len` ≥ n) and cut into ⌊N/p⌋ batches of p, the last taking the left-overs;
- * the Stein kernel is summed over the pairs within each batch and rescaled so that the
- * mean over permutations equals `…ksd_full`'s value (docs/algorithms.md §2.5). May be
- * negative. Statuses as for `…ksd_full`, plus `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
- * p > n), `SGS_ERR_WORKSPACE_TOO_SMALL` (`index_len` < n), `SGS_ERR_INVALID_ARGUMENT`
- * (`index` overlapping another buffer, N ≥ 2³²).
- *
- * # Safety
- * As for `…ksd_full`; `index` valid for `index_len` writes.
- */
-sgs_status sgs_ksd_batch(const double *x,
-                         size_t n,
-                         size_t d,
-                         const double *grad,
-                         size_t p,
-                         double c,
-                         double beta,
-                         uint64_t seed,
-                         uint64_t stream,
-                         uint32_t *index,
-                         size_t index_len,
-                         double *ksd_squared);
-
-/**
- * Sets the batch size p of the next iterations (a growing batch size). Without
- * replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
- * the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`),
- * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: p shapes its
- * ranges), `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE`
- * (p < 2 or p > N); nothing changes on error.
- *
- * # Safety
- * `state` must be a valid state.
- */
-sgs_status sgs_svgd_set_batch_size(struct sgs_svgd *state, uint64_t p);
-
-/**
- * Runs `iterations` iterations whose batch size `*schedule` chooses (set before each
- * iteration, so p is the schedule's last choice afterwards; the schedule's own state,
- * e.g. the KSD windows, starts afresh with every call). The schedule draws nothing and
- * iterations without replacement draw the same numbers whatever p. `*summary` as for
- * `…run`. Statuses as for `…run`, plus, before anything runs, `SGS_ERR_NULL_POINTER`
- * (`schedule`), `SGS_ERR_INVALID_OPTION` (unknown kind, `reserved` ≠ 0, with
- * replacement, or `SGS_SCHEDULE_KSD` with the KSD off), `SGS_ERR_INVALID_BATCH_SIZE`
- * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, or for
- * `SGS_SCHEDULE_KSD` `min_decrease` outside [0, 1)). After such a refusal `*summary`
- * is not written and nothing has changed; once iterations run, `*summary` is written
- * whatever the outcome, and a failing iteration leaves the particles as after the last
- * completed one with p already set to that iteration's choice.
- *
- * # Safety
- * As for `…run`; `schedule` readable.
- */
-sgs_status sgs_svgd_run_scheduled(struct sgs_svgd *state,
-                                  uint64_t iterations,
-                                  const struct sgs_svgd_schedule *schedule,
-                                  struct sgs_svgd_run_summary *summary);
-
-/**
- * The full V-statistic KSD² of `n` particles `x` (`float`, `n·d`
- * values row by row) whose gradients `grad = ∇V(x)` (same layout, the gradient
- * callbacks' convention) the caller has computed: `(1/N²)·Σ_i Σ_j u(x_i, x_j)` with the
- * IMQ base kernel `(c² + r²)^β`, O(N²·d) time, no memory (docs/algorithms.md §2.5).
- * Writes it to `*ksd_squared`; the KSD is its square root. Returns `SGS_OK`,
- * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
- * `ksd_squared` overlapping an input), `SGS_ERR_ZERO_DIMENSION`,
- * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_KERNEL` (c not finite and positive, or
- * β ∉ (−1, 0)). Non-finite inputs give a non-finite value. Nothing written on error.
- *
- * # Safety
- * `x` and `grad` valid for `n·d` reads, `ksd_squared` for a write.
- */
-sgs_status sgs_ksd_full_f32(const float *x,
-                            size_t n,
-                            size_t d,
-                            const float *grad,
-                            double c,
-                            double beta,
-                            double *ksd_squared);
-
-/**
- * The unbiased random-batch estimate of KSD² in O(p·N·d): a random permutation of
- * `0..n` (forward Fisher–Yates on the identity by the generator of `(seed, stream)`,
- * N − 1 bounded integers, as an SVGD iteration draws it) is written to `index`
- * (`index_len` ≥ n) and cut into ⌊N/p⌋ batches of p, the last taking the left-overs;
- * the Stein kernel is summed over the pairs within each batch and rescaled so that the
- * mean over permutations equals `…ksd_full`'s value (docs/algorithms.md §2.5). May be
- * negative. Statuses as for `…ksd_full`, plus `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
- * p > n), `SGS_ERR_WORKSPACE_TOO_SMALL` (`index_len` < n), `SGS_ERR_INVALID_ARGUMENT`
- * (`index` overlapping another buffer, N ≥ 2³²).
- *
- * # Safety
- * As for `…ksd_full`; `index` valid for `index_len` writes.
- */
-sgs_status sgs_ksd_batch_f32(const float *x,
-                             size_t n,
-                             size_t d,
-                             const float *grad,
-                             size_t p,
-                             double c,
-                             double beta,
-                             uint64_t seed,
-                             uint64_t stream,
-                             uint32_t *index,
-                             size_t index_len,
-                             double *ksd_squared);
-
-/**
- * Sets the batch size p of the next iterations (a growing batch size). Without
- * replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
- * the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
- * `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`),
- * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: p shapes its
- * ranges), `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE`
- * (p < 2 or p > N); nothing changes on error.
- *
- * # Safety
- * `state` must be a valid state.
- */
-sgs_status sgs_svgd_set_batch_size_f32(struct sgs_svgd_f32 *state, uint64_t p);
-
-/**
- * Runs `iterations` iterations whose batch size `*schedule` chooses (set before each
- * iteration, so p is the schedule's last choice afterwards; the schedule's own state,
- * e.g. the KSD windows, starts afresh with every call). The schedule draws nothing and
- * iterations without replacement draw the same numbers whatever p. `*summary` as for
- * `…run`. Statuses as for `…run`, plus, before anything runs, `SGS_ERR_NULL_POINTER`
- * (`schedule`), `SGS_ERR_INVALID_OPTION` (unknown kind, `reserved` ≠ 0, with
- * replacement, or `SGS_SCHEDULE_KSD` with the KSD off), `SGS_ERR_INVALID_BATCH_SIZE`
- * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, or for
- * `SGS_SCHEDULE_KSD` `min_decrease` outside [0, 1)). After such a refusal `*summary`
- * is not written and nothing has changed; once iterations run, `*summary` is written
- * whatever the outcome, and a failing iteration leaves the particles as after the last
- * completed one with p already set to that iteration's choice.
- *
- * # Safety
- * As for `…run`; `schedule` readable.
- */
-sgs_status sgs_svgd_run_scheduled_f32(struct sgs_svgd_f32 *state,
-                                      uint64_t iterations,
-                                      const struct sgs_svgd_schedule *schedule,
-                                      struct sgs_svgd_run_summary *summary);
-
-/**
- * Fills `out[0..len]` with `len` distinct indices drawn uniformly from `0..n`, in random order,
- * as a pure function of `(seed, n, len)`: the indices a gradient callback should use for the
- * minibatch seed it was given. Identical to the Rust `sgsample::minibatch`.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`out` NULL, even when `len` is 0),
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`, or `len` so large that `len` indices would
- * not fit in the address space: checked first) or `SGS_ERR_INVALID_MINIBATCH` (`len > n` or
- * `n = 0`; `out` is not modified).
- *
- * # Safety
- * `out` must be valid for `len` writes.
- */
-sgs_status sgs_minibatch(uint64_t seed, uint64_t n, uint64_t *out, size_t len);
-
-/**
- * Fills `out[0..n]` with standard normals as a pure function of `(seed, n)`, identical to the
- * Rust `sgsample::noise::normal_from_seed`: the generator PCG64-DXSM seeded with `(seed, stream
- * 0x676175737369616e)` (`"gaussian"`), one exact Ziggurat normal (the chains' own) per value in
- * index order (docs/algorithms.md, "Seed-derived noise"). A prefix of a longer fill is the
- * shorter fill.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`out` NULL, even when `n` is 0) or
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned `out`, or `n` values would not fit in the address
- * space; nothing written).
- *
- * # Safety
- * `out` must be valid for `n` writes.
- */
-sgs_status sgs_normal(uint64_t seed, double *out, size_t n);
-
-/**
- * `sgs_normal` rounded to `float`: the same draws, each rounded once.
- *
- * # Safety
- * `out` must be valid for `n` writes.
- */
-sgs_status sgs_normal_f32(uint64_t seed, float *out, size_t n);
-
-/**
- * Fills `out[0..n]` with uniforms in [0, 1) as a pure function of `(seed, n)`, identical to
- * the Rust `sgsample::noise::uniform_from_seed`: the generator seeded with `(seed, stream
- * 0x756e69666f726d73)` (`"uniforms"`), one 64-bit word per value in index order, its top 53
- * bits times 2⁻⁵³. Statuses as for `sgs_normal`.
- *
- * # Safety
- * `out` must be valid for `n` writes.
- */
-sgs_status sgs_uniform(uint64_t seed, double *out, size_t n);
-
-/**
- * `sgs_uniform` with 24 bits: the top 24 bits of the same words times 2⁻²⁴ (the `double`
- * values truncated to `float`'s precision, never rounded up to 1).
- *
- * # Safety
- * `out` must be valid for `n` writes.
- */
-sgs_status sgs_uniform_f32(uint64_t seed, float *out, size_t n);
 
 /**
  * The AMAGOLD paper's settings at step size ε: T = 10, friction 0.25, σ = 1, momentum
@@ -3990,168 +2821,392 @@ sgs_status sgs_sgld_set_inverse_mass_f32(struct sgs_sgld_f32 *state, const float
  */
 sgs_status sgs_sgld_inverse_mass_f32(const struct sgs_sgld_f32 *state, float *out, size_t out_len);
 
+/* ==============================================================================================
+ * 3. SVGD: Stein variational gradient descent (RBM-SVGD and full SVGD)
+ *
+ * N particles moved together: sgs_svgd_config_default(), sgs_svgd_workspace_len() and
+ * sgs_svgd_index_len(), sgs_svgd_init(), then sgs_svgd_step() or sgs_svgd_run();
+ * sgs_svgd_run_scheduled() grows the batch size on a doubling or KSD-driven schedule. The
+ * gradient callback is batched: one call for all particles of an iteration.
+ * ============================================================================================== */
+
 /**
- * Writes the bytes a diagnostics state of dimension `d` needs into `*bytes`
- * (`SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_ARGUMENT` when it does not fit in memory).
+ * `sgs_svgd_schedule.kind`: `p = min(N, start·2^⌊k/every⌋)` at the call's k-th iteration.
+ */
+#define SGS_SCHEDULE_DOUBLING 0
+
+/**
+ * `sgs_svgd_schedule.kind`: double p (up to N) after every window of `every` iterations whose
+ * mean `ksd_squared` did not fall by at least the fraction `min_decrease` from the previous
+ * window's; needs `sgs_svgd_config.ksd` on. Exactly: at the end of window w ≥ 2, p doubles
+ * unless `mean_w < (1 − min_decrease)·mean_{w−1}` (a NaN mean counts as not falling;
+ * negative means, which the batch estimate can give, go through the same formula); the first
+ * window never raises p, nor does the window after one whose mean was NaN.
+ */
+#define SGS_SCHEDULE_KSD 1
+
+/**
+ * `sgs_svgd_config.batching`: a random permutation cut into batches of p; every particle moves
+ * once per iteration (the paper's Algorithm 3, the default).
+ */
+#define SGS_BATCHING_WITHOUT_REPLACEMENT 0
+
+/**
+ * `sgs_svgd_config.batching`: ⌊N/p⌋ sub-steps, each moving one random batch of p particles
+ * (Algorithm 2).
+ */
+#define SGS_BATCHING_WITH_REPLACEMENT 1
+
+/**
+ * `sgs_svgd_config.kernel`: Gaussian `exp(−|x−y|²/(2h))` with the fixed bandwidth
+ * `sgs_svgd_config.bandwidth`.
+ */
+#define SGS_KERNEL_GAUSSIAN 0
+
+/**
+ * `sgs_svgd_config.kernel`: Gaussian with the median heuristic `h = med²/(2 ln N)`, recomputed
+ * every iteration from all N(N−1)/2 pairwise distances. **Costs O(N²·d) time and N(N−1)/2
+ * workspace elements per iteration whatever the batch size p**: meant for full SVGD (p = N);
+ * with p < N it takes away RBM-SVGD's O(p·N) advantage (the RBM-SVGD paper uses a fixed h).
+ */
+#define SGS_KERNEL_GAUSSIAN_MEDIAN 1
+
+/**
+ * `sgs_svgd_config.kernel`: inverse multiquadric `(c² + |x−y|²)^(−β)` with `imq_c`, `imq_beta`.
+ */
+#define SGS_KERNEL_IMQ 2
+
+/**
+ * `sgs_svgd_config.step_rule`: `x ← x + η·φ`.
+ */
+#define SGS_STEP_RULE_CONSTANT 0
+
+/**
+ * `sgs_svgd_config.step_rule`: `x ← x + (η/k)·φ` at iteration k = 1, 2, ….
+ */
+#define SGS_STEP_RULE_DECAYING 1
+
+/**
+ * `sgs_svgd_config.step_rule`: the RMSProp-like AdaGrad of the reference SVGD code,
+ * `H ← α·H + (1−α)·φ²` (H ← φ² at first), `x ← x + η·φ/(1e-6 + √H)`, element-wise.
+ */
+#define SGS_STEP_RULE_ADAGRAD 2
+
+/**
+ * `sgs_svgd_config.scale`: raw coordinates (the default): the bandwidth and the step are in the
+ * units of x.
+ */
+#define SGS_SCALE_NONE 0
+
+/**
+ * `sgs_svgd_config.scale`: SVGD in `u = (x − c)/s` with `c` and `s` the particles' mean and
+ * standard deviation per coordinate, recomputed at the start of every iteration: the bandwidth
+ * (or the median heuristic) and the step are in units of the particles' spread; the target's
+ * score is `s∘∇ₓlog π`, the particles move by `s∘Δu`. Its fixed point is still π. Two more
+ * passes over the particles per iteration, no random numbers.
+ */
+#define SGS_SCALE_PARTICLES 1
+
+/**
+ * `sgs_svgd_config.scale`: as `SGS_SCALE_PARTICLES` but with the scales `s` set by
+ * `sgs_svgd_set_scale` (e.g. a pilot run's standard deviations; all ones until set); the
+ * centre `c` is still the particles' mean.
+ */
+#define SGS_SCALE_FIXED 2
+
+/**
+ * A growing batch size for `sgs_svgd_run_scheduled` (plain data; start from
+ * `sgs_svgd_schedule_default`).
+ */
+typedef struct sgs_svgd_schedule {
+  /**
+   * The first batch size, 2 ≤ start ≤ N.
+   */
+  uint64_t start;
+  /**
+   * `SGS_SCHEDULE_DOUBLING`: iterations between doublings; `SGS_SCHEDULE_KSD`: iterations
+   * per window. ≥ 1.
+   */
+  uint64_t every;
+  /**
+   * `SGS_SCHEDULE_KSD`: the relative fall per window below which p doubles, in [0, 1).
+   * Ignored (and not validated) by `SGS_SCHEDULE_DOUBLING`.
+   */
+  double min_decrease;
+  /**
+   * One of the `SGS_SCHEDULE_…` values.
+   */
+  uint32_t kind;
+  /**
+   * Must be 0 (padding made explicit).
+   */
+  uint32_t reserved;
+} sgs_svgd_schedule;
+
+/**
+ * An SVGD particle system on `double` coordinates, in caller memory. Opaque: fill it with
+ * `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
+ */
+typedef struct sgs_svgd {
+  uint64_t _opaque[56];
+} sgs_svgd;
+
+/**
+ * What one SVGD iteration did.
+ */
+typedef struct sgs_svgd_info {
+  /**
+   * Iterations done since init, this one included.
+   */
+  uint64_t iteration;
+  /**
+   * Kernel evaluations (unordered pairs of batch mates) of the iteration.
+   */
+  uint64_t interactions;
+  /**
+   * The kernel bandwidth h the iteration used (NaN for the IMQ kernel).
+   */
+  double bandwidth;
+  /**
+   * The step size the iteration used (η/k for the decaying rule).
+   */
+  double step_size;
+  /**
+   * Mean of |φ_i| over the particle moves of the iteration.
+   */
+  double mean_force;
+  /**
+   * Largest |φ_i| of the iteration.
+   */
+  double max_force;
+  /**
+   * KSD² of the particles at the start of the iteration, as `sgs_svgd_config.ksd` asks
+   * (the batch estimate may be negative; the KSD is its square root); NaN when off, and
+   * for an iteration in phases with forces put in (`sgs_svgd_forces_put`).
+   */
+  double ksd_squared;
+} sgs_svgd_info;
+
+/**
+ * Totals of an `sgs_svgd_run`.
+ */
+typedef struct sgs_svgd_run_summary {
+  /**
+   * Iterations completed (also on error).
+   */
+  uint64_t iterations;
+  /**
+   * Equal to `iterations` (an SVGD iteration either moves every particle or nothing).
+   */
+  uint64_t accepted;
+  /**
+   * Always 0 (a non-finite value is an error for SVGD, not a divergence).
+   */
+  uint64_t divergences;
+  /**
+   * 1 if `last` holds the last completed iteration, 0 if none completed (then `last` is all
+   * zero).
+   */
+  uint32_t has_last;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+  /**
+   * Info of the last completed iteration.
+   */
+  struct sgs_svgd_info last;
+} sgs_svgd_run_summary;
+
+/**
+ * An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
+ */
+typedef struct sgs_svgd_f32 {
+  uint64_t _opaque[56];
+} sgs_svgd_f32;
+
+/**
+ * Hyperparameters of an SVGD / RBM-SVGD particle system (shared by the double and float
+ * functions). Start from `sgs_svgd_config_default(batch_size, step_size)`.
+ */
+typedef struct sgs_svgd_config {
+  /**
+   * The step size η > 0 (η₁ for the decaying rule).
+   */
+  double step_size;
+  /**
+   * AdaGrad's history decay α ∈ [0, 1) (used by `SGS_STEP_RULE_ADAGRAD` only).
+   */
+  double adagrad_alpha;
+  /**
+   * The bandwidth h > 0 of `SGS_KERNEL_GAUSSIAN` (ignored by the other kernels).
+   */
+  double bandwidth;
+  /**
+   * The softening length c > 0 of `SGS_KERNEL_IMQ`.
+   */
+  double imq_c;
+  /**
+   * The exponent β > 0 of `SGS_KERNEL_IMQ`.
+   */
+  double imq_beta;
+  /**
+   * The interaction batch size p, 2 ≤ p ≤ N; p = N is full SVGD.
+   */
+  uint64_t batch_size;
+  /**
+   * Seed of the generator.
+   */
+  uint64_t seed;
+  /**
+   * Stream id: same seed, different streams give independent runs.
+   */
+  uint64_t stream;
+  /**
+   * One of the `SGS_BATCHING_…` values.
+   */
+  uint32_t batching;
+  /**
+   * One of the `SGS_KERNEL_…` values.
+   */
+  uint32_t kernel;
+  /**
+   * One of the `SGS_STEP_RULE_…` values.
+   */
+  uint32_t step_rule;
+  /**
+   * Must be 0 (padding made explicit).
+   */
+  uint32_t reserved;
+  /**
+   * One of the `SGS_KSD_…` values: whether each iteration reports the kernelized Stein
+   * discrepancy of its particles in `sgs_svgd_info.ksd_squared` (off by default: it costs
+   * extra; without replacement only).
+   */
+  uint32_t ksd;
+  /**
+   * Must be 0 (padding made explicit).
+   */
+  uint32_t ksd_reserved;
+  /**
+   * The scale c > 0 of the KSD's base kernel `(c² + r²)^β` (default 1).
+   */
+  double ksd_c;
+  /**
+   * The exponent β ∈ (−1, 0) of the KSD's base kernel (default −0.5).
+   */
+  double ksd_beta;
+  /**
+   * One of the `SGS_SCALE_…` values: whether the iterations run in standardised coordinates
+   * `u = (x − c)/s` (docs/algorithms.md §2.7; off by default).
+   */
+  uint32_t scale;
+  /**
+   * Must be 0 (padding made explicit).
+   */
+  uint32_t scale_reserved;
+} sgs_svgd_config;
+
+/**
+ * Batched gradient callback (`double` coordinates, SVGD): writes ∇V(x_i) (the negative log
+ * density's gradient, possibly on a minibatch chosen by `minibatch_seed`) for the `n` points
+ * `xs` (`n·d` values, row by row) into `grads` (same shape) and returns an `SGS_CB_…` status.
+ * One call serves all particles of an iteration (or of a sub-step), so a model can vectorise.
+ */
+typedef int32_t (*sgs_gradients_fn)(void *user_data,
+                                    const double *xs,
+                                    size_t n,
+                                    size_t d,
+                                    uint64_t minibatch_seed,
+                                    double *grads);
+
+/**
+ * Batched gradient callback (`float` coordinates, SVGD).
+ */
+typedef int32_t (*sgs_gradients_fn_f32)(void *user_data,
+                                        const float *xs,
+                                        size_t n,
+                                        size_t d,
+                                        uint64_t minibatch_seed,
+                                        float *grads);
+
+/**
+ * A doubling schedule from `start`, doubling every `every` iterations (`min_decrease` 0.1 for
+ * when `kind` is switched to `SGS_SCHEDULE_KSD`). Nothing is validated here.
+ */
+struct sgs_svgd_schedule sgs_svgd_schedule_default(uint64_t start, uint64_t every);
+
+/**
+ * Sets the batch size p of the next iterations (a growing batch size). Without
+ * replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
+ * the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`),
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: p shapes its
+ * ranges), `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE`
+ * (p < 2 or p > N); nothing changes on error.
  *
  * # Safety
- * `bytes` must be valid for one write.
+ * `state` must be a valid state.
  */
-sgs_status sgs_stats_state_size(size_t d, size_t *bytes);
+sgs_status sgs_svgd_set_batch_size(struct sgs_svgd *state, uint64_t p);
 
 /**
- * The alignment (bytes) a diagnostics state needs.
- */
-size_t sgs_stats_state_align(void);
-
-/**
- * Starts `d` empty accumulators (one per coordinate) in the `bytes` bytes at `state`, which must
- * be at least `sgs_stats_state_size(d)` (`SGS_ERR_WORKSPACE_TOO_SMALL`) and aligned to
- * `sgs_stats_state_align()` (`SGS_ERR_INVALID_ARGUMENT`). Re-initialising restarts the counts.
+ * Runs `iterations` iterations whose batch size `*schedule` chooses (set before each
+ * iteration, so p is the schedule's last choice afterwards; the schedule's own state,
+ * e.g. the KSD windows, starts afresh with every call). The schedule draws nothing and
+ * iterations without replacement draw the same numbers whatever p. `*summary` as for
+ * `…run`. Statuses as for `…run`, plus, before anything runs, `SGS_ERR_NULL_POINTER`
+ * (`schedule`), `SGS_ERR_INVALID_OPTION` (unknown kind, `reserved` ≠ 0, with
+ * replacement, or `SGS_SCHEDULE_KSD` with the KSD off), `SGS_ERR_INVALID_BATCH_SIZE`
+ * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, or for
+ * `SGS_SCHEDULE_KSD` `min_decrease` outside [0, 1)). After such a refusal `*summary`
+ * is not written and nothing has changed; once iterations run, `*summary` is written
+ * whatever the outcome, and a failing iteration leaves the particles as after the last
+ * completed one with p already set to that iteration's choice.
  *
  * # Safety
- * `state` must be valid for `bytes` reads and writes, and stay so while the state is used.
+ * As for `…run`; `schedule` readable.
  */
-sgs_status sgs_stats_init(struct sgs_stats *state, size_t bytes, size_t d);
+sgs_status sgs_svgd_run_scheduled(struct sgs_svgd *state,
+                                  uint64_t iterations,
+                                  const struct sgs_svgd_schedule *schedule,
+                                  struct sgs_svgd_run_summary *summary);
 
 /**
- * Zeroes the head of a state (its later use is `SGS_ERR_NOT_INITIALISED`).
+ * Sets the batch size p of the next iterations (a growing batch size). Without
+ * replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
+ * the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
+ * `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`),
+ * `SGS_ERR_ITERATION_IN_PROGRESS` (an iteration in phases is under way: p shapes its
+ * ranges), `SGS_ERR_INVALID_OPTION` (with replacement) or `SGS_ERR_INVALID_BATCH_SIZE`
+ * (p < 2 or p > N); nothing changes on error.
  *
  * # Safety
- * `state` must be valid for writes of `sizeof(sgs_stats)` bytes.
+ * `state` must be a valid state.
  */
-sgs_status sgs_stats_clear(struct sgs_stats *state);
+sgs_status sgs_svgd_set_batch_size_f32(struct sgs_svgd_f32 *state, uint64_t p);
 
 /**
- * Adds one draw `x` (`d` doubles, `d` as at init: `SGS_ERR_LENGTH_MISMATCH`). A draw with a
- * NaN or infinite coordinate is refused (`SGS_ERR_NON_FINITE`), nothing pushed.
+ * Runs `iterations` iterations whose batch size `*schedule` chooses (set before each
+ * iteration, so p is the schedule's last choice afterwards; the schedule's own state,
+ * e.g. the KSD windows, starts afresh with every call). The schedule draws nothing and
+ * iterations without replacement draw the same numbers whatever p. `*summary` as for
+ * `…run`. Statuses as for `…run`, plus, before anything runs, `SGS_ERR_NULL_POINTER`
+ * (`schedule`), `SGS_ERR_INVALID_OPTION` (unknown kind, `reserved` ≠ 0, with
+ * replacement, or `SGS_SCHEDULE_KSD` with the KSD off), `SGS_ERR_INVALID_BATCH_SIZE`
+ * (start outside 2..N), `SGS_ERR_INVALID_ARGUMENT` (`every` 0, or for
+ * `SGS_SCHEDULE_KSD` `min_decrease` outside [0, 1)). After such a refusal `*summary`
+ * is not written and nothing has changed; once iterations run, `*summary` is written
+ * whatever the outcome, and a failing iteration leaves the particles as after the last
+ * completed one with p already set to that iteration's choice.
  *
  * # Safety
- * `state` must be a state given to `sgs_stats_init` (with the size it was given); `x` valid for `d` reads.
+ * As for `…run`; `schedule` readable.
  */
-sgs_status sgs_stats_push(struct sgs_stats *state,
-                          const double *x,
-                          size_t d);
-
-/**
- * `sgs_stats_push` for a `float` draw (the sums are `double` all the same).
- *
- * # Safety
- * As `sgs_stats_push`.
- */
-sgs_status sgs_stats_push_f32(struct sgs_stats *state, const float *x, size_t d);
-
-/**
- * Writes the number of draws pushed into `*count`.
- *
- * # Safety
- * `state` as for `sgs_stats_push`; `count` valid for one write.
- */
-sgs_status sgs_stats_count(const struct sgs_stats *state, uint64_t *count);
-
-/**
- * Writes the mean of each coordinate's draws into `out[0..d]` (`out_len ≥ d`, else
- * `SGS_ERR_OUTPUT_TOO_SMALL`; NaN before the first draw).
- *
- * # Safety
- * `state` as for `sgs_stats_push`; `out` valid for `out_len` writes.
- */
-sgs_status sgs_stats_mean(const struct sgs_stats *state, double *out, size_t out_len);
-
-/**
- * Writes each coordinate's sample variance (n − 1 in the denominator; NaN below 2 draws).
- *
- * # Safety
- * As `sgs_stats_mean`.
- */
-sgs_status sgs_stats_variance(const struct sgs_stats *state, double *out, size_t out_len);
-
-/**
- * Writes each coordinate's effective sample size (Geyer's initial monotone sequence over the
- * autocorrelation window, over the batch means beyond it; never above the raw estimate, 0 when
- * the chain is too short against its autocorrelation time to tell; NaN below 4 draws).
- * `sgs_stats_ess_flags` tells which values are lower-confidence ones.
- *
- * # Safety
- * As `sgs_stats_mean`.
- */
-sgs_status sgs_stats_ess(const struct sgs_stats *state, double *out, size_t out_len);
-
-/**
- * Writes the flags of each coordinate's `sgs_stats_ess` into `out[0..d]`: 0 when the ESS is
- * ArviZ's unsplit estimate on a chain long against its autocorrelation time, else a
- * lower-confidence, deliberately conservative value with `SGS_STATS_ESS_BEYOND_WINDOW` and/or
- * `SGS_STATS_ESS_SHORT_CHAIN` set. Errors as `sgs_stats_mean` (nothing written on error).
- *
- * # Safety
- * `state` as for `sgs_stats_push`; `out` valid for `out_len` writes.
- */
-sgs_status sgs_stats_ess_flags(const struct sgs_stats *state, uint32_t *out, size_t out_len);
-
-/**
- * Writes each coordinate's Monte Carlo standard error of the mean, √(variance / ESS) (+∞ where
- * the ESS is 0).
- *
- * # Safety
- * As `sgs_stats_mean`.
- */
-sgs_status sgs_stats_mcse(const struct sgs_stats *state, double *out, size_t out_len);
-
-/**
- * Writes split-R̂ of each coordinate over the `k` chains `chains[0..k]` (states of the same
- * dimension, `SGS_ERR_LENGTH_MISMATCH` otherwise, and with the same number of draws,
- * `SGS_ERR_LENGTH_MISMATCH`) into `out[0..d]`. Each chain's halves are taken from its completed
- * batches (exactly its two halves when its draw count is 16·2^j). NaN before 4 draws per chain.
- * `SGS_ERR_ZERO_DIMENSION` when `k` is 0; `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, or `out` overlapping a state or `chains`) and `SGS_ERR_OUTPUT_TOO_SMALL`
- * (`out_len < d`) as for the per-coordinate getters.
- *
- * # Safety
- * `chains` valid for `k` reads, each entry as `state` in `sgs_stats_push`; `out` valid for `out_len` writes.
- */
-sgs_status sgs_stats_rhat(const struct sgs_stats *const *chains,
-                          size_t k,
-                          double *out,
-                          size_t out_len);
-
-/**
- * Writes the ESS of each coordinate over the `k` chains together (within- and between-chain
- * variance combined as in ArviZ; as `sgs_stats_ess` for one chain, with the thresholds per
- * chain) into `out[0..d]`. Errors as `sgs_stats_rhat`.
- *
- * # Safety
- * As `sgs_stats_rhat`.
- */
-sgs_status sgs_stats_ess_chains(const struct sgs_stats *const *chains,
-                                size_t k,
-                                double *out,
-                                size_t out_len);
-
-/**
- * Writes the flags of each coordinate's `sgs_stats_ess_chains` into `out[0..d]`
- * (`SGS_STATS_ESS_BEYOND_WINDOW`, `SGS_STATS_ESS_SHORT_CHAIN`; 0 when the ESS is ArviZ's
- * unsplit estimate on chains long against their autocorrelation time). Errors as
- * `sgs_stats_rhat` (nothing written on error).
- *
- * # Safety
- * As `sgs_stats_rhat`, with `out` valid for `out_len` `uint32_t` writes.
- */
-sgs_status sgs_stats_ess_chains_flags(const struct sgs_stats *const *chains,
-                                      size_t k,
-                                      uint32_t *out,
-                                      size_t out_len);
-
-/**
- * A static, nul-terminated description of a status code ("unknown status" for a value that is
- * not one). Never returns NULL; the string must not be freed.
- */
-const char *sgs_status_str(int32_t status);
-
-/**
- * The library version as a static, nul-terminated string "MAJOR.MINOR.PATCH", equal to
- * `SGS_VERSION_STRING` of the header the program was compiled against when the two match.
- */
-const char *sgs_version(void);
+sgs_status sgs_svgd_run_scheduled_f32(struct sgs_svgd_f32 *state,
+                                      uint64_t iterations,
+                                      const struct sgs_svgd_schedule *schedule,
+                                      struct sgs_svgd_run_summary *summary);
 
 /**
  * Sets the fixed scales of an SVGD system configured with `SGS_SCALE_FIXED`: `scale` holds d
@@ -4588,6 +3643,1005 @@ sgs_status sgs_svgd_copy_f32(struct sgs_svgd_f32 *dst,
                              uint32_t *index,
                              size_t index_len,
                              const struct sgs_svgd_f32 *src);
+
+/* ==============================================================================================
+ * 4. Diagnostics: streaming statistics, stored draws, KSD, the warm-up report
+ *
+ * sgs_stats_*: mean, variance, ESS, MCSE and R-hat of one or more chains, streamed.
+ * sgs_draws_*: rank-normalised split R-hat, bulk and tail ESS, quantile MCSE and a verdict
+ * on stored draws. sgs_ksd_*: the kernelized Stein discrepancy of a particle set.
+ * sgs_amagold_warmup_report() / _compare(): how an AMAGOLD warm-up went (SGS_WARMUP_...).
+ * ============================================================================================== */
+
+/**
+ * `sgs_amagold_info.phase`: a sample of the exact chain (after the warm-up, or without one).
+ */
+#define SGS_PHASE_SAMPLING 0
+
+/**
+ * `sgs_amagold_info.phase`: the warm-up's approach (an optimiser step or the curvature step).
+ */
+#define SGS_PHASE_APPROACH 1
+
+/**
+ * `sgs_amagold_info.phase`: a fast window of the warm-up (only ε adapts).
+ */
+#define SGS_PHASE_FAST 2
+
+/**
+ * `sgs_amagold_info.phase`: a slow window (its draws estimate the mass matrix).
+ */
+#define SGS_PHASE_SLOW 3
+
+/**
+ * `sgs_amagold_info.phase`: the warm-up's final fast window (the report's statistics).
+ */
+#define SGS_PHASE_FINAL 4
+
+/**
+ * `sgs_warmup_report.verdict`: the chain has no warm-up.
+ */
+#define SGS_WARMUP_NONE 0
+
+/**
+ * `sgs_warmup_report.verdict`: the warm-up is still running.
+ */
+#define SGS_WARMUP_RUNNING 1
+
+/**
+ * `sgs_warmup_report.verdict`: nothing seen suggests the chain is outside the typical set.
+ */
+#define SGS_WARMUP_OK 2
+
+/**
+ * `sgs_warmup_report.verdict`: at least one reason (the `reasons` flags) suggests the chain
+ * has not reached the typical set, or the chains disagree: do not trust the draws unseen.
+ */
+#define SGS_WARMUP_SUSPECT 3
+
+/**
+ * Reason flag: the final window's energy still drifts (|energy_trend_z| > 4, or its 10 batch
+ * means monotone but for at most 2 pairs: `energy_trend_falling` ≤ 2 or ≥ 43).
+ */
+#define SGS_WARMUP_REASON_ENERGY_TREND 1
+
+/**
+ * Reason flag: the final window's mean acceptance probability is more than 0.2 from the target.
+ */
+#define SGS_WARMUP_REASON_ACCEPTANCE 2
+
+/**
+ * Reason flag: more than 2 % of the final window's iterations diverged.
+ */
+#define SGS_WARMUP_REASON_DIVERGENCES 4
+
+/**
+ * Reason flag: the final window's energy BFMI is below 0.1.
+ */
+#define SGS_WARMUP_REASON_LOW_BFMI 8
+
+/**
+ * Reason flag (set by `sgs_amagold_warmup_compare`): the chains disagree (a chain's
+ * final-window mean energy more than 2 median energy sds from the chains' median, or the
+ * final windows' positions with R̂ above 1.1).
+ */
+#define SGS_WARMUP_REASON_CHAINS_DISAGREE 32
+
+/**
+ * Reason flag: the last metric update failed (not positive definite) and an older metric
+ * was kept.
+ */
+#define SGS_WARMUP_REASON_METRIC 64
+
+/**
+ * The verdict's R̂ bound: every coordinate's rank-normalised split-R̂ must be below it.
+ */
+#define SGS_DRAWS_RHAT_MAX 1.01
+
+/**
+ * The verdict's ESS bound per chain: every bulk- and tail-ESS must be at least this many times
+ * the number of chains.
+ */
+#define SGS_DRAWS_ESS_PER_CHAIN 100
+
+/**
+ * The fewest draws per chain the `sgs_draws_…` functions accept (2 per split chain).
+ */
+#define SGS_DRAWS_MIN_DRAWS 4
+
+/**
+ * Verdict flag: a rank-normalised R̂ is at or above `SGS_DRAWS_RHAT_MAX` (or infinite).
+ */
+#define SGS_DRAWS_SUSPECT_RHAT 1
+
+/**
+ * Verdict flag: a bulk-ESS is below `SGS_DRAWS_ESS_PER_CHAIN` times the chains.
+ */
+#define SGS_DRAWS_SUSPECT_ESS_BULK 2
+
+/**
+ * Verdict flag: a tail-ESS is below `SGS_DRAWS_ESS_PER_CHAIN` times the chains.
+ */
+#define SGS_DRAWS_SUSPECT_ESS_TAIL 4
+
+/**
+ * Verdict flag: the caller reported divergent transitions after warm-up.
+ */
+#define SGS_DRAWS_SUSPECT_DIVERGENCES 8
+
+/**
+ * Verdict flag: an R̂, bulk- or tail-ESS is NaN (one chain: R̂ needs two).
+ */
+#define SGS_DRAWS_SUSPECT_NOT_COMPUTABLE 16
+
+/**
+ * The autocorrelation window (lags) of the C accumulators: the ESS is Geyer's estimate as long
+ * as a chain's autocorrelation dies out within this many draws, Geyer's estimate over 64 to 128
+ * batch means beyond (flagged `SGS_STATS_ESS_BEYOND_WINDOW`).
+ */
+#define SGS_STATS_LAGS 128
+
+/**
+ * Flag bit of `sgs_stats_ess_flags` and `sgs_stats_ess_chains_flags`: the autocorrelation
+ * outlived the window of `SGS_STATS_LAGS` lags, so the ESS is Geyer's sequence over the batch
+ * means (a lower-confidence estimate; docs/algorithms.md §4.3).
+ */
+#define SGS_STATS_ESS_BEYOND_WINDOW 1
+
+/**
+ * Flag bit of `sgs_stats_ess_flags` and `sgs_stats_ess_chains_flags`: the chains are short
+ * against their autocorrelation time (fewer than 90 effective draws per chain, or fewer than
+ * 4 draws), so the ESS is discounted below the raw estimate, to 0 ("cannot tell", MCSE +∞) at
+ * 20 effective draws per chain or fewer (docs/algorithms.md §4.8).
+ */
+#define SGS_STATS_ESS_SHORT_CHAIN 2
+
+/**
+ * `sgs_stats_ess_flags` bit: every draw is the same value; the ESS is then the draw count, as
+ * ArviZ reports it, but a chain that never moved (every proposal rejected) looks the same.
+ */
+#define SGS_STATS_ESS_CONSTANT 4
+
+/**
+ * `sgs_svgd_config.ksd`: no KSD (NaN in the info); the default.
+ */
+#define SGS_KSD_OFF 0
+
+/**
+ * `sgs_svgd_config.ksd`: the unbiased random-batch estimate of KSD² over the iteration's own
+ * batches, O(p·N·d), no extra random numbers.
+ */
+#define SGS_KSD_BATCH 1
+
+/**
+ * `sgs_svgd_config.ksd`: the full V-statistic KSD², O(N²·d), no random numbers.
+ */
+#define SGS_KSD_FULL 2
+
+/**
+ * What an AMAGOLD chain's warm-up did, and whether its end looks like the typical set
+ * (`sgs_amagold_warmup_report`, `sgs_amagold_warmup_compare`; docs/algorithms.md §1.8).
+ */
+typedef struct sgs_warmup_report {
+  /**
+   * The step size after the warm-up (the current one while it runs).
+   */
+  double step_size;
+  /**
+   * The target acceptance δ.
+   */
+  double target_accept;
+  /**
+   * The final window's mean acceptance probability min(1, e^{log a}).
+   */
+  double accept_rate;
+  /**
+   * z-statistic of the final window's energy trend (slope of 10 batch means over its
+   * residual scatter; negative: still falling).
+   */
+  double energy_trend_z;
+  /**
+   * Mean of the energy U over the final window.
+   */
+  double energy_mean;
+  /**
+   * Standard deviation of U over the final window.
+   */
+  double energy_sd;
+  /**
+   * Energy BFMI of the final window (mean squared change of U between iterations over U's
+   * variance).
+   */
+  double bfmi;
+  /**
+   * Condition number of the inverse mass matrix (1 without one).
+   */
+  double condition_number;
+  /**
+   * The energy when the warm-up started.
+   */
+  double approach_energy_start;
+  /**
+   * The energy when the approach ended.
+   */
+  double approach_energy_end;
+  /**
+   * Warm-up iterations done.
+   */
+  uint64_t iterations;
+  /**
+   * Of which the approach's (its optimiser steps and the curvature step).
+   */
+  uint64_t approach_iterations;
+  /**
+   * Divergent iterations during the whole warm-up.
+   */
+  uint64_t divergences;
+  /**
+   * Iterations of the final window.
+   */
+  uint64_t window_iterations;
+  /**
+   * Divergent iterations of the final window.
+   */
+  uint64_t window_divergences;
+  /**
+   * `SGS_WARMUP_NONE`, `SGS_WARMUP_RUNNING`, `SGS_WARMUP_OK` or `SGS_WARMUP_SUSPECT`.
+   */
+  uint32_t verdict;
+  /**
+   * The `SGS_WARMUP_REASON_…` flags behind a SUSPECT verdict; 0 with OK and NONE; while
+   * RUNNING, the flags raised so far (e.g. `SGS_WARMUP_REASON_METRIC` after a failed metric
+   * update), which the verdict will carry.
+   */
+  uint32_t reasons;
+  /**
+   * Metric updates made (the curvature's and the slow windows').
+   */
+  uint32_t metric_updates;
+  /**
+   * Restarts of the dual averaging.
+   */
+  uint32_t restarts;
+  /**
+   * Pairs (i < j) of the final window's 10 energy batch means, in time order, with the
+   * later one lower: 45 strictly falling, about 22 stationary (0 below 10 iterations).
+   * 43 or more (of this or of `energy_trend_rising`) is a drift
+   * (`SGS_WARMUP_REASON_ENERGY_TREND`).
+   */
+  uint32_t energy_trend_falling;
+  /**
+   * Pairs with the later one higher: 45 strictly rising.
+   */
+  uint32_t energy_trend_rising;
+  /**
+   * 1 when the approach stopped at its cap with its estimate of the energy above the mode
+   * still above 2·d (informational, not a reason: the final window tells whether the
+   * chain came in), else 0.
+   */
+  uint32_t approach_unfinished;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+} sgs_warmup_report;
+
+/**
+ * The diagnostics of one coordinate, as written by `sgs_draws_summary` (docs/algorithms.md
+ * §4.6 for each estimator; ArviZ's name in brackets). With m chains of n draws (N = m·n), each
+ * chain split into its first and last ⌊n/2⌋ draws.
+ */
+typedef struct sgs_draws_stats {
+  /**
+   * Mean of all N draws.
+   */
+  double mean;
+  /**
+   * Standard deviation of all N draws (N − 1 in the denominator).
+   */
+  double sd;
+  /**
+   * Monte Carlo standard error of the mean, sd/√ess_mean (`mcse(method="mean")`).
+   */
+  double mcse_mean;
+  /**
+   * Monte Carlo standard error of the sd (`mcse(method="sd")`).
+   */
+  double mcse_sd;
+  /**
+   * 5 % quantile of all draws (linear interpolation between order statistics, numpy's
+   * default).
+   */
+  double q5;
+  /**
+   * Median of all draws.
+   */
+  double q50;
+  /**
+   * 95 % quantile of all draws.
+   */
+  double q95;
+  /**
+   * Monte Carlo standard error of the 5 % quantile (`mcse(method="quantile", prob=0.05)`).
+   */
+  double mcse_q5;
+  /**
+   * Monte Carlo standard error of the median.
+   */
+  double mcse_q50;
+  /**
+   * Monte Carlo standard error of the 95 % quantile.
+   */
+  double mcse_q95;
+  /**
+   * Bulk-ESS: of the normal scores (Blom) of the ranks of the split draws
+   * (`ess(method="bulk")`).
+   */
+  double ess_bulk;
+  /**
+   * Tail-ESS: the smaller ESS of the indicators of the 5 % and 95 % quantiles
+   * (`ess(method="tail")`).
+   */
+  double ess_tail;
+  /**
+   * ESS of the mean: of the split draws (`ess(method="mean")`).
+   */
+  double ess_mean;
+  /**
+   * Rank-normalised split-R̂: max(rhat_bulk, rhat_folded) (`rhat(method="rank")`); NaN for
+   * one chain.
+   */
+  double rhat;
+  /**
+   * Split-R̂ of the normal scores (`rhat(method="z_scale")`).
+   */
+  double rhat_bulk;
+  /**
+   * Split-R̂ of the normal scores of |x − median| (`rhat(method="folded")`).
+   */
+  double rhat_folded;
+  /**
+   * Classic split-R̂ of the draws (`rhat(method="split")`).
+   */
+  double rhat_split;
+  /**
+   * This coordinate's `SGS_DRAWS_SUSPECT_…` flags (R̂, bulk ESS, tail ESS, not computable)
+   * against the thresholds for its number of chains; 0 when it passes.
+   */
+  uint32_t flags;
+  /**
+   * Always 0 (the padding made explicit).
+   */
+  uint32_t reserved;
+} sgs_draws_stats;
+
+/**
+ * The verdict of `sgs_draws_diagnose`: OK (`ok = 1`, `flags = 0`) only if every rank-normalised
+ * R̂ is below `SGS_DRAWS_RHAT_MAX`, every bulk- and tail-ESS is at least
+ * `SGS_DRAWS_ESS_PER_CHAIN`·chains and no divergence was reported; otherwise SUSPECT
+ * (`ok = 0`) with the reasons in `flags` and the worst values.
+ */
+typedef struct sgs_draws_verdict {
+  /**
+   * 1 when `flags` is 0 (OK), else 0 (SUSPECT).
+   */
+  uint32_t ok;
+  /**
+   * The `SGS_DRAWS_SUSPECT_…` reasons, or-ed.
+   */
+  uint32_t flags;
+  /**
+   * The largest rank-normalised R̂ over the coordinates (NaN when none is computable).
+   */
+  double worst_rhat;
+  /**
+   * The smallest bulk-ESS (NaN when none is computable).
+   */
+  double min_ess_bulk;
+  /**
+   * The smallest tail-ESS (NaN when none is computable).
+   */
+  double min_ess_tail;
+  /**
+   * The ESS bound applied: `SGS_DRAWS_ESS_PER_CHAIN`·chains.
+   */
+  double ess_threshold;
+  /**
+   * The coordinate (0-based) of `worst_rhat` (the first one; 0 when it is NaN).
+   */
+  uint64_t worst_rhat_coord;
+  /**
+   * The coordinate of `min_ess_bulk`.
+   */
+  uint64_t min_ess_bulk_coord;
+  /**
+   * The coordinate of `min_ess_tail`.
+   */
+  uint64_t min_ess_tail_coord;
+  /**
+   * How many coordinates have a NaN R̂, bulk- or tail-ESS.
+   */
+  uint64_t not_computable;
+  /**
+   * The first such coordinate (0 when there is none).
+   */
+  uint64_t first_not_computable;
+  /**
+   * The divergences the caller reported.
+   */
+  uint64_t divergences;
+} sgs_draws_verdict;
+
+/**
+ * The head of a diagnostics state (`d` accumulators follow it in the same memory). Opaque:
+ * allocate `sgs_stats_state_size(d)` bytes aligned to `sgs_stats_state_align()` (not
+ * `sizeof(sgs_stats)`), and fill them with `sgs_stats_init`. Zero the memory first so that use
+ * before init is reported as `SGS_ERR_NOT_INITIALISED`. Holds no pointers: a `memcpy` of the
+ * whole state is an independent copy.
+ */
+typedef struct sgs_stats {
+  uint64_t _opaque[4];
+} sgs_stats;
+
+/**
+ * Writes the chain's warm-up report to `*out`: the final one (verdict `SGS_WARMUP_OK`
+ * or `SGS_WARMUP_SUSPECT` with its reasons) once the warm-up is over, the statistics
+ * so far (`SGS_WARMUP_RUNNING`) while it runs, `SGS_WARMUP_NONE` without one. One
+ * chain cannot see that it disagrees with others: use `…_warmup_compare` for the
+ * chains of one model. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_warmup_report(const struct sgs_amagold *state,
+                                     struct sgs_warmup_report *out);
+
+/**
+ * The warm-up reports of the `k` chains `states[0..k]` of one model into
+ * `out[0..k]`, compared: each chain's own verdict, and
+ * `SGS_WARMUP_REASON_CHAINS_DISAGREE` (verdict SUSPECT) where a chain's final-window
+ * mean energy is more than 2 median energy sds from the chains' median, or, with a
+ * mass matrix, the final windows' positions give a classic R̂ above 1.1 in some
+ * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
+ * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, `out` overlapping a state, a workspace or `states`), and any state's
+ * validation statuses. Any number of chains (the comparison keeps nothing per
+ * chain). Nothing is written on an error.
+ *
+ * # Safety
+ * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_amagold_warmup_compare(const struct sgs_amagold *const *states,
+                                      size_t k,
+                                      struct sgs_warmup_report *out,
+                                      size_t out_len);
+
+/**
+ * Writes the chain's warm-up report to `*out`: the final one (verdict `SGS_WARMUP_OK`
+ * or `SGS_WARMUP_SUSPECT` with its reasons) once the warm-up is over, the statistics
+ * so far (`SGS_WARMUP_RUNNING`) while it runs, `SGS_WARMUP_NONE` without one. One
+ * chain cannot see that it disagrees with others: use `…_warmup_compare` for the
+ * chains of one model. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_amagold_warmup_report_f32(const struct sgs_amagold_f32 *state,
+                                         struct sgs_warmup_report *out);
+
+/**
+ * The warm-up reports of the `k` chains `states[0..k]` of one model into
+ * `out[0..k]`, compared: each chain's own verdict, and
+ * `SGS_WARMUP_REASON_CHAINS_DISAGREE` (verdict SUSPECT) where a chain's final-window
+ * mean energy is more than 2 median energy sds from the chains' median, or, with a
+ * mass matrix, the final windows' positions give a classic R̂ above 1.1 in some
+ * coordinate (then in every chain). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ZERO_DIMENSION` (`k = 0`), `SGS_ERR_LENGTH_MISMATCH` (chains of different
+ * dimensions), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < k`), `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, `out` overlapping a state, a workspace or `states`), and any state's
+ * validation statuses. Any number of chains (the comparison keeps nothing per
+ * chain). Nothing is written on an error.
+ *
+ * # Safety
+ * `states` valid for `k` reads, each a valid state; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_amagold_warmup_compare_f32(const struct sgs_amagold_f32 *const *states,
+                                          size_t k,
+                                          struct sgs_warmup_report *out,
+                                          size_t out_len);
+
+/**
+ * The scratch length (in doubles) every `sgs_draws_…` function needs for `chains` chains of
+ * `draws` draws, whatever the dimension: 4N + 2·chains·⌊draws/2⌋ + 4M + ⌊draws/2⌋ with
+ * N = chains·draws and M the smallest power of two ≥ max(2·⌊draws/2⌋, 4). 0 when `chains` or
+ * `draws` is 0 or the size overflows.
+ */
+size_t sgs_draws_scratch_len(size_t chains,
+                             size_t draws);
+
+/**
+ * Every diagnostic of every coordinate of stored draws (`double`)
+ * into `out[0..dim]`: mean, sd, their Monte Carlo standard errors, the 5/50/95 %
+ * quantiles and theirs, bulk-, tail- and mean-ESS, the rank-normalised split-R̂ with
+ * its bulk and folded parts, and the classic split-R̂ (ArviZ 0.23's estimators,
+ * conventions and NaN cases; docs/algorithms.md §4.6). `draws` holds `chains·n·dim`
+ * values in the layout the samplers' runs write: chain after chain, draw after draw,
+ * the `dim` coordinates of a draw together (value j of draw t of chain c at
+ * `(c·n + t)·dim + j`); it is only read. `scratch` holds `scratch_len ≥
+ * sgs_draws_scratch_len(chains, n)` doubles (contents on return unspecified).
+ * O(N log N) per coordinate (N = chains·n); the same bits on every target.
+ *
+ * Returns `SGS_OK` or, checked in this order with nothing written on an error:
+ * `SGS_ERR_NULL_POINTER` (`draws`, `scratch` or `out` NULL), `SGS_ERR_INVALID_ARGUMENT`
+ * (a misaligned buffer), `SGS_ERR_ZERO_DIMENSION` (`chains` or `dim` 0),
+ * `SGS_ERR_INVALID_ARGUMENT` (chains·n·dim overflows, or two of the buffers overlap),
+ * `SGS_ERR_TOO_FEW_DRAWS` (n < `SGS_DRAWS_MIN_DRAWS`), `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` short), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < dim`),
+ * `SGS_ERR_NON_FINITE_DRAWS` (a NaN or infinite draw).
+ *
+ * # Safety
+ * `draws` valid for `chains·n·dim` reads, `scratch` for `scratch_len` reads and writes,
+ * `out` for `out_len` writes.
+ */
+sgs_status sgs_draws_summary(const double *draws,
+                             size_t chains,
+                             size_t n,
+                             size_t dim,
+                             double *scratch,
+                             size_t scratch_len,
+                             struct sgs_draws_stats *out,
+                             size_t out_len);
+
+/**
+ * The rank-normalised split-R̂ of each coordinate (the `rhat` of `…draws_summary`)
+ * into `out[0..dim]` (`out_len ≥ dim` doubles); NaN for one chain. Arguments and
+ * statuses as for `…draws_summary`.
+ *
+ * # Safety
+ * As for `…draws_summary`, `out` valid for `out_len` double writes.
+ */
+sgs_status sgs_draws_rhat_rank(const double *draws,
+                               size_t chains,
+                               size_t n,
+                               size_t dim,
+                               double *scratch,
+                               size_t scratch_len,
+                               double *out,
+                               size_t out_len);
+
+/**
+ * The bulk-ESS of each coordinate into `out[0..dim]`. Arguments and statuses as for
+ * `…draws_rhat_rank`.
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_ess_bulk(const double *draws,
+                              size_t chains,
+                              size_t n,
+                              size_t dim,
+                              double *scratch,
+                              size_t scratch_len,
+                              double *out,
+                              size_t out_len);
+
+/**
+ * The tail-ESS (5 % and 95 % quantiles) of each coordinate into `out[0..dim]`.
+ * Arguments and statuses as for `…draws_rhat_rank`.
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_ess_tail(const double *draws,
+                              size_t chains,
+                              size_t n,
+                              size_t dim,
+                              double *scratch,
+                              size_t scratch_len,
+                              double *out,
+                              size_t out_len);
+
+/**
+ * The Monte Carlo standard error of the `prob` quantile of each coordinate into
+ * `out[0..dim]` (ArviZ `mcse(method="quantile", prob=prob)`). Statuses as for
+ * `…draws_rhat_rank`, plus `SGS_ERR_INVALID_ARGUMENT` for `prob` outside (0, 1) or NaN
+ * (checked after the sizes, before the draws' values).
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_mcse_quantile(const double *draws,
+                                   size_t chains,
+                                   size_t n,
+                                   size_t dim,
+                                   double prob,
+                                   double *scratch,
+                                   size_t scratch_len,
+                                   double *out,
+                                   size_t out_len);
+
+/**
+ * Every diagnostic of every coordinate of stored draws (`float`)
+ * into `out[0..dim]`: mean, sd, their Monte Carlo standard errors, the 5/50/95 %
+ * quantiles and theirs, bulk-, tail- and mean-ESS, the rank-normalised split-R̂ with
+ * its bulk and folded parts, and the classic split-R̂ (ArviZ 0.23's estimators,
+ * conventions and NaN cases; docs/algorithms.md §4.6). `draws` holds `chains·n·dim`
+ * values in the layout the samplers' runs write: chain after chain, draw after draw,
+ * the `dim` coordinates of a draw together (value j of draw t of chain c at
+ * `(c·n + t)·dim + j`); it is only read. `scratch` holds `scratch_len ≥
+ * sgs_draws_scratch_len(chains, n)` doubles (contents on return unspecified).
+ * O(N log N) per coordinate (N = chains·n); the same bits on every target.
+ *
+ * Returns `SGS_OK` or, checked in this order with nothing written on an error:
+ * `SGS_ERR_NULL_POINTER` (`draws`, `scratch` or `out` NULL), `SGS_ERR_INVALID_ARGUMENT`
+ * (a misaligned buffer), `SGS_ERR_ZERO_DIMENSION` (`chains` or `dim` 0),
+ * `SGS_ERR_INVALID_ARGUMENT` (chains·n·dim overflows, or two of the buffers overlap),
+ * `SGS_ERR_TOO_FEW_DRAWS` (n < `SGS_DRAWS_MIN_DRAWS`), `SGS_ERR_WORKSPACE_TOO_SMALL`
+ * (`scratch_len` short), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len < dim`),
+ * `SGS_ERR_NON_FINITE_DRAWS` (a NaN or infinite draw).
+ *
+ * # Safety
+ * `draws` valid for `chains·n·dim` reads, `scratch` for `scratch_len` reads and writes,
+ * `out` for `out_len` writes.
+ */
+sgs_status sgs_draws_summary_f32(const float *draws,
+                                 size_t chains,
+                                 size_t n,
+                                 size_t dim,
+                                 double *scratch,
+                                 size_t scratch_len,
+                                 struct sgs_draws_stats *out,
+                                 size_t out_len);
+
+/**
+ * The rank-normalised split-R̂ of each coordinate (the `rhat` of `…draws_summary`)
+ * into `out[0..dim]` (`out_len ≥ dim` doubles); NaN for one chain. Arguments and
+ * statuses as for `…draws_summary`.
+ *
+ * # Safety
+ * As for `…draws_summary`, `out` valid for `out_len` double writes.
+ */
+sgs_status sgs_draws_rhat_rank_f32(const float *draws,
+                                   size_t chains,
+                                   size_t n,
+                                   size_t dim,
+                                   double *scratch,
+                                   size_t scratch_len,
+                                   double *out,
+                                   size_t out_len);
+
+/**
+ * The bulk-ESS of each coordinate into `out[0..dim]`. Arguments and statuses as for
+ * `…draws_rhat_rank`.
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_ess_bulk_f32(const float *draws,
+                                  size_t chains,
+                                  size_t n,
+                                  size_t dim,
+                                  double *scratch,
+                                  size_t scratch_len,
+                                  double *out,
+                                  size_t out_len);
+
+/**
+ * The tail-ESS (5 % and 95 % quantiles) of each coordinate into `out[0..dim]`.
+ * Arguments and statuses as for `…draws_rhat_rank`.
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_ess_tail_f32(const float *draws,
+                                  size_t chains,
+                                  size_t n,
+                                  size_t dim,
+                                  double *scratch,
+                                  size_t scratch_len,
+                                  double *out,
+                                  size_t out_len);
+
+/**
+ * The Monte Carlo standard error of the `prob` quantile of each coordinate into
+ * `out[0..dim]` (ArviZ `mcse(method="quantile", prob=prob)`). Statuses as for
+ * `…draws_rhat_rank`, plus `SGS_ERR_INVALID_ARGUMENT` for `prob` outside (0, 1) or NaN
+ * (checked after the sizes, before the draws' values).
+ *
+ * # Safety
+ * As for `…draws_rhat_rank`.
+ */
+sgs_status sgs_draws_mcse_quantile_f32(const float *draws,
+                                       size_t chains,
+                                       size_t n,
+                                       size_t dim,
+                                       double prob,
+                                       double *scratch,
+                                       size_t scratch_len,
+                                       double *out,
+                                       size_t out_len);
+
+/**
+ * The one-call verdict over the `dim` per-coordinate results `stats[0..dim]` of
+ * `sgs_draws_summary` for `chains` chains, and the caller's count of divergent transitions
+ * after warm-up: OK only if every rank-normalised R̂ < `SGS_DRAWS_RHAT_MAX` (1.01), every
+ * bulk- and tail-ESS ≥ `SGS_DRAWS_ESS_PER_CHAIN` (100)·chains and `divergences` is 0; else
+ * SUSPECT with the `SGS_DRAWS_SUSPECT_…` reasons (a NaN — one chain's R̂ — is
+ * `SGS_DRAWS_SUSPECT_NOT_COMPUTABLE`), the worst values and their coordinates. The flags are
+ * recomputed from the values (the `flags` fields are not read). Reads only `stats`.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`stats` or `verdict` NULL),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, `dim` too large for memory, or `verdict` inside
+ * `stats`), `SGS_ERR_ZERO_DIMENSION` (`dim` or `chains` 0); `*verdict` is written only on
+ * `SGS_OK`.
+ *
+ * # Safety
+ * `stats` valid for `dim` reads, `verdict` for one write.
+ */
+sgs_status sgs_draws_diagnose(const struct sgs_draws_stats *stats,
+                              size_t dim,
+                              size_t chains,
+                              uint64_t divergences,
+                              struct sgs_draws_verdict *verdict);
+
+/**
+ * The full V-statistic KSD² of `n` particles `x` (`double`, `n·d`
+ * values row by row) whose gradients `grad = ∇V(x)` (same layout, the gradient
+ * callbacks' convention) the caller has computed: `(1/N²)·Σ_i Σ_j u(x_i, x_j)` with the
+ * IMQ base kernel `(c² + r²)^β`, O(N²·d) time, no memory (docs/algorithms.md §2.5).
+ * Writes it to `*ksd_squared`; the KSD is its square root. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
+ * `ksd_squared` overlapping an input), `SGS_ERR_ZERO_DIMENSION`,
+ * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_KERNEL` (c not finite and positive, or
+ * β ∉ (−1, 0)). Non-finite inputs give a non-finite value. Nothing written on error.
+ *
+ * # Safety
+ * `x` and `grad` valid for `n·d` reads, `ksd_squared` for a write.
+ */
+sgs_status sgs_ksd_full(const double *x,
+                        size_t n,
+                        size_t d,
+                        const double *grad,
+                        double c,
+                        double beta,
+                        double *ksd_squared);
+
+/**
+ * The unbiased random-batch estimate of KSD² in O(p·N·d): a random permutation of
+ * `0..n` (forward Fisher–Yates on the identity by the generator of `(seed, stream)`,
+ * N − 1 bounded integers, as an SVGD iteration draws it) is written to `index`
+ * (`index_len` ≥ n) and cut into ⌊N/p⌋ batches of p, the last taking the left-overs;
+ * the Stein kernel is summed over the pairs within each batch and rescaled so that the
+ * mean over permutations equals `…ksd_full`'s value (docs/algorithms.md §2.5). May be
+ * negative. Statuses as for `…ksd_full`, plus `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
+ * p > n), `SGS_ERR_WORKSPACE_TOO_SMALL` (`index_len` < n), `SGS_ERR_INVALID_ARGUMENT`
+ * (`index` overlapping another buffer, N ≥ 2³²).
+ *
+ * # Safety
+ * As for `…ksd_full`; `index` valid for `index_len` writes.
+ */
+sgs_status sgs_ksd_batch(const double *x,
+                         size_t n,
+                         size_t d,
+                         const double *grad,
+                         size_t p,
+                         double c,
+                         double beta,
+                         uint64_t seed,
+                         uint64_t stream,
+                         uint32_t *index,
+                         size_t index_len,
+                         double *ksd_squared);
+
+/**
+ * The full V-statistic KSD² of `n` particles `x` (`float`, `n·d`
+ * values row by row) whose gradients `grad = ∇V(x)` (same layout, the gradient
+ * callbacks' convention) the caller has computed: `(1/N²)·Σ_i Σ_j u(x_i, x_j)` with the
+ * IMQ base kernel `(c² + r²)^β`, O(N²·d) time, no memory (docs/algorithms.md §2.5).
+ * Writes it to `*ksd_squared`; the KSD is its square root. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
+ * `ksd_squared` overlapping an input), `SGS_ERR_ZERO_DIMENSION`,
+ * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_KERNEL` (c not finite and positive, or
+ * β ∉ (−1, 0)). Non-finite inputs give a non-finite value. Nothing written on error.
+ *
+ * # Safety
+ * `x` and `grad` valid for `n·d` reads, `ksd_squared` for a write.
+ */
+sgs_status sgs_ksd_full_f32(const float *x,
+                            size_t n,
+                            size_t d,
+                            const float *grad,
+                            double c,
+                            double beta,
+                            double *ksd_squared);
+
+/**
+ * The unbiased random-batch estimate of KSD² in O(p·N·d): a random permutation of
+ * `0..n` (forward Fisher–Yates on the identity by the generator of `(seed, stream)`,
+ * N − 1 bounded integers, as an SVGD iteration draws it) is written to `index`
+ * (`index_len` ≥ n) and cut into ⌊N/p⌋ batches of p, the last taking the left-overs;
+ * the Stein kernel is summed over the pairs within each batch and rescaled so that the
+ * mean over permutations equals `…ksd_full`'s value (docs/algorithms.md §2.5). May be
+ * negative. Statuses as for `…ksd_full`, plus `SGS_ERR_INVALID_BATCH_SIZE` (p < 2 or
+ * p > n), `SGS_ERR_WORKSPACE_TOO_SMALL` (`index_len` < n), `SGS_ERR_INVALID_ARGUMENT`
+ * (`index` overlapping another buffer, N ≥ 2³²).
+ *
+ * # Safety
+ * As for `…ksd_full`; `index` valid for `index_len` writes.
+ */
+sgs_status sgs_ksd_batch_f32(const float *x,
+                             size_t n,
+                             size_t d,
+                             const float *grad,
+                             size_t p,
+                             double c,
+                             double beta,
+                             uint64_t seed,
+                             uint64_t stream,
+                             uint32_t *index,
+                             size_t index_len,
+                             double *ksd_squared);
+
+/**
+ * Writes the bytes a diagnostics state of dimension `d` needs into `*bytes`
+ * (`SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_ARGUMENT` when it does not fit in memory).
+ *
+ * # Safety
+ * `bytes` must be valid for one write.
+ */
+sgs_status sgs_stats_state_size(size_t d, size_t *bytes);
+
+/**
+ * The alignment (bytes) a diagnostics state needs.
+ */
+size_t sgs_stats_state_align(void);
+
+/**
+ * Starts `d` empty accumulators (one per coordinate) in the `bytes` bytes at `state`, which must
+ * be at least `sgs_stats_state_size(d)` (`SGS_ERR_WORKSPACE_TOO_SMALL`) and aligned to
+ * `sgs_stats_state_align()` (`SGS_ERR_INVALID_ARGUMENT`). Re-initialising restarts the counts.
+ *
+ * # Safety
+ * `state` must be valid for `bytes` reads and writes, and stay so while the state is used.
+ */
+sgs_status sgs_stats_init(struct sgs_stats *state, size_t bytes, size_t d);
+
+/**
+ * Zeroes the head of a state (its later use is `SGS_ERR_NOT_INITIALISED`).
+ *
+ * # Safety
+ * `state` must be valid for writes of `sizeof(sgs_stats)` bytes.
+ */
+sgs_status sgs_stats_clear(struct sgs_stats *state);
+
+/**
+ * Adds one draw `x` (`d` doubles, `d` as at init: `SGS_ERR_LENGTH_MISMATCH`). A draw with a
+ * NaN or infinite coordinate is refused (`SGS_ERR_NON_FINITE`), nothing pushed.
+ *
+ * # Safety
+ * `state` must be a state given to `sgs_stats_init` (with the size it was given); `x` valid for `d` reads.
+ */
+sgs_status sgs_stats_push(struct sgs_stats *state,
+                          const double *x,
+                          size_t d);
+
+/**
+ * `sgs_stats_push` for a `float` draw (the sums are `double` all the same).
+ *
+ * # Safety
+ * As `sgs_stats_push`.
+ */
+sgs_status sgs_stats_push_f32(struct sgs_stats *state, const float *x, size_t d);
+
+/**
+ * Writes the number of draws pushed into `*count`.
+ *
+ * # Safety
+ * `state` as for `sgs_stats_push`; `count` valid for one write.
+ */
+sgs_status sgs_stats_count(const struct sgs_stats *state, uint64_t *count);
+
+/**
+ * Writes the mean of each coordinate's draws into `out[0..d]` (`out_len ≥ d`, else
+ * `SGS_ERR_OUTPUT_TOO_SMALL`; NaN before the first draw).
+ *
+ * # Safety
+ * `state` as for `sgs_stats_push`; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_stats_mean(const struct sgs_stats *state, double *out, size_t out_len);
+
+/**
+ * Writes each coordinate's sample variance (n − 1 in the denominator; NaN below 2 draws).
+ *
+ * # Safety
+ * As `sgs_stats_mean`.
+ */
+sgs_status sgs_stats_variance(const struct sgs_stats *state, double *out, size_t out_len);
+
+/**
+ * Writes each coordinate's effective sample size (Geyer's initial monotone sequence over the
+ * autocorrelation window, over the batch means beyond it; never above the raw estimate, 0 when
+ * the chain is too short against its autocorrelation time to tell; NaN below 4 draws).
+ * `sgs_stats_ess_flags` tells which values are lower-confidence ones.
+ *
+ * # Safety
+ * As `sgs_stats_mean`.
+ */
+sgs_status sgs_stats_ess(const struct sgs_stats *state, double *out, size_t out_len);
+
+/**
+ * Writes the flags of each coordinate's `sgs_stats_ess` into `out[0..d]`: 0 when the ESS is
+ * ArviZ's unsplit estimate on a chain long against its autocorrelation time, else a
+ * lower-confidence, deliberately conservative value with `SGS_STATS_ESS_BEYOND_WINDOW` and/or
+ * `SGS_STATS_ESS_SHORT_CHAIN` set. Errors as `sgs_stats_mean` (nothing written on error).
+ *
+ * # Safety
+ * `state` as for `sgs_stats_push`; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_stats_ess_flags(const struct sgs_stats *state, uint32_t *out, size_t out_len);
+
+/**
+ * Writes each coordinate's Monte Carlo standard error of the mean, √(variance / ESS) (+∞ where
+ * the ESS is 0).
+ *
+ * # Safety
+ * As `sgs_stats_mean`.
+ */
+sgs_status sgs_stats_mcse(const struct sgs_stats *state, double *out, size_t out_len);
+
+/**
+ * Writes split-R̂ of each coordinate over the `k` chains `chains[0..k]` (states of the same
+ * dimension, `SGS_ERR_LENGTH_MISMATCH` otherwise, and with the same number of draws,
+ * `SGS_ERR_LENGTH_MISMATCH`) into `out[0..d]`. Each chain's halves are taken from its completed
+ * batches (exactly its two halves when its draw count is 16·2^j). NaN before 4 draws per chain.
+ * `SGS_ERR_ZERO_DIMENSION` when `k` is 0; `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, or `out` overlapping a state or `chains`) and `SGS_ERR_OUTPUT_TOO_SMALL`
+ * (`out_len < d`) as for the per-coordinate getters.
+ *
+ * # Safety
+ * `chains` valid for `k` reads, each entry as `state` in `sgs_stats_push`; `out` valid for `out_len` writes.
+ */
+sgs_status sgs_stats_rhat(const struct sgs_stats *const *chains,
+                          size_t k,
+                          double *out,
+                          size_t out_len);
+
+/**
+ * Writes the ESS of each coordinate over the `k` chains together (within- and between-chain
+ * variance combined as in ArviZ; as `sgs_stats_ess` for one chain, with the thresholds per
+ * chain) into `out[0..d]`. Errors as `sgs_stats_rhat`.
+ *
+ * # Safety
+ * As `sgs_stats_rhat`.
+ */
+sgs_status sgs_stats_ess_chains(const struct sgs_stats *const *chains,
+                                size_t k,
+                                double *out,
+                                size_t out_len);
+
+/**
+ * Writes the flags of each coordinate's `sgs_stats_ess_chains` into `out[0..d]`
+ * (`SGS_STATS_ESS_BEYOND_WINDOW`, `SGS_STATS_ESS_SHORT_CHAIN`; 0 when the ESS is ArviZ's
+ * unsplit estimate on chains long against their autocorrelation time). Errors as
+ * `sgs_stats_rhat` (nothing written on error).
+ *
+ * # Safety
+ * As `sgs_stats_rhat`, with `out` valid for `out_len` `uint32_t` writes.
+ */
+sgs_status sgs_stats_ess_chains_flags(const struct sgs_stats *const *chains,
+                                      size_t k,
+                                      uint32_t *out,
+                                      size_t out_len);
+
+/* ==============================================================================================
+ * 5. Advanced: one SVGD iteration in phases (threads, processes)
+ *
+ * For callers that spread an iteration over threads or processes: sgs_svgd_begin(), then
+ * gradient and batch ranges (any threads, disjoint ranges), forces or moves exchanged
+ * with the _get / _put calls, then sgs_svgd_finish() (or sgs_svgd_cancel()). Most callers
+ * want sgs_svgd_step() instead.
+ * ============================================================================================== */
 
 /**
  * Begins an iteration in phases (without replacement only): draws the minibatch seed

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Footprint of the library on Cortex-M (issue 5; the numbers are recorded in docs/footprint.md).
+# Footprint of the library on Cortex-M (the numbers are recorded in docs/footprint.md).
 #
 # Builds the probe examples-embedded/src/bin/footprint.rs (opt-level "s", fat LTO, one codegen
 # unit, panic = abort) once without a sampler (the baseline: cortex-m-rt, semihosting, integer

@@ -145,6 +145,7 @@ phases_tsan() {
 
 echo "building: header check, C library (no_std, release), Rust reference output"
 check header-current cargo run -q -p sgsample-gen-header -- --check
+check header-sections cargo test -q -p sgsample-gen-header
 check rust-ffi-unit cargo test -q --release -p sgsample --features std,ffi --lib ffi
 check build-capi cargo build -q --release -p sgsample-capi
 check rust-reference sh -c "cargo run -q --release -p sgsample --features std --example ffi_reference >$build/reference.txt"

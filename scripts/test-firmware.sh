@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The firmware under QEMU, compared bit for bit with the host (issue 5):
+# The firmware under QEMU, compared bit for bit with the host:
 #   * examples-embedded/ built for Cortex-M4F (thumbv7em-none-eabihf, mps2-an386) and Cortex-M3
 #     without FPU (thumbv7m-none-eabi, mps2-an385), every sample printed as hex bits;
 #   * examples/firmware_host.rs prints the same runs on the host: f64 from the std reference

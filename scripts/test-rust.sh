@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# The Rust tests: unit, integration (statistical, core vs reference) and doc tests, with the std
-# reference build on. Release mode: the statistical tests draw millions of samples.
+# The Rust tests: unit, integration (statistical, core vs the reference build in reference/) and
+# doc tests, with the C API on. Release mode: the statistical tests draw millions of samples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A fresh clone's plain commands build every test target (no flags; the oracle is the dev-only
+# crate in reference/, not a feature). Checked rather than run: the release runs below run the
+# same tests, whose statistical ones draw millions of samples (slow in a debug build).
+cargo check -q --tests
+cargo check -q --tests --all-features
 cargo test --release -p sgsample --features std,ffi
 # Without the default `ksd` feature (as bare-metal builds with default-features = false): a
 # configuration asking for the in-iteration KSD is refused.
@@ -29,16 +34,19 @@ else
 fi
 # The API docs build without a warning (broken or ambiguous links), with and without std.
 RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample
+RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample-reference
 RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample --features std,ffi
 RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p sgsample --features parallel,ffi
-echo "rust docs: 3 passed, 0 failed"
+echo "rust docs: 4 passed, 0 failed"
 # Clippy with warnings as errors, which includes the MSRV check (clippy::incompatible_msrv against
 # rust-version in Cargo.toml) and undocumented unsafe blocks ([lints.clippy] in Cargo.toml):
 #   * the no_std builds as shipped: the core alone, and the C library (the core with `ffi`);
+#   * every target with no flags, as a fresh clone runs it;
 #   * every package and target (lib, tests, benches, examples) with std and the C API on; the
 #     capi crate gets its `std` feature from the same flag.
 cargo clippy -q -p sgsample --lib -- -D warnings
+cargo clippy -q --all-targets -- -D warnings
 cargo clippy -q -p sgsample-capi --lib -- -D warnings
 cargo clippy -q --workspace --all-targets --features std,ffi -- -D warnings
 cargo clippy -q -p sgsample --lib --tests --features parallel,ffi -- -D warnings
-echo "clippy: 4 passed, 0 failed"
+echo "clippy: 5 passed, 0 failed"

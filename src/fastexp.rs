@@ -1,4 +1,4 @@
-//! A deterministic, vectorisable exponential for the SVGD kernels (issue 12).
+//! A deterministic, vectorisable exponential for the SVGD kernels.
 //!
 //! [`exp`] (`f64`) and [`expf`] (`f32`) are straight-line sequences of IEEE-754 basic
 //! operations (`+ − ×`, comparisons, integer shifts of the bits): no platform `exp`, no fused

@@ -7,8 +7,8 @@
 //!
 //! ## Memory model
 //!
-//! The crate is `#![no_std]` and never allocates (the `std` feature adds only the plain
-//! reference implementations in `sgsample::reference`). Every sampler borrows one workspace slice from the
+//! The crate is `#![no_std]` and never allocates (the `std` feature links std for
+//! `std::error::Error` and the `parallel` feature). Every sampler borrows one workspace slice from the
 //! caller, sized by an associated `workspace_len` function, and keeps a few hundred bytes of plain
 //! data of its own. Nothing is global: any number of samplers may run on any number of threads.
 //!
@@ -25,7 +25,9 @@
 //! every build: one generator ([`Rng`]) consumed in the documented order of each sampler,
 //! transcendental functions through `libm` or the branch-free [`fastexp`], sums in index order,
 //! no fused multiply-add.
-#![cfg_attr(not(feature = "std"), no_std)]
+// Unit tests link std (their scratch buffers are `Vec`s); the library itself is no_std without
+// the `std` feature.
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 
@@ -55,9 +57,6 @@ pub mod stats;
 pub mod svgd;
 pub mod warmup;
 mod ziggurat;
-
-#[cfg(feature = "std")]
-pub mod reference;
 
 pub use amagold::{
     compare_warmups, Amagold, AmagoldConfig, AmagoldCore, AmagoldInfo, Mass, Variant,

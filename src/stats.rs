@@ -921,9 +921,9 @@ mod tests {
         s
     }
 
-    /// The cases: AR(1) chains of 2000 draws with φ = 0.99 (true ESS 10.05) and
-    /// φ = 0.999 (1.0005) were reported as 22.9 and 14.9 (the 16 batch means floor the estimate
-    /// at about their count). Now never above 1.5× the truth, flagged short; one chain of 2000
+    /// The short-chain cases: AR(1) chains of 2000 draws with φ = 0.99 (true ESS 10.05) and
+    /// φ = 0.999 (1.0005), which a batch-means estimate puts at 22.9 and 14.9 (its 16 batch
+    /// means floor the estimate at about their count). Never above 1.5× the truth, flagged short; one chain of 2000
     /// draws cannot resolve τ ≈ 200 or 2000, so the value is 0 (MCSE +∞), while the raw
     /// estimate alone would overstate (it is not the value reported).
     #[test]

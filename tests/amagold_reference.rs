@@ -2,13 +2,13 @@
 
 mod common;
 use common::{gaussian, DoubleWell};
-use sgsample::reference::amagold as refimpl;
 use sgsample::{Amagold, AmagoldConfig, Float, Mass, Potential, Variant};
+use sgsample_reference::{amagold as refimpl, Model};
 
 fn compare_amagold<T, M>(model: M, d: usize, cfg: AmagoldConfig, iters: usize)
 where
     T: Float + PartialEq,
-    M: Potential<T> + refimpl::Model<T> + Clone,
+    M: Potential<T> + Model<T> + Clone,
 {
     compare_with_mass::<T, M>(model, d, cfg, iters, None)
 }
@@ -18,7 +18,7 @@ where
 fn compare_with_mass<T, M>(model: M, d: usize, cfg: AmagoldConfig, iters: usize, k: Option<&[T]>)
 where
     T: Float + PartialEq,
-    M: Potential<T> + refimpl::Model<T> + Clone,
+    M: Potential<T> + Model<T> + Clone,
 {
     let theta0: Vec<T> = (0..d).map(|i| T::from_f64(0.1 * i as f64 - 0.2)).collect();
     let mut m1 = model.clone();

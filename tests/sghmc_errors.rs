@@ -88,10 +88,10 @@ fn sghmc_abort_and_reject_leave_the_chain_in_place() {
 
 /// The positive hyperparameters are checked in the chain's own coordinate type: fine in f64,
 /// 0 or ∞ after rounding to f32 (a chain that would never move, or move to ∞), refused in f32
-/// only. The same holds for AMAGOLD and SGLD (`validate_in`).
+/// only. The same holds for AMAGOLD (here) and SGLD (tests/sgld_errors.rs).
 #[test]
 fn f32_chains_refuse_parameters_that_round_to_zero_or_infinity() {
-    use sgsample::{AmagoldConfig, SgldConfig};
+    use sgsample::AmagoldConfig;
     let tiny = SghmcConfig {
         step_size: 1e-50,
         ..SghmcConfig::new(0.2)
@@ -119,20 +119,14 @@ fn f32_chains_refuse_parameters_that_round_to_zero_or_infinity() {
         ..AmagoldConfig::new(0.2)
     };
     assert_eq!(a.validate_in::<f32>(), Err(Error::InvalidMomentumScale));
-    let g = SgldConfig {
-        step_size: 1e40,
-        ..SgldConfig::new(0.2)
-    };
-    assert_eq!(g.validate_in::<f32>(), Err(Error::InvalidStepSize));
-    assert_eq!(g.validate_in::<f64>(), Ok(()));
 }
 
-/// The fixed diagonal preconditioner of SGHMC and SGLD (docs/algorithms.md §1.5): `Mass::Dense`
+/// SGHMC's fixed diagonal preconditioner (docs/algorithms.md §1.5): `Mass::Dense`
 /// is refused, a diagonal chain needs its larger workspace, and `set_inverse_mass` refuses in
 /// the documented order (length, values, the chain's mass setting) without writing anything.
 #[test]
 fn preconditioner_configuration_and_setter_statuses() {
-    use sgsample::{Mass, Sgld, SgldConfig};
+    use sgsample::Mass;
     let d = 3;
     let diag = SghmcConfig {
         mass: Mass::Diagonal,
@@ -171,17 +165,7 @@ fn preconditioner_configuration_and_setter_statuses() {
     assert_eq!(k, [1.0; 3], "the identity until set");
     assert_eq!(chain.inverse_mass(&mut k[..2]), Err(Error::OutputTooSmall));
     let r0 = chain.momentum().to_vec();
-    let refusals: [(&[f64], Error); 8] = [
-        (&[1.0, 2.0], Error::LengthMismatch),
-        (&[1.0, 2.0, 3.0, 4.0], Error::LengthMismatch),
-        (&[1.0, 0.0, 3.0], Error::InvalidMass),
-        (&[1.0, -2.0, 3.0], Error::InvalidMass),
-        (&[1.0, -0.0, 3.0], Error::InvalidMass),
-        (&[f64::NAN, 2.0, 3.0], Error::InvalidMass),
-        (&[1.0, 2.0, f64::INFINITY], Error::InvalidMass),
-        // A bad value and a bad length: the length is checked first.
-        (&[0.0, 2.0], Error::LengthMismatch),
-    ];
+    let refusals = common::bad_inverse_masses();
     for (kv, want) in refusals {
         assert_eq!(chain.set_inverse_mass(kv), Err(want), "{kv:?}");
         chain.inverse_mass(&mut k).unwrap();
@@ -212,43 +196,6 @@ fn preconditioner_configuration_and_setter_statuses() {
     assert_eq!(unit.set_inverse_mass(&[0.0; 3]), Err(Error::InvalidMass));
     unit.inverse_mass(&mut k).unwrap();
     assert_eq!(k, [1.0; 3]);
-
-    // SGLD: the same rules.
-    let ldiag = SgldConfig {
-        mass: Mass::Diagonal,
-        ..SgldConfig::new(0.1)
-    };
-    assert_eq!(
-        SgldConfig {
-            mass: Mass::Dense,
-            ..ldiag
-        }
-        .validate(),
-        Err(Error::InvalidOption)
-    );
-    assert_eq!(
-        Sgld::<f64>::workspace_len_for(&SgldConfig::new(0.1), d),
-        3 * d
-    );
-    assert_eq!(Sgld::<f64>::workspace_len_for(&ldiag, d), 5 * d);
-    let mut wl = vec![SENTINEL; 5 * d];
-    assert_eq!(
-        Sgld::new(&ldiag, &theta0, &mut wl[..5 * d - 1]).err(),
-        Some(Error::WorkspaceTooSmall)
-    );
-    assert!(wl.iter().all(|&x| x == SENTINEL));
-    let mut lchain = Sgld::new(&ldiag, &theta0, &mut wl).unwrap();
-    for (kv, want) in refusals {
-        assert_eq!(lchain.set_inverse_mass(kv), Err(want), "{kv:?}");
-    }
-    lchain.inverse_mass(&mut k).unwrap();
-    assert_eq!(k, [1.0; 3]);
-    lchain.set_inverse_mass(&kv).unwrap();
-    lchain.inverse_mass(&mut k).unwrap();
-    assert_eq!(k, kv);
-    let mut wlu = [0.0; 9];
-    let mut lunit = Sgld::new(&SgldConfig::new(0.1), &theta0, &mut wlu).unwrap();
-    assert_eq!(lunit.set_inverse_mass(&kv), Err(Error::MassMismatch));
 
     // f32: the smallest positive float is a valid k (1/√k ≈ 2.6e22 is a float); ∞ is not.
     let mut wf = [0.0f32; 7];

@@ -3,8 +3,8 @@
 
 mod common;
 use common::{gaussian, Gaussian};
-use sgsample::reference::amagold as refimpl;
 use sgsample::{Float, Mass, Sghmc, SghmcConfig};
+use sgsample_reference::{sghmc::Sghmc as RefSghmc, Model};
 
 /// The inverse mass set on preconditioned chains: scales from 10⁻⁴ to 10² (and one exactly 1),
 /// then, half-way, another one (the persistent momentum is rescaled).
@@ -20,14 +20,14 @@ fn k_values<T: Float>(d: usize, second: bool) -> Vec<T> {
 fn compare_sghmc<T>(model: Gaussian, d: usize, cfg: SghmcConfig, iters: usize)
 where
     T: Float + PartialEq,
-    Gaussian: refimpl::Model<T> + sgsample::Gradient<T>,
+    Gaussian: Model<T> + sgsample::Gradient<T>,
 {
     let theta0: Vec<T> = (0..d).map(|i| T::from_f64(0.3 - 0.05 * i as f64)).collect();
     let mut m1 = model.clone();
     let mut m2 = model;
     let mut ws = vec![T::ZERO; Sghmc::<T>::workspace_len_for(&cfg, d)];
     let mut core = Sghmc::new(&cfg, &theta0, &mut ws).unwrap();
-    let mut reference = refimpl::Sghmc::new(
+    let mut reference = RefSghmc::new(
         &theta0,
         cfg.step_size,
         cfg.friction,

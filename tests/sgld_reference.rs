@@ -1,12 +1,12 @@
-//! SGLD's core against the plain reference build (`sgsample::reference::sgld`): identical
+//! SGLD's core against the plain reference build (`sgsample_reference::sgld`): identical
 //! samples, bit for bit, with and without the fixed diagonal preconditioner
 //! (docs/algorithms.md §1.4).
 
 mod common;
 use common::{gaussian, Gaussian};
-use sgsample::reference::amagold::Model;
-use sgsample::reference::sgld::Sgld as RefSgld;
 use sgsample::{Float, Gradient, Mass, Sgld, SgldConfig};
+use sgsample_reference::sgld::Sgld as RefSgld;
+use sgsample_reference::Model;
 
 /// The preconditioner set on diagonal chains: scales from 10⁻⁴ to 10² (and one exactly 1); a
 /// second one half-way.

@@ -15,12 +15,12 @@
 //!   wrong sign, or which lacks the trace term, must fail them (checked in the tests below, on the
 //!   same draws).
 
-use sgsample::reference::ksd as rk;
-use sgsample::reference::svgd as r;
 use sgsample::svgd::{ksd_batch, ksd_full, BatchSchedule, BatchScheduler, KsdChoice, SteinImq};
 use sgsample::{
     Batching, Error, Float, Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig,
 };
+use sgsample_reference::ksd as rk;
+use sgsample_reference::svgd as r;
 
 const IMQ: SteinImq = SteinImq { c: 1.0, beta: -0.5 };
 

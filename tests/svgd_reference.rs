@@ -1,8 +1,8 @@
 //! Core vs reference: identical particles, bit for bit, and p = N against SVGD computed directly.
 
-use sgsample::reference::svgd as r;
 use sgsample::svgd::{Batching, Scale};
 use sgsample::{Float, Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
+use sgsample_reference::svgd as r;
 
 /// A nonlinear, seed-dependent gradient: ∇V(x)_l = x_l + 0.3·sin(x_l) − 0.5 + 0.2·u(seed, l)
 /// with u uniform from the minibatch seed. Using the seed makes a wrong seed (per particle, or

@@ -160,7 +160,7 @@ fn scaled_svgd_matches_the_truth_on_a_raw_scale_target() {
             }
         }
         // Without the option: far off somewhere, a mean more than 3 sds away or a variance off
-        // by more than a factor of 2 (the problem).
+        // by more than a factor of 2 (what the scale option is for).
         let raw_run = run(&raw, &config(p, kernel, Scale::None, stream), n, iters);
         eprintln!("p {p} {kernel:?} without: {raw_run:.3?}");
         let worst_z = raw_run.iter().map(|o| o.0.abs()).fold(0.0, f64::max);

@@ -1,8 +1,8 @@
 //! Models and helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use sgsample::reference::amagold::Model;
-use sgsample::{Float, Gradient, Potential, Rng, Stop};
+use sgsample::{Error, Float, Gradient, Potential, Rng, Stop};
+use sgsample_reference::Model;
 
 /// The double well of docs/algorithms.md §1.3: U(θ) = (θ+4)(θ+1)(θ−1)(θ−3)/14 + 0.5, gradient noise
 /// N(0, 1) drawn from the minibatch seed (so the core and the reference see the same noise).
@@ -232,3 +232,19 @@ impl Potential<f64> for Faulty {
 
 /// Fills a workspace before a call that must fail, to see that it wrote nothing.
 pub const SENTINEL: f64 = 12345.678;
+
+/// Inverse masses every `set_inverse_mass` of a three-coordinate chain refuses, with the status it
+/// must give: wrong lengths, zero, negative, −0, NaN, ∞, and a bad value with a bad length (the
+/// length is checked first).
+pub fn bad_inverse_masses() -> [(&'static [f64], Error); 8] {
+    [
+        (&[1.0, 2.0], Error::LengthMismatch),
+        (&[1.0, 2.0, 3.0, 4.0], Error::LengthMismatch),
+        (&[1.0, 0.0, 3.0], Error::InvalidMass),
+        (&[1.0, -2.0, 3.0], Error::InvalidMass),
+        (&[1.0, -0.0, 3.0], Error::InvalidMass),
+        (&[f64::NAN, 2.0, 3.0], Error::InvalidMass),
+        (&[1.0, 2.0, f64::INFINITY], Error::InvalidMass),
+        (&[0.0, 2.0], Error::LengthMismatch),
+    ]
+}

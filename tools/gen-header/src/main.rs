@@ -13,6 +13,8 @@
 //! expansion only, and the expansion builds into its own target directory so that it never
 //! invalidates the normal build's cache.
 
+mod sections;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -63,7 +65,8 @@ fn config(version: &str) -> cbindgen::Config {
 
 /// Runs cbindgen; constants that are public on the Rust side but not part of the C API (names
 /// without the `SGS_` prefix, e.g. `MINIBATCH_STREAM`) are found in a first pass and excluded in
-/// a second, so a new public Rust constant can never leak into the header.
+/// a second, so a new public Rust constant can never leak into the header. Then the header is put
+/// in sections (`sections.rs`).
 fn generate(root: &Path) -> Result<Vec<u8>, cbindgen::Error> {
     let version = crate_version(root);
     let run = |exclude: Vec<String>| -> Result<Vec<u8>, cbindgen::Error> {
@@ -78,18 +81,26 @@ fn generate(root: &Path) -> Result<Vec<u8>, cbindgen::Error> {
         Ok(text)
     };
     let first = run(Vec::new())?;
-    let foreign: Vec<String> = String::from_utf8_lossy(&first)
+    let excluded = foreign(&first);
+    let text = if excluded.is_empty() {
+        first
+    } else {
+        run(excluded)?
+    };
+    let header = String::from_utf8(text).expect("UTF-8 header");
+    let arranged = sections::arrange(&header, &sections::phase_functions(root));
+    Ok(arranged.into_bytes())
+}
+
+/// The `#define`d names without the `SGS` prefix (public Rust constants outside the C API).
+fn foreign(header: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(header)
         .lines()
         .filter_map(|l| l.strip_prefix("#define "))
         .filter_map(|l| l.split_whitespace().next())
         .filter(|name| !name.starts_with("SGS"))
         .map(str::to_owned)
-        .collect();
-    if foreign.is_empty() {
-        Ok(first)
-    } else {
-        run(foreign)
-    }
+        .collect()
 }
 
 fn main() -> ExitCode {

@@ -3,11 +3,34 @@
 
 # Constants (#define)
 const SGS_VERSION_STRING = "0.4.0"
+const SGS_CB_OK = 0
+const SGS_CB_REJECT = 1
+const SGS_CB_ABORT = 2
+const SGS_VERSION_MAJOR = 0
+const SGS_VERSION_MINOR = 4
+const SGS_VERSION_PATCH = 0
 const SGS_VARIANT_REVERSIBLE = 0
 const SGS_VARIANT_NON_REVERSIBLE = 1
 const SGS_MASS_UNIT = 0
 const SGS_MASS_DIAGONAL = 1
 const SGS_MASS_DENSE = 2
+const SGS_OUTCOME_ACCEPTED = 0
+const SGS_OUTCOME_REJECTED = 1
+const SGS_OUTCOME_OUT_OF_DOMAIN = 2
+const SGS_OUTCOME_DIVERGENT = 3
+const SGS_SCHEDULE_DOUBLING = 0
+const SGS_SCHEDULE_KSD = 1
+const SGS_BATCHING_WITHOUT_REPLACEMENT = 0
+const SGS_BATCHING_WITH_REPLACEMENT = 1
+const SGS_KERNEL_GAUSSIAN = 0
+const SGS_KERNEL_GAUSSIAN_MEDIAN = 1
+const SGS_KERNEL_IMQ = 2
+const SGS_STEP_RULE_CONSTANT = 0
+const SGS_STEP_RULE_DECAYING = 1
+const SGS_STEP_RULE_ADAGRAD = 2
+const SGS_SCALE_NONE = 0
+const SGS_SCALE_PARTICLES = 1
+const SGS_SCALE_FIXED = 2
 const SGS_PHASE_SAMPLING = 0
 const SGS_PHASE_APPROACH = 1
 const SGS_PHASE_FAST = 2
@@ -23,13 +46,6 @@ const SGS_WARMUP_REASON_DIVERGENCES = 4
 const SGS_WARMUP_REASON_LOW_BFMI = 8
 const SGS_WARMUP_REASON_CHAINS_DISAGREE = 32
 const SGS_WARMUP_REASON_METRIC = 64
-const SGS_OUTCOME_ACCEPTED = 0
-const SGS_OUTCOME_REJECTED = 1
-const SGS_OUTCOME_OUT_OF_DOMAIN = 2
-const SGS_OUTCOME_DIVERGENT = 3
-const SGS_CB_OK = 0
-const SGS_CB_REJECT = 1
-const SGS_CB_ABORT = 2
 const SGS_DRAWS_RHAT_MAX = 1.01
 const SGS_DRAWS_ESS_PER_CHAIN = 100
 const SGS_DRAWS_MIN_DRAWS = 4
@@ -38,26 +54,10 @@ const SGS_DRAWS_SUSPECT_ESS_BULK = 2
 const SGS_DRAWS_SUSPECT_ESS_TAIL = 4
 const SGS_DRAWS_SUSPECT_DIVERGENCES = 8
 const SGS_DRAWS_SUSPECT_NOT_COMPUTABLE = 16
-const SGS_SCHEDULE_DOUBLING = 0
-const SGS_SCHEDULE_KSD = 1
 const SGS_STATS_LAGS = 128
 const SGS_STATS_ESS_BEYOND_WINDOW = 1
 const SGS_STATS_ESS_SHORT_CHAIN = 2
 const SGS_STATS_ESS_CONSTANT = 4
-const SGS_VERSION_MAJOR = 0
-const SGS_VERSION_MINOR = 4
-const SGS_VERSION_PATCH = 0
-const SGS_BATCHING_WITHOUT_REPLACEMENT = 0
-const SGS_BATCHING_WITH_REPLACEMENT = 1
-const SGS_KERNEL_GAUSSIAN = 0
-const SGS_KERNEL_GAUSSIAN_MEDIAN = 1
-const SGS_KERNEL_IMQ = 2
-const SGS_STEP_RULE_CONSTANT = 0
-const SGS_STEP_RULE_DECAYING = 1
-const SGS_STEP_RULE_ADAGRAD = 2
-const SGS_SCALE_NONE = 0
-const SGS_SCALE_PARTICLES = 1
-const SGS_SCALE_FIXED = 2
 const SGS_KSD_OFF = 0
 const SGS_KSD_BATCH = 1
 const SGS_KSD_FULL = 2
@@ -162,31 +162,6 @@ end
 struct sgs_amagold_f32
     _opaque::NTuple{128, UInt64}
 end
-struct sgs_warmup_report
-    step_size::Cdouble
-    target_accept::Cdouble
-    accept_rate::Cdouble
-    energy_trend_z::Cdouble
-    energy_mean::Cdouble
-    energy_sd::Cdouble
-    bfmi::Cdouble
-    condition_number::Cdouble
-    approach_energy_start::Cdouble
-    approach_energy_end::Cdouble
-    iterations::UInt64
-    approach_iterations::UInt64
-    divergences::UInt64
-    window_iterations::UInt64
-    window_divergences::UInt64
-    verdict::UInt32
-    reasons::UInt32
-    metric_updates::UInt32
-    restarts::UInt32
-    energy_trend_falling::UInt32
-    energy_trend_rising::UInt32
-    approach_unfinished::UInt32
-    reserved::UInt32
-end
 struct sgs_sghmc
     _opaque::NTuple{24, UInt64}
 end
@@ -216,6 +191,99 @@ struct sgs_sgld
 end
 struct sgs_sgld_f32
     _opaque::NTuple{18, UInt64}
+end
+struct sgs_sghmc_config
+    step_size::Cdouble
+    friction::Cdouble
+    momentum_sd::Cdouble
+    seed::UInt64
+    stream::UInt64
+    steps::UInt32
+    resample_momentum::UInt32
+    mass::UInt32
+    reserved::UInt32
+end
+struct sgs_sgld_config
+    step_size::Cdouble
+    steps::UInt32
+    mass::UInt32
+    seed::UInt64
+    stream::UInt64
+end
+struct sgs_svgd_schedule
+    start::UInt64
+    every::UInt64
+    min_decrease::Cdouble
+    kind::UInt32
+    reserved::UInt32
+end
+struct sgs_svgd
+    _opaque::NTuple{56, UInt64}
+end
+struct sgs_svgd_info
+    iteration::UInt64
+    interactions::UInt64
+    bandwidth::Cdouble
+    step_size::Cdouble
+    mean_force::Cdouble
+    max_force::Cdouble
+    ksd_squared::Cdouble
+end
+struct sgs_svgd_run_summary
+    iterations::UInt64
+    accepted::UInt64
+    divergences::UInt64
+    has_last::UInt32
+    reserved::UInt32
+    last::sgs_svgd_info
+end
+struct sgs_svgd_f32
+    _opaque::NTuple{56, UInt64}
+end
+struct sgs_svgd_config
+    step_size::Cdouble
+    adagrad_alpha::Cdouble
+    bandwidth::Cdouble
+    imq_c::Cdouble
+    imq_beta::Cdouble
+    batch_size::UInt64
+    seed::UInt64
+    stream::UInt64
+    batching::UInt32
+    kernel::UInt32
+    step_rule::UInt32
+    reserved::UInt32
+    ksd::UInt32
+    ksd_reserved::UInt32
+    ksd_c::Cdouble
+    ksd_beta::Cdouble
+    scale::UInt32
+    scale_reserved::UInt32
+end
+struct sgs_warmup_report
+    step_size::Cdouble
+    target_accept::Cdouble
+    accept_rate::Cdouble
+    energy_trend_z::Cdouble
+    energy_mean::Cdouble
+    energy_sd::Cdouble
+    bfmi::Cdouble
+    condition_number::Cdouble
+    approach_energy_start::Cdouble
+    approach_energy_end::Cdouble
+    iterations::UInt64
+    approach_iterations::UInt64
+    divergences::UInt64
+    window_iterations::UInt64
+    window_divergences::UInt64
+    verdict::UInt32
+    reasons::UInt32
+    metric_updates::UInt32
+    restarts::UInt32
+    energy_trend_falling::UInt32
+    energy_trend_rising::UInt32
+    approach_unfinished::UInt32
+    reserved::UInt32
 end
 struct sgs_draws_stats
     mean::Cdouble
@@ -252,79 +320,18 @@ struct sgs_draws_verdict
     first_not_computable::UInt64
     divergences::UInt64
 end
-struct sgs_svgd_schedule
-    start::UInt64
-    every::UInt64
-    min_decrease::Cdouble
-    kind::UInt32
-    reserved::UInt32
-end
-struct sgs_svgd
-    _opaque::NTuple{56, UInt64}
-end
-struct sgs_svgd_info
-    iteration::UInt64
-    interactions::UInt64
-    bandwidth::Cdouble
-    step_size::Cdouble
-    mean_force::Cdouble
-    max_force::Cdouble
-    ksd_squared::Cdouble
-end
-struct sgs_svgd_run_summary
-    iterations::UInt64
-    accepted::UInt64
-    divergences::UInt64
-    has_last::UInt32
-    reserved::UInt32
-    last::sgs_svgd_info
-end
-struct sgs_svgd_f32
-    _opaque::NTuple{56, UInt64}
-end
-struct sgs_sghmc_config
-    step_size::Cdouble
-    friction::Cdouble
-    momentum_sd::Cdouble
-    seed::UInt64
-    stream::UInt64
-    steps::UInt32
-    resample_momentum::UInt32
-    mass::UInt32
-    reserved::UInt32
-end
-struct sgs_sgld_config
-    step_size::Cdouble
-    steps::UInt32
-    mass::UInt32
-    seed::UInt64
-    stream::UInt64
-end
 struct sgs_stats
     _opaque::NTuple{4, UInt64}
 end
-struct sgs_svgd_config
-    step_size::Cdouble
-    adagrad_alpha::Cdouble
-    bandwidth::Cdouble
-    imq_c::Cdouble
-    imq_beta::Cdouble
-    batch_size::UInt64
-    seed::UInt64
-    stream::UInt64
-    batching::UInt32
-    kernel::UInt32
-    step_rule::UInt32
-    reserved::UInt32
-    ksd::UInt32
-    ksd_reserved::UInt32
-    ksd_c::Cdouble
-    ksd_beta::Cdouble
-    scale::UInt32
-    scale_reserved::UInt32
-end
 
 # Functions: one @ccall per declaration, arguments in the header's order
+sgs_minibatch(seed, n, out, len) = @ccall libsgsample.sgs_minibatch(seed::UInt64, n::UInt64, out::Ptr{UInt64}, len::Csize_t)::sgs_status
+sgs_normal(seed, out, n) = @ccall libsgsample.sgs_normal(seed::UInt64, out::Ptr{Cdouble}, n::Csize_t)::sgs_status
+sgs_normal_f32(seed, out, n) = @ccall libsgsample.sgs_normal_f32(seed::UInt64, out::Ptr{Cfloat}, n::Csize_t)::sgs_status
+sgs_uniform(seed, out, n) = @ccall libsgsample.sgs_uniform(seed::UInt64, out::Ptr{Cdouble}, n::Csize_t)::sgs_status
+sgs_uniform_f32(seed, out, n) = @ccall libsgsample.sgs_uniform_f32(seed::UInt64, out::Ptr{Cfloat}, n::Csize_t)::sgs_status
+sgs_status_str(status) = @ccall libsgsample.sgs_status_str(status::Int32)::Ptr{Cchar}
+sgs_version() = @ccall libsgsample.sgs_version()::Ptr{Cchar}
 sgs_amagold_config_default(step_size) = @ccall libsgsample.sgs_amagold_config_default(step_size::Cdouble)::sgs_amagold_config
 sgs_amagold_config_adaptive() = @ccall libsgsample.sgs_amagold_config_adaptive()::sgs_amagold_config
 sgs_amagold_workspace_len(d) = @ccall libsgsample.sgs_amagold_workspace_len(d::Csize_t)::Csize_t
@@ -365,16 +372,12 @@ sgs_amagold_inverse_mass_dense(state, out, out_len) = @ccall libsgsample.sgs_ama
 sgs_amagold_set_step_size(state, step_size) = @ccall libsgsample.sgs_amagold_set_step_size(state::Ptr{sgs_amagold}, step_size::Cdouble)::sgs_status
 sgs_amagold_set_inverse_mass(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass(state::Ptr{sgs_amagold}, k::Ptr{Cdouble}, k_len::Csize_t)::sgs_status
 sgs_amagold_set_inverse_mass_dense(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass_dense(state::Ptr{sgs_amagold}, k::Ptr{Cdouble}, k_len::Csize_t)::sgs_status
-sgs_amagold_warmup_report(state, out) = @ccall libsgsample.sgs_amagold_warmup_report(state::Ptr{sgs_amagold}, out::Ptr{sgs_warmup_report})::sgs_status
-sgs_amagold_warmup_compare(states, k, out, out_len) = @ccall libsgsample.sgs_amagold_warmup_compare(states::Ptr{Ptr{sgs_amagold}}, k::Csize_t, out::Ptr{sgs_warmup_report}, out_len::Csize_t)::sgs_status
 sgs_amagold_workspace_len_for_f32(config, d) = @ccall libsgsample.sgs_amagold_workspace_len_for_f32(config::Ptr{sgs_amagold_config}, d::Csize_t)::Csize_t
 sgs_amagold_inverse_mass_f32(state, out, out_len) = @ccall libsgsample.sgs_amagold_inverse_mass_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
 sgs_amagold_inverse_mass_dense_f32(state, out, out_len) = @ccall libsgsample.sgs_amagold_inverse_mass_dense_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
 sgs_amagold_set_step_size_f32(state, step_size) = @ccall libsgsample.sgs_amagold_set_step_size_f32(state::Ptr{sgs_amagold_f32}, step_size::Cdouble)::sgs_status
 sgs_amagold_set_inverse_mass_f32(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass_f32(state::Ptr{sgs_amagold_f32}, k::Ptr{Cfloat}, k_len::Csize_t)::sgs_status
 sgs_amagold_set_inverse_mass_dense_f32(state, k, k_len) = @ccall libsgsample.sgs_amagold_set_inverse_mass_dense_f32(state::Ptr{sgs_amagold_f32}, k::Ptr{Cfloat}, k_len::Csize_t)::sgs_status
-sgs_amagold_warmup_report_f32(state, out) = @ccall libsgsample.sgs_amagold_warmup_report_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{sgs_warmup_report})::sgs_status
-sgs_amagold_warmup_compare_f32(states, k, out, out_len) = @ccall libsgsample.sgs_amagold_warmup_compare_f32(states::Ptr{Ptr{sgs_amagold_f32}}, k::Csize_t, out::Ptr{sgs_warmup_report}, out_len::Csize_t)::sgs_status
 sgs_amagold_batch_scratch_len(k, d, max_calls) = @ccall libsgsample.sgs_amagold_batch_scratch_len(k::Csize_t, d::Csize_t, max_calls::Csize_t)::Csize_t
 sgs_sghmc_batch_scratch_len(k, d, max_calls) = @ccall libsgsample.sgs_sghmc_batch_scratch_len(k::Csize_t, d::Csize_t, max_calls::Csize_t)::Csize_t
 sgs_sgld_batch_scratch_len(k, d, max_calls) = @ccall libsgsample.sgs_sgld_batch_scratch_len(k::Csize_t, d::Csize_t, max_calls::Csize_t)::Csize_t
@@ -384,32 +387,6 @@ sgs_sghmc_run_batch(states, k, n, energy, gradient, user_data, scratch, scratch_
 sgs_sghmc_run_batch_f32(states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls, out, out_len, samples_done, summaries) = @ccall libsgsample.sgs_sghmc_run_batch_f32(states::Ptr{sgs_sghmc_f32}, k::Csize_t, n::Csize_t, energy::sgs_batch_energy_fn_f32, gradient::sgs_batch_gradient_fn_f32, user_data::Ptr{Cvoid}, scratch::Ptr{Cdouble}, scratch_len::Csize_t, max_calls::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summaries::Ptr{sgs_sghmc_run_summary})::sgs_status
 sgs_sgld_run_batch(states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls, out, out_len, samples_done, summaries) = @ccall libsgsample.sgs_sgld_run_batch(states::Ptr{sgs_sgld}, k::Csize_t, n::Csize_t, energy::sgs_batch_energy_fn, gradient::sgs_batch_gradient_fn, user_data::Ptr{Cvoid}, scratch::Ptr{Cdouble}, scratch_len::Csize_t, max_calls::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summaries::Ptr{sgs_sgld_run_summary})::sgs_status
 sgs_sgld_run_batch_f32(states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls, out, out_len, samples_done, summaries) = @ccall libsgsample.sgs_sgld_run_batch_f32(states::Ptr{sgs_sgld_f32}, k::Csize_t, n::Csize_t, energy::sgs_batch_energy_fn_f32, gradient::sgs_batch_gradient_fn_f32, user_data::Ptr{Cvoid}, scratch::Ptr{Cdouble}, scratch_len::Csize_t, max_calls::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summaries::Ptr{sgs_sgld_run_summary})::sgs_status
-sgs_draws_scratch_len(chains, draws) = @ccall libsgsample.sgs_draws_scratch_len(chains::Csize_t, draws::Csize_t)::Csize_t
-sgs_draws_summary(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_summary(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{sgs_draws_stats}, out_len::Csize_t)::sgs_status
-sgs_draws_rhat_rank(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_rhat_rank(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_draws_ess_bulk(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_bulk(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_draws_ess_tail(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_tail(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_draws_mcse_quantile(draws, chains, n, dim, prob, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_mcse_quantile(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, prob::Cdouble, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_draws_summary_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_summary_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{sgs_draws_stats}, out_len::Csize_t)::sgs_status
-sgs_draws_rhat_rank_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_rhat_rank_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_draws_ess_bulk_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_bulk_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_draws_ess_tail_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_tail_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_draws_mcse_quantile_f32(draws, chains, n, dim, prob, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_mcse_quantile_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, prob::Cdouble, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_draws_diagnose(stats, dim, chains, divergences, verdict) = @ccall libsgsample.sgs_draws_diagnose(stats::Ptr{sgs_draws_stats}, dim::Csize_t, chains::Csize_t, divergences::UInt64, verdict::Ptr{sgs_draws_verdict})::sgs_status
-sgs_svgd_schedule_default(start, every) = @ccall libsgsample.sgs_svgd_schedule_default(start::UInt64, every::UInt64)::sgs_svgd_schedule
-sgs_ksd_full(x, n, d, grad, c, beta, ksd_squared) = @ccall libsgsample.sgs_ksd_full(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, c::Cdouble, beta::Cdouble, ksd_squared::Ptr{Cdouble})::sgs_status
-sgs_ksd_batch(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd_squared) = @ccall libsgsample.sgs_ksd_batch(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, p::Csize_t, c::Cdouble, beta::Cdouble, seed::UInt64, stream::UInt64, index::Ptr{UInt32}, index_len::Csize_t, ksd_squared::Ptr{Cdouble})::sgs_status
-sgs_svgd_set_batch_size(state, p) = @ccall libsgsample.sgs_svgd_set_batch_size(state::Ptr{sgs_svgd}, p::UInt64)::sgs_status
-sgs_svgd_run_scheduled(state, iterations, schedule, summary) = @ccall libsgsample.sgs_svgd_run_scheduled(state::Ptr{sgs_svgd}, iterations::UInt64, schedule::Ptr{sgs_svgd_schedule}, summary::Ptr{sgs_svgd_run_summary})::sgs_status
-sgs_ksd_full_f32(x, n, d, grad, c, beta, ksd_squared) = @ccall libsgsample.sgs_ksd_full_f32(x::Ptr{Cfloat}, n::Csize_t, d::Csize_t, grad::Ptr{Cfloat}, c::Cdouble, beta::Cdouble, ksd_squared::Ptr{Cdouble})::sgs_status
-sgs_ksd_batch_f32(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd_squared) = @ccall libsgsample.sgs_ksd_batch_f32(x::Ptr{Cfloat}, n::Csize_t, d::Csize_t, grad::Ptr{Cfloat}, p::Csize_t, c::Cdouble, beta::Cdouble, seed::UInt64, stream::UInt64, index::Ptr{UInt32}, index_len::Csize_t, ksd_squared::Ptr{Cdouble})::sgs_status
-sgs_svgd_set_batch_size_f32(state, p) = @ccall libsgsample.sgs_svgd_set_batch_size_f32(state::Ptr{sgs_svgd_f32}, p::UInt64)::sgs_status
-sgs_svgd_run_scheduled_f32(state, iterations, schedule, summary) = @ccall libsgsample.sgs_svgd_run_scheduled_f32(state::Ptr{sgs_svgd_f32}, iterations::UInt64, schedule::Ptr{sgs_svgd_schedule}, summary::Ptr{sgs_svgd_run_summary})::sgs_status
-sgs_minibatch(seed, n, out, len) = @ccall libsgsample.sgs_minibatch(seed::UInt64, n::UInt64, out::Ptr{UInt64}, len::Csize_t)::sgs_status
-sgs_normal(seed, out, n) = @ccall libsgsample.sgs_normal(seed::UInt64, out::Ptr{Cdouble}, n::Csize_t)::sgs_status
-sgs_normal_f32(seed, out, n) = @ccall libsgsample.sgs_normal_f32(seed::UInt64, out::Ptr{Cfloat}, n::Csize_t)::sgs_status
-sgs_uniform(seed, out, n) = @ccall libsgsample.sgs_uniform(seed::UInt64, out::Ptr{Cdouble}, n::Csize_t)::sgs_status
-sgs_uniform_f32(seed, out, n) = @ccall libsgsample.sgs_uniform_f32(seed::UInt64, out::Ptr{Cfloat}, n::Csize_t)::sgs_status
 sgs_sghmc_config_default(step_size) = @ccall libsgsample.sgs_sghmc_config_default(step_size::Cdouble)::sgs_sghmc_config
 sgs_sghmc_workspace_len(d) = @ccall libsgsample.sgs_sghmc_workspace_len(d::Csize_t)::Csize_t
 sgs_sghmc_state_size() = @ccall libsgsample.sgs_sghmc_state_size()::Csize_t
@@ -474,23 +451,11 @@ sgs_sgld_inverse_mass(state, out, out_len) = @ccall libsgsample.sgs_sgld_inverse
 sgs_sgld_workspace_len_for_f32(config, d) = @ccall libsgsample.sgs_sgld_workspace_len_for_f32(config::Ptr{sgs_sgld_config}, d::Csize_t)::Csize_t
 sgs_sgld_set_inverse_mass_f32(state, k, k_len) = @ccall libsgsample.sgs_sgld_set_inverse_mass_f32(state::Ptr{sgs_sgld_f32}, k::Ptr{Cfloat}, k_len::Csize_t)::sgs_status
 sgs_sgld_inverse_mass_f32(state, out, out_len) = @ccall libsgsample.sgs_sgld_inverse_mass_f32(state::Ptr{sgs_sgld_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
-sgs_stats_state_size(d, bytes) = @ccall libsgsample.sgs_stats_state_size(d::Csize_t, bytes::Ptr{Csize_t})::sgs_status
-sgs_stats_state_align() = @ccall libsgsample.sgs_stats_state_align()::Csize_t
-sgs_stats_init(state, bytes, d) = @ccall libsgsample.sgs_stats_init(state::Ptr{sgs_stats}, bytes::Csize_t, d::Csize_t)::sgs_status
-sgs_stats_clear(state) = @ccall libsgsample.sgs_stats_clear(state::Ptr{sgs_stats})::sgs_status
-sgs_stats_push(state, x, d) = @ccall libsgsample.sgs_stats_push(state::Ptr{sgs_stats}, x::Ptr{Cdouble}, d::Csize_t)::sgs_status
-sgs_stats_push_f32(state, x, d) = @ccall libsgsample.sgs_stats_push_f32(state::Ptr{sgs_stats}, x::Ptr{Cfloat}, d::Csize_t)::sgs_status
-sgs_stats_count(state, count) = @ccall libsgsample.sgs_stats_count(state::Ptr{sgs_stats}, count::Ptr{UInt64})::sgs_status
-sgs_stats_mean(state, out, out_len) = @ccall libsgsample.sgs_stats_mean(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_stats_variance(state, out, out_len) = @ccall libsgsample.sgs_stats_variance(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_stats_ess(state, out, out_len) = @ccall libsgsample.sgs_stats_ess(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_stats_ess_flags(state, out, out_len) = @ccall libsgsample.sgs_stats_ess_flags(state::Ptr{sgs_stats}, out::Ptr{UInt32}, out_len::Csize_t)::sgs_status
-sgs_stats_mcse(state, out, out_len) = @ccall libsgsample.sgs_stats_mcse(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_stats_rhat(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_rhat(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_stats_ess_chains(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_ess_chains(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
-sgs_stats_ess_chains_flags(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_ess_chains_flags(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{UInt32}, out_len::Csize_t)::sgs_status
-sgs_status_str(status) = @ccall libsgsample.sgs_status_str(status::Int32)::Ptr{Cchar}
-sgs_version() = @ccall libsgsample.sgs_version()::Ptr{Cchar}
+sgs_svgd_schedule_default(start, every) = @ccall libsgsample.sgs_svgd_schedule_default(start::UInt64, every::UInt64)::sgs_svgd_schedule
+sgs_svgd_set_batch_size(state, p) = @ccall libsgsample.sgs_svgd_set_batch_size(state::Ptr{sgs_svgd}, p::UInt64)::sgs_status
+sgs_svgd_run_scheduled(state, iterations, schedule, summary) = @ccall libsgsample.sgs_svgd_run_scheduled(state::Ptr{sgs_svgd}, iterations::UInt64, schedule::Ptr{sgs_svgd_schedule}, summary::Ptr{sgs_svgd_run_summary})::sgs_status
+sgs_svgd_set_batch_size_f32(state, p) = @ccall libsgsample.sgs_svgd_set_batch_size_f32(state::Ptr{sgs_svgd_f32}, p::UInt64)::sgs_status
+sgs_svgd_run_scheduled_f32(state, iterations, schedule, summary) = @ccall libsgsample.sgs_svgd_run_scheduled_f32(state::Ptr{sgs_svgd_f32}, iterations::UInt64, schedule::Ptr{sgs_svgd_schedule}, summary::Ptr{sgs_svgd_run_summary})::sgs_status
 sgs_svgd_set_scale(state, scale, scale_len) = @ccall libsgsample.sgs_svgd_set_scale(state::Ptr{sgs_svgd}, scale::Ptr{Cdouble}, scale_len::Csize_t)::sgs_status
 sgs_svgd_set_scale_f32(state, scale, scale_len) = @ccall libsgsample.sgs_svgd_set_scale_f32(state::Ptr{sgs_svgd_f32}, scale::Ptr{Cfloat}, scale_len::Csize_t)::sgs_status
 sgs_svgd_config_default(batch_size, step_size) = @ccall libsgsample.sgs_svgd_config_default(batch_size::UInt64, step_size::Cdouble)::sgs_svgd_config
@@ -522,6 +487,41 @@ sgs_svgd_num_particles_f32(state, n) = @ccall libsgsample.sgs_svgd_num_particles
 sgs_svgd_dim_f32(state, d) = @ccall libsgsample.sgs_svgd_dim_f32(state::Ptr{sgs_svgd_f32}, d::Ptr{Csize_t})::sgs_status
 sgs_svgd_clear_f32(state) = @ccall libsgsample.sgs_svgd_clear_f32(state::Ptr{sgs_svgd_f32})::sgs_status
 sgs_svgd_copy_f32(dst, particles, particles_len, workspace, workspace_len, index, index_len, src) = @ccall libsgsample.sgs_svgd_copy_f32(dst::Ptr{sgs_svgd_f32}, particles::Ptr{Cfloat}, particles_len::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, src::Ptr{sgs_svgd_f32})::sgs_status
+sgs_amagold_warmup_report(state, out) = @ccall libsgsample.sgs_amagold_warmup_report(state::Ptr{sgs_amagold}, out::Ptr{sgs_warmup_report})::sgs_status
+sgs_amagold_warmup_compare(states, k, out, out_len) = @ccall libsgsample.sgs_amagold_warmup_compare(states::Ptr{Ptr{sgs_amagold}}, k::Csize_t, out::Ptr{sgs_warmup_report}, out_len::Csize_t)::sgs_status
+sgs_amagold_warmup_report_f32(state, out) = @ccall libsgsample.sgs_amagold_warmup_report_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{sgs_warmup_report})::sgs_status
+sgs_amagold_warmup_compare_f32(states, k, out, out_len) = @ccall libsgsample.sgs_amagold_warmup_compare_f32(states::Ptr{Ptr{sgs_amagold_f32}}, k::Csize_t, out::Ptr{sgs_warmup_report}, out_len::Csize_t)::sgs_status
+sgs_draws_scratch_len(chains, draws) = @ccall libsgsample.sgs_draws_scratch_len(chains::Csize_t, draws::Csize_t)::Csize_t
+sgs_draws_summary(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_summary(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{sgs_draws_stats}, out_len::Csize_t)::sgs_status
+sgs_draws_rhat_rank(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_rhat_rank(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_ess_bulk(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_bulk(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_ess_tail(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_tail(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_mcse_quantile(draws, chains, n, dim, prob, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_mcse_quantile(draws::Ptr{Cdouble}, chains::Csize_t, n::Csize_t, dim::Csize_t, prob::Cdouble, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_summary_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_summary_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{sgs_draws_stats}, out_len::Csize_t)::sgs_status
+sgs_draws_rhat_rank_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_rhat_rank_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_ess_bulk_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_bulk_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_ess_tail_f32(draws, chains, n, dim, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_ess_tail_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_mcse_quantile_f32(draws, chains, n, dim, prob, scratch, scratch_len, out, out_len) = @ccall libsgsample.sgs_draws_mcse_quantile_f32(draws::Ptr{Cfloat}, chains::Csize_t, n::Csize_t, dim::Csize_t, prob::Cdouble, scratch::Ptr{Cdouble}, scratch_len::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_draws_diagnose(stats, dim, chains, divergences, verdict) = @ccall libsgsample.sgs_draws_diagnose(stats::Ptr{sgs_draws_stats}, dim::Csize_t, chains::Csize_t, divergences::UInt64, verdict::Ptr{sgs_draws_verdict})::sgs_status
+sgs_ksd_full(x, n, d, grad, c, beta, ksd_squared) = @ccall libsgsample.sgs_ksd_full(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, c::Cdouble, beta::Cdouble, ksd_squared::Ptr{Cdouble})::sgs_status
+sgs_ksd_batch(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd_squared) = @ccall libsgsample.sgs_ksd_batch(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, grad::Ptr{Cdouble}, p::Csize_t, c::Cdouble, beta::Cdouble, seed::UInt64, stream::UInt64, index::Ptr{UInt32}, index_len::Csize_t, ksd_squared::Ptr{Cdouble})::sgs_status
+sgs_ksd_full_f32(x, n, d, grad, c, beta, ksd_squared) = @ccall libsgsample.sgs_ksd_full_f32(x::Ptr{Cfloat}, n::Csize_t, d::Csize_t, grad::Ptr{Cfloat}, c::Cdouble, beta::Cdouble, ksd_squared::Ptr{Cdouble})::sgs_status
+sgs_ksd_batch_f32(x, n, d, grad, p, c, beta, seed, stream, index, index_len, ksd_squared) = @ccall libsgsample.sgs_ksd_batch_f32(x::Ptr{Cfloat}, n::Csize_t, d::Csize_t, grad::Ptr{Cfloat}, p::Csize_t, c::Cdouble, beta::Cdouble, seed::UInt64, stream::UInt64, index::Ptr{UInt32}, index_len::Csize_t, ksd_squared::Ptr{Cdouble})::sgs_status
+sgs_stats_state_size(d, bytes) = @ccall libsgsample.sgs_stats_state_size(d::Csize_t, bytes::Ptr{Csize_t})::sgs_status
+sgs_stats_state_align() = @ccall libsgsample.sgs_stats_state_align()::Csize_t
+sgs_stats_init(state, bytes, d) = @ccall libsgsample.sgs_stats_init(state::Ptr{sgs_stats}, bytes::Csize_t, d::Csize_t)::sgs_status
+sgs_stats_clear(state) = @ccall libsgsample.sgs_stats_clear(state::Ptr{sgs_stats})::sgs_status
+sgs_stats_push(state, x, d) = @ccall libsgsample.sgs_stats_push(state::Ptr{sgs_stats}, x::Ptr{Cdouble}, d::Csize_t)::sgs_status
+sgs_stats_push_f32(state, x, d) = @ccall libsgsample.sgs_stats_push_f32(state::Ptr{sgs_stats}, x::Ptr{Cfloat}, d::Csize_t)::sgs_status
+sgs_stats_count(state, count) = @ccall libsgsample.sgs_stats_count(state::Ptr{sgs_stats}, count::Ptr{UInt64})::sgs_status
+sgs_stats_mean(state, out, out_len) = @ccall libsgsample.sgs_stats_mean(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_variance(state, out, out_len) = @ccall libsgsample.sgs_stats_variance(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_ess(state, out, out_len) = @ccall libsgsample.sgs_stats_ess(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_ess_flags(state, out, out_len) = @ccall libsgsample.sgs_stats_ess_flags(state::Ptr{sgs_stats}, out::Ptr{UInt32}, out_len::Csize_t)::sgs_status
+sgs_stats_mcse(state, out, out_len) = @ccall libsgsample.sgs_stats_mcse(state::Ptr{sgs_stats}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_rhat(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_rhat(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_ess_chains(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_ess_chains(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_stats_ess_chains_flags(chains, k, out, out_len) = @ccall libsgsample.sgs_stats_ess_chains_flags(chains::Ptr{Ptr{sgs_stats}}, k::Csize_t, out::Ptr{UInt32}, out_len::Csize_t)::sgs_status
 sgs_svgd_begin(state) = @ccall libsgsample.sgs_svgd_begin(state::Ptr{sgs_svgd})::sgs_status
 sgs_svgd_gradients_range(state, first, end) = @ccall libsgsample.sgs_svgd_gradients_range(state::Ptr{sgs_svgd}, first::Csize_t, end::Csize_t)::sgs_status
 sgs_svgd_batches_range(state, first, end) = @ccall libsgsample.sgs_svgd_batches_range(state::Ptr{sgs_svgd}, first::Csize_t, end::Csize_t)::sgs_status

@@ -1,11 +1,11 @@
 //! The kernelized Stein discrepancy (docs/algorithms.md §2.5), straight from the formula, on
 //! `Vec`s: every ordered pair's Stein kernel computed on its own. Its sums follow the order
-//! documented in `crate::svgd` (module `ksd`), which is what lets the tests demand the core's
+//! documented in `sgsample::svgd` (module `ksd`), which is what lets the tests demand the core's
 //! bits; it shares nothing with the core.
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::Float;
+use sgsample::Float;
 use std::vec::Vec;
 
 /// u(x, y) for the IMQ base kernel (c² + r²)^β and gradients g = ∇V (score −g).

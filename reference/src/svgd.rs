@@ -2,13 +2,13 @@
 //!
 //! Deliberately plain: particles as a `Vec` of rows, every `F(X_i, X_j)` computed on its own,
 //! the median by sorting a copy, the AdaGrad "first update" tracked by a flag per particle. It
-//! follows the arithmetic and draw order documented in [`crate::svgd`], which is what lets the
+//! follows the arithmetic and draw order documented in [`sgsample::svgd`], which is what lets the
 //! tests demand identical bits from the core; it shares nothing with the core but [`Rng`] and the primitives
-//! (`libm`, [`crate::fastexp`]).
+//! (`libm`, [`sgsample::fastexp`]).
 
 #![allow(clippy::needless_range_loop, clippy::type_complexity)]
 
-use crate::{Float, Rng, Stop};
+use sgsample::{Float, Rng, Stop};
 use std::vec;
 use std::vec::Vec;
 
@@ -339,8 +339,8 @@ impl<T: Float> Svgd<T> {
             let slots: Vec<usize> = (0..n).collect();
             self.ksd_squared = match self.ksd {
                 None => f64::NAN,
-                Some((c, beta, true)) => super::ksd::ksd_full(c, beta, &xs, &gs),
-                Some((c, beta, false)) => super::ksd::ksd_batch(c, beta, &xs, &gs, p, &slots),
+                Some((c, beta, true)) => crate::ksd::ksd_full(c, beta, &xs, &gs),
+                Some((c, beta, false)) => crate::ksd::ksd_batch(c, beta, &xs, &gs, p, &slots),
             };
             for i in 0..n {
                 self.update(i, &phi[i]);

@@ -1,7 +1,7 @@
 //! SGLD (docs/algorithms.md §1.4), line by line on `Vec`s.
 
-use super::amagold::Model;
-use crate::{Float, Rng};
+use crate::Model;
+use sgsample::{Float, Rng};
 
 /// The plain SGLD chain, with the fixed diagonal preconditioner D = diag(k) of
 /// docs/algorithms.md §1.4 (all 1 until [`Sgld::set_inverse_mass`]).
