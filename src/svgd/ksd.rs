@@ -47,7 +47,8 @@
 //! of `u` over the batch's pairs `a < b` in permutation order. Nothing here draws random numbers
 //! except [`ksd_batch`], whose permutation is documented there.
 
-use super::{row, shuffle_prefix};
+use super::permutation::shuffle_prefix;
+use super::rows::row;
 use crate::error::Error;
 use crate::float::Float;
 use crate::rng::Rng;
@@ -285,7 +286,7 @@ pub fn ksd_batch<T: Float>(
     }))
 }
 
-impl<K> super::SvgdCore<K> {
+impl<K> super::core::SvgdCore<K> {
     /// The KSD² the configuration asks for, of the particles at the start of the iteration,
     /// from the iteration's positions and gradients stored by permutation slot (so batch `b` is
     /// slots `b·p ..`, and the sums run over slots): call in `finish`, before the move. NaN when

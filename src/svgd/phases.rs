@@ -4,7 +4,9 @@
 //! [`SvgdIteration::finish`]. Any split, run in any order, gives the serial
 //! [`step`](Svgd::step) bit for bit (module docs of [`svgd`](super), "Phases").
 
-use super::{split, take, Kernel, Pending, Svgd, SvgdCore, SvgdInfo};
+use super::core::{Pending, SvgdCore};
+use super::layout::{split, take};
+use super::{Kernel, Svgd, SvgdInfo};
 use crate::error::Error;
 use crate::float::Float;
 use crate::model::Gradient;

@@ -32,8 +32,8 @@
 // Lane loops index several arrays with the same lane: clearer than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 
-use super::kernel::Kernel;
-use super::span;
+use super::super::kernel::Kernel;
+use super::super::rows::span;
 use crate::float::Float;
 
 /// Largest dimension the blocked loops handle (one instance per `d`; beyond it the coordinate

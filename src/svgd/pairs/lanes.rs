@@ -16,14 +16,14 @@
 //! which the Cortex-M budget of `step` has no room for. On x86-64 an AVX2 copy is chosen at run
 //! time, as in [`super::blocked`] (no AVX-512 one: see [`pair_sums`]).
 
+use super::super::kernel::Kernel;
 use super::blocked::{level, Level};
-use super::kernel::Kernel;
 use super::packed::{triangle, Args};
 use crate::float::Float;
 
 /// Batches per group: one AVX-512 vector of `f64` per row coordinate (two AVX2 vectors, or one
 /// of `f32`).
-pub(super) const LANES: usize = 8;
+pub(in crate::svgd) const LANES: usize = 8;
 
 /// Smallest batch taken here (a batch of 1 has no pairs).
 const MIN_MEMBERS: usize = 2;
@@ -41,7 +41,7 @@ const MAX_D: usize = 4;
 /// Whether batches of `m` members in `d` dimensions go through the groups (what the caller
 /// decides once per batch range; [`pair_sums`] checks it again).
 #[inline]
-pub(super) fn takes(m: usize, d: usize) -> bool {
+pub(in crate::svgd) fn takes(m: usize, d: usize) -> bool {
     (MIN_MEMBERS..=MAX_MEMBERS).contains(&m) && (1..=MAX_D).contains(&d)
 }
 
@@ -51,7 +51,7 @@ pub(super) fn takes(m: usize, d: usize) -> bool {
 /// `1..=LANES` or arrays shorter than `count·m` rows.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
+pub(in crate::svgd) fn pair_sums<T: Float, K: Kernel<T>>(
     kernel: &K,
     prep: &K::Prepared,
     x: &[T],
@@ -137,8 +137,8 @@ fn run<T: Float, K: Kernel<T>, const D: usize>(args: Args<'_, T, K, K::Prepared>
 mod tests {
     use super::*;
     use crate::rng::Rng;
-    use crate::svgd::blocked::tests::documented;
     use crate::svgd::kernel::KernelChoice;
+    use crate::svgd::pairs::blocked::tests::documented;
 
     /// The group (every level this CPU has) against the documented loop batch by batch, bit for
     /// bit: every batch size, dimension and group size it takes, both kernels' kinds.

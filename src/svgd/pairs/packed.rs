@@ -22,8 +22,8 @@
 // Coordinate loops index several rows with the same l: clearer than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 
+use super::super::kernel::Kernel;
 use super::blocked::{level, Level};
-use super::kernel::Kernel;
 use crate::float::Float;
 
 /// Smallest batch taken here: below it the local arrays cost more than they save (measured
@@ -234,8 +234,8 @@ pub(super) fn triangle<
 mod tests {
     use super::*;
     use crate::rng::Rng;
-    use crate::svgd::blocked::tests::documented;
     use crate::svgd::kernel::KernelChoice;
+    use crate::svgd::pairs::blocked::tests::documented;
 
     /// The packed triangle (portable and, where the CPU has it, AVX2) against the documented
     /// loop, bit for bit: every batch size it takes, every dimension, both kernels' kinds.
