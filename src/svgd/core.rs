@@ -9,8 +9,9 @@ use super::kernel::Kernel;
 use super::ksd::KsdChoice;
 use super::layout::{split, Layout};
 use super::moves::MOVE_IN_PLACE;
-use super::pairs::{batch_force, finish_force, lanes, pairs, Weights, TILE};
+use super::pairs::{batch_force, finish_force, lanes, pairs, Batch, Weights, TILE};
 use super::permutation::shuffle_prefix;
+use super::regions::Shared;
 use super::rows::{row, rows, rows_mut, slot_rows};
 use super::scale::{self, Scale};
 use super::step_rule::UNSET;
@@ -18,6 +19,7 @@ use crate::error::{Error, Stop};
 use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
 use crate::rng::{Checkpoint, Rng};
+use core::ops::Range;
 
 /// Maps a gradient callback's refusal to the step's error.
 pub(super) fn refusal(stop: Stop) -> Error {
@@ -302,16 +304,13 @@ impl<K> SvgdCore<K> {
             Err(e) => return Err(*e),
         };
         let parts = split(ws, &self.lay);
-        if let Err(e) = self.gradient_rows(
-            pending,
+        let shared = Shared {
             particles,
             perm,
-            0,
-            parts.scale,
-            parts.xbatch,
-            parts.grads,
-            model,
-        ) {
+            hist: parts.hist,
+            sc: parts.scale,
+        };
+        if let Err(e) = self.gradient_rows(pending, shared, 0, parts.xbatch, parts.grads, model) {
             self.cancel(pending);
             return Err(e);
         }
@@ -404,14 +403,11 @@ impl<K> SvgdCore<K> {
     /// then become `u = (x − c)/s` and `s∘g` (and are checked). Writes nothing but `xs` and `g`:
     /// disjoint slot ranges may run concurrently, in any order. An empty range calls nothing.
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn gradient_rows<T: Float, M: Gradient<T> + ?Sized>(
         &self,
         pending: &Pending<K::Prepared, T>,
-        particles: &[T],
-        perm: &[u32],
+        shared: Shared<'_, T>,
         first: usize,
-        sc: &[T],
         xs: &mut [T],
         g: &mut [T],
         model: &mut M,
@@ -422,14 +418,14 @@ impl<K> SvgdCore<K> {
         if xs.is_empty() {
             return Ok(());
         }
-        self.gather_rows(particles, perm, first, xs);
+        self.gather_rows(shared.particles, shared.perm, first, xs);
         model
             .gradients(xs, self.d, pending.seed, g)
             .map_err(refusal)?;
         if !all_finite(g) {
             return Err(Error::NonFinite);
         }
-        if self.cfg.scale.on() && !scale::standardise(sc, xs, g, self.d) {
+        if self.cfg.scale.on() && !scale::standardise(shared.sc, xs, g, self.d) {
             return Err(Error::NonFinite);
         }
         Ok(())
@@ -494,7 +490,7 @@ impl<K> SvgdCore<K> {
         if TILE > 1 && lanes::takes(self.cfg.batch_size, self.d) {
             let mut batch = a;
             while batch < end {
-                let done = self.batch_group(pending, batch, end, base, xs, g, phi);
+                let done = self.batch_group(pending, batch..end, base, xs, g, phi);
                 if done > 0 {
                     interactions += done as u64 * pairs(self.cfg.batch_size);
                     batch += done;
@@ -535,31 +531,20 @@ impl<K> SvgdCore<K> {
         let (n, d) = (self.n, self.d);
         let (s, e) = self.batch_rows(batch)?;
         let (x, gb, pb) = slot_rows(xs, g, phi, s.wrapping_sub(base), e.wrapping_sub(base), d)?;
-        Some(batch_force(
-            &self.cfg.kernel,
-            &pending.prepared,
-            x,
-            gb,
-            pb,
-            d,
-            n,
-            e - s,
-            &pending.weights,
-        ))
+        let batch = Batch::new(&self.cfg.kernel, &pending.prepared, x, gb, d, e - s);
+        Some(batch_force(batch, pb, n, &pending.weights))
     }
 
-    /// φ of up to [`lanes::LANES`] batches from `batch` on (before `end`), side by side
+    /// φ of up to [`lanes::LANES`] batches from `batches.start` on (before `batches.end`), side by side
     /// ([`lanes`]; the caller checked that they take p and d); arguments as in
     /// [`batch_forces`](Self::batch_forces), whose rows start at slot `base`. Returns how many
     /// batches it did: 0 (having done nothing) when `batch` is the last batch and holds the
     /// `N mod p` left over, and then the caller does it alone.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn batch_group<T: Float>(
         &self,
         pending: &Pending<K::Prepared, T>,
-        batch: usize,
-        end: usize,
+        batches: Range<usize>,
         base: usize,
         xs: &[T],
         g: &[T],
@@ -569,6 +554,7 @@ impl<K> SvgdCore<K> {
         K: Kernel<T>,
     {
         let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
+        let (batch, end) = (batches.start, batches.end);
         // Every batch has p members but the last, which also holds the N mod p left over.
         let mut count = end.saturating_sub(batch).min(lanes::LANES);
         let nb = self.batches();
@@ -580,7 +566,11 @@ impl<K> SvgdCore<K> {
             return 0;
         };
         if count == 0
-            || !lanes::pair_sums(&self.cfg.kernel, &pending.prepared, x, gb, pb, d, p, count)
+            || !lanes::group_sums(
+                Batch::new(&self.cfg.kernel, &pending.prepared, x, gb, d, p),
+                pb,
+                count,
+            )
         {
             return 0;
         }

@@ -144,6 +144,7 @@ mod moves;
 mod pairs;
 mod permutation;
 mod phases;
+mod regions;
 mod replacement;
 mod rows;
 mod sampler;
@@ -171,3 +172,5 @@ pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 pub(crate) use self::core::{Pending, SvgdCore};
 #[cfg(feature = "ffi")]
 pub(crate) use layout::workspace_len;
+#[cfg(feature = "ffi")]
+pub(crate) use regions::Shared;

@@ -8,6 +8,7 @@ use super::kernel::Kernel;
 use super::ksd::KsdChoice;
 use super::layout::split;
 use super::pairs::pairs;
+use super::regions::{InPlace, Shared, SlotMoves};
 use super::rows::{row, row_mut, rows, rows_mut};
 use super::scale;
 use super::scatter::{scatter_moves, scatter_rows};
@@ -65,15 +66,15 @@ pub(super) fn move_checked<T: Float>(
 /// and new history value finite). The arithmetic is [`move_checked`]'s. `d = 1`, the cheap
 /// case where loop overhead would dominate, has a loop of its own (same operations).
 #[inline(never)]
-pub(super) fn move_slots<T: Float>(
-    up: &Update<T>,
-    hist: &[T],
-    perm: &[u32],
-    xs: &mut [T],
-    g: &mut [T],
-    phi: &[T],
-    d: usize,
-) -> bool {
+pub(super) fn move_slots<T: Float>(up: &Update<T>, moves: SlotMoves<'_, T>) -> bool {
+    let SlotMoves {
+        hist,
+        perm,
+        xs,
+        g,
+        phi,
+        d,
+    } = moves;
     let mut finite = perm.len().wrapping_mul(d) == xs.len();
     let Some(c) = up.adagrad_constants() else {
         for (xl, &pl) in xs.iter_mut().zip(phi) {
@@ -129,17 +130,16 @@ pub(super) const MOVE_IN_PLACE: bool = cfg!(not(target_os = "none"));
 /// scratch). One pass instead of [`move_slots`], [`scatter_moves`] and φ's copy: each
 /// particle's history line is written while it is still in the cache.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn move_in_place<T: Float>(
-    up: &Update<T>,
-    particles: &mut [T],
-    hist: &mut [T],
-    perm: &[u32],
-    xs: &[T],
-    phi: &mut [T],
-    by_particle: &mut [T],
-    d: usize,
-) -> bool {
+pub(super) fn move_in_place<T: Float>(up: &Update<T>, at: InPlace<'_, T>) -> bool {
+    let InPlace {
+        particles,
+        hist,
+        perm,
+        xs,
+        phi,
+        by_particle,
+        d,
+    } = at;
     let mut finite = perm.len().wrapping_mul(d) == xs.len() && xs.len() == phi.len();
     match up.adagrad_constants() {
         None => {
@@ -221,17 +221,13 @@ impl<K> SvgdCore<K> {
         K: Kernel<T>,
     {
         let parts = split(ws, &self.lay);
-        self.move_range(
-            pending,
-            0,
-            parts.xbatch,
-            parts.grads,
-            parts.force,
-            parts.hist,
-            perm,
+        let shared = Shared {
             particles,
-            parts.scale,
-        )
+            perm,
+            hist: parts.hist,
+            sc: parts.scale,
+        };
+        self.move_range(pending, shared, 0, parts.xbatch, parts.grads, parts.force)
     }
 
     /// The serial step's moves of all slots, straight into the particles and the history
@@ -252,29 +248,19 @@ impl<K> SvgdCore<K> {
     {
         let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let parts = split(ws, &self.lay);
-        if self.cfg.scale.on() {
-            return scale::move_in_place(
-                &up,
-                parts.scale,
-                particles,
-                parts.hist,
-                perm,
-                parts.xbatch,
-                parts.force,
-                parts.grads,
-                self.d,
-            );
-        }
-        move_in_place(
-            &up,
+        let at = InPlace {
             particles,
-            parts.hist,
+            hist: parts.hist,
             perm,
-            parts.xbatch,
-            parts.force,
-            parts.grads,
-            self.d,
-        )
+            xs: parts.xbatch,
+            phi: parts.force,
+            by_particle: parts.grads,
+            d: self.d,
+        };
+        if self.cfg.scale.on() {
+            return scale::move_in_place(&up, parts.scale, at);
+        }
+        move_in_place(&up, at)
     }
 
     /// Without replacement, the end of phase 3 (and of forces put in from elsewhere): when the
@@ -288,18 +274,14 @@ impl<K> SvgdCore<K> {
     /// (`true` when the moves are left to [`finish`](Self::finish)). Writes nothing else:
     /// disjoint ranges may run concurrently.
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn move_range<T: Float>(
         &self,
         pending: &Pending<K::Prepared, T>,
+        shared: Shared<'_, T>,
         first: usize,
         xs: &mut [T],
         g: &mut [T],
         phi: &[T],
-        hist: &[T],
-        perm: &[u32],
-        particles: &[T],
-        sc: &[T],
     ) -> bool
     where
         K: Kernel<T>,
@@ -309,11 +291,25 @@ impl<K> SvgdCore<K> {
         }
         let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let end = first.saturating_add(xs.len() / self.d.max(1));
+        let Shared {
+            particles,
+            perm,
+            hist,
+            sc,
+        } = shared;
         let slots = perm.get(first..end).unwrap_or(&[]);
+        let moves = SlotMoves {
+            hist,
+            perm: slots,
+            xs,
+            g,
+            phi,
+            d: self.d,
+        };
         if self.cfg.scale.on() {
-            return scale::move_slots(&up, sc, particles, hist, slots, xs, g, phi, self.d);
+            return scale::move_slots(&up, sc, particles, moves);
         }
-        move_slots(&up, hist, slots, xs, g, phi, self.d)
+        move_slots(&up, moves)
     }
 
     /// Without replacement, phase 4 (finish). When the ranges computed the moves

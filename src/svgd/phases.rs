@@ -6,6 +6,7 @@
 
 use super::core::{Pending, SvgdCore};
 use super::layout::{split, take};
+use super::regions::Shared;
 use super::{Kernel, Svgd, SvgdInfo};
 use crate::error::Error;
 use crate::float::Float;
@@ -211,30 +212,20 @@ impl<T: Float, K: Kernel<T>> SvgdPiece<'_, T, K> {
         let (a, b) = (self.batches.start, self.batches.end);
         let c = self.ctx;
         let first = c.core.batch_start(a);
-        c.core.gradient_rows(
-            c.pending,
-            c.particles,
-            c.perm,
-            first,
-            c.scale,
-            self.xs,
-            self.g,
-            model,
-        )?;
+        let shared = Shared {
+            particles: c.particles,
+            perm: c.perm,
+            hist: c.hist,
+            sc: c.scale,
+        };
+        c.core
+            .gradient_rows(c.pending, shared, first, self.xs, self.g, model)?;
         let k = c
             .core
             .batch_forces(c.pending, a, b, self.xs, self.g, self.phi);
-        let finite = c.core.move_range(
-            c.pending,
-            first,
-            self.xs,
-            self.g,
-            self.phi,
-            c.hist,
-            c.perm,
-            c.particles,
-            c.scale,
-        );
+        let finite = c
+            .core
+            .move_range(c.pending, shared, first, self.xs, self.g, self.phi);
         if !finite {
             c.finite.store(false, Ordering::Relaxed);
         }

@@ -6,7 +6,7 @@ use super::force_stats::ForceStats;
 use super::kernel::Kernel;
 use super::layout::split;
 use super::moves::move_checked;
-use super::pairs::{finish_force, pair_sums, Weights};
+use super::pairs::{finish_force, pair_sums, Batch, Weights};
 use super::permutation::shuffle_prefix;
 use super::rows::{row, row_mut, rows, rows_mut};
 use super::scale;
@@ -83,15 +83,8 @@ impl<K> SvgdCore<K> {
             // and its move in the working copies.
             self.draw_batch(seed, ws, perm, model)?;
             let parts = split(ws, &self.lay);
-            pair_sums(
-                &self.cfg.kernel,
-                &prepared,
-                parts.xbatch,
-                parts.grads,
-                parts.force,
-                d,
-                p,
-            );
+            let batch = Batch::new(&self.cfg.kernel, &prepared, parts.xbatch, parts.grads, d, p);
+            pair_sums(batch, parts.force);
             interactions += self.move_batch(&weights, ws, perm, stats)?;
         }
         Ok((prepared, interactions))

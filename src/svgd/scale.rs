@@ -30,6 +30,7 @@
 //! step rule's increment `Δ` of φᵤ (`η·φ`, or AdaGrad's `(η·φ)/(ε + √H)`), `x_il ← x_il + s_l·Δ`.
 //! The scale draws nothing: the draw order is that of an iteration without it.
 
+use super::regions::{InPlace, SlotMoves};
 use super::rows::{row, row_mut, rows, rows_mut};
 use super::scatter::scatter_moves;
 use super::step_rule::Update;
@@ -165,18 +166,20 @@ fn step<T: Float>(up: &Update<T>, x: T, h: T, phi: T, s: T) -> (T, T) {
 /// `perm[t]`'s new position `x + s∘Δ` (old `x` read from `particles`) into row `t` of `xs`,
 /// its new history into row `t` of `g`. Returns whether every φ and new value is finite.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn move_slots<T: Float>(
     up: &Update<T>,
     sc: &[T],
     particles: &[T],
-    hist: &[T],
-    perm: &[u32],
-    xs: &mut [T],
-    g: &mut [T],
-    phi: &[T],
-    d: usize,
+    moves: SlotMoves<'_, T>,
 ) -> bool {
+    let SlotMoves {
+        hist,
+        perm,
+        xs,
+        g,
+        phi,
+        d,
+    } = moves;
     let (s, _) = halves(sc, d);
     let history = up.adagrad_constants().is_some();
     let mut finite = perm.len().wrapping_mul(d) == xs.len() && s.len() == d;
@@ -209,18 +212,16 @@ pub(super) fn move_slots<T: Float>(
 /// `perm[t]` of `by_particle`. On a non-finite value the old values are copied back and `false`
 /// returned, as there.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn move_in_place<T: Float>(
-    up: &Update<T>,
-    sc: &[T],
-    particles: &mut [T],
-    hist: &mut [T],
-    perm: &[u32],
-    xs: &mut [T],
-    phi: &mut [T],
-    by_particle: &mut [T],
-    d: usize,
-) -> bool {
+pub(super) fn move_in_place<T: Float>(up: &Update<T>, sc: &[T], at: InPlace<'_, T>) -> bool {
+    let InPlace {
+        particles,
+        hist,
+        perm,
+        xs,
+        phi,
+        by_particle,
+        d,
+    } = at;
     let (s, _) = halves(sc, d);
     let history = up.adagrad_constants().is_some();
     let mut finite =
@@ -381,7 +382,15 @@ mod tests {
             // The two passes.
             let (mut x2, mut h2, mut xs2, mut g2) =
                 (x0.clone(), h0.clone(), us.clone(), draw(n * d));
-            let ok2 = move_slots(&up, &sc, &x0, &h0, &perm, &mut xs2, &mut g2, &phi, d);
+            let moves = SlotMoves {
+                hist: &h0,
+                perm: &perm,
+                xs: &mut xs2,
+                g: &mut g2,
+                phi: &phi,
+                d,
+            };
+            let ok2 = move_slots(&up, &sc, &x0, moves);
             if ok2 {
                 scatter_moves(&mut x2, &mut h2, &xs2, &g2, &perm, d);
             }
@@ -392,9 +401,16 @@ mod tests {
             // In place.
             let (mut x1, mut h1, mut xs1, mut p1, mut f1) =
                 (x0.clone(), h0.clone(), us.clone(), phi.clone(), f2.clone());
-            let ok1 = move_in_place(
-                &up, &sc, &mut x1, &mut h1, &perm, &mut xs1, &mut p1, &mut f1, d,
-            );
+            let at = InPlace {
+                particles: &mut x1,
+                hist: &mut h1,
+                perm: &perm,
+                xs: &mut xs1,
+                phi: &mut p1,
+                by_particle: &mut f1,
+                d,
+            };
+            let ok1 = move_in_place(&up, &sc, at);
             assert_eq!(ok1, bad.is_none());
             assert_eq!(ok1, ok2);
             let bits = |v: &[T]| v.iter().map(|t| t.to_f64().to_bits()).collect::<Vec<_>>();

@@ -4,6 +4,7 @@ use super::core::SvgdCore;
 use super::force_stats::ForceStats;
 use super::moves::{move_in_place, move_slots};
 use super::permutation::shuffle_prefix;
+use super::regions::{InPlace, Shared, SlotMoves};
 use super::scatter::{scatter_moves, scatter_rows};
 use super::step_rule::Update;
 use super::*;
@@ -70,7 +71,13 @@ fn phases_split_in_any_order_give_the_serial_result() {
             for k in [2, 0, 1] {
                 let (s, e) = (cuts[k], cuts[k + 1].max(cuts[k]));
                 let (mut xs, mut g) = (vec![0.0; (e - s) * d], vec![0.0; (e - s) * d]);
-                b.gradient_rows(&pending, &xb, &ib, s, &sc, &mut xs, &mut g, &mut Quadratic)
+                let shared = Shared {
+                    particles: &xb,
+                    perm: &ib,
+                    hist: &[],
+                    sc: &sc,
+                };
+                b.gradient_rows(&pending, shared, s, &mut xs, &mut g, &mut Quadratic)
                     .unwrap();
                 wb[ox + s * d..ox + e * d].copy_from_slice(&xs);
                 wb[og + s * d..og + e * d].copy_from_slice(&g);
@@ -85,7 +92,13 @@ fn phases_split_in_any_order_give_the_serial_result() {
                 let mut g = wb[og + s * d..og + e * d].to_vec();
                 let mut phi = wb[of + s * d..of + e * d].to_vec();
                 let k = b.batch_forces(&pending, bt, bt + 1, &xs, &g, &mut phi);
-                let ok = b.move_range(&pending, s, &mut xs, &mut g, &phi, &hist, &ib, &xb, &sc);
+                let shared = Shared {
+                    particles: &xb,
+                    perm: &ib,
+                    hist: &hist,
+                    sc: &sc,
+                };
+                let ok = b.move_range(&pending, shared, s, &mut xs, &mut g, &phi);
                 wb[ox + s * d..ox + e * d].copy_from_slice(&xs);
                 wb[og + s * d..og + e * d].copy_from_slice(&g);
                 wb[of + s * d..of + e * d].copy_from_slice(&phi);
@@ -136,7 +149,15 @@ fn moves_in_place_equal_the_two_passes_or_change_nothing() {
         let up = Update::<T>::new(&rule, 3);
         // The two passes.
         let (mut x2, mut h2, mut xs2, mut g2) = (x0.clone(), h0.clone(), xs.clone(), draw(n * d));
-        let ok2 = move_slots(&up, &h2, &perm, &mut xs2, &mut g2, &phi, d);
+        let moves = SlotMoves {
+            hist: &h2,
+            perm: &perm,
+            xs: &mut xs2,
+            g: &mut g2,
+            phi: &phi,
+            d,
+        };
+        let ok2 = move_slots(&up, moves);
         if ok2 {
             scatter_moves(&mut x2, &mut h2, &xs2, &g2, &perm, d);
         }
@@ -146,7 +167,16 @@ fn moves_in_place_equal_the_two_passes_or_change_nothing() {
         }
         // In place.
         let (mut x1, mut h1, mut p1, mut f1) = (x0.clone(), h0.clone(), phi.clone(), f2.clone());
-        let ok1 = move_in_place(&up, &mut x1, &mut h1, &perm, &xs, &mut p1, &mut f1, d);
+        let at = InPlace {
+            particles: &mut x1,
+            hist: &mut h1,
+            perm: &perm,
+            xs: &mut xs,
+            phi: &mut p1,
+            by_particle: &mut f1,
+            d,
+        };
+        let ok1 = move_in_place(&up, at);
         assert_eq!(ok1, bad.is_none());
         assert_eq!(ok1, ok2);
         let bits = |v: &[T]| v.iter().map(|t| t.to_f64().to_bits()).collect::<Vec<_>>();

@@ -34,6 +34,7 @@
 
 use super::super::kernel::Kernel;
 use super::super::rows::span;
+use super::Batch;
 use crate::float::Float;
 
 /// Largest dimension the blocked loops handle (one instance per `d`; beyond it the coordinate
@@ -48,21 +49,15 @@ pub(super) const MIN_MEMBERS: usize = 8;
 /// in blocks. Returns `false` (having done nothing) when the blocked loops do not cover the
 /// case; the caller then runs its own loop.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+pub(super) fn block_sums<T: Float, K: Kernel<T>>(
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
-    m: usize,
     member: &impl Fn(usize) -> usize,
 ) -> bool {
-    if d == 0 || d > MAX_D || m < MIN_MEMBERS {
+    if batch.d == 0 || batch.d > MAX_D || batch.m < MIN_MEMBERS {
         return false;
     }
-    by_dimension(kernel, prep, x, g, phi, d, m, member, level());
+    by_dimension(batch, phi, member, level());
     true
 }
 
@@ -76,18 +71,20 @@ pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
 ///
 /// `wide`: the vector unit whose copies run (at most what [`level`] reports).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn by_dimension<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
-    m: usize,
     member: &impl Fn(usize) -> usize,
     wide: Level,
 ) {
+    let Batch {
+        kernel,
+        prep,
+        x,
+        g,
+        d,
+        m,
+    } = batch;
     let a = (kernel, prep, x, g, phi, m, member);
     let lanes = 32 / core::mem::size_of::<T>();
     match (d, lanes, m >= 8 * lanes) {
@@ -524,7 +521,15 @@ pub(super) mod tests {
                             continue;
                         }
                         let mut got = vec![T::ZERO; n * d];
-                        by_dimension(&kernel, &prep, &x, &g, &mut got, d, m, &member, wide);
+                        let batch = Batch {
+                            kernel: &kernel,
+                            prep: &prep,
+                            x: &x,
+                            g: &g,
+                            d,
+                            m,
+                        };
+                        by_dimension(batch, &mut got, &member, wide);
                         assert!(same(&want, &got), "{wide:?}: {kernel:?} d={d} m={m}");
                     }
                 }

@@ -9,7 +9,48 @@ mod rows;
 use super::kernel::Kernel;
 use super::rows::row_mut;
 use crate::float::Float;
-use rows::{pair_sums_d1, pair_sums_rows};
+use rows::{row_loop, row_loop_d1};
+
+/// One batch's pair-sum inputs, what every form of the sums takes (with the rows of φ the sums
+/// go to): the kernel and its prepared constants, the positions `x` and gradients `g` (rows of
+/// `d` coordinates) of `m` members (of each batch, for the form that takes several side by
+/// side).
+pub(super) struct Batch<'a, T: Float, K: Kernel<T>> {
+    pub(super) kernel: &'a K,
+    pub(super) prep: &'a K::Prepared,
+    pub(super) x: &'a [T],
+    pub(super) g: &'a [T],
+    pub(super) d: usize,
+    pub(super) m: usize,
+}
+
+// By hand: a derive would ask `T: Copy` and `K: Copy` of the referenced types.
+impl<T: Float, K: Kernel<T>> Clone for Batch<'_, T, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Float, K: Kernel<T>> Copy for Batch<'_, T, K> {}
+
+impl<'a, T: Float, K: Kernel<T>> Batch<'a, T, K> {
+    pub(super) fn new(
+        kernel: &'a K,
+        prep: &'a K::Prepared,
+        x: &'a [T],
+        g: &'a [T],
+        d: usize,
+        m: usize,
+    ) -> Self {
+        Batch {
+            kernel,
+            prep,
+            x,
+            g,
+            d,
+            m,
+        }
+    }
+}
 
 /// The constants of the batch force.
 #[derive(Clone, Copy, Debug)]
@@ -21,71 +62,52 @@ pub(super) struct Weights<T> {
 
 /// φ for the `m ≥ 2` members of one batch, rows `0..m` of `x`, `g`, `phi` (the batch's rows,
 /// gathered in draw order). Returns the number of kernel evaluations.
-#[allow(clippy::too_many_arguments)]
 #[inline]
 pub(super) fn batch_force<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
     n: usize,
-    m: usize,
     wt: &Weights<T>,
 ) -> u64 {
-    pair_sums(kernel, prep, x, g, phi, d, m);
-    finish_force(g, phi, d, n, m, wt)
+    pair_sums(batch, phi);
+    finish_force(batch.g, phi, batch.d, n, batch.m, wt)
 }
 
 /// The pair sums `s_i` of a batch whose members are rows `0..m` (into the rows of `phi`):
 /// zeroes the rows, then adds every unordered pair `{i, j}` to both rows. Never inlined, like
 /// the other phases: its locals stay out of its callers' frames.
 #[inline(never)]
-pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
-    phi: &mut [T],
-    d: usize,
-    m: usize,
-) {
+pub(super) fn pair_sums<T: Float, K: Kernel<T>>(batch: Batch<'_, T, K>, phi: &mut [T]) {
     // Small batches (vector targets only: `TILE > 1`) with all their kernel values in one tile.
-    if TILE > 1 && packed::pair_sums(kernel, prep, x, g, phi, d, m) {
+    if TILE > 1 && packed::triangle_sums(batch, phi) {
         return;
     }
     // Every kind of batch is gathered (its members are rows 0..m in draw order), so one copy of
     // the loops, with the identity row map inlined.
-    pair_sums_by(kernel, prep, x, g, phi, d, m, |t| t)
+    pair_sums_by(batch, phi, |t| t)
 }
 
 /// The loops of [`pair_sums`] for the row map `member`: zero the rows, then one copy of the pair
 /// loop for `d = 1` (rows are single coordinates, row i's sum kept in a local) and one for any
 /// `d`. Both add the same terms in the same order as the loop of the module docs.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn pair_sums_by<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+fn pair_sums_by<T: Float, K: Kernel<T>>(
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
-    m: usize,
     member: impl Fn(usize) -> usize,
 ) {
+    let (d, m) = (batch.d, batch.m);
     for a in 0..m {
         row_mut(phi, member(a), d).fill(T::ZERO);
     }
     // Small d and larger batches in blocks of rows (vector targets only: `TILE > 1`).
-    if TILE > 1 && blocked::pair_sums(kernel, prep, x, g, phi, d, m, &member) {
+    if TILE > 1 && blocked::block_sums(batch, phi, &member) {
         return;
     }
     if d == 1 {
-        pair_sums_d1(kernel, prep, x, g, phi, m, member);
+        row_loop_d1(batch, phi, member);
     } else {
-        pair_sums_rows(kernel, prep, x, g, phi, d, m, member);
+        row_loop(batch, phi, member);
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::super::kernel::Kernel;
 use super::super::rows::{span, sq_dist};
-use super::{tile, TILE};
+use super::{tile, Batch, TILE};
 use crate::float::Float;
 
 /// The pair loop at `d = 1`. For member `a` (row `i`), `φ_i` accumulates in a local over the
@@ -14,19 +14,23 @@ use crate::float::Float;
 /// `φ_j`. `j = i` (impossible: batch members are distinct) or a row outside is skipped (its
 /// tile slot gets a dummy r² whose kernel values are never used). The tile keeps its members'
 /// rows (`jbuf`), so the permutation is read once per pair. A call of its own on targets
-/// without vector units, like [`pair_sums_rows`]: one frame holding both loops' values was the
+/// without vector units, like [`row_loop`]: one frame holding both loops' values was the
 /// largest on what was the deepest stack path of `step` on Cortex-M (docs/footprint.md).
 #[cfg_attr(sgs_vector, inline(always))]
 #[cfg_attr(not(sgs_vector), inline(never))]
-pub(super) fn pair_sums_d1<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+pub(super) fn row_loop_d1<T: Float, K: Kernel<T>>(
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    m: usize,
     member: impl Fn(usize) -> usize,
 ) {
+    let Batch {
+        kernel,
+        prep,
+        x,
+        g,
+        m,
+        ..
+    } = batch;
     let len = x.len().min(g.len()).min(phi.len());
     let (Some(x), Some(g), Some(phi)) = (x.get(..len), g.get(..len), phi.get_mut(..len)) else {
         return;
@@ -74,20 +78,22 @@ pub(super) fn pair_sums_d1<T: Float, K: Kernel<T>>(
 /// before row `i`, row `i` and the rows after it, so that each later member `j` finds its row
 /// on one side with one check (no per-pair split). Tiles as at `d = 1`: the tile's r², its
 /// kernel values, then the sums in order. `j = i` or a row outside is skipped. A call of its
-/// own on targets without vector units (see [`pair_sums_d1`]).
+/// own on targets without vector units (see [`row_loop_d1`]).
 #[cfg_attr(sgs_vector, inline(always))]
 #[cfg_attr(not(sgs_vector), inline(never))]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn pair_sums_rows<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+pub(super) fn row_loop<T: Float, K: Kernel<T>>(
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
-    m: usize,
     member: impl Fn(usize) -> usize,
 ) {
+    let Batch {
+        kernel,
+        prep,
+        x,
+        g,
+        d,
+        m,
+    } = batch;
     let (mut kbuf, mut cbuf, mut jbuf) = ([T::ZERO; TILE], [T::ZERO; TILE], [0usize; TILE]);
     for a in 0..m {
         let i = member(a);
