@@ -69,7 +69,7 @@ use crate::warmup::{
 /// values live than a Cortex-M has registers, and its spills took the f64 `step` 8 B past the
 /// library's 776 B stack budget). The same operations on the same values either way, so the same
 /// bits; test-firmware compares the two builds.
-const FUSED_DRIFT: bool = cfg!(not(target_os = "none"));
+const FUSED_DRIFT: bool = crate::arch::HOSTED;
 
 /// Which AMAGOLD chain to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -32,6 +32,7 @@
 mod adapt;
 pub mod amagold;
 mod approach;
+mod arch;
 pub mod chain;
 mod dense;
 #[cfg(feature = "draws")]

@@ -37,7 +37,7 @@ impl ForceStats {
     /// path).
     #[inline(always)]
     pub(super) fn add_rows<T: Float>(&mut self, phi: &[T], d: usize) {
-        if cfg!(not(target_os = "none")) && d == 1 {
+        if crate::arch::HOSTED && d == 1 {
             for p in phi {
                 self.add(core::slice::from_ref(p));
             }

@@ -119,7 +119,7 @@ pub(super) fn move_slots<T: Float>(up: &Update<T>, moves: SlotMoves<'_, T>) -> b
 /// `f64` Cortex-M4F firmware, which would take RBM-SVGD past issue 12's flash limit). The same
 /// operations on the same values either way, so the same bits; test-firmware compares the
 /// two builds.
-pub(super) const MOVE_IN_PLACE: bool = cfg!(not(target_os = "none"));
+pub(super) const MOVE_IN_PLACE: bool = crate::arch::HOSTED;
 
 /// The serial step's moves, [`move_slots`]'s arithmetic and checks, written straight into
 /// particle `perm[s]`'s position and history, and φ into row `perm[s]` of `by_particle` (the

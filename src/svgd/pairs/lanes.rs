@@ -17,9 +17,9 @@
 //! time, as in [`super::blocked`] (no AVX-512 one: see [`group_sums`]).
 
 use super::super::kernel::Kernel;
-use super::blocked::{level, Level};
 use super::packed::{triangle, Args};
 use super::Batch;
+use crate::arch::{level, Level};
 use crate::float::Float;
 
 /// Batches per group: one AVX-512 vector of `f64` per row coordinate (two AVX2 vectors, or one

@@ -105,9 +105,9 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
         return;
     }
     if d == 1 {
-        row_loop_d1(batch, phi, member);
+        row_loop_d1::<T, K, TILE>(batch, phi, member);
     } else {
-        row_loop(batch, phi, member);
+        row_loop::<T, K, TILE>(batch, phi, member);
     }
 }
 
@@ -117,15 +117,11 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
 /// other targets (Cortex-M: no vector unit, and `pair_sums` is on one of the deepest stack
 /// paths) a tile is one pair. Tiling changes no operation and no order of the sums, so the bits
 /// are the same for every tile size (the firmware comparison checks 1 against the host's 16).
-#[cfg(sgs_vector)]
-pub(super) const TILE: usize = 16;
-/// See the other definition.
-#[cfg(not(sgs_vector))]
-pub(super) const TILE: usize = 1;
+pub(super) const TILE: usize = if crate::arch::VECTOR { 16 } else { 1 };
 
-/// The first `len` (≤ [`TILE`]) elements of a tile buffer.
+/// The first `len` (≤ `W`, [`TILE`] but in the tests) elements of a tile buffer.
 #[inline(always)]
-pub(super) fn tile<T>(buf: &mut [T; TILE], len: usize) -> &mut [T] {
+pub(super) fn tile<T, const W: usize>(buf: &mut [T; W], len: usize) -> &mut [T] {
     buf.get_mut(..len).unwrap_or_default()
 }
 

@@ -23,8 +23,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::super::kernel::Kernel;
-use super::blocked::{level, Level};
 use super::Batch;
+use crate::arch::{level, Level};
 use crate::float::Float;
 
 /// Smallest batch taken here: below it the local arrays cost more than they save (measured

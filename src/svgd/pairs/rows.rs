@@ -3,9 +3,12 @@
 
 use super::super::kernel::Kernel;
 use super::super::rows::{span, sq_dist};
-use super::{tile, Batch, TILE};
+use super::{tile, Batch};
 use crate::float::Float;
 
+/// `W` is the tile width: [`super::TILE`], 16 on hosts and 1 on targets without vector units
+/// (the tests run both on the host).
+///
 /// The pair loop at `d = 1`. For member `a` (row `i`), `φ_i` accumulates in a local over the
 /// inner loop and is stored once at its end: its sum gets the same terms in the same order as
 /// in memory (the earlier members' updates of `φ_i` came before, in `a` order), and no borrow
@@ -18,7 +21,7 @@ use crate::float::Float;
 /// largest on what was the deepest stack path of `step` on Cortex-M (docs/footprint.md).
 #[cfg_attr(sgs_vector, inline(always))]
 #[cfg_attr(not(sgs_vector), inline(never))]
-pub(super) fn row_loop_d1<T: Float, K: Kernel<T>>(
+pub(super) fn row_loop_d1<T: Float, K: Kernel<T>, const W: usize>(
     batch: Batch<'_, T, K>,
     phi: &mut [T],
     member: impl Fn(usize) -> usize,
@@ -35,7 +38,7 @@ pub(super) fn row_loop_d1<T: Float, K: Kernel<T>>(
     let (Some(x), Some(g), Some(phi)) = (x.get(..len), g.get(..len), phi.get_mut(..len)) else {
         return;
     };
-    let (mut kbuf, mut cbuf, mut jbuf) = ([T::ZERO; TILE], [T::ZERO; TILE], [0usize; TILE]);
+    let (mut kbuf, mut cbuf, mut jbuf) = ([T::ZERO; W], [T::ZERO; W], [0usize; W]);
     for a in 0..m {
         let i = member(a);
         let (Some(&xi), Some(&gi), Some(&pi)) = (x.get(i), g.get(i), phi.get(i)) else {
@@ -44,7 +47,7 @@ pub(super) fn row_loop_d1<T: Float, K: Kernel<T>>(
         let mut si = pi;
         let mut b0 = a + 1;
         while b0 < m {
-            let b1 = m.min(b0 + TILE);
+            let b1 = m.min(b0 + W);
             let (kt, ct) = (tile(&mut kbuf, b1 - b0), tile(&mut cbuf, b1 - b0));
             for ((r2, jt), b) in kt.iter_mut().zip(jbuf.iter_mut()).zip(b0..b1) {
                 let j = member(b);
@@ -81,7 +84,7 @@ pub(super) fn row_loop_d1<T: Float, K: Kernel<T>>(
 /// own on targets without vector units (see [`row_loop_d1`]).
 #[cfg_attr(sgs_vector, inline(always))]
 #[cfg_attr(not(sgs_vector), inline(never))]
-pub(super) fn row_loop<T: Float, K: Kernel<T>>(
+pub(super) fn row_loop<T: Float, K: Kernel<T>, const W: usize>(
     batch: Batch<'_, T, K>,
     phi: &mut [T],
     member: impl Fn(usize) -> usize,
@@ -94,7 +97,7 @@ pub(super) fn row_loop<T: Float, K: Kernel<T>>(
         d,
         m,
     } = batch;
-    let (mut kbuf, mut cbuf, mut jbuf) = ([T::ZERO; TILE], [T::ZERO; TILE], [0usize; TILE]);
+    let (mut kbuf, mut cbuf, mut jbuf) = ([T::ZERO; W], [T::ZERO; W], [0usize; W]);
     for a in 0..m {
         let i = member(a);
         // Rows as `get(range)`: their length is d by construction of the range; a row outside
@@ -110,7 +113,7 @@ pub(super) fn row_loop<T: Float, K: Kernel<T>>(
         };
         let mut b0 = a + 1;
         while b0 < m {
-            let b1 = m.min(b0 + TILE);
+            let b1 = m.min(b0 + W);
             let (kt, ct) = (tile(&mut kbuf, b1 - b0), tile(&mut cbuf, b1 - b0));
             for ((r2, jt), b) in kt.iter_mut().zip(jbuf.iter_mut()).zip(b0..b1) {
                 let j = member(b);
@@ -138,5 +141,66 @@ pub(super) fn row_loop<T: Float, K: Kernel<T>>(
             }
             b0 = b1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::svgd::kernel::KernelChoice;
+    use crate::svgd::pairs::blocked::tests::documented;
+
+    /// Both loops with the bare-metal tile width (1) and the host's (16), against the documented
+    /// loop, bit for bit: scrambled members (as the row map allows), batches shorter and longer
+    /// than a tile, d = 1 (its own loop) and d > 1, both kernels' kinds, f64 and f32.
+    fn check<T: Float>(to_t: impl Fn(f64) -> T, bits: impl Fn(T) -> u64) {
+        let mut rng = Rng::new(7, 21);
+        let kernels = [
+            KernelChoice::Gaussian { h: 0.7 },
+            KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 },
+        ];
+        for kernel in kernels {
+            let prep = Kernel::<T>::prepare(&kernel, &[], 1, &mut []).unwrap();
+            for d in [1, 2, 5] {
+                for m in [2, 3, 9, 16, 17, 40] {
+                    let n = m + 3;
+                    let x: Vec<T> = (0..n * d).map(|_| to_t(1.5 * rng.normal())).collect();
+                    let g: Vec<T> = (0..n * d).map(|_| to_t(rng.normal())).collect();
+                    // Members: distinct rows in a scrambled order (7 is prime to every n here).
+                    let rows: Vec<usize> = (0..m).map(|t| (t * 7 + 2) % n).collect();
+                    assert_ne!(n % 7, 0);
+                    let member = |t: usize| rows[t];
+                    let mut want = vec![T::ZERO; n * d];
+                    documented(&kernel, &prep, &x, &g, d, &rows, &mut want);
+                    let batch = Batch::new(&kernel, &prep, &x, &g, d, m);
+                    let run = |one: bool| {
+                        let mut got = vec![T::ZERO; n * d];
+                        match (d, one) {
+                            (1, true) => row_loop_d1::<T, _, 1>(batch, &mut got, member),
+                            (1, false) => row_loop_d1::<T, _, 16>(batch, &mut got, member),
+                            (_, true) => row_loop::<T, _, 1>(batch, &mut got, member),
+                            (_, false) => row_loop::<T, _, 16>(batch, &mut got, member),
+                        }
+                        got
+                    };
+                    for one in [true, false] {
+                        let got = run(one);
+                        let same = want.iter().zip(&got).all(|(p, q)| bits(*p) == bits(*q));
+                        assert!(same, "tile 1: {one}, {kernel:?} d={d} m={m}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn row_loops_give_the_documented_loop_at_both_tile_widths_f64() {
+        check::<f64>(|v| v, f64::to_bits);
+    }
+
+    #[test]
+    fn row_loops_give_the_documented_loop_at_both_tile_widths_f32() {
+        check::<f32>(|v| v as f32, |v| v.to_bits() as u64);
     }
 }
