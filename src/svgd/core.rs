@@ -8,7 +8,6 @@ use super::force_stats::ForceStats;
 use super::kernel::Kernel;
 use super::ksd::KsdChoice;
 use super::layout::{split, Layout};
-use super::moves::MOVE_IN_PLACE;
 use super::pairs::{batch_force, finish_force, lanes, pairs, Batch, Weights, TILE};
 use super::permutation::shuffle_prefix;
 use super::regions::Shared;
@@ -20,6 +19,15 @@ use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
 use crate::rng::{Checkpoint, Rng};
 use core::ops::Range;
+
+/// Whether the serial step moves the particles in place ([`move_in_place`](super::moves::move_in_place): hosts, where it
+/// saves two passes of random writes through the permutation, 5–11 % of an RBM-SVGD p = 8
+/// iteration) or as the phases do, into the slot rows and then copied in `finish`
+/// (bare metal: without caches to save, the in-place copy is only more flash, 320 bytes in the
+/// `f64` Cortex-M4F firmware, which would take RBM-SVGD past issue 12's flash limit). The same
+/// operations on the same values either way, so the same bits; test-firmware compares the
+/// two builds.
+pub(super) const MOVE_IN_PLACE: bool = crate::arch::HOSTED;
 
 /// Maps a gradient callback's refusal to the step's error.
 pub(super) fn refusal(stop: Stop) -> Error {
@@ -303,17 +311,11 @@ impl<K> SvgdCore<K> {
             Ok(pending) => pending,
             Err(e) => return Err(*e),
         };
-        let parts = split(ws, &self.lay);
-        let shared = Shared {
-            particles,
-            perm,
-            hist: parts.hist,
-            sc: parts.scale,
-        };
-        if let Err(e) = self.gradient_rows(pending, shared, 0, parts.xbatch, parts.grads, model) {
+        if let Err(e) = self.gradients_all(pending, particles, ws, perm, model) {
             self.cancel(pending);
             return Err(e);
         }
+        let parts = split(ws, &self.lay);
         self.batch_forces(
             pending,
             0,
@@ -415,6 +417,24 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
+        self.gradients_of(pending, shared, first, xs, g, model)
+    }
+
+    /// The body of [`gradient_rows`](Self::gradient_rows), inlined into it and into
+    /// [`gradients_all`](Self::gradients_all).
+    #[inline(always)]
+    fn gradients_of<T: Float, M: Gradient<T> + ?Sized>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        shared: Shared<'_, T>,
+        first: usize,
+        xs: &mut [T],
+        g: &mut [T],
+        model: &mut M,
+    ) -> Result<(), Error>
+    where
+        K: Kernel<T>,
+    {
         if xs.is_empty() {
             return Ok(());
         }
@@ -429,6 +449,31 @@ impl<K> SvgdCore<K> {
             return Err(Error::NonFinite);
         }
         Ok(())
+    }
+
+    /// [`gradient_rows`](Self::gradient_rows) over all slots of the workspace `ws`: the serial
+    /// step's. A call of its own with few arguments, so that the ranges' inputs ([`Shared`]) stay
+    /// off the serial step's frame, which is on the deepest stack path (docs/footprint.md).
+    #[inline(never)]
+    fn gradients_all<T: Float, M: Gradient<T> + ?Sized>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        particles: &[T],
+        ws: &mut [T],
+        perm: &[u32],
+        model: &mut M,
+    ) -> Result<(), Error>
+    where
+        K: Kernel<T>,
+    {
+        let parts = split(ws, &self.lay);
+        let shared = Shared {
+            particles,
+            perm,
+            hist: parts.hist,
+            sc: parts.scale,
+        };
+        self.gradients_of(pending, shared, 0, parts.xbatch, parts.grads, model)
     }
 
     /// The positions of particles `perm[first..]` into the rows of `xs` (slot order).

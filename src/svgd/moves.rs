@@ -2,10 +2,11 @@
 //! its finish: the checked step-rule moves, made in the slot rows by the phases or in place by the
 //! serial step, then scattered into particle order, and the iteration's info.
 
+use super::config::SvgdInfo;
 use super::core::{Pending, SvgdCore};
 use super::force_stats::ForceStats;
 use super::kernel::Kernel;
-use super::ksd::KsdChoice;
+use super::ksd::{batch_value, diag_sum, full_value, off_sum, KsdChoice, Stein};
 use super::layout::split;
 use super::pairs::pairs;
 use super::regions::{InPlace, Shared, SlotMoves};
@@ -13,7 +14,6 @@ use super::rows::{row, row_mut, rows, rows_mut};
 use super::scale;
 use super::scatter::{scatter_moves, scatter_rows};
 use super::step_rule::Update;
-use super::SvgdInfo;
 use crate::error::Error;
 use crate::float::Float;
 
@@ -66,15 +66,15 @@ pub(super) fn move_checked<T: Float>(
 /// and new history value finite). The arithmetic is [`move_checked`]'s. `d = 1`, the cheap
 /// case where loop overhead would dominate, has a loop of its own (same operations).
 #[inline(never)]
-pub(super) fn move_slots<T: Float>(up: &Update<T>, moves: SlotMoves<'_, T>) -> bool {
-    let SlotMoves {
-        hist,
-        perm,
-        xs,
-        g,
-        phi,
-        d,
-    } = moves;
+pub(super) fn move_slots<T: Float>(
+    up: &Update<T>,
+    hist: &[T],
+    perm: &[u32],
+    xs: &mut [T],
+    g: &mut [T],
+    phi: &[T],
+    d: usize,
+) -> bool {
     let mut finite = perm.len().wrapping_mul(d) == xs.len();
     let Some(c) = up.adagrad_constants() else {
         for (xl, &pl) in xs.iter_mut().zip(phi) {
@@ -111,15 +111,6 @@ pub(super) fn move_slots<T: Float>(up: &Update<T>, moves: SlotMoves<'_, T>) -> b
     }
     finite
 }
-
-/// Whether the serial step moves the particles in place ([`move_in_place`]: hosts, where it
-/// saves two passes of random writes through the permutation, 5–11 % of an RBM-SVGD p = 8
-/// iteration) or as the phases do, into the slot rows and then copied in `finish`
-/// (bare metal: without caches to save, the in-place copy is only more flash, 320 bytes in the
-/// `f64` Cortex-M4F firmware, which would take RBM-SVGD past issue 12's flash limit). The same
-/// operations on the same values either way, so the same bits; test-firmware compares the
-/// two builds.
-pub(super) const MOVE_IN_PLACE: bool = crate::arch::HOSTED;
 
 /// The serial step's moves, [`move_slots`]'s arithmetic and checks, written straight into
 /// particle `perm[s]`'s position and history, and φ into row `perm[s]` of `by_particle` (the
@@ -206,7 +197,7 @@ impl<K> SvgdCore<K> {
     }
 
     /// [`move_range`](Self::move_range) over all slots of the workspace `ws`: the serial step's
-    /// on bare metal ([`MOVE_IN_PLACE`]). A call of its own with few arguments, so that the
+    /// on bare metal ([`MOVE_IN_PLACE`](super::core::MOVE_IN_PLACE)). A call of its own with few arguments, so that the
     /// serial step's frame, which is on the deepest stack path, does not hold `move_range`'s
     /// many (docs/footprint.md).
     #[inline(never)]
@@ -227,7 +218,7 @@ impl<K> SvgdCore<K> {
             hist: parts.hist,
             sc: parts.scale,
         };
-        self.move_range(pending, shared, 0, parts.xbatch, parts.grads, parts.force)
+        self.moves_of(pending, &shared, 0, parts.xbatch, parts.grads, parts.force)
     }
 
     /// The serial step's moves of all slots, straight into the particles and the history
@@ -286,6 +277,25 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
+        self.moves_of(pending, &shared, first, xs, g, phi)
+    }
+
+    /// The body of [`move_range`](Self::move_range), inlined into it and into
+    /// [`move_all_slots`](Self::move_all_slots) (where `shared` is then no aggregate in memory:
+    /// 96 bytes less code on Cortex-M than passing one).
+    #[inline(always)]
+    fn moves_of<T: Float>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        shared: &Shared<'_, T>,
+        first: usize,
+        xs: &mut [T],
+        g: &mut [T],
+        phi: &[T],
+    ) -> bool
+    where
+        K: Kernel<T>,
+    {
         if !self.moves_in_ranges() {
             return true;
         }
@@ -296,20 +306,20 @@ impl<K> SvgdCore<K> {
             perm,
             hist,
             sc,
-        } = shared;
+        } = *shared;
         let slots = perm.get(first..end).unwrap_or(&[]);
-        let moves = SlotMoves {
-            hist,
-            perm: slots,
-            xs,
-            g,
-            phi,
-            d: self.d,
-        };
         if self.cfg.scale.on() {
+            let moves = SlotMoves {
+                hist,
+                perm: slots,
+                xs,
+                g,
+                phi,
+                d: self.d,
+            };
             return scale::move_slots(&up, sc, particles, moves);
         }
-        move_slots(&up, moves)
+        move_slots(&up, hist, slots, xs, g, phi, self.d)
     }
 
     /// Without replacement, phase 4 (finish). When the ranges computed the moves
@@ -429,5 +439,43 @@ impl<K> SvgdCore<K> {
         let last = self.n - self.batch_start(nb.saturating_sub(1));
         let interactions = (nb.saturating_sub(1) as u64) * pairs(self.cfg.batch_size) + pairs(last);
         self.info(&pending.prepared, pending.iteration, &stats, interactions)
+    }
+}
+
+impl<K> SvgdCore<K> {
+    /// The KSD² the configuration asks for, of the particles at the start of the iteration,
+    /// from the iteration's positions and gradients stored by permutation slot (so batch `b` is
+    /// slots `b·p ..`, and the sums run over slots): call in `finish`, before the move. NaN when
+    /// off. Draws nothing. The same operations in the same order as [`ksd_full`](super::ksd_full) and
+    /// [`ksd_batch`](super::ksd_batch) (with the slots' permutation): a batch's members are consecutive slots, so
+    /// its pair sum is [`off_sum`] over its rows.
+    ///
+    /// On the stack (it runs inside `finish`): this frame holds the kernel's constants and the
+    /// batch loop; the diagonal and the pair sums are calls of their own (docs/footprint.md).
+    #[inline(never)]
+    pub(crate) fn ksd_of_iteration<T: Float>(&self, xslots: &[T], gslots: &[T]) -> f64 {
+        if !cfg!(feature = "ksd") {
+            // Refused by `validate`; returning here lets the linker drop the sums.
+            return f64::NAN;
+        }
+        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
+        let (k, full) = match self.cfg.ksd {
+            KsdChoice::Off => return f64::NAN,
+            KsdChoice::Full(k) => (k, true),
+            KsdChoice::Batch(k) => (k, false),
+        };
+        let st = Stein::new(&k, d);
+        let diag = diag_sum(&st, xslots, gslots, d);
+        if full {
+            return full_value(diag, off_sum(&st, xslots, gslots, d), n);
+        }
+        batch_value(n, p, diag, |start, end| {
+            // Rows `start..end` (always inside: `end ≤ n`); the (unreachable) failure of the
+            // checked `get`s gives empty rows instead of a panic path.
+            let rows = start.wrapping_mul(d)..end.wrapping_mul(d);
+            let xb = xslots.get(rows.clone()).unwrap_or_default();
+            let gb = gslots.get(rows).unwrap_or_default();
+            off_sum(&st, xb, gb, d)
+        })
     }
 }

@@ -4,10 +4,12 @@
 //! [`SvgdIteration::finish`]. Any split, run in any order, gives the serial
 //! [`step`](Svgd::step) bit for bit (module docs of [`svgd`](super), "Phases").
 
+use super::config::SvgdInfo;
 use super::core::{Pending, SvgdCore};
+use super::kernel::Kernel;
 use super::layout::{split, take};
 use super::regions::Shared;
-use super::{Kernel, Svgd, SvgdInfo};
+use super::sampler::Svgd;
 use crate::error::Error;
 use crate::float::Float;
 use crate::model::Gradient;

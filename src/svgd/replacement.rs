@@ -1,17 +1,17 @@
 //! The iteration with replacement (Algorithm 2, module docs of [`super`]): `⌊N/p⌋` sub-steps on
 //! working copies of the particles and the history, written back when all succeeded.
 
+use super::config::SvgdInfo;
 use super::core::{refusal, SvgdCore};
 use super::force_stats::ForceStats;
 use super::kernel::Kernel;
 use super::layout::split;
 use super::moves::move_checked;
-use super::pairs::{finish_force, pair_sums, Batch, Weights};
+use super::pairs::{finish_force, pair_sums, Weights};
 use super::permutation::shuffle_prefix;
 use super::rows::{row, row_mut, rows, rows_mut};
 use super::scale;
 use super::step_rule::Update;
-use super::SvgdInfo;
 use crate::error::Error;
 use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
@@ -83,8 +83,8 @@ impl<K> SvgdCore<K> {
             // and its move in the working copies.
             self.draw_batch(seed, ws, perm, model)?;
             let parts = split(ws, &self.lay);
-            let batch = Batch::new(&self.cfg.kernel, &prepared, parts.xbatch, parts.grads, d, p);
-            pair_sums(batch, parts.force);
+            let (x, g) = (parts.xbatch, parts.grads);
+            pair_sums(&self.cfg.kernel, &prepared, x, g, parts.force, d, p);
             interactions += self.move_batch(&weights, ws, perm, stats)?;
         }
         Ok((prepared, interactions))

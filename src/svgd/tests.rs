@@ -4,7 +4,7 @@ use super::core::SvgdCore;
 use super::force_stats::ForceStats;
 use super::moves::{move_in_place, move_slots};
 use super::permutation::shuffle_prefix;
-use super::regions::{InPlace, Shared, SlotMoves};
+use super::regions::{InPlace, Shared};
 use super::scatter::{scatter_moves, scatter_rows};
 use super::step_rule::Update;
 use super::*;
@@ -149,15 +149,7 @@ fn moves_in_place_equal_the_two_passes_or_change_nothing() {
         let up = Update::<T>::new(&rule, 3);
         // The two passes.
         let (mut x2, mut h2, mut xs2, mut g2) = (x0.clone(), h0.clone(), xs.clone(), draw(n * d));
-        let moves = SlotMoves {
-            hist: &h2,
-            perm: &perm,
-            xs: &mut xs2,
-            g: &mut g2,
-            phi: &phi,
-            d,
-        };
-        let ok2 = move_slots(&up, moves);
+        let ok2 = move_slots(&up, &h2, &perm, &mut xs2, &mut g2, &phi, d);
         if ok2 {
             scatter_moves(&mut x2, &mut h2, &xs2, &g2, &perm, d);
         }

@@ -69,15 +69,34 @@ pub(super) fn batch_force<T: Float, K: Kernel<T>>(
     n: usize,
     wt: &Weights<T>,
 ) -> u64 {
-    pair_sums(batch, phi);
-    finish_force(batch.g, phi, batch.d, n, batch.m, wt)
+    let Batch {
+        kernel,
+        prep,
+        x,
+        g,
+        d,
+        m,
+    } = batch;
+    pair_sums(kernel, prep, x, g, phi, d, m);
+    finish_force(g, phi, d, n, m, wt)
 }
 
 /// The pair sums `s_i` of a batch whose members are rows `0..m` (into the rows of `phi`):
 /// zeroes the rows, then adds every unordered pair `{i, j}` to both rows. Never inlined, like
-/// the other phases: its locals stay out of its callers' frames.
+/// the other phases: its locals stay out of its callers' frames. The batch's fields come one by
+/// one, not as a [`Batch`]: an aggregate argument is passed by a copy in the caller's frame, which
+/// is on the deepest stack path of `step` on Cortex-M (32 bytes more in `f64`).
 #[inline(never)]
-pub(super) fn pair_sums<T: Float, K: Kernel<T>>(batch: Batch<'_, T, K>, phi: &mut [T]) {
+pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
+    kernel: &K,
+    prep: &K::Prepared,
+    x: &[T],
+    g: &[T],
+    phi: &mut [T],
+    d: usize,
+    m: usize,
+) {
+    let batch = Batch::new(kernel, prep, x, g, d, m);
     // Small batches (vector targets only: `TILE > 1`) with all their kernel values in one tile.
     if TILE > 1 && packed::triangle_sums(batch, phi) {
         return;
@@ -104,10 +123,14 @@ fn pair_sums_by<T: Float, K: Kernel<T>>(
     if TILE > 1 && blocked::block_sums(batch, phi, &member) {
         return;
     }
+    // The row loops take the rows in order: `member` is the identity here (see `pair_sums`).
+    let Batch {
+        kernel, prep, x, g, ..
+    } = batch;
     if d == 1 {
-        row_loop_d1::<T, K, TILE>(batch, phi, member);
+        row_loop_d1::<T, K, TILE>(kernel, prep, x, g, phi, m);
     } else {
-        row_loop::<T, K, TILE>(batch, phi, member);
+        row_loop::<T, K, TILE>(kernel, prep, x, g, phi, d, m);
     }
 }
 
