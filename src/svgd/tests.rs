@@ -2,6 +2,7 @@
 
 use super::core::SvgdCore;
 use super::force_stats::ForceStats;
+use super::layout::workspace_len;
 use super::moves::{move_in_place, move_slots};
 use super::permutation::shuffle_prefix;
 use super::regions::{InPlace, Shared};
