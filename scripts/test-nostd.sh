@@ -62,7 +62,7 @@ for feats in fp-amagold,fp-ksd,fp-stats fp-amagold,fp-ksd,fp-stats,fp-f64; do
   # step costs 1052 B (f32) / 1180 B (f64) against 660 / 764 in 0.3 (docs/footprint.md).
   # `tools/stack-paths.py ELF ROOT --path` shows the path if it fails.
   for root in amagold_probe::five_steps:1216 svgd_probe::three_steps:776; do
-    budget=${root#*:}
+    budget=${root##*:}
     root=${root%:*}
     worst=$(python3 tools/stack-paths.py "$elf" "$root")
     if [ "$worst" -gt "$budget" ]; then

@@ -69,7 +69,18 @@ use crate::warmup::{
 /// values live than a Cortex-M has registers, and its spills took the f64 `step` 8 B past the
 /// library's 776 B stack budget). The same operations on the same values either way, so the same
 /// bits; test-firmware compares the two builds.
-const FUSED_DRIFT: bool = cfg!(not(target_os = "none"));
+const FUSED_DRIFT: bool = crate::arch::HOSTED;
+
+/// [`FUSED_DRIFT`], as the trajectory reads it. The unit tests can also switch the bare-metal
+/// form on for the host (`tests::UNFUSED`) and compare; every other build reads the constant.
+#[inline(always)]
+fn fused_drift() -> bool {
+    #[cfg(test)]
+    if tests::UNFUSED.load(core::sync::atomic::Ordering::Relaxed) {
+        return false;
+    }
+    FUSED_DRIFT
+}
 
 /// Which AMAGOLD chain to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -628,7 +639,7 @@ impl AmagoldCore {
         add_scaled_by(v.prop, c.half, kf, v.rw);
         let mut rho = 0.0f64;
         for t in 0..steps {
-            if t != 0 && !FUSED_DRIFT {
+            if t != 0 && !fused_drift() {
                 add_scaled_by(v.prop, c.full, kf, v.rw);
             }
             let seed = self.rng.next_u64();
@@ -649,7 +660,7 @@ impl AmagoldCore {
             };
             let factors = Factors::of(mf).zip(Factors::of(kf));
             let pairs = v.rw.iter_mut().zip(v.g.iter());
-            if FUSED_DRIFT {
+            if fused_drift() {
                 // Step t + 1's drift, or the final half drift after the last step.
                 let drift = if t + 1 < steps { c.full } else { c.half };
                 let items = pairs.zip(v.prop.iter_mut()).zip(factors);
@@ -670,7 +681,7 @@ impl AmagoldCore {
             }
             rho += c.half64 * s;
         }
-        if !FUSED_DRIFT {
+        if !fused_drift() {
             add_scaled_by(v.prop, c.half, kf, v.rw);
         }
         self.test(v.prop, rho, model, saved_rng)
@@ -1890,4 +1901,70 @@ pub(crate) fn compare_cores<'a, T: Float + 'a>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FnPotential;
+    use core::sync::atomic::{AtomicBool, Ordering};
+
+    /// On: the trajectory takes the bare-metal form, the drift a pass of its own. Tests running
+    /// meanwhile get the same bits either way (that is what the test below checks).
+    pub(super) static UNFUSED: AtomicBool = AtomicBool::new(false);
+
+    /// Positions and info records of 40 iterations of every chain the diagonal trajectory runs
+    /// (unit and diagonal mass, both variants, a fixed and a jittered T), as bits.
+    fn run<T: Float>() -> Vec<u64> {
+        let mut model = FnPotential::new(
+            |t: &[T]| {
+                let x: Vec<f64> = t.iter().map(|v| v.to_f64()).collect();
+                Ok(x.iter().map(|v| 0.5 * v * v - 0.3 * libm::cos(*v)).sum())
+            },
+            |t: &[T], seed: u64, g: &mut [T]| {
+                let noise = 0.1 * Rng::new(seed, 5).uniform_f64();
+                for (gl, tl) in g.iter_mut().zip(t) {
+                    let v = tl.to_f64();
+                    *gl = T::from_f64(v + 0.3 * libm::sin(v) + noise);
+                }
+                Ok(())
+            },
+        );
+        let mut bits = Vec::new();
+        for (variant, mass, jitter) in [
+            (Variant::Reversible, Mass::Unit, false),
+            (Variant::NonReversible, Mass::Diagonal, false),
+            (Variant::Reversible, Mass::Diagonal, true),
+        ] {
+            let mut cfg = AmagoldConfig::new(0.2);
+            (cfg.variant, cfg.mass, cfg.jitter_steps, cfg.seed) = (variant, mass, jitter, 11);
+            let theta0 = [T::from_f64(0.5), T::from_f64(-1.0), T::from_f64(2.0)];
+            let mut ws = vec![T::ZERO; Amagold::<T>::workspace_len_for(&cfg, 3)];
+            let mut chain = Amagold::new(&cfg, &theta0, &mut ws, &mut model).unwrap();
+            if mass == Mass::Diagonal {
+                let k = [T::from_f64(0.5), T::from_f64(1.0), T::from_f64(2.0)];
+                chain.set_inverse_mass(&k).unwrap();
+            }
+            for _ in 0..40 {
+                let info = chain.step(&mut model).unwrap();
+                bits.push(info.rho.to_bits());
+                bits.extend(chain.position().iter().map(|v| v.to_f64().to_bits()));
+            }
+        }
+        bits
+    }
+
+    /// The bare-metal trajectory (the drift a pass of its own) gives the host's fused one bit
+    /// for bit, f64 and f32: test-firmware compares the two builds under QEMU, this on the host.
+    #[test]
+    fn the_unfused_drift_gives_the_fused_bits() {
+        assert!(fused_drift(), "the host takes the fused form");
+        let fused = (run::<f64>(), run::<f32>());
+        UNFUSED.store(true, Ordering::Relaxed);
+        assert!(!fused_drift());
+        let unfused = (run::<f64>(), run::<f32>());
+        UNFUSED.store(false, Ordering::Relaxed);
+        assert_eq!(fused.0, unfused.0);
+        assert_eq!(fused.1, unfused.1);
+    }
 }

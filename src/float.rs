@@ -78,22 +78,8 @@ impl Float for f64 {
     }
     #[inline(always)]
     fn sqrt(self) -> Self {
-        // Not `libm::sqrt` on x86-64: there it is inline assembly (a legacy-SSE `sqrtsd`), which
-        // the compiler can neither vectorise nor encode as AVX, and inside the AVX2 pair loop
-        // each one stalled on the SSE/AVX transition (full SVGD with the IMQ kernel at β = ½ ran
-        // 3.3× slower than with `ln` and `exp`). The intrinsic is LLVM's `sqrt`: vectorisable,
-        // VEX-encoded in AVX code, and correctly rounded like every IEEE square root.
-        #[cfg(target_arch = "x86_64")]
-        {
-            use core::arch::x86_64::{_mm_cvtsd_f64, _mm_set_sd, _mm_sqrt_pd};
-            // SAFETY: SSE2 is part of x86-64's baseline instruction set.
-            #[allow(unused_unsafe)]
-            unsafe {
-                _mm_cvtsd_f64(_mm_sqrt_pd(_mm_set_sd(self)))
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        libm::sqrt(self)
+        // The target's choice (src/arch.rs: on x86-64 not libm's inline assembly).
+        crate::arch::sqrt(self)
     }
     #[inline]
     fn exp(self) -> Self {
@@ -134,18 +120,7 @@ impl Float for f32 {
     }
     #[inline(always)]
     fn sqrt(self) -> Self {
-        // As for `f64`.
-        #[cfg(target_arch = "x86_64")]
-        {
-            use core::arch::x86_64::{_mm_cvtss_f32, _mm_set_ss, _mm_sqrt_ps};
-            // SAFETY: SSE is part of x86-64's baseline instruction set.
-            #[allow(unused_unsafe)]
-            unsafe {
-                _mm_cvtss_f32(_mm_sqrt_ps(_mm_set_ss(self)))
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        libm::sqrtf(self)
+        crate::arch::sqrtf(self)
     }
     #[inline]
     fn exp(self) -> Self {

@@ -34,6 +34,7 @@
 mod adapt;
 pub mod amagold;
 mod approach;
+mod arch;
 pub mod chain;
 mod dense;
 #[cfg(feature = "draws")]

@@ -5,7 +5,7 @@
 //! randomness is the permutation. N = 12 is divisible by 2 but not by 5 (batches of 5 and 7),
 //! so the left-over rule is exercised too.
 //!
-//! The same check runs on every code path of the pair sums (src/svgd/mod.rs, "Arithmetic") and
+//! The same check runs on every code path of the pair sums (src/svgd/mod.rs, "Arithmetic"; the forms in src/svgd/pairs/) and
 //! with every kernel, each against the force computed here from the formula, in `f64`:
 //!
 //! * p = 2 (batches side by side, `lanes.rs`) and p = 5 (those, and the packed triangle for the

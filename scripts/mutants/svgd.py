@@ -5,7 +5,7 @@ named are the statistical ones against exact truth and the direct checks of the 
 formulas, never the bit-for-bit comparisons with the reference build (a misreading of the paper
 would be in both builds): those are skipped where they share a target with the others.
 
-The pair sums take one of four code paths (src/svgd/mod.rs, "Arithmetic"), so a bug in one path
+The pair sums take one of four code paths (src/svgd/mod.rs, "Arithmetic"; src/svgd/pairs/), so a bug in one path
 names the tests that run it:
   lanes    (lanes.rs, packed.rs `triangle`): batches of 2..8 without replacement, d <= 4
            svgd_unbiased p = 2, 5; svgd_mixture p = 2, 8
@@ -13,7 +13,7 @@ names the tests that run it:
            svgd_unbiased p = 5 (the last batch, 7 members) and with replacement (p = 7)
   blocked  (blocked.rs): batches of 17 or more, d <= 4
            svgd_mixture p = 32, 256; svgd_banana p = 64, 512; svgd_reference full_batch_is_svgd
-  rows     (mod.rs pair_sums_d1 / pair_sums_rows): d > 4, and batches of 2 or 3 outside a group
+  rows     (pairs/rows.rs pair_sums_d1 / pair_sums_rows): d > 4, and batches of 2 or 3 outside a group
            svgd_unbiased d = 5, the leftover batch of 3 at d = 1, with replacement p = 3 at d = 1
 Batches with replacement over several sub-steps (each from the current positions):
            svgd_reference with_replacement_sub_steps_move_from_current_positions
@@ -35,9 +35,13 @@ reason):
     of any fixed arrangement is a uniform draw, so the batches have the same distribution.
 """
 
-M = "src/svgd/mod.rs"
-P = "src/svgd/packed.rs"
-B = "src/svgd/blocked.rs"
+F = "src/svgd/pairs/mod.rs"
+ROWS = "src/svgd/pairs/rows.rs"
+P = "src/svgd/pairs/packed.rs"
+B = "src/svgd/pairs/blocked.rs"
+C = "src/svgd/core.rs"
+PERM = "src/svgd/permutation.rs"
+WR = "src/svgd/replacement.rs"
 K = "src/svgd/kernel.rs"
 MED = "src/svgd/median.rs"
 KSD = "src/svgd/ksd.rs"
@@ -53,25 +57,25 @@ KSD_SKIP = ["ksd_on_changes_nothing_else_and_matches_the_reference",
 MUTANTS = [
     # --- the batch weights (finish_force: every path) -------------------------------------
     dict(name="svgd_weight_p", bug="batch sum normalised by |C| instead of |C| - 1",
-         file=M, old="(n as f64 * (m - 1) as f64));", new="(n as f64 * m as f64));",
+         file=F, old="(n as f64 * (m - 1) as f64));", new="(n as f64 * m as f64));",
          tests=["svgd_unbiased"]),
     dict(name="svgd_weight_biased", bug="batch weight 1/(|C| - 1) without the (N - 1)/N factor",
-         file=M, old="let w = T::from_f64((n - 1) as f64 / (n as f64 * (m - 1) as f64));",
+         file=F, old="let w = T::from_f64((n - 1) as f64 / (n as f64 * (m - 1) as f64));",
          new="let w = T::from_f64(1.0 / (m - 1) as f64);", tests=["svgd_unbiased"]),
     dict(name="svgd_self_term_as_mate", bug="the self term weighted like a batch mate",
-         file=M, old="*p = wt.inv_n * fs + w * *p;", new="*p = w * fs + w * *p;",
+         file=F, old="*p = wt.inv_n * fs + w * *p;", new="*p = w * fs + w * *p;",
          tests=["svgd_unbiased"]),
     dict(name="svgd_self_term_missing", bug="the self term F(X_i, X_i) left out",
-         file=M, old="*p = wt.inv_n * fs + w * *p;", new="*p = w * *p + T::ZERO * fs;",
+         file=F, old="*p = wt.inv_n * fs + w * *p;", new="*p = w * *p + T::ZERO * fs;",
          tests=["svgd_unbiased"]),
     dict(name="svgd_self_kernel_one", bug="the self term with k(x, x) = 1 (true for the Gaussian only)",
-         file=M, old="let fs = wt.c0 * T::ZERO - wt.k0 * gl;", new="let fs = wt.c0 * T::ZERO - gl;",
+         file=F, old="let fs = wt.c0 * T::ZERO - wt.k0 * gl;", new="let fs = wt.c0 * T::ZERO - gl;",
          tests=["svgd_unbiased"]),
     dict(name="rbm_leftover_dropped", bug="the N mod p left-over particles get no batch",
-         file=M, old="if b >= self.batches() {\n            self.n",
+         file=C, old="if b >= self.batches() {\n            self.n",
          new="if b > self.batches() {\n            self.n", tests=["svgd_unbiased"]),
     dict(name="rbm_lanes_last_batch", bug="the group takes the last batch as if it had p members",
-         file=M, old="if batch + count == nb && n - self.batch_start(nb - 1) != p {",
+         file=C, old="if batch + count == nb && n - self.batch_start(nb - 1) != p {",
          new="if batch + count == nb && n - self.batch_start(nb - 1) == 0 {",
          tests=["svgd_unbiased"]),
     dict(name="svgd_self_in_batch_sum_blocked", bug="blocks: the diagonal pair j = i added too",
@@ -90,8 +94,8 @@ MUTANTS = [
                  "b.s[l][j] += c[j][i] * (xi - b.x[l][j]) - k[j][i] * gi;")],
          tests=["svgd_mixture", "svgd_banana"]),
     dict(name="svgd_repulsion_sign_rows", bug="row loops: ∇_y k with the wrong sign",
-         edits=[(M, "let cd = c * (xi - xj);", "let cd = c * (xj - xi);"),
-                (M, "let cd = c * (xi[l] - xj[l]);", "let cd = c * (xj[l] - xi[l]);")],
+         edits=[(ROWS, "let cd = c * (xi - xj);", "let cd = c * (xj - xi);"),
+                (ROWS, "let cd = c * (xi[l] - xj[l]);", "let cd = c * (xj[l] - xi[l]);")],
          tests=["svgd_unbiased"]),
     # --- the driving term: ∇V of the mate j, not of the particle i -------------------------
     dict(name="svgd_score_of_i_lanes", bug="lanes/packed: driving term with ∇V(X_i) for ∇V(X_j)",
@@ -108,9 +112,9 @@ MUTANTS = [
                  "b.s[l][j] += c[j][i] * (b.x[l][j] - xi) - k[j][i] * b.g[l][j];")],
          tests=["svgd_reference", "svgd_mixture"], skip=REF_SKIP),
     dict(name="svgd_score_of_i_rows", bug="row loops: driving term with ∇V(X_i) for ∇V(X_j)",
-         edits=[(M, "si += cd - k * gj;\n                *pj += -cd - k * gi;",
+         edits=[(ROWS, "si += cd - k * gj;\n                *pj += -cd - k * gi;",
                  "si += cd - k * gi;\n                *pj += -cd - k * gj;"),
-                (M, "pi[l] += cd - k * gj[l];\n                    pj[l] += -cd - k * gi[l];",
+                (ROWS, "pi[l] += cd - k * gj[l];\n                    pj[l] += -cd - k * gi[l];",
                  "pi[l] += cd - k * gi[l];\n                    pj[l] += -cd - k * gj[l];")],
          tests=["svgd_unbiased"]),
     # --- the kernels ----------------------------------------------------------------------
@@ -151,27 +155,27 @@ MUTANTS = [
          tests=["svgd_reference", "svgd_unbiased"], skip=REF_SKIP),
     # --- the permutation and the batches --------------------------------------------------
     dict(name="perm_sattolo", bug="Sattolo's algorithm (only cyclic permutations)",
-         file=M, old="let j = t + local.below_inlined((len - t) as u64) as usize;",
+         file=PERM, old="let j = t + local.below_inlined((len - t) as u64) as usize;",
          new="let j = t + 1 + local.below_inlined((len - t - 1) as u64) as usize;",
          tests=["svgd_unbiased", "svgd_ksd"], skip=KSD_SKIP),
     dict(name="perm_last_never_moves", bug="Fisher–Yates with below(len − t − 1): the last slot fixed",
-         file=M, old="let j = t + local.below_inlined((len - t) as u64) as usize;",
+         file=PERM, old="let j = t + local.below_inlined((len - t) as u64) as usize;",
          new="let j = t + local.below_inlined((len - t - 1) as u64) as usize;",
          tests=["svgd_unbiased", "svgd_ksd"], skip=KSD_SKIP),
     dict(name="rbm_replacement_prefix_short", bug="with replacement: only p − 1 members drawn",
-         file=M, old="shuffle_prefix(&mut self.rng, perm, p.min(n - 1));",
+         file=WR, old="shuffle_prefix(&mut self.rng, perm, p.min(n - 1));",
          new="shuffle_prefix(&mut self.rng, perm, (p - 1).min(n - 1));",
          tests=["svgd_unbiased"]),
     dict(name="rbm_replacement_stale_positions",
          bug="with replacement: every sub-step's batch from the start-of-iteration positions",
-         edits=[(M, "self.draw_batch(seed, ws, perm, model)?;",
+         edits=[(WR, "self.draw_batch(seed, ws, perm, model)?;",
                  "self.draw_batch(seed, ws, perm, model, particles)?;"),
-                (M, "        model: &mut M,\n    ) -> Result<(), Error>\n    where\n        K: Kernel<T>,\n"
+                (WR, "        model: &mut M,\n    ) -> Result<(), Error>\n    where\n        K: Kernel<T>,\n"
                     "    {\n        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);\n        shuffle_prefix",
                  "        model: &mut M,\n        start: &[T],\n    ) -> Result<(), Error>\n    where\n"
                  "        K: Kernel<T>,\n    {\n        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);\n"
                  "        shuffle_prefix"),
-                (M, "copy(xb, row(parts.xwork, i as usize, d));", "copy(xb, row(start, i as usize, d));")],
+                (WR, "copy(xb, row(parts.xwork, i as usize, d));", "copy(xb, row(start, i as usize, d));")],
          tests=["svgd_reference"], skip=REF_SKIP),
     dict(name="perm_minibatch_sattolo", bug="minibatch order shuffled by Sattolo's algorithm",
          file="src/minibatch.rs", old="let m = rng.below(k as u64 + 1) as usize;",
@@ -214,7 +218,7 @@ MUTANTS = [
          file=S, old="if which == Scale::Particles {", new="if which == Scale::Particles && *sl == T::from_f64(1.0) {",
          tests=["svgd_reference", "svgd_scale"], skip=REF_SKIP),
     dict(name="svgd_scale_kernel_on_x", bug="the kernel (median heuristic) prepared from x instead of u",
-         file=M, old="self.cfg.kernel.prepare(parts.xbatch, self.d, parts.scratch)",
+         file=C, old="self.cfg.kernel.prepare(parts.xbatch, self.d, parts.scratch)",
          new="self.cfg.kernel.prepare(particles, self.d, parts.scratch)",
          tests=["svgd_reference", "svgd_scale"], skip=REF_SKIP),
     dict(name="svgd_scale_sample_sd_from_centre_zero", bug="s = the root mean square of x (about 0), not the sd",

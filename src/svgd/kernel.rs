@@ -290,7 +290,7 @@ impl<T: Float> ImqParams<T> {
     /// only be flash).
     #[inline(always)]
     fn eval_tile(&self, r2_k: &mut [T], c: &mut [T]) {
-        if cfg!(sgs_vector) && self.is_half() {
+        if crate::arch::VECTOR && self.is_half() {
             for (v, ct) in r2_k.iter_mut().zip(c.iter_mut()) {
                 (*v, *ct) = self.eval_half(*v);
             }

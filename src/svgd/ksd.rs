@@ -47,7 +47,8 @@
 //! of `u` over the batch's pairs `a < b` in permutation order. Nothing here draws random numbers
 //! except [`ksd_batch`], whose permutation is documented there.
 
-use super::{row, shuffle_prefix};
+use super::permutation::shuffle_prefix;
+use super::rows::row;
 use crate::error::Error;
 use crate::float::Float;
 use crate::rng::Rng;
@@ -172,14 +173,14 @@ fn check_sizes<T: Float>(
 }
 
 /// `Σ_i u(X_i, X_i)` in index order: [`stein_sum`]'s diagonal.
-fn diag_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize) -> f64 {
+pub(super) fn diag_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize) -> f64 {
     stein_sum(st, x, g, d, true)
 }
 
 /// `Σ_{i<j} u(X_i, X_j)` over the rows of `x` and `g` (i outer, j inner, index order): the full
 /// value's `off`, and the pair sum `P_b` of a batch whose members are consecutive rows (the
 /// batches of an SVGD iteration, stored by permutation slot). [`stein_sum`]'s pairs.
-fn off_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize) -> f64 {
+pub(super) fn off_sum<T: Float>(st: &Stein, x: &[T], g: &[T], d: usize) -> f64 {
     stein_sum(st, x, g, d, false)
 }
 
@@ -214,7 +215,7 @@ pub fn ksd_full<T: Float>(x: &[T], grads: &[T], d: usize, kernel: &SteinImq) -> 
 }
 
 /// The full value `(diag + 2·off)/(N·N)`.
-fn full_value(diag: f64, off: f64, n: usize) -> f64 {
+pub(super) fn full_value(diag: f64, off: f64, n: usize) -> f64 {
     let nf = n as f64;
     (diag + 2.0 * off) / (nf * nf)
 }
@@ -224,7 +225,12 @@ fn full_value(diag: f64, off: f64, n: usize) -> f64 {
 /// cuts a permutation: `⌊n/p⌋` batches of `p`, the last also takes the `n mod p` left over.
 /// `p` must satisfy `2 ≤ p ≤ n`.
 #[inline(always)]
-fn batch_value(n: usize, p: usize, diag: f64, mut pairs: impl FnMut(usize, usize) -> f64) -> f64 {
+pub(super) fn batch_value(
+    n: usize,
+    p: usize,
+    diag: f64,
+    mut pairs: impl FnMut(usize, usize) -> f64,
+) -> f64 {
     let nb = n.checked_div(p).unwrap_or(0);
     let mut sb = 0.0;
     for b in 0..nb {
@@ -283,44 +289,6 @@ pub fn ksd_batch<T: Float>(
         }
         pairs
     }))
-}
-
-impl<K> super::SvgdCore<K> {
-    /// The KSD² the configuration asks for, of the particles at the start of the iteration,
-    /// from the iteration's positions and gradients stored by permutation slot (so batch `b` is
-    /// slots `b·p ..`, and the sums run over slots): call in `finish`, before the move. NaN when
-    /// off. Draws nothing. The same operations in the same order as [`ksd_full`] and
-    /// [`ksd_batch`] (with the slots' permutation): a batch's members are consecutive slots, so
-    /// its pair sum is [`off_sum`] over its rows.
-    ///
-    /// On the stack (it runs inside `finish`): this frame holds the kernel's constants and the
-    /// batch loop; the diagonal and the pair sums are calls of their own (docs/footprint.md).
-    #[inline(never)]
-    pub(crate) fn ksd_of_iteration<T: Float>(&self, xslots: &[T], gslots: &[T]) -> f64 {
-        if !cfg!(feature = "ksd") {
-            // Refused by `validate`; returning here lets the linker drop the sums.
-            return f64::NAN;
-        }
-        let (n, d, p) = (self.n, self.d, self.cfg.batch_size);
-        let (k, full) = match self.cfg.ksd {
-            KsdChoice::Off => return f64::NAN,
-            KsdChoice::Full(k) => (k, true),
-            KsdChoice::Batch(k) => (k, false),
-        };
-        let st = Stein::new(&k, d);
-        let diag = diag_sum(&st, xslots, gslots, d);
-        if full {
-            return full_value(diag, off_sum(&st, xslots, gslots, d), n);
-        }
-        batch_value(n, p, diag, |start, end| {
-            // Rows `start..end` (always inside: `end ≤ n`); the (unreachable) failure of the
-            // checked `get`s gives empty rows instead of a panic path.
-            let rows = start.wrapping_mul(d)..end.wrapping_mul(d);
-            let xb = xslots.get(rows.clone()).unwrap_or_default();
-            let gb = gslots.get(rows).unwrap_or_default();
-            off_sum(&st, xb, gb, d)
-        })
-    }
 }
 
 #[cfg(test)]

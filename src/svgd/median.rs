@@ -7,7 +7,7 @@
 //! k-th order statistic in any case; only the permutation left in the buffer depends on the
 //! rule).
 
-use super::sq_dist;
+use super::rows::sq_dist;
 use crate::float::Float;
 
 /// Ranges at most this long are finished by insertion sort.

@@ -4,7 +4,12 @@
 //! [`SvgdIteration::finish`]. Any split, run in any order, gives the serial
 //! [`step`](Svgd::step) bit for bit (module docs of [`svgd`](super), "Phases").
 
-use super::{split, take, Kernel, Pending, Svgd, SvgdCore, SvgdInfo};
+use super::config::SvgdInfo;
+use super::core::{Pending, SvgdCore};
+use super::kernel::Kernel;
+use super::layout::{split, take};
+use super::regions::Shared;
+use super::sampler::Svgd;
 use crate::error::Error;
 use crate::float::Float;
 use crate::model::Gradient;
@@ -209,30 +214,20 @@ impl<T: Float, K: Kernel<T>> SvgdPiece<'_, T, K> {
         let (a, b) = (self.batches.start, self.batches.end);
         let c = self.ctx;
         let first = c.core.batch_start(a);
-        c.core.gradient_rows(
-            c.pending,
-            c.particles,
-            c.perm,
-            first,
-            c.scale,
-            self.xs,
-            self.g,
-            model,
-        )?;
+        let shared = Shared {
+            particles: c.particles,
+            perm: c.perm,
+            hist: c.hist,
+            sc: c.scale,
+        };
+        c.core
+            .gradient_rows(c.pending, shared, first, self.xs, self.g, model)?;
         let k = c
             .core
             .batch_forces(c.pending, a, b, self.xs, self.g, self.phi);
-        let finite = c.core.move_range(
-            c.pending,
-            first,
-            self.xs,
-            self.g,
-            self.phi,
-            c.hist,
-            c.perm,
-            c.particles,
-            c.scale,
-        );
+        let finite = c
+            .core
+            .move_range(c.pending, shared, first, self.xs, self.g, self.phi);
         if !finite {
             c.finite.store(false, Ordering::Relaxed);
         }

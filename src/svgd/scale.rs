@@ -30,7 +30,10 @@
 //! step rule's increment `Δ` of φᵤ (`η·φ`, or AdaGrad's `(η·φ)/(ε + √H)`), `x_il ← x_il + s_l·Δ`.
 //! The scale draws nothing: the draw order is that of an iteration without it.
 
-use super::{row, rows, rows_mut, step_rule::Update};
+use super::regions::{InPlace, SlotMoves};
+use super::rows::{row, row_mut, rows, rows_mut};
+use super::scatter::scatter_moves;
+use super::step_rule::Update;
 use crate::error::Error;
 use crate::float::Float;
 
@@ -159,22 +162,24 @@ fn step<T: Float>(up: &Update<T>, x: T, h: T, phi: T, s: T) -> (T, T) {
     }
 }
 
-/// [`move_slots`](super::move_slots) in standardised coordinates: for each slot `t`, particle
+/// [`move_slots`](super::moves::move_slots) in standardised coordinates: for each slot `t`, particle
 /// `perm[t]`'s new position `x + s∘Δ` (old `x` read from `particles`) into row `t` of `xs`,
 /// its new history into row `t` of `g`. Returns whether every φ and new value is finite.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn move_slots<T: Float>(
     up: &Update<T>,
     sc: &[T],
     particles: &[T],
-    hist: &[T],
-    perm: &[u32],
-    xs: &mut [T],
-    g: &mut [T],
-    phi: &[T],
-    d: usize,
+    moves: SlotMoves<'_, T>,
 ) -> bool {
+    let SlotMoves {
+        hist,
+        perm,
+        xs,
+        g,
+        phi,
+        d,
+    } = moves;
     let (s, _) = halves(sc, d);
     let history = up.adagrad_constants().is_some();
     let mut finite = perm.len().wrapping_mul(d) == xs.len() && s.len() == d;
@@ -201,35 +206,30 @@ pub(super) fn move_slots<T: Float>(
     finite
 }
 
-/// [`move_in_place`](super::move_in_place) in standardised coordinates: particle `perm[t]`
+/// [`move_in_place`](super::moves::move_in_place) in standardised coordinates: particle `perm[t]`
 /// moves to `x + s∘Δ` in place, its old position goes into row `t` of `xs` (whose `u` is spent)
 /// and, with a history, its old history into row `t` of `phi` once φ is read; φ goes into row
 /// `perm[t]` of `by_particle`. On a non-finite value the old values are copied back and `false`
 /// returned, as there.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn move_in_place<T: Float>(
-    up: &Update<T>,
-    sc: &[T],
-    particles: &mut [T],
-    hist: &mut [T],
-    perm: &[u32],
-    xs: &mut [T],
-    phi: &mut [T],
-    by_particle: &mut [T],
-    d: usize,
-) -> bool {
+pub(super) fn move_in_place<T: Float>(up: &Update<T>, sc: &[T], at: InPlace<'_, T>) -> bool {
+    let InPlace {
+        particles,
+        hist,
+        perm,
+        xs,
+        phi,
+        by_particle,
+        d,
+    } = at;
     let (s, _) = halves(sc, d);
     let history = up.adagrad_constants().is_some();
     let mut finite =
         perm.len().wrapping_mul(d) == xs.len() && xs.len() == phi.len() && s.len() == d;
     for ((xr, pr), &i) in rows_mut(xs, d).zip(rows_mut(phi, d)).zip(perm) {
         let i = i as usize;
-        let (xt, ft) = (
-            super::row_mut(particles, i, d),
-            super::row_mut(by_particle, i, d),
-        );
-        let ht = super::row_mut(hist, i, d);
+        let (xt, ft) = (row_mut(particles, i, d), row_mut(by_particle, i, d));
+        let ht = row_mut(hist, i, d);
         finite &= xt.len() == d && ft.len() == d && (!history || ht.len() == d);
         for (l, ((xl, pl), (t, f))) in xr
             .iter_mut()
@@ -250,12 +250,12 @@ pub(super) fn move_in_place<T: Float>(
         }
     }
     if !finite {
-        super::scatter_moves(particles, hist, xs, phi, perm, d);
+        scatter_moves(particles, hist, xs, phi, perm, d);
     }
     finite
 }
 
-/// [`move_checked`](super::move_checked) in standardised coordinates: `x` and `h` are rows (or
+/// [`move_checked`](super::moves::move_checked) in standardised coordinates: `x` and `h` are rows (or
 /// whole row-major arrays) of `d`-coordinate rows, coordinate `l` of each scaled by `s_l`.
 #[inline(never)]
 pub(super) fn move_checked<T: Float>(
@@ -326,7 +326,9 @@ pub(crate) fn check_fixed<T: Float>(s: &[T], d: usize) -> Result<(), Error> {
 mod tests {
     use super::*;
     use crate::rng::Rng;
-    use crate::svgd::{scatter_moves, scatter_rows, StepRule};
+    use crate::svgd::permutation::shuffle_prefix;
+    use crate::svgd::scatter::{scatter_moves, scatter_rows};
+    use crate::svgd::StepRule;
 
     /// Without the crate's `svgd-scale` feature a configuration asking for the option is
     /// refused (and `on` is false, so that its code is not linked); with it, accepted.
@@ -355,7 +357,7 @@ mod tests {
         fn check<T: Float>(rule: StepRule, n: usize, d: usize, bad: Option<usize>) {
             let mut rng = Rng::new(6, (n * d) as u64);
             let mut perm: Vec<u32> = (0..n as u32).collect();
-            crate::svgd::shuffle_prefix(&mut rng, &mut perm, n - 1);
+            shuffle_prefix(&mut rng, &mut perm, n - 1);
             let mut draw =
                 |k: usize| -> Vec<T> { (0..k).map(|_| T::from_f64(rng.normal())).collect() };
             let x0 = draw(n * d);
@@ -380,7 +382,15 @@ mod tests {
             // The two passes.
             let (mut x2, mut h2, mut xs2, mut g2) =
                 (x0.clone(), h0.clone(), us.clone(), draw(n * d));
-            let ok2 = move_slots(&up, &sc, &x0, &h0, &perm, &mut xs2, &mut g2, &phi, d);
+            let moves = SlotMoves {
+                hist: &h0,
+                perm: &perm,
+                xs: &mut xs2,
+                g: &mut g2,
+                phi: &phi,
+                d,
+            };
+            let ok2 = move_slots(&up, &sc, &x0, moves);
             if ok2 {
                 scatter_moves(&mut x2, &mut h2, &xs2, &g2, &perm, d);
             }
@@ -391,9 +401,16 @@ mod tests {
             // In place.
             let (mut x1, mut h1, mut xs1, mut p1, mut f1) =
                 (x0.clone(), h0.clone(), us.clone(), phi.clone(), f2.clone());
-            let ok1 = move_in_place(
-                &up, &sc, &mut x1, &mut h1, &perm, &mut xs1, &mut p1, &mut f1, d,
-            );
+            let at = InPlace {
+                particles: &mut x1,
+                hist: &mut h1,
+                perm: &perm,
+                xs: &mut xs1,
+                phi: &mut p1,
+                by_particle: &mut f1,
+                d,
+            };
+            let ok1 = move_in_place(&up, &sc, at);
             assert_eq!(ok1, bad.is_none());
             assert_eq!(ok1, ok2);
             let bits = |v: &[T]| v.iter().map(|t| t.to_f64().to_bits()).collect::<Vec<_>>();
@@ -411,7 +428,12 @@ mod tests {
                 };
                 let mut by_particle = vec![T::ZERO; n * d];
                 scatter_rows(&mut by_particle, &phi, &perm, d);
-                assert!(crate::svgd::move_checked(&up, &mut xu, hist, &by_particle));
+                assert!(crate::svgd::moves::move_checked(
+                    &up,
+                    &mut xu,
+                    hist,
+                    &by_particle
+                ));
                 for (k, ((&a, &b), &c)) in x1.iter().zip(&x0).zip(&xu).enumerate() {
                     let (scaled, plain) = ((a - b).to_f64(), (c - b).to_f64());
                     let want = sc[k % d].to_f64() * plain;

@@ -8,7 +8,8 @@
 //! the permutation), so a scheduled run consumes the generator exactly as a fixed-p run does;
 //! only the cut of the permutation into batches changes.
 
-use super::{Batching, KsdChoice, SvgdConfig, SvgdInfo};
+use super::config::{Batching, SvgdConfig, SvgdInfo};
+use super::ksd::KsdChoice;
 use crate::error::Error;
 
 /// How the batch size grows.

@@ -28,7 +28,7 @@
 //! calls would see each other's flag.
 
 use super::*;
-use crate::svgd::Batching;
+use crate::svgd::{Batching, Shared};
 use core::sync::atomic::{AtomicU32, Ordering};
 
 /// Slots per bitmap word.
@@ -293,7 +293,14 @@ unsafe fn gradients_range<T: Float, S>(
         gradients: fx.gradients,
         user_data: fx.user_data,
     };
-    match core.gradient_rows(pending, particles, perm, first, sc, xs, g, &mut model) {
+    // The gradients read no history.
+    let shared = Shared {
+        particles,
+        perm,
+        hist: &[],
+        sc,
+    };
+    match core.gradient_rows(pending, shared, first, xs, g, &mut model) {
         Ok(()) => {
             mark(pr.grad, first, end);
             Ok(())
@@ -337,7 +344,13 @@ unsafe fn batches_range<T: Float, S>(
         )
     };
     core.batch_forces(pending, first, end, xs, g, phi);
-    if !core.move_range(pending, a, xs, g, phi, hist, perm, particles, sc) {
+    let shared = Shared {
+        particles,
+        perm,
+        hist,
+        sc,
+    };
+    if !core.move_range(pending, shared, a, xs, g, phi) {
         pr.flags.fetch_or(1, Ordering::Relaxed);
     }
     mark(pr.done, a, b);
@@ -462,7 +475,13 @@ unsafe fn forces_put<T: Float, S>(
             )
         };
         core.gather_rows(particles, perm, first, xs);
-        if !core.move_range(pending, first, xs, g, phi, hist, perm, particles, sc) {
+        let shared = Shared {
+            particles,
+            perm,
+            hist,
+            sc,
+        };
+        if !core.move_range(pending, shared, first, xs, g, phi) {
             pr.flags.fetch_or(1, Ordering::Relaxed);
         }
     }

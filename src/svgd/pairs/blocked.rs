@@ -32,8 +32,10 @@
 // Lane loops index several arrays with the same lane: clearer than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 
-use super::kernel::Kernel;
-use super::span;
+use super::super::kernel::Kernel;
+use super::super::rows::span;
+use super::Batch;
+use crate::arch::{level, Level};
 use crate::float::Float;
 
 /// Largest dimension the blocked loops handle (one instance per `d`; beyond it the coordinate
@@ -48,21 +50,15 @@ pub(super) const MIN_MEMBERS: usize = 8;
 /// in blocks. Returns `false` (having done nothing) when the blocked loops do not cover the
 /// case; the caller then runs its own loop.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+pub(super) fn block_sums<T: Float, K: Kernel<T>>(
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
-    m: usize,
     member: &impl Fn(usize) -> usize,
 ) -> bool {
-    if d == 0 || d > MAX_D || m < MIN_MEMBERS {
+    if batch.d == 0 || batch.d > MAX_D || batch.m < MIN_MEMBERS {
         return false;
     }
-    by_dimension(kernel, prep, x, g, phi, d, m, member, level());
+    by_dimension(batch, phi, member, level());
     true
 }
 
@@ -76,18 +72,20 @@ pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
 ///
 /// `wide`: the vector unit whose copies run (at most what [`level`] reports).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn by_dimension<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
-    m: usize,
     member: &impl Fn(usize) -> usize,
     wide: Level,
 ) {
+    let Batch {
+        kernel,
+        prep,
+        x,
+        g,
+        d,
+        m,
+    } = batch;
     let a = (kernel, prep, x, g, phi, m, member);
     let lanes = 32 / core::mem::size_of::<T>();
     match (d, lanes, m >= 8 * lanes) {
@@ -329,113 +327,15 @@ fn off_diagonal<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
     }
 }
 
-/// The widest vector unit the hosted loops (these blocks, [`super::packed`], [`super::lanes`])
-/// have a copy for and this CPU runs, checked once at run time: on x86-64 AVX-512 (`avx512f`,
-/// when the compiler is recent enough to enable it: `sgs_avx512`, set by build.rs for rustc ≥
-/// 1.89), AVX2, or the baseline (SSE2); elsewhere the baseline. Only the register width differs
-/// between the copies: no fused multiply-add is enabled (and Rust never contracts), so the bits
-/// are the same.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-// Off x86-64 only `Base` is ever reported (the other levels are named in comparisons).
-#[cfg_attr(not(all(target_arch = "x86_64", not(miri))), allow(dead_code))]
-pub(super) enum Level {
-    /// The target's baseline vector unit.
-    Base,
-    /// x86-64 with AVX2 (256-bit vectors).
-    Avx2,
-    /// x86-64 with AVX-512F (512-bit vectors).
-    Avx512,
-}
-
-/// See [`Level`].
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-pub(super) fn level() -> Level {
-    x86::level()
-}
-
-/// See [`Level`].
-#[cfg(not(all(target_arch = "x86_64", not(miri))))]
-pub(super) fn level() -> Level {
-    Level::Base
-}
-
-/// The same loops compiled for AVX2 and AVX-512, and the run-time check (no `std` here: `cpuid`
-/// and `xgetbv` directly).
+/// The AVX2 and AVX-512 copies of the blocks ([`level`] chooses).
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod x86 {
-    use super::{Args, Float, Kernel, Level};
-    use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
-    use core::sync::atomic::{AtomicU8, Ordering};
-
-    /// 0: not checked yet, else 1 + the `Level`.
-    static STATE: AtomicU8 = AtomicU8::new(0);
-
-    /// The widest level this CPU and operating system support (checked once; racing first calls
-    /// compute the same answer).
-    pub(super) fn level() -> Level {
-        let s = match STATE.load(Ordering::Relaxed) {
-            0 => {
-                let s = 1 + detect() as u8;
-                STATE.store(s, Ordering::Relaxed);
-                s
-            }
-            s => s,
-        };
-        match s {
-            3 => Level::Avx512,
-            2 => Level::Avx2,
-            _ => Level::Base,
-        }
-    }
-
-    fn detect() -> Level {
-        // `cpuid` exists on every x86-64 CPU (safe in newer Rust, hence the allow).
-        #[allow(unused_unsafe)]
-        // SAFETY: cpuid is part of the x86-64 baseline; leaf 0 reports the highest leaf.
-        let max_leaf = unsafe { __cpuid(0) }.eax;
-        if max_leaf < 7 {
-            return Level::Base;
-        }
-        #[allow(unused_unsafe)]
-        // SAFETY: leaf 1 exists (max_leaf ≥ 7).
-        let ecx = unsafe { __cpuid(1) }.ecx;
-        let (osxsave, avx) = (ecx & (1 << 27) != 0, ecx & (1 << 28) != 0);
-        if !(osxsave && avx) {
-            return Level::Base;
-        }
-        // SAFETY: OSXSAVE is set, so `xgetbv` is enabled.
-        let xcr0 = unsafe { xcr0() };
-        // XMM and YMM state saved by the operating system.
-        if xcr0 & 0b110 != 0b110 {
-            return Level::Base;
-        }
-        #[allow(unused_unsafe)]
-        // SAFETY: leaf 7 exists (max_leaf ≥ 7).
-        let ebx = unsafe { __cpuid_count(7, 0) }.ebx;
-        if ebx & (1 << 5) == 0 {
-            return Level::Base;
-        }
-        // AVX-512F, and the opmask and both halves of the ZMM state saved.
-        if cfg!(sgs_avx512) && ebx & (1 << 16) != 0 && xcr0 & 0b1110_0000 == 0b1110_0000 {
-            return Level::Avx512;
-        }
-        Level::Avx2
-    }
-
-    /// XCR0: which register states the operating system saves.
-    ///
-    /// # Safety
-    /// The CPU must report OSXSAVE.
-    #[target_feature(enable = "xsave")]
-    unsafe fn xcr0() -> u64 {
-        // SAFETY: the caller checked OSXSAVE.
-        unsafe { _xgetbv(0) }
-    }
+    use super::{Args, Float, Kernel};
 
     /// [`super::blocks`] with AVX2 enabled.
     ///
     /// # Safety
-    /// The CPU must support AVX2 ([`level`]).
+    /// The CPU must support AVX2 ([`level`](crate::arch::level)).
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn blocks_avx2<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
         args: Args<'_, T, K, K::Prepared, impl Fn(usize) -> usize>,
@@ -446,7 +346,7 @@ mod x86 {
     /// [`super::blocks`] with AVX-512F enabled.
     ///
     /// # Safety
-    /// The CPU must support AVX-512F ([`level`]).
+    /// The CPU must support AVX-512F ([`level`](crate::arch::level)).
     #[cfg(sgs_avx512)]
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn blocks_avx512<T: Float, K: Kernel<T>, const R: usize, const D: usize>(
@@ -524,7 +424,15 @@ pub(super) mod tests {
                             continue;
                         }
                         let mut got = vec![T::ZERO; n * d];
-                        by_dimension(&kernel, &prep, &x, &g, &mut got, d, m, &member, wide);
+                        let batch = Batch {
+                            kernel: &kernel,
+                            prep: &prep,
+                            x: &x,
+                            g: &g,
+                            d,
+                            m,
+                        };
+                        by_dimension(batch, &mut got, &member, wide);
                         assert!(same(&want, &got), "{wide:?}: {kernel:?} d={d} m={m}");
                     }
                 }

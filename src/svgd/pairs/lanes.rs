@@ -14,16 +14,17 @@
 //!
 //! Hosts only (`d ≤ 4`): the group's arrays (9.5 KiB in `f64` at d = 4) live on the stack,
 //! which the Cortex-M budget of `step` has no room for. On x86-64 an AVX2 copy is chosen at run
-//! time, as in [`super::blocked`] (no AVX-512 one: see [`pair_sums`]).
+//! time, as in [`super::blocked`] (no AVX-512 one: see [`group_sums`]).
 
-use super::blocked::{level, Level};
-use super::kernel::Kernel;
+use super::super::kernel::Kernel;
 use super::packed::{triangle, Args};
+use super::Batch;
+use crate::arch::{level, Level};
 use crate::float::Float;
 
 /// Batches per group: one AVX-512 vector of `f64` per row coordinate (two AVX2 vectors, or one
 /// of `f32`).
-pub(super) const LANES: usize = 8;
+pub(in crate::svgd) const LANES: usize = 8;
 
 /// Smallest batch taken here (a batch of 1 has no pairs).
 const MIN_MEMBERS: usize = 2;
@@ -39,9 +40,9 @@ const MAX_PAIRS: usize = MAX_MEMBERS * (MAX_MEMBERS - 1) / 2;
 const MAX_D: usize = 4;
 
 /// Whether batches of `m` members in `d` dimensions go through the groups (what the caller
-/// decides once per batch range; [`pair_sums`] checks it again).
+/// decides once per batch range; [`group_sums`] checks it again).
 #[inline]
-pub(super) fn takes(m: usize, d: usize) -> bool {
+pub(in crate::svgd) fn takes(m: usize, d: usize) -> bool {
     (MIN_MEMBERS..=MAX_MEMBERS).contains(&m) && (1..=MAX_D).contains(&d)
 }
 
@@ -49,38 +50,34 @@ pub(super) fn takes(m: usize, d: usize) -> bool {
 /// `b·m .. (b + 1)·m` of `x`, `g`, into the same rows of `phi`. Returns `false` (having done
 /// nothing) for `m` outside `2..=MAX_MEMBERS`, `d` outside `1..=MAX_D`, `count` outside
 /// `1..=LANES` or arrays shorter than `count·m` rows.
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+pub(in crate::svgd) fn group_sums<T: Float, K: Kernel<T>>(
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
-    m: usize,
     count: usize,
 ) -> bool {
     // At most AVX2: with the AVX-512 copy, p = 2 and 8 took as long or up to 15 % longer
     // (criterion, N = 256, d = 1, two alternated runs: 5.6–6.3 against 5.3–5.4 µs at p = 2).
     let wide = level().min(Level::Avx2);
-    pair_sums_on(kernel, prep, x, g, phi, d, m, count, wide)
+    group_sums_on(batch, phi, count, wide)
 }
 
-/// [`pair_sums`] with the copy for `wide` (at most what [`level`] reports).
+/// [`group_sums`] with the copy for `wide` (at most what [`level`] reports).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn pair_sums_on<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+fn group_sums_on<T: Float, K: Kernel<T>>(
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
-    m: usize,
     count: usize,
     wide: Level,
 ) -> bool {
+    let Batch {
+        kernel,
+        prep,
+        x,
+        g,
+        d,
+        m,
+    } = batch;
     if !takes(m, d) || !(1..=LANES).contains(&count) {
         return false;
     }
@@ -103,7 +100,7 @@ fn pair_sums_on<T: Float, K: Kernel<T>>(
 fn by_cpu<T: Float, K: Kernel<T>, const D: usize>(args: Args<'_, T, K, K::Prepared>, wide: Level) {
     match wide {
         // SAFETY: `wide` is at most what `level()` found on this CPU, and AVX-512F implies
-        // AVX2. (No AVX-512 copy: see `pair_sums`.)
+        // AVX2. (No AVX-512 copy: see `group_sums`.)
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         Level::Avx2 | Level::Avx512 => unsafe { run_avx2::<T, K, D>(args) },
         _ => portable::<T, K, D>(args),
@@ -137,8 +134,8 @@ fn run<T: Float, K: Kernel<T>, const D: usize>(args: Args<'_, T, K, K::Prepared>
 mod tests {
     use super::*;
     use crate::rng::Rng;
-    use crate::svgd::blocked::tests::documented;
     use crate::svgd::kernel::KernelChoice;
+    use crate::svgd::pairs::blocked::tests::documented;
 
     /// The group (every level this CPU has) against the documented loop batch by batch, bit for
     /// bit: every batch size, dimension and group size it takes, both kernels' kinds.
@@ -171,9 +168,8 @@ mod tests {
                             }
                             // Past the group: must stay as it was.
                             let mut got = vec![T::from_f64(9.0); len + d];
-                            assert!(pair_sums_on(
-                                &kernel, &prep, &x, &g, &mut got, d, m, count, wide
-                            ));
+                            let batch = Batch::new(&kernel, &prep, &x, &g, d, m);
+                            assert!(group_sums_on(batch, &mut got, count, wide));
                             let same = want.iter().zip(&got).all(|(p, q)| bits(*p) == bits(*q));
                             assert!(same, "{wide:?}: {kernel:?} d={d} m={m} count={count}");
                             assert!(got[len..]
@@ -202,8 +198,9 @@ mod tests {
         let prep = Kernel::<f64>::prepare(&kernel, &[], 1, &mut []).unwrap();
         let (x, g) = ([0.5; 80], [0.25; 80]);
         let mut phi = [7.0; 80];
-        let call =
-            |phi: &mut [f64], d, m, count| pair_sums(&kernel, &prep, &x, &g, phi, d, m, count);
+        let call = |phi: &mut [f64], d, m, count| {
+            group_sums(Batch::new(&kernel, &prep, &x, &g, d, m), phi, count)
+        };
         for (d, m, count) in [
             (1, 1, 1),
             (1, MAX_MEMBERS + 1, 1),

@@ -17,13 +17,14 @@
 //!
 //! Hosts only (`d ≤ 4`, batches of up to 16): the triangle's two arrays (up to 120 values each)
 //! live on the stack, which the Cortex-M budget of `step` has no room for. On x86-64 an AVX2 copy
-//! is chosen at run time, as in [`super::blocked`] (no AVX-512 one: see [`pair_sums`]).
+//! is chosen at run time, as in [`super::blocked`] (no AVX-512 one: see [`triangle_sums`]).
 
 // Coordinate loops index several rows with the same l: clearer than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 
-use super::blocked::{level, Level};
-use super::kernel::Kernel;
+use super::super::kernel::Kernel;
+use super::Batch;
+use crate::arch::{level, Level};
 use crate::float::Float;
 
 /// Smallest batch taken here: below it the local arrays cost more than they save (measured
@@ -42,35 +43,28 @@ const MAX_D: usize = 4;
 /// of `phi`. Returns `false` (having done nothing) for `m` outside
 /// `MIN_MEMBERS..=MAX_MEMBERS`, `d` outside `1..=MAX_D` or arrays shorter than `m` rows.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn pair_sums<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
-    phi: &mut [T],
-    d: usize,
-    m: usize,
-) -> bool {
+pub(super) fn triangle_sums<T: Float, K: Kernel<T>>(batch: Batch<'_, T, K>, phi: &mut [T]) -> bool {
     // At most AVX2: the triangle's 6 to 120 values make short vector loops, whose set-up and
     // remainder cost more than 512-bit registers save (measured: p = 8 took 10.1 µs per
     // iteration with the AVX-512 copy against 7.8 µs with AVX2, criterion, N = 256, d = 1).
-    pair_sums_on(kernel, prep, x, g, phi, d, m, level().min(Level::Avx2))
+    triangle_sums_on(batch, phi, level().min(Level::Avx2))
 }
 
-/// [`pair_sums`] with the copy for `wide` (at most what [`level`] reports).
+/// [`triangle_sums`] with the copy for `wide` (at most what [`level`] reports).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn pair_sums_on<T: Float, K: Kernel<T>>(
-    kernel: &K,
-    prep: &K::Prepared,
-    x: &[T],
-    g: &[T],
+fn triangle_sums_on<T: Float, K: Kernel<T>>(
+    batch: Batch<'_, T, K>,
     phi: &mut [T],
-    d: usize,
-    m: usize,
     wide: Level,
 ) -> bool {
+    let Batch {
+        kernel,
+        prep,
+        x,
+        g,
+        d,
+        m,
+    } = batch;
     if !(MIN_MEMBERS..=MAX_MEMBERS).contains(&m) || !(1..=MAX_D).contains(&d) {
         return false;
     }
@@ -105,7 +99,7 @@ fn by_cpu<T: Float, K: Kernel<T>, const D: usize, const P: usize>(
 ) {
     match wide {
         // SAFETY: `wide` is at most what `level()` found on this CPU, and AVX-512F implies
-        // AVX2. (No AVX-512 copy here: see `pair_sums`.)
+        // AVX2. (No AVX-512 copy here: see `triangle_sums`.)
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         Level::Avx2 | Level::Avx512 => unsafe { run_avx2::<T, K, D, P>(args) },
         _ => portable::<T, K, D, P>(args),
@@ -234,8 +228,8 @@ pub(super) fn triangle<
 mod tests {
     use super::*;
     use crate::rng::Rng;
-    use crate::svgd::blocked::tests::documented;
     use crate::svgd::kernel::KernelChoice;
+    use crate::svgd::pairs::blocked::tests::documented;
 
     /// The packed triangle (portable and, where the CPU has it, AVX2) against the documented
     /// loop, bit for bit: every batch size it takes, every dimension, both kernels' kinds.
@@ -260,7 +254,8 @@ mod tests {
                             continue;
                         }
                         let mut got = vec![T::ZERO; m * d];
-                        assert!(pair_sums_on(&kernel, &prep, &x, &g, &mut got, d, m, wide));
+                        let batch = Batch::new(&kernel, &prep, &x, &g, d, m);
+                        assert!(triangle_sums_on(batch, &mut got, wide));
                         assert!(same(&got), "{wide:?}: {kernel:?} d={d} m={m}");
                     }
                 }
@@ -284,26 +279,22 @@ mod tests {
         let prep = Kernel::<f64>::prepare(&kernel, &[], 1, &mut []).unwrap();
         let (x, g) = ([0.0; 40], [0.0; 40]);
         let mut phi = [0.0; 40];
-        assert!(!pair_sums(
-            &kernel,
-            &prep,
-            &x,
-            &g,
-            &mut phi,
-            1,
-            MIN_MEMBERS - 1
+        assert!(!triangle_sums(
+            Batch::new(&kernel, &prep, &x, &g, 1, MIN_MEMBERS - 1),
+            &mut phi
         ));
-        assert!(!pair_sums(
-            &kernel,
-            &prep,
-            &x,
-            &g,
-            &mut phi,
-            1,
-            MAX_MEMBERS + 1
+        assert!(!triangle_sums(
+            Batch::new(&kernel, &prep, &x, &g, 1, MAX_MEMBERS + 1),
+            &mut phi
         ));
-        assert!(!pair_sums(&kernel, &prep, &x, &g, &mut phi, MAX_D + 1, 4));
+        assert!(!triangle_sums(
+            Batch::new(&kernel, &prep, &x, &g, MAX_D + 1, 4),
+            &mut phi
+        ));
         // Arrays shorter than m rows.
-        assert!(!pair_sums(&kernel, &prep, &x, &g, &mut phi, 3, 14));
+        assert!(!triangle_sums(
+            Batch::new(&kernel, &prep, &x, &g, 3, 14),
+            &mut phi
+        ));
     }
 }
