@@ -24,7 +24,7 @@ use core::ops::Range;
 /// saves two passes of random writes through the permutation, 5–11 % of an RBM-SVGD p = 8
 /// iteration) or as the phases do, into the slot rows and then copied in `finish`
 /// (bare metal: without caches to save, the in-place copy is only more flash, 320 bytes in the
-/// `f64` Cortex-M4F firmware, which would take RBM-SVGD past issue 12's flash limit). The same
+/// `f64` Cortex-M4F firmware, which would take RBM-SVGD past its flash budget (docs/footprint.md)). The same
 /// operations on the same values either way, so the same bits; test-firmware compares the
 /// two builds.
 pub(super) const MOVE_IN_PLACE: bool = crate::arch::HOSTED;

@@ -256,7 +256,7 @@ impl<T: Float> ImqParams<T> {
 
     // Out of line on bare metal (tiles of one pair), where its three call sites (two pair loops
     // and the self term) would each hold both forms: 48 bytes per site in the `f64`
-    // Cortex-M4F firmware, past issue 12's flash limit (docs/footprint.md). The general form
+    // Cortex-M4F firmware, past its flash budget (docs/footprint.md). The general form
     // is a tail call, so that the `ln`/`exp` path gains no frame.
     #[cfg_attr(sgs_vector, inline)]
     #[cfg_attr(not(sgs_vector), inline(never))]

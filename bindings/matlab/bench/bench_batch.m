@@ -1,5 +1,5 @@
 function bench_batch()
-% BENCH_BATCH  K chains per interpreter call (issue 26 goal 4) and seed-derived noise (goal 5) on
+% BENCH_BATCH  K chains per interpreter call and seed-derived noise on
 %   the paper's double well, against a pure M-code AMAGOLD; see ../BENCHMARKS.md. Not a test.
 %
 %   octave-cli --no-gui --no-history --quiet --eval "addpath('bindings/matlab/bench'); bench_batch"

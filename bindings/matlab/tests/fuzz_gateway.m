@@ -21,7 +21,7 @@ function fuzz_gateway(seed, ncases, logfile, only)
           'run_batch', 'epoch', '', 'AMAGOLD', 'nonsense', repmat('x', 1, 40)};
   live = live_ids();
   bad = 0;
-  % The crashes found by hand (issue 26) first, as cases -1, -2, ...: no arguments, and options
+  % The crashes found by hand first, as cases -1, -2, ...: no arguments, and options
   % that are a 0-by-0 struct with fields (mxGetField read element 0 of none).
   g = @(varargin) fuzz_cb('echo', varargin{:});
   known = {{}, {'new', 'sgld', [], g, 1, struct('seed', {}), @fuzz_call}, ...

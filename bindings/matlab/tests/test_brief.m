@@ -1,5 +1,5 @@
 function t = test_brief(t, check, expect_error)
-% TEST_BRIEF  Tests of the binding's safety and friction items (issue 26, MATLAB/Octave), called by
+% TEST_BRIEF  Tests of the binding's safety and friction items (MATLAB/Octave), called by
 %   test_sgsample with its check/expect_error: K chains per call, seed-derived noise, sgs.Svgd,
 %   overflowing counts, read-only properties, stale handles, nothing lost on errors, warm-up kept
 %   apart with per-draw statistics, AMAGOLD's fixed-step burn-in, fresh and reported seeds,

@@ -1,4 +1,4 @@
-"""The hostile cases of issue 26 (goal 1 and the silent ones): what reaches C is type-checked,
+"""Hostile cases (unsafe paths and silent failures): what reaches C is type-checked,
 user_data is the memory it stands for, nothing the state reads can be swapped, and a callback
 that returns nonsense raises instead of becoming NaN."""
 

@@ -1,4 +1,4 @@
-//! The pair sums of a batch in blocks of `R × R` pairs, vectorised across rows (issue 12).
+//! The pair sums of a batch in blocks of `R × R` pairs, vectorised across rows.
 //!
 //! Used on targets with vector units for `d ≤ 4` and batches of at least [`MIN_MEMBERS`]
 //! members that the packed triangle of [`super::packed`] does not take (in practice more than 16);
