@@ -1812,7 +1812,7 @@ fn warmup_compare_op<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes, me: Option<usize>
     let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + k * rs)).into_iter().collect() } else { vec![] };
     cx.check_only("warmup_compare", s, &allowed);
     if s == 0 {
-        assert!((1..=64).contains(&k) && ol >= k, "compare succeeded with k {k}, out_len {ol}");
+        assert!(k >= 1 && ol >= k, "compare succeeded with k {k}, out_len {ol}");
         let o = oo.unwrap();
         let ds: Vec<usize> = own.iter().zip(&entries).map(|(_, e)| live_entry(cx, e).map_or(0, |i| cx.live[i].d)).collect();
         assert!(ds.iter().all(|&x| x == ds[0]), "compare succeeded over chains of dimensions {ds:?}");
