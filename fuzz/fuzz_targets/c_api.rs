@@ -1,7 +1,8 @@
 //! Fuzzes every C entry point (`sgs_amagold_*`, `sgs_sghmc_*`, `sgs_sgld_*`, `sgs_svgd_*` with the
 //! iteration in phases (`begin`, the gradients and batches ranges, forces and moves get/put,
 //! `finish`, `cancel`, `num_batches`, `batch_rows`, `move_width`) and the growing batch size
-//! (`set_batch_size`, `run_scheduled`), f64 and f32, `sgs_minibatch`,
+//! (`set_batch_size`, `run_scheduled`), f64 and f32, `sgs_minibatch`, `sgs_amagold_run_batch`
+//! (against separate runs; see `batch_op`),
 //! `sgs_status_str`, the size queries and config defaults) with random call sequences, decoded
 //! by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
 //!
@@ -1811,7 +1812,7 @@ fn warmup_compare_op<C: ChainApi>(cx: &mut Ctx, b: &mut Bytes, me: Option<usize>
     let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + k * rs)).into_iter().collect() } else { vec![] };
     cx.check_only("warmup_compare", s, &allowed);
     if s == 0 {
-        assert!((1..=64).contains(&k) && ol >= k, "compare succeeded with k {k}, out_len {ol}");
+        assert!(k >= 1 && ol >= k, "compare succeeded with k {k}, out_len {ol}");
         let o = oo.unwrap();
         let ds: Vec<usize> = own.iter().zip(&entries).map(|(_, e)| live_entry(cx, e).map_or(0, |i| cx.live[i].d)).collect();
         assert!(ds.iter().all(|&x| x == ds[0]), "compare succeeded over chains of dimensions {ds:?}");
@@ -2603,6 +2604,7 @@ fn one_input(data: &[u8]) {
                     _ => svgd_call::<Svgd32>(&mut cx, &mut b),
                 }
             }
+            12 if kind == 7 => batch_op(&mut b),
             12 => minibatch(&mut cx, &mut b),
             13 => state_op(&mut cx, &mut b, kind),
             14 => {
@@ -3926,3 +3928,205 @@ fn sched_run<V: PhaseApi>(cx: &mut Ctx, b: &mut Bytes, state: Option<usize>, me:
 fuzz_target!(|data: &[u8]| {
     one_input(data);
 });
+
+// ---------------------------------------------------------------------------------------------
+// K chains per call (`sgs_amagold_run_batch`): fuzzed configurations (every warm-up shape of
+// `amagold_cfg`), k, d, n and cache sizes, callbacks whose rows REJECT, diverge or are huge by a
+// hash of (point, seed), and a whole-batch ABORT at a fuzzed call. Oracle: the batch equals k
+// separate `sgs_amagold_run`s bit for bit (rows, summaries, positions after); after an ABORT each
+// chain's rows are the separate runs' prefix, the chains within one iteration of each other.
+// Own memory, outside the arena: the batch needs its states contiguous.
+
+/// A row's hash: its point's bits and its seed.
+fn row_hash(x: &[f64], seed: u64) -> u64 {
+    let mut h = seed ^ 0x9e37_79b9_7f4a_7c15;
+    for v in x {
+        h = (h ^ v.to_bits()).wrapping_mul(0xbf58_476d_1ce4_e5b9).rotate_left(31);
+    }
+    h ^ (h >> 29)
+}
+
+fn batch_grad_row(x: &[f64], seed: u64, g: &mut [f64]) -> i32 {
+    let h = row_hash(x, seed);
+    if h % 29 == 0 {
+        return SGS_CB_REJECT;
+    }
+    for (gi, xi) in g.iter_mut().zip(x) {
+        *gi = xi + wobble(seed);
+    }
+    if h % 31 == 0 {
+        g[0] = f64::NAN;
+    }
+    SGS_CB_OK
+}
+
+fn batch_energy_row(x: &[f64]) -> (f64, i32) {
+    let h = row_hash(x, 1);
+    if h % 37 == 0 {
+        return (0.0, SGS_CB_REJECT);
+    }
+    let e = 0.5 * x.iter().map(|v| v * v).sum::<f64>();
+    (if h % 41 == 0 { f64::INFINITY } else { e }, SGS_CB_OK)
+}
+
+unsafe extern "C" fn b_energy1(_: *mut c_void, x: *const f64, d: usize, u: *mut f64) -> i32 {
+    // SAFETY: callback contract.
+    let (v, s) = batch_energy_row(unsafe { core::slice::from_raw_parts(x, d) });
+    // SAFETY: as above.
+    unsafe { u.write(v) };
+    s
+}
+
+unsafe extern "C" fn b_grad1(_: *mut c_void, x: *const f64, d: usize, seed: u64, g: *mut f64) -> i32 {
+    // SAFETY: callback contract.
+    unsafe { batch_grad_row(core::slice::from_raw_parts(x, d), seed, core::slice::from_raw_parts_mut(g, d)) }
+}
+
+/// Batched calls so far and the call that ABORTs (0: none).
+struct BatchCalls(usize, usize);
+
+unsafe extern "C" fn b_energy_k(
+    ud: *mut c_void,
+    x: *const f64,
+    k: usize,
+    d: usize,
+    _c: *const usize,
+    u: *mut f64,
+    st: *mut i32,
+) -> i32 {
+    // SAFETY: `ud` is the op's counter; k rows (callback contract).
+    let m = unsafe { &mut *ud.cast::<BatchCalls>() };
+    m.0 += 1;
+    if m.0 == m.1 {
+        return SGS_CB_ABORT;
+    }
+    for r in 0..k {
+        // SAFETY: as above.
+        let (v, s) = batch_energy_row(unsafe { core::slice::from_raw_parts(x.add(r * d), d) });
+        // SAFETY: as above.
+        unsafe {
+            u.add(r).write(v);
+            st.add(r).write(s);
+        }
+    }
+    SGS_CB_OK
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn b_grad_k(
+    ud: *mut c_void,
+    x: *const f64,
+    k: usize,
+    d: usize,
+    seeds: *const u64,
+    _c: *const usize,
+    g: *mut f64,
+    st: *mut i32,
+) -> i32 {
+    // SAFETY: `ud` is the op's counter; k rows (callback contract).
+    let m = unsafe { &mut *ud.cast::<BatchCalls>() };
+    m.0 += 1;
+    if m.0 == m.1 {
+        return SGS_CB_ABORT;
+    }
+    for r in 0..k {
+        // SAFETY: as above.
+        let s = unsafe { b_grad1(ud, x.add(r * d), d, *seeds.add(r), g.add(r * d)) };
+        // SAFETY: as above.
+        unsafe { st.add(r).write(s) };
+    }
+    SGS_CB_OK
+}
+
+fn batch_op(b: &mut Bytes) {
+    let cfg = amagold_cfg(b);
+    let k = 1 + b.below(4);
+    let d = 1 + b.below(3);
+    let n = 1 + b.below(8);
+    let max_calls = b.below(24);
+    let abort_at = if b.u8() % 4 == 0 { 1 + b.below(60) } else { 0 };
+    // SAFETY: a NULL config gives 0; the config is a live local.
+    let wl = unsafe { sgs_amagold_workspace_len_for(&cfg, d) };
+    if wl == 0 || cfg.warmup > 100_000 {
+        return;
+    }
+    let start = |c: usize| -> Vec<f64> { (0..d).map(|j| 0.3 * c as f64 - 0.2 * j as f64).collect() };
+    let init = |s: &mut sgs_amagold, ws: &mut Vec<f64>, c: usize| -> i32 {
+        let mut cc = cfg;
+        cc.stream = cfg.stream.wrapping_add(c as u64);
+        let th = start(c);
+        // SAFETY: a zeroed state, a live workspace and start of the stated lengths.
+        unsafe {
+            sgs_amagold_init(s, &cc, th.as_ptr(), d, ws.as_mut_ptr(), wl, Some(b_energy1), Some(b_grad1), core::ptr::null_mut())
+                as i32
+        }
+    };
+    // SAFETY: zero is a state's "not initialised" value.
+    let zeroed = || -> Vec<sgs_amagold> { (0..k).map(|_| unsafe { core::mem::zeroed() }).collect() };
+    let (mut a, mut b_) = (zeroed(), zeroed());
+    let (mut wa, mut wb) = (vec![vec![0.0; wl]; k], vec![vec![0.0; wl]; k]);
+    for c in 0..k {
+        let (sa, sb) = (init(&mut a[c], &mut wa[c], c), init(&mut b_[c], &mut wb[c], c));
+        assert_eq!(sa, sb, "batch: init of two identical chains");
+        if sa != 0 {
+            return;
+        }
+    }
+    // Separate runs, one iteration at a time (so that a callback-free stop is exact per row).
+    let mut rows = vec![vec![0.0f64; n * d]; k];
+    let mut sums: Vec<sgs_amagold_run_summary> = Vec::new();
+    for c in 0..k {
+        let mut done = 0usize;
+        // SAFETY: a plain-data summary; a live state and output.
+        let mut sum: sgs_amagold_run_summary = unsafe { core::mem::zeroed() };
+        // SAFETY: as above.
+        let s = unsafe { sgs_amagold_run(&mut a[c], n, rows[c].as_mut_ptr(), n * d, &mut done, &mut sum) } as i32;
+        assert_eq!((s, done), (0, n), "batch: separate run");
+        sums.push(sum);
+    }
+    let mut calls = BatchCalls(0, abort_at);
+    let sl = sgs_amagold_batch_scratch_len(k, d, max_calls);
+    let mut scratch = vec![0.0f64; sl];
+    let mut out = vec![f64::from_bits(0x7ff8_dead_beef_0001); k * n * d];
+    let mut done = vec![usize::MAX; k];
+    // SAFETY: plain-data summaries.
+    let mut bs: Vec<sgs_amagold_run_summary> = (0..k).map(|_| unsafe { core::mem::zeroed() }).collect();
+    // SAFETY: every buffer of the documented size, disjoint; `calls` outlives the call.
+    let s = unsafe {
+        sgs_amagold_run_batch(b_.as_mut_ptr(), k, n, Some(b_energy_k), Some(b_grad_k),
+            (&mut calls as *mut BatchCalls).cast(), scratch.as_mut_ptr(), sl, max_calls,
+            out.as_mut_ptr(), out.len(), done.as_mut_ptr(), bs.as_mut_ptr())
+    } as i32;
+    check_status("run_batch", s);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let sum_bits = |x: &sgs_amagold_run_summary| format!("{x:?}");
+    if s == 0 {
+        for c in 0..k {
+            assert_eq!(done[c], n, "batch: rows of chain {c}");
+            assert_eq!(bits(&out[c * n * d..(c + 1) * n * d]), bits(&rows[c]), "batch: chain {c} differs (cfg {cfg:?}, k {k}, max_calls {max_calls})");
+            assert_eq!(sum_bits(&bs[c]), sum_bits(&sums[c]), "batch: summary of chain {c}");
+        }
+    } else {
+        assert_eq!(s, sgs_status::SGS_ERR_CALLBACK_ABORTED as i32, "batch: status");
+        let lo = *done.iter().min().unwrap_or(&0);
+        let hi = *done.iter().max().unwrap_or(&0);
+        assert!(hi - lo <= 1 && lo < n, "batch: done {done:?}");
+        for c in 0..k {
+            let m = done[c] * d;
+            assert_eq!(bits(&out[c * n * d..c * n * d + m]), bits(&rows[c][..m]), "batch: chain {c}'s kept rows");
+        }
+    }
+    // Either way the chains continue as the separate ones (one more iteration each, separately).
+    for c in 0..k {
+        let (mut p, mut q) = ([0.0f64; 3], [0.0f64; 3]);
+        let m = n - done[c].min(n);
+        let mut extra = vec![0.0; (m + 1) * d];
+        // SAFETY: live states and outputs.
+        unsafe {
+            assert_eq!(sgs_amagold_run(&mut b_[c], m + 1, extra.as_mut_ptr(), extra.len(), core::ptr::null_mut(), core::ptr::null_mut()) as i32, 0);
+            assert_eq!(sgs_amagold_run(&mut a[c], 1, p.as_mut_ptr(), d, core::ptr::null_mut(), core::ptr::null_mut()) as i32, 0);
+            let _ = sgs_amagold_position(&b_[c], q.as_mut_ptr(), d);
+        }
+        assert_eq!(bits(&p[..d]), bits(&q[..d]), "batch: chain {c} after the batch");
+    }
+}
