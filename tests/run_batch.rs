@@ -1186,6 +1186,9 @@ fn bad_inputs_get_statuses_and_change_nothing() {
         Some((bp.wrapping_add(half), half)),
         dp,
     );
+    // A scratch of one element inside chain 1's workspace: refused for the overlap, which is
+    // checked before the scratch's length (a full-length scratch there would also reach past the
+    // workspace into whatever the allocator put next, and be refused or not by chance).
     let wsp = chains.ws[1].as_mut_ptr();
     refused(
         &mut chains,
@@ -1195,7 +1198,7 @@ fn bad_inputs_get_statuses_and_change_nothing() {
         n,
         true,
         true,
-        Some((wsp, sl)),
+        Some((wsp, 1)),
         None,
         dp,
     );
