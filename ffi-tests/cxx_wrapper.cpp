@@ -336,6 +336,8 @@ void lockstep_bits() {
     expect(same, "lockstep SGHMC == separate chains bit for bit");
     auto none = sgs::sghmc_batch::try_create(hc, {}, theta0.data(), kD, vgrad);
     expect(!none && none.status() == SGS_ERR_INVALID_ARGUMENT, "lockstep of no chains is refused");
+    auto flat = sgs::sghmc_batch::try_create(hc, seeds, theta0.data(), 0, vgrad);
+    expect(!flat && flat.status() == SGS_ERR_ZERO_DIMENSION, "lockstep with d = 0: init's status");
 }
 
 #if SGSAMPLE_HPP_EXCEPTIONS

@@ -812,10 +812,9 @@ private:
                                   std::size_t max_calls) {
         if (sgs_status v = check_version(); v != SGS_OK) return result<lockstep>::failure(v);
         const std::size_t k = seeds.size();
-        if (k == 0 || d == 0 || theta0 == nullptr)
-            return result<lockstep>::failure(k == 0 ? SGS_ERR_INVALID_ARGUMENT
-                                                    : d == 0 ? SGS_ERR_ZERO_DIMENSION
-                                                             : SGS_ERR_NULL_POINTER);
+        // No chains: nothing would call init, so the wrapper says it (run_batch's status for
+        // k = 0). d = 0 and a null theta0 are chain 0's init's to report.
+        if (k == 0) return result<lockstep>::failure(SGS_ERR_INVALID_ARGUMENT);
         using cbs_t = detail::batch_callbacks<Real, E, G>;
         auto cbs = std::make_shared<cbs_t>(std::move(energy), std::move(gradient));
         auto rows = std::make_shared<std::vector<typename cbs_t::row>>(k);

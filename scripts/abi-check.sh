@@ -8,9 +8,7 @@
 #   scripts/abi-check.sh --update   # record the header's ABI as this version's
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
-IFS=. read -r major minor _ <<<"$version"
-if [ "$major" = 0 ]; then abi="0.$minor"; else abi=$major; fi
+source scripts/abi-version.sh
 list=abi/sgsample-$abi.abi
 now=$(mktemp)
 trap 'rm -f "$now"' EXIT

@@ -61,10 +61,8 @@ if ! t=$(mktemp -d "$probe/.sgsample-probe.XXXXXX" 2>/dev/null); then
 fi
 rmdir "$t"
 
-version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
-IFS=. read -r vmajor vminor vpatch <<<"$version"
+source scripts/abi-version.sh
 [ -n "$vpatch" ] || die "cannot read the version from Cargo.toml"
-if [ "$vmajor" = 0 ]; then abi="0.$vminor"; else abi=$vmajor; fi
 
 log=$(mktemp)
 stage=$(mktemp -d)

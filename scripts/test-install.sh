@@ -15,9 +15,7 @@ mkdir -p "$build"
 build=$(cd "$build" && pwd)
 source scripts/suite-check.sh
 
-version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
-IFS=. read -r vmajor vminor _ <<<"$version"
-if [ "$vmajor" = 0 ]; then abi="0.$vminor"; else abi=$vmajor; fi
+source scripts/abi-version.sh
 p1=$build/make-prefix
 p2=$build/cmake-prefix
 src=$PWD/ffi-tests/install
