@@ -1483,10 +1483,12 @@ sgs_status sgs_amagold_set_inverse_mass_dense_f32(struct sgs_amagold_f32 *state,
  * Scratch length, in doubles, of an AMAGOLD `…_run_batch` (double or float) of `k`
  * chains of dimension `d` caching `max_calls` callback answers per step:
  * k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
- * `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
- * makes T gradient calls, up to 1.5·T with jittered T, and one energy call; the warm-up's
- * approach steps up to d + 43, with 40 line-search energies, and its curvature and
- * window-metric steps d + 1) gets the excess one row at a time.
+ * `max_calls` trades memory for batching: a replayed step with more calls (SGHMC's and
+ * SGLD's steps make T and 1 gradient calls; the warm-up's approach steps up to d + 43,
+ * with 40 line-search energies, and its curvature and window-metric steps d + 1) gets
+ * the excess one row at a time. AMAGOLD's trajectories (T gradient calls, up to 1.5·T
+ * with jittered T, and one energy call) are cut at their callbacks instead when
+ * `max_calls`·(2 + 2d) ≥ 7, whatever T.
  */
 size_t sgs_amagold_batch_scratch_len(size_t k, size_t d, size_t max_calls);
 
@@ -1494,10 +1496,12 @@ size_t sgs_amagold_batch_scratch_len(size_t k, size_t d, size_t max_calls);
  * Scratch length, in doubles, of an SGHMC `…_run_batch` (double or float) of `k`
  * chains of dimension `d` caching `max_calls` callback answers per step:
  * k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
- * `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
- * makes T gradient calls, up to 1.5·T with jittered T, and one energy call; the warm-up's
- * approach steps up to d + 43, with 40 line-search energies, and its curvature and
- * window-metric steps d + 1) gets the excess one row at a time.
+ * `max_calls` trades memory for batching: a replayed step with more calls (SGHMC's and
+ * SGLD's steps make T and 1 gradient calls; the warm-up's approach steps up to d + 43,
+ * with 40 line-search energies, and its curvature and window-metric steps d + 1) gets
+ * the excess one row at a time. AMAGOLD's trajectories (T gradient calls, up to 1.5·T
+ * with jittered T, and one energy call) are cut at their callbacks instead when
+ * `max_calls`·(2 + 2d) ≥ 7, whatever T.
  */
 size_t sgs_sghmc_batch_scratch_len(size_t k, size_t d, size_t max_calls);
 
@@ -1505,10 +1509,12 @@ size_t sgs_sghmc_batch_scratch_len(size_t k, size_t d, size_t max_calls);
  * Scratch length, in doubles, of an SGLD `…_run_batch` (double or float) of `k`
  * chains of dimension `d` caching `max_calls` callback answers per step:
  * k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
- * `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
- * makes T gradient calls, up to 1.5·T with jittered T, and one energy call; the warm-up's
- * approach steps up to d + 43, with 40 line-search energies, and its curvature and
- * window-metric steps d + 1) gets the excess one row at a time.
+ * `max_calls` trades memory for batching: a replayed step with more calls (SGHMC's and
+ * SGLD's steps make T and 1 gradient calls; the warm-up's approach steps up to d + 43,
+ * with 40 line-search energies, and its curvature and window-metric steps d + 1) gets
+ * the excess one row at a time. AMAGOLD's trajectories (T gradient calls, up to 1.5·T
+ * with jittered T, and one energy call) are cut at their callbacks instead when
+ * `max_calls`·(2 + 2d) ≥ 7, whatever T.
  */
 size_t sgs_sgld_batch_scratch_len(size_t k, size_t d, size_t max_calls);
 
@@ -1525,18 +1531,23 @@ size_t sgs_sgld_batch_scratch_len(size_t k, size_t d, size_t max_calls);
  * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
  * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
  *
- * Each iteration is a few *rounds*: every unfinished chain replays its step with the
- * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
- * is exact), and stops at its first unanswered call; then the recorded gradient requests
- * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
- * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
- * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
- * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
- * a cache of `max_calls` answers per chain; a step that needs more
- * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
- * the calls beyond the cache from the batch callback with one row each: the same
- * values, fewer rows per call. The replay checks that a step repeats its cached calls
- * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ * Each iteration is a few *rounds*: every unfinished chain runs its step up to its next
+ * callback, then the gradient requests are answered by one `gradient` call of k' ≤ k
+ * rows and the energy requests by one `energy` call. AMAGOLD's trajectories (warm-up
+ * windows included) are cut at their callbacks and resumed with the answers (O(m)
+ * arithmetic for m calls, as in `…_run`) when the cache holds at least 7 words per chain
+ * (`max_calls`·(2 + 2d) ≥ 7: `max_calls` ≥ 2, or ≥ 1 when d ≥ 3); every other step
+ * (SGHMC, SGLD, the warm-up's approach, curvature and metric steps) is replayed from the
+ * chain's state with the answers it has so far (all-or-nothing steps make that exact),
+ * m + 1 times for m calls (O(m²) core arithmetic, small next to an interpreter's
+ * callbacks). `scratch` (`scratch_len` doubles, at least the sampler's
+ * `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and a cache of
+ * `max_calls` answers (or a cut step's position) per chain; a replayed step that needs
+ * more calls than that (the warm-up's approach and curvature steps need d + 1 or more)
+ * gets the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. A replayed step must repeat its cached calls bit for bit,
+ * and a cut step's position must pass its check word (`SGS_ERR_STATE_CORRUPTED`
+ * otherwise: the chains stay at their last rows).
  *
  * `energy` (required) gives U at the end of each trajectory.
  * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
@@ -1587,18 +1598,23 @@ sgs_status sgs_amagold_run_batch(struct sgs_amagold *states,
  * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
  * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
  *
- * Each iteration is a few *rounds*: every unfinished chain replays its step with the
- * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
- * is exact), and stops at its first unanswered call; then the recorded gradient requests
- * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
- * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
- * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
- * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
- * a cache of `max_calls` answers per chain; a step that needs more
- * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
- * the calls beyond the cache from the batch callback with one row each: the same
- * values, fewer rows per call. The replay checks that a step repeats its cached calls
- * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ * Each iteration is a few *rounds*: every unfinished chain runs its step up to its next
+ * callback, then the gradient requests are answered by one `gradient` call of k' ≤ k
+ * rows and the energy requests by one `energy` call. AMAGOLD's trajectories (warm-up
+ * windows included) are cut at their callbacks and resumed with the answers (O(m)
+ * arithmetic for m calls, as in `…_run`) when the cache holds at least 7 words per chain
+ * (`max_calls`·(2 + 2d) ≥ 7: `max_calls` ≥ 2, or ≥ 1 when d ≥ 3); every other step
+ * (SGHMC, SGLD, the warm-up's approach, curvature and metric steps) is replayed from the
+ * chain's state with the answers it has so far (all-or-nothing steps make that exact),
+ * m + 1 times for m calls (O(m²) core arithmetic, small next to an interpreter's
+ * callbacks). `scratch` (`scratch_len` doubles, at least the sampler's
+ * `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and a cache of
+ * `max_calls` answers (or a cut step's position) per chain; a replayed step that needs
+ * more calls than that (the warm-up's approach and curvature steps need d + 1 or more)
+ * gets the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. A replayed step must repeat its cached calls bit for bit,
+ * and a cut step's position must pass its check word (`SGS_ERR_STATE_CORRUPTED`
+ * otherwise: the chains stay at their last rows).
  *
  * `energy` (required) gives U at the end of each trajectory.
  * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
@@ -1649,18 +1665,23 @@ sgs_status sgs_amagold_run_batch_f32(struct sgs_amagold_f32 *states,
  * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
  * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
  *
- * Each iteration is a few *rounds*: every unfinished chain replays its step with the
- * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
- * is exact), and stops at its first unanswered call; then the recorded gradient requests
- * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
- * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
- * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
- * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
- * a cache of `max_calls` answers per chain; a step that needs more
- * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
- * the calls beyond the cache from the batch callback with one row each: the same
- * values, fewer rows per call. The replay checks that a step repeats its cached calls
- * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ * Each iteration is a few *rounds*: every unfinished chain runs its step up to its next
+ * callback, then the gradient requests are answered by one `gradient` call of k' ≤ k
+ * rows and the energy requests by one `energy` call. AMAGOLD's trajectories (warm-up
+ * windows included) are cut at their callbacks and resumed with the answers (O(m)
+ * arithmetic for m calls, as in `…_run`) when the cache holds at least 7 words per chain
+ * (`max_calls`·(2 + 2d) ≥ 7: `max_calls` ≥ 2, or ≥ 1 when d ≥ 3); every other step
+ * (SGHMC, SGLD, the warm-up's approach, curvature and metric steps) is replayed from the
+ * chain's state with the answers it has so far (all-or-nothing steps make that exact),
+ * m + 1 times for m calls (O(m²) core arithmetic, small next to an interpreter's
+ * callbacks). `scratch` (`scratch_len` doubles, at least the sampler's
+ * `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and a cache of
+ * `max_calls` answers (or a cut step's position) per chain; a replayed step that needs
+ * more calls than that (the warm-up's approach and curvature steps need d + 1 or more)
+ * gets the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. A replayed step must repeat its cached calls bit for bit,
+ * and a cut step's position must pass its check word (`SGS_ERR_STATE_CORRUPTED`
+ * otherwise: the chains stay at their last rows).
  *
  * `energy` is not used (it may be NULL).
  * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
@@ -1711,18 +1732,23 @@ sgs_status sgs_sghmc_run_batch(struct sgs_sghmc *states,
  * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
  * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
  *
- * Each iteration is a few *rounds*: every unfinished chain replays its step with the
- * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
- * is exact), and stops at its first unanswered call; then the recorded gradient requests
- * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
- * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
- * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
- * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
- * a cache of `max_calls` answers per chain; a step that needs more
- * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
- * the calls beyond the cache from the batch callback with one row each: the same
- * values, fewer rows per call. The replay checks that a step repeats its cached calls
- * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ * Each iteration is a few *rounds*: every unfinished chain runs its step up to its next
+ * callback, then the gradient requests are answered by one `gradient` call of k' ≤ k
+ * rows and the energy requests by one `energy` call. AMAGOLD's trajectories (warm-up
+ * windows included) are cut at their callbacks and resumed with the answers (O(m)
+ * arithmetic for m calls, as in `…_run`) when the cache holds at least 7 words per chain
+ * (`max_calls`·(2 + 2d) ≥ 7: `max_calls` ≥ 2, or ≥ 1 when d ≥ 3); every other step
+ * (SGHMC, SGLD, the warm-up's approach, curvature and metric steps) is replayed from the
+ * chain's state with the answers it has so far (all-or-nothing steps make that exact),
+ * m + 1 times for m calls (O(m²) core arithmetic, small next to an interpreter's
+ * callbacks). `scratch` (`scratch_len` doubles, at least the sampler's
+ * `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and a cache of
+ * `max_calls` answers (or a cut step's position) per chain; a replayed step that needs
+ * more calls than that (the warm-up's approach and curvature steps need d + 1 or more)
+ * gets the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. A replayed step must repeat its cached calls bit for bit,
+ * and a cut step's position must pass its check word (`SGS_ERR_STATE_CORRUPTED`
+ * otherwise: the chains stay at their last rows).
  *
  * `energy` is not used (it may be NULL).
  * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
@@ -1773,18 +1799,23 @@ sgs_status sgs_sghmc_run_batch_f32(struct sgs_sghmc_f32 *states,
  * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
  * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
  *
- * Each iteration is a few *rounds*: every unfinished chain replays its step with the
- * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
- * is exact), and stops at its first unanswered call; then the recorded gradient requests
- * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
- * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
- * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
- * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
- * a cache of `max_calls` answers per chain; a step that needs more
- * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
- * the calls beyond the cache from the batch callback with one row each: the same
- * values, fewer rows per call. The replay checks that a step repeats its cached calls
- * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ * Each iteration is a few *rounds*: every unfinished chain runs its step up to its next
+ * callback, then the gradient requests are answered by one `gradient` call of k' ≤ k
+ * rows and the energy requests by one `energy` call. AMAGOLD's trajectories (warm-up
+ * windows included) are cut at their callbacks and resumed with the answers (O(m)
+ * arithmetic for m calls, as in `…_run`) when the cache holds at least 7 words per chain
+ * (`max_calls`·(2 + 2d) ≥ 7: `max_calls` ≥ 2, or ≥ 1 when d ≥ 3); every other step
+ * (SGHMC, SGLD, the warm-up's approach, curvature and metric steps) is replayed from the
+ * chain's state with the answers it has so far (all-or-nothing steps make that exact),
+ * m + 1 times for m calls (O(m²) core arithmetic, small next to an interpreter's
+ * callbacks). `scratch` (`scratch_len` doubles, at least the sampler's
+ * `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and a cache of
+ * `max_calls` answers (or a cut step's position) per chain; a replayed step that needs
+ * more calls than that (the warm-up's approach and curvature steps need d + 1 or more)
+ * gets the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. A replayed step must repeat its cached calls bit for bit,
+ * and a cut step's position must pass its check word (`SGS_ERR_STATE_CORRUPTED`
+ * otherwise: the chains stay at their last rows).
  *
  * `energy` is not used (it may be NULL).
  * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
@@ -1835,18 +1866,23 @@ sgs_status sgs_sgld_run_batch(struct sgs_sgld *states,
  * chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
  * be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
  *
- * Each iteration is a few *rounds*: every unfinished chain replays its step with the
- * answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
- * is exact), and stops at its first unanswered call; then the recorded gradient requests
- * are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
- * `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
- * next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
- * the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
- * a cache of `max_calls` answers per chain; a step that needs more
- * calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
- * the calls beyond the cache from the batch callback with one row each: the same
- * values, fewer rows per call. The replay checks that a step repeats its cached calls
- * bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+ * Each iteration is a few *rounds*: every unfinished chain runs its step up to its next
+ * callback, then the gradient requests are answered by one `gradient` call of k' ≤ k
+ * rows and the energy requests by one `energy` call. AMAGOLD's trajectories (warm-up
+ * windows included) are cut at their callbacks and resumed with the answers (O(m)
+ * arithmetic for m calls, as in `…_run`) when the cache holds at least 7 words per chain
+ * (`max_calls`·(2 + 2d) ≥ 7: `max_calls` ≥ 2, or ≥ 1 when d ≥ 3); every other step
+ * (SGHMC, SGLD, the warm-up's approach, curvature and metric steps) is replayed from the
+ * chain's state with the answers it has so far (all-or-nothing steps make that exact),
+ * m + 1 times for m calls (O(m²) core arithmetic, small next to an interpreter's
+ * callbacks). `scratch` (`scratch_len` doubles, at least the sampler's
+ * `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and a cache of
+ * `max_calls` answers (or a cut step's position) per chain; a replayed step that needs
+ * more calls than that (the warm-up's approach and curvature steps need d + 1 or more)
+ * gets the calls beyond the cache from the batch callback with one row each: the same
+ * values, fewer rows per call. A replayed step must repeat its cached calls bit for bit,
+ * and a cut step's position must pass its check word (`SGS_ERR_STATE_CORRUPTED`
+ * otherwise: the chains stay at their last rows).
  *
  * `energy` is not used (it may be NULL).
  * `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows

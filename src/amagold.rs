@@ -59,6 +59,9 @@ use crate::model::Potential;
 use crate::noise::sweep;
 use crate::rng::Rng;
 use crate::run::{Outcome, StepInfo};
+#[cfg(feature = "ffi")]
+mod resume;
+
 use crate::warmup::{
     Phase, Search, Settle, Verdict, Warmup, WarmupReport, WindowStats, Windows, REASON_METRIC,
 };
@@ -561,39 +564,39 @@ impl AmagoldCore {
         model: &mut M,
     ) -> Result<(Outcome, f64, f64, u32), Error> {
         // Only the blocks the trajectory reads: the six of the chain, then the mass matrix's
-        // factors (diagonal: m, k; dense: the φ-gradient and L), each split off as needed.
-        let d = self.d;
-        let (base, rest) = ws
-            .split_at_mut_checked(d.saturating_mul(6))
-            .ok_or(Error::WorkspaceTooSmall)?;
-        let mut v = View::split(base, d).ok_or(Error::WorkspaceTooSmall)?;
+        // factors (diagonal: m, k; dense: the φ-gradient and L).
+        let (mut v, f) = self.trajectory_parts(ws)?;
         let saved_rng = self.rng.clone();
-        let steps = if self.cfg.jitter_steps {
+        let steps = self.draw_steps();
+        let c = Coefficients::new(self.eps, &self.cfg);
+        let prop = match f {
+            MassFactors::Diagonal(mf, kf) => {
+                self.trajectory(&mut v, mf, kf, steps, c, model, &saved_rng)?
+            }
+            MassFactors::Dense(gw, l) => {
+                self.trajectory_dense(&mut v, gw, l, steps, c, model, &saved_rng)?
+            }
+        };
+        let outcome = self.decide(&mut v, &prop);
+        Ok((outcome, prop.log_a, prop.rho, steps))
+    }
+
+    /// The number of inner steps of this iteration (drawn with `jitter_steps`).
+    #[inline(always)]
+    fn draw_steps(&mut self) -> u32 {
+        if self.cfg.jitter_steps {
             let t = self.cfg.steps;
             let lo = t.div_ceil(2);
             let hi = t.saturating_add(t / 2);
             lo + self.rng.below(u64::from(hi - lo) + 1) as u32
         } else {
             self.cfg.steps
-        };
-        let c = Coefficients::new(self.eps, &self.cfg);
-        let prop = match self.cfg.mass {
-            Mass::Unit => self.trajectory(&mut v, None, None, steps, c, model, &saved_rng)?,
-            Mass::Diagonal => {
-                let (m, rest) = rest.split_at_checked(d).ok_or(Error::WorkspaceTooSmall)?;
-                let k = rest.get(..d).ok_or(Error::WorkspaceTooSmall)?;
-                self.trajectory(&mut v, Some(m), Some(k), steps, c, model, &saved_rng)?
-            }
-            Mass::Dense => {
-                let (gw, rest) = rest
-                    .split_at_mut_checked(d)
-                    .ok_or(Error::WorkspaceTooSmall)?;
-                let l = rest
-                    .get(d..d.saturating_add(tri_len(d)))
-                    .ok_or(Error::WorkspaceTooSmall)?;
-                self.trajectory_dense(&mut v, gw, l, steps, c, model, &saved_rng)?
-            }
-        };
+        }
+    }
+
+    /// The test's uniform and the move: θ' and its momentum kept, or the momentum flipped.
+    #[inline(always)]
+    fn decide<T: Float>(&mut self, v: &mut View<'_, T>, prop: &Proposal) -> Outcome {
         let uniform = self.rng.uniform_f64();
         let outcome = if prop.outcome == Outcome::Rejected && libm::log(uniform) < prop.log_a {
             Outcome::Accepted
@@ -609,11 +612,13 @@ impl AmagoldCore {
                 *ri = -r0i;
             }
         }
-        Ok((outcome, prop.log_a, prop.rho, steps))
+        outcome
     }
 
     /// The trajectory with unit or diagonal mass (factors `mf`, `kf`; `None`: all 1, the
-    /// paper's chain bit for bit). Inlined into `iterate`: one frame instead of two.
+    /// paper's chain bit for bit). Inlined into `iterate`: one frame instead of two. Its pieces
+    /// (`launch`, `drift`, `kick`, `land`) are the ones a suspended step runs between a batch
+    /// run's callbacks (`resume`), so both are the same arithmetic in the same order.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn trajectory<T: Float, M: Potential<T> + ?Sized>(
@@ -626,6 +631,32 @@ impl AmagoldCore {
         model: &mut M,
         saved_rng: &Rng,
     ) -> Result<Proposal, Error> {
+        self.launch(v, mf, kf, c);
+        let mut rho = 0.0f64;
+        for t in 0..steps {
+            drift(v, kf, c, t);
+            let seed = self.rng.next_u64();
+            // The noise normals are drawn after the callback returns; the stream order (seed,
+            // then noise) is the documented one because the callback cannot draw from it.
+            if !gradient_or_rollback(model, v.prop, seed, v.g, &mut self.rng, saved_rng)? {
+                return Ok(Proposal::out_of_domain());
+            }
+            rho += self.kick(v, mf, kf, c, t, steps);
+        }
+        land(v, kf, c);
+        self.test(v.prop, rho, model, saved_rng)
+    }
+
+    /// A diagonal trajectory's start: the initial momentum r₀ (drawn, or the chain's own in the
+    /// non-reversible variant) and θ' = θ + half·r₀.
+    #[inline(always)]
+    fn launch<T: Float>(
+        &mut self,
+        v: &mut View<'_, T>,
+        mf: Option<&[T]>,
+        kf: Option<&[T]>,
+        c: Coefficients<T>,
+    ) {
         match self.cfg.variant {
             Variant::Reversible => {
                 for (x, mi) in v.r0.iter_mut().zip(Factors::of(mf)) {
@@ -637,59 +668,58 @@ impl AmagoldCore {
         copy(v.rw, v.r0);
         copy(v.prop, v.theta);
         add_scaled_by(v.prop, c.half, kf, v.rw);
-        let mut rho = 0.0f64;
-        for t in 0..steps {
-            if t != 0 && !fused_drift() {
-                add_scaled_by(v.prop, c.full, kf, v.rw);
-            }
-            let seed = self.rng.next_u64();
-            // The noise normals are drawn after the callback returns; the stream order (seed,
-            // then noise) is the documented one because the callback cannot draw from it.
-            if !gradient_or_rollback(model, v.prop, seed, v.g, &mut self.rng, saved_rng)? {
-                return Ok(Proposal::out_of_domain());
-            }
-            let mut s = 0.0f64;
-            let mut momentum = |ri: T, gi: T, mi: T, ki: T, z: Option<T>| {
-                let eta = match z {
-                    Some(z) => (c.sd * mi) * z,
-                    None => T::ZERO,
-                };
-                let rn = ((c.a * ri - c.eps * gi) + eta) / c.b;
-                s += (gi.to_f64() * (ri.to_f64() + rn.to_f64())) * ki.to_f64();
-                rn
+    }
+
+    /// Inner step `t`'s momentum update from the gradient in `v.g` (with its noise normals)
+    /// and, in the fused form, the drift that follows it; returns the step's ρ term.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn kick<T: Float>(
+        &mut self,
+        v: &mut View<'_, T>,
+        mf: Option<&[T]>,
+        kf: Option<&[T]>,
+        c: Coefficients<T>,
+        t: u32,
+        steps: u32,
+    ) -> f64 {
+        let mut s = 0.0f64;
+        let mut momentum = |ri: T, gi: T, mi: T, ki: T, z: Option<T>| {
+            let eta = match z {
+                Some(z) => (c.sd * mi) * z,
+                None => T::ZERO,
             };
-            let factors = Factors::of(mf).zip(Factors::of(kf));
-            let pairs = v.rw.iter_mut().zip(v.g.iter());
-            if fused_drift() {
-                // Step t + 1's drift, or the final half drift after the last step.
-                let drift = if t + 1 < steps { c.full } else { c.half };
-                let items = pairs.zip(v.prop.iter_mut()).zip(factors);
-                sweep(
-                    &mut self.rng,
-                    c.noisy,
-                    items,
-                    |(((ri, &gi), xi), (mi, ki)), z| {
-                        *ri = momentum(*ri, gi, mi, ki, z);
-                        *xi += (drift * ki) * *ri;
-                    },
-                );
-            } else {
-                let items = pairs.zip(factors);
-                sweep(&mut self.rng, c.noisy, items, |((ri, &gi), (mi, ki)), z| {
+            let rn = ((c.a * ri - c.eps * gi) + eta) / c.b;
+            s += (gi.to_f64() * (ri.to_f64() + rn.to_f64())) * ki.to_f64();
+            rn
+        };
+        let factors = Factors::of(mf).zip(Factors::of(kf));
+        let pairs = v.rw.iter_mut().zip(v.g.iter());
+        if fused_drift() {
+            // Step t + 1's drift, or the final half drift after the last step.
+            let drift = if t + 1 < steps { c.full } else { c.half };
+            let items = pairs.zip(v.prop.iter_mut()).zip(factors);
+            sweep(
+                &mut self.rng,
+                c.noisy,
+                items,
+                |(((ri, &gi), xi), (mi, ki)), z| {
                     *ri = momentum(*ri, gi, mi, ki, z);
-                });
-            }
-            rho += c.half64 * s;
+                    *xi += (drift * ki) * *ri;
+                },
+            );
+        } else {
+            let items = pairs.zip(factors);
+            sweep(&mut self.rng, c.noisy, items, |((ri, &gi), (mi, ki)), z| {
+                *ri = momentum(*ri, gi, mi, ki, z);
+            });
         }
-        if !fused_drift() {
-            add_scaled_by(v.prop, c.half, kf, v.rw);
-        }
-        self.test(v.prop, rho, model, saved_rng)
+        c.half64 * s
     }
 
     /// The trajectory with a dense mass matrix: the unit-mass recursion on φ = L⁻¹θ, with the
     /// momentum in φ's coordinates, positions moved by L·r and gradients taken as Lᵀ·g
-    /// (docs/algorithms.md §1.6).
+    /// (docs/algorithms.md §1.6). Pieces shared with `resume` as for the diagonal one.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn trajectory_dense<T: Float, M: Potential<T> + ?Sized>(
@@ -702,6 +732,23 @@ impl AmagoldCore {
         model: &mut M,
         saved_rng: &Rng,
     ) -> Result<Proposal, Error> {
+        self.launch_dense(v, l, c);
+        let mut rho = 0.0f64;
+        for t in 0..steps {
+            drift_dense(v, l, c, t);
+            let seed = self.rng.next_u64();
+            if !gradient_or_rollback(model, v.prop, seed, v.g, &mut self.rng, saved_rng)? {
+                return Ok(Proposal::out_of_domain());
+            }
+            rho += self.kick_dense(v, gw, l, c);
+        }
+        add_mul_lower(v.prop, c.half, l, v.rw);
+        self.test(v.prop, rho, model, saved_rng)
+    }
+
+    /// A dense trajectory's start (as [`launch`](Self::launch), in φ's coordinates).
+    #[inline(always)]
+    fn launch_dense<T: Float>(&mut self, v: &mut View<'_, T>, l: &[T], c: Coefficients<T>) {
         match self.cfg.variant {
             Variant::Reversible => {
                 for x in v.r0.iter_mut() {
@@ -713,31 +760,31 @@ impl AmagoldCore {
         copy(v.rw, v.r0);
         copy(v.prop, v.theta);
         add_mul_lower(v.prop, c.half, l, v.rw);
-        let mut rho = 0.0f64;
-        for t in 0..steps {
-            if t != 0 {
-                add_mul_lower(v.prop, c.full, l, v.rw);
-            }
-            let seed = self.rng.next_u64();
-            if !gradient_or_rollback(model, v.prop, seed, v.g, &mut self.rng, saved_rng)? {
-                return Ok(Proposal::out_of_domain());
-            }
-            mul_lower_t(gw, l, v.g);
-            let mut s = 0.0f64;
-            let items = v.rw.iter_mut().zip(gw.iter());
-            sweep(&mut self.rng, c.noisy, items, |(ri, &gi), z| {
-                let eta = match z {
-                    Some(z) => c.sd * z,
-                    None => T::ZERO,
-                };
-                let rn = ((c.a * *ri - c.eps * gi) + eta) / c.b;
-                s += gi.to_f64() * (ri.to_f64() + rn.to_f64());
-                *ri = rn;
-            });
-            rho += c.half64 * s;
-        }
-        add_mul_lower(v.prop, c.half, l, v.rw);
-        self.test(v.prop, rho, model, saved_rng)
+    }
+
+    /// A dense inner step's momentum update from `v.g` (taken as Lᵀ·g into `gw`); returns its
+    /// ρ term.
+    #[inline(always)]
+    fn kick_dense<T: Float>(
+        &mut self,
+        v: &mut View<'_, T>,
+        gw: &mut [T],
+        l: &[T],
+        c: Coefficients<T>,
+    ) -> f64 {
+        mul_lower_t(gw, l, v.g);
+        let mut s = 0.0f64;
+        let items = v.rw.iter_mut().zip(gw.iter());
+        sweep(&mut self.rng, c.noisy, items, |(ri, &gi), z| {
+            let eta = match z {
+                Some(z) => c.sd * z,
+                None => T::ZERO,
+            };
+            let rn = ((c.a * *ri - c.eps * gi) + eta) / c.b;
+            s += gi.to_f64() * (ri.to_f64() + rn.to_f64());
+            *ri = rn;
+        });
+        c.half64 * s
     }
 
     /// The energy at the end of a trajectory and log a (before the uniform is drawn).
@@ -751,14 +798,20 @@ impl AmagoldCore {
         // A trajectory that overflowed (possible in f32 with huge gradients) is a divergence
         // whatever the energy callback would say there: θ must stay finite.
         if !all_finite(prop) {
-            return Ok(Proposal {
-                outcome: Outcome::Divergent,
-                log_a: f64::NAN,
-                u_new: f64::NAN,
-                rho,
-            });
+            return Ok(Proposal::divergent(rho));
         }
-        match model.energy(prop) {
+        self.judge(rho, model.energy(prop), saved_rng)
+    }
+
+    /// The proposal given the energy callback's answer at its end.
+    #[inline(always)]
+    fn judge(
+        &mut self,
+        rho: f64,
+        energy: Result<f64, Stop>,
+        saved_rng: &Rng,
+    ) -> Result<Proposal, Error> {
+        match energy {
             Err(Stop::Abort) => {
                 self.rng = saved_rng.clone();
                 Err(Error::CallbackAborted)
@@ -1627,6 +1680,16 @@ impl AmagoldConfig {
 }
 
 impl Proposal {
+    /// A trajectory whose end is not finite (possible in f32 with huge gradients).
+    fn divergent(rho: f64) -> Self {
+        Proposal {
+            outcome: Outcome::Divergent,
+            log_a: f64::NAN,
+            u_new: f64::NAN,
+            rho,
+        }
+    }
+
     fn out_of_domain() -> Self {
         Proposal {
             outcome: Outcome::OutOfDomain,
@@ -1659,6 +1722,71 @@ impl<'v, T> View<'v, T> {
             rw: take(&mut rest, d)?,
             g: take(&mut rest, d)?,
         })
+    }
+}
+
+/// The mass matrix's factors a trajectory reads.
+enum MassFactors<'w, T> {
+    /// Unit (`None`, `None`) or diagonal (m, k).
+    Diagonal(Option<&'w [T]>, Option<&'w [T]>),
+    /// Dense: the φ-gradient block and L.
+    Dense(&'w mut [T], &'w [T]),
+}
+
+impl AmagoldCore {
+    /// The chain's six blocks and the mass factors, split as `iterate` splits them.
+    fn trajectory_parts<'w, T: Float>(
+        &self,
+        ws: &'w mut [T],
+    ) -> Result<(View<'w, T>, MassFactors<'w, T>), Error> {
+        let d = self.d;
+        let (base, rest) = ws
+            .split_at_mut_checked(d.saturating_mul(6))
+            .ok_or(Error::WorkspaceTooSmall)?;
+        let v = View::split(base, d).ok_or(Error::WorkspaceTooSmall)?;
+        let f = match self.cfg.mass {
+            Mass::Unit => MassFactors::Diagonal(None, None),
+            Mass::Diagonal => {
+                let (m, rest) = rest.split_at_checked(d).ok_or(Error::WorkspaceTooSmall)?;
+                let k = rest.get(..d).ok_or(Error::WorkspaceTooSmall)?;
+                MassFactors::Diagonal(Some(m), Some(k))
+            }
+            Mass::Dense => {
+                let (gw, rest) = rest
+                    .split_at_mut_checked(d)
+                    .ok_or(Error::WorkspaceTooSmall)?;
+                let l = rest
+                    .get(d..d.saturating_add(tri_len(d)))
+                    .ok_or(Error::WorkspaceTooSmall)?;
+                MassFactors::Dense(gw, l)
+            }
+        };
+        Ok((v, f))
+    }
+}
+
+/// The drift before inner step `t` of a diagonal trajectory (none before the first, nor in the
+/// fused form, where the previous `kick` made it).
+#[inline(always)]
+fn drift<T: Float>(v: &mut View<'_, T>, kf: Option<&[T]>, c: Coefficients<T>, t: u32) {
+    if t != 0 && !fused_drift() {
+        add_scaled_by(v.prop, c.full, kf, v.rw);
+    }
+}
+
+/// The final half drift of a diagonal trajectory (in the fused form the last `kick` made it).
+#[inline(always)]
+fn land<T: Float>(v: &mut View<'_, T>, kf: Option<&[T]>, c: Coefficients<T>) {
+    if !fused_drift() {
+        add_scaled_by(v.prop, c.half, kf, v.rw);
+    }
+}
+
+/// The drift before inner step `t` of a dense trajectory.
+#[inline(always)]
+fn drift_dense<T: Float>(v: &mut View<'_, T>, l: &[T], c: Coefficients<T>, t: u32) {
+    if t != 0 {
+        add_mul_lower(v.prop, c.full, l, v.rw);
     }
 }
 

@@ -55,6 +55,8 @@ pub mod run;
 pub mod sghmc;
 pub mod sgld;
 pub mod stats;
+#[cfg(feature = "ffi")]
+mod suspend;
 pub mod svgd;
 pub mod warmup;
 mod ziggurat;

@@ -53,6 +53,21 @@ pub(crate) struct Checkpoint {
     hi: u64,
 }
 
+#[cfg(feature = "ffi")]
+impl Checkpoint {
+    /// As two plain words (state low, high).
+    #[inline]
+    pub(crate) fn to_words(self) -> [u64; 2] {
+        [self.lo, self.hi]
+    }
+
+    /// Back from [`Checkpoint::to_words`].
+    #[inline]
+    pub(crate) fn from_words([lo, hi]: [u64; 2]) -> Self {
+        Checkpoint { lo, hi }
+    }
+}
+
 /// The SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijection of `u64` that scatters nearby
 /// seeds far apart.
 pub const fn splitmix64(x: u64) -> u64 {

@@ -137,7 +137,7 @@ fn tick(m: &mut Model, k: usize, status: &mut [i32]) -> Option<i32> {
     if Some(m.batch_calls) == m.abort_at {
         if let Some((p, at)) = m.corrupt {
             // SAFETY: the test's scratch, `at` inside it.
-            unsafe { *p.add(at) += 1.0 };
+            unsafe { *p.add(at) = f64::from_bits((*p.add(at)).to_bits() ^ 1) };
             return None;
         }
         if m.abort_by_row {
@@ -910,14 +910,13 @@ fn abort_keeps_rows_and_resumes_exactly() {
     abort_and_resume::<Sgl32>(4, 2, 20, 17, true, sgld_cfg);
 }
 
-#[test]
-fn corrupted_cache_is_refused() {
-    // The callback changes the first cached point of chain 0 between rounds: the replayed step
-    // asks for another point than the cache holds.
+/// The callback flips a bit of chain 0's first cache words at the second batched call: the run
+/// is refused, and the chains go on as if it had not been made.
+fn corrupted<P: Sampler>(cfg: impl Fn(usize) -> P::Cfg + Copy) {
     let (k, d) = (3usize, 2usize);
     let cache0 = k * (4 + 2 * d) + 2 + 2;
-    let mut chains = Chains::<Amg64>::new(k, d, |c| amagold_cfg(c, |_| {}));
-    let before = chains.positions();
+    let (reference, _) = Chains::<P>::new(k, d, cfg).run_each(4);
+    let mut chains = Chains::<P>::new(k, d, cfg);
     let mut model = Model {
         abort_at: Some(2),
         corrupt: Some((core::ptr::null_mut(), cache0)),
@@ -926,7 +925,18 @@ fn corrupted_cache_is_refused() {
     let b = chains.run_batch(4, 16, &mut model);
     assert_eq!(b.status, sgs_status::SGS_ERR_STATE_CORRUPTED);
     assert_eq!(b.done, vec![0; k]);
-    assert_eq!(chains.positions(), before);
+    let after = chains.run_each(4);
+    assert_eq!(after.0, reference);
+}
+
+#[test]
+fn corrupted_cache_is_refused() {
+    // SGHMC's steps are replayed: the word is the first cached point's, and the replayed step
+    // asks for another point than the cache holds.
+    corrupted::<Sgh64>(sghmc_cfg);
+    // AMAGOLD's sampling steps are cut at their callbacks: the word is the generator's in the
+    // cut step's position, whose check word no longer matches.
+    corrupted::<Amg64>(|c| amagold_cfg(c, |_| {}));
 }
 
 #[test]

@@ -1,8 +1,11 @@
 """Plausible bugs in the batch engine (src/ffi/batch.rs: `sgs_*_run_batch`), each with the
 tests (tests/run_batch.rs, through the C functions) that must catch it: bit identity with
-separate runs, aborts, the replay's own check, bad inputs."""
+separate runs, aborts, the replay's own check, bad inputs; and in the cut of AMAGOLD's steps
+(src/amagold/resume.rs, src/suspend.rs)."""
 
 B = "src/ffi/batch.rs"
+R = "src/amagold/resume.rs"
+SU = "src/suspend.rs"
 RB = ["run_batch"]
 
 MUTANTS = [
@@ -24,7 +27,7 @@ MUTANTS = [
          new="let at = i.wrapping_mul(k).wrapping_add(c).wrapping_mul(d);",
          tests=RB, features="std,ffi"),
     dict(name="batch_summary_not_recorded", bug="a completed step not counted in its chain's summary",
-         file=B, old="v.record(info.outcome(), C::info_to_c(&info));", new="let _ = &info;",
+         file=B, old="v.record(info.outcome(), C::info_to_c(info));", new="let _ = &info;",
          tests=RB, features="std,ffi"),
     dict(name="batch_return_value_ignored", bug="a whole-batch ABORT taken for answers (NaN rows)",
          file=B, old="        if r != SGS_CB_OK\n            || statuses", new="        if false\n            || statuses",
@@ -34,5 +37,18 @@ MUTANTS = [
          tests=RB, features="std,ffi"),
     dict(name="batch_workspace_overlap_unchecked", bug="a workspace inside the scratch or output accepted",
          file=B, old="if fixed.iter().any(|s| Span::overlaps(s, &ws)) {", new="if false {",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_cut_generator_advanced", bug="a cut step leaves its draws in the chain's generator between callbacks",
+         file=R, old="                s.running = self.rng.checkpoint();\n                self.rng.restore(saved);\n                Ok(ask)",
+         new="                s.running = self.rng.checkpoint();\n                Ok(ask)",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_cut_check_skipped", bug="a cut step's position used without its check word",
+         file=SU, old="if chk != check(&[ts, rho, lo, hi, waiting, seed]) {", new="if false {",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_cut_rho_restarted", bug="ρ restarted at each resumption",
+         file=R, old="s.rho += match &mut f {", new="s.rho = match &mut f {",
+         tests=RB, features="std,ffi"),
+    dict(name="batch_cut_asks_at_theta", bug="a cut step's request made at θ instead of the proposal",
+         file=R, old="ws.get(d..d.saturating_mul(2)).unwrap_or(&[])", new="ws.get(..d).unwrap_or(&[])",
          tests=RB, features="std,ffi"),
 ]

@@ -16,21 +16,21 @@ MUTANTS = [
     dict(name="amagold_no_momentum_flip", bug="non-reversible variant keeps r on reject",
          file=A, old="*ri = -r0i;", new="*ri = r0i;", tests=AMAGOLD),
     dict(name="amagold_kinetic_in_mh", bug="kinetic energy change added to the M-H ratio",
-         file=A, old="            add_scaled_by(v.prop, c.half, kf, v.rw);\n        }\n        self.test(v.prop, rho, model, saved_rng)",
-         new="            add_scaled_by(v.prop, c.half, kf, v.rw);\n        }\n        let s2 = c.sigma.to_f64() * c.sigma.to_f64();\n"
+         file=A, old="        land(v, kf, c);\n        self.test(v.prop, rho, model, saved_rng)",
+         new="        land(v, kf, c);\n        let s2 = c.sigma.to_f64() * c.sigma.to_f64();\n"
              "        let rho = rho + (v.r0.iter().map(|x| x.to_f64() * x.to_f64()).sum::<f64>()"
              " - v.rw.iter().map(|x| x.to_f64() * x.to_f64()).sum::<f64>()) / (2.0 * s2);\n"
              "        self.test(v.prop, rho, model, saved_rng)",
          tests=AMAGOLD),
     dict(name="amagold_t_plus_one", bug="T + 1 inner steps per outer iteration",
-         file=A, old="            self.cfg.steps\n        };", new="            self.cfg.steps + 1\n        };",
+         file=A, old="            self.cfg.steps\n        }\n    }", new="            self.cfg.steps + 1\n        }\n    }",
          tests=AMAGOLD),
     dict(name="amagold_t_minus_one", bug="T − 1 inner steps per outer iteration",
-         file=A, old="            self.cfg.steps\n        };", new="            self.cfg.steps - 1\n        };",
+         file=A, old="            self.cfg.steps\n        }\n    }", new="            self.cfg.steps - 1\n        }\n    }",
          tests=AMAGOLD),
     dict(name="amagold_rho_sign", bug="ρ subtracted instead of added",
-         file=A, old="                });\n            }\n            rho += c.half64 * s;",
-         new="                });\n            }\n            rho -= c.half64 * s;", tests=AMAGOLD),
+         file=A, old="                *ri = momentum(*ri, gi, mi, ki, z);\n            });\n        }\n        c.half64 * s",
+         new="                *ri = momentum(*ri, gi, mi, ki, z);\n            });\n        }\n        -(c.half64 * s)", tests=AMAGOLD),
     dict(name="amagold_rho_old_momentum", bug="ρ from the old momentum only (2·r instead of r + r')",
          file=A, old="(ri.to_f64() + rn.to_f64())) * ki.to_f64()",
          new="(ri.to_f64() + ri.to_f64())) * ki.to_f64()",

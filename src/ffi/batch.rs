@@ -1,27 +1,39 @@
 //! K chains advanced in lockstep through batched callbacks (`sgs_…_run_batch`), so that an
 //! interpreter (Python, MATLAB, Julia) computes the K chains' gradients in one vectorised call.
 //!
-//! The chain cores call their model one point at a time, from deep inside a step, and a step
-//! cannot be suspended without a heap or threads. It need not be: a core's `step` is
-//! all-or-nothing (`ChainStep::step`: on `Err` the chain is exactly as before, its generator
-//! included), so a step can be *replayed*. Each chain gets a [`Replay`] model whose j-th call
-//! returns the cached answer j; its first unanswered call records its request (kind, seed,
-//! point) in the cache and returns ABORT, which rolls the step back. Once every unfinished chain
-//! has recorded a request (one *round*), the engine answers the recorded gradient requests with
-//! one batched gradient call and the energy requests with one batched energy call, appends the
-//! answers to each chain's cache and runs the pending steps again. A step that completes writes
-//! its row. The replayed step makes the same calls with the same points and seeds (the step is
-//! deterministic given the chain's state and the answers); the cache checks that bit for bit.
+//! The chain cores call their model one point at a time, from deep inside a step. A step reaches
+//! the batch's callbacks one of two ways:
 //!
-//! A step that needs more calls than the cache holds (`max_calls`; warm-up steps such as the
-//! L-BFGS approach or the curvature step make d + 1 or more) answers the calls beyond the cache
-//! by calling the batch callback with k = 1 directly, in the same replay: the same values, one
-//! call per point.
+//! - **Cut** (AMAGOLD's trajectories, warm-up windows included: [`Suspend`]). The step runs to
+//!   its first callback and hands back its request; its position (inner step, ρ, where its
+//!   draws have brought the generator, what it waits for; [`Suspended`]) is kept in the chain's
+//!   cache with a check word, its vectors in the workspace, and the chain's own generator stays
+//!   where the step began until the step is done. Answered, it goes on to its next request. The
+//!   pieces it runs are the functions the uncut step runs, in the same order: the same bits.
+//! - **Replay** (every other step: SGHMC, SGLD, the warm-up's approach, curvature and metric
+//!   steps; and any step when the cache is too small to hold a cut). A core's `step` is
+//!   all-or-nothing (`ChainStep::step`: on `Err` the chain is exactly as before, its generator
+//!   included), so a step can be *replayed*. Each chain gets a [`Replay`] model whose j-th call
+//!   returns the cached answer j; its first unanswered call records its request (kind, seed,
+//!   point) in the cache and returns ABORT, which rolls the step back. The replayed step makes
+//!   the same calls with the same points and seeds (the step is deterministic given the chain's
+//!   state and the answers); the cache checks that bit for bit.
+//!
+//! Once every unfinished chain has a request (one *round*), the engine answers the gradient
+//! requests with one batched gradient call and the energy requests with one batched energy call.
+//! A step that completes writes its row.
+//!
+//! A replayed step that needs more calls than the cache holds (`max_calls`; warm-up steps such
+//! as the L-BFGS approach or the curvature step make d + 1 or more) answers the calls beyond the
+//! cache by calling the batch callback with k = 1 directly, in the same replay: the same values,
+//! one call per point.
 //!
 //! Memory: all of it is the caller's `scratch` ([`scratch_len`] words: per chain 2 + 2d words
 //! for the batch's rows, 4 for its seed, chain index, status and energy, 2 of bookkeeping and
-//! `max_calls` cache entries of 2 + 2d words). Cost: a step of m calls is run m + 1 times, its
-//! prefix recomputed each round: O(m²) core arithmetic per step, next to m callbacks.
+//! `max_calls` cache entries of 2 + 2d words; a cut needs [`Suspended::WORDS`] of the cache).
+//! Cost: a cut step of m calls is resumed m times, O(m) arithmetic like the uncut step plus the
+//! bookkeeping; a replayed step of m calls is run m + 1 times, its prefix recomputed each round:
+//! O(m²) core arithmetic per step, next to m callbacks.
 
 use super::chain::{core_mut, enter, spans_of, workspace_of, CChain, CFloat, CSummary};
 use super::common::*;
@@ -29,6 +41,7 @@ use crate::chain::ChainStep;
 use crate::error::{Error, Stop};
 use crate::model::{Gradient, Potential};
 use crate::run::{RunSummary, StepInfo};
+use crate::suspend::{Answer, Ask, Suspend, Suspended};
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 
@@ -127,6 +140,11 @@ const ENERGY: u64 = 2;
 const RUNNING: u64 = 0;
 const PENDING: u64 = 1;
 const DONE: u64 = 2;
+/// The chain's step is cut at a callback ([`Suspend`]): its position is the first
+/// [`Suspended::WORDS`] words of its cache, its request the point it names in its workspace.
+const SUSPENDED: u64 = 3;
+// A suspended step's "waiting" word is the kind of its request.
+const _: () = assert!(Suspended::GRADIENT as u64 == GRADIENT && Suspended::ENERGY as u64 == ENERGY);
 
 /// Words per chain outside the cache: the batch's x and gradient rows (2d), its seed, chain
 /// index, status and energy (4), the cache's answer count and the chain's state in the iteration (2).
@@ -375,15 +393,20 @@ fn record(cache: &mut [u64], per: usize, c: usize) -> Option<(&mut [u64; 2], &mu
 
 /// The batch engine's view of the scratch.
 struct Scratch<'a, T> {
+    rows: Rows<'a, T>,
+    /// K records of `per` words: answer count, state, then the cache entries.
+    cache: &'a mut [u64],
+    per: usize,
+}
+
+/// The rows of a batched call.
+struct Rows<'a, T> {
     seeds: &'a mut [u64],
     chains: &'a mut [usize],
     status: &'a mut [i32],
     u: &'a mut [f64],
     x: &'a mut [T],
     g: &'a mut [T],
-    /// K records of `per` words: answer count, state, then the cache entries.
-    cache: &'a mut [u64],
-    per: usize,
 }
 
 impl<'a, T: CFloat + Plain> Scratch<'a, T> {
@@ -397,12 +420,14 @@ impl<'a, T: CFloat + Plain> Scratch<'a, T> {
         let (x, rest) = rest.split_at_mut_checked(kd)?;
         let (g, cache) = rest.split_at_mut_checked(kd)?;
         Some(Scratch {
-            seeds,
-            chains: view(chains, k),
-            status: view(status, k),
-            u: view(u, k),
-            x: view(x, kd),
-            g: view(g, kd),
+            rows: Rows {
+                seeds,
+                chains: view(chains, k),
+                status: view(status, k),
+                u: view(u, k),
+                x: view(x, kd),
+                g: view(g, kd),
+            },
             cache,
             per,
         })
@@ -413,15 +438,53 @@ impl<'a, T: CFloat + Plain> Scratch<'a, T> {
         record(self.cache, self.per, c)
     }
 
-    /// Answers the pending requests of `kind` with one batched call: gathers them (chains in
-    /// index order), calls, checks the statuses, appends each answer to its chain's cache.
-    fn answer(&mut self, kind: u64, d: usize, k: usize, direct: Direct<T>) -> Result<(), Error> {
+    /// Answers the requests of `kind` with one batched call: gathers them (chains in index
+    /// order; a replayed step's from its cache, a suspended step's from its workspace), calls,
+    /// checks the statuses, appends each replayed step's answer to its cache and resumes each
+    /// suspended step with its own (to its next request, or its end: then `done`).
+    ///
+    /// # Safety
+    /// `states` the run's `k` validated, busy-flagged states.
+    unsafe fn answer<C: Suspend<T>, S>(
+        &mut self,
+        kind: u64,
+        d: usize,
+        k: usize,
+        direct: Direct<T>,
+        states: *mut S,
+        done: &mut impl FnMut(usize, &C::Info, &[T]),
+    ) -> Result<(), Error> {
         let stride = entry_words(d).ok_or(Error::InvalidArgument)?;
         let mut rows = 0usize;
         for c in 0..k {
             let Some(([count, state], entries)) = record(self.cache, self.per, c) else {
                 return Err(Error::StateCorrupted);
             };
+            if *state == SUSPENDED {
+                // What it waits for and the seed, read without the check word: the step is
+                // resumed only after its words pass the check (in the scatter below), so a
+                // corrupted word here stops the run there.
+                let (Some(&waiting), Some(&seed)) = (
+                    entries.get(Suspended::WAITING_AT),
+                    entries.get(Suspended::SEED_AT),
+                ) else {
+                    return Err(Error::StateCorrupted);
+                };
+                if waiting != kind {
+                    continue;
+                }
+                let p = states.wrapping_add(c);
+                // SAFETY: validated, busy-flagged by this run; nothing else borrows them now.
+                let (core, ws) = unsafe { (core_mut::<T, C, S>(p), workspace_of::<T, S>(p)) };
+                let point = Suspend::<T>::pending_point(core, ws)
+                    .iter()
+                    .map(|v| v.to_word());
+                if !self.rows.gather(rows, seed, c, point, d)? {
+                    return Err(Error::StateCorrupted);
+                }
+                rows += 1;
+                continue;
+            }
             let at = (*count as usize).wrapping_mul(stride);
             let Some(e) = entries.get(at..at.wrapping_add(stride)) else {
                 continue;
@@ -431,29 +494,8 @@ impl<'a, T: CFloat + Plain> Scratch<'a, T> {
             }
             let seed = e.get(1).copied().unwrap_or(0);
             let point = e.get(2..2 + d).unwrap_or(&[]);
-            let r0 = rows.wrapping_mul(d);
-            let (Some(x), Some(g)) = (
-                self.x.get_mut(r0..r0.wrapping_add(d)),
-                self.g.get_mut(r0..r0.wrapping_add(d)),
-            ) else {
+            if !self.rows.gather(rows, seed, c, point.iter().copied(), d)? {
                 return Err(Error::StateCorrupted);
-            };
-            for (xi, &w) in x.iter_mut().zip(point) {
-                *xi = T::from_word(w);
-            }
-            for gi in g.iter_mut() {
-                *gi = T::from_f64(f64::NAN);
-            }
-            if let (Some(s), Some(ch), Some(st), Some(u)) = (
-                self.seeds.get_mut(rows),
-                self.chains.get_mut(rows),
-                self.status.get_mut(rows),
-                self.u.get_mut(rows),
-            ) {
-                *s = seed;
-                *ch = c;
-                *st = SGS_CB_OK;
-                *u = f64::NAN;
             }
             rows += 1;
         }
@@ -466,13 +508,13 @@ impl<'a, T: CFloat + Plain> Scratch<'a, T> {
             unsafe {
                 (direct.gradient)(
                     direct.user_data,
-                    self.x.as_ptr(),
+                    self.rows.x.as_ptr(),
                     rows,
                     d,
-                    self.seeds.as_ptr(),
-                    self.chains.as_ptr(),
-                    self.g.as_mut_ptr(),
-                    self.status.as_mut_ptr(),
+                    self.rows.seeds.as_ptr(),
+                    self.rows.chains.as_ptr(),
+                    self.rows.g.as_mut_ptr(),
+                    self.rows.status.as_mut_ptr(),
                 )
             }
         } else {
@@ -481,16 +523,16 @@ impl<'a, T: CFloat + Plain> Scratch<'a, T> {
             unsafe {
                 energy(
                     direct.user_data,
-                    self.x.as_ptr(),
+                    self.rows.x.as_ptr(),
                     rows,
                     d,
-                    self.chains.as_ptr(),
-                    self.u.as_mut_ptr(),
-                    self.status.as_mut_ptr(),
+                    self.rows.chains.as_ptr(),
+                    self.rows.u.as_mut_ptr(),
+                    self.rows.status.as_mut_ptr(),
                 )
             }
         };
-        let statuses = self.status.get(..rows).unwrap_or(&[]);
+        let statuses = self.rows.status.get(..rows).unwrap_or(&[]);
         if r != SGS_CB_OK
             || statuses
                 .iter()
@@ -505,6 +547,32 @@ impl<'a, T: CFloat + Plain> Scratch<'a, T> {
             let Some(([count, state], entries)) = record(self.cache, self.per, c) else {
                 return Err(Error::StateCorrupted);
             };
+            if *state == SUSPENDED {
+                if entries.get(Suspended::WAITING_AT) != Some(&kind) {
+                    continue;
+                }
+                let mut s = suspended_of(entries)?;
+                let st = stop_of(self.rows.status.get(row).copied().unwrap_or(SGS_CB_ABORT));
+                let r0 = row.wrapping_mul(d);
+                let ans = if kind == GRADIENT {
+                    Answer::Gradient(st, self.rows.g.get(r0..r0.wrapping_add(d)).unwrap_or(&[]))
+                } else {
+                    let u = self.rows.u.get(row).copied().unwrap_or(f64::NAN);
+                    Answer::Energy(st.map(|()| u))
+                };
+                row += 1;
+                let p = states.wrapping_add(c);
+                // SAFETY: as in the gathering.
+                let (core, ws) = unsafe { (core_mut::<T, C, S>(p), workspace_of::<T, S>(p)) };
+                match core.resume(ws, &mut s, ans)? {
+                    Ask::Done(info) => {
+                        done(c, &info, ws.get(..d).unwrap_or(&[]));
+                        *state = DONE;
+                    }
+                    _ => put_suspended(entries, &s)?,
+                }
+                continue;
+            }
             let at = (*count as usize).wrapping_mul(stride);
             let Some(e) = entries.get_mut(at..at.wrapping_add(stride)) else {
                 continue;
@@ -512,18 +580,18 @@ impl<'a, T: CFloat + Plain> Scratch<'a, T> {
             if *state != PENDING || e.first().map(|m| m & 0xff) != Some(kind) {
                 continue;
             }
-            let st = self.status.get(row).copied().unwrap_or(SGS_CB_ABORT);
+            let st = self.rows.status.get(row).copied().unwrap_or(SGS_CB_ABORT);
             if let Some(m) = e.first_mut() {
                 *m = kind | (u64::from(st as u32) << 32);
             }
             let ans = e.get_mut(2 + d..).unwrap_or(&mut []);
             if kind == GRADIENT {
                 let r0 = row.wrapping_mul(d);
-                let g = self.g.get(r0..r0.wrapping_add(d)).unwrap_or(&[]);
+                let g = self.rows.g.get(r0..r0.wrapping_add(d)).unwrap_or(&[]);
                 for (w, &gi) in ans.iter_mut().zip(g) {
                     *w = gi.to_word();
                 }
-            } else if let (Some(w), Some(&u)) = (ans.first_mut(), self.u.get(row)) {
+            } else if let (Some(w), Some(&u)) = (ans.first_mut(), self.rows.u.get(row)) {
                 *w = u.to_bits();
             }
             *count += 1;
@@ -532,6 +600,63 @@ impl<'a, T: CFloat + Plain> Scratch<'a, T> {
         }
         Ok(())
     }
+}
+
+impl<T: CFloat + Plain> Rows<'_, T> {
+    /// Puts a request in the batch's row `row`: its point (as words), seed and chain, the
+    /// gradient row NaN, the status OK, the energy NaN. `false` when the row is not there.
+    fn gather(
+        &mut self,
+        row: usize,
+        seed: u64,
+        chain: usize,
+        point: impl Iterator<Item = u64>,
+        d: usize,
+    ) -> Result<bool, Error> {
+        let r0 = row.wrapping_mul(d);
+        let (Some(x), Some(g)) = (
+            self.x.get_mut(r0..r0.wrapping_add(d)),
+            self.g.get_mut(r0..r0.wrapping_add(d)),
+        ) else {
+            return Ok(false);
+        };
+        for (xi, w) in x.iter_mut().zip(point) {
+            *xi = T::from_word(w);
+        }
+        for gi in g.iter_mut() {
+            *gi = T::from_f64(f64::NAN);
+        }
+        let (Some(s), Some(ch), Some(st), Some(u)) = (
+            self.seeds.get_mut(row),
+            self.chains.get_mut(row),
+            self.status.get_mut(row),
+            self.u.get_mut(row),
+        ) else {
+            return Ok(false);
+        };
+        *s = seed;
+        *ch = chain;
+        *st = SGS_CB_OK;
+        *u = f64::NAN;
+        Ok(true)
+    }
+}
+
+/// A suspended step's position, from the first words of its chain's cache.
+fn suspended_of(entries: &[u64]) -> Result<Suspended, Error> {
+    let w = entries
+        .first_chunk::<{ Suspended::WORDS }>()
+        .ok_or(Error::StateCorrupted)?;
+    Suspended::from_words(w).ok_or(Error::StateCorrupted)
+}
+
+/// Stores a suspended step's position in its chain's cache.
+fn put_suspended(entries: &mut [u64], s: &Suspended) -> Result<(), Error> {
+    let w = entries
+        .first_chunk_mut::<{ Suspended::WORDS }>()
+        .ok_or(Error::StateCorrupted)?;
+    *w = s.to_words();
+    Ok(())
 }
 
 /// Entry `c` of an optional output array: NULL stays NULL (an offset from NULL would not be).
@@ -566,7 +691,7 @@ pub(crate) unsafe fn run_batch<T, C, S>(
 ) -> Result<(), Error>
 where
     T: CFloat + Plain,
-    C: CChain + for<'a> ChainStep<T, Replay<'a, T>>,
+    C: CChain + Suspend<T> + for<'a> ChainStep<T, Replay<'a, T>>,
 {
     let Some(gradient) = gradient else {
         return Err(Error::NullPointer);
@@ -679,78 +804,132 @@ where
         chain: 0,
     };
     let stride = entry_words(d).ok_or(Error::InvalidArgument)?;
+    // A step is cut at its callbacks when its sampler can (AMAGOLD's trajectories) and the
+    // chain's cache holds the cut's position; otherwise it is replayed.
+    let cut = per >= 2 + Suspended::WORDS;
     for i in 0..n {
-        for c in 0..k {
-            if let Some((hdr, _)) = sc.record(c) {
-                *hdr = [0, RUNNING];
+        let mut done = |c: usize, info: &C::Info, theta: &[T]| {
+            let at = c.wrapping_mul(n).wrapping_add(i).wrapping_mul(d);
+            if let Some(row) = out.get_mut(at..at.wrapping_add(d)) {
+                row.copy_from_slice(theta);
             }
-        }
-        loop {
-            let mut pending = 0usize;
-            for c in 0..k {
-                let Some(([count, state], entries)) = sc.record(c) else {
-                    return Err(Error::StateCorrupted);
-                };
-                if *state == DONE {
-                    continue;
-                }
-                let mut model = Replay {
-                    entries,
-                    stride,
-                    d,
-                    count: *count as usize,
-                    pos: 0,
-                    pending: false,
-                    mismatch: false,
-                    aborted: false,
-                    direct: Direct { chain: c, ..direct },
-                };
-                let p = states.wrapping_add(c);
-                // SAFETY: validated, busy-flagged by this call; the workspace is the state's.
-                let (core, ws) = unsafe { (core_mut::<T, C, S>(p), workspace_of::<T, S>(p)) };
-                match core.step(ws, &mut model) {
-                    Ok(info) => {
-                        // Every cached answer must have been asked for again.
-                        if model.pending || model.mismatch || model.pos < model.count {
-                            return Err(Error::StateCorrupted);
-                        }
-                        let at = c.wrapping_mul(n).wrapping_add(i).wrapping_mul(d);
-                        if let (Some(row), Some(theta)) =
-                            (out.get_mut(at..at.wrapping_add(d)), ws.get(..d))
-                        {
-                            row.copy_from_slice(theta);
-                        }
-                        let s = nth(summaries, c);
-                        if !s.is_null() {
-                            // SAFETY: checked array of k summaries, disjoint from the rest.
-                            unsafe {
-                                let mut v = s.read();
-                                v.record(info.outcome(), C::info_to_c(&info));
-                                s.write(v);
-                            }
-                        }
-                        // SAFETY: as above.
-                        unsafe { put(nth(samples_done, c), i + 1) };
-                        *state = DONE;
-                    }
-                    Err(Error::CallbackAborted)
-                        if model.pending && !model.mismatch && !model.aborted =>
-                    {
-                        *state = PENDING;
-                        pending += 1;
-                    }
-                    Err(_) if model.mismatch => return Err(Error::StateCorrupted),
-                    Err(e) => return Err(e),
+            let s = nth(summaries, c);
+            if !s.is_null() {
+                // SAFETY: checked array of k summaries, disjoint from the rest.
+                unsafe {
+                    let mut v = s.read();
+                    v.record(info.outcome(), C::info_to_c(info));
+                    s.write(v);
                 }
             }
-            if pending == 0 {
-                break;
-            }
-            sc.answer(GRADIENT, d, k, direct)?;
-            sc.answer(ENERGY, d, k, direct)?;
-        }
+            // SAFETY: as above.
+            unsafe { put(nth(samples_done, c), i + 1) };
+        };
+        // SAFETY: the validated, busy-flagged states of this run.
+        let r =
+            unsafe { iteration::<T, C, S>(&mut sc, states, k, d, stride, cut, direct, &mut done) };
+        // A suspended step leaves its chain as it was before the step (`Suspended`): on an
+        // error the chains are where their last rows left them, as with replayed steps.
+        r?;
     }
     Ok(())
+}
+
+/// One iteration of the `k` chains: rounds of steps (replayed, or begun and cut) and batched
+/// answers until every chain's step is done (`done` writes its row).
+///
+/// # Safety
+/// `states` the run's `k` validated, busy-flagged states.
+#[allow(clippy::too_many_arguments)]
+unsafe fn iteration<T, C, S>(
+    sc: &mut Scratch<'_, T>,
+    states: *mut S,
+    k: usize,
+    d: usize,
+    stride: usize,
+    cut: bool,
+    direct: Direct<T>,
+    done: &mut impl FnMut(usize, &C::Info, &[T]),
+) -> Result<(), Error>
+where
+    T: CFloat + Plain,
+    C: CChain + Suspend<T> + for<'a> ChainStep<T, Replay<'a, T>>,
+{
+    for c in 0..k {
+        if let Some((hdr, _)) = sc.record(c) {
+            *hdr = [0, RUNNING];
+        }
+    }
+    loop {
+        let mut waiting = 0usize;
+        for c in 0..k {
+            let Some(([count, state], entries)) = sc.record(c) else {
+                return Err(Error::StateCorrupted);
+            };
+            if *state == DONE {
+                continue;
+            }
+            if *state == SUSPENDED {
+                waiting += 1;
+                continue;
+            }
+            let p = states.wrapping_add(c);
+            // SAFETY: validated, busy-flagged by this call; the workspace is the state's.
+            let (core, ws) = unsafe { (core_mut::<T, C, S>(p), workspace_of::<T, S>(p)) };
+            if cut && *state == RUNNING && *count == 0 && Suspend::<T>::can_suspend(core) {
+                let (s, ask) = core.begin(ws)?;
+                match ask {
+                    Ask::Done(info) => {
+                        done(c, &info, ws.get(..d).unwrap_or(&[]));
+                        *state = DONE;
+                    }
+                    _ => {
+                        put_suspended(entries, &s)?;
+                        *state = SUSPENDED;
+                        waiting += 1;
+                    }
+                }
+                continue;
+            }
+            let mut model = Replay {
+                entries,
+                stride,
+                d,
+                count: *count as usize,
+                pos: 0,
+                pending: false,
+                mismatch: false,
+                aborted: false,
+                direct: Direct { chain: c, ..direct },
+            };
+            match core.step(ws, &mut model) {
+                Ok(info) => {
+                    // Every cached answer must have been asked for again.
+                    if model.pending || model.mismatch || model.pos < model.count {
+                        return Err(Error::StateCorrupted);
+                    }
+                    done(c, &info, ws.get(..d).unwrap_or(&[]));
+                    *state = DONE;
+                }
+                Err(Error::CallbackAborted)
+                    if model.pending && !model.mismatch && !model.aborted =>
+                {
+                    *state = PENDING;
+                    waiting += 1;
+                }
+                Err(_) if model.mismatch => return Err(Error::StateCorrupted),
+                Err(e) => return Err(e),
+            }
+        }
+        if waiting == 0 {
+            return Ok(());
+        }
+        // SAFETY: forwarded.
+        unsafe {
+            sc.answer::<C, S>(GRADIENT, d, k, direct, states, done)?;
+            sc.answer::<C, S>(ENERGY, d, k, direct, states, done)?;
+        }
+    }
 }
 
 /// Generates `sgs_…_run_batch` for one sampler and coordinate type:
@@ -770,18 +949,23 @@ macro_rules! batch_api {
         /// chain c is written to `out[(c·n + i)·d …]` (chain-major; `out_len` ≥ k·n·d; `out` may
         /// be NULL when n = 0). Iteration i of every chain is done before iteration i + 1 of any.
         ///
-        /// Each iteration is a few *rounds*: every unfinished chain replays its step with the
-        /// answers it has so far (a chain's step is all-or-nothing, so replaying it from its state
-        /// is exact), and stops at its first unanswered call; then the recorded gradient requests
-        /// are answered by one `gradient` call of k' ≤ k rows and the energy requests by one
-        /// `energy` call. A step of m calls is replayed m + 1 times (O(m²) core arithmetic, small
-        /// next to an interpreter's callbacks). `scratch` (`scratch_len` doubles, at least
-        /// the sampler's `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and
-        /// a cache of `max_calls` answers per chain; a step that needs more
-        /// calls than that (the warm-up's approach and curvature steps need d + 1 or more) gets
-        /// the calls beyond the cache from the batch callback with one row each: the same
-        /// values, fewer rows per call. The replay checks that a step repeats its cached calls
-        /// bit for bit (`SGS_ERR_STATE_CORRUPTED` otherwise).
+        /// Each iteration is a few *rounds*: every unfinished chain runs its step up to its next
+        /// callback, then the gradient requests are answered by one `gradient` call of k' ≤ k
+        /// rows and the energy requests by one `energy` call. AMAGOLD's trajectories (warm-up
+        /// windows included) are cut at their callbacks and resumed with the answers (O(m)
+        /// arithmetic for m calls, as in `…_run`) when the cache holds at least 7 words per chain
+        /// (`max_calls`·(2 + 2d) ≥ 7: `max_calls` ≥ 2, or ≥ 1 when d ≥ 3); every other step
+        /// (SGHMC, SGLD, the warm-up's approach, curvature and metric steps) is replayed from the
+        /// chain's state with the answers it has so far (all-or-nothing steps make that exact),
+        /// m + 1 times for m calls (O(m²) core arithmetic, small next to an interpreter's
+        /// callbacks). `scratch` (`scratch_len` doubles, at least the sampler's
+        /// `…_batch_scratch_len(k, d, max_calls)`) holds the rows of a batch and a cache of
+        /// `max_calls` answers (or a cut step's position) per chain; a replayed step that needs
+        /// more calls than that (the warm-up's approach and curvature steps need d + 1 or more)
+        /// gets the calls beyond the cache from the batch callback with one row each: the same
+        /// values, fewer rows per call. A replayed step must repeat its cached calls bit for bit,
+        /// and a cut step's position must pass its check word (`SGS_ERR_STATE_CORRUPTED`
+        /// otherwise: the chains stay at their last rows).
         ///
         #[doc = $energy_doc]
         /// `*samples_done` and `summaries` (k entries each, unless NULL) get each chain's rows
@@ -837,10 +1021,12 @@ macro_rules! batch_scratch_len {
         #[doc = concat!(" Scratch length, in doubles, of an ", $name, " `…_run_batch` (double or float) of `k`")]
         /// chains of dimension `d` caching `max_calls` callback answers per step:
         /// k·(6 + 2d + max_calls·(2 + 2d)), saturating at SIZE_MAX; 0 for k = 0 or d = 0.
-        /// `max_calls` trades memory for batching: a step with more calls (AMAGOLD's trajectory
-        /// makes T gradient calls, up to 1.5·T with jittered T, and one energy call; the warm-up's
-        /// approach steps up to d + 43, with 40 line-search energies, and its curvature and
-        /// window-metric steps d + 1) gets the excess one row at a time.
+        /// `max_calls` trades memory for batching: a replayed step with more calls (SGHMC's and
+        /// SGLD's steps make T and 1 gradient calls; the warm-up's approach steps up to d + 43,
+        /// with 40 line-search energies, and its curvature and window-metric steps d + 1) gets
+        /// the excess one row at a time. AMAGOLD's trajectories (T gradient calls, up to 1.5·T
+        /// with jittered T, and one energy call) are cut at their callbacks instead when
+        /// `max_calls`·(2 + 2d) ≥ 7, whatever T.
         #[no_mangle]
         pub extern "C" fn $f(k: usize, d: usize, max_calls: usize) -> usize {
             if k == 0 || d == 0 {
