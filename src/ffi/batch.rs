@@ -811,7 +811,10 @@ where
         let mut done = |c: usize, info: &C::Info, theta: &[T]| {
             let at = c.wrapping_mul(n).wrapping_add(i).wrapping_mul(d);
             if let Some(row) = out.get_mut(at..at.wrapping_add(d)) {
-                row.copy_from_slice(theta);
+                // Zipped, not `copy_from_slice`: no length-mismatch panic path in the C library.
+                for (o, &v) in row.iter_mut().zip(theta) {
+                    *o = v;
+                }
             }
             let s = nth(summaries, c);
             if !s.is_null() {
