@@ -811,6 +811,12 @@ static void ksd_cases(void) {
     CASE("svgd set_batch_size: p = N + 1", sgs_svgd_set_batch_size(&f.s, SN + 1), SGS_ERR_INVALID_BATCH_SIZE,
          ssame(&f));
     CASE("svgd set_batch_size: NULL", sgs_svgd_set_batch_size(NULL, 2), SGS_ERR_NULL_POINTER, ssame(&f));
+    uint64_t p = 0;
+    CASE("svgd batch_size: the configured p", sgs_svgd_batch_size(&f.s, &p), SGS_OK, p == 4);
+    CASE("svgd batch_size: out NULL", sgs_svgd_batch_size(&f.s, NULL), SGS_ERR_NULL_POINTER, ssame(&f));
+    CASE("svgd batch_size: state NULL", sgs_svgd_batch_size(NULL, &p), SGS_ERR_NULL_POINTER, p == 4);
+    CASE("svgd batch_size: out inside the state",
+         sgs_svgd_batch_size(&f.s, (uint64_t *)(void *)&f.s._opaque[20]), SGS_ERR_INVALID_ARGUMENT, ssame(&f));
     sgs_svgd_schedule sch = sgs_svgd_schedule_default(2, 3), b;
     sgs_svgd_run_summary sum;
     b = sch; b.kind = SGS_SCHEDULE_KSD;
@@ -832,6 +838,9 @@ static void ksd_cases(void) {
     /* A valid doubling run ends at p = min(N, 2·2^⌊7/3⌋) = 8 and reports a NaN KSD (off). */
     CASE("svgd run_scheduled: doubling, 7 iterations", sgs_svgd_run_scheduled(&f.s, 7, &sch, &sum), SGS_OK,
          sum.iterations == 7 && isnan(sum.last.ksd_squared));
+    CASE("svgd batch_size: the schedule's last choice", sgs_svgd_batch_size(&f.s, &p), SGS_OK, p == 8);
+    CASE("svgd set_batch_size: 3", sgs_svgd_set_batch_size(&f.s, 3), SGS_OK,
+         sgs_svgd_batch_size(&f.s, &p) == SGS_OK && p == 3);
 
     /* The KSD on: finite, and the stand-alone batch estimate with p = N is the full value. */
     c = c0; c.ksd = SGS_KSD_FULL;

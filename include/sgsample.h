@@ -3173,6 +3173,18 @@ typedef int32_t (*sgs_gradients_fn_f32)(void *user_data,
 struct sgs_svgd_schedule sgs_svgd_schedule_default(uint64_t start, uint64_t every);
 
 /**
+ * Writes the batch size p the next iteration uses to `*p`: the configured one, the
+ * last `…set_batch_size`, or after `…run_scheduled` the schedule's last choice (so a
+ * scheduled run can be continued, or reported, with the size it reached). Returns
+ * `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside
+ * the state or one of its buffers) or the state's validation statuses.
+ *
+ * # Safety
+ * `state` valid; `p` valid for a write.
+ */
+sgs_status sgs_svgd_batch_size(const struct sgs_svgd *state, uint64_t *p);
+
+/**
  * Sets the batch size p of the next iterations (a growing batch size). Without
  * replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
  * the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
@@ -3207,6 +3219,18 @@ sgs_status sgs_svgd_run_scheduled(struct sgs_svgd *state,
                                   uint64_t iterations,
                                   const struct sgs_svgd_schedule *schedule,
                                   struct sgs_svgd_run_summary *summary);
+
+/**
+ * Writes the batch size p the next iteration uses to `*p`: the configured one, the
+ * last `…set_batch_size`, or after `…run_scheduled` the schedule's last choice (so a
+ * scheduled run can be continued, or reported, with the size it reached). Returns
+ * `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside
+ * the state or one of its buffers) or the state's validation statuses.
+ *
+ * # Safety
+ * `state` valid; `p` valid for a write.
+ */
+sgs_status sgs_svgd_batch_size_f32(const struct sgs_svgd_f32 *state, uint64_t *p);
 
 /**
  * Sets the batch size p of the next iterations (a growing batch size). Without

@@ -6,8 +6,8 @@ use super::chain::CSummary;
 use super::common::*;
 use super::sgs_status;
 use super::svgd::{
-    core_ref, enter, info_from, refuse_in_phases, sgs_svgd, sgs_svgd_f32, sgs_svgd_run_summary,
-    step_state, State, SvgdFixed, TAG_F32, TAG_F64,
+    core_ref, enter, get, info_from, refuse_in_phases, sgs_svgd, sgs_svgd_f32,
+    sgs_svgd_run_summary, step_state, State, SvgdFixed, TAG_F32, TAG_F64,
 };
 use crate::error::Error;
 use crate::float::Float;
@@ -228,7 +228,7 @@ macro_rules! ksd_api {
     (
         float = $T:ty, ctype = $ctype:literal, state = $S:ident, tag = $tag:expr,
         full = $full:ident, batch = $batch:ident, set_batch_size = $set:ident,
-        run_scheduled = $run:ident,
+        batch_size = $get:ident, run_scheduled = $run:ident,
     ) => {
         #[doc = concat!(" The full V-statistic KSD² of `n` particles `x` (`", $ctype, "`, `n·d`")]
         /// values row by row) whose gradients `grad = ∇V(x)` (same layout, the gradient
@@ -303,6 +303,22 @@ macro_rules! ksd_api {
             })
         }
 
+        /// Writes the batch size p the next iteration uses to `*p`: the configured one, the
+        /// last `…set_batch_size`, or after `…run_scheduled` the schedule's last choice (so a
+        /// scheduled run can be continued, or reported, with the size it reached). Returns
+        /// `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside
+        /// the state or one of its buffers) or the state's validation statuses.
+        ///
+        /// # Safety
+        /// `state` valid; `p` valid for a write.
+        #[no_mangle]
+        pub unsafe extern "C" fn $get(state: *const $S, p: *mut u64) -> sgs_status {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe {
+                get::<$T, $S, u64>($tag, state, p, |c| c.config().batch_size as u64)
+            })
+        }
+
         /// Sets the batch size p of the next iterations (a growing batch size). Without
         /// replacement only, whose workspace and draws do not depend on p. Returns `SGS_OK`,
         /// the state's validation statuses (`SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`,
@@ -352,11 +368,12 @@ macro_rules! ksd_api {
 ksd_api! {
     float = f64, ctype = "double", state = sgs_svgd, tag = TAG_F64,
     full = sgs_ksd_full, batch = sgs_ksd_batch, set_batch_size = sgs_svgd_set_batch_size,
-    run_scheduled = sgs_svgd_run_scheduled,
+    batch_size = sgs_svgd_batch_size, run_scheduled = sgs_svgd_run_scheduled,
 }
 
 ksd_api! {
     float = f32, ctype = "float", state = sgs_svgd_f32, tag = TAG_F32,
     full = sgs_ksd_full_f32, batch = sgs_ksd_batch_f32,
-    set_batch_size = sgs_svgd_set_batch_size_f32, run_scheduled = sgs_svgd_run_scheduled_f32,
+    set_batch_size = sgs_svgd_set_batch_size_f32, batch_size = sgs_svgd_batch_size_f32,
+    run_scheduled = sgs_svgd_run_scheduled_f32,
 }

@@ -765,7 +765,7 @@ fn force_of<T>(fx: &SvgdFixed<T>, core: &SvgdCore<KernelChoice>) -> (*const T, u
 ///
 /// # Safety
 /// The C contract of the value getters.
-unsafe fn get<T: Float, S, V>(
+pub(super) unsafe fn get<T: Float, S, V>(
     tag: u64,
     state: *const S,
     out: *mut V,

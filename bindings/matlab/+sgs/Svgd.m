@@ -17,13 +17,13 @@ classdef Svgd < handle
 %                            n iterations whose batch size grows (sgs_svgd_run_scheduled): s a
 %                            struct with kind 'doubling' (default) or 'ksd', start (2), every
 %                            (100), min_decrease (0.1, for 'ksd'). Without replacement only;
-%                            afterwards o.BatchSize is NaN (the C library cannot report the
-%                            schedule's last choice) until it is set again.
+%                            afterwards o.BatchSize is the schedule's last choice, which the
+%                            next iterations keep.
 %   info = o.step()          one iteration
 %   o.Particles              the particles, N-by-d (read-only)
 %   o.Iterations             iterations since creation (read-only)
 %   o.BatchSize              the batch size p of the next iterations (settable: 2 <= p <= N,
-%                            without replacement; NaN after a scheduled run)
+%                            without replacement; a scheduled run's last choice after it)
 %   o.Seed, o.Stream         the generator's (uint64, read-only)
 %   o.Progress               false | true: a line of text a second during run
 %   k2 = o.ksd()             KSD^2 of the particles as they are (IMQ base kernel, c = 1,

@@ -111,6 +111,9 @@ function t = svgd_object(t, check, expect_error)
             o.Iterations == 30 && info.iterations == 1 && i2.total_iterations == 30 && o.Seed == 13);
   o.BatchSize = 5;
   t = check(t, 'svgd object: BatchSize set and read', o.BatchSize == 5);
+  o.run(7, 'Schedule', struct('kind', 'doubling', 'start', 2, 'every', 3));
+  t = check(t, 'svgd object: BatchSize after a doubling schedule of 7 from 2 every 3 is its last choice, 8', ...
+            o.BatchSize == 8 && o.Iterations == 37);
   t = expect_error(t, 'sgsample:invalidBatchSize', @() set_prop(o, 'BatchSize', 11), 'svgd object: BatchSize > N');
   t = expect_error(t, 'sgsample:readOnly', @() set_prop(o, 'Particles', X0), 'svgd object: Particles is read-only');
   t = expect_error(t, 'sgsample:readOnly', @() set_prop(o, 'Iterations', 3), 'svgd object: Iterations is read-only');
