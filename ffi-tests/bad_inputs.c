@@ -792,6 +792,47 @@ static void svgd_cases(void) {
  * and re-entered states. Each of these would have been written or accepted by the old code. */
 
 /* The KSD option, the batch-size setter, the scheduled run and the stand-alone KSD. */
+/* Stein thinning: a run on a standard normal target (the far draw is never chosen), then every
+ * refusal with `selected` and `scales` left as they were. */
+static void thin_cases(void) {
+    double x[6] = {0.1, -0.4, 0.8, -1.1, 0.3, 7.0}, scratch[6], w[1] = {7.0};
+    size_t sel[4] = {9, 9, 9, 9};
+    CASE("stein_thin: 4 of 6 draws", sgs_stein_thin(x, x, 6, 1, NULL, NULL, 1.0, -0.5, sel, 4, scratch, 6),
+         SGS_OK, sel[0] < 5 && sel[1] < 5 && sel[2] < 5 && sel[3] < 5);
+    size_t keep[4] = {9, 9, 9, 9};
+#define UNTOUCHED (memcmp(keep, (size_t[4]){9, 9, 9, 9}, sizeof keep) == 0)
+    CASE("stein_thin: x NULL", sgs_stein_thin(NULL, x, 6, 1, NULL, NULL, 1.0, -0.5, keep, 4, scratch, 6),
+         SGS_ERR_NULL_POINTER, UNTOUCHED);
+    CASE("stein_thin: selected NULL", sgs_stein_thin(x, x, 6, 1, NULL, NULL, 1.0, -0.5, NULL, 4, scratch, 6),
+         SGS_ERR_NULL_POINTER, UNTOUCHED);
+    CASE("stein_thin: d = 0", sgs_stein_thin(x, x, 6, 0, NULL, NULL, 1.0, -0.5, keep, 4, scratch, 6),
+         SGS_ERR_ZERO_DIMENSION, UNTOUCHED);
+    CASE("stein_thin: n = 0", sgs_stein_thin(x, x, 0, 1, NULL, NULL, 1.0, -0.5, keep, 4, scratch, 6),
+         SGS_ERR_ZERO_PARTICLES, UNTOUCHED);
+    CASE("stein_thin: scratch of 5", sgs_stein_thin(x, x, 6, 1, NULL, NULL, 1.0, -0.5, keep, 4, scratch, 5),
+         SGS_ERR_WORKSPACE_TOO_SMALL, UNTOUCHED);
+    CASE("stein_thin: beta 0", sgs_stein_thin(x, x, 6, 1, NULL, NULL, 1.0, 0.0, keep, 4, scratch, 6),
+         SGS_ERR_INVALID_KERNEL, UNTOUCHED);
+    double zero = 0.0;
+    CASE("stein_thin: preconditioner 0", sgs_stein_thin(x, x, 6, 1, NULL, &zero, 1.0, -0.5, keep, 4, scratch, 6),
+         SGS_ERR_INVALID_ARGUMENT, UNTOUCHED);
+    CASE("stein_thin: scratch over the draws",
+         sgs_stein_thin(x, x, 6, 1, NULL, NULL, 1.0, -0.5, keep, 4, x, 6), SGS_ERR_INVALID_ARGUMENT, UNTOUCHED);
+    CASE("stein_thin: selected over the scratch",
+         sgs_stein_thin(x, x, 6, 1, NULL, NULL, 1.0, -0.5, (size_t *)(void *)scratch, 4, scratch, 6),
+         SGS_ERR_INVALID_ARGUMENT, 1);
+    double bad[6] = {0.1, -0.4, NAN, -1.1, 0.3, 7.0};
+    CASE("stein_thin: a NaN draw", sgs_stein_thin(bad, x, 6, 1, NULL, NULL, 1.0, -0.5, keep, 4, scratch, 6),
+         SGS_ERR_NON_FINITE, UNTOUCHED);
+#undef UNTOUCHED
+    double same[3] = {2.0, 2.0, 2.0};
+    CASE("stein_thin_scales: a constant column", sgs_stein_thin_scales(same, 3, 1, w), SGS_ERR_INVALID_ARGUMENT,
+         w[0] == 7.0);
+    CASE("stein_thin_scales: scales over x", sgs_stein_thin_scales(x, 6, 1, &x[2]), SGS_ERR_INVALID_ARGUMENT,
+         x[2] == 0.8);
+    CASE("stein_thin_scales: 6 draws", sgs_stein_thin_scales(x, 6, 1, w), SGS_OK, w[0] > 0.0);
+}
+
 static void ksd_cases(void) {
     sgs_svgd_config c0 = sgs_svgd_config_default(4, 0.1), c;
     c = c0; c.ksd = 3; svgd_bad_config("svgd init: ksd 3", c, SGS_ERR_INVALID_OPTION);
@@ -3566,6 +3607,7 @@ int main(void) {
     status_and_version_cases();
     svgd_cases();
     svgd_phase_cases();
+    thin_cases();
     ksd_cases();
     scale_cases();
     hardening_cases();

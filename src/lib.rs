@@ -58,6 +58,7 @@ pub mod stats;
 #[cfg(feature = "ffi")]
 mod suspend;
 pub mod svgd;
+pub mod thin;
 pub mod warmup;
 mod ziggurat;
 

@@ -58,6 +58,7 @@ mod sgld;
 mod stats;
 mod status;
 mod svgd;
+mod thin;
 
 pub use amagold::*;
 pub use batch::*;
@@ -79,3 +80,4 @@ pub use sgld::*;
 pub use stats::*;
 pub use status::*;
 pub use svgd::*;
+pub use thin::*;

@@ -105,9 +105,10 @@ impl KsdChoice {
     }
 }
 
-/// The constants of the Stein kernel for dimension d.
+/// The constants of the Stein kernel for dimension d (or, for Stein thinning's preconditioned
+/// kernel, the trace of its metric in place of d).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Stein {
+pub(crate) struct Stein {
     c2: f64,
     beta: f64,
     half: bool,
@@ -118,15 +119,35 @@ pub(super) struct Stein {
 
 impl Stein {
     pub(super) fn new(k: &SteinImq, d: usize) -> Self {
+        Self::with_trace(k, d as f64)
+    }
+
+    /// The constants with `trace` (the metric's trace; d for the identity).
+    pub(crate) fn with_trace(k: &SteinImq, trace: f64) -> Self {
         let b = k.beta;
         Stein {
             c2: k.c * k.c,
             beta: b,
             half: b == -0.5,
             tb: 2.0 * b,
-            tbd: 2.0 * b * d as f64,
+            tbd: 2.0 * b * trace,
             fb: 4.0 * b * (b - 1.0),
         }
+    }
+
+    /// `u` from the pair's sums: `r2q` the squared distance in the metric, `gg = Σ gx·gy`,
+    /// `gd = Σ (gx − gy)·(metric·r)`, `r2` the metric's square applied to r, squared.
+    #[inline(always)]
+    pub(crate) fn value(&self, r2q: f64, gg: f64, gd: f64, r2: f64) -> f64 {
+        let q = self.c2 + r2q;
+        let k = if self.half {
+            1.0 / libm::sqrt(q)
+        } else {
+            libm::exp(self.beta * libm::log(q))
+        };
+        let k1 = k / q;
+        let k2 = k1 / q;
+        ((k * gg + self.tb * k1 * gd) - self.tbd * k1) - self.fb * k2 * r2
     }
 
     /// `u(x, y)` for gradients `gx = ∇V(x)`, `gy = ∇V(y)` (rows of equal length).
@@ -140,15 +161,7 @@ impl Stein {
             gg += a * b;
             gd += (a - b) * diff;
         }
-        let q = self.c2 + r2;
-        let k = if self.half {
-            1.0 / libm::sqrt(q)
-        } else {
-            libm::exp(self.beta * libm::log(q))
-        };
-        let k1 = k / q;
-        let k2 = k1 / q;
-        ((k * gg + self.tb * k1 * gd) - self.tbd * k1) - self.fb * k2 * r2
+        self.value(r2, gg, gd, r2)
     }
 }
 

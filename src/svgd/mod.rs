@@ -137,7 +137,7 @@ mod config;
 mod core;
 mod force_stats;
 mod kernel;
-mod ksd;
+pub(crate) mod ksd;
 mod layout;
 mod median;
 mod moves;
