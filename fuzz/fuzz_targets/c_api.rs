@@ -1,10 +1,11 @@
 //! Fuzzes every C entry point (`sgs_amagold_*`, `sgs_sghmc_*`, `sgs_sgld_*`, `sgs_svgd_*` with the
 //! iteration in phases (`begin`, the gradients and batches ranges, forces and moves get/put,
 //! `finish`, `cancel`, `num_batches`, `batch_rows`, `move_width`) and the growing batch size
-//! (`set_batch_size`, `run_scheduled`), f64 and f32, `sgs_minibatch`, `sgs_amagold_run_batch`
-//! (against separate runs; see `batch_op`),
-//! `sgs_status_str`, the size queries and config defaults) with random call sequences, decoded
-//! by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
+//! (`set_batch_size`, `run_scheduled`), f64 and f32, `sgs_minibatch`, `sgs_normal` and
+//! `sgs_uniform` (f64 and f32; see `noise`), `sgs_amagold_run_batch`, `sgs_sghmc_run_batch`,
+//! `sgs_sgld_run_batch` and their `_f32` twins (against separate runs, and refused calls; see
+//! `batch_op`), `sgs_status_str`, the size queries and config defaults) with random call
+//! sequences, decoded by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
 //!
 //! All caller memory lives in one 16 KiB arena, so that any pointer the fuzzer picks (into a
 //! state, into a workspace, into another output, misaligned, NULL) is valid memory and so that a
@@ -77,6 +78,12 @@
 //!   iteration in phases open), nothing changed on a refusal, and a scheduled run bit for bit
 //!   `set_batch_size(p_k)` + `step` on a twin wherever the header fixes p_k (see the section
 //!   "The growing batch size" below);
+//! * `run_batch` (every chain kind, f64 and f32): a batch equals k separate runs bit for bit, an
+//!   ABORT keeps each chain's prefix, a call with one bad argument gets exactly its status and
+//!   writes nothing (see the section "K chains per call" below);
+//! * `sgs_normal` / `sgs_uniform` (f64, f32): `SGS_OK` exactly for an aligned non-NULL output
+//!   and a representable length, then the values of `sgsample::noise` bit for bit and a prefix
+//!   of a longer fill; nothing else written;
 //! * no crash, panic, AddressSanitizer report or overflow (debug assertions are on).
 #![no_main]
 
