@@ -112,7 +112,8 @@ def main():
         closures = [ffi.callback("grad_fn", f) for f in (empty, body)]
         print(f"cffi {cffi.__version__}, numpy {np.__version__}, Python "
               f"{sys.version.split()[0]}; k = {k}, {n} calls from C, best of {args.repeat}")
-        print(f"{'callback':>22} {'ABI ffi.callback µs/call':>25} {'API extern Python µs/call':>26}")
+        print(f"{'callback':>22} {'ABI ffi.callback µs/call':>25} "
+              f"{'API extern Python µs/call':>26}")
         for name, closure, api in (("empty", closures[0], lib.api_empty_ptr()),
                                    ("trampoline body", closures[1], lib.api_body_ptr())):
             print(f"{name:>22} {per_call(closure):>25.3f} {per_call(api):>26.3f}")
