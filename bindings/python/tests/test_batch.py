@@ -4,6 +4,7 @@ run_batch with one numpy call for all chains' rows, bit for bit the separate cha
 import os
 import signal
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -123,6 +124,27 @@ def test_ctrl_c_during_a_batch_keeps_the_rows():
                         step_size=0.05, sample_stats=False)
     for c in range(4):
         np.testing.assert_array_equal(p.samples[c], ref.samples[c, :n[c]])
+
+
+def test_ctrl_c_inside_a_batch_callback_is_raised_there():
+    # The batch trampolines are closures made per batch: their code must still mark "inside a
+    # callback" for the SIGINT handler, or Ctrl-C would wait for the end of the chunk.
+    seen = []
+
+    def g(X, s):
+        if not seen:
+            seen.append("called")
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)  # interrupted by the handler's KeyboardInterrupt
+            except KeyboardInterrupt:
+                seen.append("raised inside")
+                raise
+        return gauss_grad(X, s)
+
+    with pytest.raises(KeyboardInterrupt):
+        sgsample.sgld(g, np.zeros(2), 50, chains=3, vectorized=True, seed=1, step_size=0.05)
+    assert seen == ["called", "raised inside"]
 
 
 def test_one_call_per_round_for_all_chains():
