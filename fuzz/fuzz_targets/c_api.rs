@@ -1,10 +1,11 @@
 //! Fuzzes every C entry point (`sgs_amagold_*`, `sgs_sghmc_*`, `sgs_sgld_*`, `sgs_svgd_*` with the
 //! iteration in phases (`begin`, the gradients and batches ranges, forces and moves get/put,
 //! `finish`, `cancel`, `num_batches`, `batch_rows`, `move_width`) and the growing batch size
-//! (`set_batch_size`, `run_scheduled`), f64 and f32, `sgs_minibatch`, `sgs_amagold_run_batch`
-//! (against separate runs; see `batch_op`),
-//! `sgs_status_str`, the size queries and config defaults) with random call sequences, decoded
-//! by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
+//! (`set_batch_size`, `run_scheduled`), f64 and f32, `sgs_minibatch`, `sgs_normal` and
+//! `sgs_uniform` (f64 and f32; see `noise`), `sgs_amagold_run_batch`, `sgs_sghmc_run_batch`,
+//! `sgs_sgld_run_batch` and their `_f32` twins (against separate runs, and refused calls; see
+//! `batch_op`), `sgs_status_str`, the size queries and config defaults) with random call
+//! sequences, decoded by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
 //!
 //! All caller memory lives in one 16 KiB arena, so that any pointer the fuzzer picks (into a
 //! state, into a workspace, into another output, misaligned, NULL) is valid memory and so that a
@@ -77,6 +78,12 @@
 //!   iteration in phases open), nothing changed on a refusal, and a scheduled run bit for bit
 //!   `set_batch_size(p_k)` + `step` on a twin wherever the header fixes p_k (see the section
 //!   "The growing batch size" below);
+//! * `run_batch` (every chain kind, f64 and f32): a batch equals k separate runs bit for bit, an
+//!   ABORT keeps each chain's prefix, a call with one bad argument gets exactly its status and
+//!   writes nothing (see the section "K chains per call" below);
+//! * `sgs_normal` / `sgs_uniform` (f64, f32): `SGS_OK` exactly for an aligned non-NULL output
+//!   and a representable length, then the values of `sgsample::noise` bit for bit and a prefix
+//!   of a longer fill; nothing else written;
 //! * no crash, panic, AddressSanitizer report or overflow (debug assertions are on).
 #![no_main]
 
@@ -2604,7 +2611,15 @@ fn one_input(data: &[u8]) {
                     _ => svgd_call::<Svgd32>(&mut cx, &mut b),
                 }
             }
-            12 if kind == 7 => batch_op(&mut b),
+            12 if kind == 7 => batch_op::<Amg64>(&mut b),
+            12 if kind == 6 => match b.u8() % 5 {
+                0 => batch_op::<Amg32>(&mut b),
+                1 => batch_op::<Sgh64>(&mut b),
+                2 => batch_op::<Sgh32>(&mut b),
+                3 => batch_op::<Sgl64>(&mut b),
+                _ => batch_op::<Sgl32>(&mut b),
+            },
+            12 if kind == 5 => noise(&mut cx, &mut b),
             12 => minibatch(&mut cx, &mut b),
             13 => state_op(&mut cx, &mut b, kind),
             14 => {
@@ -3930,46 +3945,52 @@ fuzz_target!(|data: &[u8]| {
 });
 
 // ---------------------------------------------------------------------------------------------
-// K chains per call (`sgs_amagold_run_batch`): fuzzed configurations (every warm-up shape of
-// `amagold_cfg`), k, d, n and cache sizes, callbacks whose rows REJECT, diverge or are huge by a
-// hash of (point, seed), and a whole-batch ABORT at a fuzzed call. Oracle: the batch equals k
-// separate `sgs_amagold_run`s bit for bit (rows, summaries, positions after); after an ABORT each
-// chain's rows are the separate runs' prefix, the chains within one iteration of each other.
-// Own memory, outside the arena: the batch needs its states contiguous.
+// K chains per call (`sgs_<chain>_run_batch`, f64 and f32, for AMAGOLD, SGHMC and SGLD): fuzzed
+// configurations (every warm-up shape of `amagold_cfg`), k, d, n and cache sizes, callbacks whose
+// rows REJECT, diverge or are huge by a hash of (point, seed), and a whole-batch ABORT at a fuzzed
+// call. Oracle: the batch equals k separate `…_run`s bit for bit (rows, summaries, positions
+// after); after an ABORT each chain's rows are the separate runs' prefix, the chains within one
+// iteration of each other. Then, in a fuzzed fraction of inputs, one call with exactly one bad
+// argument (NULL states, scratch, gradient, out or AMAGOLD's energy; k = 0; a misaligned states,
+// scratch, out or samples_done; k·n·d overflowing or out one short; scratch one short; out over
+// the scratch, summaries over samples_done, the scratch inside a chain's workspace; a chain not
+// initialised): exactly the header's status for it, no callback called, and not a byte of the
+// states, workspaces, scratch, out, samples_done or summaries changed. Last, every chain continues
+// as its separate twin. Own memory, outside the arena: the batch needs its states contiguous.
 
-/// A row's hash: its point's bits and its seed.
-fn row_hash(x: &[f64], seed: u64) -> u64 {
+/// A row's hash: its point's bits (as f64, exact for f32) and its seed.
+fn row_hash<T: Flt>(x: &[T], seed: u64) -> u64 {
     let mut h = seed ^ 0x9e37_79b9_7f4a_7c15;
     for v in x {
-        h = (h ^ v.to_bits()).wrapping_mul(0xbf58_476d_1ce4_e5b9).rotate_left(31);
+        h = (h ^ v.to_f64().to_bits()).wrapping_mul(0xbf58_476d_1ce4_e5b9).rotate_left(31);
     }
     h ^ (h >> 29)
 }
 
-fn batch_grad_row(x: &[f64], seed: u64, g: &mut [f64]) -> i32 {
+fn batch_grad_row<T: Flt>(x: &[T], seed: u64, g: &mut [T]) -> i32 {
     let h = row_hash(x, seed);
     if h % 29 == 0 {
         return SGS_CB_REJECT;
     }
     for (gi, xi) in g.iter_mut().zip(x) {
-        *gi = xi + wobble(seed);
+        *gi = T::from_f64(xi.to_f64() + wobble(seed));
     }
     if h % 31 == 0 {
-        g[0] = f64::NAN;
+        g[0] = T::from_f64(f64::NAN);
     }
     SGS_CB_OK
 }
 
-fn batch_energy_row(x: &[f64]) -> (f64, i32) {
+fn batch_energy_row<T: Flt>(x: &[T]) -> (f64, i32) {
     let h = row_hash(x, 1);
     if h % 37 == 0 {
         return (0.0, SGS_CB_REJECT);
     }
-    let e = 0.5 * x.iter().map(|v| v * v).sum::<f64>();
+    let e = 0.5 * x.iter().map(|v| v.to_f64() * v.to_f64()).sum::<f64>();
     (if h % 41 == 0 { f64::INFINITY } else { e }, SGS_CB_OK)
 }
 
-unsafe extern "C" fn b_energy1(_: *mut c_void, x: *const f64, d: usize, u: *mut f64) -> i32 {
+unsafe extern "C" fn b_energy1<T: Flt>(_: *mut c_void, x: *const T, d: usize, u: *mut f64) -> i32 {
     // SAFETY: callback contract.
     let (v, s) = batch_energy_row(unsafe { core::slice::from_raw_parts(x, d) });
     // SAFETY: as above.
@@ -3977,7 +3998,7 @@ unsafe extern "C" fn b_energy1(_: *mut c_void, x: *const f64, d: usize, u: *mut 
     s
 }
 
-unsafe extern "C" fn b_grad1(_: *mut c_void, x: *const f64, d: usize, seed: u64, g: *mut f64) -> i32 {
+unsafe extern "C" fn b_grad1<T: Flt>(_: *mut c_void, x: *const T, d: usize, seed: u64, g: *mut T) -> i32 {
     // SAFETY: callback contract.
     unsafe { batch_grad_row(core::slice::from_raw_parts(x, d), seed, core::slice::from_raw_parts_mut(g, d)) }
 }
@@ -3985,9 +4006,9 @@ unsafe extern "C" fn b_grad1(_: *mut c_void, x: *const f64, d: usize, seed: u64,
 /// Batched calls so far and the call that ABORTs (0: none).
 struct BatchCalls(usize, usize);
 
-unsafe extern "C" fn b_energy_k(
+unsafe extern "C" fn b_energy_k<T: Flt>(
     ud: *mut c_void,
-    x: *const f64,
+    x: *const T,
     k: usize,
     d: usize,
     _c: *const usize,
@@ -4013,14 +4034,14 @@ unsafe extern "C" fn b_energy_k(
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn b_grad_k(
+unsafe extern "C" fn b_grad_k<T: Flt>(
     ud: *mut c_void,
-    x: *const f64,
+    x: *const T,
     k: usize,
     d: usize,
     seeds: *const u64,
     _c: *const usize,
-    g: *mut f64,
+    g: *mut T,
     st: *mut i32,
 ) -> i32 {
     // SAFETY: `ud` is the op's counter; k rows (callback contract).
@@ -4031,79 +4052,193 @@ unsafe extern "C" fn b_grad_k(
     }
     for r in 0..k {
         // SAFETY: as above.
-        let s = unsafe { b_grad1(ud, x.add(r * d), d, *seeds.add(r), g.add(r * d)) };
+        let s = unsafe { b_grad1::<T>(ud, x.add(r * d), d, *seeds.add(r), g.add(r * d)) };
         // SAFETY: as above.
         unsafe { st.add(r).write(s) };
     }
     SGS_CB_OK
 }
 
-fn batch_op(b: &mut Bytes) {
-    let cfg = amagold_cfg(b);
+/// What `batch_op` needs of a chain kind beyond `ChainApi`: its `run_batch`, the size query, and
+/// an init with this section's pure row callbacks.
+trait BatchApi: ChainApi {
+    type Sum: core::fmt::Debug;
+    /// AMAGOLD: `energy` is required (the others ignore it).
+    const ENERGY: bool;
+    /// Configurations whose warm-up is too long to run here.
+    fn too_long(c: &Self::Cfg) -> bool;
+    /// Chain c's config: the fuzzed one on stream + c.
+    fn stream(c: Self::Cfg, i: usize) -> Self::Cfg;
+    fn scratch_len(k: usize, d: usize, max_calls: usize) -> usize;
+    unsafe fn init_rows(s: *mut u8, c: *const Self::Cfg, th: *const Self::T, d: usize, ws: *mut Self::T, wl: usize) -> i32;
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn run_batch(
+        states: *mut u8,
+        k: usize,
+        n: usize,
+        energy: bool,
+        gradient: bool,
+        ud: *mut c_void,
+        scratch: *mut f64,
+        sl: usize,
+        max_calls: usize,
+        out: *mut Self::T,
+        ol: usize,
+        done: *mut usize,
+        sums: *mut Self::Sum,
+    ) -> i32;
+}
+
+macro_rules! batch_impl {
+    ($K:ident, $T:ty, $Sum:ty, energy = $e:tt, $init:ident $batch:ident $sl:ident, too_long = $long:expr) => {
+        impl BatchApi for $K {
+            type Sum = $Sum;
+            const ENERGY: bool = $e;
+            fn too_long(c: &Self::Cfg) -> bool {
+                let f: fn(&Self::Cfg) -> bool = $long;
+                f(c)
+            }
+            fn stream(c: Self::Cfg, i: usize) -> Self::Cfg {
+                let mut c = c;
+                c.stream = c.stream.wrapping_add(i as u64);
+                c
+            }
+            fn scratch_len(k: usize, d: usize, max_calls: usize) -> usize {
+                $sl(k, d, max_calls)
+            }
+            unsafe fn init_rows(s: *mut u8, c: *const Self::Cfg, th: *const $T, d: usize, ws: *mut $T, wl: usize) -> i32 {
+                let g = Some(b_grad1::<$T> as _);
+                let ud = core::ptr::null_mut();
+                batch_impl!(@init $e, $init, s, c, th, d, ws, wl, g, ud, $T)
+            }
+            unsafe fn run_batch(
+                states: *mut u8,
+                k: usize,
+                n: usize,
+                energy: bool,
+                gradient: bool,
+                ud: *mut c_void,
+                scratch: *mut f64,
+                sl: usize,
+                max_calls: usize,
+                out: *mut $T,
+                ol: usize,
+                done: *mut usize,
+                sums: *mut $Sum,
+            ) -> i32 {
+                let e = if energy { Some(b_energy_k::<$T> as _) } else { None };
+                let g = if gradient { Some(b_grad_k::<$T> as _) } else { None };
+                // SAFETY: forwarded contract.
+                unsafe { $batch(states.cast(), k, n, e, g, ud, scratch, sl, max_calls, out, ol, done, sums) as i32 }
+            }
+        }
+    };
+    (@init true, $init:ident, $s:ident, $c:ident, $th:ident, $d:ident, $ws:ident, $wl:ident, $g:ident, $ud:ident, $T:ty) => {{
+        let e = Some(b_energy1::<$T> as _);
+        // SAFETY: forwarded contract.
+        unsafe { $init($s.cast(), $c, $th, $d, $ws, $wl, e, $g, $ud) as i32 }
+    }};
+    (@init false, $init:ident, $s:ident, $c:ident, $th:ident, $d:ident, $ws:ident, $wl:ident, $g:ident, $ud:ident, $T:ty) => {{
+        // SAFETY: forwarded contract.
+        unsafe { $init($s.cast(), $c, $th, $d, $ws, $wl, $g, $ud) as i32 }
+    }};
+}
+
+batch_impl!(Amg64, f64, sgs_amagold_run_summary, energy = true,
+    sgs_amagold_init sgs_amagold_run_batch sgs_amagold_batch_scratch_len, too_long = |c| c.warmup > 100_000);
+batch_impl!(Amg32, f32, sgs_amagold_run_summary, energy = true,
+    sgs_amagold_init_f32 sgs_amagold_run_batch_f32 sgs_amagold_batch_scratch_len, too_long = |c| c.warmup > 100_000);
+batch_impl!(Sgh64, f64, sgs_sghmc_run_summary, energy = false,
+    sgs_sghmc_init sgs_sghmc_run_batch sgs_sghmc_batch_scratch_len, too_long = |_| false);
+batch_impl!(Sgh32, f32, sgs_sghmc_run_summary, energy = false,
+    sgs_sghmc_init_f32 sgs_sghmc_run_batch_f32 sgs_sghmc_batch_scratch_len, too_long = |_| false);
+batch_impl!(Sgl64, f64, sgs_sgld_run_summary, energy = false,
+    sgs_sgld_init sgs_sgld_run_batch sgs_sgld_batch_scratch_len, too_long = |_| false);
+batch_impl!(Sgl32, f32, sgs_sgld_run_summary, energy = false,
+    sgs_sgld_init_f32 sgs_sgld_run_batch_f32 sgs_sgld_batch_scratch_len, too_long = |_| false);
+
+/// k states side by side, at the kind's alignment.
+struct Block {
+    mem: Vec<u8>,
+    off: usize,
+    size: usize,
+}
+
+impl Block {
+    fn new<C: ChainApi>(k: usize) -> Block {
+        let (size, align) = (C::state_size(), C::state_align());
+        let mem = vec![0u8; k * size + align];
+        let off = mem.as_ptr().align_offset(align);
+        Block { mem, off, size }
+    }
+    fn at(&mut self, c: usize) -> *mut u8 {
+        self.mem.as_mut_ptr().wrapping_add(self.off + c * self.size)
+    }
+    fn bytes(&self) -> Vec<u8> {
+        self.mem.clone()
+    }
+}
+
+fn batch_op<C: BatchApi>(b: &mut Bytes) {
+    let cfg = C::cfg(b);
     let k = 1 + b.below(4);
     let d = 1 + b.below(3);
     let n = 1 + b.below(8);
     let max_calls = b.below(24);
     let abort_at = if b.u8() % 4 == 0 { 1 + b.below(60) } else { 0 };
-    // SAFETY: a NULL config gives 0; the config is a live local.
-    let wl = unsafe { sgs_amagold_workspace_len_for(&cfg, d) };
-    if wl == 0 || cfg.warmup > 100_000 {
+    let (wl, _) = C::ws_need(&cfg, d);
+    if wl == 0 || C::too_long(&cfg) {
         return;
     }
-    let start = |c: usize| -> Vec<f64> { (0..d).map(|j| 0.3 * c as f64 - 0.2 * j as f64).collect() };
-    let init = |s: &mut sgs_amagold, ws: &mut Vec<f64>, c: usize| -> i32 {
-        let mut cc = cfg;
-        cc.stream = cfg.stream.wrapping_add(c as u64);
+    let start = |c: usize| -> Vec<C::T> { (0..d).map(|j| C::T::from_f64(0.3 * c as f64 - 0.2 * j as f64)).collect() };
+    let init = |s: *mut u8, ws: &mut Vec<C::T>, c: usize| -> i32 {
         let th = start(c);
         // SAFETY: a zeroed state, a live workspace and start of the stated lengths.
-        unsafe {
-            sgs_amagold_init(s, &cc, th.as_ptr(), d, ws.as_mut_ptr(), wl, Some(b_energy1), Some(b_grad1), core::ptr::null_mut())
-                as i32
-        }
+        unsafe { C::init_rows(s, &C::stream(cfg, c), th.as_ptr(), d, ws.as_mut_ptr(), wl) }
     };
-    // SAFETY: zero is a state's "not initialised" value.
-    let zeroed = || -> Vec<sgs_amagold> { (0..k).map(|_| unsafe { core::mem::zeroed() }).collect() };
-    let (mut a, mut b_) = (zeroed(), zeroed());
-    let (mut wa, mut wb) = (vec![vec![0.0; wl]; k], vec![vec![0.0; wl]; k]);
+    let (mut a, mut b_) = (Block::new::<C>(k), Block::new::<C>(k));
+    let zero = C::T::from_f64(0.0);
+    let (mut wa, mut wb) = (vec![vec![zero; wl]; k], vec![vec![zero; wl]; k]);
     for c in 0..k {
-        let (sa, sb) = (init(&mut a[c], &mut wa[c], c), init(&mut b_[c], &mut wb[c], c));
+        let (sa, sb) = (init(a.at(c), &mut wa[c], c), init(b_.at(c), &mut wb[c], c));
         assert_eq!(sa, sb, "batch: init of two identical chains");
         if sa != 0 {
             return;
         }
     }
     // Separate runs, one iteration at a time (so that a callback-free stop is exact per row).
-    let mut rows = vec![vec![0.0f64; n * d]; k];
-    let mut sums: Vec<sgs_amagold_run_summary> = Vec::new();
+    let mut rows = vec![vec![zero; n * d]; k];
+    let mut sums: Vec<C::Sum> = Vec::new();
     for c in 0..k {
         let mut done = 0usize;
         // SAFETY: a plain-data summary; a live state and output.
-        let mut sum: sgs_amagold_run_summary = unsafe { core::mem::zeroed() };
+        let mut sum: C::Sum = unsafe { core::mem::zeroed() };
         // SAFETY: as above.
-        let s = unsafe { sgs_amagold_run(&mut a[c], n, rows[c].as_mut_ptr(), n * d, &mut done, &mut sum) } as i32;
+        let s = unsafe { C::run(a.at(c), n, rows[c].as_mut_ptr(), n * d, &mut done, (&mut sum as *mut C::Sum).cast()) };
         assert_eq!((s, done), (0, n), "batch: separate run");
         sums.push(sum);
     }
     let mut calls = BatchCalls(0, abort_at);
-    let sl = sgs_amagold_batch_scratch_len(k, d, max_calls);
+    let sl = C::scratch_len(k, d, max_calls);
     let mut scratch = vec![0.0f64; sl];
-    let mut out = vec![f64::from_bits(0x7ff8_dead_beef_0001); k * n * d];
+    let mut out = vec![C::T::from_f64(f64::from_bits(0x7ff8_dead_beef_0001)); k * n * d];
     let mut done = vec![usize::MAX; k];
     // SAFETY: plain-data summaries.
-    let mut bs: Vec<sgs_amagold_run_summary> = (0..k).map(|_| unsafe { core::mem::zeroed() }).collect();
+    let mut bs: Vec<C::Sum> = (0..k).map(|_| unsafe { core::mem::zeroed() }).collect();
     // SAFETY: every buffer of the documented size, disjoint; `calls` outlives the call.
     let s = unsafe {
-        sgs_amagold_run_batch(b_.as_mut_ptr(), k, n, Some(b_energy_k), Some(b_grad_k),
-            (&mut calls as *mut BatchCalls).cast(), scratch.as_mut_ptr(), sl, max_calls,
-            out.as_mut_ptr(), out.len(), done.as_mut_ptr(), bs.as_mut_ptr())
-    } as i32;
+        C::run_batch(b_.at(0), k, n, true, true, (&mut calls as *mut BatchCalls).cast(), scratch.as_mut_ptr(), sl,
+            max_calls, out.as_mut_ptr(), out.len(), done.as_mut_ptr(), bs.as_mut_ptr())
+    };
     check_status("run_batch", s);
-    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    let sum_bits = |x: &sgs_amagold_run_summary| format!("{x:?}");
+    if trace() {
+        eprintln!("run_batch kind {} k {k} d {d} n {n} max_calls {max_calls} abort_at {abort_at} -> {s} done {done:?}", C::KIND);
+    }
+    let sum_bits = |x: &C::Sum| format!("{x:?}");
     if s == 0 {
         for c in 0..k {
             assert_eq!(done[c], n, "batch: rows of chain {c}");
-            assert_eq!(bits(&out[c * n * d..(c + 1) * n * d]), bits(&rows[c]), "batch: chain {c} differs (cfg {cfg:?}, k {k}, max_calls {max_calls})");
+            assert_eq!(raw(&out[c * n * d..(c + 1) * n * d]), raw(&rows[c]), "batch: chain {c} differs (k {k}, max_calls {max_calls})");
             assert_eq!(sum_bits(&bs[c]), sum_bits(&sums[c]), "batch: summary of chain {c}");
         }
     } else {
@@ -4113,20 +4248,219 @@ fn batch_op(b: &mut Bytes) {
         assert!(hi - lo <= 1 && lo < n, "batch: done {done:?}");
         for c in 0..k {
             let m = done[c] * d;
-            assert_eq!(bits(&out[c * n * d..c * n * d + m]), bits(&rows[c][..m]), "batch: chain {c}'s kept rows");
+            assert_eq!(raw(&out[c * n * d..c * n * d + m]), raw(&rows[c][..m]), "batch: chain {c}'s kept rows");
         }
+    }
+    if b.u8() % 2 == 0 {
+        batch_refused::<C>(b, &mut b_, &mut wb, k, n, d, max_calls);
     }
     // Either way the chains continue as the separate ones (one more iteration each, separately).
     for c in 0..k {
-        let (mut p, mut q) = ([0.0f64; 3], [0.0f64; 3]);
+        let (mut p, mut q) = ([zero; 3], [zero; 3]);
         let m = n - done[c].min(n);
-        let mut extra = vec![0.0; (m + 1) * d];
+        let mut extra = vec![zero; (m + 1) * d];
+        let null = core::ptr::null_mut();
         // SAFETY: live states and outputs.
         unsafe {
-            assert_eq!(sgs_amagold_run(&mut b_[c], m + 1, extra.as_mut_ptr(), extra.len(), core::ptr::null_mut(), core::ptr::null_mut()) as i32, 0);
-            assert_eq!(sgs_amagold_run(&mut a[c], 1, p.as_mut_ptr(), d, core::ptr::null_mut(), core::ptr::null_mut()) as i32, 0);
-            let _ = sgs_amagold_position(&b_[c], q.as_mut_ptr(), d);
+            assert_eq!(C::run(b_.at(c), m + 1, extra.as_mut_ptr(), extra.len(), null, null.cast()), 0);
+            assert_eq!(C::run(a.at(c), 1, p.as_mut_ptr(), d, null, null.cast()), 0);
+            let _ = C::position(b_.at(c), q.as_mut_ptr(), d);
         }
-        assert_eq!(bits(&p[..d]), bits(&q[..d]), "batch: chain {c} after the batch");
+        assert_eq!(raw(&p[..d]), raw(&q[..d]), "batch: chain {c} after the batch");
+    }
+}
+
+/// One `run_batch` with exactly one bad argument (chosen by the input) on the live block `st`:
+/// the header's status for it, no callback called, nothing written anywhere.
+fn batch_refused<C: BatchApi>(b: &mut Bytes, st: &mut Block, ws: &mut [Vec<C::T>], k0: usize, n0: usize, d: usize, mc: usize) {
+    use sgs_status::*;
+    let sl0 = C::scratch_len(k0, d, mc);
+    // Room for the misaligned and overlapping variants: the scratch also holds `out`, and one
+    // buffer holds samples_done and the summaries.
+    let need_out = k0 * n0 * d;
+    let mut scratch = vec![0.25f64; sl0.max(need_out) + 2];
+    let mut out = vec![C::T::from_f64(0.5); need_out + 2];
+    let sum_words = (k0 * size_of::<C::Sum>()).div_ceil(8) + k0 + 1;
+    let mut dsum = vec![0x5555_5555_5555_5555u64; sum_words];
+    let (mut k, mut n, mut sl, mut ol) = (k0, n0, sl0, need_out);
+    let (mut energy, mut gradient) = (true, true);
+    let mut states = st.at(0);
+    let mut sp = scratch.as_mut_ptr();
+    let mut op = out.as_mut_ptr();
+    let mut dp = dsum.as_mut_ptr().cast::<usize>();
+    // Summaries after samples_done in the same buffer.
+    let mut sp_sum = dsum.as_mut_ptr().wrapping_add(k0 + 1).cast::<C::Sum>();
+    let mut uninit = None;
+    let want = match b.u8() % 16 {
+        0 => {
+            states = core::ptr::null_mut();
+            SGS_ERR_NULL_POINTER
+        }
+        1 => {
+            sp = core::ptr::null_mut();
+            SGS_ERR_NULL_POINTER
+        }
+        2 => {
+            gradient = false;
+            SGS_ERR_NULL_POINTER
+        }
+        3 if C::ENERGY => {
+            energy = false;
+            SGS_ERR_NULL_POINTER
+        }
+        3 | 4 => {
+            op = core::ptr::null_mut();
+            SGS_ERR_NULL_POINTER
+        }
+        5 => {
+            k = 0;
+            SGS_ERR_INVALID_ARGUMENT
+        }
+        6 => {
+            states = states.wrapping_add(1 + b.below(7));
+            SGS_ERR_INVALID_ARGUMENT
+        }
+        7 => {
+            sp = sp.cast::<u8>().wrapping_add(1 + b.below(7)).cast();
+            SGS_ERR_INVALID_ARGUMENT
+        }
+        8 => {
+            op = op.cast::<u8>().wrapping_add(1 + b.below(C::T::SIZE - 1)).cast();
+            SGS_ERR_INVALID_ARGUMENT
+        }
+        9 => {
+            dp = dp.cast::<u8>().wrapping_add(1 + b.below(7)).cast();
+            SGS_ERR_INVALID_ARGUMENT
+        }
+        10 => {
+            // k·n·d overflows (INVALID_ARGUMENT), or does not and `out` is too small.
+            n = HUGE + (b.u64() as usize % HUGE);
+            if k.checked_mul(n).and_then(|x| x.checked_mul(d)).is_none() {
+                SGS_ERR_INVALID_ARGUMENT
+            } else {
+                SGS_ERR_OUTPUT_TOO_SMALL
+            }
+        }
+        11 => {
+            ol = need_out - 1;
+            SGS_ERR_OUTPUT_TOO_SMALL
+        }
+        12 if sl0 > 0 => {
+            sl = sl0 - 1;
+            SGS_ERR_WORKSPACE_TOO_SMALL
+        }
+        13 if sl0 > 0 => {
+            // The output over the scratch's first rows (the scratch buffer is long enough for
+            // both).
+            op = scratch.as_mut_ptr().cast();
+            SGS_ERR_INVALID_ARGUMENT
+        }
+        14 => {
+            // The summaries over samples_done.
+            sp_sum = dsum.as_mut_ptr().wrapping_add(b.below(k0)).cast();
+            SGS_ERR_INVALID_ARGUMENT
+        }
+        _ => {
+            if b.u8() & 1 == 0 {
+                // A one-element scratch inside a chain's workspace: the overlap refuses it.
+                let c = b.below(k0);
+                sp = ws[c].as_mut_ptr().cast();
+                sl = 1;
+                SGS_ERR_INVALID_ARGUMENT
+            } else {
+                // One chain's state zeroed (restored below): not initialised.
+                uninit = Some(b.below(k0));
+                SGS_ERR_NOT_INITIALISED
+            }
+        }
+    };
+    let saved_state = uninit.map(|c| {
+        // SAFETY: the block holds k0 states.
+        let s = unsafe { core::slice::from_raw_parts_mut(st.at(c), st.size) };
+        let v = s.to_vec();
+        s.fill(0);
+        (c, v)
+    });
+    let (before_block, before_ws) = (st.bytes(), ws.iter().map(|w| raw(w)).collect::<Vec<_>>());
+    let (before_scratch, before_out, before_dsum) = (raw(&scratch), raw(&out), raw(&dsum));
+    let mut calls = BatchCalls(0, 0);
+    // SAFETY: every pointer is NULL, misaligned, or valid for its length (the overlapping ones
+    // inside a buffer large enough); a huge n is refused before anything is written.
+    let s = unsafe {
+        C::run_batch(states, k, n, energy, gradient, (&mut calls as *mut BatchCalls).cast(), sp, sl, mc, op, ol, dp, sp_sum)
+    };
+    if trace() {
+        eprintln!("run_batch refused kind {} k {k} n {n} sl {sl} of {sl0} ol {ol} uninit {uninit:?} -> {s} (want {})", C::KIND, want as i32);
+    }
+    assert_eq!(s, want as i32, "batch refused: status (k {k}, n {n}, sl {sl} of {sl0}, ol {ol}, uninit {uninit:?})");
+    assert_eq!(calls.0, 0, "batch refused: a callback was called");
+    assert!(st.bytes() == before_block, "batch refused: the states changed");
+    for (c, w) in ws.iter().enumerate() {
+        assert!(raw(w) == before_ws[c], "batch refused: workspace {c} changed");
+    }
+    assert!(raw(&scratch) == before_scratch && raw(&out) == before_out && raw(&dsum) == before_dsum,
+        "batch refused: an output changed");
+    if let Some((c, v)) = saved_state {
+        // SAFETY: the state's own bytes, back at the address they were made for.
+        unsafe { core::slice::from_raw_parts_mut(st.at(c), st.size) }.copy_from_slice(&v);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed-derived noise (`sgs_normal`, `sgs_uniform`, f64 and f32) into the arena, the pointer and
+// length picked as for `sgs_minibatch` (NULL, misaligned, over a live state, zero, one short,
+// huge). Oracle: `SGS_OK` exactly for a non-NULL aligned `out` and a length below 2⁶¹; then the
+// n values are the Rust `sgsample::noise` function's bit for bit and the first n of a longer fill
+// (a prefix of a longer fill is the shorter fill); nothing else in the arena changes (nothing at
+// all on a refusal).
+
+fn noise(cx: &mut Ctx, b: &mut Bytes) {
+    match b.u8() % 4 {
+        0 => noise_fill::<f64>(cx, b, "normal", sgs_normal, sgsample::noise::normal_from_seed::<f64>),
+        1 => noise_fill::<f32>(cx, b, "normal_f32", sgs_normal_f32, sgsample::noise::normal_from_seed::<f32>),
+        2 => noise_fill::<f64>(cx, b, "uniform", sgs_uniform, sgsample::noise::uniform_from_seed::<f64>),
+        _ => noise_fill::<f32>(cx, b, "uniform_f32", sgs_uniform_f32, sgsample::noise::uniform_from_seed::<f32>),
+    }
+}
+
+fn noise_fill<T: Flt + PartialEq + core::fmt::Debug>(
+    cx: &mut Ctx,
+    b: &mut Bytes,
+    what: &str,
+    c_fill: unsafe extern "C" fn(u64, *mut T, usize) -> sgs_status,
+    rust_fill: fn(u64, &mut [T]),
+) {
+    let seed = b.u64();
+    let want = b.u8() as usize % 64;
+    let oo = cx.pick(b, T::SIZE * want, T::SIZE);
+    let len = cx.len(b, oo, T::SIZE, want);
+    let len = if len < HUGE { len.min(256) } else { len };
+    cx.snapshot();
+    let op = cx.ptr::<T>(oo);
+    // SAFETY: NULL or inside the arena for len elements (or a huge length).
+    let s = unsafe { c_fill(seed, op, len) as i32 };
+    check_status(what, s);
+    if trace() {
+        eprintln!("{what} seed {seed} at {oo:?} n {len} -> {s}");
+    }
+    let expect = match oo {
+        None => sgs_status::SGS_ERR_NULL_POINTER,
+        Some(o) if o % T::SIZE != 0 || len >= HUGE => sgs_status::SGS_ERR_INVALID_ARGUMENT,
+        Some(_) => sgs_status::SGS_OK,
+    };
+    assert_eq!(s, expect as i32, "{what}: status for offset {oo:?}, n {len}");
+    let allowed: Vec<_> = if s == 0 { oo.map(|o| (o, o + len * T::SIZE)).into_iter().collect() } else { vec![] };
+    cx.check_only(what, s, &allowed);
+    cx.forget_clobbered(None);
+    if s == 0 {
+        let o = oo.unwrap();
+        let got = cx.bytes()[o..o + len * T::SIZE].to_vec();
+        let mut v = vec![T::from_f64(0.0); len];
+        rust_fill(seed, &mut v);
+        assert!(got == raw(&v), "{what}: differs from sgsample::noise for seed {seed}, n {len}");
+        let mut longer = vec![T::from_f64(0.0); len + 1 + (seed as usize % 7)];
+        // SAFETY: a local buffer of that length.
+        assert_eq!(unsafe { c_fill(seed, longer.as_mut_ptr(), longer.len()) } as i32, 0);
+        assert!(raw(&longer[..len]) == got, "{what}: not a prefix of a longer fill");
     }
 }

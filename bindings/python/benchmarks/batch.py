@@ -111,13 +111,14 @@ def decompose(k, n, repeat):
     ffi = sgsample.ffi
     args = (ffi.new("double[]", k), k, 1, ffi.new("uint64_t[]", k), ffi.new("size_t[]", k),
             ffi.new("double[]", k), ffi.new("int32_t[]", k))
-    handle = ffi.new_handle(_batch._Py(e, g, None, np.dtype(np.float64)))
-    fp = ffi.cast("sgs_batch_gradient_fn", _batch._TRAMPOLINES["sgs_batch_gradient_fn"])
+    # A batch's gradient trampoline (kept alive by `tramps` while `fp` is called).
+    tramps = _batch._trampolines(_batch._Py(e, g, None, np.dtype(np.float64)), "")
+    fp = ffi.cast("sgs_batch_gradient_fn", tramps[1])
     m = 20000
 
     def many():
         for _ in range(m):
-            fp(handle, *args)
+            fp(ffi.NULL, *args)
 
     tramp = timed(many, repeat) / m
     total = run / (k * n) * 1e6

@@ -11,6 +11,7 @@ give the same values, so a chain continues the same way alone or in the batch.
 
 import math
 import time
+import types
 
 import numpy as np
 
@@ -21,23 +22,12 @@ from ._lib import _CB_ABORT, _CB_OK, _CB_REJECT, OutOfDomain, _check, _real_arra
 from ._lib import ffi, lib
 
 _F64 = np.dtype(np.float64)
+_U64 = np.dtype(np.uint64)
+_ndarray = np.ndarray
 
 # A batch's scratch beyond this is not worth its memory: steps with more calls than the cache
 # holds (the warm-up's approach, up to d + 43 calls) then get their extra calls one row at a time.
 _SCRATCH_BYTES = 64 << 20
-
-
-def _rows(ptr, k, d, dtype):
-    # A copy: the callback may keep its argument; the C buffer is reused by the next round.
-    a = np.empty((k, d), dtype)
-    ffi.memmove(a, ptr, a.nbytes)
-    return a
-
-
-def _seeds(ptr, k):
-    a = np.empty(k, np.uint64)
-    ffi.memmove(a, ptr, a.nbytes)
-    return a
 
 
 def _store(out, value, shape, dtype, what, row_status):
@@ -75,41 +65,88 @@ def _reject_all(row_status, k):
     np.frombuffer(ffi.buffer(row_status, 4 * k), dtype=np.int32)[:] = _CB_REJECT
 
 
-def _batch_energy_tramp(ud, theta, k, d, chains, u, row_status):
-    cb = ffi.from_handle(ud)
-    try:
-        _store(u, cb.energy(_rows(theta, k, d, cb.dtype)), (k,), _F64, "energy", row_status)
-        return _CB_OK
-    except OutOfDomain:  # every row of this call
-        _reject_all(row_status, k)
-        return _CB_OK
-    except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: abort, re-raise later)
-        cb.exc = e
-        return _CB_ABORT
+def _view(ptr, shape, dtype):
+    """A numpy array over C memory (not a copy; valid while that memory is)."""
+    n = 1
+    for s in shape:
+        n *= s
+    return np.frombuffer(ffi.buffer(ptr, n * dtype.itemsize), dtype).reshape(shape)
 
 
-def _batch_grad_tramp(ud, x, k, d, seeds, chains, g, row_status):
-    cb = ffi.from_handle(ud)
-    try:
-        value = cb.grad(_rows(x, k, d, cb.dtype), _seeds(seeds, k))
-        _store(g, value, (k, d), cb.dtype, "grad", row_status)
-        return _CB_OK
-    except OutOfDomain:
-        _reject_all(row_status, k)
-        return _CB_OK
-    except BaseException as e:  # noqa: BLE001
-        cb.exc = e
-        return _CB_ABORT
+def _energy_views(theta, k, d, u, dtype):
+    # What the views were made for (theta, u, d), the X and U views, the result shape the fast
+    # path accepts.
+    return theta, u, d, _view(theta, (k, d), dtype), _view(u, (k,), _F64), (k,)
 
 
-_interrupt.CALLBACK_CODES.update(f.__code__ for f in (_batch_energy_tramp, _batch_grad_tramp))
+def _grad_views(x, k, d, seeds, g, dtype):
+    return x, seeds, g, d, _view(x, (k, d), dtype), _view(seeds, (k,), _U64), \
+        _view(g, (k, d), dtype), (k, d)
 
-_TRAMPOLINES = {
-    name: ffi.callback(name, fn, error=_CB_ABORT, onerror=_onerror)
-    for suffix in ("", "_f32")
-    for name, fn in (("sgs_batch_energy_fn" + suffix, _batch_energy_tramp),
-                     ("sgs_batch_gradient_fn" + suffix, _batch_grad_tramp))
-}
+
+def _trampolines(py, sfx):
+    """The energy and gradient trampolines of one batch (``py``: its callables and error slot;
+    ``sfx``: "" or "_f32"), closures over what they use, so that a call looks nothing up.
+
+    run_batch answers every round from the same scratch, so the pointers a callback gets repeat
+    from call to call: numpy views over them are made once per row count k (about 1 µs each) and
+    reused while the pointers are the ones they were made for (compared on every call; other
+    pointers get new views). The callbacks still get copies (``view.copy()``, cheaper than
+    ``np.empty`` and a memmove): they may keep X and the seeds, and the C buffers are
+    overwritten by the next round. The common result (an ndarray of the exact shape and dtype)
+    is written through the view; anything else goes through ``_store`` (casts, (k, 1)
+    energies, masked arrays, lists, errors)."""
+    energy, grad, dtype = py.energy, py.grad, py.dtype
+    eviews, gviews = {}, {}
+    ndarray, f64 = np.ndarray, _F64
+
+    def _batch_energy_tramp(ud, theta, k, d, chains, u, row_status):
+        try:
+            v = eviews.get(k)
+            if v is None or v[0] != theta or v[1] != u or v[2] != d:
+                v = eviews[k] = _energy_views(theta, k, d, u, dtype)
+            value = energy(v[3].copy())
+            if type(value) is ndarray and value.shape == v[5] and value.dtype is f64:
+                v[4][...] = value
+            else:
+                _store(u, value, (k,), f64, "energy", row_status)
+            return _CB_OK
+        except OutOfDomain:  # every row of this call
+            _reject_all(row_status, k)
+            return _CB_OK
+        except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: abort, re-raise later)
+            py.exc = e
+            return _CB_ABORT
+
+    def _batch_grad_tramp(ud, x, k, d, seeds, chains, g, row_status):
+        try:
+            v = gviews.get(k)
+            if v is None or v[0] != x or v[1] != seeds or v[2] != g or v[3] != d:
+                v = gviews[k] = _grad_views(x, k, d, seeds, g, dtype)
+            value = grad(v[4].copy(), v[5].copy())
+            if type(value) is ndarray and value.shape == v[7] and value.dtype is dtype:
+                v[6][...] = value
+            else:
+                _store(g, value, (k, d), dtype, "grad", row_status)
+            return _CB_OK
+        except OutOfDomain:
+            _reject_all(row_status, k)
+            return _CB_OK
+        except BaseException as e:  # noqa: BLE001
+            py.exc = e
+            return _CB_ABORT
+
+    e = ffi.NULL if energy is None else ffi.callback(
+        "sgs_batch_energy_fn" + sfx, _batch_energy_tramp, error=_CB_ABORT, onerror=_onerror)
+    g = ffi.callback("sgs_batch_gradient_fn" + sfx, _batch_grad_tramp, error=_CB_ABORT,
+                     onerror=_onerror)
+    return e, g
+
+
+# Ctrl-C inside the trampolines raises KeyboardInterrupt there (see _interrupt): their code
+# objects, shared by every batch's closures.
+_interrupt.CALLBACK_CODES.update(c for c in _trampolines.__code__.co_consts
+                                 if isinstance(c, types.CodeType))
 
 
 def single_row(energy, grad):
@@ -157,8 +194,7 @@ class Batch:
             mem = (self.block, ffi.cast(ctype, addr + c * size))
             self.chains.append(cls(*args, starts[c], seed=seed, stream=stream + c, dtype=dtype,
                                    _state=mem, **kw))
-        self.py = _Py(energy, grad, None, np.dtype(dtype))
-        self.handle = ffi.new_handle(self.py)
+        self.py = _Py(energy if cls._has_energy else None, grad, None, np.dtype(dtype))
         steps = int(getattr(self.chains[0]._cfg, "steps", 1))
         calls = math.ceil(1.5 * steps) + 2  # a trajectory (jittered T up to 1.5 T) and U
         scratch_len = getattr(lib, f"sgs_{self.kind}_batch_scratch_len")
@@ -169,9 +205,8 @@ class Batch:
         self.max_calls = calls
         self.scratch = np.zeros(max(1, scratch_len(self.k, self.dim, calls)), np.float64)
         self.fn = getattr(lib, f"sgs_{self.kind}_run_batch{self.sfx}")
-        self.energy_fn = (_TRAMPOLINES["sgs_batch_energy_fn" + self.sfx] if cls._has_energy
-                          else ffi.NULL)
-        self.grad_fn = _TRAMPOLINES["sgs_batch_gradient_fn" + self.sfx]
+        # This batch's own trampolines (closures over its callables; kept alive with it).
+        self.energy_fn, self.grad_fn = _trampolines(self.py, self.sfx)
 
     def run(self, n, infos=None, progress=None):
         """``n`` iterations of every chain → ``(K, n, d)`` rows (``infos``: a ``(K, n)`` array of
@@ -223,7 +258,7 @@ class Batch:
                         sums = ffi.new(f"{sum_t}[]", k)
                         done_arr[:] = 0
                         st = self.fn(self.states, k, m, self.energy_fn, self.grad_fn,
-                                     self.handle, scratch, self.scratch.size, self.max_calls,
+                                     ffi.NULL, scratch, self.scratch.size, self.max_calls,
                                      ffi.cast(ct, tmp.ctypes.data), tmp.size, done_ptr, sums)
                         got = done_arr.copy()
                         for c in range(k):
@@ -238,7 +273,7 @@ class Batch:
                         for i in range(m):
                             done_arr[:] = 0
                             st = self.fn(self.states, k, 1, self.energy_fn, self.grad_fn,
-                                         self.handle, scratch, self.scratch.size,
+                                         ffi.NULL, scratch, self.scratch.size,
                                          self.max_calls, row_ptr, row.size, done_ptr,
                                          sums + i * k)
                             tmp[:, i] = row

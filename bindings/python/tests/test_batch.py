@@ -4,6 +4,7 @@ run_batch with one numpy call for all chains' rows, bit for bit the separate cha
 import os
 import signal
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -102,6 +103,7 @@ def test_a_callback_error_keeps_every_chains_rows():
 @pytest.mark.parametrize("bad, err", [
     (lambda X, s: None, TypeError),
     (lambda X, s: np.zeros((X.shape[0], 2)), ValueError),
+    (lambda X, s: np.zeros((1, X.shape[1])), ValueError),  # would broadcast over the rows
     (lambda X, s: np.array(["1.0"] * X.shape[0])[:, None], TypeError),
 ])
 def test_a_wrong_result_raises(bad, err):
@@ -124,6 +126,27 @@ def test_ctrl_c_during_a_batch_keeps_the_rows():
         np.testing.assert_array_equal(p.samples[c], ref.samples[c, :n[c]])
 
 
+def test_ctrl_c_inside_a_batch_callback_is_raised_there():
+    # The batch trampolines are closures made per batch: their code must still mark "inside a
+    # callback" for the SIGINT handler, or Ctrl-C would wait for the end of the chunk.
+    seen = []
+
+    def g(X, s):
+        if not seen:
+            seen.append("called")
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)  # interrupted by the handler's KeyboardInterrupt
+            except KeyboardInterrupt:
+                seen.append("raised inside")
+                raise
+        return gauss_grad(X, s)
+
+    with pytest.raises(KeyboardInterrupt):
+        sgsample.sgld(g, np.zeros(2), 50, chains=3, vectorized=True, seed=1, step_size=0.05)
+    assert seen == ["called", "raised inside"]
+
+
 def test_one_call_per_round_for_all_chains():
     sizes = []
 
@@ -136,3 +159,92 @@ def test_one_call_per_round_for_all_chains():
     # T = 10 gradient calls per iteration (plus the initial ones), each with every chain's row.
     assert len(sizes) <= 50 * 11 + 20 and max(sizes) == 8
     assert np.mean(sizes) > 7
+
+
+def test_arrays_a_callback_keeps_do_not_change_under_it():
+    # The engine answers every round from the same C buffers; each call must get its own copies.
+    kept = []
+
+    def e(X):
+        kept.append((X, X.copy()))
+        return energy(X)
+
+    def g(X, s):
+        kept.append((X, X.copy()))
+        kept.append((s, s.copy()))
+        return grad(X, s)
+
+    sgsample.amagold(e, g, [0.0], 40, chains=4, vectorized=True, seed=3, step_size=0.25,
+                     steps=5)
+    assert len(kept) > 300
+    for arr, then in kept:
+        np.testing.assert_array_equal(arr, then)
+
+
+@pytest.mark.parametrize("form", ["float32", "strided", "list", "column", "big-endian"])
+def test_results_of_other_types_are_taken_as_the_exact_ones(form):
+    # The trampolines write the common result (an ndarray of the exact shape and dtype) through
+    # a view; the others must give the same rows as their exact equivalent.
+    round32 = lambda a: a.astype(np.float32).astype(np.float64)  # noqa: E731
+    conv = {
+        "float32": (lambda u: u.astype(np.float32), lambda G: G.astype(np.float32)),
+        "strided": (lambda u: np.repeat(u, 2)[::2], lambda G: np.repeat(G, 2, axis=1)[:, ::2]),
+        "list": (lambda u: u.tolist(), lambda G: G.tolist()),
+        "column": (lambda u: u[:, None], lambda G: G),
+        "big-endian": (lambda u: u.astype(">f8"), lambda G: G.astype(">f8")),
+    }[form]
+    exact = (round32, round32) if form == "float32" else (lambda a: a, lambda a: a)
+    kw = dict(chains=3, seed=4, step_size=0.3, steps=6, vectorized=True)
+    got = sgsample.amagold(lambda X: conv[0](energy(X)), lambda X, s: conv[1](grad(X, s)),
+                           [0.5], 60, **kw)
+    ref = sgsample.amagold(lambda X: exact[0](energy(X)), lambda X, s: exact[1](grad(X, s)),
+                           [0.5], 60, **kw)
+    _same(got, ref)
+
+
+def test_a_trampoline_called_on_other_buffers_reads_and_writes_those():
+    # Views of the C buffers are reused only while the pointers are the ones they were made
+    # for: rotate three sets of buffers (and the row count) and check every call.
+    from sgsample import _batch
+
+    ffi = sgsample.ffi
+    seen = []
+
+    def e(X):
+        seen.append(X.copy())
+        return X[:, 0] * 10.0
+
+    def g(X, s):
+        seen.append((X.copy(), s.copy()))
+        return X * 2.0 + s[:, None].astype(np.float64)
+
+    e_fn, g_fn = _batch._trampolines(_batch._Py(e, g, None, np.dtype(np.float64)), "")
+    ep, gp = ffi.cast("sgs_batch_energy_fn", e_fn), ffi.cast("sgs_batch_gradient_fn", g_fn)
+    bufs = [dict(x=ffi.new("double[]", 8), s=ffi.new("uint64_t[]", 4), c=ffi.new("size_t[]", 4),
+                 out=ffi.new("double[]", 8), st=ffi.new("int32_t[]", 4))]
+    # Sets that differ from the first in everything, in the outputs, in X, in the seeds.
+    bufs.append({key: ffi.new(ffi.typeof(v), 8) for key, v in bufs[0].items()})
+    bufs.append(dict(bufs[0], out=ffi.new("double[]", 8), st=ffi.new("int32_t[]", 4)))
+    bufs.append(dict(bufs[0], x=ffi.new("double[]", 8)))
+    bufs.append(dict(bufs[0], s=ffi.new("uint64_t[]", 4)))
+    # (set, k, d) per call: each call differs from the one before in one pointer, in k or in d.
+    calls = [(0, 4, 2), (2, 4, 2), (0, 4, 2), (3, 4, 2), (0, 4, 2), (4, 4, 2), (0, 4, 2),
+             (1, 4, 2), (0, 4, 2), (0, 4, 1), (0, 4, 2), (0, 3, 2), (2, 3, 2), (2, 2, 2),
+             (2, 2, 1), (1, 2, 1), (0, 4, 2)]
+    for i, (which, k, d) in enumerate(calls):
+        b = bufs[which]
+        x = np.arange(k * d, dtype=np.float64) + 100 * i
+        s = np.arange(k, dtype=np.uint64) + i
+        ffi.memmove(b["x"], x, x.nbytes)
+        ffi.memmove(b["s"], s, s.nbytes)
+        assert gp(ffi.NULL, b["x"], k, d, b["s"], b["c"], b["out"], b["st"]) == 0
+        X, S = seen[-1]
+        np.testing.assert_array_equal(X, x.reshape(k, d))
+        np.testing.assert_array_equal(S, s)
+        want = x.reshape(k, d) * 2.0 + s[:, None]
+        got = np.frombuffer(ffi.buffer(b["out"], 8 * k * d), np.float64).reshape(k, d)
+        np.testing.assert_array_equal(got, want)
+        assert ep(ffi.NULL, b["x"], k, d, b["c"], b["out"], b["st"]) == 0
+        np.testing.assert_array_equal(seen[-1], x.reshape(k, d))
+        np.testing.assert_array_equal(np.frombuffer(ffi.buffer(b["out"], 8 * k), np.float64),
+                                      x.reshape(k, d)[:, 0] * 10.0)
