@@ -33,6 +33,7 @@ variants=(
   "both fp-amagold,fp-svgd"
   "stats fp-stats"
   "AMAGOLD+stats fp-amagold,fp-stats"
+  "thin fp-thin"
 )
 
 # vector_table text rodata data bss
@@ -69,6 +70,7 @@ static_paths() { # <elf> <features>
   local root roots=()
   [[ $2 == *fp-amagold* ]] && roots+=("stack.amagold amagold_probe::five_steps")
   [[ $2 == *fp-svgd* || $2 == *fp-ksd* ]] && roots+=("stack.svgd svgd_probe::three_steps")
+  [[ $2 == *fp-thin* ]] && roots+=("stack.thin thin_probe::thin")
   [[ $2 == *fp-stats* ]] && roots+=("stack.stats.push stats_probe::push" "stack.stats.ess_rhat_mcse stats_probe::query")
   for root in "${roots[@]}"; do
     read -r label fn <<<"$root"

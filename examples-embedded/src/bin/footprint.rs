@@ -2,7 +2,7 @@
 //!
 //! Built once without a sampler (the baseline: runtime, semihosting, formatting, the stack
 //! probe) and once per set of `--features fp-amagold`, `fp-svgd`, `fp-stats` (the streaming
-//! diagnostics); the differences of the
+//! diagnostics), `fp-thin` (Stein thinning of stored draws); the differences of the
 //! section sizes are the library's share. `fp-f64` switches the coordinate type from `f32` to
 //! `f64`. Every input goes through [`black_box`] so nothing is constant-folded away: both AMAGOLD
 //! variants and the warm-up are reachable, as they would be in a firmware that reads its settings
@@ -393,6 +393,57 @@ mod stats_probe {
     }
 }
 
+#[cfg(feature = "fp-thin")]
+mod thin_probe {
+    use super::*;
+    use sgsample::svgd::SteinImq;
+    use sgsample::thin::{stein_thin, thin_scales, ThinKernel};
+
+    /// Stored draws (rows of d = 2) and the points chosen from them.
+    pub const N: usize = 64;
+    pub const M: usize = 8;
+
+    /// Thins the draws with a standardised, preconditioned kernel (every option's code linked).
+    pub fn thin(x: &[Real], g: &[Real], out: &mut [usize; M], scratch: &mut [f64; N]) -> u64 {
+        let mut w = [0.0f64; 2];
+        let lam = [black_box(1.0f64), black_box(0.5f64)];
+        if thin_scales(x, 2, &mut w).is_err() {
+            return 1;
+        }
+        let k = ThinKernel {
+            imq: SteinImq {
+                c: black_box(1.0),
+                beta: black_box(-0.5),
+            },
+            scale: Some(&w),
+            precond: Some(&lam),
+        };
+        match stein_thin(x, g, 2, &k, out, scratch) {
+            Ok(()) => out.iter().fold(0u64, |h, &i| h.rotate_left(7) ^ i as u64),
+            Err(_) => 2,
+        }
+    }
+
+    #[inline(never)]
+    pub fn run(report: &mut Report, x: &mut [Real; 2 * N], g: &mut [Real; 2 * N]) -> u64 {
+        // Draws of a correlated pair from a black-boxed recurrence; ∇V of a unit Gaussian.
+        let step = black_box(37usize);
+        for i in 0..N {
+            let a = ((i * step + 11) % 64) as Real / 32.0 - 1.0;
+            x[2 * i] = a;
+            x[2 * i + 1] = 0.5 * a + black_box(((i * 13) % 7) as Real) * 0.1;
+        }
+        g.copy_from_slice(x);
+        let mut out = [0usize; M];
+        let mut scratch = [0.0f64; N];
+        let mut h = 0u64;
+        let f: fn(&[Real], &[Real], &mut [usize; M], &mut [f64; N]) -> u64 = thin;
+        let (total, _) = measure(|| h = black_box(f)(x, g, &mut out, &mut scratch));
+        report.push("stack.thin", total);
+        h
+    }
+}
+
 #[entry]
 fn main() -> ! {
     #[cfg(feature = "fp-amagold")]
@@ -403,6 +454,10 @@ fn main() -> ! {
     static mut SVGD_WS: [Real; svgd_probe::WS] = [0.0; svgd_probe::WS];
     #[cfg(feature = "fp-svgd")]
     static mut SVGD_INDEX: [u32; svgd_probe::N] = [0; svgd_probe::N];
+    #[cfg(feature = "fp-thin")]
+    static mut THIN_X: [Real; 2 * thin_probe::N] = [0.0; 2 * thin_probe::N];
+    #[cfg(feature = "fp-thin")]
+    static mut THIN_G: [Real; 2 * thin_probe::N] = [0.0; 2 * thin_probe::N];
     #[cfg(feature = "fp-stats")]
     static mut STATS: [sgsample::stats::Series<{ stats_probe::L }>; 2] =
         [const { sgsample::stats::Series::new() }; 2];
@@ -425,6 +480,10 @@ fn main() -> ! {
     #[cfg(feature = "fp-stats")]
     {
         checksum ^= stats_probe::run(&mut report, STATS);
+    }
+    #[cfg(feature = "fp-thin")]
+    {
+        checksum ^= thin_probe::run(&mut report, THIN_X, THIN_G);
     }
     report.push("checksum", checksum as u32 as usize);
 
