@@ -430,7 +430,7 @@ const char *sgs_status_str(int32_t status);
 const char *sgs_version(void);
 
 /**
- * Stein thinning (docs/algorithms.md §3): chooses `m` of the `n` draws `x` (`double`,
+ * Stein thinning (docs/algorithms.md §6): chooses `m` of the `n` draws `x` (`double`,
  * `n·d` values row by row) whose gradients of V = −log π are `grad` (same layout: what
  * the gradient callbacks return), greedily minimising the kernelized Stein discrepancy
  * of the chosen set, and writes their row indices to `selected` in the order chosen (a
@@ -481,7 +481,7 @@ sgs_status sgs_stein_thin(const double *x,
 sgs_status sgs_stein_thin_scales(const double *x, size_t n, size_t d, double *scales);
 
 /**
- * Stein thinning (docs/algorithms.md §3): chooses `m` of the `n` draws `x` (`float`,
+ * Stein thinning (docs/algorithms.md §6): chooses `m` of the `n` draws `x` (`float`,
  * `n·d` values row by row) whose gradients of V = −log π are `grad` (same layout: what
  * the gradient callbacks return), greedily minimising the kernelized Stein discrepancy
  * of the chosen set, and writes their row indices to `selected` in the order chosen (a

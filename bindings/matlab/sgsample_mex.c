@@ -1899,6 +1899,77 @@ static void run_amagold(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs
 static void run_sghmc(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { run_chain(SGHMC, nlhs, plhs, nrhs, prhs); }
 static void run_sgld(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { run_chain(SGLD, nlhs, plhs, nrhs, prhs); }
 
+/* ---- Stein thinning ------------------------------------------------------------------------ */
+
+/* A real, full double matrix argument, copied row by row (the C layout) into `out` (n·d). */
+static double *rows_of(buffers *b, const mxArray *v, const char *what, size_t *n, size_t *d) {
+    if (!mxIsDouble(v) || mxIsComplex(v) || mxIsSparse(v) || mxGetNumberOfDimensions(v) != 2) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "sgs_stein_thin: %s must be a real, full double matrix (n-by-d)", what);
+        fail(b, "sgsample:badArgument", msg);
+    }
+    *n = mxGetM(v);
+    *d = mxGetN(v);
+    const double *src = mxGetPr(v);
+    double *x = (double *)take(b, (*n ? *n : 1) * (*d ? *d : 1), sizeof(double), 8);
+    for (size_t j = 0; j < *d; j++)
+        for (size_t t = 0; t < *n; t++) x[t * *d + j] = src[t + *n * j];
+    return x;
+}
+
+/* An optional row of d positive values ([] for none). */
+static const double *column_values(buffers *b, const mxArray *v, size_t d, const char *what) {
+    if (mxIsEmpty(v)) return NULL;
+    if (!mxIsDouble(v) || mxIsComplex(v) || mxIsSparse(v) || mxGetNumberOfElements(v) != d) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "sgs_stein_thin: %s must be [] or %lu real values", what, (unsigned long)d);
+        fail(b, "sgsample:badArgument", msg);
+    }
+    return mxGetPr(v);
+}
+
+/* sgsample_mex('stein_thin', X, G, m, scale, precond, c, beta): the 1-based indices (m-by-1). */
+static void stein_thin_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    (void)nrhs;
+    size_t n, d, ng, dg;
+    double *x = rows_of(&b, prhs[1], "X", &n, &d);
+    double *g = rows_of(&b, prhs[2], "G", &ng, &dg);
+    if (ng != n || dg != d) fail(&b, "sgsample:badArgument", "sgs_stein_thin: G must have the size of X");
+    uint64_t m64 = arg_u64(&b, prhs[3], "m");
+    if (m64 > SIZE_MAX / sizeof(size_t)) fail(&b, "sgsample:tooLarge", "sgs_stein_thin: m does not fit in memory");
+    size_t m = (size_t)m64;
+    const double *scale = column_values(&b, prhs[4], d, "the scales");
+    const double *precond = column_values(&b, prhs[5], d, "the preconditioner");
+    if (!is_real_scalar(prhs[6]) || !is_real_scalar(prhs[7]))
+        fail(&b, "sgsample:badArgument", "sgs_stein_thin: C and Beta must be real scalars");
+    size_t *sel = (size_t *)take(&b, m ? m : 1, sizeof(size_t), 8);
+    double *scratch = (double *)take(&b, n ? n : 1, sizeof(double), 8);
+    int32_t st = sgs_stein_thin(x, g, n, d, scale, precond, mxGetScalar(prhs[6]), mxGetScalar(prhs[7]), sel, m,
+                                scratch, n ? n : 1);
+    if (st != SGS_OK) fail_status(&b, "sgs_stein_thin", st);
+    plhs[0] = mxCreateDoubleMatrix(m, 1, mxREAL);
+    double *out = mxGetPr(plhs[0]);
+    for (size_t i = 0; i < m; i++) out[i] = (double)sel[i] + 1.0;
+    free_all(&b);
+}
+
+/* sgsample_mex('stein_thin_scales', X): each column's mean absolute deviation (1-by-d). */
+static void stein_thin_scales_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    (void)nrhs;
+    size_t n, d;
+    double *x = rows_of(&b, prhs[1], "X", &n, &d);
+    double *w = (double *)take(&b, d ? d : 1, sizeof(double), 8);
+    int32_t st = sgs_stein_thin_scales(x, n, d, w);
+    if (st != SGS_OK) fail_status(&b, "sgs_stein_thin_scales", st);
+    plhs[0] = mxCreateDoubleMatrix(1, d, mxREAL);
+    memcpy(mxGetPr(plhs[0]), w, d * sizeof(double));
+    free_all(&b);
+}
+
 /* ---- entry --------------------------------------------------------------------------------- */
 /* Every command with the numbers of arguments (the command name included) and outputs it takes:
  * the counts are checked here, once, so a command reads prhs[0..min_in-1] without checking. */
@@ -1918,6 +1989,8 @@ static const struct {
     {"minibatch", minibatch, 4, 4, 1},
     {"normal", normal_cmd, 3, 3, 1},
     {"uniform", uniform_cmd, 3, 3, 1},
+    {"stein_thin", stein_thin_cmd, 8, 8, 1},
+    {"stein_thin_scales", stein_thin_scales_cmd, 2, 2, 1},
     {"new", chain_new, 7, 7, 1},
     {"run", chain_run, 6, 7, 2},
     {"query", chain_query, 2, 2, 1},

@@ -12,6 +12,7 @@ function t = test_brief(t, check, expect_error)
   t = warmup_apart(t, check);
   t = seeds_progress_help(t, check);
   t = save_load(t, check);
+  t = thinning(t, check, expect_error);
 end
 
 function z = seed_noise(seed)
@@ -349,4 +350,54 @@ function t = save_load(t, check)
   end
   t = check(t, 'save/load: save, clear, load, continue = uninterrupted, bit for bit', ...
             isa(d, 'sgs.Amagold') && d.Iterations == 90 && d.StepSize == 0.3 && isequal(d.run(40), ref));
+end
+
+% Stein thinning: the far draw of a standard normal is never chosen; the indices are the greedy
+% choice written out here from the Stein kernel's formula (docs/algorithms.md section 6), for the
+% standardised draws with each preconditioner; bad input.
+function t = thinning(t, check, expect_error)
+  x = [0.1; -0.4; 0.8; -1.1; 0.3; 7.0];
+  idx = sgs_stein_thin(x, x, 12, 'Standardize', false);
+  t = check(t, 'stein_thin: 12 of 6 draws, the far one never', isequal(size(idx), [12, 1]) && ~any(idx == 6) && all(idx >= 1));
+  X = [sin(1:80)', cos((1:80) * 0.7)' + 0.3 * sin((1:80) * 1.3)'];
+  G = X * [2, -0.5; -0.5, 1];
+  w = mean(abs(X - mean(X, 1)), 1);
+  Xs = X ./ w;
+  Gs = G .* w;
+  ok = isequal(sgs_stein_thin(X, G, 15), greedy(Xs, Gs, 15, [1, 1]));
+  ok = ok && isequal(sgs_stein_thin(X, G, 15, 'Preconditioner', [0.5, 3]), greedy(Xs, Gs, 15, [0.5, 3]));
+  ok = ok && isequal(sgs_stein_thin(X, G, 15, 'Preconditioner', 4), greedy(Xs, Gs, 15, [0.25, 0.25]));
+  t = check(t, 'stein_thin: the greedy choice of the formula (standardised; id, d values, a number)', ok);
+  med = sgs_stein_thin(X, G, 10, 'Preconditioner', 'med');
+  t = check(t, 'stein_thin: the median preconditioner runs', numel(med) == 10 && all(med >= 1 & med <= 80));
+  t = expect_error(t, 'sgsample:badArgument', @() sgs_stein_thin(X, G(1:5, :), 3), 'stein_thin: G of another size');
+  t = expect_error(t, 'sgsample:badArgument', @() sgs_stein_thin(X, G, 3, 'Preconditioner', 'half'), 'stein_thin: unknown preconditioner');
+  t = expect_error(t, 'sgsample:invalidKernel', @() sgs_stein_thin(X, G, 3, 'Beta', 0), 'stein_thin: beta 0');
+  Xn = X;
+  Xn(3, 1) = NaN;
+  t = expect_error(t, 'sgsample:nonFinite', @() sgs_stein_thin(Xn, G, 3), 'stein_thin: a NaN draw');
+end
+
+function idx = greedy(X, G, m, lam)
+  n = size(X, 1);
+  u = @(i, j) stein_pair(X(i, :), X(j, :), G(i, :), G(j, :), lam);
+  o = zeros(n, 1);
+  for i = 1:n
+    o(i) = u(i, i);
+  end
+  idx = zeros(m, 1);
+  [~, idx(1)] = min(o);
+  for s = 2:m
+    for i = 1:n
+      o(i) = o(i) + 2 * u(i, idx(s - 1));
+    end
+    [~, idx(s)] = min(o);
+  end
+end
+
+function v = stein_pair(x, y, gx, gy, lam)
+  z = x - y;
+  q = 1 + sum(lam .* z .* z);
+  v = q^-0.5 * sum(gx .* gy) - q^-1.5 * sum(lam .* (gx - gy) .* z) + sum(lam) * q^-1.5 ...
+      - 3 * q^-2.5 * sum(lam .* lam .* z .* z);
 end
