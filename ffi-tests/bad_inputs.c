@@ -844,6 +844,18 @@ static void ksd_cases(void) {
     svgd_bad_config("svgd init: KSD c NaN", c, SGS_ERR_INVALID_KERNEL);
     c = c0; c.ksd = SGS_KSD_BATCH; c.batching = SGS_BATCHING_WITH_REPLACEMENT;
     svgd_bad_config("svgd init: KSD with replacement", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.anneal = 3; c.anneal_iterations = 10;
+    svgd_bad_config("svgd init: anneal 3", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.anneal = SGS_ANNEAL_CYCLICAL; c.anneal_iterations = 10; c.anneal_reserved = 1;
+    svgd_bad_config("svgd init: anneal_reserved != 0", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.anneal = SGS_ANNEAL_CYCLICAL;
+    svgd_bad_config("svgd init: cyclical annealing over 0 iterations", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.anneal = SGS_ANNEAL_CYCLICAL; c.anneal_iterations = 10; c.anneal_cycles = 11;
+    svgd_bad_config("svgd init: more cycles than iterations", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.anneal = SGS_ANNEAL_HYPERBOLIC; c.anneal_iterations = 10; c.anneal_power = 0.0;
+    svgd_bad_config("svgd init: hyperbolic annealing, power 0", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.anneal = SGS_ANNEAL_HYPERBOLIC; c.anneal_iterations = 10; c.anneal_power = NAN;
+    svgd_bad_config("svgd init: hyperbolic annealing, power NaN", c, SGS_ERR_INVALID_OPTION);
 
     sfix f;
     sfix_init(&f, c0);

@@ -67,6 +67,23 @@ extern "C" {
 #define SGS_VERSION_PATCH 0
 
 /**
+ * `sgs_svgd_config.anneal`: γ = 1, plain SVGD (the default).
+ */
+#define SGS_ANNEAL_OFF 0
+
+/**
+ * `sgs_svgd_config.anneal`: `γ(t) = frac(t·cycles/iterations)^power` for t < iterations
+ * (`cycles` ramps from 0 to 1), then 1: D'Angelo & Fortuin's cyclical schedule.
+ */
+#define SGS_ANNEAL_CYCLICAL 1
+
+/**
+ * `sgs_svgd_config.anneal`: `γ(t) = tanh((1.3·t/iterations)^power)` for t < iterations, then
+ * 1: D'Angelo & Fortuin's hyperbolic-tangent schedule.
+ */
+#define SGS_ANNEAL_HYPERBOLIC 2
+
+/**
  * A status returned by every fallible C function: `SGS_OK` (0) or an `SGS_ERR_…`
  * code, stable across versions. In C it is an `int32_t` (a typedef, never an `enum`
  * of compiler-chosen size), so it may be stored in any `int32_t`.
@@ -3086,7 +3103,7 @@ typedef struct sgs_svgd_schedule {
  * `sgs_svgd_init`; zero-initialise it first (`sgs_svgd s = {{0}};`).
  */
 typedef struct sgs_svgd {
-  uint64_t _opaque[56];
+  uint64_t _opaque[64];
 } sgs_svgd;
 
 /**
@@ -3160,7 +3177,7 @@ typedef struct sgs_svgd_run_summary {
  * An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
  */
 typedef struct sgs_svgd_f32 {
-  uint64_t _opaque[56];
+  uint64_t _opaque[64];
 } sgs_svgd_f32;
 
 /**
@@ -3243,6 +3260,28 @@ typedef struct sgs_svgd_config {
    * Must be 0 (padding made explicit).
    */
   uint32_t scale_reserved;
+  /**
+   * One of the `SGS_ANNEAL_…` values: the annealing schedule γ(t) of the driving term
+   * (docs/algorithms.md §2.8; off by default).
+   */
+  uint32_t anneal;
+  /**
+   * Must be 0 (padding made explicit).
+   */
+  uint32_t anneal_reserved;
+  /**
+   * Iterations the annealing schedule spans (≥ 1 when annealing; γ = 1 after them).
+   */
+  uint64_t anneal_iterations;
+  /**
+   * Ramps of the cyclical schedule within `anneal_iterations` (1 ≤ cycles ≤ iterations;
+   * default 1; not read by the hyperbolic one).
+   */
+  uint64_t anneal_cycles;
+  /**
+   * The schedule's exponent p > 0 (default 1).
+   */
+  double anneal_power;
 } sgs_svgd_config;
 
 /**

@@ -32,6 +32,10 @@ function [X, info] = sgs_svgd(gradients, X0, varargin)
 %                      mean and sd (recomputed every iteration), so that Bandwidth and StepSize
 %                      are relative to the particles' spread in each coordinate; for problems
 %                      whose coordinates are on different scales (docs/algorithms.md §2.7)
+%     'Anneal'         'off' | 'cyclical' | 'hyperbolic': annealed SVGD, the driving term
+%                      scaled by gamma(t) rising to 1 over 'AnnealIterations' (then 1), with
+%                      'AnnealCycles' ramps (cyclical; 1) and exponent 'AnnealPower' (1)
+%                      (docs/algorithms.md §2.8)
 %
 %   info: iterations, interactions, bandwidth, step_size, mean_force, max_force, ksd_squared
 %   (last iteration; NaN when KSD is 'off'), callback_calls, seed, stream.

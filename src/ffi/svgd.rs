@@ -11,7 +11,7 @@ use crate::model::Gradient;
 use crate::run::run_iterations;
 use crate::svgd::Scale;
 use crate::svgd::{workspace_len, KernelParams, Pending, SvgdCore};
-use crate::svgd::{KsdChoice, SteinImq};
+use crate::svgd::{Anneal, KsdChoice, SteinImq};
 use crate::{Batching, KernelChoice, StepRule, SvgdConfig, SvgdInfo};
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
@@ -89,7 +89,28 @@ pub struct sgs_svgd_config {
     pub scale: u32,
     /// Must be 0 (padding made explicit).
     pub scale_reserved: u32,
+    /// One of the `SGS_ANNEAL_…` values: the annealing schedule γ(t) of the driving term
+    /// (docs/algorithms.md §2.8; off by default).
+    pub anneal: u32,
+    /// Must be 0 (padding made explicit).
+    pub anneal_reserved: u32,
+    /// Iterations the annealing schedule spans (≥ 1 when annealing; γ = 1 after them).
+    pub anneal_iterations: u64,
+    /// Ramps of the cyclical schedule within `anneal_iterations` (1 ≤ cycles ≤ iterations;
+    /// default 1; not read by the hyperbolic one).
+    pub anneal_cycles: u64,
+    /// The schedule's exponent p > 0 (default 1).
+    pub anneal_power: f64,
 }
+
+/// `sgs_svgd_config.anneal`: γ = 1, plain SVGD (the default).
+pub const SGS_ANNEAL_OFF: u32 = 0;
+/// `sgs_svgd_config.anneal`: `γ(t) = frac(t·cycles/iterations)^power` for t < iterations
+/// (`cycles` ramps from 0 to 1), then 1: D'Angelo & Fortuin's cyclical schedule.
+pub const SGS_ANNEAL_CYCLICAL: u32 = 1;
+/// `sgs_svgd_config.anneal`: `γ(t) = tanh((1.3·t/iterations)^power)` for t < iterations, then
+/// 1: D'Angelo & Fortuin's hyperbolic-tangent schedule.
+pub const SGS_ANNEAL_HYPERBOLIC: u32 = 2;
 
 /// `sgs_svgd_config.scale`: raw coordinates (the default): the bandwidth and the step are in the
 /// units of x.
@@ -173,13 +194,13 @@ c_summary!(
 #[repr(C)]
 pub struct sgs_svgd {
     // `MaybeUninit` words, as for the chains' states (see `chain_states!`).
-    _opaque: [core::mem::MaybeUninit<u64>; 56],
+    _opaque: [core::mem::MaybeUninit<u64>; 64],
 }
 
 /// An SVGD particle system on `float` coordinates, in caller memory (see `sgs_svgd`).
 #[repr(C)]
 pub struct sgs_svgd_f32 {
-    _opaque: [core::mem::MaybeUninit<u64>; 56],
+    _opaque: [core::mem::MaybeUninit<u64>; 64],
 }
 
 /// The fixed part of an SVGD state: what `init` recorded, checksummed.
@@ -421,7 +442,20 @@ fn config_from(c: &sgs_svgd_config) -> Result<SvgdConfig<KernelChoice>, Error> {
         SGS_SCALE_FIXED => Scale::Fixed,
         _ => return Err(Error::InvalidOption),
     };
-    if c.reserved != 0 || c.ksd_reserved != 0 || c.scale_reserved != 0 {
+    let anneal = match c.anneal {
+        SGS_ANNEAL_OFF => Anneal::Off,
+        SGS_ANNEAL_CYCLICAL => Anneal::Cyclical {
+            iterations: c.anneal_iterations,
+            cycles: c.anneal_cycles,
+            power: c.anneal_power,
+        },
+        SGS_ANNEAL_HYPERBOLIC => Anneal::Hyperbolic {
+            iterations: c.anneal_iterations,
+            power: c.anneal_power,
+        },
+        _ => return Err(Error::InvalidOption),
+    };
+    if c.reserved != 0 || c.ksd_reserved != 0 || c.scale_reserved != 0 || c.anneal_reserved != 0 {
         return Err(Error::InvalidOption);
     }
     let batch_size = usize::try_from(c.batch_size).map_err(|_| Error::InvalidBatchSize)?;
@@ -434,6 +468,7 @@ fn config_from(c: &sgs_svgd_config) -> Result<SvgdConfig<KernelChoice>, Error> {
         stream: c.stream,
         ksd,
         scale,
+        anneal,
     })
 }
 
@@ -1254,6 +1289,11 @@ pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sg
         ksd_beta: -0.5,
         scale: SGS_SCALE_NONE,
         scale_reserved: 0,
+        anneal: SGS_ANNEAL_OFF,
+        anneal_reserved: 0,
+        anneal_iterations: 0,
+        anneal_cycles: 1,
+        anneal_power: 1.0,
     }
 }
 

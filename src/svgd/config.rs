@@ -1,5 +1,6 @@
 //! The public configuration and per-iteration record of SVGD / RBM-SVGD.
 
+use super::anneal::Anneal;
 use super::ksd::KsdChoice;
 use super::scale::Scale;
 use super::step_rule::StepRule;
@@ -42,6 +43,9 @@ pub struct SvgdConfig<K> {
     /// [`Scale::Fixed`] (s set by [`Svgd::set_scale`](super::Svgd::set_scale)). Only with the crate's `svgd-scale`
     /// feature (on by default).
     pub scale: Scale,
+    /// The annealing schedule γ(t) of the driving term ([`Anneal::Off`] by default: plain
+    /// SVGD; docs/algorithms.md §2.8).
+    pub anneal: Anneal,
 }
 
 impl<K> SvgdConfig<K> {
@@ -57,6 +61,7 @@ impl<K> SvgdConfig<K> {
             stream: 0,
             ksd: KsdChoice::Off,
             scale: Scale::None,
+            anneal: Anneal::Off,
         }
     }
 }

@@ -44,6 +44,8 @@ pub(crate) struct Pending<P, T> {
     pub(super) saved: Checkpoint,
     pub(super) iteration: u64,
     pub(super) seed: u64,
+    /// The annealing factor γ of this iteration (1 without annealing).
+    pub(super) gamma: f64,
     pub(super) prepared: P,
     pub(super) weights: Weights<T>,
 }
@@ -94,6 +96,7 @@ impl<K> SvgdCore<K> {
         cfg.step_rule.validate::<T>()?;
         cfg.ksd.validate()?;
         cfg.scale.validate()?;
+        cfg.anneal.validate()?;
         // With replacement no moment has all N gradients at one set of positions.
         if cfg.ksd != KsdChoice::Off && cfg.batching == Batching::WithReplacement {
             return Err(Error::InvalidOption);
@@ -376,6 +379,7 @@ impl<K> SvgdCore<K> {
                 saved,
                 iteration: self.iterations + 1,
                 seed,
+                gamma: self.cfg.anneal.gamma(self.iterations),
                 weights: self.weights(&prepared),
                 prepared,
             }),
@@ -448,6 +452,7 @@ impl<K> SvgdCore<K> {
         if self.cfg.scale.on() && !scale::standardise(shared.sc, xs, g, self.d) {
             return Err(Error::NonFinite);
         }
+        anneal_rows(g, pending.gamma);
         Ok(())
     }
 
@@ -650,6 +655,18 @@ impl<K> SvgdCore<K> {
             max_force: stats.max,
             interactions,
             ksd_squared: core::mem::replace(&mut self.ksd_pending, f64::NAN),
+        }
+    }
+}
+
+/// The driving term's annealing (docs/algorithms.md §2.8): the gradients of an iteration at
+/// γ < 1 become `γ·∇V`, each rounded once to `T`, after their checks and the scale option's
+/// standardisation; at γ = 1 nothing is touched (plain SVGD's bits).
+pub(super) fn anneal_rows<T: Float>(g: &mut [T], gamma: f64) {
+    if gamma != 1.0 {
+        let gm = T::from_f64(gamma);
+        for v in g.iter_mut() {
+            *v *= gm;
         }
     }
 }

@@ -133,6 +133,7 @@
 //! bits.) The kernels' own arithmetic is in [`kernel`](Kernel), the update's in [`StepRule`].
 //! The info record's norms are `sqrt(Σ_l φ_il²)` in `f64` (terms widened before squaring).
 
+mod anneal;
 mod config;
 mod core;
 mod force_stats;
@@ -155,6 +156,7 @@ mod step_rule;
 #[cfg(test)]
 mod tests;
 
+pub use anneal::Anneal;
 pub use config::{Batching, SvgdConfig, SvgdInfo};
 pub use kernel::{
     Gaussian, GaussianMedian, GaussianParams, ImqParams, InverseMultiquadric, Kernel, KernelChoice,

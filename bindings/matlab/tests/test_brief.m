@@ -112,6 +112,12 @@ function t = svgd_object(t, check, expect_error)
             o.Iterations == 30 && info.iterations == 1 && i2.total_iterations == 30 && o.Seed == 13);
   o.BatchSize = 5;
   t = check(t, 'svgd object: BatchSize set and read', o.BatchSize == 5);
+  Xa = sgs_svgd(g, X0, opts{:}, 'Iterations', 20, 'Anneal', 'hyperbolic', 'AnnealIterations', 10, 'AnnealPower', 2);
+  Xc = sgs_svgd(g, X0, opts{:}, 'Iterations', 20, 'Anneal', 'cyclical', 'AnnealIterations', 10, 'AnnealCycles', 2);
+  Xp = sgs_svgd(g, X0, opts{:}, 'Iterations', 20);
+  t = check(t, 'svgd: annealed runs (hyperbolic, cyclical) differ from the plain one and from each other', ...
+            isequal(size(Xa), size(Xp)) && ~isequal(Xa, Xp) && ~isequal(Xc, Xp) && ~isequal(Xa, Xc));
+  t = expect_error(t, 'sgsample:invalidOption', @() sgs_svgd(g, X0, opts{:}, 'Anneal', 'cyclical'), 'svgd: cyclical annealing over 0 iterations');
   o.run(7, 'Schedule', struct('kind', 'doubling', 'start', 2, 'every', 3));
   t = check(t, 'svgd object: BatchSize after a doubling schedule of 7 from 2 every 3 is its last choice, 8', ...
             o.BatchSize == 8 && o.Iterations == 37);

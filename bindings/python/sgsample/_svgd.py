@@ -26,6 +26,9 @@ _SVGD_ENUMS = {
     "scale": {"none": header.defines["SGS_SCALE_NONE"],
               "particles": header.defines["SGS_SCALE_PARTICLES"],
               "fixed": header.defines["SGS_SCALE_FIXED"]},
+    "anneal": {"off": header.defines["SGS_ANNEAL_OFF"],
+               "cyclical": header.defines["SGS_ANNEAL_CYCLICAL"],
+               "hyperbolic": header.defines["SGS_ANNEAL_HYPERBOLIC"]},
 }
 
 
@@ -42,7 +45,10 @@ class SVGD(_Runner):
     ``ksd_beta``, ``scale`` (``"none"``; ``"particles"``: SVGD in coordinates standardised by
     the particles' mean and sd, recomputed every iteration, so that the bandwidth and the step
     are relative to the particles' spread, for problems whose coordinates are on different
-    scales; ``"fixed"``: scales given by :meth:`set_scale`; docs/algorithms.md §2.7).
+    scales; ``"fixed"``: scales given by :meth:`set_scale`; docs/algorithms.md §2.7),
+    ``anneal`` (``"off"``; ``"cyclical"``, ``"hyperbolic"``: annealed SVGD, the driving term
+    scaled by γ(t) rising to 1 over ``anneal_iterations``, then 1, with ``anneal_cycles`` ramps
+    and exponent ``anneal_power``; docs/algorithms.md §2.8).
 
     A gradient callback that raises :class:`OutOfDomain` stops the run with :class:`Error`
     ``SGS_ERR_GRADIENT_REJECTED`` (particles of the last completed iteration).

@@ -9,6 +9,9 @@ const SGS_CB_ABORT = 2
 const SGS_VERSION_MAJOR = 0
 const SGS_VERSION_MINOR = 4
 const SGS_VERSION_PATCH = 0
+const SGS_ANNEAL_OFF = 0
+const SGS_ANNEAL_CYCLICAL = 1
+const SGS_ANNEAL_HYPERBOLIC = 2
 const SGS_VARIANT_REVERSIBLE = 0
 const SGS_VARIANT_NON_REVERSIBLE = 1
 const SGS_MASS_UNIT = 0
@@ -218,7 +221,7 @@ struct sgs_svgd_schedule
     reserved::UInt32
 end
 struct sgs_svgd
-    _opaque::NTuple{56, UInt64}
+    _opaque::NTuple{64, UInt64}
 end
 struct sgs_svgd_info
     iteration::UInt64
@@ -238,7 +241,7 @@ struct sgs_svgd_run_summary
     last::sgs_svgd_info
 end
 struct sgs_svgd_f32
-    _opaque::NTuple{56, UInt64}
+    _opaque::NTuple{64, UInt64}
 end
 struct sgs_svgd_config
     step_size::Cdouble
@@ -259,6 +262,11 @@ struct sgs_svgd_config
     ksd_beta::Cdouble
     scale::UInt32
     scale_reserved::UInt32
+    anneal::UInt32
+    anneal_reserved::UInt32
+    anneal_iterations::UInt64
+    anneal_cycles::UInt64
+    anneal_power::Cdouble
 end
 struct sgs_warmup_report
     step_size::Cdouble
