@@ -846,8 +846,10 @@ static void ksd_cases(void) {
     svgd_bad_config("svgd init: KSD with replacement", c, SGS_ERR_INVALID_OPTION);
     c = c0; c.anneal = 3; c.anneal_iterations = 10;
     svgd_bad_config("svgd init: anneal 3", c, SGS_ERR_INVALID_OPTION);
-    c = c0; c.anneal = SGS_ANNEAL_CYCLICAL; c.anneal_iterations = 10; c.anneal_reserved = 1;
-    svgd_bad_config("svgd init: anneal_reserved != 0", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.permutation = 2;
+    svgd_bad_config("svgd init: permutation 2", c, SGS_ERR_INVALID_OPTION);
+    c = c0; c.permutation = SGS_PERMUTATION_FEISTEL; c.batching = SGS_BATCHING_WITH_REPLACEMENT;
+    svgd_bad_config("svgd init: Feistel permutation with replacement", c, SGS_ERR_INVALID_OPTION);
     c = c0; c.anneal = SGS_ANNEAL_CYCLICAL;
     svgd_bad_config("svgd init: cyclical annealing over 0 iterations", c, SGS_ERR_INVALID_OPTION);
     c = c0; c.anneal = SGS_ANNEAL_CYCLICAL; c.anneal_iterations = 10; c.anneal_cycles = 11;

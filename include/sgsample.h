@@ -67,6 +67,18 @@ extern "C" {
 #define SGS_VERSION_PATCH 0
 
 /**
+ * `sgs_svgd_config.permutation`: forward Fisher–Yates with N − 1 bounded draws (the default;
+ * sequential).
+ */
+#define SGS_PERMUTATION_SHUFFLE 0
+
+/**
+ * `sgs_svgd_config.permutation`: a keyed Feistel bijection of 0..N from one draw per
+ * iteration, which any range can evaluate for its own slots (without replacement only).
+ */
+#define SGS_PERMUTATION_FEISTEL 1
+
+/**
  * `sgs_svgd_config.anneal`: γ = 1, plain SVGD (the default).
  */
 #define SGS_ANNEAL_OFF 0
@@ -3266,9 +3278,10 @@ typedef struct sgs_svgd_config {
    */
   uint32_t anneal;
   /**
-   * Must be 0 (padding made explicit).
+   * One of the `SGS_PERMUTATION_…` values: how an iteration without replacement permutes
+   * the particles into batches (docs/algorithms.md §2, "Draw order").
    */
-  uint32_t anneal_reserved;
+  uint32_t permutation;
   /**
    * Iterations the annealing schedule spans (≥ 1 when annealing; γ = 1 after them).
    */

@@ -23,6 +23,7 @@
 //!   of the other N − 1, so its mean force is the SVGD force and its variance Lemma 1's at
 //!   |C| = p; and each particle is in the batch with probability p/N (binomial count, z-score).
 //!   p = 7, N = 12, d = 2 takes the packed triangle; p = 3, N = 5, d = 1 the d = 1 row loop;
+//! * the Feistel permutation (docs/algorithms.md §2, "Draw order") instead of Fisher–Yates;
 //! * the scale option (docs/algorithms.md §2.7), particle and fixed scales, without and with
 //!   replacement, with the Gaussian kernel and the median heuristic: the force is then φᵤ, the
 //!   SVGD force in `u = (x − c)/s` with the score `s∘∇log π` (the median on the `u`), and with
@@ -39,7 +40,7 @@
 //! case also asserts its own power: the mean of the biased weighting (no (N−1)/N factor) must
 //! lie more than 6 standard errors from the observed mean somewhere.
 
-use sgsample::svgd::Scale;
+use sgsample::svgd::{Permutation, Scale};
 use sgsample::{Batching, Gradient, KernelChoice, Rng, StepRule, Stop, Svgd, SvgdConfig};
 
 const M: usize = 50_000;
@@ -64,6 +65,7 @@ struct Case {
     batching: Batching,
     seed: u64,
     scale: Scale,
+    permutation: Permutation,
 }
 
 impl Case {
@@ -76,6 +78,7 @@ impl Case {
             batching: Batching::WithoutReplacement,
             seed: 7 + p as u64,
             scale: Scale::None,
+            permutation: Permutation::Shuffle,
         }
     }
 
@@ -201,6 +204,7 @@ fn batch_force_stats(case: &Case) -> Stats {
     cfg.seed = case.seed;
     cfg.batching = case.batching;
     cfg.scale = case.scale;
+    cfg.permutation = case.permutation;
     let with = case.batching == Batching::WithReplacement;
     assert!(
         !with || 2 * p > n,
@@ -361,6 +365,23 @@ fn batch_force_unbiased_p2() {
 #[test]
 fn batch_force_unbiased_p5() {
     check(Case::new(12, 2, 5, GAUSS));
+}
+
+/// The Feistel permutation (one draw per iteration instead of N − 1): the batches it cuts give
+/// the same unbiased force with Lemma 1's variance (p = 2 and p = 5 with its left-overs, and
+/// the median heuristic at an odd N).
+#[test]
+fn batch_force_unbiased_feistel() {
+    for case in [
+        Case::new(12, 2, 2, GAUSS),
+        Case::new(12, 2, 5, GAUSS),
+        Case::new(11, 2, 3, KernelChoice::GaussianMedian),
+    ] {
+        check(Case {
+            permutation: Permutation::Feistel,
+            ..case
+        });
+    }
 }
 
 /// d = 5: every batch takes the row loop for any d.

@@ -36,6 +36,8 @@ function [X, info] = sgs_svgd(gradients, X0, varargin)
 %                      scaled by gamma(t) rising to 1 over 'AnnealIterations' (then 1), with
 %                      'AnnealCycles' ramps (cyclical; 1) and exponent 'AnnealPower' (1)
 %                      (docs/algorithms.md §2.8)
+%     'Permutation'    'shuffle' (Fisher-Yates) | 'feistel': the batches from a keyed bijection
+%                      that any range can evaluate for its own slots (without replacement only)
 %
 %   info: iterations, interactions, bandwidth, step_size, mean_force, max_force, ksd_squared
 %   (last iteration; NaN when KSD is 'off'), callback_calls, seed, stream.

@@ -242,4 +242,10 @@ MUTANTS = [
          tests=["svgd_ksd"], skip=KSD_SKIP),
     dict(name="ksd_trace_exponent", bug="Stein kernel's r² trace term with q^(β−1) for q^(β−2)",
          file=KSD, old="let k2 = k1 / q;", new="let k2 = k1;", tests=["svgd_ksd"], skip=KSD_SKIP),
+    dict(name="feistel_six_rounds", bug="a Feistel network of 6 rounds (non-uniform batches at small N)",
+         file="src/svgd/permutation.rs", old="const ROUNDS: usize = 12;", new="const ROUNDS: usize = 6;",
+         tests=["svgd_permutation"]),
+    dict(name="feistel_one_walk", bug="cycle walking stopped after one extra pass",
+         file="src/svgd/permutation.rs", old="        while x >= self.n {", new="        if x >= self.n {",
+         tests=["lib"]),
 ]

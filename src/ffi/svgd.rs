@@ -11,7 +11,7 @@ use crate::model::Gradient;
 use crate::run::run_iterations;
 use crate::svgd::Scale;
 use crate::svgd::{workspace_len, KernelParams, Pending, SvgdCore};
-use crate::svgd::{Anneal, KsdChoice, SteinImq};
+use crate::svgd::{Anneal, KsdChoice, Permutation, SteinImq};
 use crate::{Batching, KernelChoice, StepRule, SvgdConfig, SvgdInfo};
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
@@ -92,8 +92,9 @@ pub struct sgs_svgd_config {
     /// One of the `SGS_ANNEAL_…` values: the annealing schedule γ(t) of the driving term
     /// (docs/algorithms.md §2.8; off by default).
     pub anneal: u32,
-    /// Must be 0 (padding made explicit).
-    pub anneal_reserved: u32,
+    /// One of the `SGS_PERMUTATION_…` values: how an iteration without replacement permutes
+    /// the particles into batches (docs/algorithms.md §2, "Draw order").
+    pub permutation: u32,
     /// Iterations the annealing schedule spans (≥ 1 when annealing; γ = 1 after them).
     pub anneal_iterations: u64,
     /// Ramps of the cyclical schedule within `anneal_iterations` (1 ≤ cycles ≤ iterations;
@@ -102,6 +103,13 @@ pub struct sgs_svgd_config {
     /// The schedule's exponent p > 0 (default 1).
     pub anneal_power: f64,
 }
+
+/// `sgs_svgd_config.permutation`: forward Fisher–Yates with N − 1 bounded draws (the default;
+/// sequential).
+pub const SGS_PERMUTATION_SHUFFLE: u32 = 0;
+/// `sgs_svgd_config.permutation`: a keyed Feistel bijection of 0..N from one draw per
+/// iteration, which any range can evaluate for its own slots (without replacement only).
+pub const SGS_PERMUTATION_FEISTEL: u32 = 1;
 
 /// `sgs_svgd_config.anneal`: γ = 1, plain SVGD (the default).
 pub const SGS_ANNEAL_OFF: u32 = 0;
@@ -455,7 +463,12 @@ fn config_from(c: &sgs_svgd_config) -> Result<SvgdConfig<KernelChoice>, Error> {
         },
         _ => return Err(Error::InvalidOption),
     };
-    if c.reserved != 0 || c.ksd_reserved != 0 || c.scale_reserved != 0 || c.anneal_reserved != 0 {
+    let permutation = match c.permutation {
+        SGS_PERMUTATION_SHUFFLE => Permutation::Shuffle,
+        SGS_PERMUTATION_FEISTEL => Permutation::Feistel,
+        _ => return Err(Error::InvalidOption),
+    };
+    if c.reserved != 0 || c.ksd_reserved != 0 || c.scale_reserved != 0 {
         return Err(Error::InvalidOption);
     }
     let batch_size = usize::try_from(c.batch_size).map_err(|_| Error::InvalidBatchSize)?;
@@ -469,6 +482,7 @@ fn config_from(c: &sgs_svgd_config) -> Result<SvgdConfig<KernelChoice>, Error> {
         ksd,
         scale,
         anneal,
+        permutation,
     })
 }
 
@@ -1290,7 +1304,7 @@ pub extern "C" fn sgs_svgd_config_default(batch_size: u64, step_size: f64) -> sg
         scale: SGS_SCALE_NONE,
         scale_reserved: 0,
         anneal: SGS_ANNEAL_OFF,
-        anneal_reserved: 0,
+        permutation: SGS_PERMUTATION_SHUFFLE,
         anneal_iterations: 0,
         anneal_cycles: 1,
         anneal_power: 1.0,

@@ -2,6 +2,7 @@
 
 use super::anneal::Anneal;
 use super::ksd::KsdChoice;
+use super::permutation::Permutation;
 use super::scale::Scale;
 use super::step_rule::StepRule;
 use crate::run::{Outcome, StepInfo};
@@ -46,6 +47,10 @@ pub struct SvgdConfig<K> {
     /// The annealing schedule γ(t) of the driving term ([`Anneal::Off`] by default: plain
     /// SVGD; docs/algorithms.md §2.8).
     pub anneal: Anneal,
+    /// How an iteration without replacement permutes the particles into batches:
+    /// [`Permutation::Shuffle`] (the default, Fisher–Yates) or [`Permutation::Feistel`] (a keyed
+    /// bijection any range can evaluate for its own slots; docs/algorithms.md §2, "Draw order").
+    pub permutation: Permutation,
 }
 
 impl<K> SvgdConfig<K> {
@@ -62,6 +67,7 @@ impl<K> SvgdConfig<K> {
             ksd: KsdChoice::Off,
             scale: Scale::None,
             anneal: Anneal::Off,
+            permutation: Permutation::Shuffle,
         }
     }
 }

@@ -9,7 +9,7 @@ use super::kernel::Kernel;
 use super::ksd::KsdChoice;
 use super::layout::{split, Layout};
 use super::pairs::{batch_force, finish_force, lanes, pairs, Batch, Weights, TILE};
-use super::permutation::shuffle_prefix;
+use super::permutation::{feistel_fill, shuffle_prefix, Feistel, Permutation};
 use super::regions::Shared;
 use super::rows::{row, rows, rows_mut, slot_rows};
 use super::scale::{self, Scale};
@@ -97,8 +97,11 @@ impl<K> SvgdCore<K> {
         cfg.ksd.validate()?;
         cfg.scale.validate()?;
         cfg.anneal.validate()?;
-        // With replacement no moment has all N gradients at one set of positions.
-        if cfg.ksd != KsdChoice::Off && cfg.batching == Batching::WithReplacement {
+        // With replacement no moment has all N gradients at one set of positions, and its
+        // sub-steps draw their batches one by one (no permutation of all N to choose).
+        if (cfg.ksd != KsdChoice::Off || cfg.permutation != Permutation::Shuffle)
+            && cfg.batching == Batching::WithReplacement
+        {
             return Err(Error::InvalidOption);
         }
         let lay = Layout::new(n, d, cfg).ok_or(Error::WorkspaceTooSmall)?;
@@ -363,10 +366,18 @@ impl<K> SvgdCore<K> {
     {
         let saved = self.rng.checkpoint();
         let seed = self.rng.next_u64();
-        for (t, v) in perm.iter_mut().enumerate() {
-            *v = t as u32;
+        match self.cfg.permutation {
+            Permutation::Shuffle => {
+                for (t, v) in perm.iter_mut().enumerate() {
+                    *v = t as u32;
+                }
+                shuffle_prefix(&mut self.rng, perm, self.n - 1);
+            }
+            Permutation::Feistel => {
+                let key = self.rng.next_u64();
+                feistel_fill(&Feistel::new(key, self.n as u64), perm);
+            }
         }
-        shuffle_prefix(&mut self.rng, perm, self.n - 1);
         let parts = split(ws, &self.lay);
         let prepared = if self.cfg.scale.on() {
             scale::begin(self.cfg.scale, particles, self.d, parts.scale, parts.xbatch);

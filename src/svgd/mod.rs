@@ -163,6 +163,7 @@ pub use kernel::{
     KernelParams,
 };
 pub use ksd::{ksd_batch, ksd_full, KsdChoice, SteinImq};
+pub use permutation::{Feistel, Permutation};
 pub use phases::{SvgdIteration, SvgdPiece, SvgdPieces};
 pub use sampler::Svgd;
 pub use scale::Scale;

@@ -10,8 +10,7 @@ import numpy as np
 from ._lib import header
 
 # Config fields that are not options: padding, and those given positionally or by the binding.
-_HIDDEN = {"reserved", "ksd_reserved", "scale_reserved", "anneal_reserved", "step_size",
-           "batch_size"}
+_HIDDEN = {"reserved", "ksd_reserved", "scale_reserved", "step_size", "batch_size"}
 
 
 def fields(kind):

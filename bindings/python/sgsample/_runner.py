@@ -59,7 +59,7 @@ def _config(kind, default_args, options, enums=None, default=None):
         given = ", ".join(f"{k}={v!r}" for k, v in zip(names, default_args))
         raise _invalid(where, f"{given}: {e}") from None
     fields = {name for _, name, _ in header.structs[f"sgs_{kind}_config"]}
-    fields -= {"reserved", "ksd_reserved", "scale_reserved", "anneal_reserved"}
+    fields -= {"reserved", "ksd_reserved", "scale_reserved"}
     for key, value in options.items():
         if key not in fields:
             raise TypeError(f"unknown {kind} option {key!r} (options: {sorted(fields)})")

@@ -29,6 +29,8 @@ _SVGD_ENUMS = {
     "anneal": {"off": header.defines["SGS_ANNEAL_OFF"],
                "cyclical": header.defines["SGS_ANNEAL_CYCLICAL"],
                "hyperbolic": header.defines["SGS_ANNEAL_HYPERBOLIC"]},
+    "permutation": {"shuffle": header.defines["SGS_PERMUTATION_SHUFFLE"],
+                    "feistel": header.defines["SGS_PERMUTATION_FEISTEL"]},
 }
 
 
@@ -48,7 +50,9 @@ class SVGD(_Runner):
     scales; ``"fixed"``: scales given by :meth:`set_scale`; docs/algorithms.md §2.7),
     ``anneal`` (``"off"``; ``"cyclical"``, ``"hyperbolic"``: annealed SVGD, the driving term
     scaled by γ(t) rising to 1 over ``anneal_iterations``, then 1, with ``anneal_cycles`` ramps
-    and exponent ``anneal_power``; docs/algorithms.md §2.8).
+    and exponent ``anneal_power``; docs/algorithms.md §2.8), ``permutation`` (``"shuffle"``:
+    Fisher–Yates; ``"feistel"``: a keyed bijection any range can evaluate for its own slots,
+    without replacement only; docs/algorithms.md §2).
 
     A gradient callback that raises :class:`OutOfDomain` stops the run with :class:`Error`
     ``SGS_ERR_GRADIENT_REJECTED`` (particles of the last completed iteration).

@@ -9,6 +9,8 @@ const SGS_CB_ABORT = 2
 const SGS_VERSION_MAJOR = 0
 const SGS_VERSION_MINOR = 4
 const SGS_VERSION_PATCH = 0
+const SGS_PERMUTATION_SHUFFLE = 0
+const SGS_PERMUTATION_FEISTEL = 1
 const SGS_ANNEAL_OFF = 0
 const SGS_ANNEAL_CYCLICAL = 1
 const SGS_ANNEAL_HYPERBOLIC = 2
@@ -263,7 +265,7 @@ struct sgs_svgd_config
     scale::UInt32
     scale_reserved::UInt32
     anneal::UInt32
-    anneal_reserved::UInt32
+    permutation::UInt32
     anneal_iterations::UInt64
     anneal_cycles::UInt64
     anneal_power::Cdouble
