@@ -1903,6 +1903,9 @@ pub(crate) fn compare_cores<'a, T: Float + 'a>(
     Ok(())
 }
 
+#[cfg(feature = "ffi")]
+mod checkpoint;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,6 +57,8 @@ pub mod sgld;
 pub mod stats;
 pub mod svgd;
 pub mod warmup;
+#[cfg(feature = "ffi")]
+mod wire;
 mod ziggurat;
 
 pub use amagold::{

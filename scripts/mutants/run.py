@@ -29,11 +29,13 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 import batch  # noqa: E402
 import chains  # noqa: E402
+import checkpoint  # noqa: E402
 import stats  # noqa: E402
 import sbc  # noqa: E402
 import svgd  # noqa: E402
 
-MUTANTS = chains.MUTANTS + stats.MUTANTS + svgd.MUTANTS + sbc.MUTANTS + batch.MUTANTS
+MUTANTS = (chains.MUTANTS + stats.MUTANTS + svgd.MUTANTS + sbc.MUTANTS + batch.MUTANTS
+           + checkpoint.MUTANTS)
 
 
 def scratch_copy():
