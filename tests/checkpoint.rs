@@ -614,3 +614,48 @@ fn header_is_little_endian_fixed_width() {
         fnv1a(&b[..b.len() - 8])
     );
 }
+
+/// The golden checkpoints of `tests/data/` (format 1), made by this test with
+/// `SGS_WRITE_CHECKPOINTS=1`: each imports and exports again to the very same bytes. They pin the
+/// layout (not the algorithm: nothing is run after the import): a field added to a core, or an
+/// encoding changed, fails here until the format version is bumped and the files are rewritten.
+#[test]
+fn golden_checkpoints_of_format_1_still_load() {
+    fn golden<A: Api>(file: &str, cfg: &A::Cfg, n: usize) {
+        let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+        let start: Vec<A::T> = (0..D).map(|i| A::T::of(4.0 - i as f64)).collect();
+        let len = A::ws_len_for(cfg, D);
+        let null = core::ptr::null_mut();
+        if std::env::var_os("SGS_WRITE_CHECKPOINTS").is_some() {
+            let mut c = Chain::<A>::new(cfg, &start, len, null);
+            c.run(n);
+            std::fs::write(&path, c.export()).unwrap();
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let mut c = Chain::<A>::new(cfg, &start, len, null);
+        assert_eq!(c.import(&bytes), sgs_status::SGS_OK, "{file}");
+        assert_eq!(
+            c.export(),
+            bytes,
+            "{file}: the format changed (bump FORMAT_VERSION)"
+        );
+    }
+    golden::<Amg64>(
+        "checkpoint_v1_amagold_f64.bin",
+        &adaptive(SGS_MASS_DIAGONAL, 200),
+        90,
+    );
+    golden::<Amg32>(
+        "checkpoint_v1_amagold_f32.bin",
+        &adaptive(SGS_MASS_DENSE, 200),
+        190,
+    );
+    let mut h = sgs_sghmc_config_default(0.05);
+    h.resample_momentum = 0;
+    golden::<Hmc64>("checkpoint_v1_sghmc_f64.bin", &h, 20);
+    golden::<Sgld32>(
+        "checkpoint_v1_sgld_f32.bin",
+        &sgs_sgld_config_default(0.02),
+        20,
+    );
+}
