@@ -30,12 +30,16 @@ impl<'a> Writer<'a> {
 
     /// Appends raw bytes.
     pub(crate) fn bytes(&mut self, b: &[u8]) {
+        // Element by element rather than `copy_from_slice`, whose length assertion the C
+        // library must not link (no panic path: scripts/no-panic-linked.sh).
         if let Some(dst) = self
             .at
             .checked_add(b.len())
             .and_then(|end| self.out.get_mut(self.at..end))
         {
-            dst.copy_from_slice(b);
+            for (d, v) in dst.iter_mut().zip(b) {
+                *d = *v;
+            }
         }
         self.at = self.at.saturating_add(b.len());
     }
@@ -72,8 +76,7 @@ impl<'a> Reader<'a> {
     pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
         let end = self.at.checked_add(N).ok_or(Error::InvalidCheckpoint)?;
         let s = self.buf.get(self.at..end).ok_or(Error::InvalidCheckpoint)?;
-        let mut a = [0u8; N];
-        a.copy_from_slice(s);
+        let a = <[u8; N]>::try_from(s).map_err(|_| Error::InvalidCheckpoint)?;
         self.at = end;
         Ok(a)
     }

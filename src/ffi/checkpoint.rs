@@ -22,6 +22,10 @@ pub(crate) const FORMAT_VERSION: u32 = 1;
 /// length, d, workspace length.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 2 + 2 + 8 + 8 + 8 + 8;
 
+/// Bytes of the header up to and including the total length (what `decode` reads before the
+/// checksum is known to be right).
+const PREFIX_LEN: usize = HEADER_LEN - 16;
+
 /// The checksum's bytes at the end.
 const CHECKSUM_LEN: usize = 8;
 
@@ -81,7 +85,10 @@ pub(crate) unsafe fn export_len<T: CFloat + Wire, C: CChain, S>(
     let (fx, _) = unsafe { enter::<T, C, S>(state, false)? };
     // SAFETY: validated; read only, no other reference live.
     let (core, ws) = unsafe { (core_ref::<T, C, S>(state), workspace_of::<T, S>(state)) };
-    let n = encoded_len::<T, C>(core, &ws[..core.workspace_need()]);
+    let ws = ws
+        .get(..core.workspace_need())
+        .ok_or(Error::StateCorrupted)?;
+    let n = encoded_len::<T, C>(core, ws);
     // SAFETY: checked non-null and aligned.
     unsafe { write_out(len, &spans_of(state, &fx), n) }
 }
@@ -101,14 +108,21 @@ pub(crate) unsafe fn export<T: CFloat + Wire, C: CChain, S>(
     let (fx, _) = unsafe { enter::<T, C, S>(state, false)? };
     // SAFETY: validated; read only, no other reference live.
     let (core, ws) = unsafe { (core_ref::<T, C, S>(state), workspace_of::<T, S>(state)) };
-    let ws = &ws[..core.workspace_need()];
+    let ws = ws
+        .get(..core.workspace_need())
+        .ok_or(Error::StateCorrupted)?;
     let n = encoded_len::<T, C>(core, ws);
     check_output(&spans_of(state, &fx), out, out_len, n)?;
     // SAFETY: a valid array of `out_len ≥ n` bytes, disjoint from the state and the workspace.
     let out = unsafe { core::slice::from_raw_parts_mut(out, n) };
     let body = encode::<T, C>(core, ws, n as u64, out);
-    let (body, sum) = out.split_at_mut(body);
-    sum.copy_from_slice(&checksum(body).to_le_bytes());
+    // Checked splits and element-wise copies: no panic path in the C library.
+    let (body, sum) = out
+        .split_at_mut_checked(body)
+        .ok_or(Error::InvalidArgument)?;
+    for (d, v) in sum.iter_mut().zip(checksum(body).to_le_bytes()) {
+        *d = v;
+    }
     Ok(())
 }
 
@@ -139,7 +153,9 @@ fn decode<T: CFloat + Wire, C: CChain>(
     if r.u64()? != bytes.len() as u64 || bytes.len() < HEADER_LEN + CHECKSUM_LEN {
         return Err(Error::InvalidCheckpoint);
     }
-    let (body, sum) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    let (body, sum) = bytes
+        .split_at_checked(bytes.len() - CHECKSUM_LEN)
+        .ok_or(Error::InvalidCheckpoint)?;
     if checksum(body).to_le_bytes() != sum {
         return Err(Error::InvalidCheckpoint);
     }
@@ -147,7 +163,7 @@ fn decode<T: CFloat + Wire, C: CChain>(
         return Err(Error::CheckpointMismatch);
     }
     let mut r = Reader::new(body);
-    r.array::<{ HEADER_LEN - 16 }>()?;
+    r.array::<PREFIX_LEN>()?;
     if usize::get(&mut r)? != d {
         return Err(Error::LengthMismatch);
     }
@@ -162,6 +178,7 @@ fn decode<T: CFloat + Wire, C: CChain>(
     if n > ws_len {
         return Err(Error::WorkspaceTooSmall);
     }
+    // A coordinate's encoding is its bits: `size_of::<T>()` bytes.
     if n.checked_mul(core::mem::size_of::<T>()) != Some(r.remaining()) {
         return Err(Error::InvalidCheckpoint);
     }
@@ -193,7 +210,10 @@ pub(crate) unsafe fn import<T: CFloat + Wire, C: CChain, S>(
     let ws = unsafe { workspace_of::<T, S>(state) };
     let Decoded { core, ws: mut r } = decode::<T, C>(bytes, d, ws.len())?;
     // From here nothing can fail: `decode` checked the exact number of bytes left.
-    for v in ws[..core.workspace_need()].iter_mut() {
+    let used = ws
+        .get_mut(..core.workspace_need())
+        .ok_or(Error::WorkspaceTooSmall)?;
+    for v in used.iter_mut() {
         *v = T::get(&mut r)?;
     }
     // SAFETY: validated; the workspace slice is not a reference into the state.
