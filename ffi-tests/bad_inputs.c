@@ -513,7 +513,7 @@ static void f32_cases(void) {
 
 static void status_and_version_cases(void) {
     int ok = 1;
-    for (int32_t a = 0; a <= SGS_ERR_MASS_MISMATCH; a++) {
+    for (int32_t a = 0; a <= SGS_ERR_CHECKPOINT_MISMATCH; a++) {
         const char *sa = sgs_status_str(a);
         ok &= sa != NULL && strcmp(sa, "unknown status") != 0;
         for (int32_t b = 0; b < a; b++) ok &= strcmp(sa, sgs_status_str(b)) != 0;
@@ -521,7 +521,7 @@ static void status_and_version_cases(void) {
     expect("status strings: one distinct static string per code", ok, NULL);
     expect("status strings: unknown codes",
            strcmp(sgs_status_str(-1), "unknown status") == 0 &&
-               strcmp(sgs_status_str(SGS_ERR_MASS_MISMATCH + 1), "unknown status") == 0 &&
+               strcmp(sgs_status_str(SGS_ERR_CHECKPOINT_MISMATCH + 1), "unknown status") == 0 &&
                strcmp(sgs_status_str(INT32_MIN), "unknown status") == 0,
            NULL);
 #define ALIGNOF(T) offsetof(struct { char c; T t; }, t)
@@ -3610,6 +3610,85 @@ static void sg_precond_cases(void) {
            sgs_status_str(st));
 }
 
+/* sgs_*_export_len / _export / _import: every pointer and size refused with the state, the
+ * workspace and the output untouched; a damaged, foreign or truncated checkpoint refused. */
+static void checkpoint_cases(void) {
+    fixture f, g;
+    fixture_init(&f, sgs_amagold_config_default(0.2));
+    fixture_init(&g, sgs_amagold_config_default(0.3));
+    snap(&f);
+    static unsigned char ck[4096], ck2[4096], sg[4096];
+    size_t n = 0, nh = 0;
+    static union { double d[4]; unsigned char b[32]; } raw;
+    sgs_amagold z;
+    memset(&z, 0, sizeof z);
+    CASE("export_len: len NULL", sgs_amagold_export_len(&f.s, NULL), SGS_ERR_NULL_POINTER, same(&f));
+    CASE("export_len: state NULL", sgs_amagold_export_len(NULL, &n), SGS_ERR_NULL_POINTER, same(&f));
+    CASE("export_len: len misaligned", sgs_amagold_export_len(&f.s, (size_t *)(void *)(raw.b + 1)),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    CASE("export_len: len inside the workspace", sgs_amagold_export_len(&f.s, (size_t *)(void *)f.ws),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    CASE("export_len: not initialised", sgs_amagold_export_len(&z, &n), SGS_ERR_NOT_INITIALISED, same(&f));
+    CASE("export_len: fine", sgs_amagold_export_len(&f.s, &n), SGS_OK, same(&f) && n > 48 && n < sizeof ck);
+    memset(ck, 0x5a, sizeof ck);
+    CASE("export: out NULL", sgs_amagold_export(&f.s, NULL, n), SGS_ERR_NULL_POINTER, same(&f));
+    CASE("export: one byte short, nothing written", sgs_amagold_export(&f.s, ck, n - 1),
+         SGS_ERR_OUTPUT_TOO_SMALL, same(&f) && ck[0] == 0x5a && ck[n - 2] == 0x5a);
+    CASE("export: out overlaps the workspace", sgs_amagold_export(&f.s, f.ws + 1, n),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    CASE("export: out overlaps the state", sgs_amagold_export(&f.s, (unsigned char *)&f.s + 8, n),
+         SGS_ERR_INVALID_ARGUMENT, same(&f));
+    CASE("export: fine, exactly export_len bytes", sgs_amagold_export(&f.s, ck, sizeof ck), SGS_OK,
+         same(&f) && ck[n] == 0x5a && memcmp(ck, "SGSCHKPT", 8) == 0);
+
+    /* The target g: another configuration and position, refusals leave it as it was. */
+    snap(&g);
+    sgs_sghmc h;
+    double hws[5 * D];
+    memset(&h, 0, sizeof h);
+    prog ph;
+    memset(&ph, 0, sizeof ph);
+    sgs_sghmc_config hc = sgs_sghmc_config_default(0.1);
+    int32_t st = sgs_sghmc_init(&h, &hc, THETA0, D, hws, 5 * D, prog_gradient, &ph);
+    if (st == SGS_OK) st = sgs_sghmc_export_len(&h, &nh);
+    if (st == SGS_OK) st = sgs_sghmc_export(&h, sg, sizeof sg);
+    expect("import: an SGHMC checkpoint to refuse", st == SGS_OK, sgs_status_str(st));
+    CASE("import: input NULL", sgs_amagold_import(&g.s, NULL, n), SGS_ERR_NULL_POINTER, same(&g));
+    CASE("import: state NULL", sgs_amagold_import(NULL, ck, n), SGS_ERR_NULL_POINTER, same(&g));
+    CASE("import: not initialised", sgs_amagold_import(&z, ck, n), SGS_ERR_NOT_INITIALISED, 1);
+    CASE("import: input inside the target's workspace", sgs_amagold_import(&g.s, g.ws, 16),
+         SGS_ERR_INVALID_ARGUMENT, same(&g));
+    CASE("import: truncated", sgs_amagold_import(&g.s, ck, n - 1), SGS_ERR_INVALID_CHECKPOINT, same(&g));
+    CASE("import: empty", sgs_amagold_import(&g.s, ck, 0), SGS_ERR_INVALID_CHECKPOINT, same(&g));
+    CASE("import: a byte past its end", sgs_amagold_import(&g.s, ck, n + 1), SGS_ERR_INVALID_CHECKPOINT,
+         same(&g));
+    memcpy(ck2, ck, n);
+    ck2[n - 20] ^= 0x01;
+    CASE("import: a flipped bit (checksum)", sgs_amagold_import(&g.s, ck2, n), SGS_ERR_INVALID_CHECKPOINT,
+         same(&g));
+    memcpy(ck2, ck, n);
+    ck2[3] = 'x';
+    CASE("import: wrong magic", sgs_amagold_import(&g.s, ck2, n), SGS_ERR_INVALID_CHECKPOINT, same(&g));
+    CASE("import: another sampler's checkpoint", sgs_amagold_import(&g.s, sg, nh),
+         SGS_ERR_CHECKPOINT_MISMATCH, same(&g));
+    sgs_sghmc h_saved;
+    double hws_saved[5 * D];
+    memcpy(&h_saved, &h, sizeof h);
+    memcpy(hws_saved, hws, sizeof hws);
+    CASE("import: an AMAGOLD checkpoint into SGHMC", sgs_sghmc_import(&h, ck, n),
+         SGS_ERR_CHECKPOINT_MISMATCH,
+         memcmp(&h_saved, &h, sizeof h) == 0 && memcmp(hws_saved, hws, sizeof hws) == 0);
+    sgs_amagold moved;
+    memcpy(&moved, &g.s, sizeof moved);
+    CASE("import: a state moved byte-wise", sgs_amagold_import(&moved, ck, n), SGS_ERR_STATE_MOVED,
+         same(&g));
+    CASE("import: fine", sgs_amagold_import(&g.s, ck, n), SGS_OK, 1);
+    n = 0;
+    CASE("import: then exports the same bytes",
+         sgs_amagold_export_len(&g.s, &n) == SGS_OK ? sgs_amagold_export(&g.s, ck2, sizeof ck2) : -1, SGS_OK,
+         memcmp(ck, ck2, n) == 0);
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -3632,6 +3711,7 @@ int main(void) {
     draws_cases();
     warmup_api_cases();
     sg_precond_cases();
+    checkpoint_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -288,6 +288,17 @@ enum sgs_status
    * diagonal or dense): a unit-mass chain has none, a diagonal one takes no dense matrix.
    */
   SGS_ERR_MASS_MISMATCH = 39,
+  /**
+   * A checkpoint given to a chain's `import` is not one its `export` wrote (C API only): wrong
+   * magic, truncated or with bytes past its end, a checksum mismatch, or a field no chain
+   * holds (an unknown enumerated value, a configuration `init` would refuse). Nothing changed.
+   */
+  SGS_ERR_INVALID_CHECKPOINT = 40,
+  /**
+   * A well-formed checkpoint of another sampler, coordinate type (`double`/`float`) or
+   * checkpoint format version was given to a chain's `import` (C API only). Nothing changed.
+   */
+  SGS_ERR_CHECKPOINT_MISMATCH = 41,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1184,6 +1195,60 @@ sgs_status sgs_amagold_copy(struct sgs_amagold *dst,
                             const struct sgs_amagold *src);
 
 /**
+ * Writes to `*len` the size in bytes of the checkpoint of the AMAGOLD
+ * chain `*state` now (what `…_export` writes). It depends on d, the configuration and
+ * the warm-up's phase (it changes when the windows begin and when the warm-up ends):
+ * ask for it before each export. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state or
+ * the workspace), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `len` valid for a write.
+ */
+sgs_status sgs_amagold_export_len(const struct sgs_amagold *state, size_t *len);
+
+/**
+ * Writes a checkpoint of the AMAGOLD chain `*state` on `double`
+ * coordinates to `out`: exactly `…_export_len` bytes at its start (the rest of
+ * `out_len` is not touched). The checkpoint holds the whole chain (configuration,
+ * generator, counters, the warm-up's state, the used part of the workspace), in a
+ * portable format (docs/design.md, "Checkpoints": little-endian fixed-width words, so it
+ * loads on any platform), but not the callbacks, `user_data` or the workspace's address:
+ * `…_import` puts it into a state `init`ed with those. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`out` overlapping the state or the
+ * workspace), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len` below `…_export_len`; nothing
+ * written), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` bytes.
+ */
+sgs_status sgs_amagold_export(const struct sgs_amagold *state, void *out, size_t out_len);
+
+/**
+ * Makes the AMAGOLD chain `*state` continue from the checkpoint `input`
+ * (`input_len` bytes, exactly as `…_export` wrote them; `double` chains only):
+ * the next draws are bit for bit those the exported chain would have made. `*state` must
+ * have been `init`ed (with any configuration and start) for the same d; it keeps its
+ * callbacks, `user_data` and workspace, whose length must suffice for the checkpoint's
+ * configuration (`…_workspace_len_for`); its configuration, position, generator,
+ * counters, warm-up and workspace contents are replaced.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`input` overlapping
+ * the state or the workspace), the state's validation statuses (as for the position
+ * getter; `SGS_ERR_BUSY` from inside the chain's callbacks),
+ * `SGS_ERR_CHECKPOINT_MISMATCH` (another checkpoint format version, sampler or float
+ * type), `SGS_ERR_INVALID_CHECKPOINT` (wrong magic, a length other than the one
+ * recorded, a checksum mismatch, a field no chain holds, a configuration `init` would
+ * refuse), `SGS_ERR_LENGTH_MISMATCH` (another d), `SGS_ERR_WORKSPACE_TOO_SMALL`.
+ * Everything is checked before anything is written: on an error the state and its
+ * workspace are unchanged.
+ *
+ * # Safety
+ * `state` valid; `input` valid for `input_len` bytes.
+ */
+sgs_status sgs_amagold_import(struct sgs_amagold *state, const void *input, size_t input_len);
+
+/**
  * Workspace length, in `float` elements, of an AMAGOLD
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
@@ -1369,6 +1434,62 @@ sgs_status sgs_amagold_copy_f32(struct sgs_amagold_f32 *dst,
                                 float *dst_workspace,
                                 size_t dst_workspace_len,
                                 const struct sgs_amagold_f32 *src);
+
+/**
+ * Writes to `*len` the size in bytes of the checkpoint of the AMAGOLD
+ * chain `*state` now (what `…_export` writes). It depends on d, the configuration and
+ * the warm-up's phase (it changes when the windows begin and when the warm-up ends):
+ * ask for it before each export. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state or
+ * the workspace), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `len` valid for a write.
+ */
+sgs_status sgs_amagold_export_len_f32(const struct sgs_amagold_f32 *state, size_t *len);
+
+/**
+ * Writes a checkpoint of the AMAGOLD chain `*state` on `float`
+ * coordinates to `out`: exactly `…_export_len` bytes at its start (the rest of
+ * `out_len` is not touched). The checkpoint holds the whole chain (configuration,
+ * generator, counters, the warm-up's state, the used part of the workspace), in a
+ * portable format (docs/design.md, "Checkpoints": little-endian fixed-width words, so it
+ * loads on any platform), but not the callbacks, `user_data` or the workspace's address:
+ * `…_import` puts it into a state `init`ed with those. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`out` overlapping the state or the
+ * workspace), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len` below `…_export_len`; nothing
+ * written), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` bytes.
+ */
+sgs_status sgs_amagold_export_f32(const struct sgs_amagold_f32 *state, void *out, size_t out_len);
+
+/**
+ * Makes the AMAGOLD chain `*state` continue from the checkpoint `input`
+ * (`input_len` bytes, exactly as `…_export` wrote them; `float` chains only):
+ * the next draws are bit for bit those the exported chain would have made. `*state` must
+ * have been `init`ed (with any configuration and start) for the same d; it keeps its
+ * callbacks, `user_data` and workspace, whose length must suffice for the checkpoint's
+ * configuration (`…_workspace_len_for`); its configuration, position, generator,
+ * counters, warm-up and workspace contents are replaced.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`input` overlapping
+ * the state or the workspace), the state's validation statuses (as for the position
+ * getter; `SGS_ERR_BUSY` from inside the chain's callbacks),
+ * `SGS_ERR_CHECKPOINT_MISMATCH` (another checkpoint format version, sampler or float
+ * type), `SGS_ERR_INVALID_CHECKPOINT` (wrong magic, a length other than the one
+ * recorded, a checksum mismatch, a field no chain holds, a configuration `init` would
+ * refuse), `SGS_ERR_LENGTH_MISMATCH` (another d), `SGS_ERR_WORKSPACE_TOO_SMALL`.
+ * Everything is checked before anything is written: on an error the state and its
+ * workspace are unchanged.
+ *
+ * # Safety
+ * `state` valid; `input` valid for `input_len` bytes.
+ */
+sgs_status sgs_amagold_import_f32(struct sgs_amagold_f32 *state,
+                                  const void *input,
+                                  size_t input_len);
 
 /**
  * Copies the persistent momentum r (d values; meaningful for the non-reversible variant) into `out`.
@@ -2243,6 +2364,60 @@ sgs_status sgs_sghmc_copy(struct sgs_sghmc *dst,
                           const struct sgs_sghmc *src);
 
 /**
+ * Writes to `*len` the size in bytes of the checkpoint of the SGHMC
+ * chain `*state` now (what `…_export` writes). It depends on d, the configuration and
+ * the warm-up's phase (it changes when the windows begin and when the warm-up ends):
+ * ask for it before each export. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state or
+ * the workspace), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `len` valid for a write.
+ */
+sgs_status sgs_sghmc_export_len(const struct sgs_sghmc *state, size_t *len);
+
+/**
+ * Writes a checkpoint of the SGHMC chain `*state` on `double`
+ * coordinates to `out`: exactly `…_export_len` bytes at its start (the rest of
+ * `out_len` is not touched). The checkpoint holds the whole chain (configuration,
+ * generator, counters, the warm-up's state, the used part of the workspace), in a
+ * portable format (docs/design.md, "Checkpoints": little-endian fixed-width words, so it
+ * loads on any platform), but not the callbacks, `user_data` or the workspace's address:
+ * `…_import` puts it into a state `init`ed with those. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`out` overlapping the state or the
+ * workspace), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len` below `…_export_len`; nothing
+ * written), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` bytes.
+ */
+sgs_status sgs_sghmc_export(const struct sgs_sghmc *state, void *out, size_t out_len);
+
+/**
+ * Makes the SGHMC chain `*state` continue from the checkpoint `input`
+ * (`input_len` bytes, exactly as `…_export` wrote them; `double` chains only):
+ * the next draws are bit for bit those the exported chain would have made. `*state` must
+ * have been `init`ed (with any configuration and start) for the same d; it keeps its
+ * callbacks, `user_data` and workspace, whose length must suffice for the checkpoint's
+ * configuration (`…_workspace_len_for`); its configuration, position, generator,
+ * counters, warm-up and workspace contents are replaced.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`input` overlapping
+ * the state or the workspace), the state's validation statuses (as for the position
+ * getter; `SGS_ERR_BUSY` from inside the chain's callbacks),
+ * `SGS_ERR_CHECKPOINT_MISMATCH` (another checkpoint format version, sampler or float
+ * type), `SGS_ERR_INVALID_CHECKPOINT` (wrong magic, a length other than the one
+ * recorded, a checksum mismatch, a field no chain holds, a configuration `init` would
+ * refuse), `SGS_ERR_LENGTH_MISMATCH` (another d), `SGS_ERR_WORKSPACE_TOO_SMALL`.
+ * Everything is checked before anything is written: on an error the state and its
+ * workspace are unchanged.
+ *
+ * # Safety
+ * `state` valid; `input` valid for `input_len` bytes.
+ */
+sgs_status sgs_sghmc_import(struct sgs_sghmc *state, const void *input, size_t input_len);
+
+/**
  * Workspace length, in `float` elements, of an SGHMC
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
@@ -2425,6 +2600,60 @@ sgs_status sgs_sghmc_copy_f32(struct sgs_sghmc_f32 *dst,
                               float *dst_workspace,
                               size_t dst_workspace_len,
                               const struct sgs_sghmc_f32 *src);
+
+/**
+ * Writes to `*len` the size in bytes of the checkpoint of the SGHMC
+ * chain `*state` now (what `…_export` writes). It depends on d, the configuration and
+ * the warm-up's phase (it changes when the windows begin and when the warm-up ends):
+ * ask for it before each export. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state or
+ * the workspace), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `len` valid for a write.
+ */
+sgs_status sgs_sghmc_export_len_f32(const struct sgs_sghmc_f32 *state, size_t *len);
+
+/**
+ * Writes a checkpoint of the SGHMC chain `*state` on `float`
+ * coordinates to `out`: exactly `…_export_len` bytes at its start (the rest of
+ * `out_len` is not touched). The checkpoint holds the whole chain (configuration,
+ * generator, counters, the warm-up's state, the used part of the workspace), in a
+ * portable format (docs/design.md, "Checkpoints": little-endian fixed-width words, so it
+ * loads on any platform), but not the callbacks, `user_data` or the workspace's address:
+ * `…_import` puts it into a state `init`ed with those. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`out` overlapping the state or the
+ * workspace), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len` below `…_export_len`; nothing
+ * written), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` bytes.
+ */
+sgs_status sgs_sghmc_export_f32(const struct sgs_sghmc_f32 *state, void *out, size_t out_len);
+
+/**
+ * Makes the SGHMC chain `*state` continue from the checkpoint `input`
+ * (`input_len` bytes, exactly as `…_export` wrote them; `float` chains only):
+ * the next draws are bit for bit those the exported chain would have made. `*state` must
+ * have been `init`ed (with any configuration and start) for the same d; it keeps its
+ * callbacks, `user_data` and workspace, whose length must suffice for the checkpoint's
+ * configuration (`…_workspace_len_for`); its configuration, position, generator,
+ * counters, warm-up and workspace contents are replaced.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`input` overlapping
+ * the state or the workspace), the state's validation statuses (as for the position
+ * getter; `SGS_ERR_BUSY` from inside the chain's callbacks),
+ * `SGS_ERR_CHECKPOINT_MISMATCH` (another checkpoint format version, sampler or float
+ * type), `SGS_ERR_INVALID_CHECKPOINT` (wrong magic, a length other than the one
+ * recorded, a checksum mismatch, a field no chain holds, a configuration `init` would
+ * refuse), `SGS_ERR_LENGTH_MISMATCH` (another d), `SGS_ERR_WORKSPACE_TOO_SMALL`.
+ * Everything is checked before anything is written: on an error the state and its
+ * workspace are unchanged.
+ *
+ * # Safety
+ * `state` valid; `input` valid for `input_len` bytes.
+ */
+sgs_status sgs_sghmc_import_f32(struct sgs_sghmc_f32 *state, const void *input, size_t input_len);
 
 /**
  * Copies the current momentum r (d values) into `out`.
@@ -2717,6 +2946,60 @@ sgs_status sgs_sgld_copy_f32(struct sgs_sgld_f32 *dst,
                              const struct sgs_sgld_f32 *src);
 
 /**
+ * Writes to `*len` the size in bytes of the checkpoint of the SGLD
+ * chain `*state` now (what `…_export` writes). It depends on d, the configuration and
+ * the warm-up's phase (it changes when the windows begin and when the warm-up ends):
+ * ask for it before each export. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state or
+ * the workspace), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `len` valid for a write.
+ */
+sgs_status sgs_sgld_export_len_f32(const struct sgs_sgld_f32 *state, size_t *len);
+
+/**
+ * Writes a checkpoint of the SGLD chain `*state` on `float`
+ * coordinates to `out`: exactly `…_export_len` bytes at its start (the rest of
+ * `out_len` is not touched). The checkpoint holds the whole chain (configuration,
+ * generator, counters, the warm-up's state, the used part of the workspace), in a
+ * portable format (docs/design.md, "Checkpoints": little-endian fixed-width words, so it
+ * loads on any platform), but not the callbacks, `user_data` or the workspace's address:
+ * `…_import` puts it into a state `init`ed with those. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`out` overlapping the state or the
+ * workspace), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len` below `…_export_len`; nothing
+ * written), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` bytes.
+ */
+sgs_status sgs_sgld_export_f32(const struct sgs_sgld_f32 *state, void *out, size_t out_len);
+
+/**
+ * Makes the SGLD chain `*state` continue from the checkpoint `input`
+ * (`input_len` bytes, exactly as `…_export` wrote them; `float` chains only):
+ * the next draws are bit for bit those the exported chain would have made. `*state` must
+ * have been `init`ed (with any configuration and start) for the same d; it keeps its
+ * callbacks, `user_data` and workspace, whose length must suffice for the checkpoint's
+ * configuration (`…_workspace_len_for`); its configuration, position, generator,
+ * counters, warm-up and workspace contents are replaced.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`input` overlapping
+ * the state or the workspace), the state's validation statuses (as for the position
+ * getter; `SGS_ERR_BUSY` from inside the chain's callbacks),
+ * `SGS_ERR_CHECKPOINT_MISMATCH` (another checkpoint format version, sampler or float
+ * type), `SGS_ERR_INVALID_CHECKPOINT` (wrong magic, a length other than the one
+ * recorded, a checksum mismatch, a field no chain holds, a configuration `init` would
+ * refuse), `SGS_ERR_LENGTH_MISMATCH` (another d), `SGS_ERR_WORKSPACE_TOO_SMALL`.
+ * Everything is checked before anything is written: on an error the state and its
+ * workspace are unchanged.
+ *
+ * # Safety
+ * `state` valid; `input` valid for `input_len` bytes.
+ */
+sgs_status sgs_sgld_import_f32(struct sgs_sgld_f32 *state, const void *input, size_t input_len);
+
+/**
  * Step size ε, one update per sample, no preconditioner (`SGS_MASS_UNIT`), seed 0, stream 0.
  * Nothing is validated here; `sgs_sgld_init` does that.
  */
@@ -2905,6 +3188,60 @@ sgs_status sgs_sgld_copy(struct sgs_sgld *dst,
                          double *dst_workspace,
                          size_t dst_workspace_len,
                          const struct sgs_sgld *src);
+
+/**
+ * Writes to `*len` the size in bytes of the checkpoint of the SGLD
+ * chain `*state` now (what `…_export` writes). It depends on d, the configuration and
+ * the warm-up's phase (it changes when the windows begin and when the warm-up ends):
+ * ask for it before each export. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state or
+ * the workspace), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `len` valid for a write.
+ */
+sgs_status sgs_sgld_export_len(const struct sgs_sgld *state, size_t *len);
+
+/**
+ * Writes a checkpoint of the SGLD chain `*state` on `double`
+ * coordinates to `out`: exactly `…_export_len` bytes at its start (the rest of
+ * `out_len` is not touched). The checkpoint holds the whole chain (configuration,
+ * generator, counters, the warm-up's state, the used part of the workspace), in a
+ * portable format (docs/design.md, "Checkpoints": little-endian fixed-width words, so it
+ * loads on any platform), but not the callbacks, `user_data` or the workspace's address:
+ * `…_import` puts it into a state `init`ed with those. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`out` overlapping the state or the
+ * workspace), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len` below `…_export_len`; nothing
+ * written), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` bytes.
+ */
+sgs_status sgs_sgld_export(const struct sgs_sgld *state, void *out, size_t out_len);
+
+/**
+ * Makes the SGLD chain `*state` continue from the checkpoint `input`
+ * (`input_len` bytes, exactly as `…_export` wrote them; `double` chains only):
+ * the next draws are bit for bit those the exported chain would have made. `*state` must
+ * have been `init`ed (with any configuration and start) for the same d; it keeps its
+ * callbacks, `user_data` and workspace, whose length must suffice for the checkpoint's
+ * configuration (`…_workspace_len_for`); its configuration, position, generator,
+ * counters, warm-up and workspace contents are replaced.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`input` overlapping
+ * the state or the workspace), the state's validation statuses (as for the position
+ * getter; `SGS_ERR_BUSY` from inside the chain's callbacks),
+ * `SGS_ERR_CHECKPOINT_MISMATCH` (another checkpoint format version, sampler or float
+ * type), `SGS_ERR_INVALID_CHECKPOINT` (wrong magic, a length other than the one
+ * recorded, a checksum mismatch, a field no chain holds, a configuration `init` would
+ * refuse), `SGS_ERR_LENGTH_MISMATCH` (another d), `SGS_ERR_WORKSPACE_TOO_SMALL`.
+ * Everything is checked before anything is written: on an error the state and its
+ * workspace are unchanged.
+ *
+ * # Safety
+ * `state` valid; `input` valid for `input_len` bytes.
+ */
+sgs_status sgs_sgld_import(struct sgs_sgld *state, const void *input, size_t input_len);
 
 /**
  * Workspace length, in `double` elements, of an SGLD chain of

@@ -5,7 +5,7 @@
 # matrix through the C ABI, all C programs once more under ASan + UBSan, no panic path reachable
 # from the C API, two threads of independent samplers under ThreadSanitizer, and one SVGD
 # iteration in phases on several threads under ThreadSanitizer; K chains in one sgs_*_run_batch =
-# K separate runs, from C.
+# K separate runs, from C; a checkpoint exported, filed, imported and resumed bit for bit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=ffi-tests/build
@@ -121,6 +121,14 @@ batch_vs_separate() {
     "$build/batch_san" >/dev/null
 }
 
+# A checkpoint exported, written to a file, read back and imported continues bit for bit (under
+# ASan + UBSan too).
+checkpoint_resume() {
+  gcc "${cflags[@]}" ffi-tests/checkpoint.c "$lib" -lm -o "$build/checkpoint" && "$build/checkpoint" &&
+    gcc "${cflags[@]}" "${san[@]}" ffi-tests/checkpoint.c "$lib" -lm -o "$build/checkpoint_san" &&
+    "$build/checkpoint_san" >/dev/null
+}
+
 sanitized() {
   gcc "${cflags[@]}" "${san[@]}" ffi-tests/bad_inputs.c "$lib" -lm -o "$build/bad_inputs_san" &&
     "$build/bad_inputs_san" &&
@@ -161,6 +169,7 @@ check cxx-wrapper-same-bits cxx_wrapper
 check c-vs-rust-bit-for-bit repro ""
 check bad-input-matrix bad_inputs
 check batch-vs-separate-runs batch_vs_separate
+check checkpoint-export-import-resume checkpoint_resume
 check asan-ubsan sanitized
 check threads-tsan tsan
 check svgd-phases-threads-tsan phases_tsan

@@ -4,7 +4,9 @@
 #     without FPU (thumbv7m-none-eabi, mps2-an385), every sample printed as hex bits;
 #   * examples/firmware_host.rs prints the same runs on the host: f64 from the std reference
 #     implementation, f32 from the library's core;
-#   * the C firmware (examples-embedded/c/, through the C API) prints the same lines for its runs.
+#   * the C firmware (examples-embedded/c/, through the C API) prints the same lines for its runs,
+#     and its checkpoints (exported, imported, resumed) are byte for byte those of the same C
+#     program on the host.
 # Any difference, a non-zero firmware exit status or a QEMU timeout fails the suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,10 +70,30 @@ arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 \
   "$c/startup.c" "$c/main.c" "$lib" -o "$tmp/c-firmware.elf"
 grep -E '^(amagold-|rbm-svgd-t3-)' "$tmp/host.txt" >"$tmp/host-c.txt"
 if qemu_run cortex-m4 mps2-an386 "$tmp/c-firmware.elf" "$tmp/c.txt"; then
-  compare "C firmware, cortex-m4 (arm-none-eabi-gcc + libsgsample.a)" "$tmp/c.txt" "$tmp/host-c.txt" \
+  grep -v '^checkpoint-' "$tmp/c.txt" >"$tmp/c-runs.txt" || true
+  compare "C firmware, cortex-m4 (arm-none-eabi-gcc + libsgsample.a)" "$tmp/c-runs.txt" "$tmp/host-c.txt" \
     || fail=1
 else
   fail=1
+fi
+
+# Checkpoints: the C firmware's "checkpoint-" lines (AMAGOLD f64 and f32 exported inside the
+# warm-up, then imported into another state and run on) against the same program built for the
+# host: the same bytes, so a checkpoint written on either platform loads on the other.
+if ! out=$(cargo build --release -q -p sgsample-capi 2>&1); then
+  echo "$out" >&2
+  exit 1
+fi
+gcc -O2 -std=c11 -ffp-contract=off -Wall -Wextra -Werror -I include "$c/main.c" \
+  target/release/libsgsample.a -lm -o "$tmp/c-host"
+"$tmp/c-host" | grep '^checkpoint-' >"$tmp/ckpt-host.txt"
+grep '^checkpoint-' "$tmp/c.txt" >"$tmp/ckpt-m4.txt" || true
+if [ "$(wc -l <"$tmp/ckpt-host.txt")" -ne 4 ]; then
+  echo "the host C program printed $(wc -l <"$tmp/ckpt-host.txt") checkpoint lines, not 4" >&2
+  fail=1
+else
+  compare "checkpoints, cortex-m4 vs x86-64 (export, import, resume)" "$tmp/ckpt-m4.txt" \
+    "$tmp/ckpt-host.txt" || fail=1
 fi
 
 exit "$fail"

@@ -12,6 +12,15 @@ pub(crate) struct DualAveraging {
     delta: f64,
 }
 
+#[cfg(feature = "ffi")]
+crate::wire::wire_struct!(DualAveraging {
+    mu,
+    h_bar,
+    log_eps_bar,
+    m,
+    delta
+});
+
 const GAMMA: f64 = 0.05;
 const T0: f64 = 10.0;
 const KAPPA: f64 = 0.75;

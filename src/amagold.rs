@@ -2031,6 +2031,9 @@ pub(crate) fn compare_cores<'a, T: Float + 'a>(
     Ok(())
 }
 
+#[cfg(feature = "ffi")]
+mod checkpoint;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,6 +57,41 @@ pub(crate) struct Approach {
     pub(crate) unfinished: bool,
 }
 
+/// The checkpoint encoding (src/wire.rs); the ring's count and slot are bounded by [`PAIRS`]
+/// (the two-loop recursion indexes with them).
+#[cfg(feature = "ffi")]
+impl crate::wire::Wire for Approach {
+    fn put(&self, w: &mut crate::wire::Writer<'_>) {
+        self.iterations.put(w);
+        self.limit.put(w);
+        self.stored.put(w);
+        self.newest.put(w);
+        self.started.put(w);
+        self.energy_start.put(w);
+        self.excess.put(w);
+        self.done.put(w);
+        self.unfinished.put(w);
+    }
+    fn get(r: &mut crate::wire::Reader<'_>) -> Result<Self, Error> {
+        use crate::wire::Wire;
+        let a = Approach {
+            iterations: Wire::get(r)?,
+            limit: Wire::get(r)?,
+            stored: Wire::get(r)?,
+            newest: Wire::get(r)?,
+            started: Wire::get(r)?,
+            energy_start: Wire::get(r)?,
+            excess: Wire::get(r)?,
+            done: Wire::get(r)?,
+            unfinished: Wire::get(r)?,
+        };
+        if a.stored > PAIRS || a.newest >= PAIRS {
+            return Err(Error::InvalidCheckpoint);
+        }
+        Ok(a)
+    }
+}
+
 /// The workspace blocks the approach uses (each d long, `s` and `y` [`PAIRS`]·d).
 pub(crate) struct ApproachParts<'w, T> {
     /// The position θ_k (the chain's position block).

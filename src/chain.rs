@@ -126,6 +126,12 @@ pub(crate) struct Counters {
     pub(crate) divergences: u64,
 }
 
+#[cfg(feature = "ffi")]
+crate::wire::wire_struct!(Counters {
+    iterations,
+    divergences
+});
+
 impl Counters {
     pub(crate) fn finish(
         &mut self,

@@ -192,6 +192,15 @@ statuses! {
     /// diagonal or dense): a unit-mass chain has none, a diagonal one takes no dense matrix.
     MassMismatch = 39, SGS_ERR_MASS_MISMATCH,
         "the mass matrix does not match the chain's mass setting (unit, diagonal or dense)";
+    /// A checkpoint given to a chain's `import` is not one its `export` wrote (C API only): wrong
+    /// magic, truncated or with bytes past its end, a checksum mismatch, or a field no chain
+    /// holds (an unknown enumerated value, a configuration `init` would refuse). Nothing changed.
+    InvalidCheckpoint = 40, SGS_ERR_INVALID_CHECKPOINT,
+        "the checkpoint is truncated, corrupted or not a checkpoint";
+    /// A well-formed checkpoint of another sampler, coordinate type (`double`/`float`) or
+    /// checkpoint format version was given to a chain's `import` (C API only). Nothing changed.
+    CheckpointMismatch = 41, SGS_ERR_CHECKPOINT_MISMATCH,
+        "the checkpoint is of another sampler, float type or format version";
 }
 
 impl Error {

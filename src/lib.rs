@@ -60,6 +60,8 @@ mod suspend;
 pub mod svgd;
 pub mod thin;
 pub mod warmup;
+#[cfg(feature = "ffi")]
+mod wire;
 mod ziggurat;
 
 pub use amagold::{

@@ -309,6 +309,16 @@ pub(crate) struct MassWindows {
     count: u64,
 }
 
+#[cfg(feature = "ffi")]
+crate::wire::wire_struct!(MassWindows {
+    warmup,
+    total,
+    end,
+    len,
+    last,
+    count
+});
+
 impl MassWindows {
     /// The schedule of a windowed phase of `warmup` iterations that is the whole warm-up.
     #[cfg(test)]

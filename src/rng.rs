@@ -43,6 +43,10 @@ pub struct Rng {
     stream: u64,
 }
 
+// Every (state, stream) pair is a generator: nothing to validate.
+#[cfg(feature = "ffi")]
+crate::wire::wire_struct!(Rng { lo, hi, stream });
+
 /// The generator's position in its stream (the 128-bit state without the stream id, which never
 /// changes): what a step saves to roll the generator back, 16 bytes instead of the 24 of a clone
 /// (the SVGD step keeps two on the stack; see `Rng::checkpoint`), and what the Ziggurat's rare

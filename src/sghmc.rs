@@ -112,6 +112,26 @@ pub struct SghmcCore {
     counters: Counters,
 }
 
+// The checkpoint encoding (src/wire.rs); the C import validates the configuration as init does.
+#[cfg(feature = "ffi")]
+crate::wire::wire_struct!(SghmcConfig {
+    step_size,
+    friction,
+    momentum_sd,
+    steps,
+    resample_momentum,
+    mass,
+    seed,
+    stream,
+});
+#[cfg(feature = "ffi")]
+crate::wire::wire_struct!(SghmcCore {
+    d,
+    cfg,
+    rng,
+    counters
+});
+
 pub(crate) const fn workspace_len(d: usize) -> usize {
     d.saturating_mul(5)
 }

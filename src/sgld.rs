@@ -95,6 +95,23 @@ pub struct SgldCore {
     counters: Counters,
 }
 
+// The checkpoint encoding (src/wire.rs); the C import validates the configuration as init does.
+#[cfg(feature = "ffi")]
+crate::wire::wire_struct!(SgldConfig {
+    step_size,
+    steps,
+    mass,
+    seed,
+    stream
+});
+#[cfg(feature = "ffi")]
+crate::wire::wire_struct!(SgldCore {
+    d,
+    cfg,
+    rng,
+    counters
+});
+
 /// What one SGLD outer iteration did.
 pub type SgldInfo = ChainInfo;
 

@@ -640,6 +640,80 @@ fn median_by(k: usize, get: impl Fn(usize) -> Option<f64>) -> f64 {
     }
 }
 
+// The checkpoint encoding of the warm-up's state (src/wire.rs), field by field.
+#[cfg(feature = "ffi")]
+mod wire_impls {
+    use super::*;
+    use crate::wire::{wire_enum, wire_struct};
+
+    wire_enum!(Verdict {
+        None,
+        Running,
+        Ok,
+        Suspect
+    });
+    wire_struct!(WarmupReport {
+        verdict,
+        reasons,
+        iterations,
+        approach_iterations,
+        approach_energy,
+        approach_unfinished,
+        metric_updates,
+        restarts,
+        step_size,
+        target_accept,
+        accept_rate,
+        energy_trend_z,
+        energy_trend_falling,
+        energy_trend_rising,
+        energy_mean,
+        energy_sd,
+        bfmi,
+        condition_number,
+        divergences,
+        window_iterations,
+        window_divergences,
+    });
+    wire_struct!(WindowStats {
+        len,
+        n,
+        alpha_sum,
+        divergences,
+        u_mean,
+        u_m2,
+        du2,
+        last_u,
+        batch_sum,
+        batch_n,
+    });
+    wire_struct!(Search { left, dir });
+    wire_struct!(Settle {
+        log_eps,
+        n,
+        planned,
+        sum,
+        count
+    });
+    wire_struct!(Windows {
+        start,
+        len,
+        mass,
+        has_mass
+    });
+    wire_struct!(Warmup {
+        approach,
+        windows,
+        da,
+        search,
+        settle,
+        pending_update,
+        stats,
+        metric_given,
+        report,
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -114,6 +114,9 @@ static const char *status_id(int32_t st) {
     case SGS_ERR_INVALID_WARMUP: return "sgsample:invalidWarmup";
     case SGS_ERR_NON_FINITE_DRAWS: return "sgsample:nonFiniteDraws";
     case SGS_ERR_TOO_FEW_DRAWS: return "sgsample:tooFewDraws";
+    /* A checkpoint given to an object's import (loadobj). */
+    case SGS_ERR_INVALID_CHECKPOINT: return "sgsample:invalidCheckpoint";
+    case SGS_ERR_CHECKPOINT_MISMATCH: return "sgsample:checkpointMismatch";
     default: return "sgsample:unknownStatus";
     }
 }
@@ -468,6 +471,9 @@ typedef struct {
     int32_t (*position)(void *state, double *pos, size_t len);
     int32_t (*iterations)(void *state, uint64_t *n);
     int32_t (*divergences)(void *state, uint64_t *n);
+    int32_t (*export_len)(const void *state, size_t *len);
+    int32_t (*export_)(const void *state, void *out, size_t len);
+    int32_t (*import_)(void *state, const void *in, size_t len);
 } chain_ops;
 
 static size_t amagold_wlen(const chain_config *cfg, size_t d) { return sgs_amagold_workspace_len_for(&cfg->a, d); }
@@ -526,14 +532,23 @@ static int32_t sgld_iters(void *s, uint64_t *n) { return sgs_sgld_iterations((sg
 static int32_t amagold_divs(void *s, uint64_t *n) { return sgs_amagold_divergences((sgs_amagold *)s, n); }
 static int32_t sghmc_divs(void *s, uint64_t *n) { return sgs_sghmc_divergences((sgs_sghmc *)s, n); }
 static int32_t sgld_divs(void *s, uint64_t *n) { return sgs_sgld_divergences((sgs_sgld *)s, n); }
+static int32_t amagold_xlen(const void *s, size_t *n) { return sgs_amagold_export_len((const sgs_amagold *)s, n); }
+static int32_t sghmc_xlen(const void *s, size_t *n) { return sgs_sghmc_export_len((const sgs_sghmc *)s, n); }
+static int32_t sgld_xlen(const void *s, size_t *n) { return sgs_sgld_export_len((const sgs_sgld *)s, n); }
+static int32_t amagold_exp(const void *s, void *o, size_t n) { return sgs_amagold_export((const sgs_amagold *)s, o, n); }
+static int32_t sghmc_exp(const void *s, void *o, size_t n) { return sgs_sghmc_export((const sgs_sghmc *)s, o, n); }
+static int32_t sgld_exp(const void *s, void *o, size_t n) { return sgs_sgld_export((const sgs_sgld *)s, o, n); }
+static int32_t amagold_imp(void *s, const void *i, size_t n) { return sgs_amagold_import((sgs_amagold *)s, i, n); }
+static int32_t sghmc_imp(void *s, const void *i, size_t n) { return sgs_sghmc_import((sgs_sghmc *)s, i, n); }
+static int32_t sgld_imp(void *s, const void *i, size_t n) { return sgs_sgld_import((sgs_sgld *)s, i, n); }
 
 static const chain_ops chain_table[CHAIN_KINDS] = {
     {"amagold", "warmup", 1, sgs_amagold_state_size, sgs_amagold_state_align, amagold_wlen, amagold_init_,
-     amagold_step_, amagold_pos, amagold_iters, amagold_divs},
+     amagold_step_, amagold_pos, amagold_iters, amagold_divs, amagold_xlen, amagold_exp, amagold_imp},
     {"sghmc", "burnin", 0, sgs_sghmc_state_size, sgs_sghmc_state_align, sghmc_wlen, sghmc_init_,
-     sghmc_step_, sghmc_pos, sghmc_iters, sghmc_divs},
+     sghmc_step_, sghmc_pos, sghmc_iters, sghmc_divs, sghmc_xlen, sghmc_exp, sghmc_imp},
     {"sgld", "burnin", 0, sgs_sgld_state_size, sgs_sgld_state_align, sgld_wlen, sgld_init_,
-     sgld_step_, sgld_pos, sgld_iters, sgld_divs},
+     sgld_step_, sgld_pos, sgld_iters, sgld_divs, sgld_xlen, sgld_exp, sgld_imp},
 };
 
 static int chain_kind(const char *name) {
@@ -1615,6 +1630,50 @@ static void chain_query(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs
     plhs[0] = s;
 }
 
+/* bytes = sgsample_mex('export', id): the chain's C checkpoint (sgs_*_export: configuration,
+ * generator, counters, warm-up, workspace; portable), a uint8 row vector, for saveobj. */
+static void chain_export(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    (void)nrhs;
+    chain_obj *o = find_chain(prhs[1], NULL);
+    if (o->running) mexErrMsgIdAndTxt("sgsample:busy", "%s", sgs_status_str(SGS_ERR_BUSY));
+    const chain_ops *ops = &chain_table[o->kind];
+    size_t n = 0;
+    int32_t st = ops->export_len(o->state, &n);
+    if (st != SGS_OK) fail_status(&b, "export", st);
+    mxArray *out = mxCreateNumericMatrix(1, n, mxUINT8_CLASS, mxREAL);
+    st = ops->export_(o->state, mxGetData(out), n);
+    if (st != SGS_OK) {
+        mxDestroyArray(out);
+        fail_status(&b, "export", st);
+    }
+    plhs[0] = out;
+}
+
+/* sgsample_mex('import', id, bytes): the chain continues from a checkpoint 'export' wrote (of a
+ * chain of the same kind and d; sgs_*_import checks it all and leaves the chain as it was on an
+ * error), for loadobj. No callback runs. */
+static void chain_import(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    (void)nrhs;
+    chain_obj *o = find_chain(prhs[1], NULL);
+    if (o->running) mexErrMsgIdAndTxt("sgsample:busy", "%s", sgs_status_str(SGS_ERR_BUSY));
+    const mxArray *v = prhs[2];
+    if (!mxIsUint8(v) || mxIsComplex(v) || mxIsSparse(v) || mxGetNumberOfDimensions(v) != 2 ||
+        (mxGetM(v) > 1 && mxGetN(v) > 1))
+        mexErrMsgIdAndTxt("sgsample:badArgument", "import: the checkpoint must be a uint8 vector (from export)");
+    size_t n = mxGetNumberOfElements(v);
+    static const unsigned char none = 0;
+    int32_t st = chain_table[o->kind].import_(o->state, n ? mxGetData(v) : (const void *)&none, n);
+    if (st != SGS_OK) fail_status(&b, "import", st);
+    if (o->partial) { /* the imported chain is another point in time: no failed run behind it */
+        mxDestroyArray(o->partial);
+        o->partial = NULL;
+    }
+}
+
 /* found = sgsample_mex('free', id): frees the chain; false if there was none with this id (a
  * destructor must not throw: stale and invalid ids are not errors here). */
 static void chain_free(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
@@ -1996,6 +2055,8 @@ static const struct {
     {"query", chain_query, 2, 2, 1},
     {"partial", chain_partial, 1, 2, 1},
     {"free", chain_free, 2, 2, 1},
+    {"export", chain_export, 2, 2, 1},
+    {"import", chain_import, 3, 3, 0},
     {"amagold_get", amagold_get, 3, 3, 1},
     {"amagold_set", amagold_set, 4, 4, 0},
     {"amagold_compare", amagold_compare, 2, 2, 1},

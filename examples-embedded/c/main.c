@@ -428,6 +428,79 @@ static int svgd_run32(void)
     return 0;
 }
 
+/* ---- checkpoints: the same bytes on every platform ------------------------------------------- */
+/* The warm-diag run exported inside its warm-up (the approach over, the windows under way), each
+ * byte printed, then imported into a state started with another configuration and run on. The
+ * lines start with "checkpoint-": scripts/test-firmware.sh compares them with this program built
+ * for the host (x86-64), so a checkpoint written on either loads on the other (the bytes are
+ * the same, and import reads nothing but the bytes). */
+#define CKPT_MAX 2048
+static unsigned char ckpt[CKPT_MAX];
+
+static void print_bytes(const char *what, const unsigned char *b, size_t n)
+{
+    printf("%s %lu ", what, (unsigned long)n);
+    for (size_t i = 0; i < n; i++)
+        printf("%02x", b[i]);
+    printf("\n");
+}
+
+static int checkpoint64(const struct run *r)
+{
+    struct sgs_amagold_config c = config(r), other = sgs_amagold_config_default(0.2);
+    struct model m = model_of(r);
+    size_t n = 0;
+    memset(&state64, 0, sizeof state64);
+    int32_t s = sgs_amagold_init(&state64, &c, r->theta0, r->d, ws64, AMAGOLD_WS, energy64, gradient64, &m);
+    for (uint32_t k = 0; s == SGS_OK && k < 40; k++)
+        s = sgs_amagold_step(&state64, NULL);
+    if (s != SGS_OK || (s = sgs_amagold_export_len(&state64, &n)) != SGS_OK || n > CKPT_MAX ||
+        (s = sgs_amagold_export(&state64, ckpt, CKPT_MAX)) != SGS_OK)
+        return fail("checkpoint export", r->name, s);
+    print_bytes("checkpoint-f64", ckpt, n);
+    memset(&state64, 0, sizeof state64);
+    double x[MAX_D] = {0.5, 0.5, 0.5};
+    if ((s = sgs_amagold_init(&state64, &other, x, r->d, ws64, AMAGOLD_WS, energy64, gradient64, &m)) != SGS_OK ||
+        (s = sgs_amagold_import(&state64, ckpt, n)) != SGS_OK)
+        return fail("checkpoint import", r->name, s);
+    for (uint32_t k = 0; s == SGS_OK && k < 40; k++)
+        s = sgs_amagold_step(&state64, NULL);
+    if (s != SGS_OK || (s = sgs_amagold_export_len(&state64, &n)) != SGS_OK || n > CKPT_MAX ||
+        (s = sgs_amagold_export(&state64, ckpt, CKPT_MAX)) != SGS_OK)
+        return fail("checkpoint resumed", r->name, s);
+    print_bytes("checkpoint-f64-resumed", ckpt, n);
+    return 0;
+}
+
+static int checkpoint32(const struct run *r)
+{
+    struct sgs_amagold_config c = config(r), other = sgs_amagold_config_default(0.2);
+    struct model m = model_of(r);
+    float theta0[MAX_D], x[MAX_D] = {0.5f, 0.5f, 0.5f};
+    size_t n = 0;
+    for (size_t i = 0; i < r->d; i++)
+        theta0[i] = (float)r->theta0[i];
+    memset(&state32, 0, sizeof state32);
+    int32_t s = sgs_amagold_init_f32(&state32, &c, theta0, r->d, ws32, AMAGOLD_WS, energy32, gradient32, &m);
+    for (uint32_t k = 0; s == SGS_OK && k < 40; k++)
+        s = sgs_amagold_step_f32(&state32, NULL);
+    if (s != SGS_OK || (s = sgs_amagold_export_len_f32(&state32, &n)) != SGS_OK || n > CKPT_MAX ||
+        (s = sgs_amagold_export_f32(&state32, ckpt, CKPT_MAX)) != SGS_OK)
+        return fail("checkpoint export f32", r->name, s);
+    print_bytes("checkpoint-f32", ckpt, n);
+    memset(&state32, 0, sizeof state32);
+    if ((s = sgs_amagold_init_f32(&state32, &other, x, r->d, ws32, AMAGOLD_WS, energy32, gradient32, &m)) != SGS_OK ||
+        (s = sgs_amagold_import_f32(&state32, ckpt, n)) != SGS_OK)
+        return fail("checkpoint import f32", r->name, s);
+    for (uint32_t k = 0; s == SGS_OK && k < 40; k++)
+        s = sgs_amagold_step_f32(&state32, NULL);
+    if (s != SGS_OK || (s = sgs_amagold_export_len_f32(&state32, &n)) != SGS_OK || n > CKPT_MAX ||
+        (s = sgs_amagold_export_f32(&state32, ckpt, CKPT_MAX)) != SGS_OK)
+        return fail("checkpoint resumed f32", r->name, s);
+    print_bytes("checkpoint-f32-resumed", ckpt, n);
+    return 0;
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof RUNS / sizeof RUNS[0]; i++) {
@@ -435,6 +508,8 @@ int main(void)
             return 1;
     }
     if (svgd_run64() || svgd_run32())
+        return 1;
+    if (checkpoint64(&RUNS[4]) || checkpoint32(&RUNS[4]))
         return 1;
     return 0;
 }

@@ -29,13 +29,14 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 import batch  # noqa: E402
 import chains  # noqa: E402
+import checkpoint  # noqa: E402
 import stats  # noqa: E402
 import sbc  # noqa: E402
 import svgd  # noqa: E402
 import thin  # noqa: E402
 
 MUTANTS = (chains.MUTANTS + stats.MUTANTS + svgd.MUTANTS + sbc.MUTANTS + batch.MUTANTS
-           + thin.MUTANTS)
+           + thin.MUTANTS + checkpoint.MUTANTS)
 
 
 def scratch_copy():

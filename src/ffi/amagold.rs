@@ -5,6 +5,7 @@ use super::chain::{
     c_summary, chain_api, chain_getter, chain_states, cores_of, fill_out, get, state_spans, tags,
     with_core_mut, CChain, CFloat,
 };
+use super::checkpoint::checkpoint_api;
 use super::common::*;
 use crate::amagold::{compare_cores, workspace_len_for, AmagoldCore};
 use crate::error::Error;
@@ -300,6 +301,9 @@ impl CChain for AmagoldCore {
     const TAGS: [u64; 2] = tags(b"sgsAMG");
     const NEEDS_ENERGY: bool = true;
 
+    fn validate_config<T: crate::float::Float>(c: &AmagoldConfig) -> Result<(), Error> {
+        c.validate_in::<T>()
+    }
     fn config_from(c: &sgs_amagold_config) -> Result<AmagoldConfig, Error> {
         let variant = match c.variant {
             SGS_VARIANT_REVERSIBLE => Variant::Reversible,
@@ -398,12 +402,16 @@ chain_api!(AmagoldCore, f64, "double", "AMAGOLD", sgs_amagold, sgs_amagold_confi
     sgs_amagold_workspace_len sgs_amagold_state_size sgs_amagold_state_align sgs_amagold_init
     sgs_amagold_step sgs_amagold_run sgs_amagold_position sgs_amagold_iterations
     sgs_amagold_divergences sgs_amagold_dim sgs_amagold_clear sgs_amagold_copy);
+checkpoint_api!(AmagoldCore, f64, "double", "AMAGOLD", sgs_amagold,
+    sgs_amagold_export_len sgs_amagold_export sgs_amagold_import);
 
 chain_api!(AmagoldCore, f32, "float", "AMAGOLD", sgs_amagold_f32, sgs_amagold_config,
     sgs_amagold_info, sgs_amagold_run_summary, sgs_gradient_fn_f32, [sgs_energy_fn_f32],
     sgs_amagold_workspace_len_f32 sgs_amagold_state_size_f32 sgs_amagold_state_align_f32
     sgs_amagold_init_f32 sgs_amagold_step_f32 sgs_amagold_run_f32 sgs_amagold_position_f32
     sgs_amagold_iterations_f32 sgs_amagold_divergences_f32 sgs_amagold_dim_f32 sgs_amagold_clear_f32 sgs_amagold_copy_f32);
+checkpoint_api!(AmagoldCore, f32, "float", "AMAGOLD", sgs_amagold_f32,
+    sgs_amagold_export_len_f32 sgs_amagold_export_f32 sgs_amagold_import_f32);
 
 chain_getter!(block AmagoldCore, f64, sgs_amagold, sgs_amagold_momentum, 2, " Copies the persistent momentum r (d values; meaningful for the non-reversible variant) into `out`.");
 chain_getter!(block AmagoldCore, f32, sgs_amagold_f32, sgs_amagold_momentum_f32, 2, " Copies the persistent momentum r (d values; meaningful for the non-reversible variant) into `out`.");

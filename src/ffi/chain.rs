@@ -12,6 +12,7 @@ use crate::chain::{run_chain, ChainKind, ChainStep};
 use crate::error::Error;
 use crate::float::Float;
 use crate::run::{Outcome, RunSummary};
+use crate::wire::Wire;
 use core::ffi::c_void;
 
 /// Outcome of an iteration (`info.outcome`): the proposal was accepted (SGHMC, SGLD: the
@@ -131,7 +132,7 @@ impl sgs_chain_info {
 
 /// How one chain sampler appears in C.
 pub(crate) trait CChain:
-    ChainKind + Clone + ChainStep<f64, CModel<f64>> + ChainStep<f32, CModel<f32>>
+    ChainKind + Clone + Wire + ChainStep<f64, CModel<f64>> + ChainStep<f32, CModel<f32>>
 {
     /// The `#[repr(C)]` configuration.
     type CConfig: Copy;
@@ -145,6 +146,9 @@ pub(crate) trait CChain:
     const NEEDS_ENERGY: bool;
     /// The Rust configuration, or `InvalidOption` for an unknown enumerated value.
     fn config_from(c: &Self::CConfig) -> Result<Self::Config, Error>;
+    /// The checks `init` makes of a configuration for coordinates `T` (what `import` makes of a
+    /// checkpoint's).
+    fn validate_config<T: Float>(c: &Self::Config) -> Result<(), Error>;
     /// The C record of an iteration.
     fn info_to_c(i: &Self::Info) -> Self::CInfo;
 }
@@ -178,7 +182,7 @@ impl CFloat for f32 {
     }
 }
 
-fn tag<T: CFloat, C: CChain>() -> u64 {
+pub(crate) fn tag<T: CFloat, C: CChain>() -> u64 {
     C::TAGS[T::TAG_INDEX]
 }
 
@@ -277,7 +281,7 @@ pub(crate) unsafe fn workspace_of<'a, T, S>(state: *const S) -> &'a mut [T] {
 ///
 /// # Safety
 /// `state` validated; no mutable reference to the core live.
-unsafe fn core_ref<'a, T, C, S>(state: *const S) -> &'a C {
+pub(crate) unsafe fn core_ref<'a, T, C, S>(state: *const S) -> &'a C {
     // SAFETY: contract of the caller.
     unsafe { &*core::ptr::addr_of!((*state.cast::<State<T, C>>()).core) }
 }
@@ -1061,6 +1065,11 @@ macro_rules! gradient_chain_mapping {
             const NEEDS_ENERGY: bool = false;
             fn config_from(c: &$CConfig) -> Result<Self::Config, $crate::Error> {
                 $config_from(c)
+            }
+            fn validate_config<T: $crate::float::Float>(
+                c: &Self::Config,
+            ) -> Result<(), $crate::Error> {
+                c.validate_in::<T>()
             }
             fn info_to_c(i: &$crate::ChainInfo) -> $crate::ffi::chain::sgs_chain_info {
                 $crate::ffi::chain::sgs_chain_info::from_rust(i)

@@ -47,6 +47,7 @@
 mod amagold;
 pub(crate) mod batch;
 pub(crate) mod chain;
+pub(crate) mod checkpoint;
 pub(crate) mod common;
 #[cfg(feature = "draws")]
 mod draws;

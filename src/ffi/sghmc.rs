@@ -5,6 +5,7 @@ use super::amagold::{SGS_MASS_DIAGONAL, SGS_MASS_UNIT};
 use super::chain::{
     chain_api, chain_getter, chain_states, gradient_chain_mapping, preconditioner_api,
 };
+use super::checkpoint::checkpoint_api;
 use super::common::*;
 use crate::error::Error;
 use crate::sghmc::SghmcCore;
@@ -102,12 +103,16 @@ chain_api!(SghmcCore, f64, "double", "SGHMC", sgs_sghmc, sgs_sghmc_config, sgs_s
     sgs_sghmc_run_summary, sgs_gradient_fn, [], sgs_sghmc_workspace_len sgs_sghmc_state_size
     sgs_sghmc_state_align sgs_sghmc_init sgs_sghmc_step sgs_sghmc_run sgs_sghmc_position
     sgs_sghmc_iterations sgs_sghmc_divergences sgs_sghmc_dim sgs_sghmc_clear sgs_sghmc_copy);
+checkpoint_api!(SghmcCore, f64, "double", "SGHMC", sgs_sghmc,
+    sgs_sghmc_export_len sgs_sghmc_export sgs_sghmc_import);
 
 chain_api!(SghmcCore, f32, "float", "SGHMC", sgs_sghmc_f32, sgs_sghmc_config, sgs_sghmc_info,
     sgs_sghmc_run_summary, sgs_gradient_fn_f32, [], sgs_sghmc_workspace_len_f32
     sgs_sghmc_state_size_f32 sgs_sghmc_state_align_f32 sgs_sghmc_init_f32 sgs_sghmc_step_f32
     sgs_sghmc_run_f32 sgs_sghmc_position_f32 sgs_sghmc_iterations_f32
     sgs_sghmc_divergences_f32 sgs_sghmc_dim_f32 sgs_sghmc_clear_f32 sgs_sghmc_copy_f32);
+checkpoint_api!(SghmcCore, f32, "float", "SGHMC", sgs_sghmc_f32,
+    sgs_sghmc_export_len_f32 sgs_sghmc_export_f32 sgs_sghmc_import_f32);
 
 chain_getter!(block SghmcCore, f64, sgs_sghmc, sgs_sghmc_momentum, 2, " Copies the current momentum r (d values) into `out`.");
 chain_getter!(block SghmcCore, f32, sgs_sghmc_f32, sgs_sghmc_momentum_f32, 2, " Copies the current momentum r (d values) into `out`.");

@@ -3,6 +3,7 @@
 
 use super::amagold::{SGS_MASS_DIAGONAL, SGS_MASS_UNIT};
 use super::chain::{chain_api, chain_states, gradient_chain_mapping, preconditioner_api};
+use super::checkpoint::checkpoint_api;
 use super::common::*;
 use crate::error::Error;
 use crate::sgld::SgldCore;
@@ -63,6 +64,8 @@ chain_api!(SgldCore, f32, "float", "SGLD", sgs_sgld_f32, sgs_sgld_config, sgs_sg
     sgs_sgld_state_size_f32 sgs_sgld_state_align_f32 sgs_sgld_init_f32 sgs_sgld_step_f32
     sgs_sgld_run_f32 sgs_sgld_position_f32 sgs_sgld_iterations_f32 sgs_sgld_divergences_f32
     sgs_sgld_dim_f32 sgs_sgld_clear_f32 sgs_sgld_copy_f32);
+checkpoint_api!(SgldCore, f32, "float", "SGLD", sgs_sgld_f32,
+    sgs_sgld_export_len_f32 sgs_sgld_export_f32 sgs_sgld_import_f32);
 
 /// Step size ε, one update per sample, no preconditioner (`SGS_MASS_UNIT`), seed 0, stream 0.
 /// Nothing is validated here; `sgs_sgld_init` does that.
@@ -82,6 +85,8 @@ chain_api!(SgldCore, f64, "double", "SGLD", sgs_sgld, sgs_sgld_config, sgs_sgld_
     sgs_sgld_run_summary, sgs_gradient_fn, [], sgs_sgld_workspace_len sgs_sgld_state_size
     sgs_sgld_state_align sgs_sgld_init sgs_sgld_step sgs_sgld_run sgs_sgld_position
     sgs_sgld_iterations sgs_sgld_divergences sgs_sgld_dim sgs_sgld_clear sgs_sgld_copy);
+checkpoint_api!(SgldCore, f64, "double", "SGLD", sgs_sgld,
+    sgs_sgld_export_len sgs_sgld_export sgs_sgld_import);
 
 preconditioner_api!(
     SgldCore,

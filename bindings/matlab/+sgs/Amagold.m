@@ -54,7 +54,6 @@ classdef Amagold < sgs.Chain
 
     function set.InverseMass(obj, v)
       sgsample_mex('amagold_set', obj.Id, 'inverse_mass', v);
-      obj.log_set('inverse_mass', v);
     end
 
     function v = get.InverseMassDense(obj)
@@ -63,7 +62,6 @@ classdef Amagold < sgs.Chain
 
     function set.InverseMassDense(obj, v)
       sgsample_mex('amagold_set', obj.Id, 'inverse_mass_dense', v);
-      obj.log_set('inverse_mass_dense', v);
     end
 
     function r = warmupReport(obj)

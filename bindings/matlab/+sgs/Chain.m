@@ -70,13 +70,10 @@ classdef Chain < handle
     Progress = false    % true: a line of text a second during run
     KeepWarmup = false  % true: run returns the warm-up/burn-in rows in info.warmup_samples
   end
-  % How the chain was made ({'new', class, theta0, options}) and each setter call since
-  % ({iteration, what, value} rows), for saveobj/loadobj: a chain's state lives in the MEX file,
-  % and restoring it replays them (runs need no log: the iteration count says where they ended,
-  % whatever stopped them).
+  % How the chain was made ({'new', class, theta0, options}), for loadobj: it makes a chain
+  % the same way, then imports the saved C checkpoint into it.
   properties (SetAccess = private, Hidden = true)
     History = {}
-    Sets = cell(0, 3)
   end
 
   methods (Access = protected)
@@ -122,7 +119,6 @@ classdef Chain < handle
     % AMAGOLD only (sgs_amagold_set_step_size); the others raise sgsample:badArgument.
     function set.StepSize(obj, v)
       sgsample_mex('amagold_set', obj.Id, 'step_size', v);
-      obj.log_set('step_size', v);
     end
     function v = get.Seed(obj), v = obj.query().seed; end
     function v = get.Stream(obj), v = obj.query().stream; end
@@ -137,15 +133,16 @@ classdef Chain < handle
     function set.KeepWarmup(obj, v), obj.KeepWarmup = sgs.Chain.flag('KeepWarmup', v); end
 
     function s = saveobj(obj)
-      % SAVEOBJ  What save() writes: the callbacks, theta0, the options (with the seed drawn)
-      %   and the operations since (runs by iterations completed, setters with their values).
-      %   LOADOBJ replays them, calling the callbacks again, so the restored chain is the same
-      %   chain bit for bit (callbacks that depend only on their arguments, as the library's
-      %   reproducibility asks) and costs the original iterations' time once. The C library
-      %   has no state export yet; when it has, this becomes a copy.
+      % SAVEOBJ  What save() writes: the callbacks, theta0 and the options (with the seed
+      %   drawn), and the chain's state itself as the C library's checkpoint (Checkpoint, a
+      %   uint8 vector from sgs_*_export: configuration, generator, counters, the warm-up, the
+      %   step size and mass matrices set, the workspace; portable between machines). LOADOBJ
+      %   makes the chain again and imports it: no iteration is run again (AMAGOLD evaluates
+      %   the energy at theta0 once), and the chain continues bit for bit.
       s = struct('Kind', obj.Kind, 'Energy', {obj.Energy}, 'Gradient', {obj.Gradient}, ...
-                 'History', {obj.History}, 'Sets', {obj.Sets}, 'Iterations', obj.Iterations, ...
-                 'Progress', obj.Progress, 'KeepWarmup', obj.KeepWarmup);
+                 'History', {obj.History}, 'Checkpoint', sgsample_mex('export', obj.Id), ...
+                 'Iterations', obj.Iterations, 'Progress', obj.Progress, ...
+                 'KeepWarmup', obj.KeepWarmup);
     end
 
     function delete(obj)
@@ -158,7 +155,8 @@ classdef Chain < handle
 
   methods (Static)
     function obj = loadobj(s)
-      % LOADOBJ  Remakes a saved chain (see SAVEOBJ).
+      % LOADOBJ  Remakes a saved chain (see SAVEOBJ); one saved by sgsample 0.4 (no
+      %   Checkpoint) by replaying its iterations.
       if ~isstruct(s) || ~isfield(s, 'History') || isempty(s.History)
         error('sgsample:badArgument', 'loadobj: not a saved sgs chain');
       end
@@ -169,12 +167,17 @@ classdef Chain < handle
       else
         obj = ctor(s.Gradient, h{3}, h{4}{:});
       end
-      for k = 1:size(s.Sets, 1)
-        obj.run(s.Sets{k, 1} - obj.Iterations);
-        sgsample_mex('amagold_set', obj.Id, s.Sets{k, 2}, s.Sets{k, 3});
-        obj.log_set(s.Sets{k, 2}, s.Sets{k, 3});
+      if isfield(s, 'Checkpoint')
+        % sgsample:invalidCheckpoint (damaged), sgsample:checkpointMismatch (another sampler)
+        sgsample_mex('import', obj.Id, s.Checkpoint);
+      else
+        % Saved by sgsample 0.4, before checkpoints: replay its setter calls and iterations.
+        for k = 1:size(s.Sets, 1)
+          obj.run(s.Sets{k, 1} - obj.Iterations);
+          sgsample_mex('amagold_set', obj.Id, s.Sets{k, 2}, s.Sets{k, 3});
+        end
+        obj.run(s.Iterations - obj.Iterations);
       end
-      obj.run(s.Iterations - obj.Iterations);
       obj.Progress = s.Progress;
       obj.KeepWarmup = s.KeepWarmup;
     end
@@ -189,12 +192,6 @@ classdef Chain < handle
         error('sgsample:badOption', '%s must be true or false', name);
       end
       v = logical(v);
-    end
-  end
-
-  methods (Access = protected)
-    function log_set(obj, what, v)
-      obj.Sets(end + 1, :) = {obj.Iterations, what, v};
     end
   end
 

@@ -11,7 +11,7 @@ function t = test_brief(t, check, expect_error)
   t = nothing_lost(t, check);
   t = warmup_apart(t, check);
   t = seeds_progress_help(t, check);
-  t = save_load(t, check);
+  t = save_load(t, check, expect_error);
   t = thinning(t, check, expect_error);
 end
 
@@ -326,8 +326,10 @@ function t = seeds_progress_help(t, check)
   t = check(t, 'help: every option of every function is in its help', isempty(missing), strjoin(missing, ', '));
 end
 
-% save to a .mat, clear, load, continue == uninterrupted, bit for bit (setters included).
-function t = save_load(t, check)
+% save to a .mat, clear, load, continue == uninterrupted, bit for bit (setters included), in the
+% warm-up and after it; the load imports the C checkpoint (no iteration replayed: a gradient that
+% throws is never called); damaged and foreign checkpoints refused; 0.4's replay records load.
+function t = save_load(t, check, expect_error)
   E = @(x) 0.5 * (x(1) * x(1) + x(2) * x(2));
   % (self-contained: a saved handle to a subfunction of this file would not load elsewhere)
   G = @(x, seed) x + (double(bitshift(seed, -11)) / 9007199254740992 - 0.5) * 0.5;
@@ -356,6 +358,36 @@ function t = save_load(t, check)
   end
   t = check(t, 'save/load: save, clear, load, continue = uninterrupted, bit for bit', ...
             isa(d, 'sgs.Amagold') && d.Iterations == 90 && d.StepSize == 0.3 && isequal(d.run(40), ref));
+  % In the warm-up (a dense mass being learnt), restored with a gradient that must not run.
+  c = sgs.Amagold(E, G, th, 'Seed', 9, 'Warmup', 80, 'Mass', 'dense');
+  c.run(45);
+  s = saveobj(c);
+  s.Gradient = @(x, seed) error('sgsample:test', 'an iteration was replayed');
+  d = sgs.Chain.loadobj(s);
+  ok = d.Iterations == 45 && isequal(d.Position, c.Position) && isa(s.Checkpoint, 'uint8');
+  s.Gradient = G;
+  d = sgs.Chain.loadobj(s);
+  t = check(t, 'save/load: in the warm-up, no iteration replayed, continues bit for bit', ...
+            ok && isequal(d.run(60), c.run(60)) && isequal(d.InverseMassDense, c.InverseMassDense));
+  h = sgs.Sghmc(G, th, 'Seed', 3);
+  h.run(12);
+  hs = saveobj(h);
+  bad = s;
+  bad.Checkpoint(end - 9) = bitxor(bad.Checkpoint(end - 9), uint8(4));
+  t = expect_error(t, 'sgsample:invalidCheckpoint', @() sgs.Chain.loadobj(bad), 'load: a flipped bit in the checkpoint');
+  bad = s;
+  bad.Checkpoint = hs.Checkpoint;
+  t = expect_error(t, 'sgsample:checkpointMismatch', @() sgs.Chain.loadobj(bad), 'load: an SGHMC checkpoint as AMAGOLD''s');
+  t = expect_error(t, 'sgsample:badArgument', @() sgsample_mex('import', h.Id, double(hs.Checkpoint)), 'import: not uint8');
+  % A record saved by 0.4 (no Checkpoint: the setter calls and the iteration count) replays.
+  c = sgs.Amagold(E, G, th, 'Seed', 8, 'Warmup', 60, 'Mass', 'diagonal');
+  s = saveobj(c);
+  s = rmfield(s, 'Checkpoint');
+  s.Sets = {70, 'step_size', 0.3};
+  s.Iterations = 90;
+  d = sgs.Chain.loadobj(s);
+  t = check(t, 'save/load: a 0.4 record (replayed) continues bit for bit', ...
+            d.Iterations == 90 && d.StepSize == 0.3 && isequal(d.run(40), ref));
 end
 
 % Stein thinning: the far draw of a standard normal is never chosen; the indices are the greedy

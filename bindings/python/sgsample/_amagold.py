@@ -243,7 +243,6 @@ class AMAGOLD(_Chain):
                                                                          np.floating)):
             raise _invalid(where, f"step_size must be a real number, got {value!r}")
         self._call("set_step_size", float(value))
-        self._events.append((self.info.iterations, "step_size", np.array(float(value))))
 
     @property
     def inverse_mass(self):
@@ -263,7 +262,6 @@ class AMAGOLD(_Chain):
     def inverse_mass(self, value):
         k = self._matrix(value, (self.dim,), "inverse_mass", "sgs_amagold_set_inverse_mass")
         self._call("set_inverse_mass", _ptr(self._ct, k), k.size)
-        self._events.append((self.info.iterations, "inverse_mass", k.copy()))
 
     @property
     def inverse_mass_dense(self):
@@ -286,7 +284,6 @@ class AMAGOLD(_Chain):
         k = self._matrix(value, (self.dim, self.dim), "inverse_mass_dense",
                          "sgs_amagold_set_inverse_mass_dense")
         self._call("set_inverse_mass_dense", _ptr(self._ct, k), k.size)
-        self._events.append((self.info.iterations, "inverse_mass_dense", k.copy()))
 
     def warmup_report(self):
         """The warm-up's :class:`WarmupReport` (``sgs_amagold_warmup_report``): verdict
@@ -311,12 +308,6 @@ class AMAGOLD(_Chain):
             raise TypeError(f"AMAGOLD.restore needs two callbacks (energy, grad), got "
                             f"{len(callbacks)}")
         return cls(callbacks[0], callbacks[1], theta0, dtype=dtype, _config=cfg)
-
-    def _replay_set(self, name, value):
-        if name not in ("step_size", "inverse_mass", "inverse_mass_dense"):
-            raise _invalid("AMAGOLD.restore", f"unknown recorded setting {name!r}",
-                           "SGS_ERR_STATE_CORRUPTED")
-        setattr(self, name, value if value.ndim else float(value))
 
     def _warmup_iterations(self):
         return max(0, int(self._cfg.warmup) - self.info.iterations)

@@ -30,8 +30,6 @@ class _Chain(_Runner):
         self._raw, self._state = _state or _new_state(self._kind, sfx)
         # _config: a finished C config (a restore from export()), used as it is.
         self._cfg = _config if _config is not None else self._make_config(step_size, options)
-        # (iteration, setter, value) of every successful set_… call, in order (for export()).
-        self._events = []
         _no_complex(theta0, "theta0", f"sgs_{self._kind}_init{sfx}")
         self._theta0 = np.ascontiguousarray(theta0, dtype=self._dtype)
         if self._theta0.ndim != 1:
@@ -53,25 +51,26 @@ class _Chain(_Runner):
         self.info = RunInfo(sampler=self._kind, seed=self.seed)
 
     def export(self):
-        """The chain as bytes, without pickle, for :meth:`restore` (in another process, with
-        the same sgsample format and byte order): its C config (seed included), start and dtype,
-        the iterations run, the step sizes and mass matrices set between them, and its position
-        and totals. The C state itself cannot be exported (it holds pointers, and the C API has
-        no import), so a restore runs the iterations again: its cost is theirs. Within one
-        process ``copy.copy(chain)`` is the instant checkpoint."""
-        return _export.export(self)  # reads the position through its getter (locked)
+        """The chain as bytes, without pickle, for :meth:`restore` (in this process or another,
+        on any platform of the same sgsample checkpoint format): the C library's checkpoint of
+        the state (``sgs_<kind>_export``: configuration, generator, counters, warm-up, the step
+        size and mass set, the workspace) behind a small header (the C config, start, dtype and
+        ``.info`` totals). :class:`InvalidInput` ``SGS_ERR_BUSY`` while the chain runs."""
+        return _export.export(self)
 
     @classmethod
     def restore(cls, data, *callbacks, progress=None):
-        """The chain :meth:`export` wrote, re-created with ``callbacks`` (AMAGOLD: ``energy,
-        grad``; SGHMC, SGLD: ``grad``; the same functions, or any computing the same values)
-        and brought to where it was by running its recorded iterations again; it then continues
-        bit for bit as the exported chain would. ``.info`` counts those iterations again
-        (``seconds`` is the replay's). Data that are not an export, or of another sampler,
-        format or byte order: :class:`InvalidInput` ``SGS_ERR_STATE_CORRUPTED`` (or the wrong
-        class named); callbacks that do not arrive at the recorded position and totals:
-        :class:`Error` ``SGS_ERR_STATE_CORRUPTED``."""
-        return _export.restore(cls, data, callbacks, progress)
+        """The chain :meth:`export` wrote, created with ``callbacks`` (AMAGOLD: ``energy,
+        grad``; SGHMC, SGLD: ``grad``: the same functions, or any computing the same values)
+        and put into the exported state by the C import (``sgs_<kind>_import``) in O(1): no
+        iteration is run again (AMAGOLD's init evaluates the energy at the start once), and the
+        chain continues bit for bit as the exported one would, with its ``.info`` totals.
+        ``progress`` is accepted for compatibility and unused (there is nothing to wait for).
+        Data that are not an export, truncated or corrupted: :class:`InvalidInput`
+        ``SGS_ERR_INVALID_CHECKPOINT``; of another sampler, dtype or format:
+        ``SGS_ERR_CHECKPOINT_MISMATCH`` (the right class named when it is another sampler)."""
+        del progress
+        return _export.restore(cls, data, callbacks)
 
     @classmethod
     def _from_config(cls, callbacks, theta0, dtype, cfg):
@@ -80,12 +79,7 @@ class _Chain(_Runner):
                             f"{len(callbacks)}")
         return cls(callbacks[0], theta0, dtype=dtype, step_size=cfg.step_size, _config=cfg)
 
-    def _replay_set(self, name, value):
-        raise _invalid(f"{type(self).__name__}.restore", f"unknown recorded setting {name!r}",
-                       "SGS_ERR_STATE_CORRUPTED")
-
     def _copy_state_into(self, new):
-        new._events = list(self._events)
         where = f"sgs_{self._kind}_copy{self._sfx}"
         new._raw, new._state = _new_state(self._kind, self._sfx)
         new._ws = np.zeros_like(self._ws)
