@@ -33,7 +33,7 @@ extern "C" {
  * ============================================================================================== */
 
 /** The library version as a string literal (see sgs_version()). */
-#define SGS_VERSION_STRING "0.4.0"
+#define SGS_VERSION_STRING "0.5.0"
 
 /**
  * Callback status: the value was computed.
@@ -59,7 +59,7 @@ extern "C" {
 /**
  * Minor version of the library.
  */
-#define SGS_VERSION_MINOR 4
+#define SGS_VERSION_MINOR 5
 
 /**
  * Patch version of the library.

@@ -2,12 +2,12 @@
 # Layouts follow C's rules; Julia isbits structs use the same ones.
 
 # Constants (#define)
-const SGS_VERSION_STRING = "0.4.0"
+const SGS_VERSION_STRING = "0.5.0"
 const SGS_CB_OK = 0
 const SGS_CB_REJECT = 1
 const SGS_CB_ABORT = 2
 const SGS_VERSION_MAJOR = 0
-const SGS_VERSION_MINOR = 4
+const SGS_VERSION_MINOR = 5
 const SGS_VERSION_PATCH = 0
 const SGS_PERMUTATION_SHUFFLE = 0
 const SGS_PERMUTATION_FEISTEL = 1
