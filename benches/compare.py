@@ -163,6 +163,11 @@ class SvgdConfig(C.Structure):
         ("ksd_beta", C.c_double),
         ("scale", C.c_uint32),
         ("scale_reserved", C.c_uint32),
+        ("anneal", C.c_uint32),
+        ("permutation", C.c_uint32),
+        ("anneal_iterations", C.c_uint64),
+        ("anneal_cycles", C.c_uint64),
+        ("anneal_power", C.c_double),
     ]
 
 

@@ -31,7 +31,7 @@ static long layout(const char *name, int want_size) {
     LAYOUT(sgs_chain_info, reserved)
     LAYOUT(sgs_chain_run_summary, last)
     LAYOUT(sgs_sghmc_config, reserved)
-    LAYOUT(sgs_svgd_config, scale_reserved)
+    LAYOUT(sgs_svgd_config, anneal_power)
     LAYOUT(sgs_svgd_info, ksd_squared)
     LAYOUT(sgs_svgd_run_summary, last)
     return -1;
