@@ -634,9 +634,19 @@ fn golden_checkpoints_of_format_1_still_load() {
         let bytes = std::fs::read(&path).unwrap();
         let mut c = Chain::<A>::new(cfg, &start, len, null);
         assert_eq!(c.import(&bytes), sgs_status::SGS_OK, "{file}");
+        // The same bytes but for the library version that wrote them (bytes 12..16: the files
+        // were written by 0.4, and a file of another library version with the same format
+        // loads) and so the checksum.
+        let again = c.export();
+        let end = bytes.len() - 8;
         assert_eq!(
-            c.export(),
-            bytes,
+            again.len(),
+            bytes.len(),
+            "{file}: the format changed (bump FORMAT_VERSION)"
+        );
+        assert_eq!(
+            (&again[..12], &again[16..end]),
+            (&bytes[..12], &bytes[16..end]),
             "{file}: the format changed (bump FORMAT_VERSION)"
         );
     }
