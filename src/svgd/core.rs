@@ -3,13 +3,14 @@
 //! (module docs of [`super`]); the moves and the finish are in [`super::moves`], the iteration
 //! with replacement in [`super::replacement`].
 
+use super::anneal::Anneal;
 use super::config::{Batching, SvgdConfig, SvgdInfo};
 use super::force_stats::ForceStats;
 use super::kernel::Kernel;
 use super::ksd::KsdChoice;
 use super::layout::{split, Layout};
 use super::pairs::{batch_force, finish_force, lanes, pairs, Batch, Weights, TILE};
-use super::permutation::{feistel_fill, shuffle_prefix, Feistel, Permutation};
+use super::permutation::{feistel_fill, shuffle_prefix, Permutation};
 use super::regions::Shared;
 use super::rows::{row, rows, rows_mut, slot_rows};
 use super::scale::{self, Scale};
@@ -44,8 +45,6 @@ pub(crate) struct Pending<P, T> {
     pub(super) saved: Checkpoint,
     pub(super) iteration: u64,
     pub(super) seed: u64,
-    /// The annealing factor γ of this iteration (1 without annealing).
-    pub(super) gamma: f64,
     pub(super) prepared: P,
     pub(super) weights: Weights<T>,
 }
@@ -373,10 +372,7 @@ impl<K> SvgdCore<K> {
                 }
                 shuffle_prefix(&mut self.rng, perm, self.n - 1);
             }
-            Permutation::Feistel => {
-                let key = self.rng.next_u64();
-                feistel_fill(&Feistel::new(key, self.n as u64), perm);
-            }
+            Permutation::Feistel => feistel_fill(&mut self.rng, perm),
         }
         let parts = split(ws, &self.lay);
         let prepared = if self.cfg.scale.on() {
@@ -390,7 +386,6 @@ impl<K> SvgdCore<K> {
                 saved,
                 iteration: self.iterations + 1,
                 seed,
-                gamma: self.cfg.anneal.gamma(self.iterations),
                 weights: self.weights(&prepared),
                 prepared,
             }),
@@ -463,7 +458,9 @@ impl<K> SvgdCore<K> {
         if self.cfg.scale.on() && !scale::standardise(shared.sc, xs, g, self.d) {
             return Err(Error::NonFinite);
         }
-        anneal_rows(g, pending.gamma);
+        if self.cfg.anneal != Anneal::Off {
+            anneal_rows(g, self.anneal_factor());
+        }
         Ok(())
     }
 
@@ -667,6 +664,16 @@ impl<K> SvgdCore<K> {
             interactions,
             ksd_squared: core::mem::replace(&mut self.ksd_pending, f64::NAN),
         }
+    }
+}
+
+impl<K> SvgdCore<K> {
+    /// γ of the iteration under way (`iterations` counts the ones done before it). Out of line
+    /// and called from the gradient phase, not from `begin`: `pow` under `begin`'s frame took
+    /// the RBM-SVGD step past its Cortex-M stack budget (docs/footprint.md).
+    #[inline(never)]
+    pub(super) fn anneal_factor(&self) -> f64 {
+        self.cfg.anneal.gamma(self.iterations)
     }
 }
 

@@ -45,7 +45,9 @@ const ROUNDS: usize = 12;
 /// A bijection of `0..2^(2h)` restricted by cycle walking is a bijection of `0..n`.
 #[derive(Clone, Copy, Debug)]
 pub struct Feistel {
-    keys: [u64; ROUNDS],
+    /// The key; the round keys are derived from it in each pass (a few words on the stack
+    /// instead of twelve: the fill runs under the RBM-SVGD step on Cortex-M).
+    key: u64,
     half: u32,
     mask: u64,
     n: u64,
@@ -56,12 +58,8 @@ impl Feistel {
     pub fn new(key: u64, n: u64) -> Self {
         let bits = 64 - n.saturating_sub(1).leading_zeros();
         let half = bits.div_ceil(2).max(1);
-        let mut keys = [0u64; ROUNDS];
-        for (r, k) in keys.iter_mut().enumerate() {
-            *k = crate::rng::splitmix64(key.wrapping_add((r as u64).wrapping_mul(GAMMA)));
-        }
         Feistel {
-            keys,
+            key,
             half,
             mask: (1u64 << half) - 1,
             n,
@@ -72,7 +70,8 @@ impl Feistel {
     #[inline]
     fn network(&self, x: u64) -> u64 {
         let (mut l, mut r) = (x >> self.half, x & self.mask);
-        for &k in &self.keys {
+        for round in 0..ROUNDS as u64 {
+            let k = crate::rng::splitmix64(self.key.wrapping_add(round.wrapping_mul(GAMMA)));
             let f = crate::rng::splitmix64(r ^ k) & self.mask;
             (l, r) = (r, l ^ f);
         }
@@ -96,8 +95,12 @@ impl Feistel {
 /// SplitMix64's increment, spacing the round keys.
 const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
-/// `perm[s] = f.apply(s)` for every slot.
-pub(super) fn feistel_fill(f: &Feistel, perm: &mut [u32]) {
+/// The iteration's key (one draw), then `perm[s] = F(s)` for every slot. Out of line, so that
+/// the network's round keys are not on `begin`'s frame, which is on the RBM-SVGD step's deepest
+/// stack path (docs/footprint.md).
+#[inline(never)]
+pub(super) fn feistel_fill(rng: &mut Rng, perm: &mut [u32]) {
+    let f = Feistel::new(rng.next_u64(), perm.len() as u64);
     for (s, v) in perm.iter_mut().enumerate() {
         *v = f.apply(s as u64) as u32;
     }

@@ -118,7 +118,9 @@ impl<K> SvgdCore<K> {
         if self.cfg.scale.on() && !scale::standardise(parts.scale, parts.xbatch, parts.grads, d) {
             return Err(Error::NonFinite);
         }
-        super::core::anneal_rows(parts.grads, self.cfg.anneal.gamma(self.iterations));
+        if self.cfg.anneal != super::Anneal::Off {
+            super::core::anneal_rows(parts.grads, self.anneal_factor());
+        }
         Ok(())
     }
 
