@@ -1908,7 +1908,9 @@ fn svgd_init<V: SvgdApi>(cx: &mut Ctx, b: &mut Bytes) {
         k => k as usize,
     };
     let cfg = svgd_cfg(b, n.min(64));
-    let mut cfg_buf = [0u64; 16];
+    // One word more than the config, for its misaligned copy (sized from the type: the config
+    // grew in 0.5 and a fixed 16 words overflowed).
+    let mut cfg_buf = [0u64; core::mem::size_of::<sgs_svgd_config>() / 8 + 1];
     let cfg_ptr: *const sgs_svgd_config = match b.u8() % 8 {
         0 => core::ptr::null(),
         1 => {
@@ -2667,7 +2669,7 @@ fn svgd_queries<V: SvgdApi>(b: &mut Bytes) {
     let n = if b.u8() & 1 == 0 { b.below(64) } else { b.u64() as usize };
     let d = if b.u8() & 1 == 0 { b.below(64) } else { b.u64() as usize };
     let c = sgs_svgd_config_default(b.u64(), 0.1);
-    let mut buf = [0u64; 16];
+    let mut buf = [0u64; core::mem::size_of::<sgs_svgd_config>() / 8 + 1];
     let p = buf.as_mut_ptr().cast::<u8>().wrapping_add(if b.u8() & 1 == 0 { 0 } else { 4 });
     // SAFETY: inside buf.
     unsafe { p.cast::<sgs_svgd_config>().write_unaligned(c) };
