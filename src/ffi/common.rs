@@ -151,6 +151,19 @@ pub(crate) fn check_array<T>(p: *const T, len: usize) -> Result<(), Error> {
     }
 }
 
+/// The values in `n` rows of `d`: [`Error::ZeroDimension`] for d = 0, [`Error::ZeroParticles`]
+/// for n = 0, [`Error::InvalidArgument`] when n·d overflows (the shape checks of the functions
+/// that take a caller's draws or particles, in that order).
+pub(crate) fn rows_len(n: usize, d: usize) -> Result<usize, Error> {
+    if d == 0 {
+        return Err(Error::ZeroDimension);
+    }
+    if n == 0 {
+        return Err(Error::ZeroParticles);
+    }
+    n.checked_mul(d).ok_or(Error::InvalidArgument)
+}
+
 /// `true` when the byte ranges of two caller buffers intersect.
 pub(crate) fn overlap<A, B>(a: *const A, a_len: usize, b: *const B, b_len: usize) -> bool {
     let (a0, b0) = (a as usize, b as usize);

@@ -148,13 +148,7 @@ unsafe fn inputs<'a, T>(
     check_ptr(x)?;
     check_ptr(grad)?;
     check_ptr(out)?;
-    if d == 0 {
-        return Err(Error::ZeroDimension);
-    }
-    if n == 0 {
-        return Err(Error::ZeroParticles);
-    }
-    let len = n.checked_mul(d).ok_or(Error::InvalidArgument)?;
+    let len = rows_len(n, d)?;
     check_array(x, len)?;
     check_array(grad, len)?;
     if overlap(out, 1, x, len) || overlap(out, 1, grad, len) {

@@ -42,13 +42,7 @@ unsafe fn thin<T: Float>(
     check_ptr(grad)?;
     check_ptr(selected)?;
     check_ptr(scratch)?;
-    if d == 0 {
-        return Err(Error::ZeroDimension);
-    }
-    if n == 0 {
-        return Err(Error::ZeroParticles);
-    }
-    let len = n.checked_mul(d).ok_or(Error::InvalidArgument)?;
+    let len = rows_len(n, d)?;
     check_array(x, len)?;
     check_array(grad, len)?;
     check_array(selected, m)?;
@@ -97,13 +91,7 @@ unsafe fn column_scales<T: Float>(
 ) -> Result<(), Error> {
     check_ptr(x)?;
     check_ptr(out)?;
-    if d == 0 {
-        return Err(Error::ZeroDimension);
-    }
-    if n == 0 {
-        return Err(Error::ZeroParticles);
-    }
-    let len = n.checked_mul(d).ok_or(Error::InvalidArgument)?;
+    let len = rows_len(n, d)?;
     check_array(x, len)?;
     check_array(out, d)?;
     if overlap(out, d, x, len) {
