@@ -33,7 +33,7 @@ extern "C" {
  * ============================================================================================== */
 
 /** The library version as a string literal (see sgs_version()). */
-#define SGS_VERSION_STRING "0.5.0"
+#define SGS_VERSION_STRING "0.6.0"
 
 /**
  * Callback status: the value was computed.
@@ -59,7 +59,7 @@ extern "C" {
 /**
  * Minor version of the library.
  */
-#define SGS_VERSION_MINOR 5
+#define SGS_VERSION_MINOR 6
 
 /**
  * Patch version of the library.
@@ -94,6 +94,11 @@ extern "C" {
  * 1: D'Angelo & Fortuin's hyperbolic-tangent schedule.
  */
 #define SGS_ANNEAL_HYPERBOLIC 2
+
+/**
+ * The default batch constant χ (docs/algorithms.md §7 for how it was chosen).
+ */
+#define TunamhConfig_DEFAULT_CHI 1.0
 
 /**
  * A status returned by every fallible C function: `SGS_OK` (0) or an `SGS_ERR_…`
@@ -299,6 +304,18 @@ enum sgs_status
    * checkpoint format version was given to a chain's `import` (C API only). Nothing changed.
    */
   SGS_ERR_CHECKPOINT_MISMATCH = 41,
+  /**
+   * A TunaMH term's energy difference `Uᵢ(θ′) − Uᵢ(θ)` exceeded the bound the chain was
+   * configured with (`bound·‖θ′ − θ‖₂`, past a relative rounding slack of 10⁻⁹): the
+   * sampler's exactness rests on that bound, so the step is refused instead of run biased.
+   * Nothing changed (the chain stays where it was, its generator too).
+   */
+  SGS_ERR_BOUND_EXCEEDED = 42,
+  /**
+   * A TunaMH hyperparameter is out of range: the per-term bound c or the batch constant χ is
+   * not finite and positive, or the number of terms N is zero.
+   */
+  SGS_ERR_INVALID_BOUND = 43,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -399,6 +416,176 @@ typedef int32_t (*sgs_batch_gradient_fn_f32)(void *user_data,
                                              int32_t *row_status);
 
 /**
+ * Hyperparameters of a TunaMH chain (shared by the double and float functions). Start from
+ * `sgs_tunamh_config_default(step_size, terms, bound)`.
+ */
+typedef struct sgs_tunamh_config {
+  /**
+   * The random-walk proposal's standard deviation σ > 0: θ′ = θ + σ·z.
+   */
+  double step_size;
+  /**
+   * The per-term bound c > 0: |U_i(θ′) − U_i(θ)| ≤ c·‖θ′ − θ‖₂ for every term and pair of
+   * points (e.g. max ‖x_i‖ for a logistic regression's terms).
+   */
+  double bound;
+  /**
+   * The batch constant χ > 0 (default 1): λ = χ·L² with L = c·N·‖θ′ − θ‖₂; a step asks for
+   * Poisson(λ + L) term differences, or all N when that mean reaches N.
+   */
+  double chi;
+  /**
+   * The number of terms N ≥ 1.
+   */
+  uint64_t terms;
+  /**
+   * Seed of the generator (its stream: `stream`).
+   */
+  uint64_t seed;
+  /**
+   * Stream id: same seed, different streams give independent chains.
+   */
+  uint64_t stream;
+} sgs_tunamh_config;
+
+/**
+ * A TunaMH chain on `double` coordinates, in caller memory. Opaque: fill
+ * it with `sgs_tunamh_init`. Zero-initialise it (`sgs_tunamh s = {{0}};`)
+ * so that use before init is detected. Its size and alignment are also returned by the
+ * `…_state_size()` and `…_state_align()` queries.
+ */
+typedef struct sgs_tunamh {
+  uint64_t _opaque[40];
+} sgs_tunamh;
+
+/**
+ * The exact part's callback of a TunaMH chain (`double` coordinates): writes
+ * `U₀(proposal) − U₀(theta)`, the part of the energy evaluated in full at every step (a prior),
+ * into `*difference` (NaN on entry) and returns an `SGS_CB_…` status. May be NULL: no such part.
+ */
+typedef int32_t (*sgs_exact_difference_fn)(void *user_data,
+                                           const double *theta,
+                                           const double *proposal,
+                                           size_t d,
+                                           double *difference);
+
+/**
+ * Term-differences callback of a TunaMH chain (`double` coordinates): for each j below
+ * `count` (at most 32), writes `U_i(proposal) − U_i(theta)` for the term `i = indices[j]`
+ * (below the configuration's `terms`) into `differences[j]`, and returns an `SGS_CB_…` status.
+ * `theta` and `proposal` have `d` values. Each difference must stay within
+ * `bound·‖proposal − theta‖₂` (the configuration's `bound`): one past it makes the step return
+ * `SGS_ERR_BOUND_EXCEEDED`. REJECT rejects the proposal (the iteration's outcome is
+ * `SGS_OUTCOME_OUT_OF_DOMAIN`); a non-finite difference makes it a divergence.
+ */
+typedef int32_t (*sgs_differences_fn)(void *user_data,
+                                      const double *theta,
+                                      const double *proposal,
+                                      size_t d,
+                                      const uint64_t *indices,
+                                      size_t count,
+                                      double *differences);
+
+/**
+ * What one TunaMH iteration did.
+ */
+typedef struct sgs_tunamh_info {
+  /**
+   * The log acceptance ratio (NaN when the iteration ended before it was complete).
+   */
+  double log_ratio;
+  /**
+   * Term differences asked for (the Poisson batch size, or N for a full pass).
+   */
+  uint64_t evaluations;
+  /**
+   * Of those, the ones kept in the ratio.
+   */
+  uint64_t kept;
+  /**
+   * Outer iterations done since init, this one included.
+   */
+  uint64_t iteration;
+  /**
+   * Divergent iterations since init.
+   */
+  uint64_t divergences;
+  /**
+   * `SGS_OUTCOME_…`.
+   */
+  uint32_t outcome;
+  /**
+   * 1 if the proposal was accepted.
+   */
+  uint32_t accepted;
+  /**
+   * 1 if the iteration evaluated every term (its expected batch reached N).
+   */
+  uint32_t full_pass;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+} sgs_tunamh_info;
+
+/**
+ * Totals of a TunaMH run.
+ */
+typedef struct sgs_tunamh_run_summary {
+  /**
+   * Iterations completed (also on error: rows `0..iterations` of the output are valid).
+   */
+  uint64_t iterations;
+  /**
+   * Accepted proposals among them.
+   */
+  uint64_t accepted;
+  /**
+   * Divergent iterations among them.
+   */
+  uint64_t divergences;
+  /**
+   * 1 if `last` holds the last completed iteration, 0 if none completed.
+   */
+  uint32_t has_last;
+  /**
+   * Always 0 (padding made explicit).
+   */
+  uint32_t reserved;
+  /**
+   * The info of the last completed iteration.
+   */
+  struct sgs_tunamh_info last;
+} sgs_tunamh_run_summary;
+
+/**
+ * A TunaMH chain on `float` coordinates, in caller memory (see `sgs_tunamh`).
+ */
+typedef struct sgs_tunamh_f32 {
+  uint64_t _opaque[40];
+} sgs_tunamh_f32;
+
+/**
+ * The exact part's callback (`float` coordinates; the difference is still `double`).
+ */
+typedef int32_t (*sgs_exact_difference_fn_f32)(void *user_data,
+                                               const float *theta,
+                                               const float *proposal,
+                                               size_t d,
+                                               double *difference);
+
+/**
+ * Term-differences callback (`float` coordinates; the differences are still `double`).
+ */
+typedef int32_t (*sgs_differences_fn_f32)(void *user_data,
+                                          const float *theta,
+                                          const float *proposal,
+                                          size_t d,
+                                          const uint64_t *indices,
+                                          size_t count,
+                                          double *differences);
+
+/**
  * Fills `out[0..len]` with `len` distinct indices drawn uniformly from `0..n`, in random order,
  * as a pure function of `(seed, n, len)`: the indices a gradient callback should use for the
  * minibatch seed it was given. Identical to the Rust `sgsample::minibatch`.
@@ -456,6 +643,526 @@ sgs_status sgs_uniform(uint64_t seed, double *out, size_t n);
  * `out` must be valid for `n` writes.
  */
 sgs_status sgs_uniform_f32(uint64_t seed, float *out, size_t n);
+
+/**
+ * Step size σ, N terms with per-term bound c, χ = 1, seed 0, stream 0. Nothing is validated
+ * here; `sgs_tunamh_init` does that.
+ */
+struct sgs_tunamh_config sgs_tunamh_config_default(double step_size, uint64_t terms, double bound);
+
+/**
+ * Workspace length, in `double` elements, of an TunaMH
+ * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
+ * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
+ */
+size_t sgs_tunamh_workspace_len(size_t d);
+
+/**
+ * `sizeof(sgs_tunamh)`, for bindings that allocate the state
+ * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
+ */
+size_t sgs_tunamh_state_size(void);
+
+/**
+ * The alignment `_Alignof(sgs_tunamh)` the state needs.
+ */
+size_t sgs_tunamh_state_align(void);
+
+/**
+ * Starts an TunaMH chain on `double` coordinates at `theta0`.
+ *
+ * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
+ * evaluates the energy at `theta0` once if the sampler has an energy callback, then
+ * fills `*state` and the workspace. `workspace` must hold at least
+ * `…_workspace_len_for(config, d)` elements (`…_workspace_len(d)` for the default
+ * configuration; a mass matrix or preconditioner needs more), must not overlap `state`
+ * or `theta0`, and must stay alive (with the callbacks and
+ * `user_data`) while the state is used.
+ *
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`; the
+ * step size and momentum scale must stay finite and positive in the chain's own type:
+ * the `_f32` functions refuse e.g. a step size of 1e-50, which `float` rounds to 0),
+ * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
+ * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
+ * chain in `*state`. On error neither `*state` nor the workspace is modified (a
+ * previously initialised state stays usable).
+ *
+ * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
+ * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
+ * Every call validates the state first: `SGS_ERR_NOT_INITIALISED` (zeroed, cleared, or
+ * another sampler's), `SGS_ERR_BUSY` (called from one of its own callbacks),
+ * `SGS_ERR_STATE_CORRUPTED` (tagged, but its recorded workspace, sizes or callbacks fail
+ * their checksum or do not agree with each other), `SGS_ERR_STATE_MOVED`. Not detected:
+ * two states initialised over the same workspace (each one's steps overwrite the
+ * other's position), and a stale copy of an earlier init's bytes put back at the same
+ * address.
+ *
+ * # Safety
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
+ */
+sgs_status sgs_tunamh_init(struct sgs_tunamh *state,
+                           const struct sgs_tunamh_config *config,
+                           const double *theta0,
+                           size_t d,
+                           double *workspace,
+                           size_t workspace_len,
+                           sgs_exact_difference_fn exact_difference,
+                           sgs_differences_fn differences,
+                           void *user_data);
+
+/**
+ * One outer iteration of an TunaMH chain. Writes what happened to
+ * `*info` unless `info` is NULL.
+ *
+ * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
+ * chain (position, momentum, energy, counters, generator) is exactly as before the call,
+ * so retrying repeats the same draws.
+ *
+ * # Safety
+ * `state` must be a valid state whose workspace and callbacks are alive.
+ */
+sgs_status sgs_tunamh_step(struct sgs_tunamh *state, struct sgs_tunamh_info *info);
+
+/**
+ * Runs `n` outer iterations of an TunaMH chain, copying the position
+ * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
+ * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
+ *
+ * Every pointer is checked before anything is written. Then `*samples_done` and
+ * `*summary` (each unless NULL) get the rows written and the totals, also when the run
+ * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
+ * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
+ * nothing.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ *
+ * # Safety
+ * As for the step function; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_tunamh_run(struct sgs_tunamh *state,
+                          size_t n,
+                          double *out,
+                          size_t out_len,
+                          size_t *samples_done,
+                          struct sgs_tunamh_run_summary *summary);
+
+/**
+ * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (getters are refused inside the chain's own callbacks: the callback receives the
+ * point it needs), `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_tunamh_position(const struct sgs_tunamh *state, double *out, size_t out_len);
+
+/**
+ * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or the workspace), or the state's validation statuses as for the position getter.
+ *
+ * # Safety
+ * `state` valid; `iterations` valid for a write.
+ */
+sgs_status sgs_tunamh_iterations(const struct sgs_tunamh *state, uint64_t *iterations);
+
+/**
+ * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
+ * the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `divergences` valid for a write.
+ */
+sgs_status sgs_tunamh_divergences(const struct sgs_tunamh *state, uint64_t *divergences);
+
+/**
+ * Writes the dimension d to `*d`. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `d` valid for a write.
+ */
+sgs_status sgs_tunamh_dim(const struct sgs_tunamh *state, size_t *d);
+
+/**
+ * Invalidates an TunaMH state: zeroes `*state`, so that every later
+ * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
+ * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
+ * (called from one of the chain's callbacks; nothing changed).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_tunamh_clear(struct sgs_tunamh *state);
+
+/**
+ * Makes `*dst` an independent copy of the TunaMH chain `*src`: the
+ * workspace contents are copied into `dst_workspace` (at least
+ * `…_workspace_len_for(config, d)` elements for the source's configuration), and
+ * the copy continues exactly as the source would (same draws), each on its own
+ * workspace. The copy shares the callbacks and `user_data`. This is the only
+ * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
+ *
+ * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
+ * `memcpy` or `realloc`): `copy(s, ws, ws_len, s)` with `s`'s own workspace re-homes a
+ * moved state in place, and a copy to another `dst` works as from the original.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * `dst`, `dst_workspace`, `src` and its workspace overlapping, other than the in-place
+ * re-homing), `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED` (`src`),
+ * `SGS_ERR_BUSY` (`src` or `dst` in a call), `SGS_ERR_WORKSPACE_TOO_SMALL`. On error
+ * `*dst` and `dst_workspace` are not modified.
+ *
+ * # Safety
+ * `src` valid with its workspace alive; `dst` writable; `dst_workspace` valid for
+ * `dst_workspace_len` elements.
+ */
+sgs_status sgs_tunamh_copy(struct sgs_tunamh *dst,
+                           double *dst_workspace,
+                           size_t dst_workspace_len,
+                           const struct sgs_tunamh *src);
+
+/**
+ * Writes to `*len` the size in bytes of the checkpoint of the TunaMH
+ * chain `*state` now (what `…_export` writes). It depends on d, the configuration and
+ * the warm-up's phase (it changes when the windows begin and when the warm-up ends):
+ * ask for it before each export. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state or
+ * the workspace), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `len` valid for a write.
+ */
+sgs_status sgs_tunamh_export_len(const struct sgs_tunamh *state, size_t *len);
+
+/**
+ * Writes a checkpoint of the TunaMH chain `*state` on `double`
+ * coordinates to `out`: exactly `…_export_len` bytes at its start (the rest of
+ * `out_len` is not touched). The checkpoint holds the whole chain (configuration,
+ * generator, counters, the warm-up's state, the used part of the workspace), in a
+ * portable format (docs/design.md, "Checkpoints": little-endian fixed-width words, so it
+ * loads on any platform), but not the callbacks, `user_data` or the workspace's address:
+ * `…_import` puts it into a state `init`ed with those. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`out` overlapping the state or the
+ * workspace), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len` below `…_export_len`; nothing
+ * written), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` bytes.
+ */
+sgs_status sgs_tunamh_export(const struct sgs_tunamh *state, void *out, size_t out_len);
+
+/**
+ * Makes the TunaMH chain `*state` continue from the checkpoint `input`
+ * (`input_len` bytes, exactly as `…_export` wrote them; `double` chains only):
+ * the next draws are bit for bit those the exported chain would have made. `*state` must
+ * have been `init`ed (with any configuration and start) for the same d; it keeps its
+ * callbacks, `user_data` and workspace, whose length must suffice for the checkpoint's
+ * configuration (`…_workspace_len_for`); its configuration, position, generator,
+ * counters, warm-up and workspace contents are replaced.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`input` overlapping
+ * the state or the workspace), the state's validation statuses (as for the position
+ * getter; `SGS_ERR_BUSY` from inside the chain's callbacks),
+ * `SGS_ERR_CHECKPOINT_MISMATCH` (another checkpoint format version, sampler or float
+ * type), `SGS_ERR_INVALID_CHECKPOINT` (wrong magic, a length other than the one
+ * recorded, a checksum mismatch, a field no chain holds, a configuration `init` would
+ * refuse), `SGS_ERR_LENGTH_MISMATCH` (another d), `SGS_ERR_WORKSPACE_TOO_SMALL`.
+ * Everything is checked before anything is written: on an error the state and its
+ * workspace are unchanged.
+ *
+ * # Safety
+ * `state` valid; `input` valid for `input_len` bytes.
+ */
+sgs_status sgs_tunamh_import(struct sgs_tunamh *state, const void *input, size_t input_len);
+
+/**
+ * Workspace length, in `float` elements, of an TunaMH
+ * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
+ * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
+ */
+size_t sgs_tunamh_workspace_len_f32(size_t d);
+
+/**
+ * `sizeof(sgs_tunamh_f32)`, for bindings that allocate the state
+ * themselves (Python, Julia, MATLAB): always equal to the header's struct size.
+ */
+size_t sgs_tunamh_state_size_f32(void);
+
+/**
+ * The alignment `_Alignof(sgs_tunamh_f32)` the state needs.
+ */
+size_t sgs_tunamh_state_align_f32(void);
+
+/**
+ * Starts an TunaMH chain on `float` coordinates at `theta0`.
+ *
+ * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
+ * evaluates the energy at `theta0` once if the sampler has an energy callback, then
+ * fills `*state` and the workspace. `workspace` must hold at least
+ * `…_workspace_len_for(config, d)` elements (`…_workspace_len(d)` for the default
+ * configuration; a mass matrix or preconditioner needs more), must not overlap `state`
+ * or `theta0`, and must stay alive (with the callbacks and
+ * `user_data`) while the state is used.
+ *
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (any pointer but `user_data`),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_INVALID_OPTION` (an enumerated field),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, the configuration's codes (step size, friction,
+ * momentum scale, steps, target acceptance, AMAGOLD's `SGS_ERR_INVALID_WARMUP`; the
+ * step size and momentum scale must stay finite and positive in the chain's own type:
+ * the `_f32` functions refuse e.g. a step size of 1e-50, which `float` rounds to 0),
+ * `SGS_ERR_INVALID_POSITION`, with an energy callback `SGS_ERR_INITIAL_ENERGY_REJECTED`
+ * or `SGS_ERR_CALLBACK_ABORTED`, and `SGS_ERR_BUSY` when called from a callback of the
+ * chain in `*state`. On error neither `*state` nor the workspace is modified (a
+ * previously initialised state stays usable).
+ *
+ * The state records its own address: a byte-wise copy of it (`memcpy`, `realloc`,
+ * struct assignment) is refused with `SGS_ERR_STATE_MOVED`; use the copy function.
+ * Every call validates the state first: `SGS_ERR_NOT_INITIALISED` (zeroed, cleared, or
+ * another sampler's), `SGS_ERR_BUSY` (called from one of its own callbacks),
+ * `SGS_ERR_STATE_CORRUPTED` (tagged, but its recorded workspace, sizes or callbacks fail
+ * their checksum or do not agree with each other), `SGS_ERR_STATE_MOVED`. Not detected:
+ * two states initialised over the same workspace (each one's steps overwrite the
+ * other's position), and a stale copy of an earlier init's bytes put back at the same
+ * address.
+ *
+ * # Safety
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
+ */
+sgs_status sgs_tunamh_init_f32(struct sgs_tunamh_f32 *state,
+                               const struct sgs_tunamh_config *config,
+                               const float *theta0,
+                               size_t d,
+                               float *workspace,
+                               size_t workspace_len,
+                               sgs_exact_difference_fn_f32 exact_difference,
+                               sgs_differences_fn_f32 differences,
+                               void *user_data);
+
+/**
+ * One outer iteration of an TunaMH chain. Writes what happened to
+ * `*info` unless `info` is NULL.
+ *
+ * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
+ * chain (position, momentum, energy, counters, generator) is exactly as before the call,
+ * so retrying repeats the same draws.
+ *
+ * # Safety
+ * `state` must be a valid state whose workspace and callbacks are alive.
+ */
+sgs_status sgs_tunamh_step_f32(struct sgs_tunamh_f32 *state, struct sgs_tunamh_info *info);
+
+/**
+ * Runs `n` outer iterations of an TunaMH chain, copying the position
+ * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
+ * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
+ *
+ * Every pointer is checked before anything is written. Then `*samples_done` and
+ * `*summary` (each unless NULL) get the rows written and the totals, also when the run
+ * stops early: after `SGS_ERR_CALLBACK_ABORTED` the chain is at its state after the
+ * last written row and `summary->iterations` rows are valid. `n = 0` succeeds and does
+ * nothing.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
+ * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ *
+ * # Safety
+ * As for the step function; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_tunamh_run_f32(struct sgs_tunamh_f32 *state,
+                              size_t n,
+                              float *out,
+                              size_t out_len,
+                              size_t *samples_done,
+                              struct sgs_tunamh_run_summary *summary);
+
+/**
+ * Copies the current position θ (d values) into `out` (capacity `out_len` ≥ d).
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`
+ * (getters are refused inside the chain's own callbacks: the callback receives the
+ * point it needs), `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, or overlapping the state or workspace) or
+ * `SGS_ERR_OUTPUT_TOO_SMALL`.
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` elements.
+ */
+sgs_status sgs_tunamh_position_f32(const struct sgs_tunamh_f32 *state, float *out, size_t out_len);
+
+/**
+ * Writes the number of outer iterations done to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or the workspace), or the state's validation statuses as for the position getter.
+ *
+ * # Safety
+ * `state` valid; `iterations` valid for a write.
+ */
+sgs_status sgs_tunamh_iterations_f32(const struct sgs_tunamh_f32 *state, uint64_t *iterations);
+
+/**
+ * Writes the number of divergent iterations so far to `*divergences`. Statuses as for
+ * the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `divergences` valid for a write.
+ */
+sgs_status sgs_tunamh_divergences_f32(const struct sgs_tunamh_f32 *state, uint64_t *divergences);
+
+/**
+ * Writes the dimension d to `*d`. Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `d` valid for a write.
+ */
+sgs_status sgs_tunamh_dim_f32(const struct sgs_tunamh_f32 *state, size_t *d);
+
+/**
+ * Invalidates an TunaMH state: zeroes `*state`, so that every later
+ * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
+ * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
+ * (called from one of the chain's callbacks; nothing changed).
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_tunamh_clear_f32(struct sgs_tunamh_f32 *state);
+
+/**
+ * Makes `*dst` an independent copy of the TunaMH chain `*src`: the
+ * workspace contents are copied into `dst_workspace` (at least
+ * `…_workspace_len_for(config, d)` elements for the source's configuration), and
+ * the copy continues exactly as the source would (same draws), each on its own
+ * workspace. The copy shares the callbacks and `user_data`. This is the only
+ * way to duplicate a state: a byte-wise copy is refused with `SGS_ERR_STATE_MOVED`.
+ *
+ * `src` may itself be a byte-wise copy whose workspace is still alive (a state moved by
+ * `memcpy` or `realloc`): `copy(s, ws, ws_len, s)` with `s`'s own workspace re-homes a
+ * moved state in place, and a copy to another `dst` works as from the original.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * `dst`, `dst_workspace`, `src` and its workspace overlapping, other than the in-place
+ * re-homing), `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_STATE_CORRUPTED` (`src`),
+ * `SGS_ERR_BUSY` (`src` or `dst` in a call), `SGS_ERR_WORKSPACE_TOO_SMALL`. On error
+ * `*dst` and `dst_workspace` are not modified.
+ *
+ * # Safety
+ * `src` valid with its workspace alive; `dst` writable; `dst_workspace` valid for
+ * `dst_workspace_len` elements.
+ */
+sgs_status sgs_tunamh_copy_f32(struct sgs_tunamh_f32 *dst,
+                               float *dst_workspace,
+                               size_t dst_workspace_len,
+                               const struct sgs_tunamh_f32 *src);
+
+/**
+ * Writes to `*len` the size in bytes of the checkpoint of the TunaMH
+ * chain `*state` now (what `…_export` writes). It depends on d, the configuration and
+ * the warm-up's phase (it changes when the windows begin and when the warm-up ends):
+ * ask for it before each export. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state or
+ * the workspace), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `len` valid for a write.
+ */
+sgs_status sgs_tunamh_export_len_f32(const struct sgs_tunamh_f32 *state, size_t *len);
+
+/**
+ * Writes a checkpoint of the TunaMH chain `*state` on `float`
+ * coordinates to `out`: exactly `…_export_len` bytes at its start (the rest of
+ * `out_len` is not touched). The checkpoint holds the whole chain (configuration,
+ * generator, counters, the warm-up's state, the used part of the workspace), in a
+ * portable format (docs/design.md, "Checkpoints": little-endian fixed-width words, so it
+ * loads on any platform), but not the callbacks, `user_data` or the workspace's address:
+ * `…_import` puts it into a state `init`ed with those. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`out` overlapping the state or the
+ * workspace), `SGS_ERR_OUTPUT_TOO_SMALL` (`out_len` below `…_export_len`; nothing
+ * written), or the state's validation statuses (as for the position getter).
+ *
+ * # Safety
+ * `state` valid; `out` valid for `out_len` bytes.
+ */
+sgs_status sgs_tunamh_export_f32(const struct sgs_tunamh_f32 *state, void *out, size_t out_len);
+
+/**
+ * Makes the TunaMH chain `*state` continue from the checkpoint `input`
+ * (`input_len` bytes, exactly as `…_export` wrote them; `float` chains only):
+ * the next draws are bit for bit those the exported chain would have made. `*state` must
+ * have been `init`ed (with any configuration and start) for the same d; it keeps its
+ * callbacks, `user_data` and workspace, whose length must suffice for the checkpoint's
+ * configuration (`…_workspace_len_for`); its configuration, position, generator,
+ * counters, warm-up and workspace contents are replaced.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (`input` overlapping
+ * the state or the workspace), the state's validation statuses (as for the position
+ * getter; `SGS_ERR_BUSY` from inside the chain's callbacks),
+ * `SGS_ERR_CHECKPOINT_MISMATCH` (another checkpoint format version, sampler or float
+ * type), `SGS_ERR_INVALID_CHECKPOINT` (wrong magic, a length other than the one
+ * recorded, a checksum mismatch, a field no chain holds, a configuration `init` would
+ * refuse), `SGS_ERR_LENGTH_MISMATCH` (another d), `SGS_ERR_WORKSPACE_TOO_SMALL`.
+ * Everything is checked before anything is written: on an error the state and its
+ * workspace are unchanged.
+ *
+ * # Safety
+ * `state` valid; `input` valid for `input_len` bytes.
+ */
+sgs_status sgs_tunamh_import_f32(struct sgs_tunamh_f32 *state, const void *input, size_t input_len);
+
+/**
+ * Writes the number of accepted proposals since init to `*out`.
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_tunamh_accepted(const struct sgs_tunamh *state, uint64_t *out);
+
+/**
+ * Writes the number of accepted proposals since init to `*out`.
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_tunamh_accepted_f32(const struct sgs_tunamh_f32 *state, uint64_t *out);
+
+/**
+ * Writes the number of term differences asked for since init to `*out` (what a data budget counts).
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_tunamh_evaluations(const struct sgs_tunamh *state, uint64_t *out);
+
+/**
+ * Writes the number of term differences asked for since init to `*out` (what a data budget counts).
+ * Statuses as for the iterations getter.
+ *
+ * # Safety
+ * `state` valid; `out` valid for a write.
+ */
+sgs_status sgs_tunamh_evaluations_f32(const struct sgs_tunamh_f32 *state, uint64_t *out);
 
 /**
  * A static, nul-terminated description of a status code ("unknown status" for a value that is

@@ -201,6 +201,16 @@ statuses! {
     /// checkpoint format version was given to a chain's `import` (C API only). Nothing changed.
     CheckpointMismatch = 41, SGS_ERR_CHECKPOINT_MISMATCH,
         "the checkpoint is of another sampler, float type or format version";
+    /// A TunaMH term's energy difference `Uᵢ(θ′) − Uᵢ(θ)` exceeded the bound the chain was
+    /// configured with (`bound·‖θ′ − θ‖₂`, past a relative rounding slack of 10⁻⁹): the
+    /// sampler's exactness rests on that bound, so the step is refused instead of run biased.
+    /// Nothing changed (the chain stays where it was, its generator too).
+    BoundExceeded = 42, SGS_ERR_BOUND_EXCEEDED,
+        "a term's energy difference exceeds the bound it was declared to have";
+    /// A TunaMH hyperparameter is out of range: the per-term bound c or the batch constant χ is
+    /// not finite and positive, or the number of terms N is zero.
+    InvalidBound = 43, SGS_ERR_INVALID_BOUND,
+        "the per-term bound, the batch constant or the number of terms is out of range";
 }
 
 impl Error {

@@ -50,6 +50,7 @@ mod model;
 pub mod noise;
 #[cfg(feature = "parallel")]
 pub mod parallel;
+mod poisson;
 pub mod rng;
 pub mod run;
 pub mod sghmc;
@@ -59,6 +60,7 @@ pub mod stats;
 mod suspend;
 pub mod svgd;
 pub mod thin;
+pub mod tunamh;
 pub mod warmup;
 #[cfg(feature = "ffi")]
 mod wire;
@@ -77,6 +79,7 @@ pub use run::{Outcome, RunError, RunSummary, StepInfo};
 pub use sghmc::{Sghmc, SghmcConfig, SghmcCore, SghmcInfo};
 pub use sgld::{Sgld, SgldConfig, SgldCore, SgldInfo};
 pub use svgd::{Batching, Kernel, KernelChoice, StepRule, Svgd, SvgdConfig, SvgdInfo};
+pub use tunamh::{Terms, Tunamh, TunamhConfig, TunamhCore, TunamhInfo};
 pub use warmup::{Phase, Verdict, WarmupReport};
 
 /// The README's Rust examples, compiled and run as doc tests.

@@ -15,7 +15,7 @@ use crate::float::Float;
 pub enum Outcome {
     /// The proposal was accepted (for samplers without an accept test: the trajectory was kept).
     Accepted = 0,
-    /// The Metropolis–Hastings test rejected the proposal (AMAGOLD only).
+    /// The Metropolis–Hastings test rejected the proposal (AMAGOLD and TunaMH).
     Rejected = 1,
     /// A callback said the trajectory left the domain: the iteration was discarded.
     OutOfDomain = 2,

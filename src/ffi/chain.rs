@@ -130,6 +130,22 @@ impl sgs_chain_info {
     }
 }
 
+/// A C callback as what a chain state stores in one of its two callback slots (the energy's and
+/// the gradient's): itself for those, and for a sampler with other callbacks (TunaMH) the same
+/// function pointer under the slot's type, cast back to its own type by that sampler's model
+/// before every call (a function pointer keeps its value through such casts; only a call
+/// through the wrong type would be undefined, and a state's tag says which sampler stored it).
+pub(crate) trait Slot<R> {
+    /// The slot's value.
+    fn into_slot(self) -> Option<R>;
+}
+
+impl<R> Slot<R> for Option<R> {
+    fn into_slot(self) -> Option<R> {
+        self
+    }
+}
+
 /// How one chain sampler appears in C.
 pub(crate) trait CChain:
     ChainKind + Clone + Wire + ChainStep<f64, CModel<f64>> + ChainStep<f32, CModel<f32>>
@@ -346,7 +362,8 @@ pub(crate) unsafe fn init<T: CFloat, C: CChain + ChainStep<T, CModel<T>>, S>(
             workspace(ws, ws_len),
         )
     };
-    let energy = if C::NEEDS_ENERGY { energy } else { None };
+    // Kept as given: a sampler without an energy parameter passes None (`chain_api!`), and
+    // TunaMH's optional exact-part callback lives in this slot.
     let mut model = CModel {
         energy,
         gradient,
@@ -759,6 +776,16 @@ macro_rules! chain_api {
     ($Core:ty, $T:ty, $ctype:literal, $name:literal, $S:ident, $Cfg:ty, $Info:ty, $Sum:ty, $G:ty,
      [$($E:ty)?], $ws_len:ident $size:ident $align:ident $init:ident $step:ident $run:ident
      $position:ident $iterations:ident $divergences:ident $dim:ident $clear:ident $copy:ident) => {
+        $crate::ffi::chain::chain_api!($Core, $T, $ctype, $name, $S, $Cfg, $Info, $Sum,
+            gradient: $G, [$(energy: $E)?], $ws_len $size $align $init $step $run $position
+            $iterations $divergences $dim $clear $copy);
+    };
+    // The callbacks' parameter names given: a sampler whose callbacks are not an energy and a
+    // gradient (TunaMH) stores its own in the same two slots ([`Slot`]).
+    ($Core:ty, $T:ty, $ctype:literal, $name:literal, $S:ident, $Cfg:ty, $Info:ty, $Sum:ty,
+     $gn:ident: $G:ty, [$($en:ident: $E:ty)?], $ws_len:ident $size:ident $align:ident
+     $init:ident $step:ident $run:ident $position:ident $iterations:ident $divergences:ident
+     $dim:ident $clear:ident $copy:ident) => {
         const _: () = {
             use core::mem::{align_of, size_of};
             use $crate::ffi::chain::State;
@@ -829,16 +856,18 @@ macro_rules! chain_api {
             d: usize,
             workspace: *mut $T,
             workspace_len: usize,
-            $(energy: $E,)?
-            gradient: $G,
+            $($en: $E,)?
+            $gn: $G,
             user_data: *mut core::ffi::c_void,
         ) -> $crate::ffi::sgs_status {
+            use $crate::ffi::chain::Slot;
             let energy_cb: Option<$crate::ffi::common::RawEnergy<$T>> =
-                None $(.or({ let given: $E = energy; given }))?;
+                None $(.or({ let given: $E = $en; given.into_slot() }))?;
+            let gradient_cb: Option<$crate::ffi::common::RawGradient<$T>> = $gn.into_slot();
             // SAFETY: forwarded C contract.
             $crate::ffi::common::to_status(unsafe {
                 $crate::ffi::chain::init::<$T, $Core, $S>(
-                    state, config, theta0, d, workspace, workspace_len, energy_cb, gradient,
+                    state, config, theta0, d, workspace, workspace_len, energy_cb, gradient_cb,
                     user_data,
                 )
             })

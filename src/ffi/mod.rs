@@ -60,6 +60,7 @@ mod stats;
 mod status;
 mod svgd;
 mod thin;
+mod tunamh;
 
 pub use amagold::*;
 pub use batch::*;
@@ -82,3 +83,4 @@ pub use stats::*;
 pub use status::*;
 pub use svgd::*;
 pub use thin::*;
+pub use tunamh::*;

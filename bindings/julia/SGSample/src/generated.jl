@@ -2,18 +2,19 @@
 # Layouts follow C's rules; Julia isbits structs use the same ones.
 
 # Constants (#define)
-const SGS_VERSION_STRING = "0.5.0"
+const SGS_VERSION_STRING = "0.6.0"
 const SGS_CB_OK = 0
 const SGS_CB_REJECT = 1
 const SGS_CB_ABORT = 2
 const SGS_VERSION_MAJOR = 0
-const SGS_VERSION_MINOR = 5
+const SGS_VERSION_MINOR = 6
 const SGS_VERSION_PATCH = 0
 const SGS_PERMUTATION_SHUFFLE = 0
 const SGS_PERMUTATION_FEISTEL = 1
 const SGS_ANNEAL_OFF = 0
 const SGS_ANNEAL_CYCLICAL = 1
 const SGS_ANNEAL_HYPERBOLIC = 2
+const TunamhConfig_DEFAULT_CHI = 1.0
 const SGS_VARIANT_REVERSIBLE = 0
 const SGS_VARIANT_NON_REVERSIBLE = 1
 const SGS_MASS_UNIT = 0
@@ -111,6 +112,8 @@ const SGS_ERR_INVALID_MASS = Int32(38)
 const SGS_ERR_MASS_MISMATCH = Int32(39)
 const SGS_ERR_INVALID_CHECKPOINT = Int32(40)
 const SGS_ERR_CHECKPOINT_MISMATCH = Int32(41)
+const SGS_ERR_BOUND_EXCEEDED = Int32(42)
+const SGS_ERR_INVALID_BOUND = Int32(43)
 
 # Callback types: C function pointers (make them with @cfunction)
 const sgs_energy_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Ptr{Cdouble})
@@ -121,10 +124,47 @@ const sgs_batch_energy_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Cs
 const sgs_batch_gradient_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, Ptr{UInt64}, Ptr{Csize_t}, Ptr{Cdouble}, Ptr{Int32})
 const sgs_batch_energy_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, Ptr{Csize_t}, Ptr{Cdouble}, Ptr{Int32})
 const sgs_batch_gradient_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, Ptr{UInt64}, Ptr{Csize_t}, Ptr{Cfloat}, Ptr{Int32})
+const sgs_exact_difference_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Ptr{Cdouble}, Csize_t, Ptr{Cdouble})
+const sgs_differences_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Ptr{Cdouble}, Csize_t, Ptr{UInt64}, Csize_t, Ptr{Cdouble})
+const sgs_exact_difference_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Ptr{Cfloat}, Csize_t, Ptr{Cdouble})
+const sgs_differences_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Ptr{Cfloat}, Csize_t, Ptr{UInt64}, Csize_t, Ptr{Cdouble})
 const sgs_gradients_fn = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, UInt64, Ptr{Cdouble})
 const sgs_gradients_fn_f32 = Ptr{Cvoid}  # Int32 (*)(Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, UInt64, Ptr{Cfloat})
 
 # Structs
+struct sgs_tunamh_config
+    step_size::Cdouble
+    bound::Cdouble
+    chi::Cdouble
+    terms::UInt64
+    seed::UInt64
+    stream::UInt64
+end
+struct sgs_tunamh
+    _opaque::NTuple{40, UInt64}
+end
+struct sgs_tunamh_info
+    log_ratio::Cdouble
+    evaluations::UInt64
+    kept::UInt64
+    iteration::UInt64
+    divergences::UInt64
+    outcome::UInt32
+    accepted::UInt32
+    full_pass::UInt32
+    reserved::UInt32
+end
+struct sgs_tunamh_run_summary
+    iterations::UInt64
+    accepted::UInt64
+    divergences::UInt64
+    has_last::UInt32
+    reserved::UInt32
+    last::sgs_tunamh_info
+end
+struct sgs_tunamh_f32
+    _opaque::NTuple{40, UInt64}
+end
 struct sgs_amagold_config
     step_size::Cdouble
     friction::Cdouble
@@ -342,6 +382,41 @@ sgs_normal(seed, out, n) = @ccall libsgsample.sgs_normal(seed::UInt64, out::Ptr{
 sgs_normal_f32(seed, out, n) = @ccall libsgsample.sgs_normal_f32(seed::UInt64, out::Ptr{Cfloat}, n::Csize_t)::sgs_status
 sgs_uniform(seed, out, n) = @ccall libsgsample.sgs_uniform(seed::UInt64, out::Ptr{Cdouble}, n::Csize_t)::sgs_status
 sgs_uniform_f32(seed, out, n) = @ccall libsgsample.sgs_uniform_f32(seed::UInt64, out::Ptr{Cfloat}, n::Csize_t)::sgs_status
+sgs_tunamh_config_default(step_size, terms, bound) = @ccall libsgsample.sgs_tunamh_config_default(step_size::Cdouble, terms::UInt64, bound::Cdouble)::sgs_tunamh_config
+sgs_tunamh_workspace_len(d) = @ccall libsgsample.sgs_tunamh_workspace_len(d::Csize_t)::Csize_t
+sgs_tunamh_state_size() = @ccall libsgsample.sgs_tunamh_state_size()::Csize_t
+sgs_tunamh_state_align() = @ccall libsgsample.sgs_tunamh_state_align()::Csize_t
+sgs_tunamh_init(state, config, theta0, d, workspace, workspace_len, exact_difference, differences, user_data) = @ccall libsgsample.sgs_tunamh_init(state::Ptr{sgs_tunamh}, config::Ptr{sgs_tunamh_config}, theta0::Ptr{Cdouble}, d::Csize_t, workspace::Ptr{Cdouble}, workspace_len::Csize_t, exact_difference::sgs_exact_difference_fn, differences::sgs_differences_fn, user_data::Ptr{Cvoid})::sgs_status
+sgs_tunamh_step(state, info) = @ccall libsgsample.sgs_tunamh_step(state::Ptr{sgs_tunamh}, info::Ptr{sgs_tunamh_info})::sgs_status
+sgs_tunamh_run(state, n, out, out_len, samples_done, summary) = @ccall libsgsample.sgs_tunamh_run(state::Ptr{sgs_tunamh}, n::Csize_t, out::Ptr{Cdouble}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summary::Ptr{sgs_tunamh_run_summary})::sgs_status
+sgs_tunamh_position(state, out, out_len) = @ccall libsgsample.sgs_tunamh_position(state::Ptr{sgs_tunamh}, out::Ptr{Cdouble}, out_len::Csize_t)::sgs_status
+sgs_tunamh_iterations(state, iterations) = @ccall libsgsample.sgs_tunamh_iterations(state::Ptr{sgs_tunamh}, iterations::Ptr{UInt64})::sgs_status
+sgs_tunamh_divergences(state, divergences) = @ccall libsgsample.sgs_tunamh_divergences(state::Ptr{sgs_tunamh}, divergences::Ptr{UInt64})::sgs_status
+sgs_tunamh_dim(state, d) = @ccall libsgsample.sgs_tunamh_dim(state::Ptr{sgs_tunamh}, d::Ptr{Csize_t})::sgs_status
+sgs_tunamh_clear(state) = @ccall libsgsample.sgs_tunamh_clear(state::Ptr{sgs_tunamh})::sgs_status
+sgs_tunamh_copy(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_tunamh_copy(dst::Ptr{sgs_tunamh}, dst_workspace::Ptr{Cdouble}, dst_workspace_len::Csize_t, src::Ptr{sgs_tunamh})::sgs_status
+sgs_tunamh_export_len(state, len) = @ccall libsgsample.sgs_tunamh_export_len(state::Ptr{sgs_tunamh}, len::Ptr{Csize_t})::sgs_status
+sgs_tunamh_export(state, out, out_len) = @ccall libsgsample.sgs_tunamh_export(state::Ptr{sgs_tunamh}, out::Ptr{Cvoid}, out_len::Csize_t)::sgs_status
+sgs_tunamh_import(state, input, input_len) = @ccall libsgsample.sgs_tunamh_import(state::Ptr{sgs_tunamh}, input::Ptr{Cvoid}, input_len::Csize_t)::sgs_status
+sgs_tunamh_workspace_len_f32(d) = @ccall libsgsample.sgs_tunamh_workspace_len_f32(d::Csize_t)::Csize_t
+sgs_tunamh_state_size_f32() = @ccall libsgsample.sgs_tunamh_state_size_f32()::Csize_t
+sgs_tunamh_state_align_f32() = @ccall libsgsample.sgs_tunamh_state_align_f32()::Csize_t
+sgs_tunamh_init_f32(state, config, theta0, d, workspace, workspace_len, exact_difference, differences, user_data) = @ccall libsgsample.sgs_tunamh_init_f32(state::Ptr{sgs_tunamh_f32}, config::Ptr{sgs_tunamh_config}, theta0::Ptr{Cfloat}, d::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, exact_difference::sgs_exact_difference_fn_f32, differences::sgs_differences_fn_f32, user_data::Ptr{Cvoid})::sgs_status
+sgs_tunamh_step_f32(state, info) = @ccall libsgsample.sgs_tunamh_step_f32(state::Ptr{sgs_tunamh_f32}, info::Ptr{sgs_tunamh_info})::sgs_status
+sgs_tunamh_run_f32(state, n, out, out_len, samples_done, summary) = @ccall libsgsample.sgs_tunamh_run_f32(state::Ptr{sgs_tunamh_f32}, n::Csize_t, out::Ptr{Cfloat}, out_len::Csize_t, samples_done::Ptr{Csize_t}, summary::Ptr{sgs_tunamh_run_summary})::sgs_status
+sgs_tunamh_position_f32(state, out, out_len) = @ccall libsgsample.sgs_tunamh_position_f32(state::Ptr{sgs_tunamh_f32}, out::Ptr{Cfloat}, out_len::Csize_t)::sgs_status
+sgs_tunamh_iterations_f32(state, iterations) = @ccall libsgsample.sgs_tunamh_iterations_f32(state::Ptr{sgs_tunamh_f32}, iterations::Ptr{UInt64})::sgs_status
+sgs_tunamh_divergences_f32(state, divergences) = @ccall libsgsample.sgs_tunamh_divergences_f32(state::Ptr{sgs_tunamh_f32}, divergences::Ptr{UInt64})::sgs_status
+sgs_tunamh_dim_f32(state, d) = @ccall libsgsample.sgs_tunamh_dim_f32(state::Ptr{sgs_tunamh_f32}, d::Ptr{Csize_t})::sgs_status
+sgs_tunamh_clear_f32(state) = @ccall libsgsample.sgs_tunamh_clear_f32(state::Ptr{sgs_tunamh_f32})::sgs_status
+sgs_tunamh_copy_f32(dst, dst_workspace, dst_workspace_len, src) = @ccall libsgsample.sgs_tunamh_copy_f32(dst::Ptr{sgs_tunamh_f32}, dst_workspace::Ptr{Cfloat}, dst_workspace_len::Csize_t, src::Ptr{sgs_tunamh_f32})::sgs_status
+sgs_tunamh_export_len_f32(state, len) = @ccall libsgsample.sgs_tunamh_export_len_f32(state::Ptr{sgs_tunamh_f32}, len::Ptr{Csize_t})::sgs_status
+sgs_tunamh_export_f32(state, out, out_len) = @ccall libsgsample.sgs_tunamh_export_f32(state::Ptr{sgs_tunamh_f32}, out::Ptr{Cvoid}, out_len::Csize_t)::sgs_status
+sgs_tunamh_import_f32(state, input, input_len) = @ccall libsgsample.sgs_tunamh_import_f32(state::Ptr{sgs_tunamh_f32}, input::Ptr{Cvoid}, input_len::Csize_t)::sgs_status
+sgs_tunamh_accepted(state, out) = @ccall libsgsample.sgs_tunamh_accepted(state::Ptr{sgs_tunamh}, out::Ptr{UInt64})::sgs_status
+sgs_tunamh_accepted_f32(state, out) = @ccall libsgsample.sgs_tunamh_accepted_f32(state::Ptr{sgs_tunamh_f32}, out::Ptr{UInt64})::sgs_status
+sgs_tunamh_evaluations(state, out) = @ccall libsgsample.sgs_tunamh_evaluations(state::Ptr{sgs_tunamh}, out::Ptr{UInt64})::sgs_status
+sgs_tunamh_evaluations_f32(state, out) = @ccall libsgsample.sgs_tunamh_evaluations_f32(state::Ptr{sgs_tunamh_f32}, out::Ptr{UInt64})::sgs_status
 sgs_status_str(status) = @ccall libsgsample.sgs_status_str(status::Int32)::Ptr{Cchar}
 sgs_version() = @ccall libsgsample.sgs_version()::Ptr{Cchar}
 sgs_stein_thin(x, grad, n, d, scale, precond, c, beta, selected, m, scratch, scratch_len) = @ccall libsgsample.sgs_stein_thin(x::Ptr{Cdouble}, grad::Ptr{Cdouble}, n::Csize_t, d::Csize_t, scale::Ptr{Cdouble}, precond::Ptr{Cdouble}, c::Cdouble, beta::Cdouble, selected::Ptr{Csize_t}, m::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t)::sgs_status
