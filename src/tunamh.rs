@@ -459,8 +459,9 @@ fn minibatch_pass<T: Float, Mo: Terms<T> + ?Sized>(
             Some(true) => {}
         }
         for (&delta, &u) in out[..k].iter().zip(uni[..k].iter()) {
-            // Within the slack, a difference past the bound is rounding: clamp it.
-            let delta = delta.clamp(-m, m);
+            // Within the slack, a difference past the bound is rounding: clamp it (not
+            // `f64::clamp`, which has a panic path for bounds it cannot prove ordered).
+            let delta = delta.max(-m).min(m);
             let phi = 0.5 * (delta + m);
             let base = lambda1 + phi;
             if u * (lambda1 + m) < base {

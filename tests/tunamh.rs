@@ -421,3 +421,42 @@ fn bad_configurations_are_refused() {
         Some(Error::InvalidPosition)
     );
 }
+
+/// The measurement behind the default χ (docs/algorithms.md §7), run by hand: acceptance and
+/// term evaluations per iteration on N = 10⁴ Laplace terms for proposals of 0.01–2.4 posterior
+/// standard deviations and χ from 10⁻⁴ to 1.
+#[test]
+#[ignore]
+fn chi_table() {
+    let n = 10_000usize;
+    let y = laplace_data(n);
+    let sd = 2.0 / (n as f64).sqrt();
+    println!(
+        "{:>6} {:>8} {:>8} {:>12}",
+        "k·sd", "chi", "accept", "evals/iter"
+    );
+    for &k in &[0.01, 0.1, 1.0, 2.4] {
+        for &chi in &[1e-4, 1e-2, 1e-1, 1.0] {
+            let mut cfg = TunamhConfig::new(k * sd, n as u64, 1.0);
+            cfg.chi = chi;
+            let mut ws = [0.0; 2];
+            let mut chain = Tunamh::new(&cfg, &[1.0], &mut ws).unwrap();
+            let iters = 20_000;
+            let mut out = vec![0.0; iters];
+            let s = chain
+                .run(
+                    &mut Laplace {
+                        y: y.clone(),
+                        calls: 0,
+                    },
+                    &mut out,
+                )
+                .unwrap();
+            println!(
+                "{k:>6} {chi:>8.0e} {:>8.3} {:>12.1}",
+                s.accepted as f64 / iters as f64,
+                chain.evaluations() as f64 / iters as f64
+            );
+        }
+    }
+}
