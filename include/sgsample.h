@@ -765,7 +765,7 @@ sgs_status sgs_stein_thin_scales_f32(const float *x, size_t n, size_t d, double 
 struct sgs_tunamh_config sgs_tunamh_config_default(double step_size, uint64_t terms, double bound);
 
 /**
- * Workspace length, in `double` elements, of an TunaMH
+ * Workspace length, in `double` elements, of one TunaMH
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
@@ -783,7 +783,7 @@ size_t sgs_tunamh_state_size(void);
 size_t sgs_tunamh_state_align(void);
 
 /**
- * Starts an TunaMH chain on `double` coordinates at `theta0`.
+ * Starts one TunaMH chain on `double` coordinates at `theta0`.
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
@@ -829,7 +829,7 @@ sgs_status sgs_tunamh_init(struct sgs_tunamh *state,
                            void *user_data);
 
 /**
- * One outer iteration of an TunaMH chain. Writes what happened to
+ * One outer iteration of the TunaMH chain. Writes what happened to
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
@@ -845,7 +845,7 @@ sgs_status sgs_tunamh_init(struct sgs_tunamh *state,
 sgs_status sgs_tunamh_step(struct sgs_tunamh *state, struct sgs_tunamh_info *info);
 
 /**
- * Runs `n` outer iterations of an TunaMH chain, copying the position
+ * Runs `n` outer iterations of the TunaMH chain, copying the position
  * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
  * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
  *
@@ -911,7 +911,7 @@ sgs_status sgs_tunamh_divergences(const struct sgs_tunamh *state, uint64_t *dive
 sgs_status sgs_tunamh_dim(const struct sgs_tunamh *state, size_t *d);
 
 /**
- * Invalidates an TunaMH state: zeroes `*state`, so that every later
+ * Invalidates the TunaMH state: zeroes `*state`, so that every later
  * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
  * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
  * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
@@ -1004,7 +1004,7 @@ sgs_status sgs_tunamh_export(const struct sgs_tunamh *state, void *out, size_t o
 sgs_status sgs_tunamh_import(struct sgs_tunamh *state, const void *input, size_t input_len);
 
 /**
- * Workspace length, in `float` elements, of an TunaMH
+ * Workspace length, in `float` elements, of one TunaMH
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
@@ -1022,7 +1022,7 @@ size_t sgs_tunamh_state_size_f32(void);
 size_t sgs_tunamh_state_align_f32(void);
 
 /**
- * Starts an TunaMH chain on `float` coordinates at `theta0`.
+ * Starts one TunaMH chain on `float` coordinates at `theta0`.
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
@@ -1068,7 +1068,7 @@ sgs_status sgs_tunamh_init_f32(struct sgs_tunamh_f32 *state,
                                void *user_data);
 
 /**
- * One outer iteration of an TunaMH chain. Writes what happened to
+ * One outer iteration of the TunaMH chain. Writes what happened to
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
@@ -1084,7 +1084,7 @@ sgs_status sgs_tunamh_init_f32(struct sgs_tunamh_f32 *state,
 sgs_status sgs_tunamh_step_f32(struct sgs_tunamh_f32 *state, struct sgs_tunamh_info *info);
 
 /**
- * Runs `n` outer iterations of an TunaMH chain, copying the position
+ * Runs `n` outer iterations of the TunaMH chain, copying the position
  * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
  * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
  *
@@ -1150,7 +1150,7 @@ sgs_status sgs_tunamh_divergences_f32(const struct sgs_tunamh_f32 *state, uint64
 sgs_status sgs_tunamh_dim_f32(const struct sgs_tunamh_f32 *state, size_t *d);
 
 /**
- * Invalidates an TunaMH state: zeroes `*state`, so that every later
+ * Invalidates the TunaMH state: zeroes `*state`, so that every later
  * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
  * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
  * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
@@ -1717,7 +1717,7 @@ struct sgs_amagold_config sgs_amagold_config_default(double step_size);
 struct sgs_amagold_config sgs_amagold_config_adaptive(void);
 
 /**
- * Workspace length, in `double` elements, of an AMAGOLD
+ * Workspace length, in `double` elements, of one AMAGOLD
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
@@ -1735,7 +1735,7 @@ size_t sgs_amagold_state_size(void);
 size_t sgs_amagold_state_align(void);
 
 /**
- * Starts an AMAGOLD chain on `double` coordinates at `theta0`.
+ * Starts one AMAGOLD chain on `double` coordinates at `theta0`.
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
@@ -1781,7 +1781,7 @@ sgs_status sgs_amagold_init(struct sgs_amagold *state,
                             void *user_data);
 
 /**
- * One outer iteration of an AMAGOLD chain. Writes what happened to
+ * One outer iteration of the AMAGOLD chain. Writes what happened to
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
@@ -1797,7 +1797,7 @@ sgs_status sgs_amagold_init(struct sgs_amagold *state,
 sgs_status sgs_amagold_step(struct sgs_amagold *state, struct sgs_amagold_info *info);
 
 /**
- * Runs `n` outer iterations of an AMAGOLD chain, copying the position
+ * Runs `n` outer iterations of the AMAGOLD chain, copying the position
  * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
  * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
  *
@@ -1863,7 +1863,7 @@ sgs_status sgs_amagold_divergences(const struct sgs_amagold *state, uint64_t *di
 sgs_status sgs_amagold_dim(const struct sgs_amagold *state, size_t *d);
 
 /**
- * Invalidates an AMAGOLD state: zeroes `*state`, so that every later
+ * Invalidates the AMAGOLD state: zeroes `*state`, so that every later
  * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
  * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
  * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
@@ -1956,7 +1956,7 @@ sgs_status sgs_amagold_export(const struct sgs_amagold *state, void *out, size_t
 sgs_status sgs_amagold_import(struct sgs_amagold *state, const void *input, size_t input_len);
 
 /**
- * Workspace length, in `float` elements, of an AMAGOLD
+ * Workspace length, in `float` elements, of one AMAGOLD
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
@@ -1974,7 +1974,7 @@ size_t sgs_amagold_state_size_f32(void);
 size_t sgs_amagold_state_align_f32(void);
 
 /**
- * Starts an AMAGOLD chain on `float` coordinates at `theta0`.
+ * Starts one AMAGOLD chain on `float` coordinates at `theta0`.
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
@@ -2020,7 +2020,7 @@ sgs_status sgs_amagold_init_f32(struct sgs_amagold_f32 *state,
                                 void *user_data);
 
 /**
- * One outer iteration of an AMAGOLD chain. Writes what happened to
+ * One outer iteration of the AMAGOLD chain. Writes what happened to
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
@@ -2036,7 +2036,7 @@ sgs_status sgs_amagold_init_f32(struct sgs_amagold_f32 *state,
 sgs_status sgs_amagold_step_f32(struct sgs_amagold_f32 *state, struct sgs_amagold_info *info);
 
 /**
- * Runs `n` outer iterations of an AMAGOLD chain, copying the position
+ * Runs `n` outer iterations of the AMAGOLD chain, copying the position
  * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
  * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
  *
@@ -2104,7 +2104,7 @@ sgs_status sgs_amagold_divergences_f32(const struct sgs_amagold_f32 *state, uint
 sgs_status sgs_amagold_dim_f32(const struct sgs_amagold_f32 *state, size_t *d);
 
 /**
- * Invalidates an AMAGOLD state: zeroes `*state`, so that every later
+ * Invalidates the AMAGOLD state: zeroes `*state`, so that every later
  * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
  * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
  * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
@@ -2887,7 +2887,7 @@ sgs_status sgs_sgld_run_batch_f32(struct sgs_sgld_f32 *states,
 struct sgs_sghmc_config sgs_sghmc_config_default(double step_size);
 
 /**
- * Workspace length, in `double` elements, of an SGHMC
+ * Workspace length, in `double` elements, of one SGHMC
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
@@ -2905,7 +2905,7 @@ size_t sgs_sghmc_state_size(void);
 size_t sgs_sghmc_state_align(void);
 
 /**
- * Starts an SGHMC chain on `double` coordinates at `theta0`.
+ * Starts one SGHMC chain on `double` coordinates at `theta0`.
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
@@ -2950,7 +2950,7 @@ sgs_status sgs_sghmc_init(struct sgs_sghmc *state,
                           void *user_data);
 
 /**
- * One outer iteration of an SGHMC chain. Writes what happened to
+ * One outer iteration of the SGHMC chain. Writes what happened to
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
@@ -2966,7 +2966,7 @@ sgs_status sgs_sghmc_init(struct sgs_sghmc *state,
 sgs_status sgs_sghmc_step(struct sgs_sghmc *state, sgs_sghmc_info *info);
 
 /**
- * Runs `n` outer iterations of an SGHMC chain, copying the position
+ * Runs `n` outer iterations of the SGHMC chain, copying the position
  * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
  * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
  *
@@ -3032,7 +3032,7 @@ sgs_status sgs_sghmc_divergences(const struct sgs_sghmc *state, uint64_t *diverg
 sgs_status sgs_sghmc_dim(const struct sgs_sghmc *state, size_t *d);
 
 /**
- * Invalidates an SGHMC state: zeroes `*state`, so that every later
+ * Invalidates the SGHMC state: zeroes `*state`, so that every later
  * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
  * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
  * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
@@ -3125,7 +3125,7 @@ sgs_status sgs_sghmc_export(const struct sgs_sghmc *state, void *out, size_t out
 sgs_status sgs_sghmc_import(struct sgs_sghmc *state, const void *input, size_t input_len);
 
 /**
- * Workspace length, in `float` elements, of an SGHMC
+ * Workspace length, in `float` elements, of one SGHMC
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
@@ -3143,7 +3143,7 @@ size_t sgs_sghmc_state_size_f32(void);
 size_t sgs_sghmc_state_align_f32(void);
 
 /**
- * Starts an SGHMC chain on `float` coordinates at `theta0`.
+ * Starts one SGHMC chain on `float` coordinates at `theta0`.
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
@@ -3188,7 +3188,7 @@ sgs_status sgs_sghmc_init_f32(struct sgs_sghmc_f32 *state,
                               void *user_data);
 
 /**
- * One outer iteration of an SGHMC chain. Writes what happened to
+ * One outer iteration of the SGHMC chain. Writes what happened to
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
@@ -3204,7 +3204,7 @@ sgs_status sgs_sghmc_init_f32(struct sgs_sghmc_f32 *state,
 sgs_status sgs_sghmc_step_f32(struct sgs_sghmc_f32 *state, sgs_sghmc_info *info);
 
 /**
- * Runs `n` outer iterations of an SGHMC chain, copying the position
+ * Runs `n` outer iterations of the SGHMC chain, copying the position
  * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
  * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
  *
@@ -3270,7 +3270,7 @@ sgs_status sgs_sghmc_divergences_f32(const struct sgs_sghmc_f32 *state, uint64_t
 sgs_status sgs_sghmc_dim_f32(const struct sgs_sghmc_f32 *state, size_t *d);
 
 /**
- * Invalidates an SGHMC state: zeroes `*state`, so that every later
+ * Invalidates the SGHMC state: zeroes `*state`, so that every later
  * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
  * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
  * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
@@ -3469,7 +3469,7 @@ sgs_status sgs_sghmc_inverse_mass_f32(const struct sgs_sghmc_f32 *state,
                                       size_t out_len);
 
 /**
- * Workspace length, in `float` elements, of an SGLD
+ * Workspace length, in `float` elements, of one SGLD
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
@@ -3487,7 +3487,7 @@ size_t sgs_sgld_state_size_f32(void);
 size_t sgs_sgld_state_align_f32(void);
 
 /**
- * Starts an SGLD chain on `float` coordinates at `theta0`.
+ * Starts one SGLD chain on `float` coordinates at `theta0`.
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
@@ -3532,7 +3532,7 @@ sgs_status sgs_sgld_init_f32(struct sgs_sgld_f32 *state,
                              void *user_data);
 
 /**
- * One outer iteration of an SGLD chain. Writes what happened to
+ * One outer iteration of the SGLD chain. Writes what happened to
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
@@ -3548,7 +3548,7 @@ sgs_status sgs_sgld_init_f32(struct sgs_sgld_f32 *state,
 sgs_status sgs_sgld_step_f32(struct sgs_sgld_f32 *state, sgs_sgld_info *info);
 
 /**
- * Runs `n` outer iterations of an SGLD chain, copying the position
+ * Runs `n` outer iterations of the SGLD chain, copying the position
  * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
  * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
  *
@@ -3614,7 +3614,7 @@ sgs_status sgs_sgld_divergences_f32(const struct sgs_sgld_f32 *state, uint64_t *
 sgs_status sgs_sgld_dim_f32(const struct sgs_sgld_f32 *state, size_t *d);
 
 /**
- * Invalidates an SGLD state: zeroes `*state`, so that every later
+ * Invalidates the SGLD state: zeroes `*state`, so that every later
  * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
  * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
  * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
@@ -3713,7 +3713,7 @@ sgs_status sgs_sgld_import_f32(struct sgs_sgld_f32 *state, const void *input, si
 struct sgs_sgld_config sgs_sgld_config_default(double step_size);
 
 /**
- * Workspace length, in `double` elements, of an SGLD
+ * Workspace length, in `double` elements, of one SGLD
  * chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
  * d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
  */
@@ -3731,7 +3731,7 @@ size_t sgs_sgld_state_size(void);
 size_t sgs_sgld_state_align(void);
 
 /**
- * Starts an SGLD chain on `double` coordinates at `theta0`.
+ * Starts one SGLD chain on `double` coordinates at `theta0`.
  *
  * Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
  * evaluates the energy at `theta0` once if the sampler has an energy callback, then
@@ -3776,7 +3776,7 @@ sgs_status sgs_sgld_init(struct sgs_sgld *state,
                          void *user_data);
 
 /**
- * One outer iteration of an SGLD chain. Writes what happened to
+ * One outer iteration of the SGLD chain. Writes what happened to
  * `*info` unless `info` is NULL.
  *
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
@@ -3792,7 +3792,7 @@ sgs_status sgs_sgld_init(struct sgs_sgld *state,
 sgs_status sgs_sgld_step(struct sgs_sgld *state, sgs_sgld_info *info);
 
 /**
- * Runs `n` outer iterations of an SGLD chain, copying the position
+ * Runs `n` outer iterations of the SGLD chain, copying the position
  * after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
  * of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
  *
@@ -3858,7 +3858,7 @@ sgs_status sgs_sgld_divergences(const struct sgs_sgld *state, uint64_t *divergen
 sgs_status sgs_sgld_dim(const struct sgs_sgld *state, size_t *d);
 
 /**
- * Invalidates an SGLD state: zeroes `*state`, so that every later
+ * Invalidates the SGLD state: zeroes `*state`, so that every later
  * call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
  * touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
  * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`

@@ -793,7 +793,7 @@ macro_rules! chain_api {
             assert!(align_of::<State<$T, $Core>>() <= align_of::<$S>());
         };
 
-        #[doc = concat!(" Workspace length, in `", $ctype, "` elements, of an ", $name)]
+        #[doc = concat!(" Workspace length, in `", $ctype, "` elements, of one ", $name)]
         /// chain of dimension `d` with the default configuration (saturating at SIZE_MAX; 0 for
         /// d = 0). A mass matrix or preconditioner needs more: `…_workspace_len_for`.
         #[no_mangle]
@@ -814,7 +814,7 @@ macro_rules! chain_api {
             core::mem::align_of::<$S>()
         }
 
-        #[doc = concat!(" Starts an ", $name, " chain on `", $ctype, "` coordinates at `theta0`.")]
+        #[doc = concat!(" Starts one ", $name, " chain on `", $ctype, "` coordinates at `theta0`.")]
         ///
         /// Checks every argument (pointers, alignment, overlap, sizes, then the configuration),
         /// evaluates the energy at `theta0` once if the sampler has an energy callback, then
@@ -873,7 +873,7 @@ macro_rules! chain_api {
             })
         }
 
-        #[doc = concat!(" One outer iteration of an ", $name, " chain. Writes what happened to")]
+        #[doc = concat!(" One outer iteration of the ", $name, " chain. Writes what happened to")]
         /// `*info` unless `info` is NULL.
         ///
         /// Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
@@ -893,7 +893,7 @@ macro_rules! chain_api {
             })
         }
 
-        #[doc = concat!(" Runs `n` outer iterations of an ", $name, " chain, copying the position")]
+        #[doc = concat!(" Runs `n` outer iterations of the ", $name, " chain, copying the position")]
         /// after each into the next row of `out` (`n` rows of d values; `out_len` is the capacity
         /// of `out` in elements, at least n·d; `out` may be NULL when `n` is 0).
         ///
@@ -987,7 +987,7 @@ macro_rules! chain_api {
             })
         }
 
-        #[doc = concat!(" Invalidates an ", $name, " state: zeroes `*state`, so that every later")]
+        #[doc = concat!(" Invalidates the ", $name, " state: zeroes `*state`, so that every later")]
         /// call on it (but `init`) returns `SGS_ERR_NOT_INITIALISED`. The workspace is not
         /// touched. Any state may be cleared, initialised or not. Returns `SGS_OK`,
         /// `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`
