@@ -13,6 +13,7 @@ pub mod model;
 pub mod sghmc;
 pub mod sgld;
 pub mod svgd;
+pub mod tunamh;
 pub mod warmup;
 
 pub use model::Model;
