@@ -78,14 +78,14 @@ impl<T: Float> Tunamh<T> {
     /// One iteration; `true` when the proposal was accepted.
     pub fn step(&mut self, model: &mut dyn TermsModel<T>) -> bool {
         let d = self.theta.len();
-        let mut prop = vec![T::ZERO; d];
-        for j in 0..d {
-            prop[j] = self.theta[j] + T::from_f64(self.sigma) * self.rng.normal_as::<T>();
+        let mut prop = Vec::with_capacity(d);
+        for &x in &self.theta {
+            prop.push(x + T::from_f64(self.sigma) * self.rng.normal_as::<T>());
         }
         let mut sq = 0.0;
-        for j in 0..d {
-            let x = prop[j].to_f64() - self.theta[j].to_f64();
-            sq += x * x;
+        for (p, x) in prop.iter().zip(&self.theta) {
+            let diff = p.to_f64() - x.to_f64();
+            sq += diff * diff;
         }
         let m = self.bound * libm::sqrt(sq);
         let n = self.terms as f64;
