@@ -55,46 +55,46 @@ def _energy_value(value):
     return float(arr.reshape(()))
 
 
-def _energy_tramp(ud, theta, d, u):
-    cb = ffi.from_handle(ud)
-    try:
-        u[0] = _energy_value(cb.energy(_vector(theta, d, cb.dtype)))
-        return _CB_OK
-    except OutOfDomain:
-        return _CB_REJECT
-    except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: abort, re-raise later)
-        cb.exc = e
-        return _CB_ABORT
+def _trampoline(body):
+    """The C callback around ``body(cb, *args)``, which calls the user's callable and writes its
+    result into the library's memory: ``SGS_CB_OK``, ``SGS_CB_REJECT`` for :class:`OutOfDomain`,
+    else ``SGS_CB_ABORT`` with the exception kept in ``cb.exc`` for the run to re-raise."""
+
+    def tramp(ud, *args):
+        cb = ffi.from_handle(ud)
+        try:
+            body(cb, *args)
+            return _CB_OK
+        except OutOfDomain:
+            return _CB_REJECT
+        except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: abort, re-raise later)
+            cb.exc = e
+            return _CB_ABORT
+
+    return tramp
 
 
-def _grad_tramp(ud, x, d, seed, g):
-    cb = ffi.from_handle(ud)
-    try:
-        _write(g, cb.grad(_vector(x, d, cb.dtype), int(seed)), (d,), cb.dtype, "grad")
-        return _CB_OK
-    except OutOfDomain:
-        return _CB_REJECT
-    except BaseException as e:  # noqa: BLE001
-        cb.exc = e
-        return _CB_ABORT
+# Ctrl-C inside this frame (every trampoline's, the user's callable running above it) raises
+# KeyboardInterrupt there (the callback aborts the run); in the binding's own code it waits for
+# the end of the chunk (see _interrupt).
+_interrupt.CALLBACK_CODES.add(_trampoline(None).__code__)
 
 
-def _grads_tramp(ud, xs, n, d, seed, g):
-    cb = ffi.from_handle(ud)
-    try:
-        x = _vector(xs, n * d, cb.dtype).reshape(n, d)
-        _write(g, cb.grads(x, int(seed)), (n, d), cb.dtype, "grads")
-        return _CB_OK
-    except OutOfDomain:
-        return _CB_REJECT
-    except BaseException as e:  # noqa: BLE001
-        cb.exc = e
-        return _CB_ABORT
+@_trampoline
+def _energy_tramp(cb, theta, d, u):
+    u[0] = _energy_value(cb.energy(_vector(theta, d, cb.dtype)))
 
 
-# Ctrl-C inside these frames raises KeyboardInterrupt there (the callback aborts the run); in
-# the binding's own code it waits for the end of the chunk (see _interrupt).
-_interrupt.CALLBACK_CODES.update(f.__code__ for f in (_energy_tramp, _grad_tramp, _grads_tramp))
+@_trampoline
+def _grad_tramp(cb, x, d, seed, g):
+    _write(g, cb.grad(_vector(x, d, cb.dtype), int(seed)), (d,), cb.dtype, "grad")
+
+
+@_trampoline
+def _grads_tramp(cb, xs, n, d, seed, g):
+    x = _vector(xs, n * d, cb.dtype).reshape(n, d)
+    _write(g, cb.grads(x, int(seed)), (n, d), cb.dtype, "grads")
+
 
 _orphan = threading.local()
 

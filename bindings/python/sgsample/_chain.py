@@ -143,6 +143,33 @@ class _Chain(_Runner):
         return out
 
     @property
+    def iterations(self):
+        """Outer iterations done since the chain was created (``sgs_<kind>_iterations``; a
+        restored chain counts those before its export too)."""
+        return self._locked_u64("iterations")
+
+    def _locked_u64(self, name):
+        self._acquire(name)
+        try:
+            return self._u64(name)
+        finally:
+            self._lock.release()
+
+    def _u64(self, name):
+        """A ``uint64_t`` counter of the C state (``sgs_<kind>_<name>``); the lock is the
+        caller's."""
+        out = ffi.new("uint64_t *")
+        _check(self._fn(name)(self._state, out), f"sgs_{self._kind}_{name}{self._sfx}")
+        return int(out[0])
+
+    def step(self):
+        """One outer iteration; returns its C info record (a record of :attr:`INFO_DTYPE`), the
+        new position being :attr:`position`. The same as ``run(1, info=True)`` (so the same
+        draws as a run), with its errors: a callback's exception is re-raised with the chain
+        unchanged."""
+        return self.run(1, progress=False, info=True)[1][0]
+
+    @property
     def _ct(self):
         return "float *" if self._sfx else "double *"
 
@@ -246,6 +273,13 @@ class _Chain(_Runner):
         if i.iterations:
             i.accept_rate = i.accepted / i.iterations
 
+
+
+def _acceptance_rate(log_a):
+    """min(1, e^log a) per draw; NaN (the iteration ended before its ratio was complete: out of
+    the domain, or a divergence) is a proposal accepted with probability 0."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.where(np.isnan(log_a), 0.0, np.minimum(1.0, np.exp(log_a)))
 
 
 def _attach(exc, partial):
