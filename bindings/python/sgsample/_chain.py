@@ -1,4 +1,5 @@
-"""The chain samplers' common object (AMAGOLD, SGHMC, SGLD) and SGHMC and SGLD themselves."""
+"""The chain samplers' common object (AMAGOLD, SGHMC, SGLD, TunaMH) and SGHMC and SGLD
+themselves."""
 
 import math
 import os
@@ -39,9 +40,7 @@ class _Chain(_Runner):
         self._dim = d = self._theta0.size
         ws_len = self._workspace_len(d)
         self._ws = np.zeros(max(1, ws_len), dtype=self._dtype)
-        slots = {"energy": energy} if self._has_energy else {}
-        slots["gradient"] = grad
-        self._cb = _Callbacks(self._dtype, sfx, **slots)
+        self._cb = _Callbacks(self._dtype, sfx, **self._slots(grad, energy))
         ct = "float *" if sfx else "double *"
         args = [self._state, self._cfg, _ptr(ct, self._theta0), d, _ptr(ct, self._ws), ws_len]
         args += list(self._cb.fns.values()) + [self._cb.user_data]
@@ -49,6 +48,12 @@ class _Chain(_Runner):
         self._cb.reraise()
         _check(st, f"sgs_{self._kind}_init{sfx}")
         self.info = RunInfo(sampler=self._kind, seed=self.seed)
+
+    def _slots(self, grad, energy):
+        """The callback slots (``sgs_<slot>_fn``), in the order ``sgs_<kind>_init`` takes them."""
+        slots = {"energy": energy} if self._has_energy else {}
+        slots["gradient"] = grad
+        return slots
 
     def export(self):
         """The chain as bytes, without pickle, for :meth:`restore` (in this process or another,
