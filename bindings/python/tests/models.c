@@ -116,3 +116,14 @@ int32_t laplace_exact(void *ud, const double *t, const double *p, size_t d, doub
     *out = (p[0] * p[0] - t[0] * t[0]) / 2.0;
     return 0;
 }
+
+/* The same for a float chain: the coordinates widened to double, the differences in double. */
+int32_t laplace_diffs_f32(void *ud, const float *t, const float *p, size_t d,
+                          const uint64_t *idx, size_t count, double *out) {
+    (void)d;
+    const double *y = (const double *)ud;
+    for (size_t j = 0; j < count; j++) {
+        out[j] = fabs(y[idx[j]] - (double)p[0]) - fabs(y[idx[j]] - (double)t[0]);
+    }
+    return 0;
+}

@@ -116,6 +116,7 @@ SIGNATURES = {
     "mix_grads": (_V, _D, _N, _N, _S, _D),
     "laplace_diffs": (_V, _D, _D, _N, ctypes.POINTER(_S), _N, _D),
     "laplace_exact": (_V, _D, _D, _N, _D),
+    "laplace_diffs_f32": (_V, _F, _F, _N, ctypes.POINTER(_S), _N, _D),
 }
 
 

@@ -157,16 +157,29 @@ def test_bit_for_bit_the_c_library_called_directly(dtype):
     assert 0 < sum(i[5] for i in infos) < n
 
 
-def test_raw_c_callbacks_give_the_python_callbacks_bits(models):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_raw_c_callbacks_give_the_python_callbacks_bits(models, dtype):
     y = np.ascontiguousarray(Y)
-    raw = sgsample.tunamh(sgsample.Raw(models.laplace_diffs, y), [0.5], 2000, terms=N,
-                          bound=1.0, step_size=0.5, chi=0.05, chains=2, seed=9,
-                          exact=sgsample.Raw(models.laplace_exact, y))
+    diffs = models.laplace_diffs if dtype == np.float64 else models.laplace_diffs_f32
+    # `differences` alone in C (no exact part): a Python `exact` beside a Raw callback with user
+    # data is refused (one user_data per sampler), so both-in-C is the float64 case below.
+    raw = sgsample.tunamh(sgsample.Raw(diffs, y), [0.5], 2000, terms=N, bound=1.0,
+                          step_size=0.5, chi=0.05, chains=2, seed=9, dtype=dtype)
     py = sgsample.tunamh(DIFFS, [0.5], 2000, terms=N, bound=1.0, step_size=0.5, chi=0.05,
-                         chains=2, seed=9, exact=M.laplace_exact)
+                         chains=2, seed=9, dtype=dtype)
     np.testing.assert_array_equal(raw.samples, py.samples)
     for k in py.sample_stats:
         np.testing.assert_array_equal(raw.sample_stats[k], py.sample_stats[k])
+    if dtype == np.float64:  # both callbacks in C, sharing the data as user data
+        both = sgsample.tunamh(sgsample.Raw(diffs, y), [0.5], 2000, terms=N, bound=1.0,
+                               step_size=0.5, chi=0.05, chains=2, seed=9,
+                               exact=sgsample.Raw(models.laplace_exact, y))
+        ref = sgsample.tunamh(DIFFS, [0.5], 2000, terms=N, bound=1.0, step_size=0.5, chi=0.05,
+                              chains=2, seed=9, exact=M.laplace_exact)
+        np.testing.assert_array_equal(both.samples, ref.samples)
+    with pytest.raises(TypeError, match="sgs_differences_fn"):  # float32 function, float64 chain
+        sgsample.TunaMH(sgsample.Raw(models.laplace_diffs_f32, y), [0.5], terms=N, bound=1.0,
+                        step_size=0.1)
     with pytest.raises(TypeError, match="sgs_differences_fn"):
         sgsample.TunaMH(sgsample.Raw(models.dw_grad), [0.5], terms=N, bound=1.0, step_size=0.1)
     with pytest.raises(TypeError, match="sgs_exact_difference_fn"):
@@ -487,6 +500,20 @@ def test_restore_needs_the_callbacks_the_chain_had():
     with pytest.raises(sgsample.InvalidInput) as e:
         sgsample.SGLD.restore(data, M.dw_grad)
     assert e.value.name == "SGS_ERR_CHECKPOINT_MISMATCH"
+
+
+def test_counters_from_a_callback_are_busy():
+    c = make()
+
+    def diffs(t, p, idx):
+        c.evaluations  # the chain is running: SGS_ERR_BUSY, re-raised from the run
+        return DIFFS(t, p, idx)
+
+    c._cb.py.diffs = diffs
+    with pytest.raises(sgsample.InvalidInput) as e:
+        c.run(50)
+    assert e.value.name == "SGS_ERR_BUSY"
+    assert c.iterations == c.info.iterations  # what ran is counted once
 
 
 def test_copy_is_independent_and_continues_the_same():
