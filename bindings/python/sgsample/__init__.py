@@ -1,8 +1,8 @@
 """sgsample: exact stochastic-gradient sampling through the sgsample C library.
 
-The samplers (AMAGOLD, SGHMC, SGLD, SVGD / RBM-SVGD) run in the C library shipped inside this
-package (``libsgsample.so``, built by cargo at install time); this module is a thin cffi (ABI mode)
-layer over the same C ABI that C users call. Every declaration comes from the shipped
+The samplers (AMAGOLD, SGHMC, SGLD, TunaMH, SVGD / RBM-SVGD) run in the C library shipped inside
+this package (``libsgsample.so``, built by cargo at install time); this module is a thin cffi (ABI
+mode) layer over the same C ABI that C users call. Every declaration comes from the shipped
 ``sgsample.h`` (read by ``sgsample._header``); every state is allocated from the library's own
 ``sgs_*_state_size()`` / ``sgs_*_state_align()`` answers.
 
@@ -16,7 +16,8 @@ Quick start::
     res.info[0]                # RunInfo(sampler='amagold', iterations=2000, accepted=..., ...)
 
 Callbacks are Python functions (``grad(theta, seed) -> ndarray``, ``energy(theta) -> float``,
-``grads(X, seed) -> ndarray`` for SVGD, ``X`` of shape (N, d)) or :class:`Raw` C function
+``grads(X, seed) -> ndarray`` for SVGD, ``X`` of shape (N, d); TunaMH's ``differences(theta,
+proposal, indices) -> ndarray`` and ``exact(theta, proposal) -> float``) or :class:`Raw` C function
 pointers with a user-data pointer (cffi or ctypes functions, numba ``cfunc``, symbols of a compiled
 library), which run without the interpreter. An exception raised in a Python callback makes it
 return ``SGS_CB_ABORT``; the sampler stops with the chain at its last accepted state and the
@@ -30,9 +31,9 @@ raises :class:`InvalidInput` ``SGS_ERR_BUSY``. Long runs are cut into chunks of 
 
 # The package's modules, by responsibility: _lib (the loaded library, errors, argument checks),
 # _callbacks (trampolines, Raw), _runner (state memory, configs, locking, chunked runs), _chain
-# (the chain object, SGHMC, SGLD), _amagold, _multi (several chains per call), _batch (K chains
-# in lockstep), _noise (seed-derived draws), _svgd, _stats,
-# _draws, _results. Every public name is re-exported here, where it has always been.
+# (the chain object, SGHMC, SGLD), _amagold, _tunamh, _multi (several chains per call), _batch (K
+# chains in lockstep), _noise (seed-derived draws), _svgd, _stats, _draws, _results. Every
+# public name is re-exported here, where it has always been.
 from . import _header  # noqa: F401  (sgsample._header: the header parser, used by the tests)
 from ._amagold import (AMAGOLD, WarmupReport, _adapt_mass_alias, _MASS_NAMES,  # noqa: F401
                        _PHASE_NAMES, _REASON_NAMES, _reason_names, _report_of, _VERDICT_NAMES,
@@ -43,12 +44,13 @@ from ._draws import (DRAWS_STATS_DTYPE, SUSPECT_REASONS, Summary, Verdict, diagn
                      ess_bulk, ess_tail, mcse_quantile, rhat_rank, summary)
 from ._lib import (HEADER_PATH, LIBRARY_PATH, STATUS_NAMES, Error, InvalidInput,  # noqa: F401
                    OutOfDomain, __version__, ffi, header, lib, version)
-from ._multi import amagold, sghmc, sgld  # noqa: F401
+from ._multi import amagold, sghmc, sgld, tunamh  # noqa: F401
 from ._results import Partial, Result, RunInfo  # noqa: F401
 from ._stats import Stats, ess, ess_flags, rhat  # noqa: F401
 from ._noise import minibatch, normal, uniform  # noqa: F401
 from ._svgd import SVGD, ksd, svgd  # noqa: F401
 from ._thin import stein_thin  # noqa: F401
+from ._tunamh import TunaMH  # noqa: F401
 
 # Every #define of the header (SGS_CB_OK, SGS_KERNEL_GAUSSIAN, ...) and every status code.
 globals().update(header.defines)
@@ -59,7 +61,7 @@ __all__ = [
     "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "ksd", "minibatch", "version", "Stats", "ess",
     "ess_flags", "rhat", "summary", "Summary", "rhat_rank", "ess_bulk", "ess_tail", "mcse_quantile",
     "diagnose", "Verdict", "WarmupReport", "warmup_compare", "Partial", "normal", "uniform",
-    "stein_thin",
+    "stein_thin", "TunaMH", "tunamh",
 ]
 
 # The objects keep the names they have always had (``sgsample.AMAGOLD``, also in reprs, help and

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._chain import _Chain
+from ._chain import _acceptance_rate, _Chain
 from ._lib import _STATUS, _c_dtype, Error, InvalidInput, _check, _invalid, _no_complex, ffi, header, lib
 from ._runner import _config, _ptr
 
@@ -314,14 +314,10 @@ class AMAGOLD(_Chain):
 
     @staticmethod
     def _sample_stats(infos):
-        log_a = infos["log_accept"]
-        with np.errstate(over="ignore", invalid="ignore"):
-            # NaN (the trajectory left the domain) is a proposal accepted with probability 0.
-            rate = np.where(np.isnan(log_a), 0.0, np.minimum(1.0, np.exp(log_a)))
         return {
             "diverging": infos["outcome"] == header.defines["SGS_OUTCOME_DIVERGENT"],
             "accepted": infos["accepted"].astype(bool),
-            "acceptance_rate": rate,
+            "acceptance_rate": _acceptance_rate(infos["log_accept"]),
             "step_size": infos["step_size"].copy(),
             "energy": infos["energy"].copy(),
             "lp": -infos["energy"],

@@ -20,10 +20,11 @@ class _Py:
     re-raises the error of its own callbacks (a run's callbacks run on the thread that called
     it)."""
 
-    __slots__ = ("energy", "grad", "grads", "dtype", "_local", "__weakref__")
+    __slots__ = ("energy", "grad", "grads", "diffs", "exact", "dtype", "_local", "__weakref__")
 
     def __init__(self, energy, grad, grads, dtype):
         self.energy, self.grad, self.grads, self.dtype = energy, grad, grads, dtype
+        self.diffs = self.exact = None  # TunaMH's differences(theta, proposal, indices), exact
         self._local = threading.local()
 
     @property
@@ -46,55 +47,72 @@ def _write(out, value, shape, dtype, what):
     ffi.memmove(out, arr, arr.nbytes)
 
 
-def _energy_value(value):
+def _energy_value(value, what="energy"):
     # A number, a 0-d array or an array of one element (e.g. `x @ A @ x` on a (1, d) row, or a
     # sum with keepdims): numpy 2 refuses float() on the last; anything larger is an error.
-    arr = _real_array(value, "energy").astype(np.float64, copy=False)
+    arr = _real_array(value, what).astype(np.float64, copy=False)
     if arr.size != 1:
-        raise ValueError(f"energy returned shape {arr.shape}, expected a scalar")
+        raise ValueError(f"{what} returned shape {arr.shape}, expected a scalar")
     return float(arr.reshape(()))
 
 
-def _energy_tramp(ud, theta, d, u):
-    cb = ffi.from_handle(ud)
-    try:
-        u[0] = _energy_value(cb.energy(_vector(theta, d, cb.dtype)))
-        return _CB_OK
-    except OutOfDomain:
-        return _CB_REJECT
-    except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: abort, re-raise later)
-        cb.exc = e
-        return _CB_ABORT
+def _trampoline(body):
+    """The C callback around ``body(cb, *args)``, which calls the user's callable and writes its
+    result into the library's memory: ``SGS_CB_OK``, ``SGS_CB_REJECT`` for :class:`OutOfDomain`,
+    else ``SGS_CB_ABORT`` with the exception kept in ``cb.exc`` for the run to re-raise."""
+
+    def tramp(ud, *args):
+        cb = ffi.from_handle(ud)
+        try:
+            body(cb, *args)
+            return _CB_OK
+        except OutOfDomain:
+            return _CB_REJECT
+        except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: abort, re-raise later)
+            cb.exc = e
+            return _CB_ABORT
+
+    return tramp
 
 
-def _grad_tramp(ud, x, d, seed, g):
-    cb = ffi.from_handle(ud)
-    try:
-        _write(g, cb.grad(_vector(x, d, cb.dtype), int(seed)), (d,), cb.dtype, "grad")
-        return _CB_OK
-    except OutOfDomain:
-        return _CB_REJECT
-    except BaseException as e:  # noqa: BLE001
-        cb.exc = e
-        return _CB_ABORT
+# Ctrl-C inside this frame (every trampoline's, the user's callable running above it) raises
+# KeyboardInterrupt there (the callback aborts the run); in the binding's own code it waits for
+# the end of the chunk (see _interrupt).
+_interrupt.CALLBACK_CODES.add(_trampoline(None).__code__)
 
 
-def _grads_tramp(ud, xs, n, d, seed, g):
-    cb = ffi.from_handle(ud)
-    try:
-        x = _vector(xs, n * d, cb.dtype).reshape(n, d)
-        _write(g, cb.grads(x, int(seed)), (n, d), cb.dtype, "grads")
-        return _CB_OK
-    except OutOfDomain:
-        return _CB_REJECT
-    except BaseException as e:  # noqa: BLE001
-        cb.exc = e
-        return _CB_ABORT
+@_trampoline
+def _energy_tramp(cb, theta, d, u):
+    u[0] = _energy_value(cb.energy(_vector(theta, d, cb.dtype)))
 
 
-# Ctrl-C inside these frames raises KeyboardInterrupt there (the callback aborts the run); in
-# the binding's own code it waits for the end of the chunk (see _interrupt).
-_interrupt.CALLBACK_CODES.update(f.__code__ for f in (_energy_tramp, _grad_tramp, _grads_tramp))
+@_trampoline
+def _grad_tramp(cb, x, d, seed, g):
+    _write(g, cb.grad(_vector(x, d, cb.dtype), int(seed)), (d,), cb.dtype, "grad")
+
+
+@_trampoline
+def _grads_tramp(cb, xs, n, d, seed, g):
+    x = _vector(xs, n * d, cb.dtype).reshape(n, d)
+    _write(g, cb.grads(x, int(seed)), (n, d), cb.dtype, "grads")
+
+
+_U64 = np.dtype(np.uint64)
+
+
+@_trampoline
+def _diffs_tramp(cb, theta, proposal, d, indices, count, out):
+    # The differences are float64 whatever the chain's dtype (the C callback's `double *`).
+    value = cb.diffs(_vector(theta, d, cb.dtype), _vector(proposal, d, cb.dtype),
+                     _vector(indices, count, _U64))
+    _write(out, value, (count,), np.float64, "differences")
+
+
+@_trampoline
+def _exact_tramp(cb, theta, proposal, d, out):
+    out[0] = _energy_value(cb.exact(_vector(theta, d, cb.dtype), _vector(proposal, d, cb.dtype)),
+                           "exact")
+
 
 _orphan = threading.local()
 
@@ -113,6 +131,8 @@ _TRAMPOLINES = {
         ("sgs_energy_fn" + suffix, _energy_tramp),
         ("sgs_gradient_fn" + suffix, _grad_tramp),
         ("sgs_gradients_fn" + suffix, _grads_tramp),
+        ("sgs_differences_fn" + suffix, _diffs_tramp),
+        ("sgs_exact_difference_fn" + suffix, _exact_tramp),
     )
 }
 
@@ -199,11 +219,11 @@ class Raw:
     ``fn``: a cffi function pointer, a ctypes function (a ``CFUNCTYPE`` instance, or a symbol of
     a ``ctypes.CDLL`` whose ``argtypes`` and ``restype`` are set), a numba ``cfunc``, or an int
     address. Its type is checked against the slot it is given to (``energy``, ``grad``,
-    ``grads``, batched, float64 or float32): a cffi function by ``ffi.typeof``, a ctypes or
-    numba one by its ``argtypes``/``restype``; a mismatch (e.g. a gradient in the energy slot,
-    a float32 function for a float64 chain), or a ctypes symbol without ``argtypes``, is a
-    ``TypeError``. **An int address is the escape hatch**: it is not checked, and a wrong one
-    crashes the process.
+    ``grads``, TunaMH's ``differences`` and ``exact``, batched, float64 or float32): a cffi
+    function by ``ffi.typeof``, a ctypes or numba one by its ``argtypes``/``restype``; a
+    mismatch (e.g. a gradient in the energy slot, a float32 function for a float64 chain), or a
+    ctypes symbol without ``argtypes``, is a ``TypeError``. **An int address is the escape
+    hatch**: it is not checked, and a wrong one crashes the process.
 
     ``user_data``: ``None``, or the memory the callback receives as its ``void *``: a numpy
     array (its data, as it is: no copy or conversion, so the callback reads and may write the
@@ -213,7 +233,8 @@ class Raw:
     buffer; ``ctypes.pointer(x)``, ``c_void_p``, ``c_char_p``: the memory pointed to), a cffi
     pointer/array (the memory pointed to) or struct; or an int address (unchecked). Anything
     else is a ``TypeError``. The same user data goes to every callback of one sampler, so give
-    ``energy`` and ``grad`` the same ``user_data`` (the first one is used).
+    ``energy`` and ``grad`` (TunaMH: ``exact`` and ``differences``) the same ``user_data``
+    (the first one given is used).
 
     Both objects are kept alive by this ``Raw``, which the sampler keeps alive as long as its
     state; the attributes are read-only, so that nothing the C state reads can be swapped or
@@ -290,6 +311,11 @@ def _fn_address(fn):
                     f"address, got {type(fn).__name__}")
 
 
+# The callback slot (the C type's name, sgs_<slot>_fn) → the _Py attribute holding its callable.
+_PY_SLOTS = {"energy": "energy", "gradient": "grad", "gradients": "grads",
+             "differences": "diffs", "exact_difference": "exact"}
+
+
 def _c_callback(obj, kind, suffix, py):
     """(function pointer cdata, user-data address or None) for one callback slot."""
     cname = f"sgs_{kind}_fn{suffix}"
@@ -299,9 +325,10 @@ def _c_callback(obj, kind, suffix, py):
         obj._check_type(cname)
         return ffi.cast(cname, obj.address), obj.user_data_address
     if callable(obj):
-        setattr(py, {"energy": "energy", "gradient": "grad", "gradients": "grads"}[kind], obj)
+        setattr(py, _PY_SLOTS[kind], obj)
         return _TRAMPOLINES[cname], None
-    raise TypeError(f"{kind} callback must be callable or sgsample.Raw, got {type(obj).__name__}")
+    name = "exact" if kind == "exact_difference" else kind  # TunaMH's argument is `exact`
+    raise TypeError(f"{name} callback must be callable or sgsample.Raw, got {type(obj).__name__}")
 
 
 class _Callbacks:

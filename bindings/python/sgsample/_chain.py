@@ -1,4 +1,5 @@
-"""The chain samplers' common object (AMAGOLD, SGHMC, SGLD) and SGHMC and SGLD themselves."""
+"""The chain samplers' common object (AMAGOLD, SGHMC, SGLD, TunaMH) and SGHMC and SGLD
+themselves."""
 
 import math
 import os
@@ -39,9 +40,7 @@ class _Chain(_Runner):
         self._dim = d = self._theta0.size
         ws_len = self._workspace_len(d)
         self._ws = np.zeros(max(1, ws_len), dtype=self._dtype)
-        slots = {"energy": energy} if self._has_energy else {}
-        slots["gradient"] = grad
-        self._cb = _Callbacks(self._dtype, sfx, **slots)
+        self._cb = _Callbacks(self._dtype, sfx, **self._slots(grad, energy))
         ct = "float *" if sfx else "double *"
         args = [self._state, self._cfg, _ptr(ct, self._theta0), d, _ptr(ct, self._ws), ws_len]
         args += list(self._cb.fns.values()) + [self._cb.user_data]
@@ -49,6 +48,12 @@ class _Chain(_Runner):
         self._cb.reraise()
         _check(st, f"sgs_{self._kind}_init{sfx}")
         self.info = RunInfo(sampler=self._kind, seed=self.seed)
+
+    def _slots(self, grad, energy):
+        """The callback slots (``sgs_<slot>_fn``), in the order ``sgs_<kind>_init`` takes them."""
+        slots = {"energy": energy} if self._has_energy else {}
+        slots["gradient"] = grad
+        return slots
 
     def export(self):
         """The chain as bytes, without pickle, for :meth:`restore` (in this process or another,
@@ -141,6 +146,33 @@ class _Chain(_Runner):
             self._lock.release()
         _check(st, "position")
         return out
+
+    @property
+    def iterations(self):
+        """Outer iterations done since the chain was created (``sgs_<kind>_iterations``; a
+        restored chain counts those before its export too)."""
+        return self._locked_u64("iterations")
+
+    def _locked_u64(self, name):
+        self._acquire(name)
+        try:
+            return self._u64(name)
+        finally:
+            self._lock.release()
+
+    def _u64(self, name):
+        """A ``uint64_t`` counter of the C state (``sgs_<kind>_<name>``); the lock is the
+        caller's."""
+        out = ffi.new("uint64_t *")
+        _check(self._fn(name)(self._state, out), f"sgs_{self._kind}_{name}{self._sfx}")
+        return int(out[0])
+
+    def step(self):
+        """One outer iteration; returns its C info record (a record of :attr:`INFO_DTYPE`), the
+        new position being :attr:`position`. The same as ``run(1, info=True)`` (so the same
+        draws as a run), with its errors: a callback's exception is re-raised with the chain
+        unchanged."""
+        return self.run(1, progress=False, info=True)[1][0]
 
     @property
     def _ct(self):
@@ -246,6 +278,13 @@ class _Chain(_Runner):
         if i.iterations:
             i.accept_rate = i.accepted / i.iterations
 
+
+
+def _acceptance_rate(log_a):
+    """min(1, e^log a) per draw; NaN (the iteration ended before its ratio was complete: out of
+    the domain, or a divergence) is a proposal accepted with probability 0."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.where(np.isnan(log_a), 0.0, np.minimum(1.0, np.exp(log_a)))
 
 
 def _attach(exc, partial):

@@ -7,8 +7,9 @@ checksummed, docs/design.md "Checkpoints"), behind a small header of what the bi
 checkpoint into it (``sgs_<kind>_import``): O(1), no iteration is run again, and the chain
 continues bit for bit as the exported one would. The header carries what the C checkpoint does
 not: the C config ``init`` needs (the checkpoint replaces it, but the binding sizes its workspace
-and reports ``seed``, ``warmup`` from it), the start (``theta0``), the dtype, and the Python
-totals of ``.info`` (iterations, accepted, divergences, seconds, step size, phase).
+and reports ``seed``, ``warmup`` from it), the start (``theta0``), the dtype, the Python
+totals of ``.info`` (iterations, accepted, divergences, seconds, step size, phase), and (since
+0.6) the callback slots the chain had, which :func:`restore` must be given again.
 
 Layout: ``MAGIC``, a little-endian uint32 length, a JSON header, the start's raw bytes
 (little-endian), then the C checkpoint (``c_offset``, ``c_len`` in the header). Any byte order
@@ -46,9 +47,14 @@ def export(chain):
     info = {k: getattr(chain.info, k) for k in _INFO}
     head = {"format": FORMAT, "sgsample": __version__, "sampler": kind,
             "dtype": chain.dtype.name, "dim": chain.dim, "config": cfg, "info": info,
-            "c_offset": len(theta0), "c_len": len(c_bytes)}
+            "callbacks": _given(chain), "c_offset": len(theta0), "c_len": len(c_bytes)}
     text = json.dumps(head, allow_nan=False).encode()
     return MAGIC + struct.pack("<I", len(text)) + text + theta0 + c_bytes
+
+
+def _given(chain):
+    """The callback slots the chain was made with (TunaMH's ``exact`` is optional)."""
+    return sorted(k for k, f in chain._cb.fns.items() if f != ffi.NULL)
 
 
 def _read(data, cls):
@@ -98,6 +104,12 @@ def restore(cls, data, callbacks):
     for name, value in cfg_values.items():
         setattr(cfg, name, value)
     chain = cls._from_config(callbacks, theta0, dtype, cfg)
+    # Recorded since 0.6 (earlier exports: every slot was required): a chain restored without
+    # a callback it had, or with one it had not, would sample another target.
+    recorded = head.get("callbacks")
+    if recorded is not None and sorted(recorded) != _given(chain):
+        raise TypeError(f"{where}: the exported chain had the callbacks {sorted(recorded)}, "
+                        f"the restored one would have {_given(chain)}")
     blob = ffi.from_buffer(body[c_offset:])
     chain._acquire(where)
     try:

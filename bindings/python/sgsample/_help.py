@@ -5,8 +5,9 @@ from . import _options as o
 from ._amagold import _MASS_NAMES, AMAGOLD
 from ._chain import SGHMC, SGLD
 from ._lib import header, lib
-from ._multi import amagold, sghmc, sgld
+from ._multi import amagold, sghmc, sgld, tunamh
 from ._svgd import _SVGD_ENUMS, SVGD, svgd
+from ._tunamh import TunaMH
 
 _AMAGOLD_ENUMS = {
     "variant": {"reversible": header.defines["SGS_VARIANT_REVERSIBLE"],
@@ -33,6 +34,15 @@ for cls, fn, kind in ((SGHMC, sghmc, "sghmc"), (SGLD, sgld, "sgld")):
                + [o.P("step_size"), o.DTYPE])
     o.document(fn, kind, columns, enums, before=o.positional("grad", "theta0", "draws") + _MULTI
                + _RUN + [o.P("step_size")])
+# TunaMH: terms and bound are sgs_tunamh_config_default's arguments (no default: required).
+_TUNAMH_COLUMNS = [("(the C defaults)", lib.sgs_tunamh_config_default(0.1, 1, 1.0))]
+_TUNAMH_REQUIRED = [o.P("terms"), o.P("bound"), o.P("step_size")]
+o.document(TunaMH, "tunamh", _TUNAMH_COLUMNS, before=o.positional("differences", "theta0")
+           + _TUNAMH_REQUIRED, after=[o.P("exact", None), o.DTYPE], required=("terms", "bound"))
+o.document(tunamh, "tunamh", _TUNAMH_COLUMNS, before=o.positional("differences", "theta0", "draws")
+           + _TUNAMH_REQUIRED + _MULTI, after=[o.P("exact", None), o.P("sample_stats", True),
+                                               o.P("progress", None)],
+           required=("terms", "bound"))
 _SVGD_COLUMNS = [("(the C defaults)", lib.sgs_svgd_config_default(1, 0.1))]
 o.document(SVGD, "svgd", _SVGD_COLUMNS, _SVGD_ENUMS,
            before=o.positional("particles") + [o.P("grad", None, _POS), o.P("grads", None),

@@ -41,9 +41,11 @@ def version():
 # ---------------------------------------------------------------------------------------------
 # Errors
 
-# Statuses that are about what happened during sampling rather than about the arguments.
+# Statuses that are about what happened during sampling rather than about the arguments (a
+# TunaMH difference past the declared bound is the model breaking its contract mid-run, not a
+# bad argument: the bound itself, when invalid, is SGS_ERR_INVALID_BOUND, an InvalidInput).
 _RUNTIME = {"SGS_ERR_CALLBACK_ABORTED", "SGS_ERR_NON_FINITE", "SGS_ERR_GRADIENT_REJECTED",
-            "SGS_ERR_INITIAL_ENERGY_REJECTED"}
+            "SGS_ERR_INITIAL_ENERGY_REJECTED", "SGS_ERR_BOUND_EXCEEDED"}
 
 
 class Error(Exception):
@@ -64,9 +66,9 @@ class InvalidInput(Error, ValueError):
 class OutOfDomain(Exception):
     """Raise inside a Python callback: the point is outside the target (``SGS_CB_REJECT``).
 
-    AMAGOLD, SGHMC and SGLD reject the proposal and go on. SVGD has no proposal to reject: the
-    run stops with :class:`Error` ``SGS_ERR_GRADIENT_REJECTED``, the particles those after the
-    last completed iteration."""
+    AMAGOLD, SGHMC, SGLD and TunaMH reject the proposal and go on. SVGD has no proposal to
+    reject: the run stops with :class:`Error` ``SGS_ERR_GRADIENT_REJECTED``, the particles those
+    after the last completed iteration."""
 
 
 def _check(status, where):

@@ -1,4 +1,4 @@
-"""Several chains per call: :func:`amagold`, :func:`sghmc`, :func:`sgld`."""
+"""Several chains per call: :func:`amagold`, :func:`sghmc`, :func:`sgld`, :func:`tunamh`."""
 
 import numpy as np
 
@@ -8,6 +8,7 @@ from ._chain import SGHMC, SGLD
 from ._lib import _count, _invalid, _real_array
 from ._results import Partial, Result
 from ._runner import _fresh_seed
+from ._tunamh import TunaMH
 
 
 def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw, keep_warmup=False,
@@ -129,8 +130,9 @@ _OPTIONS_DOC = """
 
     Stopped early (a callback's exception, Ctrl-C), the exception carries ``.partial``
     (:class:`Partial`): the finished chains' draws and the draws the unfinished one had made,
-    with exact per-chain totals.
+    with exact per-chain totals."""
 
+_VECTORIZED_DOC = """
     ``vectorized=True``: the callbacks take all the chains that need a value at once and the
     ``chains`` chains run in lockstep through the C library's ``run_batch`` (one interpreter
     call per round for all chains, not one per chain): ``grad(X, seeds)`` with ``X`` of shape
@@ -178,6 +180,22 @@ def sgld(grad, theta0, draws, *, chains=1, seed=None, stream=0, dtype=np.float64
                    sample_stats, progress, vectorized)
 
 
-for _f in (amagold, sghmc, sgld):
+def tunamh(differences, theta0, draws, *, terms, bound, step_size, chains=1, seed=None, stream=0,
+           dtype=np.float64, sample_stats=True, progress=None, **kw):
+    """``chains`` TunaMH chains (streams ``stream``, ``stream+1``, …) → :class:`Result`; the
+    callbacks and options as for :class:`TunaMH` (no warm-up: every iteration is a draw).
+    ``sample_stats`` (per draw): ``diverging``, ``accepted``, ``acceptance_rate`` =
+    min(1, e^log_ratio), ``log_ratio``, ``evaluations`` (the term differences the iteration
+    asked for), ``kept`` (those in the ratio), ``full_pass``; ``info[c].evaluations``: chain
+    c's total. No ``vectorized`` mode (the C library has no batched TunaMH).
+    """
+    kw.update(terms=terms, bound=bound, step_size=step_size)
+    return _chains(TunaMH, (differences,), theta0, draws, chains, seed, stream, dtype, kw, False,
+                   sample_stats, progress)
+
+
+for _f in (amagold, sghmc, sgld, tunamh):
     _f.__doc__ = _f.__doc__.rstrip() + "\n" + _OPTIONS_DOC
+    if _f is not tunamh:
+        _f.__doc__ += "\n" + _VECTORIZED_DOC
 del _f

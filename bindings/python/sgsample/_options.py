@@ -35,13 +35,16 @@ def _value(name, cfg, enums):
     return names.get(value, value)
 
 
-def options_doc(kind, columns, enums=None):
+def options_doc(kind, columns, enums=None, required=()):
     """An "Options" section: one line per option, its default under each configuration
-    (``columns``: ``[(label, config cdata), …]``)."""
+    (``columns``: ``[(label, config cdata), …]``), or "required" for those in ``required``
+    (TunaMH's ``terms`` and ``bound``: the C default function's arguments, no default)."""
     labels = " | ".join(label for label, _ in columns)
     lines = [f"Options (keywords; defaults {labels}):"]
     for name in fields(kind):
-        if name == "seed":
+        if name in required:
+            shown = "required"
+        elif name == "seed":
             shown = "None (a fresh 64-bit seed from the operating system, reported as .seed)"
         else:
             shown = " | ".join(_shown(name, getattr(cfg, name), enums) for _, cfg in columns)
@@ -49,7 +52,7 @@ def options_doc(kind, columns, enums=None):
     return "\n".join(lines)
 
 
-def document(obj, kind, columns, enums=None, before=(), after=(), skip=()):
+def document(obj, kind, columns, enums=None, before=(), after=(), skip=(), required=()):
     """Sets ``obj.__signature__`` (positional ``before`` parameters, then every option as a
     keyword with the first column's default, then ``after``) and appends the Options section
     to its docstring."""
@@ -62,7 +65,7 @@ def document(obj, kind, columns, enums=None, before=(), after=(), skip=()):
     params += list(after)
     obj.__signature__ = inspect.Signature(params)
     doc = inspect.cleandoc(obj.__doc__ or "")
-    obj.__doc__ = doc + "\n\n" + options_doc(kind, columns, enums)
+    obj.__doc__ = doc + "\n\n" + options_doc(kind, columns, enums, required)
 
 
 def P(name, default=inspect.Parameter.empty, kind=inspect.Parameter.KEYWORD_ONLY):

@@ -30,11 +30,13 @@ class RunInfo:
     warmup_report: Optional["WarmupReport"] = None
     # The seed the sampler was made with (given, or fresh): pass it again to repeat the run.
     seed: Optional[int] = None
+    # TunaMH: the term differences asked for (what a data budget counts); None for the others.
+    evaluations: Optional[int] = None
 
 
 @dataclass
 class Result:
-    """What :func:`amagold`, :func:`sghmc` and :func:`sgld` return.
+    """What :func:`amagold`, :func:`sghmc`, :func:`sgld` and :func:`tunamh` return.
 
     ``samples``: the post-warm-up draws, ``(chains, draws, dim)``. ``info``: one
     :class:`RunInfo` per chain (totals of the whole chain, warm-up included). ``seed``: the seed
@@ -42,7 +44,9 @@ class Result:
     here so that the run can be repeated. ``sample_stats``: per draw, a dict of ``(chains,
     draws)`` arrays from each iteration's C info record (:func:`amagold`: ``diverging``,
     ``accepted``, ``acceptance_rate`` = min(1, e^log a), ``step_size``, ``energy`` (U at the
-    chain's state), ``lp`` (−U), ``n_steps`` (inner steps); SGHMC/SGLD: ``diverging``); None
+    chain's state), ``lp`` (−U), ``n_steps`` (inner steps); SGHMC/SGLD: ``diverging``;
+    :func:`tunamh`: ``diverging``, ``accepted``, ``acceptance_rate``, ``log_ratio``,
+    ``evaluations``, ``kept``, ``full_pass``); None
     with ``sample_stats=False``. ``warmup_samples`` / ``warmup_sample_stats``: the warm-up's
     draws and their stats, only with ``keep_warmup=True`` (else None). ``warmup``: for AMAGOLD
     runs with a warm-up, the chains' :class:`WarmupReport` compared (:func:`warmup_compare`),

@@ -40,7 +40,7 @@ def _fresh_seed():
     return secrets.randbits(64)
 
 
-def _config(kind, default_args, options, enums=None, default=None):
+def _config(kind, default_args, options, enums=None, default=None, names=None):
     # No seed given (or None): a fresh one, reported as the sampler's .seed, never a fixed 0
     # that would give every "independent" run the same draws.
     options = dict(options)
@@ -55,7 +55,8 @@ def _config(kind, default_args, options, enums=None, default=None):
     except (OverflowError, TypeError) as e:
         # A negative count or a value of the wrong type: cffi refuses it before the library sees
         # it; raise the binding's InvalidInput (a ValueError), as for the library's own checks.
-        names = ("batch_size", "step_size") if kind == "svgd" else ("step_size",)
+        # ``names``: the default function's parameters (TunaMH: step_size, terms, bound).
+        names = names or (("batch_size", "step_size") if kind == "svgd" else ("step_size",))
         given = ", ".join(f"{k}={v!r}" for k, v in zip(names, default_args))
         raise _invalid(where, f"{given}: {e}") from None
     fields = {name for _, name, _ in header.structs[f"sgs_{kind}_config"]}

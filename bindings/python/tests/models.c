@@ -97,3 +97,33 @@ int32_t gauss_grad(void *ud, const double *t, size_t d, uint64_t seed, double *g
     }
     return 0;
 }
+
+/* TunaMH's Laplace location model (tests/tunamh.rs): terms |y_i - theta| (bound 1), the data
+   y behind user_data, and the N(0, 1) prior as the exact part. */
+int32_t laplace_diffs(void *ud, const double *t, const double *p, size_t d, const uint64_t *idx,
+                      size_t count, double *out) {
+    (void)d;
+    const double *y = (const double *)ud;
+    for (size_t j = 0; j < count; j++) {
+        out[j] = fabs(y[idx[j]] - p[0]) - fabs(y[idx[j]] - t[0]);
+    }
+    return 0;
+}
+
+int32_t laplace_exact(void *ud, const double *t, const double *p, size_t d, double *out) {
+    (void)ud;
+    (void)d;
+    *out = (p[0] * p[0] - t[0] * t[0]) / 2.0;
+    return 0;
+}
+
+/* The same for a float chain: the coordinates widened to double, the differences in double. */
+int32_t laplace_diffs_f32(void *ud, const float *t, const float *p, size_t d,
+                          const uint64_t *idx, size_t count, double *out) {
+    (void)d;
+    const double *y = (const double *)ud;
+    for (size_t j = 0; j < count; j++) {
+        out[j] = fabs(y[idx[j]] - (double)p[0]) - fabs(y[idx[j]] - (double)t[0]);
+    }
+    return 0;
+}

@@ -68,6 +68,28 @@ def mix_grads(X, seed):
     return out
 
 
+def laplace_data(n):
+    """tests/tunamh.rs's data: n points spread over [-1, 3) by the golden ratio."""
+    return ((np.arange(n) * 0.6180339887) % 1.0 - 0.5) * 4.0 + 1.0
+
+
+def laplace_diffs(y):
+    """TunaMH's differences for the terms |y_i − θ| (each 1-Lipschitz: bound 1)."""
+
+    def differences(t, p, idx):
+        yi = y[idx]
+        return np.abs(yi - p[0]) - np.abs(yi - t[0])
+
+    return differences
+
+
+def laplace_exact(t, p):
+    """The N(0, 1) prior's difference U₀(p) − U₀(t), in double as models.c computes it (also
+    for float32 coordinates)."""
+    tt, pp = float(t[0]), float(p[0])
+    return (pp * pp - tt * tt) / 2.0
+
+
 def failing_at(n, fn, exc=None):
     """``fn``, raising ``exc`` (a RuntimeError "boom" by default) at its ``n``-th call instead: a
     callback that fails in the middle of a run."""
@@ -92,6 +114,9 @@ SIGNATURES = {
     "dw_grad": (_V, _D, _N, _S, _D), "count_grad": (_V, _D, _N, _S, _D),
     "gauss_grad": (_V, _D, _N, _S, _D), "dw_grad_f32": (_V, _F, _N, _S, _F),
     "mix_grads": (_V, _D, _N, _N, _S, _D),
+    "laplace_diffs": (_V, _D, _D, _N, ctypes.POINTER(_S), _N, _D),
+    "laplace_exact": (_V, _D, _D, _N, _D),
+    "laplace_diffs_f32": (_V, _F, _F, _N, ctypes.POINTER(_S), _N, _D),
 }
 
 

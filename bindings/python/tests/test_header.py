@@ -13,7 +13,8 @@ from sgsample import _header, ffi, header, lib
 
 from conftest import REPO
 
-STATES = [f"{s}{sfx}" for s in ("amagold", "sghmc", "sgld", "svgd") for sfx in ("", "_f32")]
+STATES = [f"{s}{sfx}" for s in ("amagold", "sghmc", "sgld", "tunamh", "svgd")
+          for sfx in ("", "_f32")]
 
 
 def test_shipped_header_is_the_repository_header():

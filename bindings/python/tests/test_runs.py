@@ -165,3 +165,21 @@ def test_chain_counts(fn, args, chains):
     with pytest.raises(sgsample.InvalidInput) as e:
         fn(*args, [0.0], 5, chains=chains, step_size=0.1)
     assert e.value.status == S["SGS_ERR_INVALID_ARGUMENT"] and "chains" in str(e.value)
+
+
+@pytest.mark.parametrize("kind", ["amagold", "sghmc", "sgld"])
+def test_step_is_one_iteration_of_run_and_iterations_is_the_c_counter(kind):
+    kw = dict(warmup=20) if kind == "amagold" else {}  # through the warm-up and past it
+    a, b = _chain(kind, M.dw_grad, **kw), _chain(kind, M.dw_grad, **kw)
+    records = np.array([a.step() for _ in range(30)], a.INFO_DTYPE)
+    rows, infos = b.run(30, info=True)
+    np.testing.assert_array_equal(a.position, rows[-1])
+    for name in infos.dtype.names:  # NaN (AMAGOLD's rho) equal to NaN
+        np.testing.assert_array_equal(records[name], infos[name], err_msg=name)
+    assert a.iterations == a.info.iterations == b.iterations == 30
+    assert _counts(a.info) == _counts(b.info)
+    # A failing step raises its callback's exception and counts nothing.
+    a._cb.py.grad = M.failing_at(1, M.dw_grad)
+    with pytest.raises(RuntimeError, match="boom"):
+        a.step()
+    assert a.iterations == a.info.iterations == 30
