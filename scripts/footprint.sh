@@ -12,6 +12,9 @@
 # and the workspace sizes come from the library's size queries on the host.
 #
 # Usage: scripts/footprint.sh            (about a minute; needs the deps of scripts/install-deps.sh)
+#        scripts/footprint.sh RBM-SVGD RBM-SVGD+anneal
+#            (the baseline and the named variants only: a new feature's rows next to the ones
+#            they are compared with, without rebuilding every other)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fw=examples-embedded
@@ -34,7 +37,18 @@ variants=(
   "stats fp-stats"
   "AMAGOLD+stats fp-amagold,fp-stats"
   "thin fp-thin"
+  "RBM-SVGD+anneal fp-anneal"
 )
+if [ $# -gt 0 ]; then
+  chosen=("${variants[0]}")
+  for var in "${variants[@]:1}"; do
+    for want in "$@"; do
+      [ "${var%% *}" = "$want" ] && chosen+=("$var")
+    done
+  done
+  [ ${#chosen[@]} -eq $(($# + 1)) ] || { echo "unknown variant among: $*" >&2; exit 2; }
+  variants=("${chosen[@]}")
+fi
 
 # vector_table text rodata data bss
 sections() {
@@ -69,7 +83,7 @@ categories() {
 static_paths() { # <elf> <features>
   local root roots=()
   [[ $2 == *fp-amagold* ]] && roots+=("stack.amagold amagold_probe::five_steps")
-  [[ $2 == *fp-svgd* || $2 == *fp-ksd* ]] && roots+=("stack.svgd svgd_probe::three_steps")
+  [[ $2 == *fp-svgd* || $2 == *fp-ksd* || $2 == *fp-anneal* ]] && roots+=("stack.svgd svgd_probe::three_steps")
   [[ $2 == *fp-thin* ]] && roots+=("stack.thin thin_probe::thin")
   [[ $2 == *fp-stats* ]] && roots+=("stack.stats.push stats_probe::push" "stack.stats.ess_rhat_mcse stats_probe::query")
   for root in "${roots[@]}"; do

@@ -2,7 +2,8 @@
 //!
 //! Built once without a sampler (the baseline: runtime, semihosting, formatting, the stack
 //! probe) and once per set of `--features fp-amagold`, `fp-svgd`, `fp-stats` (the streaming
-//! diagnostics), `fp-thin` (Stein thinning of stored draws); the differences of the
+//! diagnostics), `fp-thin` (Stein thinning of stored draws), `fp-anneal` (RBM-SVGD with every
+//! system annealed, docs/algorithms.md §2.8); the differences of the
 //! section sizes are the library's share. `fp-f64` switches the coordinate type from `f32` to
 //! `f64`. Every input goes through [`black_box`] so nothing is constant-folded away: both AMAGOLD
 //! variants and the warm-up are reachable, as they would be in a firmware that reads its settings
@@ -292,6 +293,25 @@ mod svgd_probe {
                 0 => KsdChoice::Batch(k),
                 1 => KsdChoice::Off,
                 _ => KsdChoice::Full(k),
+            };
+        }
+        // `fp-anneal`: every system annealed over more iterations than the probe runs (so γ < 1
+        // in each measured step), the first and third with the hyperbolic schedule, the second
+        // with the cyclical one.
+        #[cfg(feature = "fp-anneal")]
+        {
+            use sgsample::svgd::Anneal;
+            cfg.anneal = if which == 1 {
+                Anneal::Cyclical {
+                    iterations: black_box(100),
+                    cycles: black_box(2),
+                    power: black_box(1.0),
+                }
+            } else {
+                Anneal::Hyperbolic {
+                    iterations: black_box(100),
+                    power: black_box(1.0),
+                }
             };
         }
         cfg
