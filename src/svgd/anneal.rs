@@ -36,10 +36,12 @@ pub enum Anneal {
 
 impl Anneal {
     /// [`Error::InvalidOption`] unless the schedule's iterations are at least 1, its cycles
-    /// between 1 and its iterations, and its power finite and positive.
+    /// between 1 and its iterations, and its power finite and positive; and for any schedule
+    /// but `Off` when the crate is built without its `svgd-anneal` feature (on by default).
     pub fn validate(&self) -> Result<(), Error> {
         let ok = match *self {
             Anneal::Off => true,
+            _ if !cfg!(feature = "svgd-anneal") => false,
             Anneal::Cyclical {
                 iterations,
                 cycles,
@@ -80,6 +82,15 @@ impl Anneal {
             }
             _ => 1.0,
         }
+    }
+}
+
+impl Anneal {
+    /// Whether iterations are annealed (always `false` without the `svgd-anneal` feature, so
+    /// that γ(t)'s code is not linked).
+    #[inline(always)]
+    pub(crate) fn on(&self) -> bool {
+        cfg!(feature = "svgd-anneal") && *self != Anneal::Off
     }
 }
 

@@ -3,7 +3,6 @@
 //! (module docs of [`super`]); the moves and the finish are in [`super::moves`], the iteration
 //! with replacement in [`super::replacement`].
 
-use super::anneal::Anneal;
 use super::config::{Batching, SvgdConfig, SvgdInfo};
 use super::force_stats::ForceStats;
 use super::kernel::Kernel;
@@ -458,7 +457,7 @@ impl<K> SvgdCore<K> {
         if self.cfg.scale.on() && !scale::standardise(shared.sc, xs, g, self.d) {
             return Err(Error::NonFinite);
         }
-        if self.cfg.anneal != Anneal::Off {
+        if self.cfg.anneal.on() {
             anneal_rows(g, self.anneal_factor());
         }
         Ok(())

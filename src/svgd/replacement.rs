@@ -118,7 +118,7 @@ impl<K> SvgdCore<K> {
         if self.cfg.scale.on() && !scale::standardise(parts.scale, parts.xbatch, parts.grads, d) {
             return Err(Error::NonFinite);
         }
-        if self.cfg.anneal != super::Anneal::Off {
+        if self.cfg.anneal.on() {
             super::core::anneal_rows(parts.grads, self.anneal_factor());
         }
         Ok(())
