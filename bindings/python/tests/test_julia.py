@@ -92,7 +92,7 @@ def test_generated_layouts_are_the_c_layouts(jl):
         assert C.sizeof(st) == sgsample.ffi.sizeof(name), name
         for (fname, _), off in zip(st._fields_, [getattr(st, f).offset for f, _ in st._fields_]):
             assert off == sgsample.ffi.offsetof(name, fname), (name, fname)
-    for kind in ("amagold", "sghmc", "sgld", "svgd"):
+    for kind in ("amagold", "sghmc", "sgld", "tunamh", "svgd"):
         for sfx in ("", "_f32"):
             assert C.sizeof(jl.structs[f"sgs_{kind}{sfx}"]) == getattr(
                 sgsample.lib, f"sgs_{kind}_state_size{sfx}")()
@@ -113,6 +113,7 @@ def test_every_c_function_has_a_julia_wrapper(jl):
 class Callbacks:  # mutable struct Callbacks
     def __init__(self):
         self.energy = self.grad = self.grads = self.err = None
+        self.differences = self.exact = None
 
 
 def _cb(ud):  # unsafe_pointer_to_objref(ud)::Callbacks
@@ -295,6 +296,108 @@ def test_julia_exception_is_rethrown(jl):
     c.cb.grad = grad
     with pytest.raises(KeyError):
         c.run(10)
+
+
+# TunaMH's trampolines (differences_tramp, exact_tramp): the library's 0-based indices handed to
+# the Julia function 1-based.
+@C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double), C.c_size_t,
+             C.POINTER(C.c_uint64), C.c_size_t, C.POINTER(C.c_double))
+def differences_tramp(ud, theta, proposal, d, indices, count, out):
+    cb = _cb(ud)
+    try:
+        x = np.ctypeslib.as_array(theta, (d,)).copy()
+        y = np.ctypeslib.as_array(proposal, (d,)).copy()
+        idx = [int(i) + 1 for i in np.ctypeslib.as_array(indices, (count,))]
+        v = np.asarray(cb.differences(x, y, idx), float).ravel()
+        assert v.size == count  # DimensionMismatch
+        np.ctypeslib.as_array(out, (count,))[:] = v
+        return 0
+    except Exception as e:  # noqa: BLE001
+        return _fail(cb, e)
+
+
+@C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(C.c_double), C.POINTER(C.c_double), C.c_size_t,
+             C.POINTER(C.c_double))
+def exact_tramp(ud, theta, proposal, d, out):
+    cb = _cb(ud)
+    try:
+        out[0] = float(cb.exact(np.ctypeslib.as_array(theta, (d,)).copy(),
+                                np.ctypeslib.as_array(proposal, (d,)).copy()))
+        return 0
+    except Exception as e:  # noqa: BLE001
+        return _fail(cb, e)
+
+
+class JuliaTunaMH(JuliaChain):
+    """TunaMH(differences, θ0; terms, bound, step_size, exact, kw...) and run!(chain, n)."""
+
+    def __init__(self, jl, differences, theta0, terms, bound, step_size, exact=None, **kw):
+        self.jl, self.kind = jl, "tunamh"
+        config = with_fields(jl.sgs_tunamh_config_default(step_size, terms, bound), kw)
+        self.config = C.pointer(config)
+        self.theta0 = np.array(theta0, float)
+        self.d = d = self.theta0.size
+        wl = jl.sgs_tunamh_workspace_len(d)
+        self.ws = np.zeros(max(wl, 1))
+        self.cb = Callbacks()
+        self.cb.differences, self.cb.exact = differences, exact
+        self.state_buf, self.state = state_memory(jl, "tunamh")
+        self.ud = C.py_object(self.cb)
+        efn = None if exact is None else C.cast(exact_tramp, C.c_void_p)
+        status = jl.sgs_tunamh_init(self.state, self.config,
+                                    self.theta0.ctypes.data_as(C.POINTER(C.c_double)), d,
+                                    self.ws.ctypes.data_as(C.POINTER(C.c_double)), wl, efn,
+                                    C.cast(differences_tramp, C.c_void_p),
+                                    C.cast(C.pointer(self.ud), C.c_void_p))
+        self.rethrow()
+        assert status == 0, status
+
+    def run(self, n, chunk=7):
+        out = np.empty((self.d, n), order="F")
+        done = C.c_size_t(0)
+        summ = self.jl.structs["sgs_tunamh_run_summary"]()
+        total = 0
+        while total < n:
+            k = min(chunk, n - total)
+            ptr = C.cast(out.ctypes.data + total * self.d * 8, C.POINTER(C.c_double))
+            status = self.jl.sgs_tunamh_run(self.state, k, ptr, k * self.d, C.byref(done),
+                                            C.byref(summ))
+            total += done.value
+            if status != 0:
+                self.rethrow()
+                raise sgsample.Error(status, "run!")
+        return out
+
+
+def test_julia_tunamh_pattern_matches_the_python_binding(jl):
+    # runtests.jl's model: 40 Laplace terms |y_i − θ| (y 1-based in Julia), a N(0, 1) prior.
+    y = np.array([((i * 0.6180339887) % 1.0 - 0.5) * 4.0 + 1.0 for i in range(40)])
+
+    def jl_diffs(t, p, idx):  # diffs(t, p, idx) = [abs(y[i] - p[1]) - abs(y[i] - t[1]) for i in idx]
+        return [abs(y[i - 1] - p[0]) - abs(y[i - 1] - t[0]) for i in idx]
+
+    def py_diffs(t, p, idx):
+        return np.abs(y[idx] - p[0]) - np.abs(y[idx] - t[0])
+
+    def prior(t, p):
+        return (p[0] ** 2 - t[0] ** 2) / 2
+
+    for exact in (prior, None):
+        j = JuliaTunaMH(jl, jl_diffs, [0.5], 40, 1.0, 0.5, exact=exact, chi=0.05, seed=3).run(300)
+        q = sgsample.TunaMH(py_diffs, [0.5], terms=40, bound=1.0, step_size=0.5, chi=0.05,
+                            exact=exact, seed=3).run(300)
+        assert j.shape == (1, 300) and np.array_equal(j, q.T)
+    # A difference past the bound: SGS_ERR_BOUND_EXCEEDED, no row written.
+    c = JuliaTunaMH(jl, lambda t, p, idx: [3 * abs(p[0] - t[0]) + 1 for _ in idx], [0.5], 40,
+                    1.0, 0.5)
+    with pytest.raises(sgsample.Error) as e:
+        c.run(10)
+    assert e.value.status == jl.consts["SGS_ERR_BOUND_EXCEEDED"]
+    # An exception inside the callback is rethrown.
+    c = JuliaTunaMH(jl, jl_diffs, [0.5], 40, 1.0, 0.5)
+    c.cb.differences = lambda t, p, idx: {}["boom"]
+    with pytest.raises(KeyError):
+        c.run(5)
 
 
 def test_julia_svgd_pattern_column_major(jl):

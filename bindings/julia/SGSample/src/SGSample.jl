@@ -1,7 +1,7 @@
 """
     SGSample
 
-AMAGOLD, SGHMC, SGLD and SVGD / RBM-SVGD from Julia through the sgsample C library
+AMAGOLD, SGHMC, SGLD, TunaMH and SVGD / RBM-SVGD from Julia through the sgsample C library
 (`libsgsample`, the same C ABI as `include/sgsample.h`). The library is found at
 `ENV["SGSAMPLE_LIB"]` (read when the package is precompiled) or, by default, at
 `target/release/libsgsample.so` of the repository this package sits in
@@ -30,7 +30,7 @@ const libsgsample = get(ENV, "SGSAMPLE_LIB",
 
 include("generated.jl")
 
-export AMAGOLD, SGHMC, SGLD, SVGD, Raw, run!, sample, svgd!, particles, minibatch,
+export AMAGOLD, SGHMC, SGLD, TunaMH, evaluations, SVGD, Raw, run!, sample, svgd!, particles, minibatch,
        SGSampleError, OutOfDomain, RunInfo, Batch
 # AMAGOLD's warm-up API (below the chains)
 export step_size, set_step_size!, inverse_mass, set_inverse_mass!, inverse_mass_dense,
@@ -75,8 +75,11 @@ mutable struct Callbacks
     last::Any         # the last one rethrown (a CapturedException: exception + backtrace)
     energy_batch::Any # Batch: energy(Θ::d × k) -> k energies (or (energies, rejected))
     grad_batch::Any   # Batch: grad(Θ::d × k, seeds::Vector{UInt64}) -> d × k (or (G, rejected))
+    differences::Any  # TunaMH: differences(θ, θ′, idx::Vector{Int}) -> U_i(θ′) − U_i(θ) per index
+    exact::Any        # TunaMH: exact(θ, θ′) -> U₀(θ′) − U₀(θ), or nothing
 end
-Callbacks() = Callbacks(nothing, nothing, nothing, nothing, nothing, nothing, nothing)
+Callbacks() = Callbacks(nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing,
+                        nothing)
 
 function fail!(cb::Callbacks, e)
     e isa OutOfDomain && return Int32(SGS_CB_REJECT)
@@ -128,6 +131,43 @@ grad_ptr(::Type{Float64}) = @cfunction(grad_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdoub
 grad_ptr(::Type{Float32}) = @cfunction(grad_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, UInt64, Ptr{Cfloat}))
 grads_ptr(::Type{Float64}) = @cfunction(grads_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Csize_t, UInt64, Ptr{Cdouble}))
 grads_ptr(::Type{Float32}) = @cfunction(grads_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Csize_t, Csize_t, UInt64, Ptr{Cfloat}))
+
+# TunaMH's callbacks (`sgs_differences_fn`, `sgs_exact_difference_fn`): the library's 0-based
+# term indices are passed to Julia 1-based (term i of the data is `data[i]`).
+function differences_tramp(ud::Ptr{Cvoid}, theta::Ptr{T}, proposal::Ptr{T}, d::Csize_t,
+                           indices::Ptr{UInt64}, count::Csize_t, out::Ptr{Cdouble}) where {T}
+    cb = unsafe_pointer_to_objref(ud)::Callbacks
+    try
+        x = copy(unsafe_wrap(Array, theta, Int(d)))
+        y = copy(unsafe_wrap(Array, proposal, Int(d)))
+        idx = [Int(i) + 1 for i in unsafe_wrap(Array, indices, Int(count))]
+        v = convert(Vector{Float64}, vec(cb.differences(x, y, idx)))
+        length(v) == count ||
+            throw(DimensionMismatch("differences returned $(length(v)) values, expected $count"))
+        GC.@preserve v unsafe_copyto!(out, pointer(v), Int(count))
+        return Int32(SGS_CB_OK)
+    catch e
+        return fail!(cb, e)
+    end
+end
+
+function exact_tramp(ud::Ptr{Cvoid}, theta::Ptr{T}, proposal::Ptr{T}, d::Csize_t,
+                     out::Ptr{Cdouble}) where {T}
+    cb = unsafe_pointer_to_objref(ud)::Callbacks
+    try
+        x = copy(unsafe_wrap(Array, theta, Int(d)))
+        y = copy(unsafe_wrap(Array, proposal, Int(d)))
+        unsafe_store!(out, Float64(cb.exact(x, y)))
+        return Int32(SGS_CB_OK)
+    catch e
+        return fail!(cb, e)
+    end
+end
+
+differences_ptr(::Type{Float64}) = @cfunction(differences_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Ptr{Cdouble}, Csize_t, Ptr{UInt64}, Csize_t, Ptr{Cdouble}))
+differences_ptr(::Type{Float32}) = @cfunction(differences_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Ptr{Cfloat}, Csize_t, Ptr{UInt64}, Csize_t, Ptr{Cdouble}))
+exact_ptr(::Type{Float64}) = @cfunction(exact_tramp, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Ptr{Cdouble}, Csize_t, Ptr{Cdouble}))
+exact_ptr(::Type{Float32}) = @cfunction(exact_tramp, Int32, (Ptr{Cvoid}, Ptr{Cfloat}, Ptr{Cfloat}, Csize_t, Ptr{Cdouble}))
 
 # Batched callbacks (`sgs_batch_energy_fn`, `sgs_batch_gradient_fn`): the C API's row-major
 # k × d rows are a Julia d × k matrix (column r is row r's point), passed as a copy. A function
@@ -274,6 +314,7 @@ end
 const AMAGOLD = Chain{:amagold}
 const SGHMC = Chain{:sghmc}
 const SGLD = Chain{:sgld}
+const TunaMH = Chain{:tunamh}
 
 callback(cb::Callbacks, f::Raw, field, ptrf, T) = f.fn, f.user_data
 function callback(cb::Callbacks, f, field, ptrf, T)
@@ -344,8 +385,55 @@ function chain_config(K, step_size, kw)
 end
 
 summary_type(::Chain{:amagold}) = sgs_amagold_run_summary
+summary_type(::Chain{:tunamh}) = sgs_tunamh_run_summary
 summary_type(::Chain) = sgs_chain_run_summary
-summary_type(K::Symbol) = K === :amagold ? sgs_amagold_run_summary : sgs_chain_run_summary
+summary_type(K::Symbol) = K === :amagold ? sgs_amagold_run_summary :
+                          K === :tunamh ? sgs_tunamh_run_summary : sgs_chain_run_summary
+
+"""
+    TunaMH(differences, θ0; terms, bound, step_size, chi=1.0, exact=nothing, T=Float64,
+           seed=0, stream=0)
+
+A TunaMH chain (exact minibatch Metropolis–Hastings, docs/algorithms.md §7) at θ0 for the
+target `π(θ) ∝ exp(−U₀(θ) − Σᵢ Uᵢ(θ))` over `terms` data terms. `differences(θ, θ′, idx)`
+returns `Uᵢ(θ′) − Uᵢ(θ)` for each term index in `idx` (1-based, at most 32 per call);
+`exact(θ, θ′)` returns `U₀(θ′) − U₀(θ)` (a prior; `nothing`: none). `bound` is c with
+`|Uᵢ(θ′) − Uᵢ(θ)| ≤ c·‖θ′ − θ‖` for every term: a difference past it throws
+`SGSampleError` with `SGS_ERR_BOUND_EXCEEDED` and leaves the chain unchanged. `step_size` is
+the random-walk proposal's standard deviation, `chi` the batch constant χ. Run it with
+[`run!`](@ref) or [`sample`](@ref); [`evaluations`](@ref) counts the term differences asked for.
+"""
+function Chain{:tunamh}(differences, theta0::AbstractVector; terms::Integer, bound::Real,
+                        step_size::Real, exact=nothing, T::Type=Float64, kw...)
+    terms >= 0 || throw(ArgumentError("terms must be non-negative, got $terms"))
+    default = sgs_tunamh_config_default(Float64(step_size), UInt64(terms), Float64(bound))
+    config = Ref(with_fields(default, Dict(kw)))
+    th = Vector{T}(theta0)
+    d = length(th)
+    wl = cfun(:tunamh, "workspace_len", T)(d)
+    ws = zeros(T, max(wl, 1))
+    cb = Callbacks()
+    cb.differences = differences
+    cb.exact = exact
+    st = StateMemory(:tunamh, T)
+    chain = Chain{:tunamh,T}(st, config, th, ws, cb, (differences, exact), d, RunInfo(:tunamh))
+    efn = exact === nothing ? C_NULL : exact_ptr(T)
+    status = GC.@preserve chain st cb config th ws begin
+        cfun(:tunamh, "init", T)(pointer(st), config, pointer(th), d, pointer(ws), wl, efn,
+                                 differences_ptr(T), pointer_from_objref(cb))
+    end
+    rethrow_callback_error!(cb)
+    check(status, "sgs_tunamh_init$(suffix(T))")
+    return chain
+end
+
+"""`evaluations(c::TunaMH)`: the term differences the chain has asked for since it was made
+(what a data budget counts)."""
+function evaluations(c::Chain{:tunamh,T}) where {T}
+    out = Ref{UInt64}(0)
+    check(GC.@preserve(c, cfun(:tunamh, "evaluations", T)(pointer(c.state), out)), "evaluations")
+    return Int(out[])
+end
 
 # One run summary into a RunInfo (AMAGOLD: the last iteration's step size and phase).
 function add_summary!(info::RunInfo, K, s)

@@ -242,4 +242,44 @@ end
         end
         @test count[] == 100
     end
+
+    @testset "TunaMH: Laplace terms against quadrature, the bound, bad inputs" begin
+        # 40 Laplace terms |y_i − θ| (bound 1) and a N(0, 1) prior: tests/tunamh.rs's model.
+        y = [((i * 0.6180339887) % 1.0 - 0.5) * 4.0 + 1.0 for i in 0:39]
+        diffs(t, p, idx) = [abs(y[i] - p[1]) - abs(y[i] - t[1]) for i in idx]
+        prior(t, p) = (p[1]^2 - t[1]^2) / 2
+        grid = range(-6.0, 8.0; length=200_001)
+        lp = [-sum(abs.(y .- g)) - g^2 / 2 for g in grid]
+        w = exp.(lp .- maximum(lp))
+        m = sum(w .* grid) / sum(w)
+        draws, infos = sample(TunaMH, diffs, [0.5]; draws=50_000, chains=2, terms=40, bound=1.0,
+                              step_size=0.5, chi=0.05, exact=prior, seed=3)
+        x = vec(draws)
+        @test abs(sum(x) / length(x) - m) < 4.5 * batch_se(x)
+        @test all(i -> 0 < S.accept_rate(i) < 1, infos)
+        # Same seed, same bits: an object on stream 0 is chain 1 of the call.
+        c = TunaMH(diffs, [0.5]; terms=40, bound=1.0, step_size=0.5, chi=0.05, exact=prior,
+                   seed=3)
+        @test run!(c, 100) == draws[:, 1:100, 1]
+        @test evaluations(c) > 0
+        # A difference past the declared bound: refused, the chain unchanged.
+        loose(t, p, idx) = [3 * abs(p[1] - t[1]) + 1 for _ in idx]
+        c2 = TunaMH(loose, [0.5]; terms=40, bound=1.0, step_size=0.5)
+        e = try
+            run!(c2, 10)
+        catch err
+            err
+        end
+        @test e isa SGSampleError && e.status == S.SGS_ERR_BOUND_EXCEEDED
+        @test c2.info.iterations == 0 && position(c2) == [0.5]
+        e = try
+            TunaMH(diffs, [0.5]; terms=0, bound=1.0, step_size=0.5)
+        catch err
+            err
+        end
+        @test e isa SGSampleError && e.status == S.SGS_ERR_INVALID_BOUND
+        # An exception in a callback is rethrown.
+        boom(t, p, idx) = error("boom")
+        @test_throws ErrorException run!(TunaMH(boom, [0.5]; terms=40, bound=1.0, step_size=0.5), 5)
+    end
 end
