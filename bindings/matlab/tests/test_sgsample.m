@@ -3,8 +3,8 @@ function failed = test_sgsample(c_bits_file)
 %   statistics against exact truths (tolerances from batch-means standard errors), RBM-SVGD on the
 %   1-D mixture, the minibatch helper, bit-for-bit equality with the C library (C_BITS_FILE,
 %   written by tests/bitexact.c), bad inputs with their identifiers, callback errors, the
-%   step-wise objects (+sgs), the mass-matrix warm-up, the diagnostics (sgs_stats, sgs_diagnose)
-%   and Ctrl-C
+%   step-wise objects (+sgs), the mass-matrix warm-up, the diagnostics (sgs_stats, sgs_diagnose),
+%   TunaMH (tests/test_tunamh.m) and Ctrl-C
 %   (Octave: a child Octave interrupts itself).
 %   Prints one line per test and 'octave: N passed, M failed'; returns M.
   here = fileparts(mfilename('fullpath'));
@@ -29,6 +29,7 @@ function failed = test_sgsample(c_bits_file)
   t = draws_diagnostics(t);
   t = interrupts(t);
   t = test_brief(t, @check, @expect_error);
+  t = test_tunamh(t, @check, @expect_error, c_bits_file);
   t = fuzz(t);
   printf_('octave: %d passed, %d failed\n', t.passed, t.failed);
   failed = t.failed;
@@ -56,14 +57,6 @@ function z = seed_normal(seed)
   hi = double(bitshift(seed, -32));
   lo = double(bitand(seed, uint64(4294967295)));
   z = sqrt(-2 * log((hi + 0.5) / 2^32)) * cos(2 * pi * lo / 2^32);
-end
-
-% Batch-means estimate and standard error of mean(f) over a chain.
-function [m, se] = batch_means(f, nb)
-  n = floor(numel(f) / nb) * nb;
-  b = mean(reshape(f(1:n), [], nb), 1);
-  m = mean(f(1:n));
-  se = std(b) / sqrt(nb);
 end
 
 function t = standard_normal(t)
@@ -177,14 +170,6 @@ end
 function z = seed_noise(seed)
   % The same operations as tests/bitexact.c: ((seed >> 11) * 2^-53 - 0.5) * 0.5.
   z = (double(bitshift(seed, -11)) / 9007199254740992 - 0.5) * 0.5;
-end
-
-function rows = hex_rows(tag, X)
-  rows = {};
-  for k = 1:size(X, 1)
-    h = cellstr(num2hex(X(k, :)'));
-    rows{end + 1} = [tag, sprintf(' %s', h{:})]; %#ok<AGROW>
-  end
 end
 
 function t = bit_for_bit(t, file)
@@ -645,10 +630,6 @@ function t = warmup_api(t)
   end
   w.step();
   t = expect_error(t, 'sgsample:invalidMass', @() set_prop(w, 'InverseMassDense', eye(3)), 'InverseMassDense during a slow window');
-end
-
-function set_prop(obj, name, value)
-  obj.(name) = value;
 end
 
 % AMAGOLD's mass-matrix warm-up on a Gaussian whose coordinates' scales differ by 100x (sd 1 and
