@@ -330,24 +330,27 @@ int main(void) {
     }
 
     /* TunaMH: seed 17, stream 2, step 0.15, 200 iterations from (1, −1); each iteration's
-     * position ("tunamh") and log ratio, evaluations, kept, full pass, accepted ("tunamh_info"). */
-    {
+     * position ("tunamh") and log ratio, evaluations, kept, full pass, accepted ("tunamh_info").
+     * Then without the exact part, χ = 3, seed 4, step 0.1, 100 iterations ("tunamh_chi…"). */
+    for (int run = 0; run < 2; run++) {
         sgs_tunamh t = {{0}};
-        sgs_tunamh_config tc = sgs_tunamh_config_default(0.15, TERMS, 1.2);
-        tc.seed = 17;
-        tc.stream = 2;
+        sgs_tunamh_config tc = sgs_tunamh_config_default(run ? 0.1 : 0.15, TERMS, 1.2);
+        tc.seed = run ? 4 : 17;
+        tc.stream = run ? 0 : 2;
+        tc.chi = run ? 3.0 : tc.chi;
         static double tws[4];
-        if (check(sgs_tunamh_init(&t, &tc, theta0, D, tws, 4, tunamh_exact, tunamh_diffs, NULL), "tunamh init"))
+        if (check(sgs_tunamh_init(&t, &tc, theta0, D, tws, 4, run ? NULL : tunamh_exact, tunamh_diffs, NULL),
+                  "tunamh init"))
             return 1;
-        for (int k = 0; k < N; k++) {
+        for (int k = 0; k < (run ? 100 : N); k++) {
             sgs_tunamh_info ti;
             double pos[D];
             if (check(sgs_tunamh_step(&t, &ti), "tunamh step") || check(sgs_tunamh_position(&t, pos, D), "tunamh position"))
                 return 1;
             const double row[5] = {ti.log_ratio, (double)ti.evaluations, (double)ti.kept, (double)ti.full_pass,
                                    (double)ti.accepted};
-            print_rows("tunamh", pos, 1, D);
-            print_rows("tunamh_info", row, 1, 5);
+            print_rows(run ? "tunamh_chi" : "tunamh", pos, 1, D);
+            print_rows(run ? "tunamh_chi_info" : "tunamh_info", row, 1, 5);
         }
     }
 

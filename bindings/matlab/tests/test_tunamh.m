@@ -18,7 +18,9 @@ end
 % smooth between the y_i and negligible 3 units beyond them); the chain's mean and variance
 % within 4.5 batch-means standard errors.
 function t = exactness(t, check)
-  y = 0.5 + 1.5 * sin((1:40)');
+  % (centred at 1.5, so that the prior moves the mean by ~12 SE: a chain that lost the Exact
+  % part fails)
+  y = 1.5 + 1.5 * sin((1:40)');
   dU = @(th, pr, idx) abs(y(idx) - pr) - abs(y(idx) - th);
   ex = @(th, pr) (pr * pr - th * th) / 2;
   grid = linspace(min(y) - 3, max(y) + 3, 100001);
@@ -78,9 +80,9 @@ function [d, e] = bitexact_model()
   e = @(th, pr) 0.5 * (pr(1) * pr(1) + pr(2) * pr(2)) - 0.5 * (th(1) * th(1) + th(2) * th(2));
 end
 
-% Same seed, same bits; a fresh seed reported and repeatable; the C library's chain (seed 17,
-% stream 2, step 0.15, bound 1.2, N 40) bit for bit, with each iteration's log ratio,
-% evaluations, kept, full pass and acceptance.
+% Same seed, same bits; a fresh seed reported and repeatable; the C library's chains (seed 17,
+% stream 2, step 0.15, bound 1.2, N 40; and without the exact part, Chi 3, seed 4, step 0.1) bit
+% for bit, with each iteration's log ratio, evaluations, kept, full pass and acceptance.
 function t = bits(t, check, file)
   [d, e] = bitexact_model();
   opts = {'Terms', 40, 'Bound', 1.2, 'StepSize', 0.15, 'Exact', e, 'Samples', 200};
@@ -90,13 +92,17 @@ function t = bits(t, check, file)
   t = check(t, 'tunamh: same seed, same bits (samples and per-draw stats); a fresh seed repeats', ...
             isequal(s, s2) && isequaln(info.stats, info2.stats) && ~isequal(s, f) && ...
             isequal(f, sgs_tunamh(d, [1; -1], opts{:}, 'Seed', fi.seed)));
-  st = info.stats;
-  mine = [hex_rows('tunamh', s), hex_rows('tunamh_info', [st.log_accept, st.evaluations, st.kept, double(st.full_pass), double(st.accepted)])];
   c_lines = strsplit(strtrim(fileread(file)), sprintf('\n'));
-  theirs = [c_lines(strncmp(c_lines, 'tunamh ', 7)), c_lines(strncmp(c_lines, 'tunamh_info ', 12))];
-  t = check(t, 'bit-for-bit: tunamh = C library (positions, log ratio, evaluations, kept, full pass, accepted)', ...
-            numel(theirs) == 400 && isequal(mine, theirs) && any(st.full_pass) && ~all(st.full_pass), ...
-            sprintf('(%d rows)', numel(theirs)));
+  [h, hi] = sgs_tunamh(d, [1; -1], 'Terms', 40, 'Bound', 1.2, 'StepSize', 0.1, 'Chi', 3, 'Seed', 4, 'Samples', 100);
+  runs = {'tunamh', s, info.stats, 200; 'tunamh_chi', h, hi.stats, 100};
+  for r = 1:2
+    [tag, x, st, n] = runs{r, :};
+    mine = [hex_rows(tag, x), hex_rows([tag, '_info'], [st.log_accept, st.evaluations, st.kept, double(st.full_pass), double(st.accepted)])];
+    theirs = [c_lines(strncmp(c_lines, [tag, ' '], numel(tag) + 1)), c_lines(strncmp(c_lines, [tag, '_info '], numel(tag) + 6))];
+    t = check(t, sprintf('bit-for-bit: %s = C library (positions, log ratio, evaluations, kept, full pass, accepted)', tag), ...
+              numel(theirs) == 2 * n && isequal(mine, theirs) && any(st.full_pass) && ~all(st.full_pass), ...
+              sprintf('(%d rows)', numel(theirs)));
+  end
 end
 
 % sgs.Tunamh: run(70), step(), run(129) = sgs_tunamh Burnin 30 Samples 170, bit for bit; its
