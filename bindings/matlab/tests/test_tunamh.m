@@ -200,6 +200,18 @@ function t = unchanged_on_error(t, check, expect_error)
   scale = 1;
   t = check(t, 'tunamh: the next run continues bit for bit (the generator was restored each time)', ...
             isequal(c.run(120 - m3), ref(m3 + 1:end, :)) && c.Evaluations == ri.evaluations && isempty(c.Partial));
+  % A one-shot run stopped by a callback error: sgs_partial() has its completed iterations.
+  calls = 0;
+  fail_at = 100;
+  try
+    sgs_tunamh(@flaky, [1; -1], opts{:}, 'Exact', e, 'Samples', 120);
+  catch err %#ok<NASGU>
+  end
+  q = sgs_partial();
+  n = q.info.samples;
+  t = check(t, 'tunamh: sgs_partial() after a one-shot run''s callback error, exact totals', n > 0 && n < 120 && ...
+            isequal(q.samples, ref(1:n, :)) && q.info.evaluations == sum(ri.stats.evaluations(1:n)) && ...
+            isequal(q.info.stats.evaluations, ri.stats.evaluations(1:n)), sprintf('(%d rows)', n));
   % [] rejects (outside the domain), NaN is a divergence: neither is an error.
   [s, info] = sgs_tunamh(@(th, pr, idx) [], [1; 2], opts{:}, 'Samples', 20);
   t = check(t, 'tunamh: differences [] rejects every proposal (out_of_domain)', info.out_of_domain == 20 && ...
