@@ -1,5 +1,6 @@
-/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_svgd, sgs_minibatch,
- * sgs_normal, sgs_uniform and the step-wise objects sgs.Amagold, sgs.Sghmc, sgs.Sgld, sgs.Svgd.
+/* sgsample_mex: the MEX gateway behind sgs_amagold, sgs_sghmc, sgs_sgld, sgs_tunamh, sgs_svgd,
+ * sgs_minibatch, sgs_normal, sgs_uniform and the step-wise objects sgs.Amagold, sgs.Sghmc,
+ * sgs.Sgld, sgs.Tunamh, sgs.Svgd.
  *
  * Portable between MATLAB's `mex` and GNU Octave's `mkoctfile --mex`; it uses only the documented
  * MEX C API (separate-complex mxGetPr, so it builds with either API version). Its C++ part,
@@ -9,6 +10,7 @@
  *
  *   [samples, info] = sgsample_mex('amagold', energy, gradient, theta0, opts, trampoline)
  *   [samples, info] = sgsample_mex('sghmc'|'sgld', gradient, theta0, opts, trampoline)
+ *   [samples, info] = sgsample_mex('tunamh', exact_or_[], differences, theta0, opts, trampoline)
  *   [X, info]       = sgsample_mex('svgd', gradients, X0, opts, trampoline)
  *   idx             = sgsample_mex('minibatch', seed, n, B)        (1-based, B×1 double)
  *   text            = sgsample_mex('status', code)                 (sgs_status_str)
@@ -117,6 +119,9 @@ static const char *status_id(int32_t st) {
     /* A checkpoint given to an object's import (loadobj). */
     case SGS_ERR_INVALID_CHECKPOINT: return "sgsample:invalidCheckpoint";
     case SGS_ERR_CHECKPOINT_MISMATCH: return "sgsample:checkpointMismatch";
+    /* TunaMH's. */
+    case SGS_ERR_BOUND_EXCEEDED: return "sgsample:boundExceeded";
+    case SGS_ERR_INVALID_BOUND: return "sgsample:invalidBound";
     default: return "sgsample:unknownStatus";
     }
 }
@@ -279,7 +284,7 @@ typedef struct {
 /* Calls fn(args...) with one output. Returns SGS_CB_OK with *out set, or SGS_CB_ABORT with the
  * error kept in c->exception. Nothing thrown here crosses the library's frames. */
 static int32_t call_user(cb_ctx *c, const mxArray *fn, int nin, mxArray **in, mxArray **out) {
-    mxArray *args[4];
+    mxArray *args[5]; /* the trampoline, the function, up to 3 arguments */
     mxArray *outs[2] = {NULL, NULL};
     int nargs = 0, nout = 1;
     c->calls++;
@@ -378,6 +383,57 @@ static int32_t gradient_cb(void *user, const double *x, size_t d, uint64_t seed,
     return SGS_CB_OK;
 }
 
+/* TunaMH: differences(theta, proposal, idx), idx the terms' indices 1-based (as sgs_minibatch
+ * gives them) in a count-by-1 double column; count differences back, [] rejects the proposal. */
+static int32_t differences_cb(void *user, const double *theta, const double *proposal, size_t d,
+                              const uint64_t *indices, size_t count, double *diffs) {
+    cb_ctx *c = (cb_ctx *)user;
+    mxArray *idx = mxCreateDoubleMatrix(count, 1, mxREAL);
+    for (size_t j = 0; j < count; j++) mxGetPr(idx)[j] = (double)indices[j] + 1.0;
+    mxArray *in[3] = {column(theta, d, 0), column(proposal, d, 0), idx};
+    mxArray *out = NULL;
+    int32_t st = call_user(c, c->gradient, 3, in, &out);
+    for (int i = 0; i < 3; i++) mxDestroyArray(in[i]);
+    if (st != SGS_CB_OK) return st;
+    if (!out || mxIsEmpty(out)) {
+        if (out) mxDestroyArray(out);
+        return SGS_CB_REJECT;
+    }
+    if (!is_real_double(out) || mxGetNumberOfElements(out) != count || (mxGetM(out) != 1 && mxGetN(out) != 1)) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "the differences function must return a real double vector of %zu elements, one per index (or [] to reject the proposal)", count);
+        return bad_output(c, out, msg);
+    }
+    memcpy(diffs, mxGetPr(out), count * sizeof(double));
+    mxDestroyArray(out);
+    return SGS_CB_OK;
+}
+
+/* TunaMH's exact part: exact(theta, proposal) = U0(proposal) - U0(theta), a scalar; [] rejects. */
+static int32_t exact_cb(void *user, const double *theta, const double *proposal, size_t d, double *diff) {
+    cb_ctx *c = (cb_ctx *)user;
+    if (!c->energy) { /* a chain made with an exact part, run through the gateway without it */
+        snprintf(c->bad_id, sizeof c->bad_id, "sgsample:badArguments");
+        snprintf(c->bad_msg, sizeof c->bad_msg, "this TunaMH chain was made with an exact part: run needs its handle");
+        return SGS_CB_ABORT;
+    }
+    mxArray *in[2] = {column(theta, d, 0), column(proposal, d, 0)};
+    mxArray *out = NULL;
+    int32_t st = call_user(c, c->energy, 2, in, &out);
+    mxDestroyArray(in[0]);
+    mxDestroyArray(in[1]);
+    if (st != SGS_CB_OK) return st;
+    if (!out || mxIsEmpty(out)) {
+        if (out) mxDestroyArray(out);
+        return SGS_CB_REJECT;
+    }
+    if (!is_real_double(out) || mxGetNumberOfElements(out) != 1)
+        return bad_output(c, out, "the Exact function must return a real double scalar (or [] to reject the proposal)");
+    *diff = mxGetPr(out)[0];
+    mxDestroyArray(out);
+    return SGS_CB_OK;
+}
+
 /* SVGD: the C library's points are row-major n×d; MATLAB's X is column-major N×d, so
  * X(i, j) = xs[i·d + j] is stored at X[j·N + i]; the returned N×d gradients go back likewise. */
 static int32_t gradients_cb(void *user, const double *xs, size_t n, size_t d, uint64_t seed, double *grads) {
@@ -441,27 +497,34 @@ static void set_num(mxArray *s, const char *name, double v) {
     mxSetField(s, 0, name, mxCreateDoubleScalar(v));
 }
 
-/* ---- chain samplers (AMAGOLD, SGHMC, SGLD) ------------------------------------------------- */
+/* ---- chain samplers (AMAGOLD, SGHMC, SGLD, TunaMH) ----------------------------------------- */
 /* The one-shot runs (sgs_amagold, ...) and the persistent objects (+sgs) share these. Everything
  * that differs between the samplers is in one table, chain_table, indexed by the kind. */
-enum { AMAGOLD, SGHMC, SGLD, CHAIN_KINDS };
+/* The kinds before TUNAMH also run K chains per call (sgsample_batch.inc); TunaMH has no batch
+ * API in the library. */
+enum { AMAGOLD, SGHMC, SGLD, TUNAMH, CHAIN_KINDS, BATCH_KINDS = TUNAMH };
 
 typedef union {
     sgs_amagold_config a;
     sgs_sghmc_config h;
     sgs_sgld_config l;
+    sgs_tunamh_config t;
 } chain_config;
 
 /* One iteration, the same fields for every sampler (NaN where a sampler has no such number). */
 typedef struct {
     double log_accept, energy, step_size, steps;
     uint32_t outcome, accepted, phase, has_phase;
+    double evaluations, kept; /* TunaMH: term differences asked for, kept in the ratio */
+    uint32_t full_pass;       /* TunaMH: every term evaluated */
 } step_rec;
 
 typedef struct {
     const char *name;
     const char *discard_option; /* the iterations before the draws: AMAGOLD's adapting "warmup" */
-    int has_energy;
+    int has_energy;             /* a callback in the energy slot (TunaMH: its exact part) */
+    int energy_optional;        /* ... which may be [] (TunaMH: no exact part) */
+    const char *energy_name, *gradient_name; /* for the messages */
     size_t (*state_size)(void);
     size_t (*state_align)(void);
     size_t (*workspace_len)(const chain_config *cfg, size_t d);
@@ -479,6 +542,7 @@ typedef struct {
 static size_t amagold_wlen(const chain_config *cfg, size_t d) { return sgs_amagold_workspace_len_for(&cfg->a, d); }
 static size_t sghmc_wlen(const chain_config *cfg, size_t d) { return sgs_sghmc_workspace_len_for(&cfg->h, d); }
 static size_t sgld_wlen(const chain_config *cfg, size_t d) { (void)cfg; return sgs_sgld_workspace_len(d); }
+static size_t tunamh_wlen(const chain_config *cfg, size_t d) { (void)cfg; return sgs_tunamh_workspace_len(d); }
 
 static int32_t amagold_init_(void *s, const chain_config *cfg, const double *th, size_t d, double *ws, size_t wlen, cb_ctx *c) {
     return sgs_amagold_init((sgs_amagold *)s, &cfg->a, th, d, ws, wlen, energy_cb, gradient_cb, c);
@@ -488,6 +552,9 @@ static int32_t sghmc_init_(void *s, const chain_config *cfg, const double *th, s
 }
 static int32_t sgld_init_(void *s, const chain_config *cfg, const double *th, size_t d, double *ws, size_t wlen, cb_ctx *c) {
     return sgs_sgld_init((sgs_sgld *)s, &cfg->l, th, d, ws, wlen, gradient_cb, c);
+}
+static int32_t tunamh_init_(void *s, const chain_config *cfg, const double *th, size_t d, double *ws, size_t wlen, cb_ctx *c) {
+    return sgs_tunamh_init((sgs_tunamh *)s, &cfg->t, th, d, ws, wlen, c->energy ? exact_cb : NULL, differences_cb, c);
 }
 
 static int32_t amagold_step_(void *s, step_rec *r) {
@@ -523,6 +590,21 @@ static int32_t sgld_step_(void *s, step_rec *r) {
     return st;
 }
 
+static int32_t tunamh_step_(void *s, step_rec *r) {
+    sgs_tunamh_info info;
+    int32_t st = sgs_tunamh_step((sgs_tunamh *)s, &info);
+    if (st != SGS_OK) return st;
+    r->log_accept = info.log_ratio;
+    r->energy = r->step_size = r->steps = NAN; /* no energy, no inner steps; the step size as asked */
+    r->outcome = info.outcome;
+    r->accepted = info.accepted != 0;
+    r->phase = r->has_phase = 0;
+    r->evaluations = (double)info.evaluations;
+    r->kept = (double)info.kept;
+    r->full_pass = info.full_pass != 0;
+    return st;
+}
+
 static int32_t amagold_pos(void *s, double *p, size_t n) { return sgs_amagold_position((sgs_amagold *)s, p, n); }
 static int32_t sghmc_pos(void *s, double *p, size_t n) { return sgs_sghmc_position((sgs_sghmc *)s, p, n); }
 static int32_t sgld_pos(void *s, double *p, size_t n) { return sgs_sgld_position((sgs_sgld *)s, p, n); }
@@ -541,15 +623,31 @@ static int32_t sgld_exp(const void *s, void *o, size_t n) { return sgs_sgld_expo
 static int32_t amagold_imp(void *s, const void *i, size_t n) { return sgs_amagold_import((sgs_amagold *)s, i, n); }
 static int32_t sghmc_imp(void *s, const void *i, size_t n) { return sgs_sghmc_import((sgs_sghmc *)s, i, n); }
 static int32_t sgld_imp(void *s, const void *i, size_t n) { return sgs_sgld_import((sgs_sgld *)s, i, n); }
+static int32_t tunamh_pos(void *s, double *p, size_t n) { return sgs_tunamh_position((sgs_tunamh *)s, p, n); }
+static int32_t tunamh_iters(void *s, uint64_t *n) { return sgs_tunamh_iterations((sgs_tunamh *)s, n); }
+static int32_t tunamh_divs(void *s, uint64_t *n) { return sgs_tunamh_divergences((sgs_tunamh *)s, n); }
+static int32_t tunamh_xlen(const void *s, size_t *n) { return sgs_tunamh_export_len((const sgs_tunamh *)s, n); }
+static int32_t tunamh_exp(const void *s, void *o, size_t n) { return sgs_tunamh_export((const sgs_tunamh *)s, o, n); }
+static int32_t tunamh_imp(void *s, const void *i, size_t n) { return sgs_tunamh_import((sgs_tunamh *)s, i, n); }
 
 static const chain_ops chain_table[CHAIN_KINDS] = {
-    {"amagold", "warmup", 1, sgs_amagold_state_size, sgs_amagold_state_align, amagold_wlen, amagold_init_,
+    {"amagold", "warmup", 1, 0, "energy", "gradient", sgs_amagold_state_size, sgs_amagold_state_align, amagold_wlen, amagold_init_,
      amagold_step_, amagold_pos, amagold_iters, amagold_divs, amagold_xlen, amagold_exp, amagold_imp},
-    {"sghmc", "burnin", 0, sgs_sghmc_state_size, sgs_sghmc_state_align, sghmc_wlen, sghmc_init_,
+    {"sghmc", "burnin", 0, 0, "energy", "gradient", sgs_sghmc_state_size, sgs_sghmc_state_align, sghmc_wlen, sghmc_init_,
      sghmc_step_, sghmc_pos, sghmc_iters, sghmc_divs, sghmc_xlen, sghmc_exp, sghmc_imp},
-    {"sgld", "burnin", 0, sgs_sgld_state_size, sgs_sgld_state_align, sgld_wlen, sgld_init_,
+    {"sgld", "burnin", 0, 0, "energy", "gradient", sgs_sgld_state_size, sgs_sgld_state_align, sgld_wlen, sgld_init_,
      sgld_step_, sgld_pos, sgld_iters, sgld_divs, sgld_xlen, sgld_exp, sgld_imp},
+    {"tunamh", "burnin", 1, 1, "Exact", "differences", sgs_tunamh_state_size, sgs_tunamh_state_align, tunamh_wlen,
+     tunamh_init_, tunamh_step_, tunamh_pos, tunamh_iters, tunamh_divs, tunamh_xlen, tunamh_exp, tunamh_imp},
 };
+
+/* The callback in a kind's energy slot: a function handle (AMAGOLD's energy), or for TunaMH's
+ * optional exact part also [] (NULL: none). */
+static const mxArray *energy_arg(buffers *b, const chain_ops *ops, const mxArray *v) {
+    if (ops->energy_optional && mxIsEmpty(v) && mxIsDouble(v)) return NULL;
+    check_handle(b, v, ops->energy_name);
+    return v;
+}
 
 static int chain_kind(const char *name) {
     for (int k = 0; k < CHAIN_KINDS; k++)
@@ -607,22 +705,40 @@ static double chain_read_config(int kind, buffers *b, const mxArray *opts, uint6
         READ_CHAIN_FIELDS(b, opts, h);
         h->resample_momentum = opt_u32(b, opts, "resample_momentum", h->resample_momentum);
         h->seed = seed;
-    } else {
+    } else if (kind == SGLD) {
         sgs_sgld_config *l = &cfg->l;
         *l = sgs_sgld_config_default(step);
         READ_CHAIN_FIELDS(b, opts, l);
         l->seed = seed;
+    } else {
+        /* N and c have no default: a model without them is a mistake, not a chain. */
+        if (!opt(opts, "terms") || !opt(opts, "bound"))
+            fail(b, "sgsample:badArguments", "TunaMH needs the options 'Terms' (the number of terms N) and 'Bound' (the per-term bound c)");
+        uint64_t n = opt_u64(b, opts, "terms", 0);
+        /* The indices reach the callback as doubles, exact up to 2^53. */
+        if (n > UINT64_C(9007199254740992))
+            fail(b, "sgsample:badOption", "option terms must be at most 2^53 (the indices are passed as doubles)");
+        sgs_tunamh_config *t = &cfg->t;
+        *t = sgs_tunamh_config_default(step, n, opt_double(b, opts, "bound", 0.0));
+        t->chi = opt_double(b, opts, "chi", t->chi);
+        t->stream = opt_u64(b, opts, "stream", t->stream);
+        t->seed = seed;
     }
     return step;
 }
 
 static uint64_t config_seed(int kind, const chain_config *cfg, uint64_t *stream) {
-    *stream = kind == AMAGOLD ? cfg->a.stream : kind == SGHMC ? cfg->h.stream : cfg->l.stream;
-    return kind == AMAGOLD ? cfg->a.seed : kind == SGHMC ? cfg->h.seed : cfg->l.seed;
+    switch (kind) {
+    case AMAGOLD: *stream = cfg->a.stream; return cfg->a.seed;
+    case SGHMC: *stream = cfg->h.stream; return cfg->h.seed;
+    case SGLD: *stream = cfg->l.stream; return cfg->l.seed;
+    default: *stream = cfg->t.stream; return cfg->t.seed;
+    }
 }
 
 static uint32_t config_steps(int kind, const chain_config *cfg) {
-    return kind == AMAGOLD ? cfg->a.steps : kind == SGHMC ? cfg->h.steps : cfg->l.steps;
+    /* TunaMH has no inner steps: 0 keeps its per-draw inner_steps NaN. */
+    return kind == AMAGOLD ? cfg->a.steps : kind == SGHMC ? cfg->h.steps : kind == SGLD ? cfg->l.steps : 0;
 }
 
 /* The iterations before the draws: AMAGOLD's adapting 'warmup' plus a 'burnin' at the step size
@@ -649,31 +765,48 @@ static int opt_flag(buffers *b, const mxArray *opts, const char *name) {
 }
 
 /* ---- per-draw records: the rows and their statistics -------------------------------------- */
-enum { ST_DIVERGING, ST_ACCEPTED, ST_LOG_ACCEPT, ST_STEP_SIZE, ST_ENERGY, ST_STEPS, ST_FIELDS };
-static const char *stat_names[ST_FIELDS] = {"diverging", "accepted", "log_accept", "step_size", "energy", "inner_steps"};
+/* Every chain records the first ST_FIELDS; TunaMH also its cost (ST_ALL). */
+enum { ST_DIVERGING, ST_ACCEPTED, ST_LOG_ACCEPT, ST_STEP_SIZE, ST_ENERGY, ST_STEPS, ST_EVALUATIONS,
+       ST_KEPT, ST_FULL_PASS, ST_ALL, ST_FIELDS = ST_EVALUATIONS };
+static const char *stat_names[ST_ALL] = {"diverging", "accepted", "log_accept", "step_size", "energy",
+                                         "inner_steps", "evaluations", "kept", "full_pass"};
+
+static int stat_logical(int f) {
+    return f == ST_DIVERGING || f == ST_ACCEPTED || f == ST_FULL_PASS;
+}
+
+static int stat_fields(int kind) {
+    return kind == TUNAMH ? ST_ALL : ST_FIELDS;
+}
 
 typedef struct {
     mxArray *rows;             /* cap-by-d */
-    mxArray *stat[ST_FIELDS];  /* cap-by-1: two logical columns, then doubles */
+    mxArray *stat[ST_ALL];     /* cap-by-1: logical or double columns, the first nf of them */
     size_t cap, n, d;
+    int nf;
 } recorder;
 
-static void recorder_open(buffers *b, recorder *r, uint64_t cap, size_t d, const char *what) {
+static void recorder_open_n(buffers *b, recorder *r, uint64_t cap, size_t d, const char *what, int nf) {
     size_t dd = d ? d : 1;
     memset(r, 0, sizeof *r);
-    if (cap > (uint64_t)SIZE_MAX / (dd + ST_FIELDS) / sizeof(double)) {
+    if (cap > (uint64_t)SIZE_MAX / (dd + (size_t)nf) / sizeof(double)) {
         char msg[160];
         free_all(b);
         snprintf(msg, sizeof msg, "%s x d does not fit in memory", what);
         mexErrMsgIdAndTxt("sgsample:tooLarge", "%s", msg);
     }
-    /* The rows and the six columns at once, so that a request beyond memory fails before any. */
-    check_alloc(b, (size_t)cap * (dd + ST_FIELDS) * sizeof(double), what);
+    /* The rows and the columns at once, so that a request beyond memory fails before any. */
+    check_alloc(b, (size_t)cap * (dd + (size_t)nf) * sizeof(double), what);
     r->rows = double_matrix(b, (size_t)cap, d, what);
-    for (int f = 0; f < ST_FIELDS; f++)
-        r->stat[f] = f <= ST_ACCEPTED ? mxCreateLogicalMatrix((size_t)cap, 1) : mxCreateDoubleMatrix((size_t)cap, 1, mxREAL);
+    for (int f = 0; f < nf; f++)
+        r->stat[f] = stat_logical(f) ? mxCreateLogicalMatrix((size_t)cap, 1) : mxCreateDoubleMatrix((size_t)cap, 1, mxREAL);
     r->cap = (size_t)cap;
     r->d = d;
+    r->nf = nf;
+}
+
+static void recorder_open(buffers *b, recorder *r, uint64_t cap, size_t d, const char *what) {
+    recorder_open_n(b, r, cap, d, what, ST_FIELDS);
 }
 
 static void recorder_put(recorder *r, const double *pos, const step_rec *s) {
@@ -686,6 +819,11 @@ static void recorder_put(recorder *r, const double *pos, const step_rec *s) {
     mxGetPr(r->stat[ST_STEP_SIZE])[i] = s->step_size;
     mxGetPr(r->stat[ST_ENERGY])[i] = s->energy;
     mxGetPr(r->stat[ST_STEPS])[i] = s->steps;
+    if (r->nf > ST_FIELDS) {
+        mxGetPr(r->stat[ST_EVALUATIONS])[i] = s->evaluations;
+        mxGetPr(r->stat[ST_KEPT])[i] = s->kept;
+        mxGetLogicals(r->stat[ST_FULL_PASS])[i] = s->full_pass != 0;
+    }
 }
 
 /* The first n rows of a cap-row matrix (the whole array when n = cap). */
@@ -706,16 +844,16 @@ static mxArray *first_rows(mxArray *a, size_t n) {
 
 /* Hands the recorded rows over (*rows) and returns the statistics struct; r is empty after. */
 static mxArray *recorder_close(recorder *r, mxArray **rows) {
-    mxArray *s = mxCreateStructMatrix(1, 1, ST_FIELDS, stat_names);
+    mxArray *s = mxCreateStructMatrix(1, 1, r->nf, stat_names);
     *rows = first_rows(r->rows, r->n);
-    for (int f = 0; f < ST_FIELDS; f++) mxSetField(s, 0, stat_names[f], first_rows(r->stat[f], r->n));
+    for (int f = 0; f < r->nf; f++) mxSetField(s, 0, stat_names[f], first_rows(r->stat[f], r->n));
     memset(r, 0, sizeof *r);
     return s;
 }
 
 static void recorder_drop(recorder *r) {
     if (r->rows) mxDestroyArray(r->rows);
-    for (int f = 0; f < ST_FIELDS; f++)
+    for (int f = 0; f < ST_ALL; f++)
         if (r->stat[f]) mxDestroyArray(r->stat[f]);
     memset(r, 0, sizeof *r);
 }
@@ -768,7 +906,7 @@ static int32_t chain_loop(const chain_ops *ops, void *state, uint64_t skip, uint
         st = ops->step(state, &r);
         if (st != SGS_OK) break;
         if (isnan(r.step_size)) r.step_size = step;
-        if (isnan(r.steps)) r.steps = (double)steps;
+        if (isnan(r.steps) && steps) r.steps = (double)steps;
         t->done++;
         t->has_phase = (int)r.has_phase;
         t->phase = r.phase;
@@ -855,6 +993,12 @@ static mxArray *chain_info(int kind, void *state, size_t d, const tally *t, run_
         amagold_info_fields(s, (sgs_amagold *)state, d, x->mass, t);
     }
     if (x->la) mxSetField(s, 0, "log_accept", x->la);
+    if (kind == TUNAMH) {
+        uint64_t evals = 0;
+        sgs_tunamh_evaluations((sgs_tunamh *)state, &evals);
+        mxAddField(s, "evaluations");
+        set_num(s, "evaluations", (double)evals);
+    }
     x->stats = x->warm_rows = x->warm_stats = x->la = NULL;
     return s;
 }
@@ -903,11 +1047,8 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
     memset(&c, 0, sizeof c);
     int a = 1; /* next argument */
     if (nrhs != 5 + ops->has_energy) mexErrMsgIdAndTxt("sgsample:badArguments", "wrong number of arguments to the gateway");
-    if (ops->has_energy) {
-        check_handle(&b, prhs[a], "energy");
-        c.energy = prhs[a++];
-    }
-    check_handle(&b, prhs[a], "gradient");
+    if (ops->has_energy) c.energy = energy_arg(&b, ops, prhs[a++]);
+    check_handle(&b, prhs[a], ops->gradient_name);
     c.gradient = prhs[a++];
     const mxArray *theta0 = prhs[a++];
     const mxArray *opts = prhs[a++];
@@ -939,8 +1080,8 @@ static void run_chain(int kind, int nlhs, mxArray *plhs[], int nrhs, const mxArr
 
     recorder main_, warm;
     memset(&warm, 0, sizeof warm);
-    recorder_open(&b, &main_, samples, d, "Samples");
-    if (keep_warm) recorder_open(&b, &warm, skip, d, "the kept warm-up");
+    recorder_open_n(&b, &main_, samples, d, "Samples", stat_fields(kind));
+    if (keep_warm) recorder_open_n(&b, &warm, skip, d, "the kept warm-up", stat_fields(kind));
     double *pos = (double *)take(&b, dd, sizeof(double), 8);
     tally t;
     st = chain_loop(ops, state, skip, skip + samples, keep_warm ? &warm : NULL, &main_, pos, d, x.step,
@@ -1372,7 +1513,7 @@ static uint64_t id_arg(const mxArray *v) {
     return 0; /* not reached */
 }
 
-/* ---- persistent chains: the +sgs.Amagold, Sghmc, Sgld objects ------------------------------ */
+/* ---- persistent chains: the +sgs.Amagold, Sghmc, Sgld, Tunamh objects ---------------------- */
 typedef struct {
     uint64_t id;
     int kind, running;
@@ -1437,9 +1578,10 @@ static chain_obj *find_chain(const mxArray *v, int *slot) {
 /* Points the chain's callbacks at this call's function handles (valid only during this call). */
 static void bind_callbacks(chain_obj *o, buffers *b, const mxArray *energy, const mxArray *gradient,
                            const mxArray *tramp) {
-    if (chain_table[o->kind].has_energy) check_handle(b, energy, "energy");
-    check_handle(b, gradient, "gradient");
-    o->c.energy = chain_table[o->kind].has_energy ? energy : NULL;
+    const chain_ops *ops = &chain_table[o->kind];
+    const mxArray *e = ops->has_energy ? energy_arg(b, ops, energy) : NULL;
+    check_handle(b, gradient, ops->gradient_name);
+    o->c.energy = e;
     o->c.gradient = gradient;
     o->c.trampoline = trampoline_arg(b, tramp);
     o->c.exception = NULL;
@@ -1453,13 +1595,13 @@ static void chain_new(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     char kname[16];
     (void)nlhs;
     if (nrhs != 7 || !mxIsChar(prhs[1]) || mxGetString(prhs[1], kname, sizeof kname) != 0 || chain_kind(kname) < 0)
-        mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('new', 'amagold'|'sghmc'|'sgld', energy, gradient, theta0, opts, trampoline)");
+        mexErrMsgIdAndTxt("sgsample:badArguments", "usage: sgsample_mex('new', 'amagold'|'sghmc'|'sgld'|'tunamh', energy, gradient, theta0, opts, trampoline)");
     int kind = chain_kind(kname);
     const chain_ops *ops = &chain_table[kind];
     /* Every check that can raise comes before the malloc below, whose block nothing else would
      * free (bind_callbacks checks the handles again, then they are known to pass). */
-    if (ops->has_energy) check_handle(&b, prhs[2], "energy");
-    check_handle(&b, prhs[3], "gradient");
+    if (ops->has_energy) energy_arg(&b, ops, prhs[2]);
+    check_handle(&b, prhs[3], ops->gradient_name);
     const mxArray *opts = options_arg(&b, prhs[5]);
     trampoline_arg(&b, prhs[6]);
     size_t d = vector_arg(&b, prhs[4]);
@@ -1545,8 +1687,8 @@ static void chain_run(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     bind_callbacks(o, &b, prhs[3], prhs[4], prhs[5]);
     recorder main_, warm;
     memset(&warm, 0, sizeof warm);
-    recorder_open(&b, &main_, n - skip, d, "n");
-    if (keep_warm) recorder_open(&b, &warm, skip, d, "the kept warm-up");
+    recorder_open_n(&b, &main_, n - skip, d, "n", stat_fields(o->kind));
+    if (keep_warm) recorder_open_n(&b, &warm, skip, d, "the kept warm-up", stat_fields(o->kind));
     double *pos = (double *)take(&b, dd, sizeof(double), 8);
     if (o->partial) { /* the last failed run's rows go once a new run starts */
         mxDestroyArray(o->partial);
@@ -1597,7 +1739,7 @@ static void chain_partial(int nlhs, mxArray *plhs[], int nrhs, const mxArray *pr
 }
 
 /* s = sgsample_mex('query', id): position, iterations, divergences, step size, inverse mass
- * (AMAGOLD; [] for the others), seed and stream. */
+ * (AMAGOLD; [] for the others), seed and stream; TunaMH's also accepted and evaluations. */
 static void chain_query(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
     (void)nlhs;
     (void)nrhs;
@@ -1627,6 +1769,15 @@ static void chain_query(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs
     mxSetField(s, 0, "seed", u64_scalar(o->seed));
     mxSetField(s, 0, "stream", u64_scalar(o->stream));
     set_num(s, "discard", (double)o->discard);
+    if (o->kind == TUNAMH) {
+        uint64_t acc = 0, evals = 0;
+        sgs_tunamh_accepted((sgs_tunamh *)o->state, &acc);
+        sgs_tunamh_evaluations((sgs_tunamh *)o->state, &evals);
+        mxAddField(s, "accepted");
+        set_num(s, "accepted", (double)acc);
+        mxAddField(s, "evaluations");
+        set_num(s, "evaluations", (double)evals);
+    }
     plhs[0] = s;
 }
 
@@ -1957,6 +2108,7 @@ static void version_text(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prh
 static void run_amagold(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { run_chain(AMAGOLD, nlhs, plhs, nrhs, prhs); }
 static void run_sghmc(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { run_chain(SGHMC, nlhs, plhs, nrhs, prhs); }
 static void run_sgld(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { run_chain(SGLD, nlhs, plhs, nrhs, prhs); }
+static void run_tunamh(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) { run_chain(TUNAMH, nlhs, plhs, nrhs, prhs); }
 
 /* ---- Stein thinning ------------------------------------------------------------------------ */
 
@@ -2041,6 +2193,7 @@ static const struct {
     {"amagold", run_amagold, 6, 6, 2},
     {"sghmc", run_sghmc, 5, 5, 2},
     {"sgld", run_sgld, 5, 5, 2},
+    {"tunamh", run_tunamh, 6, 6, 2},
     {"svgd", run_svgd, 5, 5, 2},
     {"amagold_batch", run_amagold_batch, 6, 6, 2},
     {"sghmc_batch", run_sghmc_batch, 5, 5, 2},

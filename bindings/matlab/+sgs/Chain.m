@@ -1,6 +1,6 @@
 classdef Chain < handle
-% SGS.CHAIN  A sampler chain advanced step by step; the common part of sgs.Amagold, sgs.Sghmc and
-%   sgs.Sgld (create those, not this).
+% SGS.CHAIN  A sampler chain advanced step by step; the common part of sgs.Amagold, sgs.Sghmc,
+%   sgs.Sgld and sgs.Tunamh (create those, not this).
 %
 %   info = c.step()          one iteration; INFO as from c.run(1)
 %   [samples, info] = c.run(n)
@@ -15,7 +15,8 @@ classdef Chain < handle
 %                            warmup_stats (the warm-up/burn-in rows of this call, only with
 %                            c.KeepWarmup = true; else 0-by-d and []), and for AMAGOLD
 %                            warmup_acceptance, log_accept (= stats.log_accept), inverse_mass,
-%                            inverse_mass_dense, warmup_report, phase.
+%                            inverse_mass_dense, warmup_report, phase; for TunaMH
+%                            evaluations and the per-draw stats evaluations, kept, full_pass.
 %   c.Partial                what the last run that failed (a callback error, Ctrl-C) had
 %                            produced: a struct with samples and info as run would have returned
 %                            them for the iterations it completed ([] when the last run
@@ -45,16 +46,16 @@ classdef Chain < handle
 %   its last completed iteration (the library rolls the failed one back, generator included), so
 %   step/run can simply be called again.
 %
-%   See also SGS.AMAGOLD, SGS.SGHMC, SGS.SGLD.
+%   See also SGS.AMAGOLD, SGS.SGHMC, SGS.SGLD, SGS.TUNAMH.
   properties (SetAccess = private)
-    Kind = ''    % 'amagold', 'sghmc' or 'sgld'
+    Kind = ''    % 'amagold', 'sghmc', 'sgld' or 'tunamh'
   end
   % Readable (Hidden) rather than private: Octave 7 runs delete() of an object whose class was
   % cleared (clear all) in a context that cannot read private properties.
   properties (SetAccess = private, Hidden = true)
     Id = 0       % the gateway's chain id
-    Energy = []
-    Gradient = []
+    Energy = []      % AMAGOLD's energy; TunaMH's Exact ([] for none)
+    Gradient = []    % the gradient; TunaMH's differences
     Trampoline = []
   end
   properties (Dependent)
@@ -88,7 +89,7 @@ classdef Chain < handle
         energy = args{1};
       end
       gradient = args{npos - 1};
-      [obj.Id, obj.Trampoline, runopts] = sgs_chain_open(kind, caller, energy, gradient, args{npos}, args(npos + 1:end));
+      [obj.Id, obj.Trampoline, runopts, energy] = sgs_chain_open(kind, caller, energy, gradient, args{npos}, args(npos + 1:end));
       obj.Kind = kind;
       obj.Progress = runopts.progress;
       obj.KeepWarmup = runopts.keep_warmup;

@@ -5,6 +5,7 @@
  *   cc -std=c99 -O2 -ffp-contract=off -Iinclude bindings/matlab/tests/bitexact.c \
  *      target/release/libsgsample.a -lm -o bitexact && ./bitexact > bitexact_c.txt */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,31 @@ static int32_t gradients(void *u, const double *xs, size_t n, size_t d, uint64_t
     (void)u;
     double nz = seed_noise(seed);
     for (size_t i = 0; i < n * d; i++) g[i] = xs[i] + nz;
+    return SGS_CB_OK;
+}
+
+/* TunaMH: N = 40 terms |y_i − θ₁| + |z_i − θ₂|/2 (data exact in binary, every operation written
+ * out in the order tests/test_sgsample.m repeats it), bound 1.2 ≥ √1.25, and the exact part
+ * ‖θ‖²/2. */
+#define TERMS 40
+static double term_y(uint64_t i) { return (double)(i % 7) * 0.25 - 0.75; }
+static double term_z(uint64_t i) { return (double)(i % 5) * 0.5 - 1.0; }
+
+static int32_t tunamh_diffs(void *u, const double *t, const double *p, size_t d, const uint64_t *idx,
+                            size_t count, double *out) {
+    (void)u;
+    (void)d;
+    for (size_t j = 0; j < count; j++) {
+        double y = term_y(idx[j]), z = term_z(idx[j]);
+        out[j] = (fabs(y - p[0]) + 0.5 * fabs(z - p[1])) - (fabs(y - t[0]) + 0.5 * fabs(z - t[1]));
+    }
+    return SGS_CB_OK;
+}
+
+static int32_t tunamh_exact(void *u, const double *t, const double *p, size_t d, double *out) {
+    (void)u;
+    (void)d;
+    *out = 0.5 * (p[0] * p[0] + p[1] * p[1]) - 0.5 * (t[0] * t[0] + t[1] * t[1]);
     return SGS_CB_OK;
 }
 
@@ -300,6 +326,31 @@ int main(void) {
         for (int i = 0; i < 4; i++) {
             if (check(sgs_uniform(seeds[i], z, 5), "uniform")) return 1;
             print_rows("uniform", z, 1, 5);
+        }
+    }
+
+    /* TunaMH: seed 17, stream 2, step 0.15, 200 iterations from (1, −1); each iteration's
+     * position ("tunamh") and log ratio, evaluations, kept, full pass, accepted ("tunamh_info").
+     * Then without the exact part, χ = 3, seed 4, step 0.1, 100 iterations ("tunamh_chi…"). */
+    for (int run = 0; run < 2; run++) {
+        sgs_tunamh t = {{0}};
+        sgs_tunamh_config tc = sgs_tunamh_config_default(run ? 0.1 : 0.15, TERMS, 1.2);
+        tc.seed = run ? 4 : 17;
+        tc.stream = run ? 0 : 2;
+        tc.chi = run ? 3.0 : tc.chi;
+        static double tws[4];
+        if (check(sgs_tunamh_init(&t, &tc, theta0, D, tws, 4, run ? NULL : tunamh_exact, tunamh_diffs, NULL),
+                  "tunamh init"))
+            return 1;
+        for (int k = 0; k < (run ? 100 : N); k++) {
+            sgs_tunamh_info ti;
+            double pos[D];
+            if (check(sgs_tunamh_step(&t, &ti), "tunamh step") || check(sgs_tunamh_position(&t, pos, D), "tunamh position"))
+                return 1;
+            const double row[5] = {ti.log_ratio, (double)ti.evaluations, (double)ti.kept, (double)ti.full_pass,
+                                   (double)ti.accepted};
+            print_rows(run ? "tunamh_chi" : "tunamh", pos, 1, D);
+            print_rows(run ? "tunamh_chi_info" : "tunamh_info", row, 1, 5);
         }
     }
 

@@ -38,6 +38,10 @@ function out = fuzz_cb(kind, varargin)
     case 'transpose', out = x';
     case 'handle',   out = @sin;
     case 'error',    error('fuzz:callback', 'a callback error');
+    case 'zeros',    out = zeros(size(x));   % TunaMH: one difference per index
+      if numel(varargin) >= 3
+        out = zeros(size(varargin{3}));
+      end
     otherwise,       out = x;
   end
 end

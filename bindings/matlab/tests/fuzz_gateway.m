@@ -2,7 +2,7 @@ function fuzz_gateway(seed, ncases, logfile, only)
 % FUZZ_GATEWAY  Random argument lists for the MEX gateway (sgsample_mex): random commands with
 %   random arguments (empty, struct arrays, cells, strings, every integer class, NaN/Inf, huge
 %   sizes, complex, sparse, logical, function handles that return wrong things, ids of live,
-%   deleted and never-made objects). Every call must return or raise an error whose identifier
+%   deleted and never-made objects; TunaMH's runs and objects among them). Every call must return or raise an error whose identifier
 %   is sgsample:* (the gateway's) or fuzz:* (the callbacks' own, rethrown); anything else is
 %   printed as "FUZZ BAD". Case k draws from rand('state', [seed; k]), so a case can be
 %   replayed alone (ONLY = k). Before each case its number is written to LOGFILE and flushed,
@@ -18,7 +18,7 @@ function fuzz_gateway(seed, ncases, logfile, only)
           'query', 'free', 'amagold_get', 'amagold_set', 'amagold_compare', 'stats', 'draws', ...
           'normal', 'uniform', 'svgd_new', 'svgd_run', 'svgd_query', 'svgd_ksd', 'partial', ...
           'amagold_batch', 'sghmc_batch', 'sgld_batch', 'svgd_set', 'svgd_free', ...
-          'run_batch', 'epoch', 'export', 'import', '', 'AMAGOLD', 'nonsense', repmat('x', 1, 40)};
+          'run_batch', 'epoch', 'export', 'import', 'tunamh', '', 'AMAGOLD', 'nonsense', repmat('x', 1, 40)};
   live = live_ids();
   bad = 0;
   % The crashes found by hand first, as cases -1, -2, ...: no arguments, and options
@@ -110,8 +110,9 @@ end
 function args = template(live)
   g = @(varargin) fuzz_cb('echo', varargin{:});
   e = @(varargin) fuzz_cb('half', varargin{:});
+  z = @(varargin) fuzz_cb('zeros', varargin{:});   % TunaMH differences of the right shape
   tr = @fuzz_call;
-  id = live(randi(3));
+  id = live(pick({1, 2, 3, 4}));
   o = options();
   if rand < 0.05
     o = pick({struct('samples', {}, 'seed', {}), repmat(o, 1, 2), struct([])});   % not 1-by-1
@@ -119,6 +120,9 @@ function args = template(live)
   c = {{'amagold', e, g, [1; 2], o, tr}, {'sghmc', g, 1, o, tr}, {'sgld', g, [0; 1], o, tr}, ...
        {'svgd', g, randn(5, 2), o, tr}, {'minibatch', 1, 10, 3}, {'status', 3}, {'version'}, ...
        {'new', pick({'amagold', 'sghmc', 'sgld'}), e, g, [1; 2], o, tr}, ...
+       {'tunamh', pick({[], e, g}), pick({z, g}), pick({[1; 2], 0.5}), terms(o), tr}, ...
+       {'new', 'tunamh', pick({[], e}), z, pick({[1; 2], 0.5}), terms(o), tr}, ...
+       {'run', live(4), 2, pick({[], e}), pick({z, g}), tr}, ...
        {'run', id, 2, e, g, tr}, {'query', id}, {'free', live(randi(numel(live)))}, ...
        {'amagold_get', live(1), pick({'inverse_mass_dense', 'warmup_report'})}, ...
        {'amagold_set', live(1), pick({'step_size', 'inverse_mass', 'inverse_mass_dense'}), pick({0.2, [1; 1], eye(2)})}, ...
@@ -146,6 +150,18 @@ function o = chains(o)
   end
 end
 
+% Options with TunaMH's required Terms and Bound, mostly valid (kept when o is not 1-by-1).
+function o = terms(o)
+  if isstruct(o) && numel(o) == 1
+    if rand < 0.9
+      o.terms = pick({1, 3, 40, 0, 2^53, 2^60, uint64(7), -1, 'x'});
+    end
+    if rand < 0.9
+      o.bound = pick({1, 0.5, 1e-300, 0, -1, NaN, Inf, 'x'});
+    end
+  end
+end
+
 function ids = live_ids()
   g = @(varargin) fuzz_cb('echo', varargin{:});
   e = @(varargin) fuzz_cb('half', varargin{:});
@@ -154,8 +170,10 @@ function ids = live_ids()
   catch
     sv = NaN;   % a gateway without sgs.Svgd (to run the fuzz against an older one)
   end
+  z = @(varargin) fuzz_cb('zeros', varargin{:});
   ids = [sgsample_mex('new', 'amagold', e, g, [1; 2], struct('seed', 1), sgs_fuzz_trampoline()), ...
          sgsample_mex('new', 'sgld', [], g, 1, struct(), sgs_fuzz_trampoline()), sv, ...
+         sgsample_mex('new', 'tunamh', e, z, [1; 2], struct('terms', 40, 'bound', 1), sgs_fuzz_trampoline()), ...
          12345, 0, -1, NaN, 2^32 + 1, 2^53];
 end
 
@@ -165,7 +183,7 @@ end
 
 function v = value(live)
   kinds = {'echo', 'half', 'empty', 'nan', 'inf', 'int', 'single', 'complex', 'sparse', ...
-           'logical', 'cell', 'struct', 'text', 'big', 'transpose', 'handle', 'error'};
+           'logical', 'cell', 'struct', 'text', 'big', 'transpose', 'handle', 'error', 'zeros'};
   switch randi(24)
     case 1, v = [];
     case 2, v = zeros(0, 3);
@@ -199,7 +217,8 @@ function s = options()
            'momentum_sd', 'target_accept', 'adapt_mass', 'mass', 'approach', 'jitter_steps', ...
            'variant', 'log_accept', 'iterations', 'batch_size', 'bandwidth', 'kernel', 'step_rule', ...
            'ksd', 'scale', 'batching', 'imq_c', 'imq_beta', 'adagrad_alpha', 'divergences', ...
-           'resample_momentum', 'keep_warmup', 'progress', 'chains', 'max_calls', 'fixed_burnin'};
+           'resample_momentum', 'keep_warmup', 'progress', 'chains', 'max_calls', 'fixed_burnin', ...
+           'terms', 'bound', 'chi'};
   s = struct();
   for k = 1:randi([0, 5])
     s.(names{randi(numel(names))}) = pick({0, 1, 2, 3, 20, 0.5, -1, NaN, Inf, 2^53, 2^64, ...

@@ -143,10 +143,6 @@ function t = svgd_object(t, check, expect_error)
             f.Iterations == 3 && isequal(f.Particles, sgs_svgd(g, X0, opts{:}, 'Iterations', 3)));
 end
 
-function set_prop(obj, name, value)
-  obj.(name) = value;
-end
-
 % Counts that overflow 64 bits, read-only properties, an object made inside a callback after
 % clear mex (stale), and progress/KeepWarmup flags checked.
 function t = counts_and_properties(t, check, expect_error)
@@ -313,7 +309,7 @@ function t = seeds_progress_help(t, check)
   here = fileparts(fileparts(mfilename('fullpath')));
   spec = fileread(fullfile(here, 'private', 'sgs_options.m'));
   missing = {};
-  for f = {'sgs_amagold', 'amagold'; 'sgs_sghmc', 'sghmc'; 'sgs_sgld', 'sgld'; 'sgs_svgd', 'svgd'}'
+  for f = {'sgs_amagold', 'amagold'; 'sgs_sghmc', 'sghmc'; 'sgs_sgld', 'sgld'; 'sgs_tunamh', 'tunamh'; 'sgs_svgd', 'svgd'}'
     block = regexp(spec, ['case ''', f{2}, '''(.*?)(case|end\s*$)'], 'tokens', 'once');
     names = regexp(block{1}, '''([A-Za-z]+)'', ''[a-z_]+''', 'tokens');
     h = help(f{1});

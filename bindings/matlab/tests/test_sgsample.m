@@ -3,8 +3,8 @@ function failed = test_sgsample(c_bits_file)
 %   statistics against exact truths (tolerances from batch-means standard errors), RBM-SVGD on the
 %   1-D mixture, the minibatch helper, bit-for-bit equality with the C library (C_BITS_FILE,
 %   written by tests/bitexact.c), bad inputs with their identifiers, callback errors, the
-%   step-wise objects (+sgs), the mass-matrix warm-up, the diagnostics (sgs_stats, sgs_diagnose)
-%   and Ctrl-C
+%   step-wise objects (+sgs), the mass-matrix warm-up, the diagnostics (sgs_stats, sgs_diagnose),
+%   TunaMH (tests/test_tunamh.m) and Ctrl-C
 %   (Octave: a child Octave interrupts itself).
 %   Prints one line per test and 'octave: N passed, M failed'; returns M.
   here = fileparts(mfilename('fullpath'));
@@ -29,6 +29,7 @@ function failed = test_sgsample(c_bits_file)
   t = draws_diagnostics(t);
   t = interrupts(t);
   t = test_brief(t, @check, @expect_error);
+  t = test_tunamh(t, @check, @expect_error, c_bits_file);
   t = fuzz(t);
   printf_('octave: %d passed, %d failed\n', t.passed, t.failed);
   failed = t.failed;
@@ -56,14 +57,6 @@ function z = seed_normal(seed)
   hi = double(bitshift(seed, -32));
   lo = double(bitand(seed, uint64(4294967295)));
   z = sqrt(-2 * log((hi + 0.5) / 2^32)) * cos(2 * pi * lo / 2^32);
-end
-
-% Batch-means estimate and standard error of mean(f) over a chain.
-function [m, se] = batch_means(f, nb)
-  n = floor(numel(f) / nb) * nb;
-  b = mean(reshape(f(1:n), [], nb), 1);
-  m = mean(f(1:n));
-  se = std(b) / sqrt(nb);
 end
 
 function t = standard_normal(t)
@@ -177,14 +170,6 @@ end
 function z = seed_noise(seed)
   % The same operations as tests/bitexact.c: ((seed >> 11) * 2^-53 - 0.5) * 0.5.
   z = (double(bitshift(seed, -11)) / 9007199254740992 - 0.5) * 0.5;
-end
-
-function rows = hex_rows(tag, X)
-  rows = {};
-  for k = 1:size(X, 1)
-    h = cellstr(num2hex(X(k, :)'));
-    rows{end + 1} = [tag, sprintf(' %s', h{:})]; %#ok<AGROW>
-  end
 end
 
 function t = bit_for_bit(t, file)
@@ -647,10 +632,6 @@ function t = warmup_api(t)
   t = expect_error(t, 'sgsample:invalidMass', @() set_prop(w, 'InverseMassDense', eye(3)), 'InverseMassDense during a slow window');
 end
 
-function set_prop(obj, name, value)
-  obj.(name) = value;
-end
-
 % AMAGOLD's mass-matrix warm-up on a Gaussian whose coordinates' scales differ by 100x (sd 1 and
 % 0.01): with it the dual averaging can take a ~50x larger step and the wide coordinate mixes.
 % Both runs make about the same number of gradient calls (no point is rejected; only the warm-up's
@@ -961,6 +942,9 @@ function t = interrupts(t)
     'try, c.run(1000); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
     'm = c.Iterations; p = c.Partial; KAT = 0; rest = c.run(30); ref = sgs_amagold(E, @interrupt_after, [1; 2], ''Seed'', 5, ''Samples'', m + 30); printf(''OBJECT %d %d\n'', m, isequal(rest, ref(m + 1:end, :)));', ...
     'printf(''PARTIAL %d\n'', isequal(p.samples, ref(1:m, :)) && p.info.iterations == m && p.info.samples == m);', ...
+    'KCALLS = 0; KAT = 7; Z = @(t, p, i) zeros(size(i)); m = sgs.Tunamh(Z, 1, ''Terms'', 10, ''Bound'', 1, ''Exact'', @interrupt_after, ''Seed'', 5);', ...
+    'try, m.run(100); disp(''RESULT returned''); catch e, disp([''RESULT caught '', e.identifier]); end', ...
+    'k = m.Iterations; KAT = 0; mrest = m.run(30); mref = sgs_tunamh(Z, 1, ''Terms'', 10, ''Bound'', 1, ''Exact'', @interrupt_after, ''Seed'', 5, ''Samples'', k + 30); printf(''TUNAMH %d %d\n'', k, isequal(mrest, mref(k + 1:end, :)));', ...
     's = sgs_sgld(@(x, s) x, [0; 0], ''Samples'', 5); printf(''AFTER %d\n'', isequal(size(s), [5, 2]));'};
   file = [tempname(), '.m'];
   fid = fopen(file, 'w');
@@ -980,6 +964,8 @@ function t = interrupts(t)
   o = num('OBJECT');
   t = check(t, 'Ctrl-C: an object is left at its last iteration, not busy, and continues bit for bit', ...
             numel(o) == 2 && o(1) == floor((205 - 1) / 10) && o(2) == 1, sprintf('(%s)', regexp(out, 'OBJECT [0-9 ]*', 'match', 'once')));
+  t = check(t, 'Ctrl-C: a TunaMH object interrupted in its Exact callback (call 7) is left at iteration 6 and continues bit for bit', ...
+            isequal(num('TUNAMH'), [6, 1]), sprintf('(%s)', regexp(out, 'TUNAMH [0-9 ]*', 'match', 'once')));
   t = check(t, 'Ctrl-C: later runs work', isequal(num('AFTER'), 1));
   t = check(t, 'Ctrl-C: the object''s Partial keeps the rows of the interrupted run, exact totals', isequal(num('PARTIAL'), 1));
   if t.failed > 0
