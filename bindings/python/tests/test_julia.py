@@ -214,8 +214,9 @@ class JuliaChain:
     def run(self, n, chunk=7):
         out = np.empty((self.d, n), order="F")  # Matrix{T}(undef, d, n)
         done = C.c_size_t(0)
-        summ = self.jl.structs["sgs_amagold_run_summary" if self.kind == "amagold"
-                               else "sgs_chain_run_summary"]()
+        summ = self.jl.structs[{"amagold": "sgs_amagold_run_summary",  # summary_type(c)
+                                "tunamh": "sgs_tunamh_run_summary"}.get(
+                                    self.kind, "sgs_chain_run_summary")]()
         total = 0
         while total < n:
             k = min(chunk, n - total)
@@ -351,22 +352,6 @@ class JuliaTunaMH(JuliaChain):
                                     C.cast(C.pointer(self.ud), C.c_void_p))
         self.rethrow()
         assert status == 0, status
-
-    def run(self, n, chunk=7):
-        out = np.empty((self.d, n), order="F")
-        done = C.c_size_t(0)
-        summ = self.jl.structs["sgs_tunamh_run_summary"]()
-        total = 0
-        while total < n:
-            k = min(chunk, n - total)
-            ptr = C.cast(out.ctypes.data + total * self.d * 8, C.POINTER(C.c_double))
-            status = self.jl.sgs_tunamh_run(self.state, k, ptr, k * self.d, C.byref(done),
-                                            C.byref(summ))
-            total += done.value
-            if status != 0:
-                self.rethrow()
-                raise sgsample.Error(status, "run!")
-        return out
 
 
 def test_julia_tunamh_pattern_matches_the_python_binding(jl):
