@@ -34,6 +34,7 @@ variants=(
   "stats fp-stats"
   "AMAGOLD+stats fp-amagold,fp-stats"
   "thin fp-thin"
+  "TunaMH fp-tunamh"
 )
 
 # vector_table text rodata data bss
@@ -71,6 +72,7 @@ static_paths() { # <elf> <features>
   [[ $2 == *fp-amagold* ]] && roots+=("stack.amagold amagold_probe::five_steps")
   [[ $2 == *fp-svgd* || $2 == *fp-ksd* ]] && roots+=("stack.svgd svgd_probe::three_steps")
   [[ $2 == *fp-thin* ]] && roots+=("stack.thin thin_probe::thin")
+  [[ $2 == *fp-tunamh* ]] && roots+=("stack.tunamh tunamh_probe::ten_steps")
   [[ $2 == *fp-stats* ]] && roots+=("stack.stats.push stats_probe::push" "stack.stats.ess_rhat_mcse stats_probe::query")
   for root in "${roots[@]}"; do
     read -r label fn <<<"$root"
