@@ -645,6 +645,120 @@ sgs_status sgs_uniform(uint64_t seed, double *out, size_t n);
 sgs_status sgs_uniform_f32(uint64_t seed, float *out, size_t n);
 
 /**
+ * A static, nul-terminated description of a status code ("unknown status" for a value that is
+ * not one). Never returns NULL; the string must not be freed.
+ */
+const char *sgs_status_str(int32_t status);
+
+/**
+ * The library version as a static, nul-terminated string "MAJOR.MINOR.PATCH", equal to
+ * `SGS_VERSION_STRING` of the header the program was compiled against when the two match.
+ */
+const char *sgs_version(void);
+
+/**
+ * Stein thinning (docs/algorithms.md §6): chooses `m` of the `n` draws `x` (`double`,
+ * `n·d` values row by row) whose gradients of V = −log π are `grad` (same layout: what
+ * the gradient callbacks return), greedily minimising the kernelized Stein discrepancy
+ * of the chosen set, and writes their row indices to `selected` in the order chosen (a
+ * draw may be chosen more than once). The kernel is the IMQ `(c² + r²)^β` in
+ * standardised, preconditioned coordinates: draws divided and gradients multiplied by
+ * `scale[l]`, squared distances weighted by `precond[l]` (each NULL for all ones, or d
+ * finite positive values; `…_scales` computes the mean-absolute-deviation scales the
+ * `stein-thinning` package standardises with). O(n·m·d) time; `scratch` holds n
+ * doubles. Nothing is random.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `grad`, `selected`, `scratch`),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES` (n = 0),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing, `selected` or `scratch`
+ * overlapping each other or an input, a scale or preconditioner value not finite and
+ * positive), `SGS_ERR_INVALID_KERNEL` (c not finite and positive, β ∉ (−1, 0)),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL` (`scratch_len` < n), `SGS_ERR_NON_FINITE` (a draw or
+ * gradient not finite: nothing written; or a kernel value overflowed: `selected` holds
+ * the draws chosen before). `m = 0` succeeds and writes nothing.
+ *
+ * # Safety
+ * `x` and `grad` valid for `n·d` reads, `scale` and `precond` (unless NULL) for d,
+ * `selected` for `m` writes and `scratch` for `scratch_len`.
+ */
+sgs_status sgs_stein_thin(const double *x,
+                          const double *grad,
+                          size_t n,
+                          size_t d,
+                          const double *scale,
+                          const double *precond,
+                          double c,
+                          double beta,
+                          size_t *selected,
+                          size_t m,
+                          double *scratch,
+                          size_t scratch_len);
+
+/**
+ * The column scales of `n` draws `x` (`double`, row by row) that the `stein-thinning`
+ * package standardises with: each column's mean absolute deviation from its mean,
+ * written to `scales` (d values). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, n·d overflowing, `scales` overlapping `x`, a column whose draws are all
+ * equal), `SGS_ERR_NON_FINITE`; nothing written on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `scales` for d writes.
+ */
+sgs_status sgs_stein_thin_scales(const double *x, size_t n, size_t d, double *scales);
+
+/**
+ * Stein thinning (docs/algorithms.md §6): chooses `m` of the `n` draws `x` (`float`,
+ * `n·d` values row by row) whose gradients of V = −log π are `grad` (same layout: what
+ * the gradient callbacks return), greedily minimising the kernelized Stein discrepancy
+ * of the chosen set, and writes their row indices to `selected` in the order chosen (a
+ * draw may be chosen more than once). The kernel is the IMQ `(c² + r²)^β` in
+ * standardised, preconditioned coordinates: draws divided and gradients multiplied by
+ * `scale[l]`, squared distances weighted by `precond[l]` (each NULL for all ones, or d
+ * finite positive values; `…_scales` computes the mean-absolute-deviation scales the
+ * `stein-thinning` package standardises with). O(n·m·d) time; `scratch` holds n
+ * doubles. Nothing is random.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `grad`, `selected`, `scratch`),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES` (n = 0),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing, `selected` or `scratch`
+ * overlapping each other or an input, a scale or preconditioner value not finite and
+ * positive), `SGS_ERR_INVALID_KERNEL` (c not finite and positive, β ∉ (−1, 0)),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL` (`scratch_len` < n), `SGS_ERR_NON_FINITE` (a draw or
+ * gradient not finite: nothing written; or a kernel value overflowed: `selected` holds
+ * the draws chosen before). `m = 0` succeeds and writes nothing.
+ *
+ * # Safety
+ * `x` and `grad` valid for `n·d` reads, `scale` and `precond` (unless NULL) for d,
+ * `selected` for `m` writes and `scratch` for `scratch_len`.
+ */
+sgs_status sgs_stein_thin_f32(const float *x,
+                              const float *grad,
+                              size_t n,
+                              size_t d,
+                              const double *scale,
+                              const double *precond,
+                              double c,
+                              double beta,
+                              size_t *selected,
+                              size_t m,
+                              double *scratch,
+                              size_t scratch_len);
+
+/**
+ * The column scales of `n` draws `x` (`float`, row by row) that the `stein-thinning`
+ * package standardises with: each column's mean absolute deviation from its mean,
+ * written to `scales` (d values). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, n·d overflowing, `scales` overlapping `x`, a column whose draws are all
+ * equal), `SGS_ERR_NON_FINITE`; nothing written on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `scales` for d writes.
+ */
+sgs_status sgs_stein_thin_scales_f32(const float *x, size_t n, size_t d, double *scales);
+
+/**
  * Step size σ, N terms with per-term bound c, χ = 1, seed 0, stream 0. Nothing is validated
  * here; `sgs_tunamh_init` does that.
  */
@@ -1163,120 +1277,6 @@ sgs_status sgs_tunamh_evaluations(const struct sgs_tunamh *state, uint64_t *out)
  * `state` valid; `out` valid for a write.
  */
 sgs_status sgs_tunamh_evaluations_f32(const struct sgs_tunamh_f32 *state, uint64_t *out);
-
-/**
- * A static, nul-terminated description of a status code ("unknown status" for a value that is
- * not one). Never returns NULL; the string must not be freed.
- */
-const char *sgs_status_str(int32_t status);
-
-/**
- * The library version as a static, nul-terminated string "MAJOR.MINOR.PATCH", equal to
- * `SGS_VERSION_STRING` of the header the program was compiled against when the two match.
- */
-const char *sgs_version(void);
-
-/**
- * Stein thinning (docs/algorithms.md §6): chooses `m` of the `n` draws `x` (`double`,
- * `n·d` values row by row) whose gradients of V = −log π are `grad` (same layout: what
- * the gradient callbacks return), greedily minimising the kernelized Stein discrepancy
- * of the chosen set, and writes their row indices to `selected` in the order chosen (a
- * draw may be chosen more than once). The kernel is the IMQ `(c² + r²)^β` in
- * standardised, preconditioned coordinates: draws divided and gradients multiplied by
- * `scale[l]`, squared distances weighted by `precond[l]` (each NULL for all ones, or d
- * finite positive values; `…_scales` computes the mean-absolute-deviation scales the
- * `stein-thinning` package standardises with). O(n·m·d) time; `scratch` holds n
- * doubles. Nothing is random.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `grad`, `selected`, `scratch`),
- * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES` (n = 0),
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing, `selected` or `scratch`
- * overlapping each other or an input, a scale or preconditioner value not finite and
- * positive), `SGS_ERR_INVALID_KERNEL` (c not finite and positive, β ∉ (−1, 0)),
- * `SGS_ERR_WORKSPACE_TOO_SMALL` (`scratch_len` < n), `SGS_ERR_NON_FINITE` (a draw or
- * gradient not finite: nothing written; or a kernel value overflowed: `selected` holds
- * the draws chosen before). `m = 0` succeeds and writes nothing.
- *
- * # Safety
- * `x` and `grad` valid for `n·d` reads, `scale` and `precond` (unless NULL) for d,
- * `selected` for `m` writes and `scratch` for `scratch_len`.
- */
-sgs_status sgs_stein_thin(const double *x,
-                          const double *grad,
-                          size_t n,
-                          size_t d,
-                          const double *scale,
-                          const double *precond,
-                          double c,
-                          double beta,
-                          size_t *selected,
-                          size_t m,
-                          double *scratch,
-                          size_t scratch_len);
-
-/**
- * The column scales of `n` draws `x` (`double`, row by row) that the `stein-thinning`
- * package standardises with: each column's mean absolute deviation from its mean,
- * written to `scales` (d values). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, n·d overflowing, `scales` overlapping `x`, a column whose draws are all
- * equal), `SGS_ERR_NON_FINITE`; nothing written on error.
- *
- * # Safety
- * `x` valid for `n·d` reads, `scales` for d writes.
- */
-sgs_status sgs_stein_thin_scales(const double *x, size_t n, size_t d, double *scales);
-
-/**
- * Stein thinning (docs/algorithms.md §6): chooses `m` of the `n` draws `x` (`float`,
- * `n·d` values row by row) whose gradients of V = −log π are `grad` (same layout: what
- * the gradient callbacks return), greedily minimising the kernelized Stein discrepancy
- * of the chosen set, and writes their row indices to `selected` in the order chosen (a
- * draw may be chosen more than once). The kernel is the IMQ `(c² + r²)^β` in
- * standardised, preconditioned coordinates: draws divided and gradients multiplied by
- * `scale[l]`, squared distances weighted by `precond[l]` (each NULL for all ones, or d
- * finite positive values; `…_scales` computes the mean-absolute-deviation scales the
- * `stein-thinning` package standardises with). O(n·m·d) time; `scratch` holds n
- * doubles. Nothing is random.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `grad`, `selected`, `scratch`),
- * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES` (n = 0),
- * `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing, `selected` or `scratch`
- * overlapping each other or an input, a scale or preconditioner value not finite and
- * positive), `SGS_ERR_INVALID_KERNEL` (c not finite and positive, β ∉ (−1, 0)),
- * `SGS_ERR_WORKSPACE_TOO_SMALL` (`scratch_len` < n), `SGS_ERR_NON_FINITE` (a draw or
- * gradient not finite: nothing written; or a kernel value overflowed: `selected` holds
- * the draws chosen before). `m = 0` succeeds and writes nothing.
- *
- * # Safety
- * `x` and `grad` valid for `n·d` reads, `scale` and `precond` (unless NULL) for d,
- * `selected` for `m` writes and `scratch` for `scratch_len`.
- */
-sgs_status sgs_stein_thin_f32(const float *x,
-                              const float *grad,
-                              size_t n,
-                              size_t d,
-                              const double *scale,
-                              const double *precond,
-                              double c,
-                              double beta,
-                              size_t *selected,
-                              size_t m,
-                              double *scratch,
-                              size_t scratch_len);
-
-/**
- * The column scales of `n` draws `x` (`float`, row by row) that the `stein-thinning`
- * package standardises with: each column's mean absolute deviation from its mean,
- * written to `scales` (d values). Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`,
- * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, n·d overflowing, `scales` overlapping `x`, a column whose draws are all
- * equal), `SGS_ERR_NON_FINITE`; nothing written on error.
- *
- * # Safety
- * `x` valid for `n·d` reads, `scales` for d writes.
- */
-sgs_status sgs_stein_thin_scales_f32(const float *x, size_t n, size_t d, double *scales);
 
 /* ==============================================================================================
  * 2. Chains: AMAGOLD, SGHMC, SGLD
