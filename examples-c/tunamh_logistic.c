@@ -1,4 +1,4 @@
-/* TunaMH (docs/algorithms.md §7) against AMAGOLD on a Bayesian logistic regression with many data
+/* TunaMH (src/tunamh.rs) against AMAGOLD on a Bayesian logistic regression with many data
  * points, through the C API: what an exact minibatch Metropolis–Hastings step costs in data-point
  * evaluations, and what it buys in effective samples.
  *
