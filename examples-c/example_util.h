@@ -2,6 +2,7 @@
  *   - deterministic random numbers from an integer seed (SplitMix64 hash, Box–Muller), so that a
  *     gradient callback can draw its noise from the minibatch seed the sampler gives it;
  *   - a wall clock (clock_gettime, CLOCK_MONOTONIC) and a median;
+ *   - a Cholesky factorisation and solve (the Newton steps of the logistic-regression examples);
  *   - Monte Carlo standard errors and effective sample sizes (the library's sgs_stats_…);
  *   - quick mode (`--quick` or SGS_QUICK=1 in the environment: smaller runs for the smoke test);
  *   - CHECK: a claim the example makes about its own numbers; any failed claim makes the program
@@ -90,6 +91,35 @@ static int ex_cmp_double(const void *a, const void *b) {
 static inline double ex_median(double *v, size_t n) {
     qsort(v, n, sizeof v[0], ex_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- small dense linear algebra ----------------------------------------------------------- */
+
+/* In place: the lower triangle of the symmetric positive definite d × d matrix a (row by row)
+ * becomes L with a = L·Lᵀ; the upper triangle is neither read nor written. */
+static inline void ex_cholesky(double *a, size_t d) {
+    for (size_t j = 0; j < d; j++) {
+        for (size_t k = 0; k < j; k++) a[j * d + j] -= a[j * d + k] * a[j * d + k];
+        a[j * d + j] = sqrt(a[j * d + j]);
+        for (size_t i = j + 1; i < d; i++) {
+            for (size_t k = 0; k < j; k++) a[i * d + j] -= a[i * d + k] * a[j * d + k];
+            a[i * d + j] /= a[j * d + j];
+        }
+    }
+}
+
+/* Solves L·Lᵀ·x = b with L from ex_cholesky (x may be b). */
+static inline void ex_cholesky_solve(const double *l, size_t d, const double *b, double *x) {
+    for (size_t j = 0; j < d; j++) {
+        double v = b[j];
+        for (size_t k = 0; k < j; k++) v -= l[j * d + k] * x[k];
+        x[j] = v / l[j * d + j];
+    }
+    for (size_t j = d; j-- > 0;) {
+        double v = x[j];
+        for (size_t k = j + 1; k < d; k++) v -= l[k * d + j] * x[k];
+        x[j] = v / l[j * d + j];
+    }
 }
 
 /* ---- quick mode and checks ----------------------------------------------------------------- */

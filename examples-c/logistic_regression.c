@@ -149,25 +149,8 @@ static void fit_control_variate(data_set *ds) {
                 for (size_t k = 0; k <= j; k++) h[j * DW + k] += q * xi[j] * xi[k];
             }
         }
-        /* Cholesky h = L Lᵀ in the lower triangle, then solve L Lᵀ step = g */
-        for (size_t j = 0; j < DW; j++) {
-            for (size_t k = 0; k < j; k++) h[j * DW + j] -= h[j * DW + k] * h[j * DW + k];
-            h[j * DW + j] = sqrt(h[j * DW + j]);
-            for (size_t i = j + 1; i < DW; i++) {
-                for (size_t k = 0; k < j; k++) h[i * DW + j] -= h[i * DW + k] * h[j * DW + k];
-                h[i * DW + j] /= h[j * DW + j];
-            }
-        }
-        for (size_t j = 0; j < DW; j++) {
-            double v = g[j];
-            for (size_t k = 0; k < j; k++) v -= h[j * DW + k] * step[k];
-            step[j] = v / h[j * DW + j];
-        }
-        for (size_t j = DW; j-- > 0;) {
-            double v = step[j];
-            for (size_t k = j + 1; k < DW; k++) v -= h[k * DW + j] * step[k];
-            step[j] = v / h[j * DW + j];
-        }
+        ex_cholesky(h, DW);
+        ex_cholesky_solve(h, DW, g, step);
         for (size_t j = 0; j < DW; j++) w[j] -= step[j];
     }
     memcpy(ds->w_hat, w, sizeof w);

@@ -513,6 +513,7 @@ static void f32_cases(void) {
 
 static void status_and_version_cases(void) {
     int ok = 1;
+    /* SGS_ERR_INVALID_BOUND: the last code (0.6) */
     for (int32_t a = 0; a <= SGS_ERR_INVALID_BOUND; a++) {
         const char *sa = sgs_status_str(a);
         ok &= sa != NULL && strcmp(sa, "unknown status") != 0;
@@ -537,7 +538,10 @@ static void status_and_version_cases(void) {
                sgs_sgld_state_align_f32() == ALIGNOF(sgs_sgld_f32) &&
                sgs_svgd_state_size() == sizeof(sgs_svgd) && sgs_svgd_state_align() == ALIGNOF(sgs_svgd) &&
                sgs_svgd_state_size_f32() == sizeof(sgs_svgd_f32) &&
-               sgs_svgd_state_align_f32() == ALIGNOF(sgs_svgd_f32),
+               sgs_svgd_state_align_f32() == ALIGNOF(sgs_svgd_f32) &&
+               sgs_tunamh_state_size() == sizeof(sgs_tunamh) && sgs_tunamh_state_align() == ALIGNOF(sgs_tunamh) &&
+               sgs_tunamh_state_size_f32() == sizeof(sgs_tunamh_f32) &&
+               sgs_tunamh_state_align_f32() == ALIGNOF(sgs_tunamh_f32),
            NULL);
 #undef ALIGNOF
     char v[64];
@@ -3689,6 +3693,269 @@ static void checkpoint_cases(void) {
          memcmp(ck, ck2, n) == 0);
 }
 
+/* ---- TunaMH (0.6): every argument and hyperparameter of init, a difference past the bound and
+ * an ABORT from either callback (each refused with the chain as it was, and the retried step the
+ * same as a twin's that never saw the fault), the getters, a run cut short. The model: terms
+ * U_i(x) = |y_i − x_0 − x_1/2| over TERMS = 20 points (1.2-Lipschitz: bound 1.5), prior |x|²/2. */
+enum { TERMS = 20 };
+#define TBOUND 1.5
+
+typedef struct {
+    long calls, e_calls;
+    long abort_at, exceed_at, e_abort_at; /* the call number that misbehaves */
+} tprog;
+
+static double tterm(uint64_t i, const double *x) {
+    double r = (double)(i % 7) / 3.0 - 1.0 - x[0] - 0.5 * x[1];
+    return r < 0.0 ? -r : r;
+}
+
+static int32_t tdiff(void *ud, const double *t, const double *p, size_t d, const uint64_t *idx,
+                     size_t count, double *out) {
+    tprog *q = (tprog *)ud;
+    long k = ++q->calls;
+    (void)d;
+    if (k == q->abort_at) return SGS_CB_ABORT;
+    for (size_t j = 0; j < count; j++) out[j] = tterm(idx[j], p) - tterm(idx[j], t);
+    /* past the bound: 2c·‖p − t‖, never within the rounding slack */
+    if (k == q->exceed_at) {
+        double m = sqrt((p[0] - t[0]) * (p[0] - t[0]) + (p[1] - t[1]) * (p[1] - t[1]));
+        out[count - 1] = 2.0 * TBOUND * m;
+    }
+    return SGS_CB_OK;
+}
+
+static int32_t texact(void *ud, const double *t, const double *p, size_t d, double *out) {
+    tprog *q = (tprog *)ud;
+    (void)d;
+    if (++q->e_calls == q->e_abort_at) return SGS_CB_ABORT;
+    *out = 0.5 * (p[0] * p[0] + p[1] * p[1]) - 0.5 * (t[0] * t[0] + t[1] * t[1]);
+    return SGS_CB_OK;
+}
+
+static int32_t tdiff_f32(void *ud, const float *t, const float *p, size_t d, const uint64_t *idx,
+                         size_t count, double *out) {
+    double tt[2] = {t[0], t[1]}, pp[2] = {p[0], p[1]};
+    return tdiff(ud, tt, pp, d, idx, count, out);
+}
+
+typedef struct {
+    sgs_tunamh s;
+    double ws[2 * D];
+    tprog p;
+    sgs_tunamh saved;
+    double ws_saved[2 * D];
+} tfix;
+
+static sgs_tunamh_config tconfig(double chi) {
+    sgs_tunamh_config c = sgs_tunamh_config_default(0.3, TERMS, TBOUND);
+    c.chi = chi;
+    c.seed = 21;
+    return c;
+}
+
+static void tfix_init(tfix *f, sgs_tunamh_config c) {
+    memset(f, 0, sizeof *f);
+    if (sgs_tunamh_init(&f->s, &c, THETA0, D, f->ws, 2 * D, texact, tdiff, &f->p) != SGS_OK) {
+        printf("FAIL tunamh fixture init\n");
+        exit(1);
+    }
+    sgs_tunamh_step(&f->s, NULL);
+    sgs_tunamh_step(&f->s, NULL);
+}
+
+static void tsnap(tfix *f) {
+    memcpy(&f->saved, &f->s, sizeof f->s);
+    memcpy(f->ws_saved, f->ws, sizeof f->ws);
+}
+
+static int tsame(const tfix *f) {
+    return memcmp(&f->saved, &f->s, sizeof f->s) == 0 && memcmp(f->ws_saved, f->ws, sizeof f->ws) == 0;
+}
+
+/* The state struct and the position are as at the last tsnap(); the proposal block of the
+ * workspace is scratch. */
+static int tsame_chain(const tfix *f) {
+    return memcmp(&f->saved, &f->s, sizeof f->s) == 0 && memcmp(f->ws_saved, f->ws, D * sizeof(double)) == 0;
+}
+
+static void tunamh_bad_config(const char *name, sgs_tunamh_config c, int32_t want) {
+    tfix f;
+    tfix_init(&f, tconfig(1.0));
+    tsnap(&f);
+    double ws2[2 * D], ws2_saved[2 * D];
+    memset(ws2, 0xa5, sizeof ws2);
+    memcpy(ws2_saved, ws2, sizeof ws2);
+    tprog p2;
+    memset(&p2, 0, sizeof p2);
+    CASE(name, sgs_tunamh_init(&f.s, &c, THETA0, D, ws2, 2 * D, texact, tdiff, &p2), want,
+         tsame(&f) && memcmp(ws2, ws2_saved, sizeof ws2) == 0 && p2.calls == 0 && p2.e_calls == 0);
+}
+
+/* Plants a fault at the next call of a step that makes one (probing a copy first: a minibatch
+ * step may draw no term), then checks the refusal and the retry against a twin. */
+static void tunamh_fault(const char *name, double chi, int which, int32_t want) {
+    tfix f, twin;
+    tfix_init(&f, tconfig(chi));
+    tfix_init(&twin, tconfig(chi));
+    for (int tries = 0; tries < 50; tries++) {
+        sgs_tunamh probe;
+        double pws[2 * D];
+        sgs_tunamh_info pi;
+        memset(&probe, 0, sizeof probe);
+        long calls = f.p.calls;
+        if (sgs_tunamh_copy(&probe, pws, 2 * D, &f.s) != SGS_OK || sgs_tunamh_step(&probe, &pi) != SGS_OK) break;
+        f.p.calls = calls;
+        if (pi.evaluations > 0 && pi.outcome != SGS_OUTCOME_DIVERGENT) break;
+        sgs_tunamh_step(&f.s, NULL);
+        sgs_tunamh_step(&twin.s, NULL);
+    }
+    f.p.calls = twin.p.calls;
+    f.p.e_calls = twin.p.e_calls;
+    tsnap(&f);
+    if (which == 0) f.p.abort_at = f.p.calls + 1;
+    if (which == 1) f.p.exceed_at = f.p.calls + 1;
+    if (which == 2) f.p.e_abort_at = f.p.e_calls + 1;
+    uint64_t it0 = 0, it1 = 1, ev0 = 0, ev1 = 1, acc0 = 0, acc1 = 1;
+    sgs_tunamh_iterations(&f.s, &it0);
+    sgs_tunamh_evaluations(&f.s, &ev0);
+    sgs_tunamh_accepted(&f.s, &acc0);
+    sgs_tunamh_info info;
+    memset(&info, 0x5a, sizeof info);
+    unsigned char info_saved[sizeof info];
+    memcpy(info_saved, &info, sizeof info);
+    int32_t st = sgs_tunamh_step(&f.s, &info);
+    int unchanged = tsame_chain(&f) && memcmp(&info, info_saved, sizeof info) == 0;
+    sgs_tunamh_iterations(&f.s, &it1);
+    sgs_tunamh_evaluations(&f.s, &ev1);
+    sgs_tunamh_accepted(&f.s, &acc1);
+    unchanged &= it0 == it1 && ev0 == ev1 && acc0 == acc1;
+    /* The fault is spent: the retried step and 5 more are the twin's. */
+    int ok = 1;
+    for (int i = 0; i < 6; i++) {
+        sgs_tunamh_info a, b;
+        ok &= sgs_tunamh_step(&f.s, &a) == SGS_OK && sgs_tunamh_step(&twin.s, &b) == SGS_OK;
+        ok &= memcmp(&a, &b, sizeof a) == 0;
+    }
+    double x1[D], x2[D];
+    sgs_tunamh_position(&f.s, x1, D);
+    sgs_tunamh_position(&twin.s, x2, D);
+    ok &= memcmp(x1, x2, sizeof x1) == 0;
+    CASE(name, st, want, unchanged && ok);
+}
+
+static void tunamh_cases(void) {
+    sgs_tunamh_config c0 = tconfig(1.0), c;
+    const double bad[] = {0.0, -1.0, NAN, INFINITY};
+    const char *bad_names[] = {"0", "-1", "NaN", "inf"};
+    char name[96];
+    for (int k = 0; k < 4; k++) {
+        c = c0;
+        c.step_size = bad[k];
+        snprintf(name, sizeof name, "tunamh init: step size %s", bad_names[k]);
+        tunamh_bad_config(name, c, SGS_ERR_INVALID_STEP_SIZE);
+        c = c0;
+        c.bound = bad[k];
+        snprintf(name, sizeof name, "tunamh init: bound %s", bad_names[k]);
+        tunamh_bad_config(name, c, SGS_ERR_INVALID_BOUND);
+        c = c0;
+        c.chi = bad[k];
+        snprintf(name, sizeof name, "tunamh init: chi %s", bad_names[k]);
+        tunamh_bad_config(name, c, SGS_ERR_INVALID_BOUND);
+    }
+    c = c0;
+    c.terms = 0;
+    tunamh_bad_config("tunamh init: terms 0", c, SGS_ERR_INVALID_BOUND);
+    c.step_size = -1.0;
+    tunamh_bad_config("tunamh init: step size and terms both bad -> the step size first", c,
+                      SGS_ERR_INVALID_STEP_SIZE);
+
+    tfix f;
+    tfix_init(&f, c0);
+    tsnap(&f);
+    double ws2[2 * D], nan_theta[D] = {0.5, NAN};
+    tprog p2;
+    memset(&p2, 0, sizeof p2);
+    CASE("tunamh init: differences NULL", sgs_tunamh_init(&f.s, &c0, THETA0, D, ws2, 2 * D, texact, NULL, &p2),
+         SGS_ERR_NULL_POINTER, tsame(&f));
+    CASE("tunamh init: config NULL", sgs_tunamh_init(&f.s, NULL, THETA0, D, ws2, 2 * D, texact, tdiff, &p2),
+         SGS_ERR_NULL_POINTER, tsame(&f));
+    CASE("tunamh init: theta0 NULL", sgs_tunamh_init(&f.s, &c0, NULL, D, ws2, 2 * D, texact, tdiff, &p2),
+         SGS_ERR_NULL_POINTER, tsame(&f));
+    CASE("tunamh init: workspace NULL", sgs_tunamh_init(&f.s, &c0, THETA0, D, NULL, 2 * D, texact, tdiff, &p2),
+         SGS_ERR_NULL_POINTER, tsame(&f));
+    CASE("tunamh init: state NULL", sgs_tunamh_init(NULL, &c0, THETA0, D, ws2, 2 * D, texact, tdiff, &p2),
+         SGS_ERR_NULL_POINTER, tsame(&f));
+    CASE("tunamh init: d = 0", sgs_tunamh_init(&f.s, &c0, THETA0, 0, ws2, 2 * D, texact, tdiff, &p2),
+         SGS_ERR_ZERO_DIMENSION, tsame(&f));
+    CASE("tunamh init: workspace 2d - 1", sgs_tunamh_init(&f.s, &c0, THETA0, D, ws2, 2 * D - 1, texact, tdiff, &p2),
+         SGS_ERR_WORKSPACE_TOO_SMALL, tsame(&f));
+    CASE("tunamh init: theta0 NaN", sgs_tunamh_init(&f.s, &c0, nan_theta, D, ws2, 2 * D, texact, tdiff, &p2),
+         SGS_ERR_INVALID_POSITION, tsame(&f));
+    CASE("tunamh workspace_len(d) = 2d", (int32_t)(sgs_tunamh_workspace_len(D) == 2 * D &&
+                                                    sgs_tunamh_workspace_len_f32(D) == 2 * D && sgs_tunamh_workspace_len(0) == 0),
+         1, 1);
+    sgs_tunamh fresh;
+    memset(&fresh, 0, sizeof fresh);
+    CASE("tunamh init: exact part NULL (no prior) is fine",
+         sgs_tunamh_init(&fresh, &c0, THETA0, D, ws2, 2 * D, NULL, tdiff, &p2), SGS_OK,
+         sgs_tunamh_step(&fresh, NULL) == SGS_OK);
+
+    sgs_tunamh_f32 ff;
+    float wsf[2 * D], thf[D] = {0.5f, -0.25f};
+    memset(&ff, 0, sizeof ff);
+    c = c0;
+    c.step_size = 1e-50;
+    CASE("tunamh init_f32: step size 1e-50 (0 in float)",
+         sgs_tunamh_init_f32(&ff, &c, thf, D, wsf, 2 * D, NULL, tdiff_f32, &p2), SGS_ERR_INVALID_STEP_SIZE, 1);
+    c = c0;
+    c.chi = 1e-300;
+    CASE("tunamh init_f32: chi 1e-300 is a double hyperparameter: fine",
+         sgs_tunamh_init_f32(&ff, &c, thf, D, wsf, 2 * D, NULL, tdiff_f32, &p2), SGS_OK,
+         sgs_tunamh_step_f32(&ff, NULL) == SGS_OK);
+
+    /* The getters. */
+    uint64_t v = 7;
+    sgs_tunamh z;
+    memset(&z, 0, sizeof z);
+    CASE("tunamh accepted: out NULL", sgs_tunamh_accepted(&f.s, NULL), SGS_ERR_NULL_POINTER, tsame(&f));
+    CASE("tunamh accepted: state NULL", sgs_tunamh_accepted(NULL, &v), SGS_ERR_NULL_POINTER, v == 7);
+    CASE("tunamh accepted: not initialised", sgs_tunamh_accepted(&z, &v), SGS_ERR_NOT_INITIALISED, v == 7);
+    CASE("tunamh evaluations: out NULL", sgs_tunamh_evaluations(&f.s, NULL), SGS_ERR_NULL_POINTER, tsame(&f));
+    CASE("tunamh evaluations: not initialised", sgs_tunamh_evaluations(&z, &v), SGS_ERR_NOT_INITIALISED,
+         v == 7);
+    CASE("tunamh evaluations: out inside the workspace",
+         sgs_tunamh_evaluations(&f.s, (uint64_t *)(void *)f.ws), SGS_ERR_INVALID_ARGUMENT, tsame(&f));
+    CASE("tunamh step: not initialised", sgs_tunamh_step(&z, NULL), SGS_ERR_NOT_INITIALISED, 1);
+
+    /* Faults in a step: on a minibatch (χ small) and on a full pass (χ = 1, N = 20). */
+    for (int full = 0; full < 2; full++) {
+        double chi = full ? 1.0 : 0.01;
+        const char *pass = full ? "full pass" : "minibatch";
+        snprintf(name, sizeof name, "tunamh step (%s): a difference past the bound", pass);
+        tunamh_fault(name, chi, 1, SGS_ERR_BOUND_EXCEEDED);
+        snprintf(name, sizeof name, "tunamh step (%s): differences ABORT", pass);
+        tunamh_fault(name, chi, 0, SGS_ERR_CALLBACK_ABORTED);
+        snprintf(name, sizeof name, "tunamh step (%s): exact part ABORTs", pass);
+        tunamh_fault(name, chi, 2, SGS_ERR_CALLBACK_ABORTED);
+    }
+
+    /* run: an ABORT in iteration 5 leaves 4 rows and the chain at row 4. */
+    tfix_init(&f, c0);
+    f.p.e_abort_at = f.p.e_calls + 5;
+    double out[10 * D], x[D];
+    size_t done = 0;
+    sgs_tunamh_run_summary sum;
+    uint64_t it = 0;
+    int32_t st = sgs_tunamh_run(&f.s, 10, out, 10 * D, &done, &sum);
+    sgs_tunamh_position(&f.s, x, D);
+    sgs_tunamh_iterations(&f.s, &it);
+    CASE("tunamh run: exact part ABORTs at iteration 5 -> 4 rows, chain at row 4", st,
+         SGS_ERR_CALLBACK_ABORTED,
+         done == 4 && sum.iterations == 4 && sum.has_last == 1 && it == 6 &&
+             memcmp(x, out + 3 * D, sizeof x) == 0);
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -3712,6 +3979,7 @@ int main(void) {
     warmup_api_cases();
     sg_precond_cases();
     checkpoint_cases();
+    tunamh_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

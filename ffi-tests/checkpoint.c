@@ -1,7 +1,7 @@
 /* Checkpoints from C: a chain exported after N iterations into a file, read back and imported
  * into a fresh state (another start and configuration), then run M more, gives bit for bit the
  * rows and the final state (its export) of an uninterrupted N + M run — AMAGOLD in its warm-up
- * (diagonal and dense mass) and after it, double and float; SGHMC and SGLD. A truncated or
+ * (diagonal and dense mass) and after it, double and float; SGHMC, SGLD and TunaMH. A truncated or
  * corrupted file is refused and leaves the target as it was. Exit status 1 on any difference. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +37,45 @@ static int32_t g32(void *u, const float *x, size_t d, uint64_t s, float *g) {
     int32_t r = model_gradient64(u, y, d, s, h);
     for (size_t j = 0; j < d; j++) g[j] = (float)h[j];
     return r;
+}
+
+/* TunaMH's terms (models.h); the user data (the other models') is not used. */
+static int32_t td64(void *u, const double *t, const double *p, size_t d, const uint64_t *idx,
+                    size_t count, double *out) {
+    (void)u;
+    terms_differences64(t, p, d, idx, count, out);
+    return SGS_CB_OK;
+}
+static int32_t te64(void *u, const double *t, const double *p, size_t d, double *out) {
+    (void)u;
+    *out = terms_exact64(t, p, d);
+    return SGS_CB_OK;
+}
+static int32_t td32(void *u, const float *t, const float *p, size_t d, const uint64_t *idx,
+                    size_t count, double *out) {
+    double tt[D] = {0}, pp[D] = {0};
+    for (size_t j = 0; j < d; j++) {
+        tt[j] = t[j];
+        pp[j] = p[j];
+    }
+    return td64(u, tt, pp, d, idx, count, out);
+}
+static int32_t te32(void *u, const float *t, const float *p, size_t d, double *out) {
+    double tt[D] = {0}, pp[D] = {0};
+    for (size_t j = 0; j < d; j++) {
+        tt[j] = t[j];
+        pp[j] = p[j];
+    }
+    return te64(u, tt, pp, d, out);
+}
+/* TunaMH's workspace does not depend on the configuration. */
+static size_t tunamh_ws64(const sgs_tunamh_config *c, size_t d) {
+    (void)c;
+    return sgs_tunamh_workspace_len(d);
+}
+static size_t tunamh_ws32(const sgs_tunamh_config *c, size_t d) {
+    (void)c;
+    return sgs_tunamh_workspace_len_f32(d);
 }
 
 /* The bytes of a checkpoint through a real file: what a program that stops and restarts does. */
@@ -101,6 +140,8 @@ static unsigned char *through_file(const unsigned char *blob, size_t len) {
 #define AMG_CB32 e32, g32,
 #define G_CB g64,
 #define G_CB32 g32,
+#define T_CB te64, td64,
+#define T_CB32 te32, td32,
 
 RESUME_TEST(amagold64, sgs_amagold, double, sgs_amagold_config, sgs_amagold_workspace_len_for,
             sgs_amagold_init, sgs_amagold_run, sgs_amagold_export_len, sgs_amagold_export,
@@ -119,6 +160,11 @@ RESUME_TEST(sgld64, sgs_sgld, double, sgs_sgld_config, sgs_sgld_workspace_len_fo
 RESUME_TEST(sgld32, sgs_sgld_f32, float, sgs_sgld_config, sgs_sgld_workspace_len_for_f32,
             sgs_sgld_init_f32, sgs_sgld_run_f32, sgs_sgld_export_len_f32, sgs_sgld_export_f32,
             sgs_sgld_import_f32, G_CB32)
+RESUME_TEST(tunamh64, sgs_tunamh, double, sgs_tunamh_config, tunamh_ws64, sgs_tunamh_init,
+            sgs_tunamh_run, sgs_tunamh_export_len, sgs_tunamh_export, sgs_tunamh_import, T_CB)
+RESUME_TEST(tunamh32, sgs_tunamh_f32, float, sgs_tunamh_config, tunamh_ws32, sgs_tunamh_init_f32,
+            sgs_tunamh_run_f32, sgs_tunamh_export_len_f32, sgs_tunamh_export_f32,
+            sgs_tunamh_import_f32, T_CB32)
 
 int main(void) {
     (void)svgd_start; /* models.h's SVGD start pattern: not used here */
@@ -146,10 +192,20 @@ int main(void) {
     l.steps = 2;
     sgld64(&l, &l0, 25, 30);
     sgld32(&l, &l0, 25, 30);
+    /* TunaMH on minibatches (small χ) and on full passes, into a chain of another χ and N. */
+    sgs_tunamh_config t = sgs_tunamh_config_default(0.25, TERMS_N, TERMS_BOUND),
+                      t0 = sgs_tunamh_config_default(0.1, 2 * TERMS_N, 2.0);
+    t.chi = 0.02;
+    t.seed = 4;
+    tunamh64(&t, &t0, 25, 60);
+    tunamh32(&t, &t0, 25, 60);
+    t.chi = 1.0;
+    tunamh64(&t, &t0, 25, 30);
+    tunamh32(&t, &t0, 25, 30);
     if (failures) {
         printf("checkpoint: %d failures\n", failures);
         return 1;
     }
-    printf("checkpoint: export, file, import, resume bit for bit (6 chain types)\n");
+    printf("checkpoint: export, file, import, resume bit for bit (8 chain types)\n");
     return 0;
 }

@@ -82,6 +82,39 @@ static int32_t model_gradient64(const model *m, const double *x, size_t d, uint6
     return 0;
 }
 
+/* TunaMH's terms (d ≤ 3): TERMS_N terms U_i(θ) = |y_i − x_i·θ| with |x_ij| ≤ 0.5, so each one is
+ * Lipschitz with constant ‖x_i‖ ≤ √3/2 < TERMS_BOUND, and the exact part U₀(θ) = 0.05·|θ|².
+ * x_ij and y_i come from integers by one division each. */
+enum { TERMS_N = 40 };
+#define TERMS_BOUND 1.0
+
+static inline double terms_x(uint64_t i, size_t j) {
+    return (double)((i * 7 + j * 3) % 11) / 11.0 - 0.5;
+}
+static inline double terms_y(uint64_t i) { return (double)((i * 5) % 13) / 4.0 - 1.5; }
+
+static inline double terms_u(uint64_t i, const double *x, size_t d) {
+    double r = terms_y(i);
+    for (size_t j = 0; j < d; j++) r -= terms_x(i, j) * x[j];
+    return r < 0.0 ? -r : r;
+}
+
+/* out[k] = U_{idx[k]}(proposal) − U_{idx[k]}(theta). */
+static inline void terms_differences64(const double *theta, const double *proposal, size_t d,
+                                       const uint64_t *idx, size_t count, double *out) {
+    for (size_t k = 0; k < count; k++)
+        out[k] = terms_u(idx[k], proposal, d) - terms_u(idx[k], theta, d);
+}
+
+static inline double terms_exact64(const double *theta, const double *proposal, size_t d) {
+    double a = 0.0, b = 0.0;
+    for (size_t j = 0; j < d; j++) {
+        a += proposal[j] * proposal[j];
+        b += theta[j] * theta[j];
+    }
+    return 0.05 * (a - b);
+}
+
 /* Particle i, coordinate l of the SVGD runs' start: a fixed, exactly computed pattern. */
 static double svgd_start(size_t i, size_t l) { return (double)((i * 7 + l * 3) % 11) / 5.0 - 1.0; }
 

@@ -19,6 +19,7 @@ use sgsample::{
     Potential, Sghmc, SghmcConfig, Sgld, SgldConfig, Stop, Variant, Verdict, WarmupReport,
 };
 use sgsample::{draws, Batching, KernelChoice, StepRule, Svgd, SvgdConfig};
+use sgsample::{Terms, Tunamh, TunamhConfig};
 use sgsample_reference::amagold::Amagold as RefAmagold;
 use sgsample_reference::sghmc::Sghmc as RefSghmc;
 use sgsample_reference::sgld::Sgld as RefSgld;
@@ -1266,12 +1267,94 @@ fn scale_runs(out: &mut String, f32_core: bool) {
     );
 }
 
+/// models.h's TunaMH terms: `|y_i − x_i·θ|` over `TERMS_N` points and the exact part
+/// `0.05·|θ|²`, in `f64` from coordinates widened to `f64` (as the C callbacks do).
+struct TermsModel;
+
+const TERMS_N: u64 = 40;
+
+fn terms_u(i: u64, x: &[f64]) -> f64 {
+    let mut r = ((i * 5) % 13) as f64 / 4.0 - 1.5;
+    for (j, &xj) in x.iter().enumerate() {
+        r -= (((i * 7 + j as u64 * 3) % 11) as f64 / 11.0 - 0.5) * xj;
+    }
+    if r < 0.0 {
+        -r
+    } else {
+        r
+    }
+}
+
+impl<T: Float> Terms<T> for TermsModel {
+    fn differences(&mut self, t: &[T], p: &[T], idx: &[u64], out: &mut [f64]) -> Result<(), Stop> {
+        let t: Vec<f64> = t.iter().map(|v| v.to_f64()).collect();
+        let p: Vec<f64> = p.iter().map(|v| v.to_f64()).collect();
+        for (o, &i) in out.iter_mut().zip(idx) {
+            *o = terms_u(i, &p) - terms_u(i, &t);
+        }
+        Ok(())
+    }
+    fn exact_difference(&mut self, t: &[T], p: &[T]) -> Result<f64, Stop> {
+        let (mut a, mut b) = (0.0, 0.0);
+        for (tj, pj) in t.iter().zip(p) {
+            a += pj.to_f64() * pj.to_f64();
+            b += tj.to_f64() * tj.to_f64();
+        }
+        Ok(0.05 * (a - b))
+    }
+}
+
+/// repro_impl.h's `run_tunamh`, from the library's core.
+fn tunamh_run<T: Float + Hex>(out: &mut String, name: &str, chi: f64, steps: usize, runs: usize) {
+    let sfx = suffix::<T>();
+    let mut cfg = TunamhConfig::new(0.25, TERMS_N, 1.0);
+    cfg.chi = chi;
+    cfg.seed = 5;
+    let th0 = [T::from_f64(0.5), T::from_f64(-0.25), T::from_f64(1.0)];
+    let mut ws = [T::ZERO; 6];
+    let mut ch = Tunamh::new(&cfg, &th0, &mut ws).expect("init");
+    let mut m = TermsModel;
+    for k in 0..steps {
+        let i = ch.step(&mut m).expect("step");
+        let _ = writeln!(
+            out,
+            "{name}{sfx} s {k} o={} acc={} ev={} kept={} full={} lr={} x={}",
+            i.outcome as u32,
+            i.accepted as u32,
+            i.evaluations,
+            i.kept,
+            i.full_pass as u32,
+            hex_or_nan(i.log_ratio),
+            xs(ch.position())
+        );
+    }
+    let mut rows = vec![T::ZERO; runs * 3];
+    ch.run(&mut m, &mut rows).map_err(|e| e.error).expect("run");
+    for (k, row) in rows.chunks(3).enumerate() {
+        let _ = writeln!(out, "{name}{sfx} r {k} x={}", xs(row));
+    }
+    let _ = writeln!(
+        out,
+        "{name}{sfx} end it={} acc={} ev={}",
+        ch.iterations(),
+        ch.accepted(),
+        ch.evaluations()
+    );
+}
+
+fn tunamh_runs<T: Float + Hex>(out: &mut String) {
+    tunamh_run::<T>(out, "tunamh_minibatch", 0.02, 80, 80);
+    tunamh_run::<T>(out, "tunamh_full", 1.0, 40, 40);
+}
+
 fn main() {
     let mut out = String::new();
     all_runs(&mut out, false);
     all_runs(&mut out, true);
     scale_runs(&mut out, false);
     scale_runs(&mut out, true);
+    tunamh_runs::<f64>(&mut out);
+    tunamh_runs::<f32>(&mut out);
     for seed in 1..=5u64 {
         let mut idx = [0u64; 8];
         sgsample::minibatch(seed, 50, &mut idx).expect("minibatch");

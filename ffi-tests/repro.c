@@ -1,7 +1,8 @@
 /* Prints samples of fixed-seed runs through the C API (double and float) in the format of
  * ffi-tests/reference.rs, which prints the same runs from the Rust std reference build (double
  * chains without a warm-up, SVGD, SGHMC, SGLD) or the Rust core (float, and every AMAGOLD chain
- * with a warm-up, a mass matrix, a setter or a jittered T). scripts/test-ffi.sh compares the two outputs byte for byte:
+ * with a warm-up, a mass matrix, a setter or a jittered T; TunaMH in both types).
+ * scripts/test-ffi.sh compares the two outputs byte for byte:
  * coordinates and energies are printed as the hexadecimal bits of their IEEE representation. */
 #include <inttypes.h>
 #include <math.h>
@@ -164,6 +165,8 @@ int main(void) {
     all_runs_f32();
     scale_runs();
     scale_runs_f32();
+    tunamh_runs();
+    tunamh_runs_f32();
     /* The minibatch helper against sgsample::minibatch. */
     for (uint64_t seed = 1; seed <= 5; seed++) {
         uint64_t idx[8];

@@ -611,3 +611,71 @@ static void SFX(scale_runs)(void) {
     v.ksd = SGS_KSD_BATCH;
     SFX(run_svgd_scale)("svgd_scale_dw_ksd", &dw, 30, 1, v, fixed, 0, 25);
 }
+
+/* TunaMH (0.6) over models.h's terms, compared with the library's Rust core in both types:
+ * outcome, accepted flag, batch size, kept draws, full pass and log ratio per step, then run
+ * rows and the counters. */
+static int32_t SFX(cb_differences)(void *ud, const REAL *t, const REAL *p, size_t d,
+                                   const uint64_t *idx, size_t count, double *out) {
+    double tt[3] = {0.0, 0.0, 0.0}, pp[3] = {0.0, 0.0, 0.0};
+    (void)ud;
+    if (d > 3) return SGS_CB_ABORT;
+    for (size_t i = 0; i < d; i++) {
+        tt[i] = (double)t[i];
+        pp[i] = (double)p[i];
+    }
+    terms_differences64(tt, pp, d, idx, count, out);
+    return SGS_CB_OK;
+}
+
+static int32_t SFX(cb_exact)(void *ud, const REAL *t, const REAL *p, size_t d, double *out) {
+    double tt[3] = {0.0, 0.0, 0.0}, pp[3] = {0.0, 0.0, 0.0};
+    (void)ud;
+    if (d > 3) return SGS_CB_ABORT;
+    for (size_t i = 0; i < d; i++) {
+        tt[i] = (double)t[i];
+        pp[i] = (double)p[i];
+    }
+    *out = terms_exact64(tt, pp, d);
+    return SGS_CB_OK;
+}
+
+static void SFX(run_tunamh)(const char *name, double chi, size_t steps, size_t runs) {
+    SFX(sgs_tunamh) s = {{0}};
+    REAL ws[6], out[3 * 100], theta0[3] = {(REAL)0.5, (REAL)-0.25, (REAL)1.0};
+    sgs_tunamh_config cfg = sgs_tunamh_config_default(0.25, TERMS_N, TERMS_BOUND);
+    cfg.chi = chi;
+    cfg.seed = 5;
+    CHECK(runs <= 100);
+    CHECK(SFX(sgs_tunamh_init)(&s, &cfg, theta0, 3, ws, 6, SFX(cb_exact), SFX(cb_differences), NULL) ==
+          SGS_OK);
+    for (size_t k = 0; k < steps; k++) {
+        sgs_tunamh_info info;
+        REAL x[3];
+        CHECK(SFX(sgs_tunamh_step)(&s, &info) == SGS_OK);
+        CHECK(SFX(sgs_tunamh_position)(&s, x, 3) == SGS_OK);
+        printf("%s%s s %zu o=%u acc=%u ev=%llu kept=%llu full=%u lr=%s x=", name, SUFFIX,
+               k, (unsigned)info.outcome, (unsigned)info.accepted,
+               (unsigned long long)info.evaluations, (unsigned long long)info.kept,
+               (unsigned)info.full_pass, hex64_or_nan(info.log_ratio));
+        SFX(print_x)(x, 3);
+    }
+    size_t done = 0;
+    CHECK(SFX(sgs_tunamh_run)(&s, runs, out, sizeof out / sizeof out[0], &done, NULL) == SGS_OK);
+    CHECK(done == runs);
+    for (size_t k = 0; k < runs; k++) {
+        printf("%s%s r %zu x=", name, SUFFIX, k);
+        SFX(print_x)(out + k * 3, 3);
+    }
+    uint64_t it = 0, acc = 0, ev = 0;
+    CHECK(SFX(sgs_tunamh_iterations)(&s, &it) == SGS_OK);
+    CHECK(SFX(sgs_tunamh_accepted)(&s, &acc) == SGS_OK);
+    CHECK(SFX(sgs_tunamh_evaluations)(&s, &ev) == SGS_OK);
+    printf("%s%s end it=%llu acc=%llu ev=%llu\n", name, SUFFIX, (unsigned long long)it,
+           (unsigned long long)acc, (unsigned long long)ev);
+}
+
+static void SFX(tunamh_runs)(void) {
+    SFX(run_tunamh)("tunamh_minibatch", 0.02, 80, 80);
+    SFX(run_tunamh)("tunamh_full", 1.0, 40, 40);
+}

@@ -5,7 +5,8 @@
 # matrix through the C ABI, all C programs once more under ASan + UBSan, no panic path reachable
 # from the C API, two threads of independent samplers under ThreadSanitizer, and one SVGD
 # iteration in phases on several threads under ThreadSanitizer; K chains in one sgs_*_run_batch =
-# K separate runs, from C; a checkpoint exported, filed, imported and resumed bit for bit.
+# K separate runs, from C; a checkpoint exported, filed, imported and resumed bit for bit; TunaMH
+# from C.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=ffi-tests/build
@@ -129,6 +130,15 @@ checkpoint_resume() {
     "$build/checkpoint_san" >/dev/null
 }
 
+# TunaMH from C (double and float): same bits run against steps, copies and a second run, the
+# chunks and counts the callbacks see, both passes, REJECT and NaN, the float chain's decisions
+# (under ASan + UBSan too).
+tunamh_c() {
+  gcc "${cflags[@]}" ffi-tests/tunamh.c "$lib" -lm -o "$build/tunamh" && "$build/tunamh" &&
+    gcc "${cflags[@]}" "${san[@]}" ffi-tests/tunamh.c "$lib" -lm -o "$build/tunamh_san" &&
+    "$build/tunamh_san" >/dev/null
+}
+
 sanitized() {
   gcc "${cflags[@]}" "${san[@]}" ffi-tests/bad_inputs.c "$lib" -lm -o "$build/bad_inputs_san" &&
     "$build/bad_inputs_san" &&
@@ -170,6 +180,7 @@ check c-vs-rust-bit-for-bit repro ""
 check bad-input-matrix bad_inputs
 check batch-vs-separate-runs batch_vs_separate
 check checkpoint-export-import-resume checkpoint_resume
+check tunamh-from-c tunamh_c
 check asan-ubsan sanitized
 check threads-tsan tsan
 check svgd-phases-threads-tsan phases_tsan

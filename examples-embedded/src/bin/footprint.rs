@@ -3,7 +3,8 @@
 //! Built once without a sampler (the baseline: runtime, semihosting, formatting, the stack
 //! probe) and once per set of `--features fp-amagold`, `fp-svgd`, `fp-stats` (the streaming
 //! diagnostics), `fp-thin` (Stein thinning of stored draws), `fp-anneal` (RBM-SVGD with every
-//! system annealed, docs/algorithms.md §2.8); the differences of the
+//! system annealed, docs/algorithms.md §2.8), `fp-tunamh` (TunaMH's exact minibatch
+//! Metropolis–Hastings chain); the differences of the
 //! section sizes are the library's share. `fp-f64` switches the coordinate type from `f32` to
 //! `f64`. Every input goes through [`black_box`] so nothing is constant-folded away: both AMAGOLD
 //! variants and the warm-up are reachable, as they would be in a firmware that reads its settings
@@ -464,6 +465,119 @@ mod thin_probe {
     }
 }
 
+#[cfg(feature = "fp-tunamh")]
+mod tunamh_probe {
+    use super::*;
+    use sgsample::tunamh::{Terms, Tunamh, TunamhConfig, CHUNK};
+
+    pub const D: usize = 1;
+    pub const WS: usize = Tunamh::<Real>::workspace_len(D);
+    /// Terms: enough that the expected batch is sometimes below N and sometimes not.
+    const N: u64 = 64;
+
+    /// N Laplace terms |y_i − x| (each 1-Lipschitz in x: bound 1) with y_i spread over
+    /// [−spread, spread), and a Gaussian exact part ½x²; non-inlined callbacks that note the
+    /// stack depth at their entry, like [`Trivial`]'s. Differences in `f64`, so that the
+    /// rounding of `f32` coordinates cannot push one past the bound.
+    pub struct Laplace {
+        pub spread: f64,
+    }
+
+    fn abs(v: f64) -> f64 {
+        if v < 0.0 {
+            -v
+        } else {
+            v
+        }
+    }
+
+    impl Terms<Real> for Laplace {
+        #[inline(never)]
+        fn differences(
+            &mut self,
+            t: &[Real],
+            p: &[Real],
+            idx: &[u64],
+            out: &mut [f64],
+        ) -> Result<(), Stop> {
+            CALLBACK_SP.fetch_min(sp(), Ordering::Relaxed);
+            let (t, p) = (t[0].to_f64(), p[0].to_f64());
+            for (o, &i) in out.iter_mut().zip(idx) {
+                let y = (i as f64 / N as f64 * 2.0 - 1.0) * self.spread;
+                *o = abs(y - p) - abs(y - t);
+            }
+            Ok(())
+        }
+        #[inline(never)]
+        fn exact_difference(&mut self, t: &[Real], p: &[Real]) -> Result<f64, Stop> {
+            CALLBACK_SP.fetch_min(sp(), Ordering::Relaxed);
+            let (t, p) = (t[0].to_f64(), p[0].to_f64());
+            Ok(0.5 * (p * p - t * t))
+        }
+    }
+
+    pub struct Ctx {
+        pub chain: Tunamh<'static, Real>,
+        pub model: Laplace,
+        pub checksum: u64,
+        pub full_passes: usize,
+    }
+
+    /// Ten iterations: with σ = 0.5 and χ = 0.05 the expected batch χ·L² + L (L = 64·|θ′ − θ|)
+    /// reaches N = 64 for the longer proposals, so both passes run.
+    pub fn ten_steps(c: &mut Ctx) {
+        for _ in 0..10 {
+            if let Ok(info) = c.chain.step(&mut c.model) {
+                c.checksum = c.checksum.wrapping_add(info.evaluations);
+                c.full_passes += info.full_pass as usize;
+            }
+        }
+    }
+
+    type DiffFn = fn(&mut Laplace, &[Real], &[Real], &[u64], &mut [f64]) -> Result<(), Stop>;
+
+    #[inline(never)]
+    pub fn run(report: &mut Report, ws: &'static mut [Real]) -> u64 {
+        // The callbacks' own frames, measured alone (a full chunk of indices).
+        let mut model = Laplace {
+            spread: black_box(1.0),
+        };
+        let (t, p) = ([black_box(0.25 as Real)], [black_box(-0.5 as Real)]);
+        let idx = [black_box(3u64); CHUNK];
+        let mut out = [0.0f64; CHUNK];
+        let diff: DiffFn = <Laplace as Terms<Real>>::differences;
+        let (callbacks, _) = measure(|| {
+            let _ = black_box(black_box(diff)(&mut model, &t, &p, &idx, &mut out));
+        });
+        report.push("stack.callback.differences", callbacks);
+
+        let mut cfg = TunamhConfig::new(black_box(0.5), black_box(N), black_box(1.0));
+        cfg.chi = black_box(0.05);
+        cfg.seed = black_box(1);
+        let theta0 = [black_box(0.5 as Real); D];
+        let Ok(chain) = Tunamh::new(&cfg, &theta0, ws) else {
+            return 1;
+        };
+        let mut ctx = Ctx {
+            chain,
+            model,
+            checksum: out[0].to_bits(),
+            full_passes: 0,
+        };
+        let f: fn(&mut Ctx) = ten_steps;
+        let (total, at_cb) = measure(|| black_box(f)(&mut ctx));
+        report.push("stack.tunamh.total", total);
+        report.push("stack.tunamh.at_callback", at_cb);
+        report.push("stack.tunamh.own", own(total, at_cb, callbacks));
+        report.push("tunamh.full_passes_of_10", ctx.full_passes);
+        report.push(
+            "sizeof.Tunamh",
+            core::mem::size_of::<Tunamh<'static, Real>>(),
+        );
+        ctx.checksum ^ ctx.chain.evaluations()
+    }
+}
+
 #[entry]
 fn main() -> ! {
     #[cfg(feature = "fp-amagold")]
@@ -478,6 +592,8 @@ fn main() -> ! {
     static mut THIN_X: [Real; 2 * thin_probe::N] = [0.0; 2 * thin_probe::N];
     #[cfg(feature = "fp-thin")]
     static mut THIN_G: [Real; 2 * thin_probe::N] = [0.0; 2 * thin_probe::N];
+    #[cfg(feature = "fp-tunamh")]
+    static mut TUNAMH_WS: [Real; tunamh_probe::WS] = [0.0; tunamh_probe::WS];
     #[cfg(feature = "fp-stats")]
     static mut STATS: [sgsample::stats::Series<{ stats_probe::L }>; 2] =
         [const { sgsample::stats::Series::new() }; 2];
@@ -504,6 +620,10 @@ fn main() -> ! {
     #[cfg(feature = "fp-thin")]
     {
         checksum ^= thin_probe::run(&mut report, THIN_X, THIN_G);
+    }
+    #[cfg(feature = "fp-tunamh")]
+    {
+        checksum ^= tunamh_probe::run(&mut report, TUNAMH_WS);
     }
     report.push("checksum", checksum as u32 as usize);
 
