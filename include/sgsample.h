@@ -835,9 +835,10 @@ sgs_status sgs_tunamh_init(struct sgs_tunamh *state,
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
- * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
- * chain (position, momentum, energy, counters, generator) is exactly as before the call,
- * so retrying repeats the same draws.
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH also
+ * `SGS_ERR_BOUND_EXCEEDED`); on an error the chain (position, momentum, energy,
+ * counters, generator) is exactly as before the call, so retrying repeats the same
+ * draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
@@ -858,7 +859,8 @@ sgs_status sgs_tunamh_step(struct sgs_tunamh *state, struct sgs_tunamh_info *inf
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
  * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH
+ * also `SGS_ERR_BOUND_EXCEEDED`, stopping the run as an abort does).
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
@@ -1074,9 +1076,10 @@ sgs_status sgs_tunamh_init_f32(struct sgs_tunamh_f32 *state,
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
- * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
- * chain (position, momentum, energy, counters, generator) is exactly as before the call,
- * so retrying repeats the same draws.
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH also
+ * `SGS_ERR_BOUND_EXCEEDED`); on an error the chain (position, momentum, energy,
+ * counters, generator) is exactly as before the call, so retrying repeats the same
+ * draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
@@ -1097,7 +1100,8 @@ sgs_status sgs_tunamh_step_f32(struct sgs_tunamh_f32 *state, struct sgs_tunamh_i
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
  * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH
+ * also `SGS_ERR_BOUND_EXCEEDED`, stopping the run as an abort does).
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
@@ -1787,9 +1791,10 @@ sgs_status sgs_amagold_init(struct sgs_amagold *state,
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
- * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
- * chain (position, momentum, energy, counters, generator) is exactly as before the call,
- * so retrying repeats the same draws.
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH also
+ * `SGS_ERR_BOUND_EXCEEDED`); on an error the chain (position, momentum, energy,
+ * counters, generator) is exactly as before the call, so retrying repeats the same
+ * draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
@@ -1810,7 +1815,8 @@ sgs_status sgs_amagold_step(struct sgs_amagold *state, struct sgs_amagold_info *
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
  * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH
+ * also `SGS_ERR_BOUND_EXCEEDED`, stopping the run as an abort does).
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
@@ -2026,9 +2032,10 @@ sgs_status sgs_amagold_init_f32(struct sgs_amagold_f32 *state,
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
- * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
- * chain (position, momentum, energy, counters, generator) is exactly as before the call,
- * so retrying repeats the same draws.
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH also
+ * `SGS_ERR_BOUND_EXCEEDED`); on an error the chain (position, momentum, energy,
+ * counters, generator) is exactly as before the call, so retrying repeats the same
+ * draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
@@ -2049,7 +2056,8 @@ sgs_status sgs_amagold_step_f32(struct sgs_amagold_f32 *state, struct sgs_amagol
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
  * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH
+ * also `SGS_ERR_BOUND_EXCEEDED`, stopping the run as an abort does).
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
@@ -2956,9 +2964,10 @@ sgs_status sgs_sghmc_init(struct sgs_sghmc *state,
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
- * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
- * chain (position, momentum, energy, counters, generator) is exactly as before the call,
- * so retrying repeats the same draws.
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH also
+ * `SGS_ERR_BOUND_EXCEEDED`); on an error the chain (position, momentum, energy,
+ * counters, generator) is exactly as before the call, so retrying repeats the same
+ * draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
@@ -2979,7 +2988,8 @@ sgs_status sgs_sghmc_step(struct sgs_sghmc *state, sgs_sghmc_info *info);
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
  * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH
+ * also `SGS_ERR_BOUND_EXCEEDED`, stopping the run as an abort does).
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
@@ -3194,9 +3204,10 @@ sgs_status sgs_sghmc_init_f32(struct sgs_sghmc_f32 *state,
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
- * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
- * chain (position, momentum, energy, counters, generator) is exactly as before the call,
- * so retrying repeats the same draws.
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH also
+ * `SGS_ERR_BOUND_EXCEEDED`); on an error the chain (position, momentum, energy,
+ * counters, generator) is exactly as before the call, so retrying repeats the same
+ * draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
@@ -3217,7 +3228,8 @@ sgs_status sgs_sghmc_step_f32(struct sgs_sghmc_f32 *state, sgs_sghmc_info *info)
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
  * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH
+ * also `SGS_ERR_BOUND_EXCEEDED`, stopping the run as an abort does).
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
@@ -3538,9 +3550,10 @@ sgs_status sgs_sgld_init_f32(struct sgs_sgld_f32 *state,
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
- * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
- * chain (position, momentum, energy, counters, generator) is exactly as before the call,
- * so retrying repeats the same draws.
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH also
+ * `SGS_ERR_BOUND_EXCEEDED`); on an error the chain (position, momentum, energy,
+ * counters, generator) is exactly as before the call, so retrying repeats the same
+ * draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
@@ -3561,7 +3574,8 @@ sgs_status sgs_sgld_step_f32(struct sgs_sgld_f32 *state, sgs_sgld_info *info);
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
  * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH
+ * also `SGS_ERR_BOUND_EXCEEDED`, stopping the run as an abort does).
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.
@@ -3782,9 +3796,10 @@ sgs_status sgs_sgld_init(struct sgs_sgld *state,
  * Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
  * `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
  * `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
- * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
- * chain (position, momentum, energy, counters, generator) is exactly as before the call,
- * so retrying repeats the same draws.
+ * inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH also
+ * `SGS_ERR_BOUND_EXCEEDED`); on an error the chain (position, momentum, energy,
+ * counters, generator) is exactly as before the call, so retrying repeats the same
+ * draws.
  *
  * # Safety
  * `state` must be a valid state whose workspace and callbacks are alive.
@@ -3805,7 +3820,8 @@ sgs_status sgs_sgld_step(struct sgs_sgld *state, sgs_sgld_info *info);
  * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
  * `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
  * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
- * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+ * `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH
+ * also `SGS_ERR_BOUND_EXCEEDED`, stopping the run as an abort does).
  *
  * # Safety
  * As for the step function; `out` valid for `out_len` elements.

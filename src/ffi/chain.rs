@@ -879,9 +879,10 @@ macro_rules! chain_api {
         /// Returns `SGS_OK` (whatever the outcome), `SGS_ERR_NULL_POINTER`,
         /// `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
         /// `SGS_ERR_STATE_MOVED`, `SGS_ERR_INVALID_ARGUMENT` (misaligned `info`, or `info`
-        /// inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED`; on an error the
-        /// chain (position, momentum, energy, counters, generator) is exactly as before the call,
-        /// so retrying repeats the same draws.
+        /// inside the state or the workspace) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH also
+        /// `SGS_ERR_BOUND_EXCEEDED`); on an error the chain (position, momentum, energy,
+        /// counters, generator) is exactly as before the call, so retrying repeats the same
+        /// draws.
         ///
         /// # Safety
         /// `state` must be a valid state whose workspace and callbacks are alive.
@@ -906,7 +907,8 @@ macro_rules! chain_api {
         /// Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`,
         /// `SGS_ERR_STATE_CORRUPTED`, `SGS_ERR_STATE_MOVED`,
         /// `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, n·d overflows),
-        /// `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED`.
+        /// `SGS_ERR_OUTPUT_TOO_SMALL` (nothing is run) or `SGS_ERR_CALLBACK_ABORTED` (TunaMH
+        /// also `SGS_ERR_BOUND_EXCEEDED`, stopping the run as an abort does).
         ///
         /// # Safety
         /// As for the step function; `out` valid for `out_len` elements.
