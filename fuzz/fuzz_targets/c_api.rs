@@ -1,4 +1,6 @@
-//! Fuzzes every C entry point (`sgs_amagold_*`, `sgs_sghmc_*`, `sgs_sgld_*`, `sgs_svgd_*` with the
+//! Fuzzes every C entry point (`sgs_amagold_*`, `sgs_sghmc_*`, `sgs_sgld_*`, `sgs_tunamh_*` (its
+//! differences stay within half the distance, so a declared bound below 0.5 must be refused with
+//! `SGS_ERR_BOUND_EXCEEDED`, the chain unchanged), `sgs_svgd_*` with the
 //! iteration in phases (`begin`, the gradients and batches ranges, forces and moves get/put,
 //! `finish`, `cancel`, `num_batches`, `batch_rows`, `move_width`) and the growing batch size
 //! (`set_batch_size`, `run_scheduled`), f64 and f32, `sgs_minibatch`, `sgs_normal` and
@@ -265,6 +267,58 @@ unsafe extern "C" fn gradient_cb<T: Flt>(
     ret_of(b)
 }
 
+/// TunaMH's term differences: `0.5·‖θ′ − θ‖·cos(0.7·i + a)` for term i, inside any declared
+/// bound of at least 0.5 (the configurations also declare smaller ones: then the library must
+/// refuse the step with `SGS_ERR_BOUND_EXCEEDED`), or what the script says instead.
+unsafe extern "C" fn differences_cb<T: Flt>(
+    ud: *mut c_void,
+    theta: *const T,
+    proposal: *const T,
+    d: usize,
+    indices: *const u64,
+    count: usize,
+    out: *mut f64,
+) -> i32 {
+    assert!((1..=32).contains(&count), "differences called with {count} indices");
+    // SAFETY: the library passes d readable values at theta and proposal, count indices and
+    // count writable values.
+    let (x, y, idx, o) = unsafe {
+        (
+            core::slice::from_raw_parts(theta, d),
+            core::slice::from_raw_parts(proposal, d),
+            core::slice::from_raw_parts(indices, count).to_vec(),
+            core::slice::from_raw_parts_mut(out, count),
+        )
+    };
+    let dist = x.iter().zip(y).map(|(a, b)| (b.to_f64() - a.to_f64()).powi(2)).sum::<f64>().sqrt();
+    let (b, a) = Model::next(ud);
+    for (oj, &i) in o.iter_mut().zip(&idx) {
+        if let Some(v) = val_of(b, 0.5 * dist * (0.7 * i as f64 + a).cos()) {
+            *oj = v;
+        }
+    }
+    ret_of(b)
+}
+
+/// TunaMH's exact part: the difference of `0.5·a·‖θ‖²`.
+unsafe extern "C" fn exact_cb<T: Flt>(
+    ud: *mut c_void,
+    theta: *const T,
+    proposal: *const T,
+    d: usize,
+    u: *mut f64,
+) -> i32 {
+    // SAFETY: the library passes d readable values at theta and proposal and a writable `u`.
+    let (x, y) = unsafe { (core::slice::from_raw_parts(theta, d), core::slice::from_raw_parts(proposal, d)) };
+    let (b, a) = Model::next(ud);
+    let sq = |v: &[T]| v.iter().map(|t| t.to_f64() * t.to_f64()).sum::<f64>();
+    if let Some(v) = val_of(b, 0.5 * a * (sq(y) - sq(x))) {
+        // SAFETY: as above.
+        unsafe { u.write(v) };
+    }
+    ret_of(b)
+}
+
 unsafe extern "C" fn gradients_cb<T: Flt>(
     ud: *mut c_void,
     xs: *const T,
@@ -293,9 +347,9 @@ unsafe extern "C" fn gradients_cb<T: Flt>(
 // The samplers, one type per kind.
 
 /// The bytes the library writes as tags (first word of an initialised state).
-const TAGS: [&[u8; 8]; 8] = [
+const TAGS: [&[u8; 8]; 10] = [
     b"sgsAMG64", b"sgsAMG32", b"sgsSGH64", b"sgsSGH32", b"sgsSGL64", b"sgsSGL32", b"sgsSVG64",
-    b"sgsSVG32",
+    b"sgsSVG32", b"sgsTMH64", b"sgsTMH32",
 ];
 
 /// What a chain's workspace holds beyond its 6·d (AMAGOLD; zero for the other chains): the mass
@@ -485,6 +539,21 @@ fn sgld_cfg(b: &mut Bytes) -> sgs_sgld_config {
     c
 }
 
+fn tunamh_cfg(b: &mut Bytes) -> sgs_tunamh_config {
+    // At most 300 terms: a full pass is N/32 calls, and the fuzzer runs many steps.
+    let terms = [40, 1, 5, 300][b.u8() as usize % 4];
+    let mut c = sgs_tunamh_config_default(b.f64_in(&[0.1, 0.01, 0.5, 1e-3]), terms,
+                                          b.f64_in(&[1.0, 2.0, 0.5, 0.1]));
+    if b.u8() & 1 == 1 {
+        c.chi = b.f64_in(&[1.0, 0.05, 1e-3, 10.0]);
+        if b.u8() % 8 == 0 {
+            c.terms = 0; // SGS_ERR_INVALID_BOUND
+        }
+    }
+    c.seed = u64::from(b.u8());
+    c
+}
+
 macro_rules! chain_impl {
     ($K:ident, $kind:expr, $T:ty, $S:ty, $Cfg:ty, $Info:ty, $Sum:ty, $cfg:ident,
      energy = $energy:tt,
@@ -592,8 +661,7 @@ macro_rules! chain_impl {
                 gradient: bool,
                 ud: *mut c_void,
             ) -> i32 {
-                let g = if gradient { Some(gradient_cb::<$T> as _) } else { None };
-                chain_impl!(@init $energy, $init, s, c, th, d, ws, wl, energy, g, ud, $T)
+                chain_impl!(@init $energy, $init, s, c, th, d, ws, wl, energy, gradient, ud, $T)
             }
             unsafe fn step(s: *mut u8, info: *mut u8) -> i32 {
                 unsafe { $step(s.cast(), info.cast()) as i32 }
@@ -629,13 +697,21 @@ macro_rules! chain_impl {
             }
         }
     };
-    (@init true, $init:ident, $s:ident, $c:ident, $th:ident, $d:ident, $ws:ident, $wl:ident, $energy:ident, $g:ident, $ud:ident, $T:ty) => {{
+    (@init true, $init:ident, $s:ident, $c:ident, $th:ident, $d:ident, $ws:ident, $wl:ident, $energy:ident, $gradient:ident, $ud:ident, $T:ty) => {{
+        let g = if $gradient { Some(gradient_cb::<$T> as _) } else { None };
         let e = if $energy { Some(energy_cb::<$T> as _) } else { None };
-        unsafe { $init($s.cast(), $c, $th, $d, $ws, $wl, e, $g, $ud) as i32 }
+        unsafe { $init($s.cast(), $c, $th, $d, $ws, $wl, e, g, $ud) as i32 }
     }};
-    (@init false, $init:ident, $s:ident, $c:ident, $th:ident, $d:ident, $ws:ident, $wl:ident, $energy:ident, $g:ident, $ud:ident, $T:ty) => {{
+    (@init false, $init:ident, $s:ident, $c:ident, $th:ident, $d:ident, $ws:ident, $wl:ident, $energy:ident, $gradient:ident, $ud:ident, $T:ty) => {{
         let _ = $energy;
-        unsafe { $init($s.cast(), $c, $th, $d, $ws, $wl, $g, $ud) as i32 }
+        let g = if $gradient { Some(gradient_cb::<$T> as _) } else { None };
+        unsafe { $init($s.cast(), $c, $th, $d, $ws, $wl, g, $ud) as i32 }
+    }};
+    // TunaMH: the energy flag is its optional exact part, the gradient flag its differences.
+    (@init tunamh, $init:ident, $s:ident, $c:ident, $th:ident, $d:ident, $ws:ident, $wl:ident, $energy:ident, $gradient:ident, $ud:ident, $T:ty) => {{
+        let g = if $gradient { Some(differences_cb::<$T> as _) } else { None };
+        let e = if $energy { Some(exact_cb::<$T> as _) } else { None };
+        unsafe { $init($s.cast(), $c, $th, $d, $ws, $wl, e, g, $ud) as i32 }
     }};
 }
 
@@ -705,6 +781,33 @@ chain_impl!(Sgl32, 5, f32, sgs_sgld_f32, sgs_sgld_config, sgs_sgld_info, sgs_sgl
     mass = [],
     layout = |_| Layout::default(),
     extra = |k, s, out| { let r: Option<(i32, usize)> = None; r });
+// TunaMH's extra values: accepted and evaluations (no warm-up flag: `extra(2)` is None).
+chain_impl!(Tun64, 8, f64, sgs_tunamh, sgs_tunamh_config, sgs_tunamh_info, sgs_tunamh_run_summary,
+    tunamh_cfg, energy = tunamh,
+    sgs_tunamh_workspace_len sgs_tunamh_state_size sgs_tunamh_state_align sgs_tunamh_init
+    sgs_tunamh_step sgs_tunamh_run sgs_tunamh_position sgs_tunamh_iterations
+    sgs_tunamh_divergences sgs_tunamh_dim sgs_tunamh_clear sgs_tunamh_copy,
+    momentum = [],
+    mass = [],
+    layout = |_| Layout::default(),
+    extra = |k, s, out| match k {
+        0 => Some((sgs_tunamh_accepted(s.cast(), out.cast()) as i32, 8)),
+        1 => Some((sgs_tunamh_evaluations(s.cast(), out.cast()) as i32, 8)),
+        _ => None,
+    });
+chain_impl!(Tun32, 9, f32, sgs_tunamh_f32, sgs_tunamh_config, sgs_tunamh_info,
+    sgs_tunamh_run_summary, tunamh_cfg, energy = tunamh,
+    sgs_tunamh_workspace_len_f32 sgs_tunamh_state_size_f32 sgs_tunamh_state_align_f32
+    sgs_tunamh_init_f32 sgs_tunamh_step_f32 sgs_tunamh_run_f32 sgs_tunamh_position_f32
+    sgs_tunamh_iterations_f32 sgs_tunamh_divergences_f32 sgs_tunamh_dim_f32 sgs_tunamh_clear_f32 sgs_tunamh_copy_f32,
+    momentum = [],
+    mass = [],
+    layout = |_| Layout::default(),
+    extra = |k, s, out| match k {
+        0 => Some((sgs_tunamh_accepted_f32(s.cast(), out.cast()) as i32, 8)),
+        1 => Some((sgs_tunamh_evaluations_f32(s.cast(), out.cast()) as i32, 8)),
+        _ => None,
+    });
 
 trait SvgdApi {
     type T: Flt;
@@ -1321,12 +1424,13 @@ fn check_report(r: &sgs_warmup_report, what: &str) {
     assert!(r.approach_unfinished <= 1 && r.reserved == 0, "{what} report: approach_unfinished or padding");
 }
 
-/// After a callback ABORT the chain (state, position, momentum) must be as before, but the
-/// workspace's scratch blocks (working copies, gradient) may hold what the aborted iteration
-/// computed: the step documentation names position, momentum, energy, counters and generator.
+/// After a callback ABORT (or TunaMH's `SGS_ERR_BOUND_EXCEEDED`) the chain (state, position,
+/// momentum) must be as before, but the workspace's scratch blocks (working copies, gradient,
+/// TunaMH's proposal) may hold what the failed iteration computed: the step documentation names
+/// position, momentum, energy, counters and generator.
 fn abort_allowance<C: ChainApi>(cx: &Ctx, me: Option<usize>, s: i32) -> Vec<(usize, usize)> {
     match me {
-        Some(i) if s == 11 => {
+        Some(i) if s == 11 || s == 42 => {
             let (l, t) = (&cx.live[i], <C::T as Flt>::SIZE);
             let mut v = 0u64;
             // SAFETY: a live chain; `v` takes the 4-byte flag.
@@ -2396,7 +2500,7 @@ impl<V: PhaseApi> StateOps for SvgdOps<V> {
 
 fn ops_of(kind: usize) -> &'static dyn StateOps {
     use core::marker::PhantomData as P;
-    const OPS: [&dyn StateOps; 8] = [
+    const OPS: [&dyn StateOps; 10] = [
         &ChainOps::<Amg64>(P),
         &ChainOps::<Amg32>(P),
         &ChainOps::<Sgh64>(P),
@@ -2405,8 +2509,10 @@ fn ops_of(kind: usize) -> &'static dyn StateOps {
         &ChainOps::<Sgl32>(P),
         &SvgdOps::<Svgd64>(P),
         &SvgdOps::<Svgd32>(P),
+        &ChainOps::<Tun64>(P),
+        &ChainOps::<Tun32>(P),
     ];
-    OPS[kind % 8]
+    OPS[kind % 10]
 }
 
 /// The supported copy of a live state onto new (fuzzed) buffers: on `SGS_OK` the copy is a new
@@ -2583,7 +2689,7 @@ fn one_input(data: &[u8]) {
             break;
         }
         let op = b.u8();
-        let kind = (op >> 4) as usize % 8;
+        let kind = (op >> 4) as usize % 10;
         match op % 16 {
             0..=2 => match kind {
                 0 => chain_init::<Amg64>(&mut cx, &mut b),
@@ -2593,7 +2699,9 @@ fn one_input(data: &[u8]) {
                 4 => chain_init::<Sgl64>(&mut cx, &mut b),
                 5 => chain_init::<Sgl32>(&mut cx, &mut b),
                 6 => svgd_init::<Svgd64>(&mut cx, &mut b),
-                _ => svgd_init::<Svgd32>(&mut cx, &mut b),
+                7 => svgd_init::<Svgd32>(&mut cx, &mut b),
+                8 => chain_init::<Tun64>(&mut cx, &mut b),
+                _ => chain_init::<Tun32>(&mut cx, &mut b),
             },
             3..=11 => {
                 // Mostly the kind of a live sampler, so that calls reach initialised states.
@@ -2610,7 +2718,9 @@ fn one_input(data: &[u8]) {
                     4 => chain_call::<Sgl64>(&mut cx, &mut b),
                     5 => chain_call::<Sgl32>(&mut cx, &mut b),
                     6 => svgd_call::<Svgd64>(&mut cx, &mut b),
-                    _ => svgd_call::<Svgd32>(&mut cx, &mut b),
+                    7 => svgd_call::<Svgd32>(&mut cx, &mut b),
+                    8 => chain_call::<Tun64>(&mut cx, &mut b),
+                    _ => chain_call::<Tun32>(&mut cx, &mut b),
                 }
             }
             12 if kind == 7 => batch_op::<Amg64>(&mut b),
@@ -2635,7 +2745,9 @@ fn one_input(data: &[u8]) {
                     4 => chain_queries::<Sgl64>(&mut b),
                     5 => chain_queries::<Sgl32>(&mut b),
                     6 => svgd_queries::<Svgd64>(&mut b),
-                    _ => svgd_queries::<Svgd32>(&mut b),
+                    7 => svgd_queries::<Svgd32>(&mut b),
+                    8 => chain_queries::<Tun64>(&mut b),
+                    _ => chain_queries::<Tun32>(&mut b),
                 }
             }
             _ => {
