@@ -1,4 +1,4 @@
-/* TunaMH (src/tunamh.rs) against AMAGOLD on a Bayesian logistic regression with many data
+/* TunaMH (docs/algorithms.md §7, src/tunamh.rs) against AMAGOLD on a Bayesian logistic regression with many data
  * points, through the C API: what an exact minibatch Metropolis–Hastings step costs in data-point
  * evaluations, and what it buys in effective samples.
  *
