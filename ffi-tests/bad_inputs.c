@@ -837,6 +837,65 @@ static void thin_cases(void) {
     CASE("stein_thin_scales: 6 draws", sgs_stein_thin_scales(x, 6, 1, w), SGS_OK, w[0] > 0.0);
 }
 
+/* Importance weights and the median bandwidth: a run whose answer is known (two far groups, one
+ * particle three times against one once, equal density: half the weight each), then every refusal
+ * with the outputs left as they were. */
+static void weights_cases(void) {
+    double x[4] = {0.0, 0.0, 0.0, 10.0}, v[4] = {0.0, 0.0, 0.0, 0.0}, w[4], ess = 0.0;
+    CASE("particle_weights: 3 + 1 particles", sgs_particle_weights(x, 4, 1, v, 1.0, w, &ess), SGS_OK,
+         fabs(w[3] - 0.5) < 1e-12 && fabs(w[0] - 1.0 / 6.0) < 1e-12 && fabs(ess - 3.0) < 1e-9);
+    CASE("particle_weights: ess NULL", sgs_particle_weights(x, 4, 1, v, 1.0, w, NULL), SGS_OK, fabs(w[3] - 0.5) < 1e-12);
+    float xf[4] = {0.0f, 0.0f, 0.0f, 10.0f};
+    CASE("particle_weights_f32: 3 + 1 particles", sgs_particle_weights_f32(xf, 4, 1, v, 1.0, w, NULL), SGS_OK,
+         fabs(w[3] - 0.5) < 1e-12);
+    double keep[4] = {9, 9, 9, 9};
+    ess = 9.0;
+#define UNTOUCHED (memcmp(keep, (double[4]){9, 9, 9, 9}, sizeof keep) == 0 && ess == 9.0)
+    CASE("particle_weights: x NULL", sgs_particle_weights(NULL, 4, 1, v, 1.0, keep, &ess), SGS_ERR_NULL_POINTER,
+         UNTOUCHED);
+    CASE("particle_weights: energies NULL", sgs_particle_weights(x, 4, 1, NULL, 1.0, keep, &ess),
+         SGS_ERR_NULL_POINTER, UNTOUCHED);
+    CASE("particle_weights: weights NULL", sgs_particle_weights(x, 4, 1, v, 1.0, NULL, &ess), SGS_ERR_NULL_POINTER,
+         ess == 9.0);
+    CASE("particle_weights: d = 0", sgs_particle_weights(x, 4, 0, v, 1.0, keep, &ess), SGS_ERR_ZERO_DIMENSION,
+         UNTOUCHED);
+    CASE("particle_weights: n = 0", sgs_particle_weights(x, 0, 1, v, 1.0, keep, &ess), SGS_ERR_ZERO_PARTICLES,
+         UNTOUCHED);
+    CASE("particle_weights: h = 0", sgs_particle_weights(x, 4, 1, v, 0.0, keep, &ess), SGS_ERR_INVALID_BANDWIDTH,
+         UNTOUCHED);
+    CASE("particle_weights: h = inf", sgs_particle_weights(x, 4, 1, v, INFINITY, keep, &ess),
+         SGS_ERR_INVALID_BANDWIDTH, UNTOUCHED);
+    double vnan[4] = {0.0, NAN, 0.0, 0.0}, vinf[4] = {INFINITY, INFINITY, INFINITY, INFINITY};
+    CASE("particle_weights: a NaN energy", sgs_particle_weights(x, 4, 1, vnan, 1.0, keep, &ess), SGS_ERR_NON_FINITE,
+         UNTOUCHED);
+    CASE("particle_weights: every energy +inf", sgs_particle_weights(x, 4, 1, vinf, 1.0, keep, &ess),
+         SGS_ERR_NON_FINITE, UNTOUCHED);
+    double xnan[4] = {0.0, NAN, 0.0, 10.0};
+    CASE("particle_weights: a NaN particle", sgs_particle_weights(xnan, 4, 1, v, 1.0, keep, &ess),
+         SGS_ERR_NON_FINITE, UNTOUCHED);
+    CASE("particle_weights: weights over the energies", sgs_particle_weights(x, 4, 1, v, 1.0, v, &ess),
+         SGS_ERR_INVALID_ARGUMENT, ess == 9.0 && v[0] == 0.0);
+    CASE("particle_weights: ess inside the weights", sgs_particle_weights(x, 4, 1, v, 1.0, keep, &keep[2]),
+         SGS_ERR_INVALID_ARGUMENT, UNTOUCHED);
+    CASE("particle_weights: n·d overflows", sgs_particle_weights(x, SIZE_MAX / 2, 4, v, 1.0, keep, &ess),
+         SGS_ERR_INVALID_ARGUMENT, UNTOUCHED);
+#undef UNTOUCHED
+    double p3[3] = {0.0, 1.0, 3.0}, scratch[3], h = 7.0;
+    CASE("median_bandwidth: 3 points", sgs_median_bandwidth(p3, 3, 1, scratch, 3, &h), SGS_OK,
+         fabs(h - 4.0 / (2.0 * log(3.0))) < 1e-15);
+    h = 7.0;
+    CASE("median_bandwidth: scratch of 2", sgs_median_bandwidth(p3, 3, 1, scratch, 2, &h),
+         SGS_ERR_WORKSPACE_TOO_SMALL, h == 7.0);
+    CASE("median_bandwidth: h NULL", sgs_median_bandwidth(p3, 3, 1, scratch, 3, NULL), SGS_ERR_NULL_POINTER, 1);
+    CASE("median_bandwidth: scratch over x", sgs_median_bandwidth(p3, 3, 1, p3, 3, &h), SGS_ERR_INVALID_ARGUMENT,
+         h == 7.0 && p3[2] == 3.0);
+    double pnan[3] = {0.0, NAN, 3.0};
+    CASE("median_bandwidth: a NaN", sgs_median_bandwidth(pnan, 3, 1, scratch, 3, &h), SGS_ERR_NON_FINITE, h == 7.0);
+    float p3f[3] = {0.0f, 1.0f, 3.0f}, sf[3];
+    CASE("median_bandwidth_f32: 3 points", sgs_median_bandwidth_f32(p3f, 3, 1, sf, 3, &h), SGS_OK,
+         fabs(h - 4.0 / (2.0 * log(3.0))) < 1e-6);
+}
+
 static void ksd_cases(void) {
     sgs_svgd_config c0 = sgs_svgd_config_default(4, 0.1), c;
     c = c0; c.ksd = 3; svgd_bad_config("svgd init: ksd 3", c, SGS_ERR_INVALID_OPTION);
@@ -3968,6 +4027,7 @@ int main(void) {
     svgd_cases();
     svgd_phase_cases();
     thin_cases();
+    weights_cases();
     ksd_cases();
     scale_cases();
     hardening_cases();

@@ -61,6 +61,7 @@ mod status;
 mod svgd;
 mod thin;
 mod tunamh;
+mod weights;
 
 pub use amagold::*;
 pub use batch::*;
@@ -84,3 +85,4 @@ pub use status::*;
 pub use svgd::*;
 pub use thin::*;
 pub use tunamh::*;
+pub use weights::*;

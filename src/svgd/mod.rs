@@ -155,6 +155,7 @@ mod schedule;
 mod step_rule;
 #[cfg(test)]
 mod tests;
+mod weights;
 
 pub use anneal::Anneal;
 pub use config::{Batching, SvgdConfig, SvgdInfo};
@@ -169,6 +170,7 @@ pub use sampler::Svgd;
 pub use scale::Scale;
 pub use schedule::{BatchSchedule, BatchScheduler};
 pub use step_rule::{StepRule, ADAGRAD_FUDGE};
+pub use weights::{median_bandwidth, particle_weights};
 
 // What the C API (src/ffi/svgd.rs) drives the iteration with.
 #[cfg(feature = "ffi")]

@@ -388,6 +388,10 @@ sgs_stein_thin(x, grad, n, d, scale, precond, c, beta, selected, m, scratch, scr
 sgs_stein_thin_scales(x, n, d, scales) = @ccall libsgsample.sgs_stein_thin_scales(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, scales::Ptr{Cdouble})::sgs_status
 sgs_stein_thin_f32(x, grad, n, d, scale, precond, c, beta, selected, m, scratch, scratch_len) = @ccall libsgsample.sgs_stein_thin_f32(x::Ptr{Cfloat}, grad::Ptr{Cfloat}, n::Csize_t, d::Csize_t, scale::Ptr{Cdouble}, precond::Ptr{Cdouble}, c::Cdouble, beta::Cdouble, selected::Ptr{Csize_t}, m::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t)::sgs_status
 sgs_stein_thin_scales_f32(x, n, d, scales) = @ccall libsgsample.sgs_stein_thin_scales_f32(x::Ptr{Cfloat}, n::Csize_t, d::Csize_t, scales::Ptr{Cdouble})::sgs_status
+sgs_particle_weights(x, n, d, energies, h, weights, ess) = @ccall libsgsample.sgs_particle_weights(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, energies::Ptr{Cdouble}, h::Cdouble, weights::Ptr{Cdouble}, ess::Ptr{Cdouble})::sgs_status
+sgs_median_bandwidth(x, n, d, scratch, scratch_len, h) = @ccall libsgsample.sgs_median_bandwidth(x::Ptr{Cdouble}, n::Csize_t, d::Csize_t, scratch::Ptr{Cdouble}, scratch_len::Csize_t, h::Ptr{Cdouble})::sgs_status
+sgs_particle_weights_f32(x, n, d, energies, h, weights, ess) = @ccall libsgsample.sgs_particle_weights_f32(x::Ptr{Cfloat}, n::Csize_t, d::Csize_t, energies::Ptr{Cdouble}, h::Cdouble, weights::Ptr{Cdouble}, ess::Ptr{Cdouble})::sgs_status
+sgs_median_bandwidth_f32(x, n, d, scratch, scratch_len, h) = @ccall libsgsample.sgs_median_bandwidth_f32(x::Ptr{Cfloat}, n::Csize_t, d::Csize_t, scratch::Ptr{Cfloat}, scratch_len::Csize_t, h::Ptr{Cdouble})::sgs_status
 sgs_tunamh_config_default(step_size, terms, bound) = @ccall libsgsample.sgs_tunamh_config_default(step_size::Cdouble, terms::UInt64, bound::Cdouble)::sgs_tunamh_config
 sgs_tunamh_workspace_len(d) = @ccall libsgsample.sgs_tunamh_workspace_len(d::Csize_t)::Csize_t
 sgs_tunamh_state_size() = @ccall libsgsample.sgs_tunamh_state_size()::Csize_t
