@@ -51,6 +51,7 @@ from ._noise import minibatch, normal, uniform  # noqa: F401
 from ._svgd import SVGD, ksd, svgd  # noqa: F401
 from ._thin import stein_thin  # noqa: F401
 from ._tunamh import TunaMH  # noqa: F401
+from ._weights import median_bandwidth, particle_weights  # noqa: F401
 
 # Every #define of the header (SGS_CB_OK, SGS_KERNEL_GAUSSIAN, ...) and every status code.
 globals().update(header.defines)
@@ -61,7 +62,7 @@ __all__ = [
     "OutOfDomain", "amagold", "sghmc", "sgld", "svgd", "ksd", "minibatch", "version", "Stats", "ess",
     "ess_flags", "rhat", "summary", "Summary", "rhat_rank", "ess_bulk", "ess_tail", "mcse_quantile",
     "diagnose", "Verdict", "WarmupReport", "warmup_compare", "Partial", "normal", "uniform",
-    "stein_thin", "TunaMH", "tunamh",
+    "stein_thin", "TunaMH", "tunamh", "particle_weights", "median_bandwidth",
 ]
 
 # The objects keep the names they have always had (``sgsample.AMAGOLD``, also in reprs, help and
