@@ -2112,11 +2112,12 @@ static void run_tunamh(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[
 
 /* ---- Stein thinning ------------------------------------------------------------------------ */
 
-/* A real, full double matrix argument, copied row by row (the C layout) into `out` (n·d). */
-static double *rows_of(buffers *b, const mxArray *v, const char *what, size_t *n, size_t *d) {
+/* A real, full double matrix argument, copied row by row (the C layout) into `out` (n·d);
+ * `who` names the function in the error message. */
+static double *rows_of(buffers *b, const mxArray *v, const char *who, const char *what, size_t *n, size_t *d) {
     if (!mxIsDouble(v) || mxIsComplex(v) || mxIsSparse(v) || mxGetNumberOfDimensions(v) != 2) {
-        char msg[120];
-        snprintf(msg, sizeof msg, "sgs_stein_thin: %s must be a real, full double matrix (n-by-d)", what);
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s: %s must be a real, full double matrix (n-by-d)", who, what);
         fail(b, "sgsample:badArgument", msg);
     }
     *n = mxGetM(v);
@@ -2145,8 +2146,8 @@ static void stein_thin_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
     (void)nlhs;
     (void)nrhs;
     size_t n, d, ng, dg;
-    double *x = rows_of(&b, prhs[1], "X", &n, &d);
-    double *g = rows_of(&b, prhs[2], "G", &ng, &dg);
+    double *x = rows_of(&b, prhs[1], "sgs_stein_thin", "X", &n, &d);
+    double *g = rows_of(&b, prhs[2], "sgs_stein_thin", "G", &ng, &dg);
     if (ng != n || dg != d) fail(&b, "sgsample:badArgument", "sgs_stein_thin: G must have the size of X");
     uint64_t m64 = arg_u64(&b, prhs[3], "m");
     if (m64 > SIZE_MAX / sizeof(size_t)) fail(&b, "sgsample:tooLarge", "sgs_stein_thin: m does not fit in memory");
@@ -2172,12 +2173,69 @@ static void stein_thin_scales_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxA
     (void)nlhs;
     (void)nrhs;
     size_t n, d;
-    double *x = rows_of(&b, prhs[1], "X", &n, &d);
+    double *x = rows_of(&b, prhs[1], "sgs_stein_thin", "X", &n, &d);
     double *w = (double *)take(&b, d ? d : 1, sizeof(double), 8);
     int32_t st = sgs_stein_thin_scales(x, n, d, w);
     if (st != SGS_OK) fail_status(&b, "sgs_stein_thin_scales", st);
     plhs[0] = mxCreateDoubleMatrix(1, d, mxREAL);
     memcpy(mxGetPr(plhs[0]), w, d * sizeof(double));
+    free_all(&b);
+}
+
+/* ---- importance weights of SVGD particles (docs/algorithms.md §2.9) ------------------------ */
+
+/* [w, ess] = sgsample_mex('particle_weights', X, V, h): X n-by-d particles, V their n energies
+ * (any vector shape), h > 0 the kernel's bandwidth; w n-by-1 summing to 1, ess = 1/sum(w.^2).
+ * Finiteness, the bandwidth and the energies are the library's checks (its statuses). */
+static void particle_weights_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nrhs;
+    size_t n, d;
+    double *x = rows_of(&b, prhs[1], "sgs_particle_weights", "X", &n, &d);
+    const mxArray *V = prhs[2];
+    if (!mxIsDouble(V) || mxIsComplex(V) || mxIsSparse(V) || mxGetNumberOfDimensions(V) > 2 ||
+        mxGetNumberOfElements(V) != n || (n > 1 && mxGetM(V) != 1 && mxGetN(V) != 1))
+        fail(&b, "sgsample:badArgument", "sgs_particle_weights: V must be a real, full double vector of one energy per row of X");
+    /* A logical h would silently be 1. */
+    if (!is_real_scalar(prhs[3]) || mxIsLogical(prhs[3]))
+        fail(&b, "sgsample:badArgument", "sgs_particle_weights: h must be a real scalar");
+    /* Copied: an empty V's data pointer may be NULL, which the library would report as a null
+     * pointer rather than as no particles. */
+    double *v = (double *)take(&b, n ? n : 1, sizeof(double), 8);
+    if (n) memcpy(v, mxGetPr(V), n * sizeof(double));
+    double *w = (double *)take(&b, n ? n : 1, sizeof(double), 8);
+    double ess = 0.0;
+    int32_t st = sgs_particle_weights(x, n, d, v, mxGetScalar(prhs[3]), w, &ess);
+    /* The library's text for this status speaks of gradients and particles becoming
+     * non-finite; here it can only be one of the inputs. */
+    if (st == SGS_ERR_NON_FINITE)
+        fail(&b, "sgsample:nonFinite", "sgs_particle_weights: a coordinate of X is NaN or Inf, an energy is NaN or -Inf, or every energy is +Inf");
+    if (st != SGS_OK) fail_status(&b, "sgs_particle_weights", st);
+    plhs[0] = mxCreateDoubleMatrix(n, 1, mxREAL);
+    memcpy(mxGetPr(plhs[0]), w, n * sizeof(double));
+    if (nlhs >= 2) plhs[1] = mxCreateDoubleScalar(ess);
+    free_all(&b);
+}
+
+/* h = sgsample_mex('median_bandwidth', X): the median heuristic med^2/(2 ln n) of the rows of X,
+ * with the n(n-1)/2 pairwise distances in a scratch buffer of the gateway's. */
+static void median_bandwidth_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    (void)nrhs;
+    size_t n, d;
+    double *x = rows_of(&b, prhs[1], "sgs_median_bandwidth", "X", &n, &d);
+    /* n(n-1)/2 without overflowing on the way: the even factor halved first (n = 0: 0 pairs). */
+    size_t f1 = n % 2 == 0 ? n / 2 : n, f2 = n % 2 == 0 ? n - 1 : (n - 1) / 2;
+    if (f1 != 0 && f2 > SIZE_MAX / sizeof(double) / f1)
+        fail(&b, "sgsample:tooLarge", "sgs_median_bandwidth: the n(n-1)/2 pairwise distances do not fit in memory");
+    size_t pairs = f1 * f2;
+    double *scratch = (double *)take(&b, pairs ? pairs : 1, sizeof(double), 8);
+    double h = 0.0;
+    int32_t st = sgs_median_bandwidth(x, n, d, scratch, pairs ? pairs : 1, &h);
+    if (st == SGS_ERR_NON_FINITE) fail(&b, "sgsample:nonFinite", "sgs_median_bandwidth: a coordinate of X is NaN or Inf");
+    if (st != SGS_OK) fail_status(&b, "sgs_median_bandwidth", st);
+    plhs[0] = mxCreateDoubleScalar(h);
     free_all(&b);
 }
 
@@ -2203,6 +2261,8 @@ static const struct {
     {"uniform", uniform_cmd, 3, 3, 1},
     {"stein_thin", stein_thin_cmd, 8, 8, 1},
     {"stein_thin_scales", stein_thin_scales_cmd, 2, 2, 1},
+    {"particle_weights", particle_weights_cmd, 4, 4, 2},
+    {"median_bandwidth", median_bandwidth_cmd, 2, 2, 1},
     {"new", chain_new, 7, 7, 1},
     {"run", chain_run, 6, 7, 2},
     {"query", chain_query, 2, 2, 1},
