@@ -759,112 +759,6 @@ sgs_status sgs_stein_thin_f32(const float *x,
 sgs_status sgs_stein_thin_scales_f32(const float *x, size_t n, size_t d, double *scales);
 
 /**
- * Importance weights for `n` SVGD particles `x` (`double`, `n·d` values row by row)
- * (docs/algorithms.md §2.9): `w_i ∝ π(x_i) / q̂(x_i)`, with `energies[i] = V(x_i) =
- * −ln π(x_i) + const` (any constant, the same for all) and `q̂` the Gaussian kernel
- * density estimate of the particles with bandwidth `h`, `exp(−r²/(2h))` (the SVGD
- * kernel's convention; `sgs_median_bandwidth` gives the median-heuristic h). They
- * correct how many particles each region holds, e.g. the modes' shares that SVGD and
- * annealed SVGD get wrong, but put no weight where there are no particles. Writes the n
- * weights (summing to 1) to `weights` and, unless `ess` is NULL, their effective sample
- * size `1/Σ w_i²` to `*ess`. O(n²·d) time, no memory beyond the outputs. An energy of
- * `+∞` gives weight 0. Nothing is random.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `energies`, `weights`),
- * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, n·d overflowing, an output overlapping an input or the other output),
- * `SGS_ERR_INVALID_BANDWIDTH` (h not finite and positive), `SGS_ERR_NON_FINITE` (a
- * coordinate not finite, an energy NaN or `−∞`, or every energy `+∞`); nothing written
- * on error.
- *
- * # Safety
- * `x` valid for `n·d` reads, `energies` for n, `weights` for n writes, `ess` (unless
- * NULL) for one.
- */
-sgs_status sgs_particle_weights(const double *x,
-                                size_t n,
-                                size_t d,
-                                const double *energies,
-                                double h,
-                                double *weights,
-                                double *ess);
-
-/**
- * The median-heuristic bandwidth of `n` particles `x` (`double`, row by row):
- * `h = med²/(2 ln n)`, med the median pairwise distance, the bits the median kernel
- * (`SGS_KERNEL_GAUSSIAN_MEDIAN`) would use for an iteration starting from these
- * particles (1 for one particle or a zero median). `scratch` holds at least
- * `n(n−1)/2` coordinates of the particles' type; writes h to `*h`.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_ZERO_DIMENSION`,
- * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
- * buffers overlapping), `SGS_ERR_WORKSPACE_TOO_SMALL` (`scratch_len` < n(n−1)/2),
- * `SGS_ERR_NON_FINITE` (a coordinate not finite); `*h` unchanged on error.
- *
- * # Safety
- * `x` valid for `n·d` reads, `scratch` for `scratch_len` writes, `h` for one.
- */
-sgs_status sgs_median_bandwidth(const double *x,
-                                size_t n,
-                                size_t d,
-                                double *scratch,
-                                size_t scratch_len,
-                                double *h);
-
-/**
- * Importance weights for `n` SVGD particles `x` (`float`, `n·d` values row by row)
- * (docs/algorithms.md §2.9): `w_i ∝ π(x_i) / q̂(x_i)`, with `energies[i] = V(x_i) =
- * −ln π(x_i) + const` (any constant, the same for all) and `q̂` the Gaussian kernel
- * density estimate of the particles with bandwidth `h`, `exp(−r²/(2h))` (the SVGD
- * kernel's convention; `sgs_median_bandwidth` gives the median-heuristic h). They
- * correct how many particles each region holds, e.g. the modes' shares that SVGD and
- * annealed SVGD get wrong, but put no weight where there are no particles. Writes the n
- * weights (summing to 1) to `weights` and, unless `ess` is NULL, their effective sample
- * size `1/Σ w_i²` to `*ess`. O(n²·d) time, no memory beyond the outputs. An energy of
- * `+∞` gives weight 0. Nothing is random.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `energies`, `weights`),
- * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT`
- * (misaligned, n·d overflowing, an output overlapping an input or the other output),
- * `SGS_ERR_INVALID_BANDWIDTH` (h not finite and positive), `SGS_ERR_NON_FINITE` (a
- * coordinate not finite, an energy NaN or `−∞`, or every energy `+∞`); nothing written
- * on error.
- *
- * # Safety
- * `x` valid for `n·d` reads, `energies` for n, `weights` for n writes, `ess` (unless
- * NULL) for one.
- */
-sgs_status sgs_particle_weights_f32(const float *x,
-                                    size_t n,
-                                    size_t d,
-                                    const double *energies,
-                                    double h,
-                                    double *weights,
-                                    double *ess);
-
-/**
- * The median-heuristic bandwidth of `n` particles `x` (`float`, row by row):
- * `h = med²/(2 ln n)`, med the median pairwise distance, the bits the median kernel
- * (`SGS_KERNEL_GAUSSIAN_MEDIAN`) would use for an iteration starting from these
- * particles (1 for one particle or a zero median). `scratch` holds at least
- * `n(n−1)/2` coordinates of the particles' type; writes h to `*h`.
- *
- * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_ZERO_DIMENSION`,
- * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
- * buffers overlapping), `SGS_ERR_WORKSPACE_TOO_SMALL` (`scratch_len` < n(n−1)/2),
- * `SGS_ERR_NON_FINITE` (a coordinate not finite); `*h` unchanged on error.
- *
- * # Safety
- * `x` valid for `n·d` reads, `scratch` for `scratch_len` writes, `h` for one.
- */
-sgs_status sgs_median_bandwidth_f32(const float *x,
-                                    size_t n,
-                                    size_t d,
-                                    float *scratch,
-                                    size_t scratch_len,
-                                    double *h);
-
-/**
  * Step size σ, N terms with per-term bound c, χ = 1, seed 0, stream 0. Nothing is validated
  * here; `sgs_tunamh_init` does that.
  */
@@ -1387,6 +1281,112 @@ sgs_status sgs_tunamh_evaluations(const struct sgs_tunamh *state, uint64_t *out)
  * `state` valid; `out` valid for a write.
  */
 sgs_status sgs_tunamh_evaluations_f32(const struct sgs_tunamh_f32 *state, uint64_t *out);
+
+/**
+ * Importance weights for `n` SVGD particles `x` (`double`, `n·d` values row by row)
+ * (docs/algorithms.md §2.9): `w_i ∝ π(x_i) / q̂(x_i)`, with `energies[i] = V(x_i) =
+ * −ln π(x_i) + const` (any constant, the same for all) and `q̂` the Gaussian kernel
+ * density estimate of the particles with bandwidth `h`, `exp(−r²/(2h))` (the SVGD
+ * kernel's convention; `sgs_median_bandwidth` gives the median-heuristic h). They
+ * correct how many particles each region holds, e.g. the modes' shares that SVGD and
+ * annealed SVGD get wrong, but put no weight where there are no particles. Writes the n
+ * weights (summing to 1) to `weights` and, unless `ess` is NULL, their effective sample
+ * size `1/Σ w_i²` to `*ess`. O(n²·d) time, no memory beyond the outputs. An energy of
+ * `+∞` gives weight 0. Nothing is random.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `energies`, `weights`),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, n·d overflowing, an output overlapping an input or the other output),
+ * `SGS_ERR_INVALID_BANDWIDTH` (h not finite and positive), `SGS_ERR_NON_FINITE` (a
+ * coordinate not finite, an energy NaN or `−∞`, or every energy `+∞`); nothing written
+ * on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `energies` for n, `weights` for n writes, `ess` (unless
+ * NULL) for one.
+ */
+sgs_status sgs_particle_weights(const double *x,
+                                size_t n,
+                                size_t d,
+                                const double *energies,
+                                double h,
+                                double *weights,
+                                double *ess);
+
+/**
+ * The median-heuristic bandwidth of `n` particles `x` (`double`, row by row):
+ * `h = med²/(2 ln n)`, med the median pairwise distance, the bits the median kernel
+ * (`SGS_KERNEL_GAUSSIAN_MEDIAN`) would use for an iteration starting from these
+ * particles (1 for one particle or a zero median). `scratch` holds at least
+ * `n(n−1)/2` coordinates of the particles' type; writes h to `*h`.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_ZERO_DIMENSION`,
+ * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
+ * buffers overlapping), `SGS_ERR_WORKSPACE_TOO_SMALL` (`scratch_len` < n(n−1)/2),
+ * `SGS_ERR_NON_FINITE` (a coordinate not finite); `*h` unchanged on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `scratch` for `scratch_len` writes, `h` for one.
+ */
+sgs_status sgs_median_bandwidth(const double *x,
+                                size_t n,
+                                size_t d,
+                                double *scratch,
+                                size_t scratch_len,
+                                double *h);
+
+/**
+ * Importance weights for `n` SVGD particles `x` (`float`, `n·d` values row by row)
+ * (docs/algorithms.md §2.9): `w_i ∝ π(x_i) / q̂(x_i)`, with `energies[i] = V(x_i) =
+ * −ln π(x_i) + const` (any constant, the same for all) and `q̂` the Gaussian kernel
+ * density estimate of the particles with bandwidth `h`, `exp(−r²/(2h))` (the SVGD
+ * kernel's convention; `sgs_median_bandwidth` gives the median-heuristic h). They
+ * correct how many particles each region holds, e.g. the modes' shares that SVGD and
+ * annealed SVGD get wrong, but put no weight where there are no particles. Writes the n
+ * weights (summing to 1) to `weights` and, unless `ess` is NULL, their effective sample
+ * size `1/Σ w_i²` to `*ess`. O(n²·d) time, no memory beyond the outputs. An energy of
+ * `+∞` gives weight 0. Nothing is random.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `energies`, `weights`),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT`
+ * (misaligned, n·d overflowing, an output overlapping an input or the other output),
+ * `SGS_ERR_INVALID_BANDWIDTH` (h not finite and positive), `SGS_ERR_NON_FINITE` (a
+ * coordinate not finite, an energy NaN or `−∞`, or every energy `+∞`); nothing written
+ * on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `energies` for n, `weights` for n writes, `ess` (unless
+ * NULL) for one.
+ */
+sgs_status sgs_particle_weights_f32(const float *x,
+                                    size_t n,
+                                    size_t d,
+                                    const double *energies,
+                                    double h,
+                                    double *weights,
+                                    double *ess);
+
+/**
+ * The median-heuristic bandwidth of `n` particles `x` (`float`, row by row):
+ * `h = med²/(2 ln n)`, med the median pairwise distance, the bits the median kernel
+ * (`SGS_KERNEL_GAUSSIAN_MEDIAN`) would use for an iteration starting from these
+ * particles (1 for one particle or a zero median). `scratch` holds at least
+ * `n(n−1)/2` coordinates of the particles' type; writes h to `*h`.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_ZERO_DIMENSION`,
+ * `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, n·d overflowing,
+ * buffers overlapping), `SGS_ERR_WORKSPACE_TOO_SMALL` (`scratch_len` < n(n−1)/2),
+ * `SGS_ERR_NON_FINITE` (a coordinate not finite); `*h` unchanged on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `scratch` for `scratch_len` writes, `h` for one.
+ */
+sgs_status sgs_median_bandwidth_f32(const float *x,
+                                    size_t n,
+                                    size_t d,
+                                    float *scratch,
+                                    size_t scratch_len,
+                                    double *h);
 
 /* ==============================================================================================
  * 2. Chains: AMAGOLD, SGHMC, SGLD
