@@ -4,7 +4,8 @@
 //! probe) and once per set of `--features fp-amagold`, `fp-svgd`, `fp-stats` (the streaming
 //! diagnostics), `fp-thin` (Stein thinning of stored draws), `fp-anneal` (RBM-SVGD with every
 //! system annealed, docs/algorithms.md §2.8), `fp-tunamh` (TunaMH's exact minibatch
-//! Metropolis–Hastings chain); the differences of the
+//! Metropolis–Hastings chain), `fp-weights` (importance weights of a particle set with the
+//! median-heuristic bandwidth); the differences of the
 //! section sizes are the library's share. `fp-f64` switches the coordinate type from `f32` to
 //! `f64`. Every input goes through [`black_box`] so nothing is constant-folded away: both AMAGOLD
 //! variants and the warm-up are reachable, as they would be in a firmware that reads its settings
@@ -465,6 +466,71 @@ mod thin_probe {
     }
 }
 
+#[cfg(feature = "fp-weights")]
+mod weights_probe {
+    use super::*;
+    use sgsample::svgd::{median_bandwidth, particle_weights};
+
+    /// Particles (rows of d = 2).
+    pub const N: usize = 16;
+    /// The median's scratch: N(N−1)/2 coordinates.
+    pub const PAIRS: usize = N * (N - 1) / 2;
+
+    /// The probe's buffers, in one static (one argument of `main` after `#[entry]`'s rewrite).
+    pub struct Buffers {
+        pub x: [Real; 2 * N],
+        pub energies: [f64; N],
+        pub weights: [f64; N],
+        pub scratch: [Real; PAIRS],
+    }
+
+    impl Buffers {
+        pub const fn new() -> Self {
+            Buffers {
+                x: [0.0; 2 * N],
+                energies: [0.0; N],
+                weights: [0.0; N],
+                scratch: [0.0; PAIRS],
+            }
+        }
+    }
+
+    /// The median-heuristic bandwidth of the particles, then their importance weights with it
+    /// (the bandwidth black-boxed, so the weights cannot be specialised to it).
+    pub fn weigh(b: &mut Buffers) -> u64 {
+        let Ok(h) = median_bandwidth(&b.x, 2, &mut b.scratch) else {
+            return 1;
+        };
+        match particle_weights(&b.x, 2, &b.energies, black_box(h), &mut b.weights) {
+            Ok(ess) => b.weights.iter().fold(h.to_bits() ^ ess.to_bits(), |c, w| {
+                c.rotate_left(7) ^ w.to_bits()
+            }),
+            Err(_) => 2,
+        }
+    }
+
+    #[inline(never)]
+    pub fn run(report: &mut Report, b: &mut Buffers) -> u64 {
+        // Particles of a correlated pair from a black-boxed recurrence; energies of a unit
+        // Gaussian, V = ½|x|².
+        let step = black_box(37usize);
+        for i in 0..N {
+            let a = ((i * step + 11) % N) as Real / 8.0 - 1.0;
+            b.x[2 * i] = a;
+            b.x[2 * i + 1] = 0.5 * a + black_box(((i * 13) % 7) as Real) * 0.1;
+        }
+        for (v, x) in b.energies.iter_mut().zip(b.x.chunks_exact(2)) {
+            let (x0, x1) = (x[0].to_f64(), x[1].to_f64());
+            *v = 0.5 * (x0 * x0 + x1 * x1);
+        }
+        let mut c = 0u64;
+        let f: fn(&mut Buffers) -> u64 = weigh;
+        let (total, _) = measure(|| c = black_box(f)(b));
+        report.push("stack.weights", total);
+        c
+    }
+}
+
 #[cfg(feature = "fp-tunamh")]
 mod tunamh_probe {
     use super::*;
@@ -592,6 +658,8 @@ fn main() -> ! {
     static mut THIN_X: [Real; 2 * thin_probe::N] = [0.0; 2 * thin_probe::N];
     #[cfg(feature = "fp-thin")]
     static mut THIN_G: [Real; 2 * thin_probe::N] = [0.0; 2 * thin_probe::N];
+    #[cfg(feature = "fp-weights")]
+    static mut WEIGHTS: weights_probe::Buffers = weights_probe::Buffers::new();
     #[cfg(feature = "fp-tunamh")]
     static mut TUNAMH_WS: [Real; tunamh_probe::WS] = [0.0; tunamh_probe::WS];
     #[cfg(feature = "fp-stats")]
@@ -620,6 +688,10 @@ fn main() -> ! {
     #[cfg(feature = "fp-thin")]
     {
         checksum ^= thin_probe::run(&mut report, THIN_X, THIN_G);
+    }
+    #[cfg(feature = "fp-weights")]
+    {
+        checksum ^= weights_probe::run(&mut report, WEIGHTS);
     }
     #[cfg(feature = "fp-tunamh")]
     {
