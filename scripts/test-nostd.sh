@@ -73,3 +73,20 @@ for feats in fp-amagold,fp-ksd,fp-stats fp-amagold,fp-ksd,fp-stats,fp-f64; do
     echo "stack of $root ($feats): worst path $worst bytes (budget $budget)"
   done
 done
+
+# The same no-panic check for the probes of the functions the loop above does not link: Stein
+# thinning, TunaMH and the particles' importance weights (with the median bandwidth), in f32 and
+# f64. Their stacks are measured by scripts/footprint.sh (docs/footprint.md), not budgeted here.
+for feats in fp-thin,fp-tunamh,fp-weights fp-thin,fp-tunamh,fp-weights,fp-f64; do
+  (cd examples-embedded && cargo build --release -q --bin footprint --target thumbv7em-none-eabihf --features "$feats")
+  elf=examples-embedded/target/thumbv7em-none-eabihf/release/footprint
+  syms=$(arm-none-eabi-nm -C "$elf")
+  for probe in thin_probe tunamh_probe weights_probe; do
+    grep -q "$probe" <<<"$syms" || { echo "the probe does not link $probe ($feats)" >&2; exit 1; }
+  done
+  if grep -iE 'panic|slice_index|len_mismatch|bounds_check|rust_begin_unwind' <<<"$syms"; then
+    echo "a panic path is linked into the footprint probe ($feats)" >&2
+    exit 1
+  fi
+  echo "footprint probe ($feats): no panic path linked"
+done
