@@ -26,7 +26,7 @@ bash scripts/no-panic-linked.sh target/thumbv7em-none-eabihf/release/libsgsample
 
 # Clippy on the firmware crate (its own workspace, bare-metal only, so not in test-rust.sh):
 # warnings are errors, and incompatible_msrv checks its rust-version.
-for feats in "" fp-amagold,fp-ksd,fp-stats,fp-f64,fp-anneal; do
+for feats in "" fp-amagold,fp-ksd,fp-stats,fp-f64,fp-anneal fp-thin,fp-tunamh,fp-weights,fp-f64; do
   (cd examples-embedded && cargo clippy -q --bins --target thumbv7em-none-eabihf ${feats:+--features "$feats"} -- -D warnings)
 done
 echo "examples-embedded: clippy clean"

@@ -459,7 +459,8 @@ mod thin_probe {
         let mut out = [0usize; M];
         let mut scratch = [0.0f64; N];
         let mut h = 0u64;
-        let f: fn(&[Real], &[Real], &mut [usize; M], &mut [f64; N]) -> u64 = thin;
+        type Thin = fn(&[Real], &[Real], &mut [usize; M], &mut [f64; N]) -> u64;
+        let f: Thin = thin;
         let (total, _) = measure(|| h = black_box(f)(x, g, &mut out, &mut scratch));
         report.push("stack.thin", total);
         h
