@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation check: do the tests catch the plausible bugs they claim to catch?
 
-Each mutant (scripts/mutants/chains.py, stats.py, svgd.py, sbc.py, batch.py, thin.py, checkpoint.py, tunamh.py) is one plausible bug written
+Each mutant (scripts/mutants/chains.py, stats.py, svgd.py, sbc.py, batch.py, thin.py, checkpoint.py, tunamh.py, weights.py) is one plausible bug written
 as an exact text replacement in one source file: a wrong sign, a missing momentum flip, an
 off-by-one in T, the kinetic energy added to the M-H ratio, a biased batch force, ... It names
 the test targets that must catch it. For each mutant this script copies the tracked sources to
@@ -35,9 +35,10 @@ import sbc  # noqa: E402
 import svgd  # noqa: E402
 import thin  # noqa: E402
 import tunamh  # noqa: E402
+import weights  # noqa: E402
 
 MUTANTS = (chains.MUTANTS + stats.MUTANTS + svgd.MUTANTS + sbc.MUTANTS + batch.MUTANTS
-           + thin.MUTANTS + checkpoint.MUTANTS + tunamh.MUTANTS)
+           + thin.MUTANTS + checkpoint.MUTANTS + tunamh.MUTANTS + weights.MUTANTS)
 
 
 def scratch_copy():
