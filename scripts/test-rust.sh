@@ -8,20 +8,26 @@ cd "$(dirname "$0")/.."
 # same tests, whose statistical ones draw millions of samples (slow in a debug build).
 cargo check -q --tests
 cargo check -q --tests --all-features
-cargo test --release -p sgsample --features std,ffi
+# The release tests build without fat LTO and with 16 codegen units, in a target directory of
+# their own: building the 35 test binaries with LTO and one codegen unit each took most of this
+# suite, and LTO changes no result (Rust neither contracts nor reassociates floating point; the
+# inlining is all it adds). The library as shipped (LTO) is compared bit for bit with the Rust
+# reference output by scripts/test-ffi.sh, and with the firmware under QEMU by test-firmware.sh.
+fast=(env CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16)
+"${fast[@]}" CARGO_TARGET_DIR=target/tests cargo test --release -p sgsample --features std,ffi
 # Without the default `ksd` feature (as bare-metal builds with default-features = false): a
 # configuration asking for the in-iteration KSD is refused.
 cargo test -q -p sgsample --no-default-features --features std --lib ksd
 # Likewise without the default `svgd-scale` feature: the scale option is refused.
 cargo test -q -p sgsample --no-default-features --features std --lib scale
 # The rayon-backed `parallel` feature: SVGD on the pool and multi-chain runs, serial bits.
-cargo test --release -p sgsample --features parallel --test parallel
+"${fast[@]}" CARGO_TARGET_DIR=target/tests cargo test --release -p sgsample --features parallel --test parallel
 # The declared minimum compiler (rust-version in Cargo.toml) builds the library and passes its
 # unit tests. It differs from a current compiler in what build.rs enables: before rustc 1.89 the
 # SVGD pair loop has no AVX-512 copy (its target feature was not stable yet).
 msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
 if cargo "+$msrv" --version >/dev/null 2>&1; then
-  cargo "+$msrv" test -q --release -p sgsample --features std,ffi --lib --target-dir target/msrv
+  "${fast[@]}" cargo "+$msrv" test -q --release -p sgsample --features std,ffi --lib --target-dir target/msrv
   echo "rust $msrv (rust-version): library unit tests passed"
 else
   echo "rust $msrv (rust-version) not installed: not checked (scripts/install-deps.sh installs it)"
