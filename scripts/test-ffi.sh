@@ -164,7 +164,10 @@ phases_tsan() {
 echo "building: header check, C library (no_std, release), Rust reference output"
 check header-current cargo run -q -p sgsample-gen-header -- --check
 check header-sections cargo test -q -p sgsample-gen-header
-check rust-ffi-unit cargo test -q --release -p sgsample --features std,ffi --lib ffi
+# The C layer's Rust unit tests, built as scripts/test-rust.sh builds them (no fat LTO, target/tests),
+# so that after it this reuses its build.
+check rust-ffi-unit env CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+  CARGO_TARGET_DIR=target/tests cargo test -q --release -p sgsample --features std,ffi --lib ffi
 check build-capi cargo build -q --release -p sgsample-capi
 check rust-reference sh -c "cargo run -q --release -p sgsample --features std --example ffi_reference >$build/reference.txt"
 check header-alone-c99-c11-cxx11-cxx17 header_alone
