@@ -896,6 +896,66 @@ static void weights_cases(void) {
          fabs(h - 4.0 / (2.0 * log(3.0))) < 1e-6);
 }
 
+/* Draws from the particles' kernel density estimate and their weights: a run (draws near the
+ * particles, weights summing to 1, the f32 draws the f64 ones rounded), then every refusal with
+ * the outputs left as they were. */
+static void kde_cases(void) {
+    double x[2] = {0.0, 10.0}, y[6], y2[6], v[6], w[6], ess = 0.0;
+    CASE("kde_draws: 6 draws", sgs_kde_draws(x, 2, 1, 0.01, 3, y, 6), SGS_OK,
+         fabs(y[0]) < 1.0 || fabs(y[0] - 10.0) < 1.0);
+    CASE("kde_draws: same seed, same draws", sgs_kde_draws(x, 2, 1, 0.01, 3, y2, 6), SGS_OK,
+         memcmp(y, y2, sizeof y) == 0);
+    float xf[2] = {0.0f, 10.0f}, yf[6];
+    CASE("kde_draws_f32: the f64 draws rounded", sgs_kde_draws_f32(xf, 2, 1, 0.01, 3, yf, 6), SGS_OK,
+         yf[5] == (float)y[5]);
+    for (int k = 0; k < 6; k++)
+        v[k] = 0.5 * y[k] * y[k];
+    CASE("kde_weights: 6 draws", sgs_kde_weights(x, 2, 1, 0.01, y, 6, v, w, &ess), SGS_OK,
+         fabs(w[0] + w[1] + w[2] + w[3] + w[4] + w[5] - 1.0) < 1e-12 && ess >= 1.0 && ess <= 6.0);
+    CASE("kde_weights: ess NULL", sgs_kde_weights(x, 2, 1, 0.01, y, 6, v, w, NULL), SGS_OK, 1);
+    double keep[6] = {9, 9, 9, 9, 9, 9};
+    ess = 9.0;
+#define UNTOUCHED (memcmp(keep, (double[6]){9, 9, 9, 9, 9, 9}, sizeof keep) == 0 && ess == 9.0)
+    CASE("kde_draws: x NULL", sgs_kde_draws(NULL, 2, 1, 0.01, 3, keep, 6), SGS_ERR_NULL_POINTER, UNTOUCHED);
+    CASE("kde_draws: y NULL", sgs_kde_draws(x, 2, 1, 0.01, 3, NULL, 6), SGS_ERR_NULL_POINTER, 1);
+    CASE("kde_draws: d = 0", sgs_kde_draws(x, 2, 0, 0.01, 3, keep, 6), SGS_ERR_ZERO_DIMENSION, UNTOUCHED);
+    CASE("kde_draws: n = 0", sgs_kde_draws(x, 0, 1, 0.01, 3, keep, 6), SGS_ERR_ZERO_PARTICLES, UNTOUCHED);
+    CASE("kde_draws: m = 0", sgs_kde_draws(x, 2, 1, 0.01, 3, keep, 0), SGS_ERR_ZERO_PARTICLES, UNTOUCHED);
+    CASE("kde_draws: h = 0", sgs_kde_draws(x, 2, 1, 0.0, 3, keep, 6), SGS_ERR_INVALID_BANDWIDTH, UNTOUCHED);
+    CASE("kde_draws: h NaN", sgs_kde_draws(x, 2, 1, NAN, 3, keep, 6), SGS_ERR_INVALID_BANDWIDTH, UNTOUCHED);
+    double xnan[2] = {0.0, NAN};
+    CASE("kde_draws: a NaN particle", sgs_kde_draws(xnan, 2, 1, 0.01, 3, keep, 6), SGS_ERR_NON_FINITE, UNTOUCHED);
+    CASE("kde_draws: y over x", sgs_kde_draws(x, 2, 1, 0.01, 3, &x[1], 1), SGS_ERR_INVALID_ARGUMENT,
+         x[1] == 10.0);
+    CASE("kde_draws: m·d overflows", sgs_kde_draws(x, 2, 4, 0.01, 3, keep, SIZE_MAX / 2), SGS_ERR_INVALID_ARGUMENT,
+         UNTOUCHED);
+    CASE("kde_weights: x NULL", sgs_kde_weights(NULL, 2, 1, 0.01, y, 6, v, keep, &ess), SGS_ERR_NULL_POINTER,
+         UNTOUCHED);
+    CASE("kde_weights: y NULL", sgs_kde_weights(x, 2, 1, 0.01, NULL, 6, v, keep, &ess), SGS_ERR_NULL_POINTER,
+         UNTOUCHED);
+    CASE("kde_weights: energies NULL", sgs_kde_weights(x, 2, 1, 0.01, y, 6, NULL, keep, &ess), SGS_ERR_NULL_POINTER,
+         UNTOUCHED);
+    CASE("kde_weights: weights NULL", sgs_kde_weights(x, 2, 1, 0.01, y, 6, v, NULL, &ess), SGS_ERR_NULL_POINTER,
+         ess == 9.0);
+    CASE("kde_weights: m = 0", sgs_kde_weights(x, 2, 1, 0.01, y, 0, v, keep, &ess), SGS_ERR_ZERO_PARTICLES,
+         UNTOUCHED);
+    CASE("kde_weights: h = inf", sgs_kde_weights(x, 2, 1, INFINITY, y, 6, v, keep, &ess), SGS_ERR_INVALID_BANDWIDTH,
+         UNTOUCHED);
+    double vinf[6] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+    CASE("kde_weights: every energy +inf", sgs_kde_weights(x, 2, 1, 0.01, y, 6, vinf, keep, &ess), SGS_ERR_NON_FINITE,
+         UNTOUCHED);
+    double ynan[6] = {0.0, 1.0, NAN, 0.0, 0.0, 0.0};
+    CASE("kde_weights: a NaN draw", sgs_kde_weights(x, 2, 1, 0.01, ynan, 6, v, keep, &ess), SGS_ERR_NON_FINITE,
+         UNTOUCHED);
+    CASE("kde_weights: weights over the draws", sgs_kde_weights(x, 2, 1, 0.01, y, 6, v, y, &ess),
+         SGS_ERR_INVALID_ARGUMENT, ess == 9.0 && memcmp(y, y2, sizeof y) == 0);
+    CASE("kde_weights: weights over the energies", sgs_kde_weights(x, 2, 1, 0.01, y, 6, v, v, &ess),
+         SGS_ERR_INVALID_ARGUMENT, ess == 9.0);
+    CASE("kde_weights: ess inside the weights", sgs_kde_weights(x, 2, 1, 0.01, y, 6, v, keep, &keep[3]),
+         SGS_ERR_INVALID_ARGUMENT, UNTOUCHED);
+#undef UNTOUCHED
+}
+
 static void ksd_cases(void) {
     sgs_svgd_config c0 = sgs_svgd_config_default(4, 0.1), c;
     c = c0; c.ksd = 3; svgd_bad_config("svgd init: ksd 3", c, SGS_ERR_INVALID_OPTION);
@@ -4028,6 +4088,7 @@ int main(void) {
     svgd_phase_cases();
     thin_cases();
     weights_cases();
+    kde_cases();
     ksd_cases();
     scale_cases();
     hardening_cases();

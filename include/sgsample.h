@@ -1336,6 +1336,63 @@ sgs_status sgs_median_bandwidth(const double *x,
                                 double *h);
 
 /**
+ * Draws `m` points from the Gaussian kernel density estimate of `n` particles `x` (`double`, row by row)
+ * with bandwidth `h` (kernel `exp(−r²/(2h))`, covariance `h·I`) into `y` (`m·d`
+ * values, row by row): each draw a particle chosen uniformly plus `√h` times a standard
+ * normal vector, from the generator seeded with `(seed, stream "kdedraws")`, in the
+ * order docs/algorithms.md §2.9 states (the particle index, then the d normals). A pure
+ * function of `(x, h, seed)`; a prefix of a longer fill is the shorter fill. With
+ * `sgs_kde_weights` this is importance sampling with the particles as the proposal,
+ * which recovers π's mode masses where the particles hold them in the wrong proportions.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `y`), `SGS_ERR_ZERO_DIMENSION`,
+ * `SGS_ERR_ZERO_PARTICLES` (n or m = 0), `SGS_ERR_INVALID_ARGUMENT` (misaligned, a length overflowing, `y` overlapping `x`),
+ * `SGS_ERR_INVALID_BANDWIDTH` (h not finite and positive), `SGS_ERR_NON_FINITE` (a
+ * coordinate not finite); nothing written on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `y` for `m·d` writes.
+ */
+sgs_status sgs_kde_draws(const double *x,
+                         size_t n,
+                         size_t d,
+                         double h,
+                         uint64_t seed,
+                         double *y,
+                         size_t m);
+
+/**
+ * Importance weights of `m` draws `y` (`double`, row by row, e.g. from `sgs_kde_draws`) for the target with
+ * energies `energies[k] = V(y_k) = −ln π(y_k) + const`, with the Gaussian kernel
+ * density estimate of the particles `x` (n of them, bandwidth `h`: those the draws
+ * came from) as the proposal: `w_k ∝ π(y_k)/q̂(y_k)` (docs/algorithms.md §2.9), so
+ * that `Σ w_k f(y_k)` estimates `E_π f`. Writes the m weights (summing to 1) to
+ * `weights` and, unless `ess` is NULL, their effective sample size `1/Σ w_k²` to
+ * `*ess`. O(m·n·d) time, no memory beyond the outputs. An energy of `+∞` gives weight
+ * 0. Nothing is random.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `y`, `energies`, `weights`),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES` (n or m = 0),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, a length overflowing, an output overlapping
+ * an input or the other output), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_NON_FINITE` (a
+ * coordinate not finite, an energy NaN or `−∞`, or every energy `+∞`); nothing
+ * written on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `y` for `m·d`, `energies` for m, `weights` for m writes,
+ * `ess` (unless NULL) for one.
+ */
+sgs_status sgs_kde_weights(const double *x,
+                           size_t n,
+                           size_t d,
+                           double h,
+                           const double *y,
+                           size_t m,
+                           const double *energies,
+                           double *weights,
+                           double *ess);
+
+/**
  * Importance weights for `n` SVGD particles `x` (`float`, `n·d` values row by row)
  * (docs/algorithms.md §2.9): `w_i ∝ π(x_i) / q̂(x_i)`, with `energies[i] = V(x_i) =
  * −ln π(x_i) + const` (any constant, the same for all) and `q̂` the Gaussian kernel
@@ -1387,6 +1444,63 @@ sgs_status sgs_median_bandwidth_f32(const float *x,
                                     float *scratch,
                                     size_t scratch_len,
                                     double *h);
+
+/**
+ * Draws `m` points from the Gaussian kernel density estimate of `n` particles `x` (`float`, row by row)
+ * with bandwidth `h` (kernel `exp(−r²/(2h))`, covariance `h·I`) into `y` (`m·d`
+ * values, row by row): each draw a particle chosen uniformly plus `√h` times a standard
+ * normal vector, from the generator seeded with `(seed, stream "kdedraws")`, in the
+ * order docs/algorithms.md §2.9 states (the particle index, then the d normals). A pure
+ * function of `(x, h, seed)`; a prefix of a longer fill is the shorter fill. With
+ * `sgs_kde_weights` this is importance sampling with the particles as the proposal,
+ * which recovers π's mode masses where the particles hold them in the wrong proportions.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `y`), `SGS_ERR_ZERO_DIMENSION`,
+ * `SGS_ERR_ZERO_PARTICLES` (n or m = 0), `SGS_ERR_INVALID_ARGUMENT` (misaligned, a length overflowing, `y` overlapping `x`),
+ * `SGS_ERR_INVALID_BANDWIDTH` (h not finite and positive), `SGS_ERR_NON_FINITE` (a
+ * coordinate not finite); nothing written on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `y` for `m·d` writes.
+ */
+sgs_status sgs_kde_draws_f32(const float *x,
+                             size_t n,
+                             size_t d,
+                             double h,
+                             uint64_t seed,
+                             float *y,
+                             size_t m);
+
+/**
+ * Importance weights of `m` draws `y` (`float`, row by row, e.g. from `sgs_kde_draws`) for the target with
+ * energies `energies[k] = V(y_k) = −ln π(y_k) + const`, with the Gaussian kernel
+ * density estimate of the particles `x` (n of them, bandwidth `h`: those the draws
+ * came from) as the proposal: `w_k ∝ π(y_k)/q̂(y_k)` (docs/algorithms.md §2.9), so
+ * that `Σ w_k f(y_k)` estimates `E_π f`. Writes the m weights (summing to 1) to
+ * `weights` and, unless `ess` is NULL, their effective sample size `1/Σ w_k²` to
+ * `*ess`. O(m·n·d) time, no memory beyond the outputs. An energy of `+∞` gives weight
+ * 0. Nothing is random.
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER` (`x`, `y`, `energies`, `weights`),
+ * `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES` (n or m = 0),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned, a length overflowing, an output overlapping
+ * an input or the other output), `SGS_ERR_INVALID_BANDWIDTH`, `SGS_ERR_NON_FINITE` (a
+ * coordinate not finite, an energy NaN or `−∞`, or every energy `+∞`); nothing
+ * written on error.
+ *
+ * # Safety
+ * `x` valid for `n·d` reads, `y` for `m·d`, `energies` for m, `weights` for m writes,
+ * `ess` (unless NULL) for one.
+ */
+sgs_status sgs_kde_weights_f32(const float *x,
+                               size_t n,
+                               size_t d,
+                               double h,
+                               const float *y,
+                               size_t m,
+                               const double *energies,
+                               double *weights,
+                               double *ess);
 
 /* ==============================================================================================
  * 2. Chains: AMAGOLD, SGHMC, SGLD

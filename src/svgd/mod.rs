@@ -137,6 +137,7 @@ mod anneal;
 mod config;
 mod core;
 mod force_stats;
+mod kde;
 mod kernel;
 pub(crate) mod ksd;
 mod layout;
@@ -159,6 +160,7 @@ mod weights;
 
 pub use anneal::Anneal;
 pub use config::{Batching, SvgdConfig, SvgdInfo};
+pub use kde::{kde_draws, kde_weights, KDE_STREAM};
 pub use kernel::{
     Gaussian, GaussianMedian, GaussianParams, ImqParams, InverseMultiquadric, Kernel, KernelChoice,
     KernelParams,

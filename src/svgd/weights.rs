@@ -43,7 +43,7 @@ use crate::float::Float;
 
 /// Checks the rows: `d > 0`, a whole positive number of rows, every coordinate finite; returns
 /// the row count.
-fn rows<T: Float>(x: &[T], d: usize) -> Result<usize, Error> {
+pub(super) fn rows<T: Float>(x: &[T], d: usize) -> Result<usize, Error> {
     if d == 0 {
         return Err(Error::ZeroDimension);
     }
@@ -61,7 +61,7 @@ fn rows<T: Float>(x: &[T], d: usize) -> Result<usize, Error> {
 
 /// The squared distance of two rows in `f64` (index order).
 #[inline]
-fn sq_dist_f64<T: Float>(a: &[T], b: &[T]) -> f64 {
+pub(super) fn sq_dist_f64<T: Float>(a: &[T], b: &[T]) -> f64 {
     let mut s = 0.0f64;
     for (p, q) in a.iter().zip(b) {
         let diff = p.to_f64() - q.to_f64();
@@ -108,13 +108,7 @@ pub fn particle_weights<T: Float>(
     if !(h.is_finite() && h > 0.0) {
         return Err(Error::InvalidBandwidth);
     }
-    if energies
-        .iter()
-        .any(|v| v.is_nan() || *v == f64::NEG_INFINITY)
-        || !energies.iter().any(|v| v.is_finite())
-    {
-        return Err(Error::NonFinite);
-    }
+    check_energies(energies)?;
     let scale = 1.0 / (2.0 * h);
     if !scale.is_finite() {
         return Err(Error::InvalidBandwidth);
@@ -132,11 +126,33 @@ pub fn particle_weights<T: Float>(
             }
         }
     }
+    for w in weights.iter_mut() {
+        *w = libm::log(*w);
+    }
+    Ok(normalise(weights, energies))
+}
+
+/// NaN or `−∞` energies, or no finite one: [`Error::NonFinite`].
+pub(super) fn check_energies(energies: &[f64]) -> Result<(), Error> {
+    if energies
+        .iter()
+        .any(|v| v.is_nan() || *v == f64::NEG_INFINITY)
+        || !energies.iter().any(|v| v.is_finite())
+    {
+        return Err(Error::NonFinite);
+    }
+    Ok(())
+}
+
+/// Self-normalised weights `∝ exp(−V_i − ln q_i)` from `ln q_i` (in `weights`, overwritten) and
+/// the energies (checked by [`check_energies`]); returns the Kish ESS. The order of operations
+/// is the one the module docs state.
+pub(super) fn normalise(weights: &mut [f64], energies: &[f64]) -> f64 {
     // Log weights in place, then their maximum over the finite energies.
     let mut m = f64::NEG_INFINITY;
     for (w, &v) in weights.iter_mut().zip(energies) {
         *w = if v.is_finite() {
-            let l = -v - libm::log(*w);
+            let l = -v - *w;
             if l > m {
                 m = l;
             }
@@ -159,7 +175,7 @@ pub fn particle_weights<T: Float>(
         *w /= total;
         sq += *w * *w;
     }
-    Ok(1.0 / sq)
+    1.0 / sq
 }
 
 /// The median-heuristic bandwidth of the particles `x` (row by row), `h = med²/(2 ln N)` with

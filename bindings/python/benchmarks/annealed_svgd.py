@@ -105,6 +105,11 @@ def banana_truth(cells):
     return np.array([1.0 - up / z, up / z])
 
 
+# Draws from the particles' kernel density estimate per start (sgsample.kde_draws, median
+# bandwidth), weighted by π over that density (sgsample.kde_weights).
+DRAWS = 4096
+
+
 def exact_draws_control(truth, starts, n, cells=1000):
     """The weights' own bias: n independent draws from π itself (a cell of the 1000² midpoint
     grid drawn by its mass, then a uniform point in it), per start, weighted as the particles
@@ -114,16 +119,19 @@ def exact_draws_control(truth, starts, n, cells=1000):
     a, b = np.meshgrid(g, g, indexing="ij")
     p = np.exp(-banana_potential(a, b)).ravel()
     p /= p.sum()
-    raw, weighted = [], []
+    raw, weighted, kde = [], [], []
     for seed in range(starts):
         rng = np.random.default_rng(10_000 + seed)
         k = rng.choice(p.size, size=n, p=p)
         X = np.stack([a.ravel()[k], b.ravel()[k]], axis=1) + rng.uniform(-h / 2, h / 2, (n, 2))
         raw.append(banana_weights(X))
         weighted.append(banana_weights(X, sgsample.particle_weights(X, banana_energy(X))))
+        y = sgsample.kde_draws(X, DRAWS, seed=seed)
+        kde.append(banana_weights(y, sgsample.kde_weights(X, y, banana_energy(y))))
     print(f"\nControl: {n} exact draws from π per start, {starts} starts "
           f"(upper banana; z vs truth)")
-    for kind, ws in (("exact draws", raw), ("exact draws + weights", weighted)):
+    for kind, ws in (("exact draws", raw), ("exact draws + weights", weighted),
+                     (f"exact draws + {DRAWS} KDE draws", kde)):
         ws = np.array(ws)[:, 1]
         m, se = ws.mean(), ws.std(ddof=1) / np.sqrt(len(ws))
         print(f"{kind:>46}  {m:.4f}±{se:.4f} ({(m - truth[1]) / se:+.1f})  "
@@ -151,7 +159,7 @@ def table(name, truth, starts, n, p_values, runs, init, grads, weights, energy, 
     for sname, sched in runs:
         for p in p_values:
             t0 = time.time()
-            raw, weighted, ess = [], [], []
+            raw, weighted, kde, ess, kde_ess = [], [], [], [], []
             for seed in range(starts):
                 s = sgsample.SVGD(init(np.random.default_rng(seed), n), grads=grads, batch_size=p,
                                   seed=seed, **common, **sched)
@@ -161,7 +169,13 @@ def table(name, truth, starts, n, p_values, runs, init, grads, weights, energy, 
                 raw.append(weights(X))
                 weighted.append(weights(X, w))
                 ess.append(1.0 / (w * w).sum())
-            for kind, ws in (("", raw), (" + weights", weighted)):
+                # Importance sampling with the particles' density as the proposal.
+                y = sgsample.kde_draws(X, DRAWS, seed=seed)
+                wk = sgsample.kde_weights(X, y, energy(y))
+                kde.append(weights(y, wk))
+                kde_ess.append(1.0 / (wk * wk).sum())
+            for kind, ws, es, of in (("", raw, None, n), (" + weights", weighted, ess, n),
+                                     (" + KDE draws", kde, kde_ess, DRAWS)):
                 ws = np.array(ws)
                 m = ws.mean(axis=0)
                 se = ws.std(axis=0, ddof=1) / np.sqrt(len(ws))
@@ -169,7 +183,7 @@ def table(name, truth, starts, n, p_values, runs, init, grads, weights, energy, 
                 rms = np.sqrt(((ws - truth) ** 2).mean(axis=0))
                 cells = "  ".join(f"{mi:.3f}±{si:.3f} ({zi:+.1f})" for mi, si, zi in zip(m, se, z))
                 found = int(np.sum((np.array(raw) > 0).all(axis=1)))
-                extra = f"  ESS {np.mean(ess):.0f} of {n}" if kind else ""
+                extra = f"  ESS {np.mean(es):.0f} of {of}" if es else ""
                 print(f"{sname + kind:>46} {p:>4} {found:>5}/{starts:<4}  {cells}  "
                       f"[{' '.join(f'{r:.3f}' for r in rms)}]{extra}   ({time.time() - t0:.0f} s)",
                       flush=True)

@@ -51,7 +51,7 @@ from ._noise import minibatch, normal, uniform  # noqa: F401
 from ._svgd import SVGD, ksd, svgd  # noqa: F401
 from ._thin import stein_thin  # noqa: F401
 from ._tunamh import TunaMH  # noqa: F401
-from ._weights import median_bandwidth, particle_weights  # noqa: F401
+from ._weights import kde_draws, kde_weights, median_bandwidth, particle_weights  # noqa: F401
 
 # Every #define of the header (SGS_CB_OK, SGS_KERNEL_GAUSSIAN, ...) and every status code.
 globals().update(header.defines)
@@ -63,6 +63,7 @@ __all__ = [
     "ess_flags", "rhat", "summary", "Summary", "rhat_rank", "ess_bulk", "ess_tail", "mcse_quantile",
     "diagnose", "Verdict", "WarmupReport", "warmup_compare", "Partial", "normal", "uniform",
     "stein_thin", "TunaMH", "tunamh", "particle_weights", "median_bandwidth",
+    "kde_draws", "kde_weights",
 ]
 
 # The objects keep the names they have always had (``sgsample.AMAGOLD``, also in reprs, help and

@@ -4,7 +4,7 @@ e.g. the modes' shares that SVGD and annealed SVGD leave wrong."""
 
 import numpy as np
 
-from ._lib import _check, _invalid, _real_array, ffi, lib
+from ._lib import _check, _count, _invalid, _real_array, ffi, lib
 from ._runner import _ptr
 
 
@@ -90,4 +90,87 @@ def particle_weights(particles, energies, bandwidth=None):
     fn = lib.sgs_particle_weights_f32 if f32 else lib.sgs_particle_weights
     _check(fn(_ptr("float *" if f32 else "double *", x), n, d, _ptr("double *", v), h,
               _ptr("double *", out), ffi.NULL), "sgs_particle_weights")
+    return out
+
+
+def _bandwidth(bandwidth, x, where):
+    if bandwidth is None:
+        return median_bandwidth(x)
+    h = _real_array(bandwidth, "bandwidth", where)
+    if h.ndim != 0:
+        raise _invalid(where, f"bandwidth must be a number, got shape {h.shape}",
+                       "SGS_ERR_INVALID_BANDWIDTH")
+    return float(h)
+
+
+def kde_draws(particles, m, seed, bandwidth=None):
+    """``m`` draws from the particles' Gaussian kernel density estimate (``sgs_kde_draws``): each
+    a particle chosen uniformly plus ``sqrt(h)`` times a standard normal vector, ``h =
+    bandwidth`` or, when None, :func:`median_bandwidth` of the particles. A pure function of
+    ``(particles, h, seed)``, the same bits as the C library; shape ``(m, d)``, the particles'
+    dtype (float64 or float32). With :func:`kde_weights`, importance sampling with the particles
+    as the proposal (docs/algorithms.md §2.9)."""
+    where = "kde_draws"
+    x = _particles(particles, where)
+    n, d = x.shape
+    m = _count(m, "m", where)
+    if m == 0:
+        raise _invalid(where, "m must be at least 1", "SGS_ERR_ZERO_PARTICLES")
+    seed = _count(seed, "seed", where)
+    h = _bandwidth(bandwidth, x, where)
+    y = np.empty((m, d), dtype=x.dtype)
+    f32 = x.dtype == np.float32
+    fn = lib.sgs_kde_draws_f32 if f32 else lib.sgs_kde_draws
+    ctype = "float *" if f32 else "double *"
+    _check(fn(_ptr(ctype, x), n, d, h, seed, _ptr(ctype, y), m), "sgs_kde_draws")
+    return y
+
+
+def kde_weights(particles, draws, energies, bandwidth=None):
+    """Importance weights ``w_k ∝ π(y_k) / q̂(y_k)`` of ``draws`` (shape ``(m, d)``, from
+    :func:`kde_draws` with the same particles and bandwidth) as a float64 array summing to 1
+    (``sgs_kde_weights``): ``q̂`` the particles' Gaussian kernel density estimate, the proposal
+    the draws came from, ``energies[k] = V(y_k) = −log π(y_k) + const``. ``(w[:, None] *
+    draws).sum(0)`` estimates the mean under π, whatever proportions the particles hold the modes
+    in, as long as they reach every mode; ``1 / (w**2).sum()`` is the effective sample size.
+
+    >>> import numpy as np, sgsample
+    >>> x = np.r_[np.linspace(-3.5, -2.5, 30), np.linspace(2.0, 3.0, 10)]   # 3/4 of them left
+    >>> y = sgsample.kde_draws(x, 4000, seed=1, bandwidth=1.0)
+    >>> v = -np.log(0.3 * np.exp(-0.5 * (y[:, 0] + 3)**2) + 0.7 * np.exp(-0.5 * (y[:, 0] - 3)**2))
+    >>> w = sgsample.kde_weights(x, y, v, bandwidth=1.0)
+    >>> bool(abs(w[y[:, 0] > 0].sum() - 0.7) < 0.05)   # the right mode's mass (particles: 0.25)
+    True
+    """
+    where = "kde_weights"
+    x = _particles(particles, where)
+    n, d = x.shape
+    y = _real_array(draws, "draws", where)
+    y = np.ascontiguousarray(y[:, None] if y.ndim == 1 else y, dtype=x.dtype)
+    if y.ndim != 2 or y.shape[1] != d:
+        raise _invalid(where, f"draws must have shape (m, {d}) like the particles, got {y.shape}",
+                       "SGS_ERR_LENGTH_MISMATCH")
+    m = y.shape[0]
+    if m == 0:
+        raise _invalid(where, "no draws", "SGS_ERR_ZERO_PARTICLES")
+    if not np.isfinite(y).all():
+        raise _invalid(where, "every draw must be finite", "SGS_ERR_NON_FINITE")
+    v = np.ascontiguousarray(_real_array(energies, "energies", where), dtype=np.float64)
+    if v.shape != (m,):
+        raise _invalid(where, f"energies must have shape ({m},), one per draw, got {v.shape}",
+                       "SGS_ERR_LENGTH_MISMATCH")
+    bad = np.flatnonzero(np.isnan(v) | (v == -np.inf))
+    if bad.size:
+        raise _invalid(where, f"energies[{bad[0]}] is {v[bad[0]]}: NaN and -inf are not energies",
+                       "SGS_ERR_NON_FINITE")
+    if not np.isfinite(v).any():
+        raise _invalid(where, "every energy is +inf: the target has no mass at the draws",
+                       "SGS_ERR_NON_FINITE")
+    h = _bandwidth(bandwidth, x, where)
+    out = np.empty(m)
+    f32 = x.dtype == np.float32
+    fn = lib.sgs_kde_weights_f32 if f32 else lib.sgs_kde_weights
+    ctype = "float *" if f32 else "double *"
+    _check(fn(_ptr(ctype, x), n, d, h, _ptr(ctype, y), m, _ptr("double *", v),
+              _ptr("double *", out), ffi.NULL), "sgs_kde_weights")
     return out
