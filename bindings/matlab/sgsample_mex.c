@@ -2217,6 +2217,63 @@ static void particle_weights_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxAr
     free_all(&b);
 }
 
+/* Y = sgsample_mex('kde_draws', X, m, seed, h): m draws (m-by-d) from the Gaussian kernel density
+ * estimate of the rows of X with bandwidth h, the library's draws for (X, h, seed). */
+static void kde_draws_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nlhs;
+    (void)nrhs;
+    size_t n, d;
+    double *x = rows_of(&b, prhs[1], "sgs_kde_draws", "X", &n, &d);
+    uint64_t m = arg_u64(&b, prhs[2], "m");
+    uint64_t seed = arg_u64(&b, prhs[3], "seed");
+    if (!is_real_scalar(prhs[4]) || mxIsLogical(prhs[4]))
+        fail(&b, "sgsample:badArgument", "sgs_kde_draws: h must be a real scalar");
+    if (d != 0 && m > (uint64_t)SIZE_MAX / d / sizeof(double))
+        fail(&b, "sgsample:tooLarge", "sgs_kde_draws: m-by-d draws do not fit in memory");
+    size_t md = (size_t)m * d;
+    double *y = (double *)take(&b, md ? md : 1, sizeof(double), 8);
+    int32_t st = sgs_kde_draws(x, n, d, mxGetScalar(prhs[4]), seed, y, (size_t)m);
+    if (st == SGS_ERR_NON_FINITE) fail(&b, "sgsample:nonFinite", "sgs_kde_draws: a coordinate of X is NaN or Inf");
+    if (st != SGS_OK) fail_status(&b, "sgs_kde_draws", st);
+    mxArray *Y = double_matrix(&b, (size_t)m, d, "the draws");
+    double *o = mxGetPr(Y);
+    for (size_t k = 0; k < (size_t)m; k++)
+        for (size_t j = 0; j < d; j++) o[k + (size_t)m * j] = y[k * d + j];
+    plhs[0] = Y;
+    free_all(&b);
+}
+
+/* [w, ess] = sgsample_mex('kde_weights', X, Y, V, h): the weights of the draws Y (m-by-d) with
+ * the particles' (X) kernel density estimate as the proposal, V the m energies at Y; w m-by-1. */
+static void kde_weights_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+    buffers b = {{0}, 0};
+    (void)nrhs;
+    size_t n, d, m, dy;
+    double *x = rows_of(&b, prhs[1], "sgs_kde_weights", "X", &n, &d);
+    double *y = rows_of(&b, prhs[2], "sgs_kde_weights", "Y", &m, &dy);
+    if (dy != d && m != 0)
+        fail(&b, "sgsample:badArgument", "sgs_kde_weights: Y must have as many columns as X");
+    const mxArray *V = prhs[3];
+    if (!mxIsDouble(V) || mxIsComplex(V) || mxIsSparse(V) || mxGetNumberOfDimensions(V) > 2 ||
+        mxGetNumberOfElements(V) != m || (m > 1 && mxGetM(V) != 1 && mxGetN(V) != 1))
+        fail(&b, "sgsample:badArgument", "sgs_kde_weights: V must be a real, full double vector of one energy per row of Y");
+    if (!is_real_scalar(prhs[4]) || mxIsLogical(prhs[4]))
+        fail(&b, "sgsample:badArgument", "sgs_kde_weights: h must be a real scalar");
+    double *v = (double *)take(&b, m ? m : 1, sizeof(double), 8);
+    if (m) memcpy(v, mxGetPr(V), m * sizeof(double));
+    double *w = (double *)take(&b, m ? m : 1, sizeof(double), 8);
+    double ess = 0.0;
+    int32_t st = sgs_kde_weights(x, n, d, mxGetScalar(prhs[4]), y, m, v, w, &ess);
+    if (st == SGS_ERR_NON_FINITE)
+        fail(&b, "sgsample:nonFinite", "sgs_kde_weights: a coordinate of X or Y is NaN or Inf, an energy is NaN or -Inf, or every energy is +Inf");
+    if (st != SGS_OK) fail_status(&b, "sgs_kde_weights", st);
+    plhs[0] = mxCreateDoubleMatrix(m, 1, mxREAL);
+    memcpy(mxGetPr(plhs[0]), w, m * sizeof(double));
+    if (nlhs >= 2) plhs[1] = mxCreateDoubleScalar(ess);
+    free_all(&b);
+}
+
 /* h = sgsample_mex('median_bandwidth', X): the median heuristic med^2/(2 ln n) of the rows of X,
  * with the n(n-1)/2 pairwise distances in a scratch buffer of the gateway's. */
 static void median_bandwidth_cmd(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
@@ -2263,6 +2320,8 @@ static const struct {
     {"stein_thin_scales", stein_thin_scales_cmd, 2, 2, 1},
     {"particle_weights", particle_weights_cmd, 4, 4, 2},
     {"median_bandwidth", median_bandwidth_cmd, 2, 2, 1},
+    {"kde_draws", kde_draws_cmd, 5, 5, 1},
+    {"kde_weights", kde_weights_cmd, 5, 5, 2},
     {"new", chain_new, 7, 7, 1},
     {"run", chain_run, 6, 7, 2},
     {"query", chain_query, 2, 2, 1},

@@ -28,6 +28,7 @@ function failed = test_sgsample(c_bits_file)
   t = diagnostics(t);
   t = draws_diagnostics(t);
   t = particle_weights(t);
+  t = kde(t);
   t = interrupts(t);
   t = test_brief(t, @check, @expect_error);
   t = test_tunamh(t, @check, @expect_error, c_bits_file);
@@ -956,6 +957,66 @@ function t = particle_weights(t)
     'sgsample:zeroParticles', @() sgs_median_bandwidth(zeros(0, 3)), 'median bandwidth: no particles'; ...
     'sgsample:badArgument', @() sgs_median_bandwidth(sparse(X)), 'median bandwidth: sparse X'; ...
     'sgsample:outOfMemory', @() sgs_median_bandwidth(zeros(2^22, 1)), 'median bandwidth: 2^22 particles (out of memory)'};
+  for k = 1:size(cases, 1)
+    t = expect_error(t, cases{k, 1}, cases{k, 2}, cases{k, 3});
+  end
+end
+
+% Draws from the particles' kernel density estimate and their weights (docs/algorithms.md section
+% 2.9): reproducible draws, a prefix property, the weights' formula written out here, a mixture's
+% mode mass recovered from particles in the wrong proportion, bad inputs.
+function t = kde(t)
+  X = [linspace(-3.5, -2.5, 30)'; linspace(2, 3, 10)'];
+  Y = sgs_kde_draws(X, 200, 7, 'Bandwidth', 1);
+  t = check(t, 'kde draws: 200-by-1, the same for the same seed, a prefix for fewer', ...
+            isequal(size(Y), [200, 1]) && isequal(Y, sgs_kde_draws(X, 200, uint64(7), 'Bandwidth', 1)) && ...
+            isequal(Y(1:50), sgs_kde_draws(X, 50, 7, 'Bandwidth', 1)) && ~isequal(Y, sgs_kde_draws(X, 200, 8, 'Bandwidth', 1)));
+  saved = randn('state');
+  randn('state', 20261206);
+  P = randn(15, 2);
+  V = 0.5 * sum(P .^ 2, 2) + randn(15, 1);
+  randn('state', saved);
+  Q = sgs_kde_draws(P, 40, 3);
+  VQ = 0.5 * sum(Q .^ 2, 2);
+  h = sgs_median_bandwidth(P);
+  lq = zeros(40, 1);
+  for k = 1:40
+    a = -sum((P - Q(k, :)) .^ 2, 2) / (2 * h);
+    lq(k) = max(a) + log(sum(exp(a - max(a))));
+  end
+  l = -VQ - lq;
+  wf = exp(l - max(l));
+  wf = wf / sum(wf);
+  [w, ess] = sgs_kde_weights(P, Q, VQ');
+  worst = max([max(abs(w - wf) ./ wf), abs(ess - 1 / sum(wf .^ 2)) * sum(wf .^ 2)]);
+  t = check(t, 'kde weights: the formula on 15x2 particles, 40 draws, median bandwidth, within 1e-12', ...
+            worst < 1e-12 && size(Q, 2) == 2, sprintf('(worst %.3g)', worst));
+  est = zeros(20, 1);
+  for s = 1:20
+    Y = sgs_kde_draws(X, 2000, s, 'Bandwidth', 1);
+    VY = -log(0.3 * exp(-0.5 * (Y + 3) .^ 2) + 0.7 * exp(-0.5 * (Y - 3) .^ 2));
+    w = sgs_kde_weights(X, Y, VY, 'Bandwidth', 1);
+    est(s) = sum(w(Y > 0));
+  end
+  se = std(est) / sqrt(20);
+  t = check(t, 'kde weights: the right mode''s mass 0.7 within 4 s.e. (the particles say 0.25)', ...
+            abs(mean(est) - 0.7) < 4 * se && se < 0.015, sprintf('(%.4f +- %.4f)', mean(est), se));
+  cases = { ...
+    'sgsample:nonFinite', @() sgs_kde_draws([NaN; 1], 5, 1, 'Bandwidth', 1), 'kde draws: NaN in X'; ...
+    'sgsample:zeroParticles', @() sgs_kde_draws(X, 0, 1, 'Bandwidth', 1), 'kde draws: m = 0'; ...
+    'sgsample:zeroParticles', @() sgs_kde_draws(zeros(0, 2), 5, 1, 'Bandwidth', 1), 'kde draws: no particles'; ...
+    'sgsample:invalidBandwidth', @() sgs_kde_draws(X, 5, 1, 'Bandwidth', 0), 'kde draws: Bandwidth 0'; ...
+    'sgsample:badArgument', @() sgs_kde_draws(X, 5, -1, 'Bandwidth', 1), 'kde draws: seed -1'; ...
+    'sgsample:badArgument', @() sgs_kde_draws(X, 2.5, 1, 'Bandwidth', 1), 'kde draws: m 2.5'; ...
+    'sgsample:badArgument', @() sgs_kde_draws(X, 5, 1, 'Bandwidth', true), 'kde draws: Bandwidth logical'; ...
+    'sgsample:unknownOption', @() sgs_kde_draws(X, 5, 1, 'Bandwith', 1), 'kde draws: misspelt option'; ...
+    'sgsample:badArguments', @() sgs_kde_draws(X, 5), 'kde draws: no seed'; ...
+    'sgsample:badArgument', @() sgs_kde_weights(P, Q(:, 1), VQ), 'kde weights: Y with 1 column for 2'; ...
+    'sgsample:badArgument', @() sgs_kde_weights(P, Q, VQ(1:39)), 'kde weights: 39 energies for 40 draws'; ...
+    'sgsample:nonFinite', @() sgs_kde_weights(P, Q, Inf(40, 1)), 'kde weights: every energy +Inf'; ...
+    'sgsample:nonFinite', @() sgs_kde_weights(P, [Q(1:39, :); NaN, 0], VQ), 'kde weights: NaN in Y'; ...
+    'sgsample:invalidBandwidth', @() sgs_kde_weights(P, Q, VQ, 'Bandwidth', -1), 'kde weights: Bandwidth -1'; ...
+    'sgsample:badArguments', @() sgs_kde_weights(P, Q), 'kde weights: no energies'};
   for k = 1:size(cases, 1)
     t = expect_error(t, cases{k, 1}, cases{k, 2}, cases{k, 3});
   end
