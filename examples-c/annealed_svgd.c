@@ -18,7 +18,7 @@
  * do: their shares per mode are w to about 0.01. */
 #include "example_util.h"
 
-enum { N = 100, D = 2, K = 4, ITERS = 3000, RAMP = 1500 };
+enum { N = 100, D = 2, K = 4, ITERS = 3000, RAMP = 1500, M = 4096 };
 static const double MU[K][D] = {{-4.0, -4.0}, {-4.0, 4.0}, {4.0, -4.0}, {4.0, 4.0}};
 static const double W[K] = {0.1, 0.2, 0.3, 0.4};
 
@@ -66,6 +66,8 @@ typedef struct {
     int count[K];        /* particles nearest to each mode */
     double weight[K];    /* their importance weights' sum */
     double ess;          /* the weights' effective sample size */
+    double kde[K];       /* the weights of M draws from the particles' density, nearest mode */
+    double kde_ess;      /* their effective sample size */
     double centre[K][D]; /* their mean over the last two iterations (where count > 0) */
     double var[K][D];    /* their variance about it, per coordinate (where count > 1) */
 } modes;
@@ -145,13 +147,36 @@ static modes run(const char *name, size_t p, uint32_t anneal) {
 
     modes m = assign(x, prev, w);
     m.ess = ess;
+
+    /* Importance sampling with the particles' density as the proposal: M draws from it (same
+     * bandwidth), weighted by π over it exactly. */
+    double *y = malloc((size_t)M * D * sizeof *y), *vy = malloc((size_t)M * sizeof *vy),
+           *wy = malloc((size_t)M * sizeof *wy);
+    if (!y || !vy || !wy) exit(2);
+    SGS_TRY(sgs_kde_draws(x, N, D, h, 7, y, M));
+    for (size_t k = 0; k < (size_t)M; k++) vy[k] = mixture_energy(&y[k * D]);
+    SGS_TRY(sgs_kde_weights(x, N, D, h, y, M, vy, wy, &m.kde_ess));
+    for (size_t k = 0; k < (size_t)M; k++) {
+        int best = 0;
+        double bd = INFINITY;
+        for (int c = 0; c < K; c++) {
+            double a = y[k * D] - MU[c][0], b = y[k * D + 1] - MU[c][1];
+            if (a * a + b * b < bd) bd = a * a + b * b, best = c;
+        }
+        m.kde[best] += wy[k];
+    }
+    free(y);
+    free(vy);
+    free(wy);
     int found = 0;
     for (int k = 0; k < K; k++) found += m.count[k] > 0;
     printf("%-24s %4zu %6d  ", name, p, found);
     for (int k = 0; k < K; k++) printf("  %5.2f", m.count[k] / (double)N);
     printf("   ");
     for (int k = 0; k < K; k++) printf(" %5.3f", m.weight[k]);
-    printf("  %5.1f  ", m.ess);
+    printf("  %5.1f   ", m.ess);
+    for (int k = 0; k < K; k++) printf(" %5.3f", m.kde[k]);
+    printf("  %6.0f  ", m.kde_ess);
     for (int k = 0; k < K; k++) {
         if (m.count[k] > 1)
             printf(" (%+5.2f,%+5.2f) %4.2f", m.centre[k][0], m.centre[k][1],
@@ -174,14 +199,16 @@ int main(int argc, char **argv) {
     printf("N = %d particles from N((-8, -8), 0.5^2 I), %d iterations, AdaGrad eta = 0.5, median\n"
            "bandwidth; annealed: gamma rises to 1 over the first %d iterations.\n\n",
            N, ITERS, RAMP);
-    printf("%-24s %4s %6s   %-27s    %-23s   %-5s   %s\n", "schedule", "p", "modes",
-           "particles (nearest mode)", "importance weights", "ESS",
-           "centre of each mode's particles, their variance");
+    printf("%-24s %4s %6s   %-27s    %-23s   %-5s    %-23s   %-6s   %s\n", "schedule", "p",
+           "modes", "particles (nearest mode)", "importance weights", "ESS", "KDE draws, weighted",
+           "ESS", "centre of each mode's particles, their variance");
     printf("%-24s %4s %6s  ", "truth", "", "4");
     for (int k = 0; k < K; k++) printf("  %5.2f", W[k]);
     printf("   ");
     for (int k = 0; k < K; k++) printf(" %5.3f", W[k]);
-    printf("  %5s  ", "");
+    printf("  %5s   ", "");
+    for (int k = 0; k < K; k++) printf(" %5.3f", W[k]);
+    printf("  %6s  ", "");
     for (int k = 0; k < K; k++) printf(" (%+5.2f,%+5.2f) %4.2f", MU[k][0], MU[k][1], 1.0);
     printf("\n");
 
@@ -195,7 +222,9 @@ int main(int argc, char **argv) {
            "(gamma ~ 0: repulsion only) and reach every mode, but full SVGD then holds them about\n"
            "equally in each: the modes are found, their weights are not recovered by the particles.\n"
            "The importance weights (pi over the particles' own density) recover them where every\n"
-           "mode holds particles; they cannot where a mode holds none (plain SVGD).\n\n");
+           "mode holds particles; they cannot where a mode holds none (plain SVGD). So do %d draws\n"
+           "from the particles' density weighted by pi over it (sgs_kde_draws, sgs_kde_weights),\n"
+           "which, unlike the weights, carry no kernel bias on thin curved modes (§2.9).\n\n", M);
 
     /* Claims, for full SVGD (over 50 starts in the benchmark: plain 0/50 leave the first mode,
      * annealed 50/50 reach all four with 0.24–0.26 of the particles in each on average). Plain:
@@ -232,6 +261,11 @@ int main(int argc, char **argv) {
             CHECK(fabs(m->weight[k] - W[k]) < 0.03,
                   "annealed (%s): mode %d's importance weight %.4f (truth %.2f)", ann_name[a],
                   k + 1, m->weight[k], W[k]);
+            /* The weighted KDE draws' share: within 0.05 of w (their error over 50 starts of
+             * the benchmark: rms 0.01–0.02 per mode with 4096 draws). */
+            CHECK(fabs(m->kde[k] - W[k]) < 0.05,
+                  "annealed (%s): mode %d's share of the weighted KDE draws %.4f (truth %.2f)",
+                  ann_name[a], k + 1, m->kde[k], W[k]);
         }
     return ex_finish("annealed_svgd");
 }
