@@ -40,6 +40,7 @@ variants=(
   "RBM-SVGD+anneal fp-anneal"
   "TunaMH fp-tunamh"
   "weights fp-weights"
+  "kde fp-kde"
 )
 if [ $# -gt 0 ]; then
   chosen=("${variants[0]}")
@@ -88,6 +89,7 @@ static_paths() { # <elf> <features>
   [[ $2 == *fp-svgd* || $2 == *fp-ksd* || $2 == *fp-anneal* ]] && roots+=("stack.svgd svgd_probe::three_steps")
   [[ $2 == *fp-thin* ]] && roots+=("stack.thin thin_probe::thin")
   [[ $2 == *fp-weights* ]] && roots+=("stack.weights weights_probe::weigh")
+  [[ $2 == *fp-kde* ]] && roots+=("stack.kde kde_probe::draw_and_weigh")
   [[ $2 == *fp-tunamh* ]] && roots+=("stack.tunamh tunamh_probe::ten_steps")
   [[ $2 == *fp-stats* ]] && roots+=("stack.stats.push stats_probe::push" "stack.stats.ess_rhat_mcse stats_probe::query")
   for root in "${roots[@]}"; do

@@ -26,7 +26,7 @@ bash scripts/no-panic-linked.sh target/thumbv7em-none-eabihf/release/libsgsample
 
 # Clippy on the firmware crate (its own workspace, bare-metal only, so not in test-rust.sh):
 # warnings are errors, and incompatible_msrv checks its rust-version.
-for feats in "" fp-amagold,fp-ksd,fp-stats,fp-f64,fp-anneal fp-thin,fp-tunamh,fp-weights,fp-f64; do
+for feats in "" fp-amagold,fp-ksd,fp-stats,fp-f64,fp-anneal fp-thin,fp-tunamh,fp-weights,fp-kde,fp-f64; do
   (cd examples-embedded && cargo clippy -q --bins --target thumbv7em-none-eabihf ${feats:+--features "$feats"} -- -D warnings)
 done
 echo "examples-embedded: clippy clean"
@@ -75,13 +75,14 @@ for feats in fp-amagold,fp-ksd,fp-stats fp-amagold,fp-ksd,fp-stats,fp-f64; do
 done
 
 # The same no-panic check for the probes of the functions the loop above does not link: Stein
-# thinning, TunaMH and the particles' importance weights (with the median bandwidth), in f32 and
+# thinning, TunaMH, the particles' importance weights (with the median bandwidth) and the KDE
+# draws with their weights, in f32 and
 # f64. Their stacks are measured by scripts/footprint.sh (docs/footprint.md), not budgeted here.
-for feats in fp-thin,fp-tunamh,fp-weights fp-thin,fp-tunamh,fp-weights,fp-f64; do
+for feats in fp-thin,fp-tunamh,fp-weights,fp-kde fp-thin,fp-tunamh,fp-weights,fp-kde,fp-f64; do
   (cd examples-embedded && cargo build --release -q --bin footprint --target thumbv7em-none-eabihf --features "$feats")
   elf=examples-embedded/target/thumbv7em-none-eabihf/release/footprint
   syms=$(arm-none-eabi-nm -C "$elf")
-  for probe in thin_probe tunamh_probe weights_probe; do
+  for probe in thin_probe tunamh_probe weights_probe kde_probe; do
     grep -q "$probe" <<<"$syms" || { echo "the probe does not link $probe ($feats)" >&2; exit 1; }
   done
   if grep -iE 'panic|slice_index|len_mismatch|bounds_check|rust_begin_unwind' <<<"$syms"; then

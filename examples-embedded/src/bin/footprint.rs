@@ -5,7 +5,8 @@
 //! diagnostics), `fp-thin` (Stein thinning of stored draws), `fp-anneal` (RBM-SVGD with every
 //! system annealed, docs/algorithms.md §2.8), `fp-tunamh` (TunaMH's exact minibatch
 //! Metropolis–Hastings chain), `fp-weights` (importance weights of a particle set with the
-//! median-heuristic bandwidth); the differences of the
+//! median-heuristic bandwidth), `fp-kde` (draws from a particle set's kernel density estimate
+//! and their importance weights, docs/algorithms.md §2.9); the differences of the
 //! section sizes are the library's share. `fp-f64` switches the coordinate type from `f32` to
 //! `f64`. Every input goes through [`black_box`] so nothing is constant-folded away: both AMAGOLD
 //! variants and the warm-up are reachable, as they would be in a firmware that reads its settings
@@ -532,6 +533,72 @@ mod weights_probe {
     }
 }
 
+#[cfg(feature = "fp-kde")]
+mod kde_probe {
+    use super::*;
+    use sgsample::svgd::{kde_draws, kde_weights};
+
+    /// Particles (rows of d = 2).
+    pub const N: usize = 16;
+    /// Draws from their density estimate.
+    pub const M: usize = 32;
+
+    /// The probe's buffers, in one static (one argument of `main` after `#[entry]`'s rewrite).
+    pub struct Buffers {
+        pub x: [Real; 2 * N],
+        pub y: [Real; 2 * M],
+        pub energies: [f64; M],
+        pub weights: [f64; M],
+    }
+
+    impl Buffers {
+        pub const fn new() -> Self {
+            Buffers {
+                x: [0.0; 2 * N],
+                y: [0.0; 2 * M],
+                energies: [0.0; M],
+                weights: [0.0; M],
+            }
+        }
+    }
+
+    /// M draws from the particles' density estimate, their energies (a unit Gaussian), their
+    /// weights (the bandwidth and the seed black-boxed).
+    pub fn draw_and_weigh(b: &mut Buffers) -> u64 {
+        let h = black_box(0.25);
+        if kde_draws(&b.x, 2, h, black_box(7), &mut b.y).is_err() {
+            return 1;
+        }
+        for (v, y) in b.energies.iter_mut().zip(b.y.chunks_exact(2)) {
+            let (y0, y1) = (y[0].to_f64(), y[1].to_f64());
+            *v = 0.5 * (y0 * y0 + y1 * y1);
+        }
+        match kde_weights(&b.x, 2, h, &b.y, &b.energies, &mut b.weights) {
+            Ok(ess) => b
+                .weights
+                .iter()
+                .fold(ess.to_bits(), |c, w| c.rotate_left(7) ^ w.to_bits()),
+            Err(_) => 2,
+        }
+    }
+
+    #[inline(never)]
+    pub fn run(report: &mut Report, b: &mut Buffers) -> u64 {
+        // Particles of a correlated pair from a black-boxed recurrence, as the weights probe.
+        let step = black_box(37usize);
+        for i in 0..N {
+            let a = ((i * step + 11) % N) as Real / 8.0 - 1.0;
+            b.x[2 * i] = a;
+            b.x[2 * i + 1] = 0.5 * a + black_box(((i * 13) % 7) as Real) * 0.1;
+        }
+        let mut c = 0u64;
+        let f: fn(&mut Buffers) -> u64 = draw_and_weigh;
+        let (total, _) = measure(|| c = black_box(f)(b));
+        report.push("stack.kde", total);
+        c
+    }
+}
+
 #[cfg(feature = "fp-tunamh")]
 mod tunamh_probe {
     use super::*;
@@ -668,6 +735,8 @@ fn main() -> ! {
     static mut THIN_G: [Real; 2 * thin_probe::N] = [0.0; 2 * thin_probe::N];
     #[cfg(feature = "fp-weights")]
     static mut WEIGHTS: weights_probe::Buffers = weights_probe::Buffers::new();
+    #[cfg(feature = "fp-kde")]
+    static mut KDE: kde_probe::Buffers = kde_probe::Buffers::new();
     #[cfg(feature = "fp-tunamh")]
     static mut TUNAMH_WS: [Real; tunamh_probe::WS] = [0.0; tunamh_probe::WS];
     #[cfg(feature = "fp-stats")]
@@ -700,6 +769,10 @@ fn main() -> ! {
     #[cfg(feature = "fp-weights")]
     {
         checksum ^= weights_probe::run(&mut report, WEIGHTS);
+    }
+    #[cfg(feature = "fp-kde")]
+    {
+        checksum ^= kde_probe::run(&mut report, KDE);
     }
     #[cfg(feature = "fp-tunamh")]
     {
