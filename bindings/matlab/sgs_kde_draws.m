@@ -29,24 +29,7 @@ function Y = sgs_kde_draws(X, m, seed, varargin)
   if nargin < 3
     error('sgsample:badArguments', 'usage: Y = sgs_kde_draws(X, m, seed, Name, Value, ...)');
   end
-  h = kde_bandwidth('sgs_kde_draws', X, varargin);
+  h = sgs_bandwidth_option('sgs_kde_draws', X, varargin);
   Y = sgsample_mex('kde_draws', X, m, seed, h);
 end
 
-function h = kde_bandwidth(who, X, opts)
-  p = struct('Bandwidth', []);
-  if mod(numel(opts), 2) ~= 0
-    error('sgsample:badArgument', '%s: options come in Name, Value pairs', who);
-  end
-  for k = 1:2:numel(opts)
-    name = opts{k};
-    if ~ischar(name) || ~isfield(p, name)
-      error('sgsample:unknownOption', '%s: unknown option; known: Bandwidth', who);
-    end
-    p.(name) = opts{k + 1};
-  end
-  h = p.Bandwidth;
-  if isempty(h) && isnumeric(h)
-    h = sgsample_mex('median_bandwidth', X);
-  end
-end

@@ -34,20 +34,6 @@ function [w, ess] = sgs_kde_weights(X, Y, V, varargin)
   if nargin < 3
     error('sgsample:badArguments', 'usage: [w, ess] = sgs_kde_weights(X, Y, V, Name, Value, ...)');
   end
-  p = struct('Bandwidth', []);
-  if mod(numel(varargin), 2) ~= 0
-    error('sgsample:badArgument', 'sgs_kde_weights: options come in Name, Value pairs');
-  end
-  for k = 1:2:numel(varargin)
-    name = varargin{k};
-    if ~ischar(name) || ~isfield(p, name)
-      error('sgsample:unknownOption', 'sgs_kde_weights: unknown option; known: Bandwidth');
-    end
-    p.(name) = varargin{k + 1};
-  end
-  h = p.Bandwidth;
-  if isempty(h) && isnumeric(h)
-    h = sgsample_mex('median_bandwidth', X);
-  end
+  h = sgs_bandwidth_option('sgs_kde_weights', X, varargin);
   [w, ess] = sgsample_mex('kde_weights', X, Y, V, h);
 end

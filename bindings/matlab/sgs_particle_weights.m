@@ -35,20 +35,6 @@ function [w, ess] = sgs_particle_weights(X, V, varargin)
   if nargin < 2
     error('sgsample:badArguments', 'usage: [w, ess] = sgs_particle_weights(X, V, Name, Value, ...)');
   end
-  p = struct('Bandwidth', []);
-  if mod(numel(varargin), 2) ~= 0
-    error('sgsample:badArgument', 'sgs_particle_weights: options come in Name, Value pairs');
-  end
-  for k = 1:2:numel(varargin)
-    name = varargin{k};
-    if ~ischar(name) || ~isfield(p, name)
-      error('sgsample:unknownOption', 'sgs_particle_weights: unknown option; known: Bandwidth');
-    end
-    p.(name) = varargin{k + 1};
-  end
-  h = p.Bandwidth;
-  if isempty(h) && isnumeric(h)
-    h = sgsample_mex('median_bandwidth', X);
-  end
+  h = sgs_bandwidth_option('sgs_particle_weights', X, varargin);
   [w, ess] = sgsample_mex('particle_weights', X, V, h);
 end

@@ -66,31 +66,31 @@ def particle_weights(particles, energies, bandwidth=None):
     where = "particle_weights"
     x = _particles(particles, where)
     n, d = x.shape
-    v = np.ascontiguousarray(_real_array(energies, "energies", where), dtype=np.float64)
-    if v.shape != (n,):
-        raise _invalid(where, f"energies must have shape ({n},), one per particle, got {v.shape}",
-                       "SGS_ERR_LENGTH_MISMATCH")
-    bad = np.flatnonzero(np.isnan(v) | (v == -np.inf))
-    if bad.size:
-        raise _invalid(where, f"energies[{bad[0]}] is {v[bad[0]]}: NaN and -inf are not energies",
-                       "SGS_ERR_NON_FINITE")
-    if not np.isfinite(v).any():
-        raise _invalid(where, "every energy is +inf: the target has no mass at the particles",
-                       "SGS_ERR_NON_FINITE")
-    if bandwidth is None:
-        h = median_bandwidth(x)
-    else:
-        h = _real_array(bandwidth, "bandwidth", where)
-        if h.ndim != 0:
-            raise _invalid(where, f"bandwidth must be a number, got shape {h.shape}",
-                           "SGS_ERR_INVALID_BANDWIDTH")
-        h = float(h)
+    v = _energies(energies, n, "particle", where)
+    h = _bandwidth(bandwidth, x, where)
     out = np.empty(n)
     f32 = x.dtype == np.float32
     fn = lib.sgs_particle_weights_f32 if f32 else lib.sgs_particle_weights
     _check(fn(_ptr("float *" if f32 else "double *", x), n, d, _ptr("double *", v), h,
               _ptr("double *", out), ffi.NULL), "sgs_particle_weights")
     return out
+
+
+def _energies(energies, n, of, where):
+    """``energies`` as n float64 values, one per ``of`` (particle or draw); NaN, -inf or all
+    +inf refused as the C library would."""
+    v = np.ascontiguousarray(_real_array(energies, "energies", where), dtype=np.float64)
+    if v.shape != (n,):
+        raise _invalid(where, f"energies must have shape ({n},), one per {of}, got {v.shape}",
+                       "SGS_ERR_LENGTH_MISMATCH")
+    bad = np.flatnonzero(np.isnan(v) | (v == -np.inf))
+    if bad.size:
+        raise _invalid(where, f"energies[{bad[0]}] is {v[bad[0]]}: NaN and -inf are not energies",
+                       "SGS_ERR_NON_FINITE")
+    if not np.isfinite(v).any():
+        raise _invalid(where, f"every energy is +inf: the target has no mass at the {of}s",
+                       "SGS_ERR_NON_FINITE")
+    return v
 
 
 def _bandwidth(bandwidth, x, where):
@@ -155,17 +155,7 @@ def kde_weights(particles, draws, energies, bandwidth=None):
         raise _invalid(where, "no draws", "SGS_ERR_ZERO_PARTICLES")
     if not np.isfinite(y).all():
         raise _invalid(where, "every draw must be finite", "SGS_ERR_NON_FINITE")
-    v = np.ascontiguousarray(_real_array(energies, "energies", where), dtype=np.float64)
-    if v.shape != (m,):
-        raise _invalid(where, f"energies must have shape ({m},), one per draw, got {v.shape}",
-                       "SGS_ERR_LENGTH_MISMATCH")
-    bad = np.flatnonzero(np.isnan(v) | (v == -np.inf))
-    if bad.size:
-        raise _invalid(where, f"energies[{bad[0]}] is {v[bad[0]]}: NaN and -inf are not energies",
-                       "SGS_ERR_NON_FINITE")
-    if not np.isfinite(v).any():
-        raise _invalid(where, "every energy is +inf: the target has no mass at the draws",
-                       "SGS_ERR_NON_FINITE")
+    v = _energies(energies, m, "draw", where)
     h = _bandwidth(bandwidth, x, where)
     out = np.empty(m)
     f32 = x.dtype == np.float32
