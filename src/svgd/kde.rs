@@ -69,7 +69,7 @@ fn check_bandwidth(h: f64) -> Result<f64, Error> {
 ///
 /// ```
 /// use sgsample::svgd::kde_draws;
-/// let x = [0.0, 10.0]; // two particles in 1-d
+/// let x = [0.0f64, 10.0]; // two particles in 1-d
 /// let mut y = [0.0; 4];
 /// kde_draws(&x, 1, 0.01, 7, &mut y)?;
 /// // Each draw lies near one of the particles (sd 0.1).
