@@ -72,6 +72,17 @@ typedef struct {
     double var[K][D];    /* their variance about it, per coordinate (where count > 1) */
 } modes;
 
+/* The mode whose centre is nearest to the point p (the first of equals). */
+static int nearest_mode(const double *p) {
+    int best = 0;
+    double bd = INFINITY;
+    for (int k = 0; k < K; k++) {
+        double a = p[0] - MU[k][0], b = p[1] - MU[k][1];
+        if (a * a + b * b < bd) bd = a * a + b * b, best = k;
+    }
+    return best;
+}
+
 /* The particles `x` by nearest mode; `prev` (the iteration before) enters the centres only.
  * Why two iterations: at η = 0.5 the normalised AdaGrad steps end in a 2-cycle in which every
  * particle moves by ±η per coordinate and back (the AdaGrad history of a force that flips sign
@@ -82,12 +93,7 @@ static modes assign(const double *x, const double *prev, const double *w) {
     memset(&m, 0, sizeof m);
     int of[N];
     for (size_t i = 0; i < N; i++) {
-        int best = 0;
-        double bd = INFINITY;
-        for (int k = 0; k < K; k++) {
-            double a = x[i * D] - MU[k][0], b = x[i * D + 1] - MU[k][1];
-            if (a * a + b * b < bd) bd = a * a + b * b, best = k;
-        }
+        int best = nearest_mode(&x[i * D]);
         of[i] = best;
         m.count[best]++;
         m.weight[best] += w[i];
@@ -156,15 +162,7 @@ static modes run(const char *name, size_t p, uint32_t anneal) {
     SGS_TRY(sgs_kde_draws(x, N, D, h, 7, y, M));
     for (size_t k = 0; k < (size_t)M; k++) vy[k] = mixture_energy(&y[k * D]);
     SGS_TRY(sgs_kde_weights(x, N, D, h, y, M, vy, wy, &m.kde_ess));
-    for (size_t k = 0; k < (size_t)M; k++) {
-        int best = 0;
-        double bd = INFINITY;
-        for (int c = 0; c < K; c++) {
-            double a = y[k * D] - MU[c][0], b = y[k * D + 1] - MU[c][1];
-            if (a * a + b * b < bd) bd = a * a + b * b, best = c;
-        }
-        m.kde[best] += wy[k];
-    }
+    for (size_t k = 0; k < (size_t)M; k++) m.kde[nearest_mode(&y[k * D])] += wy[k];
     free(y);
     free(vy);
     free(wy);

@@ -102,7 +102,9 @@ def cargo_test(tree, m, env):
 
 
 def try_mutant(tree, m, env):
-    """One mutant in one scratch tree: ("killed" | "survived" | "stale", a line to print)."""
+    """One mutant in one scratch tree: (outcome, detail, line). The outcome is "killed",
+    "survived" or "stale"; the detail is what the summary lists for the last two (None when
+    killed); the line is what to print."""
     edits = m.get("edits") or [(m["file"], m["old"], m["new"])]
     originals = {f: (tree / f).read_text() for f, _, _ in edits}
     texts = dict(originals)

@@ -39,22 +39,13 @@
 //! exactly as [`particle_weights`](super::particle_weights) forms them from `ln q` (its module
 //! docs), with the same ESS.
 
-use super::weights::{check_energies, normalise, rows, sq_dist_f64};
+use super::weights::{check_bandwidth, check_energies, normalise, rows, sq_dist_f64};
 use crate::error::Error;
 use crate::float::Float;
 use crate::rng::Rng;
 
 /// Stream id of [`kde_draws`]' generator: `b"kdedraws"` as a big-endian integer.
 pub const KDE_STREAM: u64 = 0x6b64_6564_7261_7773;
-
-/// Checks the bandwidth: finite, positive, with `1/(2h)` finite.
-fn check_bandwidth(h: f64) -> Result<f64, Error> {
-    let scale = 1.0 / (2.0 * h);
-    if !(h.is_finite() && h > 0.0 && scale.is_finite()) {
-        return Err(Error::InvalidBandwidth);
-    }
-    Ok(scale)
-}
 
 /// Draws `m = y.len()/d` points from the Gaussian kernel density estimate of the `n =
 /// x.len()/d` particles `x` (row by row) with bandwidth `h` (kernel `exp(−r²/(2h))`, i.e.

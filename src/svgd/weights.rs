@@ -105,14 +105,8 @@ pub fn particle_weights<T: Float>(
     if energies.len() != n || weights.len() != n {
         return Err(Error::LengthMismatch);
     }
-    if !(h.is_finite() && h > 0.0) {
-        return Err(Error::InvalidBandwidth);
-    }
+    let scale = check_bandwidth(h)?;
     check_energies(energies)?;
-    let scale = 1.0 / (2.0 * h);
-    if !scale.is_finite() {
-        return Err(Error::InvalidBandwidth);
-    }
     // The kernel sums, in the output buffer: row i's own term, then each pair once.
     weights.fill(1.0);
     for (i, xi) in x.chunks_exact(d).enumerate() {
@@ -130,6 +124,16 @@ pub fn particle_weights<T: Float>(
         *w = libm::log(*w);
     }
     Ok(normalise(weights, energies))
+}
+
+/// The kernel's `1/(2h)`; [`Error::InvalidBandwidth`] unless h is finite and positive with
+/// `1/(2h)` finite.
+pub(super) fn check_bandwidth(h: f64) -> Result<f64, Error> {
+    let scale = 1.0 / (2.0 * h);
+    if !(h.is_finite() && h > 0.0 && scale.is_finite()) {
+        return Err(Error::InvalidBandwidth);
+    }
+    Ok(scale)
 }
 
 /// NaN or `−∞` energies, or no finite one: [`Error::NonFinite`].
