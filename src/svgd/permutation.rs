@@ -30,52 +30,99 @@ pub enum Permutation {
     Feistel,
 }
 
-/// Rounds of [`Feistel`]. Luby and Rackoff's bound (three or four rounds make a pseudo-random
-/// permutation) is asymptotic in the half width; the halves here are a few bits for small N,
-/// where six rounds were measurably non-uniform (N = 12: the slot-occupancy χ² of
-/// tests/svgd_permutation.rs 218 against a limit of 214, and RBM-SVGD's batch force biased at
-/// 6.7 standard errors in tests/svgd_unbiased.rs). Twelve pass both.
-const ROUNDS: usize = 12;
+/// Rounds of [`Feistel`] for N above [`SMALL_N`]. Each round's function is drawn from a strongly
+/// universal family, so a few rounds suffice once the radices are large; tests/svgd_permutation.rs
+/// checks slot occupancy and batch-mate pairs at N = 300 and 520 with these, and four rounds fail
+/// there.
+const ROUNDS: usize = 8;
 
-/// A keyed permutation of `0..n`: a balanced Feistel network on `2h` bits (`h` = half of
-/// ⌈log₂ n⌉ rounded up, at least 1), whose round r maps `(L, R)` to `(R, L ⊕ F_r(R))` with
-/// `F_r(R) = splitmix64(R ⊕ k_r) mod 2^h` and round keys `k_r = splitmix64(key + r·γ)` (γ the
-/// SplitMix64 increment); values at or above n are walked through the network again (cycle
-/// walking) until they fall in `0..n`, at most a few times on average since `2^(2h) < 4n`.
-/// A bijection of `0..2^(2h)` restricted by cycle walking is a bijection of `0..n`.
+/// Rounds of [`Feistel`] for N up to [`SMALL_N`], where the radices are a few values and a round
+/// mixes little: eight were measurably non-uniform at N = 5 (slot occupancy χ² 64 against a
+/// limit of 50 in tests/svgd_permutation.rs), sixteen pass down to N = 2.
+const ROUNDS_SMALL: usize = 16;
+
+/// The largest N that gets [`ROUNDS_SMALL`] rounds.
+const SMALL_N: u64 = 256;
+
+/// A keyed permutation of `0..n`: a Feistel network on the mixed-radix pairs `(l, r)`,
+/// `l < a`, `r < b`, `b = ⌈√n⌉`, `a = ⌈n/b⌉` (so `n ≤ a·b < n + b`), value `l·b + r`. Round
+/// `i` maps `(l, r)` to `(r, (l + f_i(r, A)) mod A)`, `A` the radix of `l`, so the radices
+/// alternate and an even number of rounds ends on `(a, b)`; `f_i(r, A) = (h·A) >> 32` with
+/// `h = (m_i·r + c_i mod 2^64) >> 32` (a multiply-add-shift hash, strongly universal over its
+/// keys, reduced to `0..A` by a multiply), the round keys `m_i = splitmix64(key + 2i·γ)`,
+/// `c_i = splitmix64(key + (2i + 1)·γ)` (γ the SplitMix64 increment, wrapping sums). Values at
+/// or above `n` go through the network again (cycle walking), which happens with probability
+/// below `1/a ≈ 1/√n` per slot. A bijection of `0..a·b` restricted by cycle walking is a
+/// bijection of `0..n`.
 #[derive(Clone, Copy, Debug)]
 pub struct Feistel {
-    /// The key; the round keys are derived from it in each pass (a few words on the stack
-    /// instead of twelve: the fill runs under the RBM-SVGD step on Cortex-M).
     key: u64,
-    half: u32,
-    mask: u64,
+    a: u64,
+    b: u64,
     n: u64,
+    rounds: usize,
+    /// The round keys, computed once (hosts). Bare metal derives them in each pass instead: 256
+    /// bytes on the stack of the RBM-SVGD step's deepest path otherwise (docs/footprint.md).
+    #[cfg(not(target_os = "none"))]
+    keys: [[u64; 2]; ROUNDS_SMALL],
 }
+
+/// Round `i`'s keys `(m_i, c_i)` for `key`.
+#[inline(always)]
+fn round_keys(key: u64, i: usize) -> [u64; 2] {
+    let k = |j: u64| crate::rng::splitmix64(key.wrapping_add(j.wrapping_mul(GAMMA)));
+    [k(2 * i as u64), k(2 * i as u64 + 1)]
+}
+
+/// One round on `(l, r)`, `l` of radix `ml`: `(r, (l + f(r, ml)) mod ml)`.
+#[inline(always)]
+fn round([m, c]: [u64; 2], l: u64, r: u64, ml: u64) -> (u64, u64) {
+    let h = m.wrapping_mul(r).wrapping_add(c) >> 32;
+    // h < 2^32 and ml ≤ b ≤ 2^16: the product fits.
+    let f = (h * ml) >> 32;
+    let t = l + f;
+    (r, if t >= ml { t - ml } else { t })
+}
+
+/// Slots evaluated side by side by [`Feistel::fill`]: independent chains of rounds that the
+/// processor overlaps (one chain at a time waits on each round's multiplies).
+const LANES: usize = 8;
 
 impl Feistel {
     /// The permutation of `0..n` for `key` (`n` ≥ 1).
     pub fn new(key: u64, n: u64) -> Self {
-        let bits = 64 - n.saturating_sub(1).leading_zeros();
-        let half = bits.div_ceil(2).max(1);
+        let n = n.max(1);
+        let b = ceil_sqrt(n);
+        let rounds = if n <= SMALL_N { ROUNDS_SMALL } else { ROUNDS };
         Feistel {
             key,
-            half,
-            mask: (1u64 << half) - 1,
+            a: n.div_ceil(b),
+            b,
             n,
+            rounds,
+            #[cfg(not(target_os = "none"))]
+            keys: core::array::from_fn(|i| round_keys(key, i)),
         }
     }
 
-    /// The network once on a value of `2·half` bits.
-    #[inline]
-    fn network(&self, x: u64) -> u64 {
-        let (mut l, mut r) = (x >> self.half, x & self.mask);
-        for round in 0..ROUNDS as u64 {
-            let k = crate::rng::splitmix64(self.key.wrapping_add(round.wrapping_mul(GAMMA)));
-            let f = crate::rng::splitmix64(r ^ k) & self.mask;
-            (l, r) = (r, l ^ f);
+    #[inline(always)]
+    fn keys(&self, i: usize) -> [u64; 2] {
+        #[cfg(not(target_os = "none"))]
+        if let Some(&k) = self.keys.get(i) {
+            return k;
         }
-        (l << self.half) | r
+        round_keys(self.key, i)
+    }
+
+    /// The network once on `(l, r)` (`l < a`, `r < b`).
+    #[inline(always)]
+    fn network(&self, mut l: u64, mut r: u64) -> u64 {
+        let (mut ml, mut mr) = (self.a, self.b);
+        for i in 0..self.rounds {
+            (l, r) = round(self.keys(i), l, r, ml);
+            (ml, mr) = (mr, ml);
+        }
+        l * self.b + r
     }
 
     /// The image of `s` (`s < n`; other values are returned as they are).
@@ -84,26 +131,83 @@ impl Feistel {
         if s >= self.n {
             return s;
         }
-        let mut x = self.network(s);
+        self.walk(self.network(s / self.b, s % self.b))
+    }
+
+    /// Cycle walking from a network output `x`.
+    #[inline(always)]
+    fn walk(&self, mut x: u64) -> u64 {
         while x >= self.n {
-            x = self.network(x);
+            x = self.network(x / self.b, x % self.b);
         }
         x
     }
+
+    /// `out[j] = apply(first + j)` for every `j` (`first + out.len() ≤ n`; entries past `n` get
+    /// their own index, as `apply` gives). The same values as `apply`, computed eight slots
+    /// at a time on hosts, with the pairs `(l, r)` stepped along instead of divided out.
+    pub fn fill(&self, first: u64, out: &mut [u32]) {
+        let mut s = first;
+        let blocked = out.len() / LANES * LANES;
+        if !crate::arch::HOSTED || first.saturating_add(blocked as u64) > self.n {
+            for o in out {
+                *o = self.apply(s) as u32;
+                s += 1;
+            }
+            return;
+        }
+        let mut chunks = out.chunks_exact_mut(LANES);
+        let (mut l0, mut r0) = (s / self.b, s % self.b);
+        for chunk in &mut chunks {
+            let (mut l, mut r) = ([0u64; LANES], [0u64; LANES]);
+            for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
+                (*lj, *rj) = (l0, r0);
+                r0 += 1;
+                if r0 == self.b {
+                    (l0, r0) = (l0 + 1, 0);
+                }
+            }
+            let (mut ml, mut mr) = (self.a, self.b);
+            for i in 0..self.rounds {
+                let k = self.keys(i);
+                for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
+                    (*lj, *rj) = round(k, *lj, *rj, ml);
+                }
+                (ml, mr) = (mr, ml);
+            }
+            for ((o, &lj), &rj) in chunk.iter_mut().zip(&l).zip(&r) {
+                *o = self.walk(lj * self.b + rj) as u32;
+            }
+            s += LANES as u64;
+        }
+        for o in chunks.into_remainder() {
+            *o = self.apply(s) as u32;
+            s += 1;
+        }
+    }
+}
+
+/// `⌈√n⌉` (`n ≥ 1`), exactly.
+fn ceil_sqrt(n: u64) -> u64 {
+    let mut b = libm::sqrt(n as f64) as u64;
+    while b.saturating_mul(b) < n {
+        b += 1;
+    }
+    while b > 1 && (b - 1) * (b - 1) >= n {
+        b -= 1;
+    }
+    b.max(1)
 }
 
 /// SplitMix64's increment, spacing the round keys.
 const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The iteration's key (one draw), then `perm[s] = F(s)` for every slot. Out of line, so that
-/// the network's round keys are not on `begin`'s frame, which is on the RBM-SVGD step's deepest
+/// the network's state is not on `begin`'s frame, which is on the RBM-SVGD step's deepest
 /// stack path (docs/footprint.md).
 #[inline(never)]
 pub(super) fn feistel_fill(rng: &mut Rng, perm: &mut [u32]) {
-    let f = Feistel::new(rng.next_u64(), perm.len() as u64);
-    for (s, v) in perm.iter_mut().enumerate() {
-        *v = f.apply(s as u64) as u32;
-    }
+    Feistel::new(rng.next_u64(), perm.len() as u64).fill(0, perm);
 }
 
 #[cfg(test)]
@@ -122,6 +226,37 @@ mod feistel_tests {
                     seen[v as usize] = true;
                 }
             }
+        }
+    }
+
+    /// The blocked fill gives `apply`'s values for any start and length, and the radices are
+    /// the tightest pair (`n ≤ a·b < n + b`).
+    #[test]
+    fn fill_is_apply() {
+        for n in [1u64, 2, 7, 63, 64, 65, 257, 1000, 4099, 65_536] {
+            let f = Feistel::new(0x5eed, n);
+            assert!(f.a * f.b >= n && f.a * f.b < n + f.b && f.a <= f.b, "n {n}");
+            for first in [0u64, 1, 5, n / 3] {
+                let len = (n - first.min(n)) as usize + 3;
+                let mut out = vec![0u32; len];
+                f.fill(first, &mut out);
+                for (j, &v) in out.iter().enumerate() {
+                    assert_eq!(
+                        v as u64,
+                        f.apply(first + j as u64),
+                        "n {n} first {first} j {j}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The round keys the hosts cache are the ones bare metal derives in each pass.
+    #[test]
+    fn cached_keys_are_derived_keys() {
+        let f = Feistel::new(42, 1000);
+        for i in 0..ROUNDS_SMALL {
+            assert_eq!(f.keys(i), round_keys(42, i));
         }
     }
 }
