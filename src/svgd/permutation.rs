@@ -89,9 +89,10 @@ fn round([m, c]: [u64; 2], l: u64, r: u64, ml: u64) -> (u64, u64) {
 const LANES: usize = 8;
 
 impl Feistel {
-    /// The permutation of `0..n` for `key` (`n` ≥ 1).
+    /// The permutation of `0..n` for `key` (`1 ≤ n ≤ 2^32`: the permutations index particles
+    /// by `u32`; `n` is clamped to that range).
     pub fn new(key: u64, n: u64) -> Self {
-        let n = n.max(1);
+        let n = n.clamp(1, 1 << 32);
         let b = ceil_sqrt(n);
         let rounds = if n <= SMALL_N { ROUNDS_SMALL } else { ROUNDS };
         Feistel {
@@ -131,14 +132,24 @@ impl Feistel {
         if s >= self.n {
             return s;
         }
-        self.walk(self.network(s / self.b, s % self.b))
+        let (l, r) = self.split(s);
+        self.walk(self.network(l, r))
+    }
+
+    /// `(x div b, x mod b)` for `x < a·b ≤ 2^32`, in 32 bits: a 64-bit division would link a
+    /// library routine on 32-bit targets (520 bytes on Cortex-M4F).
+    #[inline(always)]
+    fn split(&self, x: u64) -> (u64, u64) {
+        let (x, b) = (x as u32, self.b as u32);
+        ((x / b) as u64, (x % b) as u64)
     }
 
     /// Cycle walking from a network output `x`.
     #[inline(always)]
     fn walk(&self, mut x: u64) -> u64 {
         while x >= self.n {
-            x = self.network(x / self.b, x % self.b);
+            let (l, r) = self.split(x);
+            x = self.network(l, r);
         }
         x
     }
@@ -157,7 +168,7 @@ impl Feistel {
             return;
         }
         let mut chunks = out.chunks_exact_mut(LANES);
-        let (mut l0, mut r0) = (s / self.b, s % self.b);
+        let (mut l0, mut r0) = self.split(s);
         for chunk in &mut chunks {
             let (mut l, mut r) = ([0u64; LANES], [0u64; LANES]);
             for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
@@ -257,6 +268,17 @@ mod feistel_tests {
         let f = Feistel::new(42, 1000);
         for i in 0..ROUNDS_SMALL {
             assert_eq!(f.keys(i), round_keys(42, i));
+        }
+    }
+
+    /// At the largest N (2^32, where `a·b = 2^32` and the 32-bit division is at its limit)
+    /// values stay in range; a larger n is clamped to it.
+    #[test]
+    fn largest_n() {
+        let f = Feistel::new(3, u64::MAX);
+        assert_eq!((f.n, f.a, f.b), (1 << 32, 1 << 16, 1 << 16));
+        for s in [0u64, 1, (1 << 32) - 1, (1 << 31) + 12_345] {
+            assert!(f.apply(s) < 1 << 32);
         }
     }
 }
