@@ -198,16 +198,23 @@ impl Feistel {
     }
 }
 
-/// `⌈√n⌉` (`n ≥ 1`), exactly.
+/// `⌈√n⌉` (`1 ≤ n ≤ 2^32`), exactly, in integers: a float square root would link soft-float
+/// routines on targets without a double-precision unit.
 fn ceil_sqrt(n: u64) -> u64 {
-    let mut b = libm::sqrt(n as f64) as u64;
-    while b.saturating_mul(b) < n {
-        b += 1;
+    // ⌊√n⌋ ≤ 2^16 bit by bit, then up by one unless n is a square.
+    let mut r = 0u64;
+    let mut bit = 1u64 << 16;
+    while bit > 0 {
+        if (r | bit) * (r | bit) <= n {
+            r |= bit;
+        }
+        bit >>= 1;
     }
-    while b > 1 && (b - 1) * (b - 1) >= n {
-        b -= 1;
+    if r * r < n {
+        r + 1
+    } else {
+        r
     }
-    b.max(1)
 }
 
 /// SplitMix64's increment, spacing the round keys.
@@ -279,6 +286,16 @@ mod feistel_tests {
         assert_eq!((f.n, f.a, f.b), (1 << 32, 1 << 16, 1 << 16));
         for s in [0u64, 1, (1 << 32) - 1, (1 << 31) + 12_345] {
             assert!(f.apply(s) < 1 << 32);
+        }
+    }
+
+    #[test]
+    fn ceil_sqrt_is_exact() {
+        for n in
+            (1u64..=70_000).chain([(1 << 32) - 1, 1 << 32, 65_535 * 65_535, 65_535 * 65_535 + 1])
+        {
+            let b = ceil_sqrt(n);
+            assert!(b * b >= n && (b - 1) * (b - 1) < n, "n {n}: {b}");
         }
     }
 }
