@@ -93,7 +93,8 @@ impl Feistel {
     /// by `u32`; `n` is clamped to that range).
     pub fn new(key: u64, n: u64) -> Self {
         let n = n.clamp(1, 1 << 32);
-        let b = ceil_sqrt(n);
+        // At least 1 (n ≥ 1), written out so that the compiler drops the division's zero check.
+        let b = ceil_sqrt(n).max(1);
         let rounds = if n <= SMALL_N { ROUNDS_SMALL } else { ROUNDS };
         Feistel {
             key,
