@@ -15,6 +15,10 @@
  * (2 <= p <= N, ITERS >= 1.) Exit status 0 when every check passed, 1 when one failed or a run
  * could not be made (with the reason on stderr), 2 for bad arguments.
  *
+ * SGS_PERMUTATION=feistel runs every system with the Feistel permutation (default: the shuffle),
+ * where each piece evaluates its own slots' permutation and moves its own particles in place, so
+ * that begin draws one key and finish copies nothing; the default run checks both.
+ *
  * SGS_PIECES_PER_THREAD (default 4) sets the pieces per thread. For timings on idle cores, keep
  * the threads on their cores and spinning between iterations: OMP_PROC_BIND=true
  * OMP_WAIT_POLICY=active (scripts/bench-scaling.sh sets both).
@@ -48,6 +52,9 @@ static double thread_cpu(void) {
  * per thread keep a piece's rows in the core's cache between its two calls (its gradients are
  * written, then read back by its forces) at a negligible per-call cost. */
 static long pieces_per_thread = 4;
+
+/* SGS_PERMUTATION_SHUFFLE or, with SGS_PERMUTATION=feistel, SGS_PERMUTATION_FEISTEL. */
+static int32_t permutation = SGS_PERMUTATION_SHUFFLE;
 
 /* The pieces' statuses, one per piece: allocated before the iterations (reserve_pieces, for the
  * current thread count), so that an iteration allocates nothing. */
@@ -132,6 +139,7 @@ static int sys_init(sys *y, size_t n, size_t d, size_t p, sgs_gradient_fn g, voi
     sgs_svgd_config c = sgs_svgd_config_default(p, 0.05);
     c.bandwidth = 2.0;
     c.seed = 7;
+    c.permutation = permutation;
     size_t len = sgs_svgd_workspace_len(n, d, &c);
     /* Byte counts that overflow are init's to refuse: do not let the mallocs wrap first (and
      * allocate at least a byte, so that N = 0 or d = 0 is reported by init, not as memory). */
@@ -278,6 +286,7 @@ static int one_big(size_t n, size_t d, size_t p) {
     int32_t st = omp_iteration(&a.s, n / p, &info);
     double t2 = omp_get_wtime();
     sgs_svgd_config c = sgs_svgd_config_default(p, 0.05);
+    c.permutation = permutation;
     size_t bytes = n * d * sizeof(double) + sgs_svgd_workspace_len(n, d, &c) * sizeof(double) + n * sizeof(uint32_t);
     printf("big N %zu d %zu p %zu: buffers %.2f GiB, init %.1f s, one iteration on %d threads %.1f s: %s\n", n, d, p,
            (double)bytes / (1024.0 * 1024.0 * 1024.0), t1 - t0, omp_get_max_threads(), t2 - t1, sgs_status_str(st));
@@ -295,6 +304,8 @@ static int usage(void) {
 int main(int argc, char **argv) {
     const char *ppt = getenv("SGS_PIECES_PER_THREAD");
     if (ppt && atol(ppt) > 0) pieces_per_thread = atol(ppt);
+    const char *perm = getenv("SGS_PERMUTATION");
+    if (perm && !strcmp(perm, "feistel")) permutation = SGS_PERMUTATION_FEISTEL;
     size_t a1, a2, a3;
     int rc;
     if (argc >= 2 && !strcmp(argv[1], "--big")) {
@@ -325,6 +336,12 @@ int main(int argc, char **argv) {
     ok &= same_as_serial("mixture", 500, 1, 500, 3, 3, mixture_gradient, NULL); /* full SVGD: one batch */
     for (int t = 1; t <= 4; t += 3)
         ok &= same_as_serial("logistic", quick ? 240 : 2000, LR_D, 8, quick ? 2 : 5, t, lr_gradient, &data);
+    if (!perm) { /* and with the Feistel permutation: moves in place in the pieces */
+        permutation = SGS_PERMUTATION_FEISTEL;
+        for (int t = 1; t <= 4; t += 3)
+            ok &= same_as_serial("feistel", n, 2, 8, quick ? 5 : 20, t, mixture_gradient, NULL);
+        ok &= same_as_serial("feistel", quick ? 240 : 2000, LR_D, 8, quick ? 2 : 5, 2, lr_gradient, &data);
+    }
     lr_free(&data);
     free(piece_status);
     printf("openmp_svgd: %s\n", ok ? "every run bit-identical to the serial one" : "FAILED");

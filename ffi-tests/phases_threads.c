@@ -77,11 +77,12 @@ static int run_threads(const void *state, int f32, int threads, size_t batches) 
 /* `ITERS` iterations on `threads` threads against a twin stepped with sgs_svgd_step: the same
  * info and particles. One definition for both float types (SFX is empty or _f32); SCALE is the
  * config's scale option (docs/algorithms.md §2.7). */
-#define THREADS_CASE(NAME, T, S, SFX, GRAD, SIN, IS_F32, LABEL, SCALE)                                      \
+#define THREADS_CASE(NAME, T, S, SFX, GRAD, SIN, IS_F32, LABEL, SCALE, PERM)                                \
     static void NAME(int threads) {                                                                       \
         sgs_svgd_config c = sgs_svgd_config_default(P, 0.05);                                             \
         c.bandwidth = 0.5;                                                                                \
         c.scale = SCALE;                                                                                  \
+        c.permutation = PERM;                                                                             \
         size_t len = sgs_svgd_workspace_len##SFX(N, D, &c), nb = 0;                                       \
         T *x = malloc(N * D * sizeof *x), *y = malloc(N * D * sizeof *y);                                 \
         T *ws = malloc(len * sizeof *ws), *wt = malloc(len * sizeof *wt);                                 \
@@ -107,11 +108,19 @@ static int run_threads(const void *state, int f32, int threads, size_t batches) 
         free(x), free(y), free(ws), free(wt), free(ix), free(iy);                                         \
     }
 
-THREADS_CASE(f64_threads, double, sgs_svgd, , grad, sin, 0, "double", SGS_SCALE_NONE)
-THREADS_CASE(f32_threads, float, sgs_svgd_f32, _f32, grad_f32, sinf, 1, "float", SGS_SCALE_NONE)
-THREADS_CASE(f64_threads_scale, double, sgs_svgd, , grad, sin, 0, "double, scale particles", SGS_SCALE_PARTICLES)
+THREADS_CASE(f64_threads, double, sgs_svgd, , grad, sin, 0, "double", SGS_SCALE_NONE, SGS_PERMUTATION_SHUFFLE)
+THREADS_CASE(f32_threads, float, sgs_svgd_f32, _f32, grad_f32, sinf, 1, "float", SGS_SCALE_NONE,
+             SGS_PERMUTATION_SHUFFLE)
+THREADS_CASE(f64_threads_scale, double, sgs_svgd, , grad, sin, 0, "double, scale particles", SGS_SCALE_PARTICLES,
+             SGS_PERMUTATION_SHUFFLE)
 THREADS_CASE(f32_threads_scale, float, sgs_svgd_f32, _f32, grad_f32, sinf, 1, "float, scale particles",
-             SGS_SCALE_PARTICLES)
+             SGS_SCALE_PARTICLES, SGS_PERMUTATION_SHUFFLE)
+/* The Feistel permutation: each range evaluates its slots and moves its particles in place,
+ * while the other threads' ranges read and write theirs. */
+THREADS_CASE(f64_threads_feistel, double, sgs_svgd, , grad, sin, 0, "double, Feistel, moves in place",
+             SGS_SCALE_NONE, SGS_PERMUTATION_FEISTEL)
+THREADS_CASE(f32_threads_feistel, float, sgs_svgd_f32, _f32, grad_f32, sinf, 1, "float, Feistel, moves in place",
+             SGS_SCALE_NONE, SGS_PERMUTATION_FEISTEL)
 
 typedef struct {
     const sgs_svgd *s;
@@ -156,6 +165,8 @@ int main(void) {
     f32_threads(3);
     for (int t = 1; t <= 4; t += 3) f64_threads_scale(t);
     f32_threads_scale(3);
+    for (int t = 1; t <= 4; t++) f64_threads_feistel(t);
+    f32_threads_feistel(3);
     overlap_race();
     return failed;
 }

@@ -6146,6 +6146,12 @@ sgs_status sgs_stats_ess_chains_flags(const struct sgs_stats *const *chains,
  * iteration (nothing changed). Must not run concurrently with any other call on the
  * state.
  *
+ * With `SGS_PERMUTATION_FEISTEL` (and the KSD and the scale option off) the work that
+ * is serial otherwise moves into the ranges: this call draws the permutation's key
+ * alone (the index buffer is then written by the ranges, each its own slots' entries),
+ * every range moves its own particles in place, and `…_finish` copies nothing. The
+ * workspace is then `N·d` values longer (`…_workspace_len`).
+ *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
  * (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
  * are sequential), `SGS_ERR_INVALID_POSITION` (a particle made non-finite),
@@ -6164,7 +6170,9 @@ sgs_status sgs_svgd_begin(struct sgs_svgd *state);
  * positions are gathered in slot order and the gradient callback is called on them
  * (the batched callback once, with `end − first` points). Safe to call concurrently
  * with the other range calls for disjoint ranges (the callback then runs on several
- * threads at once with the same `user_data`): it writes only those slots' rows.
+ * threads at once with the same `user_data`): it writes only those slots' rows. With
+ * the Feistel permutation it first writes those slots' entries of the index buffer
+ * (their particles), and reads no particle but theirs.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE` (`first > end`), `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end > N`),
@@ -6186,7 +6194,10 @@ sgs_status sgs_svgd_gradients_range(const struct sgs_svgd *state, size_t first, 
  * by the step rule, kept in the workspace until `…_finish` copies them into the
  * particles if every one is finite (so the move's arithmetic runs in the ranges, on all
  * threads). Safe to call concurrently with the other range calls for disjoint ranges:
- * it writes only those batches' rows.
+ * it writes only those batches' rows. With the Feistel permutation it moves those
+ * particles in place instead (their positions, histories and φ by particle), keeping
+ * their old positions and histories in the slots' rows, from which `…_finish` (on a
+ * non-finite value anywhere) and `…_cancel` put them back.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
@@ -6303,8 +6314,11 @@ sgs_status sgs_svgd_move_width(const struct sgs_svgd *state, size_t *width);
 /**
  * Ends the iteration begun: checks that every slot's force was computed or supplied and
  * that every new value the ranges computed is finite, then moves all particles (all or
- * nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
- * concurrently with any other call on the state.
+ * nothing: it copies the new positions and histories in), like the end of `…_step`.
+ * (With the Feistel permutation the ranges moved them already: on a non-finite value
+ * this puts every one back; otherwise it copies nothing and only sums the statistics
+ * of φ for the record.) Writes the iteration's record to `*info` unless NULL. Must not
+ * run concurrently with any other call on the state.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_ARGUMENT` (`info` misaligned or inside the state or a buffer),
@@ -6314,13 +6328,13 @@ sgs_status sgs_svgd_move_width(const struct sgs_svgd *state, size_t *width);
  * # Safety
  * `state` valid, its buffers alive.
  */
-sgs_status sgs_svgd_finish(struct sgs_svgd *state,
-                           struct sgs_svgd_info *info);
+sgs_status sgs_svgd_finish(struct sgs_svgd *state, struct sgs_svgd_info *info);
 
 /**
  * Abandons the iteration begun: the generator is restored, and since nothing else
  * changes before `…_finish`, the system is exactly as before `…_begin` (the next
- * iteration draws the same). The workspace and index are scratch: they keep what the
+ * iteration draws the same). (With the Feistel permutation the particles that ranges
+ * moved in place are put back first.) The workspace and index are scratch: they keep what the
  * begun iteration wrote there (e.g. its permutation), which the next iteration
  * overwrites. Must not run concurrently with any other call on the
  * state.
@@ -6368,6 +6382,12 @@ sgs_status sgs_svgd_batch_rows(const struct sgs_svgd *state,
  * iteration (nothing changed). Must not run concurrently with any other call on the
  * state.
  *
+ * With `SGS_PERMUTATION_FEISTEL` (and the KSD and the scale option off) the work that
+ * is serial otherwise moves into the ranges: this call draws the permutation's key
+ * alone (the index buffer is then written by the ranges, each its own slots' entries),
+ * every range moves its own particles in place, and `…_finish` copies nothing. The
+ * workspace is then `N·d` values longer (`…_workspace_len`).
+ *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
  * (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
  * are sequential), `SGS_ERR_INVALID_POSITION` (a particle made non-finite),
@@ -6386,7 +6406,9 @@ sgs_status sgs_svgd_begin_f32(struct sgs_svgd_f32 *state);
  * positions are gathered in slot order and the gradient callback is called on them
  * (the batched callback once, with `end − first` points). Safe to call concurrently
  * with the other range calls for disjoint ranges (the callback then runs on several
- * threads at once with the same `user_data`): it writes only those slots' rows.
+ * threads at once with the same `user_data`): it writes only those slots' rows. With
+ * the Feistel permutation it first writes those slots' entries of the index buffer
+ * (their particles), and reads no particle but theirs.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE` (`first > end`), `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end > N`),
@@ -6408,7 +6430,10 @@ sgs_status sgs_svgd_gradients_range_f32(const struct sgs_svgd_f32 *state, size_t
  * by the step rule, kept in the workspace until `…_finish` copies them into the
  * particles if every one is finite (so the move's arithmetic runs in the ranges, on all
  * threads). Safe to call concurrently with the other range calls for disjoint ranges:
- * it writes only those batches' rows.
+ * it writes only those batches' rows. With the Feistel permutation it moves those
+ * particles in place instead (their positions, histories and φ by particle), keeping
+ * their old positions and histories in the slots' rows, from which `…_finish` (on a
+ * non-finite value anywhere) and `…_cancel` put them back.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
@@ -6525,8 +6550,11 @@ sgs_status sgs_svgd_move_width_f32(const struct sgs_svgd_f32 *state, size_t *wid
 /**
  * Ends the iteration begun: checks that every slot's force was computed or supplied and
  * that every new value the ranges computed is finite, then moves all particles (all or
- * nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
- * concurrently with any other call on the state.
+ * nothing: it copies the new positions and histories in), like the end of `…_step`.
+ * (With the Feistel permutation the ranges moved them already: on a non-finite value
+ * this puts every one back; otherwise it copies nothing and only sums the statistics
+ * of φ for the record.) Writes the iteration's record to `*info` unless NULL. Must not
+ * run concurrently with any other call on the state.
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_ARGUMENT` (`info` misaligned or inside the state or a buffer),
@@ -6536,13 +6564,13 @@ sgs_status sgs_svgd_move_width_f32(const struct sgs_svgd_f32 *state, size_t *wid
  * # Safety
  * `state` valid, its buffers alive.
  */
-sgs_status sgs_svgd_finish_f32(struct sgs_svgd_f32 *state,
-                               struct sgs_svgd_info *info);
+sgs_status sgs_svgd_finish_f32(struct sgs_svgd_f32 *state, struct sgs_svgd_info *info);
 
 /**
  * Abandons the iteration begun: the generator is restored, and since nothing else
  * changes before `…_finish`, the system is exactly as before `…_begin` (the next
- * iteration draws the same). The workspace and index are scratch: they keep what the
+ * iteration draws the same). (With the Feistel permutation the particles that ranges
+ * moved in place are put back first.) The workspace and index are scratch: they keep what the
  * begun iteration wrote there (e.g. its permutation), which the next iteration
  * overwrites. Must not run concurrently with any other call on the
  * state.

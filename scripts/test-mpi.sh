@@ -35,6 +35,11 @@ check "svgd-share-forces-logistic-2-ranks" bit_identical 2 --model logistic --n 
 # The scale option (docs/algorithms.md §2.7): every rank computes the same scales in its begin.
 check "svgd-scale-mixture-d2-3-ranks" bit_identical 3 --n 1001 --d 2 --p 8 --iters 6 --scale particles
 check "svgd-scale-share-forces-logistic-2-ranks" bit_identical 2 --model logistic --n 256 --p 8 --iters 3 --share forces --scale particles
+# The Feistel permutation: each rank moves its own particles in place and puts the others' moved
+# rows (or computes their moves from the forces) in place.
+check "svgd-feistel-mixture-d2-3-ranks" bit_identical 3 --n 1001 --d 2 --p 8 --iters 6 --permutation feistel
+check "svgd-feistel-share-forces-logistic-2-ranks" bit_identical 2 --model logistic --n 256 --p 8 --iters 3 --share forces --permutation feistel
+check "svgd-feistel-rank-1-aborts-2-ranks" bit_identical 2 --n 300 --p 8 --iters 5 --abort-rank 1 --abort-iter 3 --permutation feistel
 check "svgd-rank-1-aborts-2-ranks" bit_identical 2 --n 300 --p 8 --iters 5 --abort-rank 1 --abort-iter 3
 check "svgd-rank-3-aborts-4-ranks" bit_identical 4 --n 300 --p 8 --iters 5 --abort-rank 3 --abort-iter 2
 for r in 1 2 4; do

@@ -25,7 +25,10 @@
  *
  * Options: --model mixture|logistic, --n N, --d d (mixture only; logistic has d = 55), --p p,
  * --iters K, --share moves|forces, --scale none|particles (SVGD in coordinates standardised by
- * the particles' mean and sd, docs/algorithms.md §2.7), --check, --bench, --abort-rank r --abort-iter k (together;
+ * the particles' mean and sd, docs/algorithms.md §2.7), --permutation shuffle|feistel (with the
+ * Feistel permutation each rank evaluates its own slots and moves its particles in place, and
+ * puts the others' moved rows in place: begin draws one key, finish copies nothing), --check,
+ * --bench, --abort-rank r --abort-iter k (together;
  * 1 <= k <= K, and rank r must have batches). MPI counts are `int`: the values exchanged per
  * iteration, N times the values per slot plus one status per rank, must not exceed INT_MAX
  * (checked). Exit status 0 when every check passed, 1 when one failed (or the run did), 2 for
@@ -248,7 +251,7 @@ int main(int argc, char **argv) {
     size_t n = 1000, d = 1, p = 8, iters = 10, abort_iter = 0;
     int check = 0, bench = 0, abort_rank = -1, have_ar = 0, have_ai = 0;
     const char *model = "mixture", *bad = NULL;
-    uint32_t scale = SGS_SCALE_NONE;
+    uint32_t scale = SGS_SCALE_NONE, permutation = SGS_PERMUTATION_SHUFFLE;
     /* Every rank reads the same options: an error is found on every rank, reported by rank 0. */
     for (int i = 1; i < argc && !bad; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -257,7 +260,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(o, "--bench")) bench = 1;
         else if (!v && (!strcmp(o, "--model") || !strcmp(o, "--n") || !strcmp(o, "--d") || !strcmp(o, "--p") ||
                         !strcmp(o, "--iters") || !strcmp(o, "--share") || !strcmp(o, "--abort-rank") ||
-                        !strcmp(o, "--abort-iter") || !strcmp(o, "--scale")))
+                        !strcmp(o, "--abort-iter") || !strcmp(o, "--scale") || !strcmp(o, "--permutation")))
             bad = "an option is missing its value";
         else if (!strcmp(o, "--model")) {
             model = v, i++;
@@ -270,6 +273,10 @@ int main(int argc, char **argv) {
             i++;
             if (strcmp(v, "none") && strcmp(v, "particles")) bad = "--scale takes none or particles";
             scale = strcmp(v, "particles") ? SGS_SCALE_NONE : SGS_SCALE_PARTICLES;
+        } else if (!strcmp(o, "--permutation")) {
+            i++;
+            if (strcmp(v, "shuffle") && strcmp(v, "feistel")) bad = "--permutation takes shuffle or feistel";
+            permutation = strcmp(v, "feistel") ? SGS_PERMUTATION_SHUFFLE : SGS_PERMUTATION_FEISTEL;
         } else if (!strcmp(o, "--n") || !strcmp(o, "--d") || !strcmp(o, "--p") || !strcmp(o, "--iters") ||
                    !strcmp(o, "--abort-rank") || !strcmp(o, "--abort-iter")) {
             i++;
@@ -315,6 +322,7 @@ int main(int argc, char **argv) {
     cfg.bandwidth = 2.0;
     cfg.seed = 42;
     cfg.scale = scale;
+    cfg.permutation = permutation;
     size_t len = sgs_svgd_workspace_len(n, d, &cfg);
     /* Sizes whose bytes overflow a size_t are refused by init; do not let the mallocs wrap first
      * (malloc of at least one byte: N = 0 or d = 0 is init's to report, not "out of memory"). */

@@ -7,12 +7,16 @@ use super::config::{Batching, SvgdConfig, SvgdInfo};
 use super::force_stats::ForceStats;
 use super::kernel::Kernel;
 use super::ksd::KsdChoice;
-use super::layout::{split, Layout};
+use super::layout::{in_place_ranges, slot_g, split, Layout};
 use super::pairs::{batch_force, finish_force, lanes, pairs, Batch, Weights, TILE};
+#[cfg(feature = "ffi")]
+use super::permutation::Feistel;
 use super::permutation::{feistel_fill, shuffle_prefix, Permutation};
 use super::regions::Shared;
 use super::rows::{row, rows, rows_mut, slot_rows};
 use super::scale::{self, Scale};
+#[cfg(feature = "ffi")]
+use super::shared_rows::SharedRows;
 use super::step_rule::UNSET;
 use crate::error::{Error, Stop};
 use crate::float::{all_finite, copy, Float};
@@ -209,7 +213,18 @@ impl<K> SvgdCore<K> {
     #[cfg(any(feature = "ffi", test))]
     pub(crate) fn slot_offsets(&self) -> [usize; 3] {
         let l = &self.lay;
-        [l.grads + l.force + l.hist, 0, l.grads]
+        // The gradients by slot are the last region when the ranges move in place.
+        let g = if l.sgrads > 0 {
+            self.total - l.sgrads
+        } else {
+            0
+        };
+        [l.grads + l.force + l.hist, g, l.grads]
+    }
+
+    /// Whether the phases' ranges move their particles in place ([`in_place_ranges`]).
+    pub(crate) fn in_place_ranges(&self) -> bool {
+        in_place_ranges(&self.cfg)
     }
 
     /// The slots of batch `b` (`start..end`): `b·p .. b·p + p`, the last batch also the
@@ -236,12 +251,15 @@ impl<K> SvgdCore<K> {
 
     /// Phase 1 over whole buffers: checks them (as [`step`](Self::step) does), refuses a system
     /// with replacement ([`Error::InvalidOption`]: its sub-steps are sequential), then
-    /// [`begin`](Self::begin) with the permutation in `idx[..N]`.
+    /// [`begin`](Self::begin) with the permutation in `idx[..N]` (none with `defer` when the
+    /// ranges move in place: they evaluate it,
+    /// [`gradient_rows_in_place`](Self::gradient_rows_in_place)).
     pub(crate) fn begin_phases<T: Float>(
         &mut self,
         particles: &[T],
         ws: &mut [T],
         idx: &mut [u32],
+        defer: bool,
     ) -> Result<Pending<K::Prepared, T>, Error>
     where
         K: Kernel<T>,
@@ -251,7 +269,23 @@ impl<K> SvgdCore<K> {
             return Err(Error::InvalidOption);
         }
         let perm = idx.get_mut(..self.n).ok_or(Error::WorkspaceTooSmall)?;
-        self.begin(particles, ws, perm)
+        // `defer`: the C phases' ranges move in place and each evaluates its own slots'
+        // permutation; `begin` then draws the key alone (a Feistel fill of no slots).
+        let fill = if defer && self.in_place_ranges() {
+            &mut []
+        } else {
+            perm
+        };
+        self.begin(particles, ws, fill)
+    }
+
+    /// The Feistel bijection of a begun iteration (its key is the draw after the seed).
+    #[cfg(feature = "ffi")]
+    pub(crate) fn feistel<P, T>(&self, pending: &Pending<P, T>) -> Feistel {
+        let mut rng = self.rng.clone();
+        rng.restore(pending.saved);
+        let _seed = rng.next_u64();
+        Feistel::new(rng.next_u64(), self.n as u64)
     }
 
     pub(super) fn check<T: Float>(
@@ -325,7 +359,7 @@ impl<K> SvgdCore<K> {
             0,
             self.batches(),
             parts.xbatch,
-            parts.grads,
+            slot_g(parts.grads, parts.sgrads),
             parts.force,
         );
         // One call of `finish` (inlined, with the KSD's chain): a second would deepen this
@@ -448,13 +482,85 @@ impl<K> SvgdCore<K> {
             return Ok(());
         }
         self.gather_rows(shared.particles, shared.perm, first, xs);
+        self.gradients_gathered(pending, shared.sc, xs, g, model)
+    }
+
+    /// When the ranges move in place ([`in_place_ranges`](Self::in_place_ranges)), phase 2 of
+    /// slots `first .. first + perm.len()`: their particles, `F(first ..)` of the iteration's
+    /// [`feistel`](Self::feistel) bijection, into `perm` (this range's part of the permutation),
+    /// their positions gathered from the particles' rows into `xs`, then the gradients as
+    /// [`gradient_rows`](Self::gradient_rows) computes them. Writes nothing but `perm`, `xs` and
+    /// `g`, reads no particle but its own: ranges may run while others move their particles.
+    ///
+    /// # Safety
+    /// No other range touches the rows of this range's particles meanwhile (they are theirs:
+    /// the permutation is a bijection and the ranges' slots are disjoint).
+    #[cfg(feature = "ffi")]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn gradient_rows_in_place<T: Float, M: Gradient<T> + ?Sized>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        particles: SharedRows<'_, T>,
+        perm: &mut [u32],
+        first: usize,
+        xs: &mut [T],
+        g: &mut [T],
+        model: &mut M,
+    ) -> Result<(), Error>
+    where
+        K: Kernel<T>,
+    {
+        // SAFETY: the caller's contract.
+        unsafe { self.gather_in_place(pending, particles, perm, first, xs) };
+        if xs.is_empty() {
+            return Ok(());
+        }
+        self.gradients_gathered(pending, &[], xs, g, model)
+    }
+
+    /// When the ranges move in place, the particles of slots `first .. first + perm.len()`
+    /// into `perm` and their positions into the rows of `xs`
+    /// ([`gradient_rows_in_place`](Self::gradient_rows_in_place)'s first part).
+    ///
+    /// # Safety
+    /// As for [`gradient_rows_in_place`](Self::gradient_rows_in_place).
+    #[cfg(feature = "ffi")]
+    pub(crate) unsafe fn gather_in_place<P, T: Float>(
+        &self,
+        pending: &Pending<P, T>,
+        particles: SharedRows<'_, T>,
+        perm: &mut [u32],
+        first: usize,
+        xs: &mut [T],
+    ) {
+        self.feistel(pending).fill(first as u64, perm);
+        for (x, &i) in rows_mut(xs, self.d).zip(perm.iter()) {
+            // SAFETY: the caller's contract: this range's particle, one row at a time.
+            copy(x, unsafe { particles.row_mut(i as usize) });
+        }
+    }
+
+    /// The gradients of the gathered positions `xs` into `g` (one `model.gradients` call), checked,
+    /// standardised with the scales `sc` when the option is on, annealed.
+    #[inline(always)]
+    fn gradients_gathered<T: Float, M: Gradient<T> + ?Sized>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        sc: &[T],
+        xs: &mut [T],
+        g: &mut [T],
+        model: &mut M,
+    ) -> Result<(), Error>
+    where
+        K: Kernel<T>,
+    {
         model
             .gradients(xs, self.d, pending.seed, g)
             .map_err(refusal)?;
         if !all_finite(g) {
             return Err(Error::NonFinite);
         }
-        if self.cfg.scale.on() && !scale::standardise(shared.sc, xs, g, self.d) {
+        if self.cfg.scale.on() && !scale::standardise(sc, xs, g, self.d) {
             return Err(Error::NonFinite);
         }
         if self.cfg.anneal.on() {
@@ -485,7 +591,8 @@ impl<K> SvgdCore<K> {
             hist: parts.hist,
             sc: parts.scale,
         };
-        self.gradients_of(pending, shared, 0, parts.xbatch, parts.grads, model)
+        let g = slot_g(parts.grads, parts.sgrads);
+        self.gradients_of(pending, shared, 0, parts.xbatch, g, model)
     }
 
     /// The positions of particles `perm[first..]` into the rows of `xs` (slot order).

@@ -3,6 +3,8 @@
 
 use super::config::{Batching, SvgdConfig};
 use super::kernel::Kernel;
+use super::ksd::KsdChoice;
+use super::permutation::Permutation;
 use crate::float::Float;
 
 /// Lengths of the workspace's parts (see the module docs), in order.
@@ -15,8 +17,24 @@ pub(super) struct Layout {
     pub(super) xwork: usize,
     pub(super) hwork: usize,
     pub(super) scratch: usize,
-    /// The scale option's `s` and `c` (`2·d`; 0 when off), after everything else.
+    /// The scale option's `s` and `c` (`2·d`; 0 when off).
     pub(super) scale: usize,
+    /// The gradients by slot when the phases' ranges move their particles in place
+    /// ([`in_place_ranges`]: `N·d`, after everything else; 0 otherwise, and then the gradients
+    /// by slot are in `grads`). Apart from `grads` there, because a range writes φ by particle
+    /// into `grads` while other ranges still read their slots' gradients.
+    pub(super) sgrads: usize,
+}
+
+/// Whether the phases' ranges of an iteration without replacement move their particles in
+/// place, each range writing its own particles, so that `finish` copies nothing: with the
+/// Feistel permutation (any range evaluates its own slots; the begin draws no permutation), the
+/// KSD off (it needs every slot's position and gradient in `finish`) and the scale option off.
+pub(crate) fn in_place_ranges<K>(cfg: &SvgdConfig<K>) -> bool {
+    cfg.permutation == Permutation::Feistel
+        && cfg.batching == Batching::WithoutReplacement
+        && cfg.ksd == KsdChoice::Off
+        && !cfg.scale.on()
 }
 
 impl Layout {
@@ -41,6 +59,7 @@ impl Layout {
                 hwork: 0,
                 scratch,
                 scale,
+                sgrads: if in_place_ranges(cfg) { nd } else { 0 },
             },
             Batching::WithReplacement => Layout {
                 grads: pd,
@@ -51,6 +70,7 @@ impl Layout {
                 hwork: hist,
                 scratch,
                 scale,
+                sgrads: 0,
             },
         })
     }
@@ -64,6 +84,7 @@ impl Layout {
             self.hwork,
             self.scratch,
             self.scale,
+            self.sgrads,
         ]
         .iter()
         .try_fold(self.grads, |acc, &x| acc.checked_add(x))
@@ -80,6 +101,18 @@ pub(super) struct Parts<'w, T> {
     pub(super) hwork: &'w mut [T],
     pub(super) scratch: &'w mut [T],
     pub(super) scale: &'w mut [T],
+    pub(super) sgrads: &'w mut [T],
+}
+
+/// The gradients by slot: `sgrads` when the ranges move in place (then not empty), `grads`
+/// otherwise.
+#[inline(always)]
+pub(super) fn slot_g<'w, T>(grads: &'w mut [T], sgrads: &'w mut [T]) -> &'w mut [T] {
+    if sgrads.is_empty() {
+        grads
+    } else {
+        sgrads
+    }
 }
 
 /// The next `len` elements of `rest` (fewer if it is short; callers check lengths first).
@@ -103,6 +136,7 @@ pub(super) fn split<'w, T>(ws: &'w mut [T], lay: &Layout) -> Parts<'w, T> {
         hwork: take(&mut rest, lay.hwork),
         scratch: take(&mut rest, lay.scratch),
         scale: take(&mut rest, lay.scale),
+        sgrads: take(&mut rest, lay.sgrads),
     }
 }
 

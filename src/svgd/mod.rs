@@ -22,6 +22,9 @@
 //!   * with the scale option ([`SvgdConfig::scale`], docs/algorithms.md §2.7) `2·d` more at the
 //!     end: the scales `s` and the centres `c` of the iteration (the
 //!     slot rows then hold `u = (x − c)/s` and `s∘g`, and the particles move by `s∘Δu`);
+//!   * with the Feistel permutation ([`SvgdConfig::permutation`]) and the KSD and the scale
+//!     option off, `N·d` more at the very end: the gradients by slot, kept apart from φ by
+//!     particle so that the C API's phases can move each range's particles in place;
 //! * an index slice of [`Svgd::index_len`]`(N) = N` `u32`s for the permutation (hence
 //!   `N ≤ 2³² − 1`). It is scratch: it carries no state between iterations.
 //!
@@ -153,6 +156,7 @@ mod sampler;
 mod scale;
 mod scatter;
 mod schedule;
+mod shared_rows;
 mod step_rule;
 #[cfg(test)]
 mod tests;
@@ -180,4 +184,8 @@ pub(crate) use self::core::{Pending, SvgdCore};
 #[cfg(feature = "ffi")]
 pub(crate) use layout::workspace_len;
 #[cfg(feature = "ffi")]
-pub(crate) use regions::Shared;
+pub(crate) use moves::restore;
+#[cfg(feature = "ffi")]
+pub(crate) use regions::{InPlaceRows, Shared};
+#[cfg(feature = "ffi")]
+pub(crate) use shared_rows::SharedRows;

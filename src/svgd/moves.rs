@@ -7,12 +7,13 @@ use super::core::{Pending, SvgdCore};
 use super::force_stats::ForceStats;
 use super::kernel::Kernel;
 use super::ksd::{batch_value, diag_sum, full_value, off_sum, KsdChoice, Stein};
-use super::layout::split;
+use super::layout::{slot_g, split};
 use super::pairs::pairs;
-use super::regions::{InPlace, Shared, SlotMoves};
-use super::rows::{row, row_mut, rows, rows_mut};
+use super::regions::{InPlace, InPlaceRows, Shared, SlotMoves};
+use super::rows::{row, rows, rows_mut};
 use super::scale;
 use super::scatter::{scatter_moves, scatter_rows};
+use super::shared_rows::SharedRows;
 use super::step_rule::Update;
 use crate::error::Error;
 use crate::float::Float;
@@ -112,33 +113,41 @@ pub(super) fn move_slots<T: Float>(
     finite
 }
 
-/// The serial step's moves, [`move_slots`]'s arithmetic and checks, written straight into
-/// particle `perm[s]`'s position and history, and φ into row `perm[s]` of `by_particle` (the
-/// spent gradients). Slot `s`'s old values stay for a rollback: the position in its `xs` row
-/// (gathered there), the history in its `phi` row once φ is read. If any φ or new value is not
-/// finite, the old values are copied back (all slots, which `perm`, a permutation, maps to every
-/// particle once) and `false` returned: as if nothing moved (`by_particle` and `phi` are then
-/// scratch). One pass instead of [`move_slots`], [`scatter_moves`] and φ's copy: each
-/// particle's history line is written while it is still in the cache.
+/// The moves in place of a range of slots (the serial step's: all of them), [`move_slots`]'s
+/// arithmetic and checks, written straight into particle `perm[s]`'s position and history, and
+/// φ into row `perm[s]` of `by_particle`. Slot `s`'s old values stay for a rollback: the
+/// position in its `xs` row (gathered there), the history in its `phi` row once φ is read. If
+/// any φ or new value is not finite, the old values are copied back (all the range's slots) and
+/// `false` returned: as if nothing moved (`by_particle` and `phi` are then scratch). One pass
+/// instead of [`move_slots`], [`scatter_moves`] and φ's copy: each particle's history line is
+/// written while it is still in the cache.
+///
+/// # Safety
+/// The rows of particles `perm` in the three [`SharedRows`] are this call's alone while it runs
+/// (the serial step owns them all; a range of the phases owns its own particles: `perm` is its
+/// slots' part of a permutation).
 #[inline(never)]
-pub(super) fn move_in_place<T: Float>(up: &Update<T>, at: InPlace<'_, T>) -> bool {
-    let InPlace {
+pub(super) unsafe fn move_in_place<T: Float>(up: &Update<T>, at: InPlaceRows<'_, T>) -> bool {
+    let InPlaceRows {
         particles,
         hist,
+        by_particle,
         perm,
         xs,
         phi,
-        by_particle,
         d,
     } = at;
     let mut finite = perm.len().wrapping_mul(d) == xs.len() && xs.len() == phi.len();
     match up.adagrad_constants() {
         None => {
             for ((x, p), &i) in rows(xs, d).zip(rows(phi, d)).zip(perm) {
-                let (xt, ft) = (
-                    row_mut(particles, i as usize, d),
-                    row_mut(by_particle, i as usize, d),
-                );
+                // SAFETY: the caller's contract; one row of each buffer at a time.
+                let (xt, ft) = unsafe {
+                    (
+                        particles.row_mut(i as usize),
+                        by_particle.row_mut(i as usize),
+                    )
+                };
                 finite &= xt.len() == d && ft.len() == d;
                 for (((t, f), &xl), &pl) in xt.iter_mut().zip(ft).zip(x).zip(p) {
                     let xn = up.plain(xl, pl);
@@ -150,11 +159,17 @@ pub(super) fn move_in_place<T: Float>(up: &Update<T>, at: InPlace<'_, T>) -> boo
         Some(c) if d == 1 => {
             for ((&xl, pl), &i) in xs.iter().zip(phi.iter_mut()).zip(perm) {
                 let i = i as usize;
-                let (Some(xt), Some(ht), Some(ft)) = (
-                    particles.get_mut(i),
-                    hist.get_mut(i),
-                    by_particle.get_mut(i),
-                ) else {
+                // SAFETY: the caller's contract; one row of each buffer at a time.
+                let (xt, ht, ft) = unsafe {
+                    (
+                        particles.row_mut(i),
+                        hist.row_mut(i),
+                        by_particle.row_mut(i),
+                    )
+                };
+                let (Some(xt), Some(ht), Some(ft)) =
+                    (xt.first_mut(), ht.first_mut(), ft.first_mut())
+                else {
                     finite = false;
                     continue;
                 };
@@ -167,11 +182,14 @@ pub(super) fn move_in_place<T: Float>(up: &Update<T>, at: InPlace<'_, T>) -> boo
         Some(c) => {
             for ((x, p), &i) in rows(xs, d).zip(rows_mut(phi, d)).zip(perm) {
                 let i = i as usize;
-                let (xt, ht, ft) = (
-                    row_mut(particles, i, d),
-                    row_mut(hist, i, d),
-                    row_mut(by_particle, i, d),
-                );
+                // SAFETY: the caller's contract; one row of each buffer at a time.
+                let (xt, ht, ft) = unsafe {
+                    (
+                        particles.row_mut(i),
+                        hist.row_mut(i),
+                        by_particle.row_mut(i),
+                    )
+                };
                 finite &= xt.len() == d && ht.len() == d && ft.len() == d;
                 for ((((t, hl), f), &xl), pl) in xt.iter_mut().zip(ht).zip(ft).zip(x).zip(p) {
                     let (xn, hn) = up.adagrad(c, xl, *hl, *pl);
@@ -181,11 +199,38 @@ pub(super) fn move_in_place<T: Float>(up: &Update<T>, at: InPlace<'_, T>) -> boo
             }
         }
     }
-    // Without AdaGrad `hist` is empty and this restores the positions alone.
     if !finite {
-        scatter_moves(particles, hist, xs, phi, perm, d);
+        // SAFETY: the caller's contract, as above.
+        unsafe { restore(particles, hist, xs, phi, perm, d) };
     }
     finite
+}
+
+/// Puts back the old positions (rows of `xs`) and histories (rows of `hs`; none without
+/// AdaGrad) of particles `perm` after moves in place ([`move_in_place`]).
+///
+/// # Safety
+/// As for [`move_in_place`].
+pub(crate) unsafe fn restore<T: Float>(
+    particles: SharedRows<'_, T>,
+    hist: SharedRows<'_, T>,
+    xs: &[T],
+    hs: &[T],
+    perm: &[u32],
+    d: usize,
+) {
+    for ((x, h), &i) in rows(xs, d).zip(rows(hs, d)).zip(perm) {
+        // SAFETY: the caller's contract; one row of each buffer at a time.
+        let (xt, ht) = unsafe { (particles.row_mut(i as usize), hist.row_mut(i as usize)) };
+        for (t, &v) in xt.iter_mut().zip(x) {
+            *t = v;
+        }
+        if !hist.is_empty() {
+            for (t, &v) in ht.iter_mut().zip(h) {
+                *t = v;
+            }
+        }
+    }
 }
 
 impl<K> SvgdCore<K> {
@@ -218,7 +263,8 @@ impl<K> SvgdCore<K> {
             hist: parts.hist,
             sc: parts.scale,
         };
-        self.moves_of(pending, &shared, 0, parts.xbatch, parts.grads, parts.force)
+        let g = slot_g(parts.grads, parts.sgrads);
+        self.moves_of(pending, &shared, 0, parts.xbatch, g, parts.force)
     }
 
     /// The serial step's moves of all slots, straight into the particles and the history
@@ -239,19 +285,50 @@ impl<K> SvgdCore<K> {
     {
         let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
         let parts = split(ws, &self.lay);
-        let at = InPlace {
-            particles,
-            hist: parts.hist,
+        if self.cfg.scale.on() {
+            let at = InPlace {
+                particles,
+                hist: parts.hist,
+                perm,
+                xs: parts.xbatch,
+                phi: parts.force,
+                by_particle: parts.grads,
+                d: self.d,
+            };
+            return scale::move_in_place(&up, parts.scale, at);
+        }
+        let at = InPlaceRows {
+            particles: SharedRows::new(particles, self.d),
+            hist: SharedRows::new(parts.hist, self.d),
+            by_particle: SharedRows::new(parts.grads, self.d),
             perm,
             xs: parts.xbatch,
             phi: parts.force,
-            by_particle: parts.grads,
             d: self.d,
         };
-        if self.cfg.scale.on() {
-            return scale::move_in_place(&up, parts.scale, at);
-        }
-        move_in_place(&up, at)
+        // SAFETY: the three buffers are borrowed whole by this call.
+        unsafe { move_in_place(&up, at) }
+    }
+
+    /// When the ranges move in place ([`in_place_ranges`](Self::in_place_ranges)), the end of
+    /// phase 3 (and of forces put in from elsewhere): the moves of a range of slots in place
+    /// ([`move_in_place`]). Returns whether every φ and new value was finite; if not, the
+    /// range's particles are as before.
+    ///
+    /// # Safety
+    /// As for [`move_in_place`]: the rows of the range's particles are this call's alone.
+    #[cfg(feature = "ffi")]
+    pub(crate) unsafe fn move_range_in_place<T: Float>(
+        &self,
+        pending: &Pending<K::Prepared, T>,
+        at: InPlaceRows<'_, T>,
+    ) -> bool
+    where
+        K: Kernel<T>,
+    {
+        let up = Update::<T>::new(&self.cfg.step_rule, pending.iteration);
+        // SAFETY: the caller's contract.
+        unsafe { move_in_place(&up, at) }
     }
 
     /// Without replacement, the end of phase 3 (and of forces put in from elsewhere): when the
@@ -351,7 +428,7 @@ impl<K> SvgdCore<K> {
         K: Kernel<T>,
     {
         let parts = split(ws, &self.lay);
-        let ksd = self.ksd_of_iteration(parts.xbatch, parts.grads);
+        let ksd = self.ksd_of_iteration(parts.xbatch, slot_g(parts.grads, parts.sgrads));
         self.finish_with(pending, particles, ws, perm, ksd)
     }
 
@@ -372,7 +449,13 @@ impl<K> SvgdCore<K> {
         let d = self.d;
         let parts = split(ws, &self.lay);
         let ksd = if self.moves_in_ranges() {
-            scatter_moves(particles, parts.hist, parts.xbatch, parts.grads, perm, d);
+            // The new histories are in the spent gradient rows (by slot).
+            let hs: &[T] = if parts.sgrads.is_empty() {
+                parts.grads
+            } else {
+                parts.sgrads
+            };
+            scatter_moves(particles, parts.hist, parts.xbatch, hs, perm, d);
             scatter_rows(parts.grads, parts.force, perm, d);
             f64::NAN
         } else {
@@ -407,7 +490,7 @@ impl<K> SvgdCore<K> {
     /// [`finish_with`](Self::finish_with) after its copies; no KSD: the moves in place are
     /// made only with the KSD off).
     #[inline(never)]
-    pub(super) fn finish_moved<T: Float>(
+    pub(crate) fn finish_moved<T: Float>(
         &mut self,
         pending: &Pending<K::Prepared, T>,
         ws: &mut [T],

@@ -45,7 +45,9 @@ impl<'a, T: Float, K: Kernel<T> + Clone> Svgd<'a, T, K> {
     /// [`Error::InvalidPosition`] (a particle made non-finite), the kernel's
     /// ([`Error::NonFinite`]); nothing changed on error.
     pub fn begin(&mut self) -> Result<SvgdIteration<'_, T, K>, Error> {
-        let pending = self.core.begin_phases(self.particles, self.ws, self.idx)?;
+        let pending = self
+            .core
+            .begin_phases(self.particles, self.ws, self.idx, false)?;
         Ok(SvgdIteration {
             perm: self.idx.get(..self.core.n).unwrap_or(&[]),
             core: &mut self.core,
@@ -104,7 +106,7 @@ impl<T: Float, K: Kernel<T>> SvgdIteration<'_, T, K> {
             next: 0,
             per: batches_per_piece.max(1),
             xs: parts.xbatch,
-            g: parts.grads,
+            g: super::layout::slot_g(parts.grads, parts.sgrads),
             phi: parts.force,
         })
     }

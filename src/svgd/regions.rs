@@ -1,6 +1,8 @@
 //! The argument structs of the moves and of the phases' ranges: which workspace regions and
 //! buffers a call reads and which it writes, named, instead of long positional lists.
 
+use super::shared_rows::SharedRows;
+
 /// What every range of an iteration's phases reads and none writes: the particles, the
 /// permutation (slot `s` holds particle `perm[s]`), the AdaGrad history by particle (empty
 /// without AdaGrad) and the workspace's scale region (`s` then `c`; empty when the option is off).
@@ -37,4 +39,19 @@ pub(super) struct InPlace<'a, T> {
     pub(super) phi: &'a mut [T],
     pub(super) by_particle: &'a mut [T],
     pub(super) d: usize,
+}
+
+/// The moves in place of a range of slots (the serial step's: all slots): particle `perm[s]`'s
+/// position (in `particles`) and history (in `hist`, empty without AdaGrad) and its φ (in
+/// `by_particle`) are written from slot `s`'s gathered position (row `s` of `xs`) and φ (row `s`
+/// of `phi`); `xs` and `phi` keep the old position and history for a rollback. The by-particle
+/// buffers are [`SharedRows`]: ranges running at the same time write their own particles' rows.
+pub(crate) struct InPlaceRows<'a, T> {
+    pub(crate) particles: SharedRows<'a, T>,
+    pub(crate) hist: SharedRows<'a, T>,
+    pub(crate) by_particle: SharedRows<'a, T>,
+    pub(crate) perm: &'a [u32],
+    pub(crate) xs: &'a mut [T],
+    pub(crate) phi: &'a mut [T],
+    pub(crate) d: usize,
 }

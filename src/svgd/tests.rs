@@ -5,8 +5,9 @@ use super::force_stats::ForceStats;
 use super::layout::workspace_len;
 use super::moves::{move_in_place, move_slots};
 use super::permutation::shuffle_prefix;
-use super::regions::{InPlace, Shared};
+use super::regions::{InPlaceRows, Shared};
 use super::scatter::{scatter_moves, scatter_rows};
+use super::shared_rows::SharedRows;
 use super::step_rule::Update;
 use super::*;
 use crate::error::Stop;
@@ -160,16 +161,17 @@ fn moves_in_place_equal_the_two_passes_or_change_nothing() {
         }
         // In place.
         let (mut x1, mut h1, mut p1, mut f1) = (x0.clone(), h0.clone(), phi.clone(), f2.clone());
-        let at = InPlace {
-            particles: &mut x1,
-            hist: &mut h1,
+        let at = InPlaceRows {
+            particles: SharedRows::new(&mut x1, d),
+            hist: SharedRows::new(&mut h1, d),
+            by_particle: SharedRows::new(&mut f1, d),
             perm: &perm,
             xs: &mut xs,
             phi: &mut p1,
-            by_particle: &mut f1,
             d,
         };
-        let ok1 = move_in_place(&up, at);
+        // SAFETY: the three buffers are borrowed whole here.
+        let ok1 = unsafe { move_in_place(&up, at) };
         assert_eq!(ok1, bad.is_none());
         assert_eq!(ok1, ok2);
         let bits = |v: &[T]| v.iter().map(|t| t.to_f64().to_bits()).collect::<Vec<_>>();

@@ -28,7 +28,8 @@
 //! calls would see each other's flag.
 
 use super::*;
-use crate::svgd::{Batching, Shared};
+use crate::float::copy as copy_rows;
+use crate::svgd::{restore, Batching, InPlaceRows, Shared, SharedRows};
 use core::sync::atomic::{AtomicU32, Ordering};
 
 /// Slots per bitmap word.
@@ -250,7 +251,7 @@ unsafe fn begin<T: Float, S>(tag: u64, state: *mut S) -> Result<(), Error> {
             core::slice::from_raw_parts_mut(fx.idx, fx.idx_len),
         )
     };
-    let pending = core.begin_phases(xs, ws, idx)?;
+    let pending = core.begin_phases(xs, ws, idx, true)?;
     // SAFETY: validated; no range call runs yet.
     let pr = unsafe { progress(&fx, core) };
     // Whole words, the bits past slot N-1 included: init does not clear the workspace, and
@@ -277,30 +278,28 @@ unsafe fn gradients_range<T: Float, S>(
     let (fx, core, pending, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
     claim(pr.taken, first, end).map_err(|_| Error::RangeOverlap)?;
     let [ox, og, _] = core.slot_offsets();
-    // SAFETY: the slots `first..end` are claimed by this call; the particles, the permutation
-    // and the scale region are only read while an iteration is under way.
-    let (xs, g, particles, perm, sc) = unsafe {
-        (
-            rows_at(&fx, ox, first, end),
-            rows_at(&fx, og, first, end),
-            core::slice::from_raw_parts(fx.particles, fx.n_coords),
-            core::slice::from_raw_parts(fx.idx, fx.n),
-            scales(&fx, core),
-        )
-    };
     let mut model = SvgdModel {
         gradient: fx.gradient,
         gradients: fx.gradients,
         user_data: fx.user_data,
     };
-    // The gradients read no history.
-    let shared = Shared {
-        particles,
-        perm,
-        hist: &[],
-        sc,
+    let computed = if core.in_place_ranges() {
+        // SAFETY: the slots `first..end` are claimed by this call: their rows, their entries of
+        // the index buffer and their particles' rows (a bijection of the slots) are its alone.
+        unsafe {
+            let (xs, g, perm) = (
+                rows_at(&fx, ox, first, end),
+                rows_at(&fx, og, first, end),
+                core::slice::from_raw_parts_mut(fx.idx.add(first), end - first),
+            );
+            let particles = SharedRows::from_raw(fx.particles, fx.n_coords, fx.d);
+            core.gradient_rows_in_place(pending, particles, perm, first, xs, g, &mut model)
+        }
+    } else {
+        // SAFETY: as below.
+        unsafe { gradients_gathered_here(&fx, core, pending, first, end, &mut model) }
     };
-    match core.gradient_rows(pending, shared, first, xs, g, &mut model) {
+    match computed {
         Ok(()) => {
             mark(pr.grad, first, end);
             Ok(())
@@ -309,6 +308,97 @@ unsafe fn gradients_range<T: Float, S>(
             // The range may be retried (same seed, same positions) or the iteration cancelled.
             clear(pr.taken, first, end);
             Err(e)
+        }
+    }
+}
+
+/// The gradients of slots `first..end` when `finish` moves the particles: the positions read
+/// from the particles by the permutation `begin` drew.
+///
+/// # Safety
+/// The slots `first..end` are claimed by the caller.
+unsafe fn gradients_gathered_here<T: Float>(
+    fx: &SvgdFixed<T>,
+    core: &SvgdCore<KernelChoice>,
+    pending: &Pending<KernelParams<T>, T>,
+    first: usize,
+    end: usize,
+    model: &mut SvgdModel<T>,
+) -> Result<(), Error> {
+    let [ox, og, _] = core.slot_offsets();
+    // SAFETY: the slots `first..end` are claimed by the caller; the particles, the permutation
+    // and the scale region are only read while an iteration is under way.
+    let (xs, g, particles, perm, sc) = unsafe {
+        (
+            rows_at(fx, ox, first, end),
+            rows_at(fx, og, first, end),
+            core::slice::from_raw_parts(fx.particles, fx.n_coords),
+            core::slice::from_raw_parts(fx.idx, fx.n),
+            scales(fx, core),
+        )
+    };
+    // The gradients read no history.
+    let shared = Shared {
+        particles,
+        perm,
+        hist: &[],
+        sc,
+    };
+    core.gradient_rows(pending, shared, first, xs, g, model)
+}
+
+/// The three by-particle buffers the moves in place write: the particles, the history (empty
+/// without AdaGrad) and φ by particle (the workspace's force range).
+///
+/// # Safety
+/// `fx`, `core` validated; each row is accessed as [`SharedRows::row_mut`] requires.
+unsafe fn by_particle<'a, T>(
+    fx: &SvgdFixed<T>,
+    core: &SvgdCore<KernelChoice>,
+) -> [SharedRows<'a, T>; 3] {
+    let (ho, hl) = core.history_range();
+    let (fo, fl) = core.force_range();
+    // SAFETY: the particles buffer and two regions of the workspace's core layout (checked by
+    // `enter`); the caller's contract for the rows.
+    unsafe {
+        [
+            SharedRows::from_raw(fx.particles, fx.n_coords, fx.d),
+            SharedRows::from_raw(fx.ws.add(ho), hl, fx.d),
+            SharedRows::from_raw(fx.ws.add(fo), fl, fx.d),
+        ]
+    }
+}
+
+/// When the ranges move in place, the moves of slots `a..b` (forces in their rows of the force
+/// region, positions gathered) into their particles; sets the flag word's bit 0 on a non-finite
+/// value.
+///
+/// # Safety
+/// The slots `a..b` are claimed by the caller and their permutation entries written.
+unsafe fn move_here<T: Float>(
+    fx: &SvgdFixed<T>,
+    core: &SvgdCore<KernelChoice>,
+    pending: &Pending<KernelParams<T>, T>,
+    pr: &Progress<'_>,
+    a: usize,
+    b: usize,
+) {
+    let [ox, _, of] = core.slot_offsets();
+    // SAFETY: the slots `a..b` are the caller's: their rows, their permutation entries and
+    // (a bijection) their particles' rows.
+    unsafe {
+        let [particles, hist, by_particle] = by_particle(fx, core);
+        let at = InPlaceRows {
+            particles,
+            hist,
+            by_particle,
+            perm: core::slice::from_raw_parts(fx.idx.add(a), b - a),
+            xs: rows_at(fx, ox, a, b),
+            phi: rows_at(fx, of, a, b),
+            d: fx.d,
+        };
+        if !core.move_range_in_place(pending, at) {
+            pr.flags.fetch_or(1, Ordering::Relaxed);
         }
     }
 }
@@ -330,6 +420,21 @@ unsafe fn batches_range<T: Float, S>(
         return Err(Error::GradientsNotReady);
     }
     let [ox, og, of] = core.slot_offsets();
+    if core.in_place_ranges() {
+        // SAFETY: the slots `a..b` are claimed by this call, and their gradient ranges wrote
+        // their permutation entries (published by `GRAD`).
+        unsafe {
+            let (xs, g, phi) = (
+                rows_at(&fx, ox, a, b),
+                rows_at(&fx, og, a, b),
+                rows_at(&fx, of, a, b),
+            );
+            core.batch_forces(pending, first, end, xs, g, phi);
+            move_here(&fx, core, pending, &pr, a, b);
+        }
+        mark(pr.done, a, b);
+        return Ok(());
+    }
     // SAFETY: the slots `a..b` are claimed by this call; the history, the permutation, the
     // particles and the scale region are only read while an iteration is under way.
     let (xs, g, phi, hist, perm, particles, sc) = unsafe {
@@ -393,6 +498,14 @@ unsafe fn forces_get<T: Float, S>(
     let (fx, core, _, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
     if !all(pr.done, first, end) {
         return Err(Error::IterationIncomplete);
+    }
+    if core.in_place_ranges() {
+        // φ by particle: the slot rows hold the old histories now.
+        check_output(&fx.spans(state), out, out_len, (end - first) * fx.d)?;
+        // SAFETY: the slots are done (their permutation entries and their particles' φ rows
+        // are written by nothing until `finish`); `out` was checked.
+        unsafe { copy_by_particle(&fx, core, first, end, &[2], out) };
+        return Ok(());
     }
     let of = core.slot_offsets()[2];
     let src = fx.ws.wrapping_add(of + first * fx.d);
@@ -459,7 +572,22 @@ unsafe fn forces_put<T: Float, S>(
     // SAFETY: the slots are claimed by this call; `input` is a valid array of exactly their
     // length, disjoint from the state and its buffers.
     unsafe { core::ptr::copy_nonoverlapping(input, fx.ws.add(of + first * fx.d), input_len) };
-    if core.moves_in_ranges() {
+    if core.in_place_ranges() {
+        // SAFETY: the slots are claimed by this call: their rows, their permutation entries and
+        // their particles' rows are its alone.
+        unsafe {
+            let [particles, _, _] = by_particle(&fx, core);
+            let perm = core::slice::from_raw_parts_mut(fx.idx.add(first), end - first);
+            core.gather_in_place(
+                pending,
+                particles,
+                perm,
+                first,
+                rows_at(&fx, ox, first, end),
+            );
+            move_here(&fx, core, pending, &pr, first, end);
+        }
+    } else if core.moves_in_ranges() {
         // The moves of these slots, as a batch range computes them: positions gathered first.
         // SAFETY: the slots are claimed by this call; the particles, the history, the
         // permutation and the scale region are only read while an iteration is under way.
@@ -502,6 +630,92 @@ fn move_blocks(core: &SvgdCore<KernelChoice>) -> ([usize; 3], usize) {
     }
 }
 
+/// When the ranges move in place: for the slots `first..end` in order, the rows of their
+/// particles in the by-particle buffers `which` (0 positions, 1 history, 2 φ), buffer by buffer,
+/// into `out` (`(end − first)·d` values per buffer).
+///
+/// # Safety
+/// The slots are done (nothing writes their particles' rows meanwhile) and `out` holds
+/// `which.len()·(end − first)·d` values disjoint from the state and its buffers.
+unsafe fn copy_by_particle<T: Float>(
+    fx: &SvgdFixed<T>,
+    core: &SvgdCore<KernelChoice>,
+    first: usize,
+    end: usize,
+    which: &[usize],
+    out: *mut T,
+) {
+    let d = fx.d;
+    let m = (end - first) * d;
+    // SAFETY: the caller's contract; the permutation entries of done slots are written.
+    unsafe {
+        let bufs = by_particle(fx, core);
+        let perm = core::slice::from_raw_parts(fx.idx.add(first), end - first);
+        for (k, &b) in which.iter().enumerate() {
+            let Some(buf) = bufs.get(b) else { continue };
+            let dst = core::slice::from_raw_parts_mut(out.add(k * m), m);
+            for (o, &i) in dst.chunks_exact_mut(d.max(1)).zip(perm) {
+                copy_rows(o, buf.row_mut(i as usize));
+            }
+        }
+    }
+}
+
+/// When the ranges move in place, the moved rows of slots `first..end` put in from elsewhere
+/// (`values`: positions, histories when `history`, φ; `(end − first)·d` each): the slots'
+/// particles from the permutation, their old positions and histories kept in the slots' rows
+/// of the position and force regions for a rollback, the new rows written.
+///
+/// # Safety
+/// The slots are claimed by the caller: their rows, permutation entries and particles' rows are
+/// its alone.
+unsafe fn put_in_place<T: Float>(
+    fx: &SvgdFixed<T>,
+    core: &SvgdCore<KernelChoice>,
+    pending: &Pending<KernelParams<T>, T>,
+    first: usize,
+    end: usize,
+    values: &[T],
+    history: bool,
+) {
+    let d = fx.d.max(1);
+    let m = (end - first) * d;
+    let [ox, _, of] = core.slot_offsets();
+    // SAFETY: the caller's contract.
+    unsafe {
+        let [particles, hist, phi_by] = by_particle(fx, core);
+        let perm = core::slice::from_raw_parts_mut(fx.idx.add(first), end - first);
+        core.feistel(pending).fill(first as u64, perm);
+        let (old_x, old_h) = (rows_at(fx, ox, first, end), rows_at(fx, of, first, end));
+        let (x, rest) = values.split_at(m.min(values.len()));
+        let (h, f) = if history {
+            rest.split_at(m.min(rest.len()))
+        } else {
+            (&[][..], rest)
+        };
+        for (((&i, ox), xv), fv) in perm
+            .iter()
+            .zip(old_x.chunks_exact_mut(d))
+            .zip(x.chunks_exact(d))
+            .zip(f.chunks_exact(d))
+        {
+            let (xt, ft) = (particles.row_mut(i as usize), phi_by.row_mut(i as usize));
+            copy_rows(ox, xt);
+            copy_rows(xt, xv);
+            copy_rows(ft, fv);
+        }
+        for ((&i, oh), hv) in perm
+            .iter()
+            .zip(old_h.chunks_exact_mut(d))
+            .zip(h.chunks_exact(d))
+        {
+            let ht = hist.row_mut(i as usize);
+            copy_rows(oh, ht);
+            copy_rows(ht, hv);
+        }
+    }
+}
+
 /// # Safety
 /// The C contract of `sgs_svgd_moves_get`.
 unsafe fn moves_get<T: Float, S>(
@@ -524,6 +738,14 @@ unsafe fn moves_get<T: Float, S>(
     let m = (end - first) * fx.d;
     let (offs, blocks) = move_blocks(core);
     check_output(&fx.spans(state), out, out_len, m * blocks)?;
+    if core.in_place_ranges() {
+        // The moved rows are by particle: position, history (AdaGrad only), φ.
+        let which: &[usize] = if blocks == 3 { &[0, 1, 2] } else { &[0, 2] };
+        // SAFETY: the slots are done (nothing writes their particles' rows until `finish`);
+        // `out` was checked.
+        unsafe { copy_by_particle(&fx, core, first, end, which, out) };
+        return Ok(());
+    }
     for (k, &off) in offs.iter().take(blocks).enumerate() {
         // SAFETY: the source is slots `first..end` of a slot-ordered workspace region, whose
         // rows marked done are written by nothing until `finish`; `out` was checked to be an
@@ -545,7 +767,7 @@ unsafe fn moves_put<T: Float, S>(
 ) -> Result<(), Error> {
     check_ptr(input)?;
     // SAFETY: contract of the caller.
-    let (fx, core, _, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
+    let (fx, core, pending, pr) = unsafe { range_enter::<T, S>(tag, state, first, end, slots)? };
     if !core.moves_in_ranges() {
         return Err(Error::InvalidOption);
     }
@@ -559,6 +781,13 @@ unsafe fn moves_put<T: Float, S>(
     // finite) is a property of the values alone: the same on every process.
     if !values.iter().all(|v| v.is_finite()) {
         pr.flags.fetch_or(1, Ordering::Relaxed);
+    }
+    if core.in_place_ranges() {
+        // SAFETY: the slots are claimed by this call: their rows, their permutation entries and
+        // their particles' rows are its alone.
+        unsafe { put_in_place(&fx, core, pending, first, end, values, blocks == 3) };
+        mark(pr.done, first, end);
+        return Ok(());
     }
     for (k, &off) in offs.iter().take(blocks).enumerate() {
         // SAFETY: the slots are claimed by this call; the destination is their rows of a
@@ -601,6 +830,22 @@ unsafe fn finish<T: Float, S>(
         clear_pending(st);
         (pending, &mut *core::ptr::addr_of_mut!((*st).core))
     };
+    if core.in_place_ranges() {
+        let pending = pending.ok_or(Error::IterationNotBegun)?;
+        if !moved {
+            // SAFETY: every slot is done and no range call runs.
+            unsafe { roll_back(&fx, core, None) };
+            core.cancel(&pending);
+            return Err(Error::NonFinite);
+        }
+        // SAFETY: as below.
+        let ws = unsafe { workspace(fx.ws, core.workspace_needed()) };
+        // The particles moved in the ranges: the statistics of φ (by particle) and the info.
+        let i = core.finish_moved(&pending, ws);
+        // SAFETY: checked aligned and disjoint from the state and its buffers; NULL skips.
+        unsafe { put(info, info_from(&i)) };
+        return Ok(());
+    }
     // SAFETY: checked at init, pairwise disjoint, alive by the caller's contract.
     let (xs, ws, perm) = unsafe {
         (
@@ -626,6 +871,33 @@ unsafe fn finish<T: Float, S>(
     Ok(())
 }
 
+/// When the ranges move in place, puts back the old positions and histories of the slots done
+/// (every slot with `None`), which their moves kept in the slots' rows of the position and
+/// force regions.
+///
+/// # Safety
+/// No range call runs; `fx`, `core` validated.
+unsafe fn roll_back<T: Float>(
+    fx: &SvgdFixed<T>,
+    core: &SvgdCore<KernelChoice>,
+    done: Option<&Progress<'_>>,
+) {
+    let [ox, _, of] = core.slot_offsets();
+    for s in 0..fx.n {
+        if done.is_some_and(|pr| !all(pr.done, s, s + 1)) {
+            continue;
+        }
+        // SAFETY: no range call runs, so every row is this call's; the slot's permutation
+        // entry was written by the range that moved it.
+        unsafe {
+            let [particles, hist, _] = by_particle(fx, core);
+            let perm = core::slice::from_raw_parts(fx.idx.add(s), 1);
+            let (xs, hs) = (rows_at(fx, ox, s, s + 1), rows_at(fx, of, s, s + 1));
+            restore(particles, hist, xs, hs, perm, fx.d);
+        }
+    }
+}
+
 /// # Safety
 /// The C contract of `sgs_svgd_cancel`.
 unsafe fn cancel<T: Float, S>(tag: u64, state: *mut S) -> Result<(), Error> {
@@ -642,6 +914,10 @@ unsafe fn cancel<T: Float, S>(tag: u64, state: *mut S) -> Result<(), Error> {
     });
     if busy {
         return Err(Error::Busy);
+    }
+    if core.in_place_ranges() {
+        // SAFETY: no range call runs; the slots done moved their particles.
+        unsafe { roll_back(&fx, core, Some(&pr)) };
     }
     let st = state.cast::<State<T>>();
     // SAFETY: no range call runs (no slot is claimed); this call alone borrows the core and the
@@ -710,6 +986,12 @@ macro_rules! phases_api {
         /// iteration (nothing changed). Must not run concurrently with any other call on the
         /// state.
         ///
+        /// With `SGS_PERMUTATION_FEISTEL` (and the KSD and the scale option off) the work that
+        /// is serial otherwise moves into the ranges: this call draws the permutation's key
+        /// alone (the index buffer is then written by the ranges, each its own slots' entries),
+        /// every range moves its own particles in place, and `…_finish` copies nothing. The
+        /// workspace is then `N·d` values longer (`…_workspace_len`).
+        ///
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
         /// (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
         /// are sequential), `SGS_ERR_INVALID_POSITION` (a particle made non-finite),
@@ -730,7 +1012,9 @@ macro_rules! phases_api {
         /// positions are gathered in slot order and the gradient callback is called on them
         /// (the batched callback once, with `end − first` points). Safe to call concurrently
         /// with the other range calls for disjoint ranges (the callback then runs on several
-        /// threads at once with the same `user_data`): it writes only those slots' rows.
+        /// threads at once with the same `user_data`): it writes only those slots' rows. With
+        /// the Feistel permutation it first writes those slots' entries of the index buffer
+        /// (their particles), and reads no particle but theirs.
         ///
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
         /// `SGS_ERR_INVALID_RANGE` (`first > end`), `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end > N`),
@@ -754,7 +1038,10 @@ macro_rules! phases_api {
         /// by the step rule, kept in the workspace until `…_finish` copies them into the
         /// particles if every one is finite (so the move's arithmetic runs in the ranges, on all
         /// threads). Safe to call concurrently with the other range calls for disjoint ranges:
-        /// it writes only those batches' rows.
+        /// it writes only those batches' rows. With the Feistel permutation it moves those
+        /// particles in place instead (their positions, histories and φ by particle), keeping
+        /// their old positions and histories in the slots' rows, from which `…_finish` (on a
+        /// non-finite value anywhere) and `…_cancel` put them back.
         ///
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
         /// `SGS_ERR_INVALID_RANGE`, `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end` > the number of
@@ -893,8 +1180,11 @@ macro_rules! phases_api {
 
         /// Ends the iteration begun: checks that every slot's force was computed or supplied and
         /// that every new value the ranges computed is finite, then moves all particles (all or
-        /// nothing: it copies the new positions and histories in), like the end of `…_step`. Writes the iteration's record to `*info` unless NULL. Must not run
-        /// concurrently with any other call on the state.
+        /// nothing: it copies the new positions and histories in), like the end of `…_step`.
+        /// (With the Feistel permutation the ranges moved them already: on a non-finite value
+        /// this puts every one back; otherwise it copies nothing and only sums the statistics
+        /// of φ for the record.) Writes the iteration's record to `*info` unless NULL. Must not
+        /// run concurrently with any other call on the state.
         ///
         /// Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
         /// `SGS_ERR_INVALID_ARGUMENT` (`info` misaligned or inside the state or a buffer),
@@ -911,7 +1201,8 @@ macro_rules! phases_api {
 
         /// Abandons the iteration begun: the generator is restored, and since nothing else
         /// changes before `…_finish`, the system is exactly as before `…_begin` (the next
-        /// iteration draws the same). The workspace and index are scratch: they keep what the
+        /// iteration draws the same). (With the Feistel permutation the particles that ranges
+        /// moved in place are put back first.) The workspace and index are scratch: they keep what the
         /// begun iteration wrote there (e.g. its permutation), which the next iteration
         /// overwrites. Must not run concurrently with any other call on the
         /// state.
