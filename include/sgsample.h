@@ -6149,8 +6149,10 @@ sgs_status sgs_stats_ess_chains_flags(const struct sgs_stats *const *chains,
  * With `SGS_PERMUTATION_FEISTEL` (and the KSD and the scale option off) the work that
  * is serial otherwise moves into the ranges: this call draws the permutation's key
  * alone (the index buffer is then written by the ranges, each its own slots' entries),
- * every range moves its own particles in place, and `…_finish` copies nothing. The
- * workspace is then `N·d` values longer (`…_workspace_len`).
+ * reads no particle unless the bandwidth depends on them (the gradient ranges check
+ * their own particles' positions), every range moves its own particles in place, and
+ * `…_finish` copies nothing. The workspace is then `N·d` values longer
+ * (`…_workspace_len`).
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
  * (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
@@ -6177,9 +6179,12 @@ sgs_status sgs_svgd_begin(struct sgs_svgd *state);
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE` (`first > end`), `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end > N`),
  * `SGS_ERR_RANGE_OVERLAP` (a slot already taken in this iteration),
- * `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED`, `SGS_ERR_NON_FINITE`. After
+ * `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED`, `SGS_ERR_NON_FINITE`, and
+ * with the Feistel permutation `SGS_ERR_INVALID_POSITION` (one of the range's
+ * particles made non-finite: `…_begin` leaves that check to the ranges then). After
  * a callback error the range may be called again or the iteration cancelled; the
- * particles, history and generator are unchanged until `…_finish`.
+ * particles, history and generator are unchanged until `…_finish` (with the Feistel
+ * permutation, until a batch range moves them; `…_cancel` puts them back).
  *
  * # Safety
  * `state` valid, its buffers and callbacks alive; no `begin`, `finish`, `cancel`,
@@ -6385,8 +6390,10 @@ sgs_status sgs_svgd_batch_rows(const struct sgs_svgd *state,
  * With `SGS_PERMUTATION_FEISTEL` (and the KSD and the scale option off) the work that
  * is serial otherwise moves into the ranges: this call draws the permutation's key
  * alone (the index buffer is then written by the ranges, each its own slots' entries),
- * every range moves its own particles in place, and `…_finish` copies nothing. The
- * workspace is then `N·d` values longer (`…_workspace_len`).
+ * reads no particle unless the bandwidth depends on them (the gradient ranges check
+ * their own particles' positions), every range moves its own particles in place, and
+ * `…_finish` copies nothing. The workspace is then `N·d` values longer
+ * (`…_workspace_len`).
  *
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_IN_PROGRESS`
  * (begun already), `SGS_ERR_INVALID_OPTION` (a system with replacement: its sub-steps
@@ -6413,9 +6420,12 @@ sgs_status sgs_svgd_begin_f32(struct sgs_svgd_f32 *state);
  * Returns `SGS_OK`, the state's validation statuses, `SGS_ERR_ITERATION_NOT_BEGUN`,
  * `SGS_ERR_INVALID_RANGE` (`first > end`), `SGS_ERR_RANGE_OUT_OF_BOUNDS` (`end > N`),
  * `SGS_ERR_RANGE_OVERLAP` (a slot already taken in this iteration),
- * `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED`, `SGS_ERR_NON_FINITE`. After
+ * `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED`, `SGS_ERR_NON_FINITE`, and
+ * with the Feistel permutation `SGS_ERR_INVALID_POSITION` (one of the range's
+ * particles made non-finite: `…_begin` leaves that check to the ranges then). After
  * a callback error the range may be called again or the iteration cancelled; the
- * particles, history and generator are unchanged until `…_finish`.
+ * particles, history and generator are unchanged until `…_finish` (with the Feistel
+ * permutation, until a batch range moves them; `…_cancel` puts them back).
  *
  * # Safety
  * `state` valid, its buffers and callbacks alive; no `begin`, `finish`, `cancel`,

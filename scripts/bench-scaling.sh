@@ -13,7 +13,9 @@
 #      speed-up, and rank 0's CPU per phase;
 #   3. one iteration of a large system, BIG_N particles (default 1e8) at d = 1 and BIG_N/10 at
 #      d = 10 (the memory check);
-#   4. the MPI_Allgatherv of 64 Ki, 1 Mi and 8 Mi doubles on 2 ranks alone (svgd_mpi
+#   4. the Feistel permutation (ranges that move their particles in place) against the
+#      shuffle, the mixture at p = 8, threads and 1 and 2 ranks;
+#   5. the MPI_Allgatherv of 64 Ki, 1 Mi and 8 Mi doubles on 2 ranks alone (svgd_mpi
 #      --allgather), and the cluster model's constants and predictions (tools/cluster-model.py,
 #      which runs svgd_mpi --bench at N = 65 536 on 1 and 2 ranks, both ways of sharing).
 # Threads are bound to cores and spin between iterations (OMP_PROC_BIND=true,
@@ -52,6 +54,24 @@ for model in mixture logistic; do
         [ "$r" = 1 ] && t1=$t
         echo "mpi $r rank(s), sharing $share: $line$([ "$r" = 2 ] && awk -v a="$t1" -v b="$t" 'BEGIN { printf "; speed-up %.2f", a / b }')"
       done
+    done
+  done
+done
+# The Feistel permutation, where the ranges evaluate their own slots and move their particles in
+# place (no O(N) serial step): the cheap gradient at p = 8, threads and ranks, each against its
+# own serial run and against the shuffle's (printed alongside).
+fsizes="65536 262144"
+[ "${1:-}" = quick ] && fsizes="16384"
+for n in $fsizes; do
+  for perm in shuffle feistel; do
+    SGS_PERMUTATION=$perm "$omp" --bench mixture "$n" 8 31 | sed "s/^/$perm: /"
+    t1=
+    for r in 1 2; do
+      line=$("$mpiexec" -bind-to core -n "$r" "$mpi" --model mixture --n "$n" --p 8 --iters 31 --bench \
+        --permutation "$perm" | grep median)
+      t=$(echo "$line" | sed -n 's/.*median time per iteration \([0-9.]*\) s.*/\1/p')
+      [ "$r" = 1 ] && t1=$t
+      echo "$perm: mpi $r rank(s): $line$([ "$r" = 2 ] && awk -v a="$t1" -v b="$t" 'BEGIN { printf "; speed-up %.2f", a / b }')"
     done
   done
 done

@@ -4,7 +4,8 @@
 //! with AdaGrad and a constant step; the moves shared between two "ranks" (two states, each
 //! computing half the slots and putting in the other half's moves or forces); and the rollbacks:
 //! a range whose moves are not finite makes `finish` fail with every particle and history as
-//! before `begin`, and `cancel` after some ranges moved puts them back too. After each failure
+//! before `begin`, and `cancel` after some ranges moved puts them back too (also after a gradient
+//! range refused a particle made non-finite, which `begin` no longer checks). After each failure
 //! the next iteration equals the twin's. (Threads: ffi-tests/phases_threads.c, under
 //! ThreadSanitizer.)
 #![cfg(feature = "ffi")]
@@ -285,6 +286,29 @@ fn failures_and_cancels_put_every_particle_back() {
             h0[..],
             "d {d}: the history after the cancel"
         );
+        // A particle made NaN: begin does not read the particles here; the gradient range that
+        // holds it refuses, the others run (and a batch range moves), the cancel puts all back.
+        s.x[far] = f64::NAN;
+        // SAFETY: valid state.
+        unsafe {
+            ok(sgs_svgd_begin(&mut *s.st));
+            let mut refused = 0;
+            for b in 0..N / P {
+                let (f, e) = slots(&s, b, b + 1);
+                match sgs_svgd_gradients_range(&*s.st, f, e) {
+                    sgs_status::SGS_OK => ok(sgs_svgd_batches_range(&*s.st, b, b + 1)),
+                    st => {
+                        assert_eq!(st, sgs_status::SGS_ERR_INVALID_POSITION);
+                        refused += 1;
+                    }
+                }
+            }
+            assert_eq!(refused, 1, "d {d}: the one range with the NaN particle");
+            ok(sgs_svgd_cancel(&mut *s.st));
+        }
+        s.x[far] = x0[far];
+        assert_eq!(s.x, x0, "d {d}: the particles after the NaN and the cancel");
+        assert_eq!(s.ws[2 * N * d..3 * N * d], h0[..], "d {d}");
         // SAFETY: valid states.
         unsafe {
             let (mut a, mut b) = (core::mem::zeroed(), core::mem::zeroed());

@@ -264,18 +264,20 @@ impl<K> SvgdCore<K> {
     where
         K: Kernel<T>,
     {
-        self.check(particles, ws, idx)?;
+        // `defer`: the C phases' ranges move in place and each evaluates its own slots'
+        // permutation and checks its own particles' positions; `begin` then draws the key
+        // alone (a Feistel fill of no slots) and reads no particle (but for a data-dependent
+        // bandwidth).
+        let deferred = defer && self.in_place_ranges();
+        self.check_lengths(particles, ws, idx)?;
+        if !deferred && !all_finite(particles) {
+            return Err(Error::InvalidPosition);
+        }
         if self.cfg.batching != Batching::WithoutReplacement {
             return Err(Error::InvalidOption);
         }
         let perm = idx.get_mut(..self.n).ok_or(Error::WorkspaceTooSmall)?;
-        // `defer`: the C phases' ranges move in place and each evaluates its own slots'
-        // permutation; `begin` then draws the key alone (a Feistel fill of no slots).
-        let fill = if defer && self.in_place_ranges() {
-            &mut []
-        } else {
-            perm
-        };
+        let fill = if deferred { &mut [] } else { perm };
         self.begin(particles, ws, fill)
     }
 
@@ -294,14 +296,20 @@ impl<K> SvgdCore<K> {
         ws: &[T],
         idx: &[u32],
     ) -> Result<(), Error> {
+        self.check_lengths(particles, ws, idx)?;
+        if !all_finite(particles) {
+            return Err(Error::InvalidPosition);
+        }
+        Ok(())
+    }
+
+    /// [`check`](Self::check) without the positions' finiteness.
+    fn check_lengths<T>(&self, particles: &[T], ws: &[T], idx: &[u32]) -> Result<(), Error> {
         if particles.len() != self.n * self.d {
             return Err(Error::LengthMismatch);
         }
         if ws.len() < self.total || idx.len() < self.n {
             return Err(Error::WorkspaceTooSmall);
-        }
-        if !all_finite(particles) {
-            return Err(Error::InvalidPosition);
         }
         Ok(())
     }
@@ -488,7 +496,8 @@ impl<K> SvgdCore<K> {
     /// When the ranges move in place ([`in_place_ranges`](Self::in_place_ranges)), phase 2 of
     /// slots `first .. first + perm.len()`: their particles, `F(first ..)` of the iteration's
     /// [`feistel`](Self::feistel) bijection, into `perm` (this range's part of the permutation),
-    /// their positions gathered from the particles' rows into `xs`, then the gradients as
+    /// their positions gathered from the particles' rows into `xs` and checked
+    /// ([`Error::InvalidPosition`]: `begin` left that to the ranges), then the gradients as
     /// [`gradient_rows`](Self::gradient_rows) computes them. Writes nothing but `perm`, `xs` and
     /// `g`, reads no particle but its own: ranges may run while others move their particles.
     ///
@@ -514,6 +523,10 @@ impl<K> SvgdCore<K> {
         unsafe { self.gather_in_place(pending, particles, perm, first, xs) };
         if xs.is_empty() {
             return Ok(());
+        }
+        // `begin` left the positions' check to the ranges, each for its own particles.
+        if !all_finite(xs) {
+            return Err(Error::InvalidPosition);
         }
         self.gradients_gathered(pending, &[], xs, g, model)
     }
