@@ -716,6 +716,100 @@ fn svgd_phases() {
     free(ud);
 }
 
+/// The iteration in phases with the Feistel permutation under Miri: the ranges write their index
+/// entries and move their particles in place through raw rows (`SharedRows`), the puts too, and
+/// `finish`/`cancel` put moved particles back. A whole iteration split in two (one range put in
+/// from the other's moved rows, as another process would) equals a step of a copy; a cancel
+/// after one range moved, and a failed finish after a NaN force put in, leave the particles as
+/// they were.
+#[test]
+fn svgd_phases_feistel_in_place() {
+    const N: usize = 6;
+    let ud: *mut c_void = Box::into_raw(Box::<Model>::default()).cast();
+    // SAFETY: as in the chain cases.
+    unsafe {
+        let mut cfg = sgs_svgd_config_default(2, 0.05);
+        cfg.permutation = SGS_PERMUTATION_FEISTEL;
+        let mk = |xs: &mut Vec<f64>, ws: &mut Vec<f64>, idx: &mut Vec<u32>, st: &mut sgs_svgd| {
+            ok(sgs_svgd_init(
+                st,
+                &cfg,
+                xs.as_mut_ptr(),
+                N,
+                D,
+                ws.as_mut_ptr(),
+                ws.len(),
+                idx.as_mut_ptr(),
+                idx.len(),
+                Some(gradient::<f64> as _),
+                None,
+                ud,
+            ))
+        };
+        let len = sgs_svgd_workspace_len(N, D, &cfg);
+        let (mut st, mut tw): (sgs_svgd, sgs_svgd) = (core::mem::zeroed(), core::mem::zeroed());
+        let mut xs: Vec<f64> = (0..N * D).map(|i| i as f64 * 0.25 - 1.0).collect();
+        let (mut ws, mut idx) = (vec![0.0; len], vec![0u32; N]);
+        let (mut xt, mut wt, mut it) = (xs.clone(), vec![0.0; len], vec![0u32; N]);
+        mk(&mut xs, &mut ws, &mut idx, &mut st);
+        mk(&mut xt, &mut wt, &mut it, &mut tw);
+        let x0 = xs.clone();
+        // One range moved, then cancelled.
+        ok(sgs_svgd_begin(&mut st));
+        ok(sgs_svgd_gradients_range(&st, 0, 2));
+        ok(sgs_svgd_batches_range(&st, 0, 1));
+        ok(sgs_svgd_cancel(&mut st));
+        assert_eq!(xs, x0);
+        // A NaN force put in: the finish fails and puts the moved range back.
+        let phi = [f64::NAN; 2 * D];
+        ok(sgs_svgd_begin(&mut st));
+        ok(sgs_svgd_gradients_range(&st, 0, 4));
+        ok(sgs_svgd_batches_range(&st, 0, 2));
+        ok(sgs_svgd_forces_put(&st, 4, N, phi.as_ptr(), phi.len()));
+        assert_eq!(
+            sgs_svgd_finish(&mut st, core::ptr::null_mut()),
+            sgs_status::SGS_ERR_NON_FINITE
+        );
+        assert_eq!(xs, x0);
+        // A whole iteration: slots 4..6 put in from a second state's moved rows.
+        let (mut st2, mut x2, mut w2, mut i2) = (
+            core::mem::zeroed::<sgs_svgd>(),
+            xs.clone(),
+            vec![0.0; len],
+            vec![0u32; N],
+        );
+        mk(&mut x2, &mut w2, &mut i2, &mut st2);
+        ok(sgs_svgd_begin(&mut st));
+        ok(sgs_svgd_begin(&mut st2));
+        ok(sgs_svgd_gradients_range(&st, 0, 4));
+        ok(sgs_svgd_batches_range(&st, 0, 2));
+        ok(sgs_svgd_gradients_range(&st2, 4, N));
+        ok(sgs_svgd_batches_range(&st2, 2, 3));
+        let mut w = 0;
+        ok(sgs_svgd_move_width(&st2, &mut w));
+        let mut rows = vec![0.0; 2 * w];
+        ok(sgs_svgd_moves_get(
+            &st2,
+            4,
+            N,
+            rows.as_mut_ptr(),
+            rows.len(),
+        ));
+        ok(sgs_svgd_moves_put(&st, 4, N, rows.as_ptr(), rows.len()));
+        let (mut a, mut b): (sgs_svgd_info, sgs_svgd_info) =
+            (core::mem::zeroed(), core::mem::zeroed());
+        ok(sgs_svgd_finish(&mut st, &mut a));
+        ok(sgs_svgd_step(&mut tw, &mut b));
+        assert_eq!(
+            (a.iteration, a.mean_force.to_bits()),
+            (b.iteration, b.mean_force.to_bits())
+        );
+        assert_eq!(xs, xt);
+        ok(sgs_svgd_cancel(&mut st2));
+    }
+    free(ud);
+}
+
 /// The batched gradient: `gradient` row by row (so a batch equals separate runs).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn batch_gradient(
