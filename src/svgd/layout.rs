@@ -30,8 +30,14 @@ pub(super) struct Layout {
 /// place, each range writing its own particles, so that `finish` copies nothing: with the
 /// Feistel permutation (any range evaluates its own slots; the begin draws no permutation), the
 /// KSD off (it needs every slot's position and gradient in `finish`) and the scale option off.
+///
+/// Hosts only, like the serial step's moves in place
+/// ([`MOVE_IN_PLACE`](super::core::MOVE_IN_PLACE)): on bare metal the phases keep the copies in
+/// `finish` (the same bits) and the code for both layouts would cost flash (about 480 bytes on
+/// a Cortex-M4F, measured with docs/footprint.md's probe).
 pub(crate) fn in_place_ranges<K>(cfg: &SvgdConfig<K>) -> bool {
-    cfg.permutation == Permutation::Feistel
+    crate::arch::HOSTED
+        && cfg.permutation == Permutation::Feistel
         && cfg.batching == Batching::WithoutReplacement
         && cfg.ksd == KsdChoice::Off
         && !cfg.scale.on()
@@ -108,7 +114,8 @@ pub(super) struct Parts<'w, T> {
 /// otherwise.
 #[inline(always)]
 pub(super) fn slot_g<'w, T>(grads: &'w mut [T], sgrads: &'w mut [T]) -> &'w mut [T] {
-    if sgrads.is_empty() {
+    // Never a separate region on bare metal ([`in_place_ranges`]): folded away there.
+    if !crate::arch::HOSTED || sgrads.is_empty() {
         grads
     } else {
         sgrads

@@ -450,7 +450,7 @@ impl<K> SvgdCore<K> {
         let parts = split(ws, &self.lay);
         let ksd = if self.moves_in_ranges() {
             // The new histories are in the spent gradient rows (by slot).
-            let hs: &[T] = if parts.sgrads.is_empty() {
+            let hs: &[T] = if !crate::arch::HOSTED || parts.sgrads.is_empty() {
                 parts.grads
             } else {
                 parts.sgrads
