@@ -23,7 +23,7 @@
 //!     end: the scales `s` and the centres `c` of the iteration (the
 //!     slot rows then hold `u = (x − c)/s` and `s∘g`, and the particles move by `s∘Δu`);
 //!   * with the Feistel permutation ([`SvgdConfig::permutation`]) and the KSD and the scale
-//!     option off, `N·d` more at the very end: the gradients by slot, kept apart from φ by
+//!     option off, on hosts, `N·d` more at the very end: the gradients by slot, kept apart from φ by
 //!     particle so that the C API's phases can move each range's particles in place;
 //! * an index slice of [`Svgd::index_len`]`(N) = N` `u32`s for the permutation (hence
 //!   `N ≤ 2³² − 1`). It is scratch: it carries no state between iterations.

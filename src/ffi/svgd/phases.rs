@@ -986,8 +986,9 @@ macro_rules! phases_api {
         /// iteration (nothing changed). Must not run concurrently with any other call on the
         /// state.
         ///
-        /// With `SGS_PERMUTATION_FEISTEL` (and the KSD and the scale option off) the work that
-        /// is serial otherwise moves into the ranges: this call draws the permutation's key
+        /// With `SGS_PERMUTATION_FEISTEL` (and the KSD and the scale option off; on hosts, not
+        /// on bare metal, where the copies stay in `…_finish` for flash) the work that is serial
+        /// otherwise moves into the ranges: this call draws the permutation's key
         /// alone (the index buffer is then written by the ranges, each its own slots' entries),
         /// reads no particle unless the bandwidth depends on them (the gradient ranges check
         /// their own particles' positions), every range moves its own particles in place, and
