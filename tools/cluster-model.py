@@ -2,7 +2,8 @@
 """The cluster-scale model of docs/scaling.md §5, from constants measured on this machine.
 
 Usage: tools/cluster-model.py [--n N] [--iters-mixture K] [--iters-logistic K] [--bandwidth B]
-                              [--latency A] [--from FILE]
+                              [--latency A] [--from FILE] [--permutation shuffle|feistel]
+                              [--only MODEL:P]
 
 Runs examples-c/mpi/build/svgd_mpi --bench (built by scripts/bench-scaling.sh or
 `make -C examples-c/mpi`) on 1 rank, then on 2 ranks sharing moved rows and sharing forces, for
@@ -25,7 +26,9 @@ and R = 8, 32, 128, 512, with the limit R → ∞, (t_s + t_p)/(t_s + t_put + b/
 
 CPU times are per-thread clocks: other processes inflate them much less than wall times, but a
 loaded machine still moves them; say the load when quoting the output. --from FILE reads the
-bench lines from FILE (the output of an earlier run) instead of running them.
+bench lines from FILE (the output of an earlier run) instead of running them. --permutation
+feistel runs svgd_mpi with the Feistel permutation (the ranks move their particles in place: begin
+and finish shrink into t_put); --only mixture:8 runs one row.
 """
 import argparse
 import re
@@ -41,11 +44,12 @@ LINE = re.compile(
 )
 
 
-def run(model, n, p, ranks, share, iters):
+def run(model, n, p, ranks, share, iters, permutation):
     """One bench run, as one line `# ranks R: <its output joined by ' | '>` (printed and returned)."""
     mpiexec = shutil.which("mpiexec.mpich") or shutil.which("mpiexec")
     cmd = [mpiexec, "-bind-to", "core", "-n", str(ranks), "examples-c/mpi/build/svgd_mpi", "--model", model,
-           "--n", str(n), "--p", str(p), "--iters", str(iters), "--bench", "--share", share]
+           "--n", str(n), "--p", str(p), "--iters", str(iters), "--bench", "--share", share,
+           "--permutation", permutation]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     line = f"# ranks {ranks}: " + " | ".join(out.strip().splitlines())
     print(line, flush=True)
@@ -83,22 +87,30 @@ def main():
     ap.add_argument("--bandwidth", type=float, default=12.5e9, help="bytes/s (default 100 Gb/s)")
     ap.add_argument("--latency", type=float, default=2e-6, help="seconds per message (default 2 µs)")
     ap.add_argument("--from", dest="src", help="read the bench lines from this file")
+    ap.add_argument("--permutation", choices=("shuffle", "feistel"), default="shuffle")
+    ap.add_argument("--only", help="one row, MODEL:P (e.g. mixture:8)")
     a = ap.parse_args()
+    rows = ROWS
+    if a.only:
+        model, _, p = a.only.partition(":")
+        rows = [r for r in ROWS if r[0] == model and str(r[2]) == p]
+        if not rows:
+            ap.error(f"--only {a.only}: not a row of the model ({', '.join(f'{m}:{q}' for m, _, q in ROWS)})")
     if a.src:
         text = open(a.src).read()
     else:
         print(f"# load before: {open('/proc/loadavg').read().split()[:3]}")
         text = ""
-        for model, _, p in ROWS:
+        for model, _, p in rows:
             iters = a.iters_mixture if model == "mixture" else a.iters_logistic
-            text += run(model, a.n, p, 1, "moves", iters)
+            text += run(model, a.n, p, 1, "moves", iters, a.permutation)
             for share in ("moves", "forces"):
-                text += run(model, a.n, p, 2, share, iters)
+                text += run(model, a.n, p, 2, share, iters, a.permutation)
         print(f"# load after: {open('/proc/loadavg').read().split()[:3]}")
     data = parse(text)
     print("\n| model | sharing | t_s | t_p | t_put | bytes per particle | R = 8 | 32 | 128 | 512 | limit R → ∞ |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for model, d, p in ROWS:
+    for model, d, p in rows:
         one = data.get((model, p, 1))
         if not one:
             print(f"missing 1-rank run for {model} p = {p}", file=sys.stderr)
