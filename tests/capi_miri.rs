@@ -644,6 +644,37 @@ fn minibatch_and_status_strings() {
     }
 }
 
+/// `sgs_svgd_init` of an f64 system of `xs.len() / D` particles with the `gradient` callback.
+///
+/// # Safety
+/// The buffers and `ud` outlive every use of the state.
+unsafe fn svgd_init(
+    st: &mut sgs_svgd,
+    cfg: &sgs_svgd_config,
+    xs: &mut [f64],
+    ws: &mut [f64],
+    idx: &mut [u32],
+    ud: *mut c_void,
+) {
+    // SAFETY: the caller's contract; lengths from the slices.
+    ok(unsafe {
+        sgs_svgd_init(
+            st,
+            cfg,
+            xs.as_mut_ptr(),
+            xs.len() / D,
+            D,
+            ws.as_mut_ptr(),
+            ws.len(),
+            idx.as_mut_ptr(),
+            idx.len(),
+            Some(gradient::<f64> as _),
+            None,
+            ud,
+        )
+    });
+}
+
 /// The iteration in phases under Miri (its pending-iteration slot is raw memory in the state:
 /// a flag word and a `MaybeUninit`): begin, a range, cancel; begin, a NaN force put in, a
 /// `finish` that fails; then a whole iteration, which must equal a step of a copy taken before.
@@ -659,20 +690,7 @@ fn svgd_phases() {
         let mut xs: Vec<f64> = (0..N * D).map(|i| i as f64 * 0.25 - 1.0).collect();
         let mut ws = vec![0.0; sgs_svgd_workspace_len(N, D, &cfg)];
         let mut idx = vec![0u32; sgs_svgd_index_len(N)];
-        ok(sgs_svgd_init(
-            &mut st,
-            &cfg,
-            xs.as_mut_ptr(),
-            N,
-            D,
-            ws.as_mut_ptr(),
-            ws.len(),
-            idx.as_mut_ptr(),
-            idx.len(),
-            Some(gradient::<f64> as _),
-            None,
-            ud,
-        ));
+        svgd_init(&mut st, &cfg, &mut xs, &mut ws, &mut idx, ud);
         let probe = |p: *const sgs_svgd| sgs_svgd_iterations(p, &mut 0u64);
         ok(sgs_svgd_begin(&mut st));
         ok(sgs_svgd_gradients_range(&st, 0, N));
@@ -730,29 +748,13 @@ fn svgd_phases_feistel_in_place() {
     unsafe {
         let mut cfg = sgs_svgd_config_default(2, 0.05);
         cfg.permutation = SGS_PERMUTATION_FEISTEL;
-        let mk = |xs: &mut Vec<f64>, ws: &mut Vec<f64>, idx: &mut Vec<u32>, st: &mut sgs_svgd| {
-            ok(sgs_svgd_init(
-                st,
-                &cfg,
-                xs.as_mut_ptr(),
-                N,
-                D,
-                ws.as_mut_ptr(),
-                ws.len(),
-                idx.as_mut_ptr(),
-                idx.len(),
-                Some(gradient::<f64> as _),
-                None,
-                ud,
-            ))
-        };
         let len = sgs_svgd_workspace_len(N, D, &cfg);
         let (mut st, mut tw): (sgs_svgd, sgs_svgd) = (core::mem::zeroed(), core::mem::zeroed());
         let mut xs: Vec<f64> = (0..N * D).map(|i| i as f64 * 0.25 - 1.0).collect();
         let (mut ws, mut idx) = (vec![0.0; len], vec![0u32; N]);
         let (mut xt, mut wt, mut it) = (xs.clone(), vec![0.0; len], vec![0u32; N]);
-        mk(&mut xs, &mut ws, &mut idx, &mut st);
-        mk(&mut xt, &mut wt, &mut it, &mut tw);
+        svgd_init(&mut st, &cfg, &mut xs, &mut ws, &mut idx, ud);
+        svgd_init(&mut tw, &cfg, &mut xt, &mut wt, &mut it, ud);
         let x0 = xs.clone();
         // One range moved, then cancelled.
         ok(sgs_svgd_begin(&mut st));
@@ -778,7 +780,7 @@ fn svgd_phases_feistel_in_place() {
             vec![0.0; len],
             vec![0u32; N],
         );
-        mk(&mut x2, &mut w2, &mut i2, &mut st2);
+        svgd_init(&mut st2, &cfg, &mut x2, &mut w2, &mut i2, ud);
         ok(sgs_svgd_begin(&mut st));
         ok(sgs_svgd_begin(&mut st2));
         ok(sgs_svgd_gradients_range(&st, 0, 4));

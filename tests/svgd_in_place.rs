@@ -138,8 +138,7 @@ fn info_bits(i: &sgs_svgd_info) -> [u64; 4] {
 #[test]
 fn phases_equal_the_step_for_any_split() {
     for (d, adagrad) in [(1, true), (3, true), (1, false), (3, false)] {
-        let (s, mut twin) = (system(d, adagrad), system(d, adagrad));
-        let mut s = s;
+        let (mut s, mut twin) = (system(d, adagrad), system(d, adagrad));
         for (it, (per, reverse)) in [(1, false), (7, true), (N / P, false), (3, true)]
             .into_iter()
             .enumerate()
@@ -165,7 +164,6 @@ fn phases_equal_the_step_for_any_split() {
                 "d {d} iteration {it}"
             );
         }
-        let _ = &mut twin;
     }
 }
 

@@ -16,7 +16,7 @@ use super::scatter::{scatter_moves, scatter_rows};
 use super::shared_rows::SharedRows;
 use super::step_rule::Update;
 use crate::error::Error;
-use crate::float::Float;
+use crate::float::{copy, Float};
 
 /// Moves the coordinates `x` (and their history `h`, with AdaGrad) by the step rule along the
 /// parallel `phi`, if every `φ_l`, new `x_l` and new `H_l` is finite; otherwise changes nothing
@@ -222,14 +222,9 @@ pub(crate) unsafe fn restore<T: Float>(
     for ((x, h), &i) in rows(xs, d).zip(rows(hs, d)).zip(perm) {
         // SAFETY: the caller's contract; one row of each buffer at a time.
         let (xt, ht) = unsafe { (particles.row_mut(i as usize), hist.row_mut(i as usize)) };
-        for (t, &v) in xt.iter_mut().zip(x) {
-            *t = v;
-        }
-        if !hist.is_empty() {
-            for (t, &v) in ht.iter_mut().zip(h) {
-                *t = v;
-            }
-        }
+        copy(xt, x);
+        // Without AdaGrad `ht` is empty: nothing copied.
+        copy(ht, h);
     }
 }
 
@@ -450,11 +445,7 @@ impl<K> SvgdCore<K> {
         let parts = split(ws, &self.lay);
         let ksd = if self.moves_in_ranges() {
             // The new histories are in the spent gradient rows (by slot).
-            let hs: &[T] = if !crate::arch::HOSTED || parts.sgrads.is_empty() {
-                parts.grads
-            } else {
-                parts.sgrads
-            };
+            let hs = slot_g(&mut *parts.grads, &mut *parts.sgrads);
             scatter_moves(particles, parts.hist, parts.xbatch, hs, perm, d);
             scatter_rows(parts.grads, parts.force, perm, d);
             f64::NAN

@@ -40,11 +40,6 @@ impl<'a, T> SharedRows<'a, T> {
         }
     }
 
-    /// Whether the buffer is empty (e.g. the history without AdaGrad).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Row `i`, mutable; empty when it lies outside.
     ///
     /// # Safety

@@ -685,24 +685,19 @@ unsafe fn put_in_place<T: Float>(
     unsafe {
         let [particles, hist, phi_by] = by_particle(fx, core);
         let perm = core::slice::from_raw_parts_mut(fx.idx.add(first), end - first);
-        core.feistel(pending).fill(first as u64, perm);
-        let (old_x, old_h) = (rows_at(fx, ox, first, end), rows_at(fx, of, first, end));
+        // The slots' particles, and their old positions into the position rows, as a gradient
+        // range gathers them.
+        core.gather_in_place(pending, particles, perm, first, rows_at(fx, ox, first, end));
+        let old_h = rows_at(fx, of, first, end);
         let (x, rest) = values.split_at(m.min(values.len()));
         let (h, f) = if history {
             rest.split_at(m.min(rest.len()))
         } else {
             (&[][..], rest)
         };
-        for (((&i, ox), xv), fv) in perm
-            .iter()
-            .zip(old_x.chunks_exact_mut(d))
-            .zip(x.chunks_exact(d))
-            .zip(f.chunks_exact(d))
-        {
-            let (xt, ft) = (particles.row_mut(i as usize), phi_by.row_mut(i as usize));
-            copy_rows(ox, xt);
-            copy_rows(xt, xv);
-            copy_rows(ft, fv);
+        for ((&i, xv), fv) in perm.iter().zip(x.chunks_exact(d)).zip(f.chunks_exact(d)) {
+            copy_rows(particles.row_mut(i as usize), xv);
+            copy_rows(phi_by.row_mut(i as usize), fv);
         }
         for ((&i, oh), hv) in perm
             .iter()
@@ -883,14 +878,15 @@ unsafe fn roll_back<T: Float>(
     done: Option<&Progress<'_>>,
 ) {
     let [ox, _, of] = core.slot_offsets();
+    // SAFETY: no range call runs, so every row is this call's.
+    let [particles, hist, _] = unsafe { by_particle(fx, core) };
     for s in 0..fx.n {
         if done.is_some_and(|pr| !all(pr.done, s, s + 1)) {
             continue;
         }
-        // SAFETY: no range call runs, so every row is this call's; the slot's permutation
-        // entry was written by the range that moved it.
+        // SAFETY: as above; the slot's permutation entry was written by the range that moved
+        // it.
         unsafe {
-            let [particles, hist, _] = by_particle(fx, core);
             let perm = core::slice::from_raw_parts(fx.idx.add(s), 1);
             let (xs, hs) = (rows_at(fx, ox, s, s + 1), rows_at(fx, of, s, s + 1));
             restore(particles, hist, xs, hs, perm, fx.d);
