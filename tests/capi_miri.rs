@@ -645,15 +645,18 @@ fn minibatch_and_status_strings() {
 }
 
 /// `sgs_svgd_init` of an f64 system of `xs.len() / D` particles with the `gradient` callback.
+/// The pointers come from `Vec::as_mut_ptr`, not through a slice reborrow: under Tree Borrows a
+/// reborrow's tag is frozen by the test's later reads of the vector (e.g. a clone), and the
+/// library's writes through the pointer would then be undefined behaviour.
 ///
 /// # Safety
 /// The buffers and `ud` outlive every use of the state.
 unsafe fn svgd_init(
     st: &mut sgs_svgd,
     cfg: &sgs_svgd_config,
-    xs: &mut [f64],
-    ws: &mut [f64],
-    idx: &mut [u32],
+    xs: &mut Vec<f64>,
+    ws: &mut Vec<f64>,
+    idx: &mut Vec<u32>,
     ud: *mut c_void,
 ) {
     // SAFETY: the caller's contract; lengths from the slices.
