@@ -88,6 +88,38 @@ impl<K> SvgdCore<K> {
             return Err(Error::LengthMismatch);
         }
         let n = particles.len() / d;
+        let core = Self::validated(cfg, n, d)?;
+        if ws.len() < core.total || idx.len() < n {
+            return Err(Error::WorkspaceTooSmall);
+        }
+        if !all_finite(particles) {
+            return Err(Error::InvalidPosition);
+        }
+        let parts = split(ws, &core.lay);
+        parts.hist.fill(T::from_f64(UNSET));
+        if cfg.scale.on() {
+            // The scales start at 1 (what `Fixed` uses until set), the centres at 0.
+            let (s, c) = parts.scale.split_at_mut(parts.scale.len() / 2);
+            s.fill(T::from_f64(1.0));
+            c.fill(T::ZERO);
+        }
+        for (t, v) in idx[..n].iter_mut().enumerate() {
+            *v = t as u32;
+        }
+        Ok(core)
+    }
+
+    /// The checks of [`new`](Self::new) that need no buffer (`n ≥ 1` particles, `d ≥ 1`), in
+    /// its order, and the core for `n` particles: also the state of a
+    /// [`SvgdShard`](super::SvgdShard), which holds only some of them.
+    pub(super) fn validated<T: Float>(
+        cfg: &SvgdConfig<K>,
+        n: usize,
+        d: usize,
+    ) -> Result<Self, Error>
+    where
+        K: Kernel<T> + Clone,
+    {
         if n > u32::MAX as usize {
             return Err(Error::InvalidArgument);
         }
@@ -108,23 +140,6 @@ impl<K> SvgdCore<K> {
         }
         let lay = Layout::new(n, d, cfg).ok_or(Error::WorkspaceTooSmall)?;
         let total = lay.total().ok_or(Error::WorkspaceTooSmall)?;
-        if ws.len() < total || idx.len() < n {
-            return Err(Error::WorkspaceTooSmall);
-        }
-        if !all_finite(particles) {
-            return Err(Error::InvalidPosition);
-        }
-        let parts = split(ws, &lay);
-        parts.hist.fill(T::from_f64(UNSET));
-        if cfg.scale.on() {
-            // The scales start at 1 (what `Fixed` uses until set), the centres at 0.
-            let (s, c) = parts.scale.split_at_mut(parts.scale.len() / 2);
-            s.fill(T::from_f64(1.0));
-            c.fill(T::ZERO);
-        }
-        for (t, v) in idx[..n].iter_mut().enumerate() {
-            *v = t as u32;
-        }
         Ok(SvgdCore {
             n,
             d,

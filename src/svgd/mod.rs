@@ -156,6 +156,7 @@ mod sampler;
 mod scale;
 mod scatter;
 mod schedule;
+mod shard;
 mod shared_rows;
 mod step_rule;
 #[cfg(test)]
@@ -175,6 +176,9 @@ pub use phases::{SvgdIteration, SvgdPiece, SvgdPieces};
 pub use sampler::Svgd;
 pub use scale::Scale;
 pub use schedule::{BatchSchedule, BatchScheduler};
+#[cfg(feature = "std")]
+pub use shard::shard_iteration;
+pub use shard::{SvgdShard, SvgdShardPartial};
 pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 pub use weights::{median_bandwidth, particle_weights};
 

@@ -1,0 +1,761 @@
+//! RBM-SVGD over processes that each hold only their share of the particles ([`SvgdShard`]):
+//! with the [`Feistel`] permutation every process can find, for its own particles, the slots
+//! they take this iteration, and for its own slots, the particles they hold, without the
+//! permutation of the others. Two all-to-all exchanges per iteration (positions and gradients
+//! to the batches' owners, forces back to the particles' owners) and a gather of one small
+//! record per process replace the copy of all N particles that every process of the phases'
+//! exchange keeps (docs/design.md, "Shards").
+
+use super::config::{Batching, SvgdConfig, SvgdInfo};
+use super::core::{anneal_rows, refusal, Pending, SvgdCore};
+use super::force_stats::ForceStats;
+use super::kernel::{Kernel, KernelChoice};
+use super::ksd::KsdChoice;
+use super::moves::move_checked;
+use super::permutation::{Feistel, Permutation};
+use super::rows::{row, row_mut, rows};
+use super::step_rule::{Update, UNSET};
+use crate::error::Error;
+use crate::float::{all_finite, copy, Float};
+use crate::model::Gradient;
+use core::ops::Range;
+
+/// `⌊k·n/parts⌋`: where block `k` of `n` items cut into `parts` blocks starts (`k ≤ parts`,
+/// `n`, `parts` below 2³²: the product fits in 64 bits).
+fn block_start(n: usize, parts: usize, k: usize) -> usize {
+    match (n as u64 * k as u64).checked_div(parts as u64) {
+        Some(v) => v as usize,
+        None => 0,
+    }
+}
+
+/// The block of `n` items cut into `parts` that holds item `i < n`: `⌊(parts·(i + 1) − 1)/n⌋`,
+/// the last block starting at or before `i` (blocks may be empty when `parts > n`).
+fn block_owner(n: usize, parts: usize, i: usize) -> usize {
+    match (parts as u64 * (i as u64 + 1))
+        .saturating_sub(1)
+        .checked_div(n as u64)
+    {
+        Some(v) => v as usize,
+        None => 0,
+    }
+}
+
+/// One process's summary of an iteration's forces and moves, from
+/// [`SvgdShard::finish`]: every process hands every other its own (e.g. `MPI_Allgather` of
+/// its 40 bytes), and [`SvgdShard::commit`] combines them in rank order. Plain data without
+/// padding, so it may travel as bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SvgdShardPartial {
+    /// Sum of `|φ_i|` over the process's particles, in particle order.
+    pub force_sum: f64,
+    /// Largest `|φ_i|` among them (0 with none).
+    pub force_max: f64,
+    /// Its particles.
+    pub moves: u64,
+    /// Kernel evaluations of its batches.
+    pub interactions: u64,
+    /// 1 when every φ, new position and new history value of its particles is finite, else 0.
+    pub finite: u64,
+}
+
+/// Where an iteration of a shard is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Idle,
+    Begun,
+    Forces,
+    Finished,
+}
+
+/// The part of an RBM-SVGD particle system (without replacement, [`Permutation::Feistel`]) that
+/// process `rank` of `ranks` holds: particles [`particle_range`](Self::particle_range) (a
+/// block of the N) and the batches of slots [`slot_range`](Self::slot_range) (a block of the
+/// ⌊N/p⌋ batches), with buffers of that size only. Every process runs the same configuration
+/// (seed included); one iteration is
+///
+/// 1. [`begin`](Self::begin): the seed and the permutation's key (the same two draws on
+///    every process), the gradients of the process's particles (one `gradients` call), and a
+///    record `(slot, position, gradient)` for each of them, grouped by the process that holds
+///    its slot;
+/// 2. the caller delivers the records (all-to-all), then [`forces`](Self::forces): φ of the
+///    process's batches and a record `(particle, φ)` per slot, grouped by the particle's
+///    process;
+/// 3. the caller delivers them, then [`finish`](Self::finish): checks the moves, nothing moved
+///    yet, and a [`SvgdShardPartial`];
+/// 4. the caller gives every process every partial, then [`commit`](Self::commit): moves the
+///    particles if every process's moves were finite, and returns the iteration's info.
+///
+/// The positions and histories are those of [`Svgd::step`](super::Svgd::step) with the same
+/// configuration, bit for bit, for any number of processes (with the gradient contract that a
+/// row's gradient depends only on the row and the seed). So are the info's fields but the mean
+/// force: the processes' sums of `|φ_i|` are added in rank order, not particle by particle.
+///
+/// Records travel as an index array (`u32`) and a row array (`T`) of the same record count;
+/// within the records for one process they are in the sender's particle (or slot) order.
+/// A process checks what it receives (count, every index its own and once); an error leaves
+/// the iteration where it was, so the caller can retry or [`cancel`](Self::cancel) it. Each
+/// call's result is the process's own: the processes must agree (e.g. reduce the status)
+/// before the next exchange, and all cancel if one failed.
+///
+/// ```
+/// use sgsample::svgd::{Permutation, SvgdShard, SvgdShardPartial};
+/// use sgsample::{Gradient, KernelChoice, StepRule, Stop, Svgd, SvgdConfig};
+///
+/// struct Shifted;
+/// impl Gradient<f64> for Shifted {
+///     fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+///         g[0] = x[0] - 1.0;
+///         Ok(())
+///     }
+/// }
+///
+/// let (n, d, ranks) = (40, 1, 2);
+/// let mut cfg = SvgdConfig::new(4, KernelChoice::Gaussian { h: 0.5 }, StepRule::adagrad(0.1));
+/// cfg.permutation = Permutation::Feistel;
+/// let start: Vec<f64> = (0..n).map(|i| -2.0 + 0.1 * i as f64).collect();
+///
+/// // Two processes simulated in one: each with its share and its buffers.
+/// let mut parts: Vec<Vec<f64>> = (0..ranks)
+///     .map(|r| start[SvgdShard::<f64>::particle_range(n, ranks, r)].to_vec())
+///     .collect();
+/// let mut ws: Vec<Vec<f64>> = (0..ranks)
+///     .map(|r| vec![0.0; SvgdShard::<f64>::workspace_len(n, d, ranks, r, &cfg)])
+///     .collect();
+/// let mut ix: Vec<Vec<u32>> = (0..ranks)
+///     .map(|r| vec![0; SvgdShard::<f64>::index_len(n, ranks, r, &cfg)])
+///     .collect();
+/// let mut shards = Vec::new();
+/// for ((p, w), i) in parts.iter_mut().zip(&mut ws).zip(&mut ix) {
+///     shards.push(SvgdShard::new(&cfg, n, d, ranks, shards.len(), p, w, i)?);
+/// }
+/// for _ in 0..3 {
+///     sgsample::svgd::shard_iteration(&mut shards, &mut Shifted)?;
+/// }
+///
+/// // The same as the whole system on one process.
+/// let mut all = start.clone();
+/// let mut w = vec![0.0; Svgd::<f64>::workspace_len(n, d, &cfg)];
+/// let mut i = vec![0; Svgd::<f64>::index_len(n)];
+/// let mut svgd = Svgd::new(&cfg, d, &mut all, &mut w, &mut i)?;
+/// for _ in 0..3 {
+///     svgd.step(&mut Shifted)?;
+/// }
+/// let joined: Vec<f64> = shards.iter().flat_map(|s| s.particles().to_vec()).collect();
+/// assert_eq!(joined, svgd.particles());
+/// # Ok::<(), sgsample::Error>(())
+/// ```
+pub struct SvgdShard<'a, T: Float, K: Kernel<T> = KernelChoice> {
+    core: SvgdCore<K>,
+    ranks: usize,
+    rank: usize,
+    own: Range<usize>,
+    batches: Range<usize>,
+    slots: Range<usize>,
+    particles: &'a mut [T],
+    ws: &'a mut [T],
+    idx: &'a mut [u32],
+    stage: Stage,
+    pending: Option<(Pending<K::Prepared, T>, Feistel)>,
+    interactions: u64,
+}
+
+/// The workspace of a shard with `c` particles and `m` slots, in order: history (`c·d`, AdaGrad
+/// only), φ by particle (`c·d`; the gradients in `begin`), positions, gradients and φ by slot
+/// (`m·d` each).
+struct Parts<'w, T> {
+    hist: &'w mut [T],
+    phi: &'w mut [T],
+    xs: &'w mut [T],
+    gs: &'w mut [T],
+    phis: &'w mut [T],
+}
+
+fn parts<T>(ws: &mut [T], c: usize, m: usize, d: usize, history: bool) -> Parts<'_, T> {
+    let h = if history { c * d } else { 0 };
+    let (hist, rest) = ws.split_at_mut(h.min(ws.len()));
+    let (phi, rest) = rest.split_at_mut((c * d).min(rest.len()));
+    let (xs, rest) = rest.split_at_mut((m * d).min(rest.len()));
+    let (gs, rest) = rest.split_at_mut((m * d).min(rest.len()));
+    let (phis, _) = rest.split_at_mut((m * d).min(rest.len()));
+    Parts {
+        hist,
+        phi,
+        xs,
+        gs,
+        phis,
+    }
+}
+
+/// Records from `keys` (one per item, in item order) grouped by destination: `dest(key)` the
+/// destination, `fill(item, record row)` the row; `counts` (one per destination) gets the
+/// records per destination, `out_idx` the keys. A counting sort: `counts` first counts, then
+/// holds each destination's next free record while placing, then the counts again.
+fn group<T: Float>(
+    keys: &[u32],
+    dest: impl Fn(u32) -> usize,
+    counts: &mut [usize],
+    out_idx: &mut [u32],
+    out_rows: &mut [T],
+    width: usize,
+    mut fill: impl FnMut(usize, &mut [T]),
+) {
+    counts.fill(0);
+    for &k in keys {
+        if let Some(c) = counts.get_mut(dest(k)) {
+            *c += 1;
+        }
+    }
+    let mut start = 0;
+    for c in counts.iter_mut() {
+        (*c, start) = (start, start + *c);
+    }
+    for (item, &k) in keys.iter().enumerate() {
+        let Some(c) = counts.get_mut(dest(k)) else {
+            continue;
+        };
+        let at = *c;
+        *c += 1;
+        if let Some(o) = out_idx.get_mut(at) {
+            *o = k;
+        }
+        if let Some(r) = out_rows.get_mut(at * width..(at + 1) * width) {
+            fill(item, r);
+        }
+    }
+    // Each entry now holds its destination's end: back to counts.
+    for q in (1..counts.len()).rev() {
+        counts[q] -= counts[q - 1];
+    }
+}
+
+/// Whether the step rule's moves of `x` (history `h`, AdaGrad) along `phi` are all finite, as
+/// [`move_checked`] decides before it moves anything.
+fn moves_finite<T: Float>(up: &Update<T>, x: &[T], h: &[T], phi: &[T]) -> bool {
+    match up.adagrad_constants() {
+        Some(c) => x.iter().zip(h).zip(phi).all(|((&xl, &hl), &pl)| {
+            let (xn, hn) = up.adagrad(c, xl, hl, pl);
+            pl.is_finite() && xn.is_finite() && hn.is_finite()
+        }),
+        None => x
+            .iter()
+            .zip(phi)
+            .all(|(&xl, &pl)| pl.is_finite() && up.plain(xl, pl).is_finite()),
+    }
+}
+
+impl<'a, T: Float, K: Kernel<T> + Clone> SvgdShard<'a, T, K> {
+    /// The particles process `rank` of `ranks` holds: `⌊rank·n/ranks⌋ .. ⌊(rank + 1)·n/ranks⌋`
+    /// (empty for `rank ≥ ranks`).
+    pub fn particle_range(n: usize, ranks: usize, rank: usize) -> Range<usize> {
+        if rank >= ranks {
+            return n..n;
+        }
+        block_start(n, ranks, rank)..block_start(n, ranks, rank + 1)
+    }
+
+    /// The permutation slots whose batches process `rank` of `ranks` computes, for `n`
+    /// particles in batches of `batch_size`: the slots of batches `⌊rank·B/ranks⌋ ..
+    /// ⌊(rank + 1)·B/ranks⌋`, `B = ⌊n/p⌋` (the last batch also holds the `n mod p` left over).
+    pub fn slot_range(n: usize, batch_size: usize, ranks: usize, rank: usize) -> Range<usize> {
+        let nb = n.checked_div(batch_size).unwrap_or(0);
+        let at = |b: usize| if b >= nb { n } else { b * batch_size };
+        if rank >= ranks {
+            return n..n;
+        }
+        at(block_start(nb, ranks, rank))..at(block_start(nb, ranks, rank + 1))
+    }
+
+    /// Workspace length (elements of `T`) of process `rank`: `(2c + 3m)·d` with AdaGrad,
+    /// `(c + 3m)·d` otherwise, `c` its particles and `m` its slots. Saturates on overflow.
+    pub fn workspace_len(
+        n: usize,
+        d: usize,
+        ranks: usize,
+        rank: usize,
+        config: &SvgdConfig<K>,
+    ) -> usize {
+        let c = Self::particle_range(n, ranks, rank).len();
+        let m = Self::slot_range(n, config.batch_size, ranks, rank).len();
+        let per = if config.step_rule.has_history() {
+            2 * c
+        } else {
+            c
+        };
+        per.saturating_add(m.saturating_mul(3)).saturating_mul(d)
+    }
+
+    /// Index length (`u32` entries) of process `rank`: `c + m`.
+    pub fn index_len(n: usize, ranks: usize, rank: usize, config: &SvgdConfig<K>) -> usize {
+        let c = Self::particle_range(n, ranks, rank).len();
+        c.saturating_add(Self::slot_range(n, config.batch_size, ranks, rank).len())
+    }
+
+    /// Process `rank`'s part of a system of `n` particles in dimension `d`: `particles` holds
+    /// its particles' rows (`particle_range(n, ranks, rank)`, `c·d` coordinates). Errors, in
+    /// the order checked: [`Error::ZeroDimension`], [`Error::ZeroParticles`],
+    /// [`Error::InvalidArgument`] (`rank ≥ ranks`, or N ≥ 2³²), then those of
+    /// [`Svgd::new`](super::Svgd::new) for the configuration, [`Error::InvalidOption`] (not
+    /// [`Permutation::Feistel`] without replacement, or the KSD, the scale option or a kernel
+    /// that needs all particles to prepare, the median heuristic, on), [`Error::LengthMismatch`]
+    /// (`particles`), [`Error::WorkspaceTooSmall`], [`Error::InvalidPosition`]. Nothing is
+    /// written on error.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        config: &SvgdConfig<K>,
+        n: usize,
+        d: usize,
+        ranks: usize,
+        rank: usize,
+        particles: &'a mut [T],
+        workspace: &'a mut [T],
+        index: &'a mut [u32],
+    ) -> Result<Self, Error> {
+        if d == 0 {
+            return Err(Error::ZeroDimension);
+        }
+        if n == 0 {
+            return Err(Error::ZeroParticles);
+        }
+        if rank >= ranks || ranks > u32::MAX as usize {
+            return Err(Error::InvalidArgument);
+        }
+        let core = SvgdCore::validated::<T>(config, n, d)?;
+        if config.permutation != Permutation::Feistel
+            || config.batching != Batching::WithoutReplacement
+            || config.ksd != KsdChoice::Off
+            || config.scale.on()
+            || config.kernel.scratch_len(n) > 0
+        {
+            return Err(Error::InvalidOption);
+        }
+        let own = Self::particle_range(n, ranks, rank);
+        if particles.len() != own.len().saturating_mul(d) {
+            return Err(Error::LengthMismatch);
+        }
+        if workspace.len() < Self::workspace_len(n, d, ranks, rank, config)
+            || index.len() < Self::index_len(n, ranks, rank, config)
+        {
+            return Err(Error::WorkspaceTooSmall);
+        }
+        if !all_finite(particles) {
+            return Err(Error::InvalidPosition);
+        }
+        let nb = core.batches();
+        let batches = block_start(nb, ranks, rank)..block_start(nb, ranks, rank + 1);
+        let slots = Self::slot_range(n, config.batch_size, ranks, rank);
+        let mut shard = SvgdShard {
+            core,
+            ranks,
+            rank,
+            own,
+            batches,
+            slots,
+            particles,
+            ws: workspace,
+            idx: index,
+            stage: Stage::Idle,
+            pending: None,
+            interactions: 0,
+        };
+        shard.parts().hist.fill(T::from_f64(UNSET));
+        Ok(shard)
+    }
+}
+
+impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
+    fn parts(&mut self) -> Parts<'_, T> {
+        let history = self.core.cfg.step_rule.has_history();
+        parts(
+            self.ws,
+            self.own.len(),
+            self.slots.len(),
+            self.core.d,
+            history,
+        )
+    }
+
+    /// This process's particles (`particle_range`), row by row.
+    pub fn particles(&self) -> &[T] {
+        self.particles
+    }
+
+    /// The indices of this process's particles among the N.
+    pub fn own_particles(&self) -> Range<usize> {
+        self.own.clone()
+    }
+
+    /// The permutation slots of this process's batches.
+    pub fn own_slots(&self) -> Range<usize> {
+        self.slots.clone()
+    }
+
+    /// Iterations committed since `new`.
+    pub fn iterations(&self) -> u64 {
+        self.core.iterations
+    }
+
+    /// Step 1: begins an iteration (the seed and the key: the same draws on every process),
+    /// computes the gradients of this process's particles (one `model.gradients` call over
+    /// its rows), and writes one record per particle into `out_idx` (its slot) and `out_rows`
+    /// (position then gradient: `2d` per record), grouped by destination process in rank
+    /// order, `counts[q]` records for process `q`. Lengths: `out_idx` `c`, `out_rows` `2c·d`,
+    /// `counts` `ranks` ([`Error::LengthMismatch`] otherwise). Errors:
+    /// [`Error::IterationInProgress`], [`Error::LengthMismatch`], [`Error::InvalidPosition`],
+    /// the callback's ([`Error::CallbackAborted`], [`Error::GradientRejected`]),
+    /// [`Error::NonFinite`]; on error no iteration is under way and nothing changed.
+    pub fn begin<M: Gradient<T> + ?Sized>(
+        &mut self,
+        model: &mut M,
+        out_idx: &mut [u32],
+        out_rows: &mut [T],
+        counts: &mut [usize],
+    ) -> Result<(), Error> {
+        if self.stage != Stage::Idle {
+            return Err(Error::IterationInProgress);
+        }
+        let (c, d) = (self.own.len(), self.core.d);
+        if out_idx.len() != c || out_rows.len() != 2 * c * d || counts.len() != self.ranks {
+            return Err(Error::LengthMismatch);
+        }
+        if !all_finite(self.particles) {
+            return Err(Error::InvalidPosition);
+        }
+        let saved = self.core.rng.checkpoint();
+        let seed = self.core.rng.next_u64();
+        let feistel = Feistel::new(self.core.rng.next_u64(), self.core.n as u64);
+        let prepared = match self.core.cfg.kernel.prepare(&[], d, &mut []) {
+            Ok(p) => p,
+            Err(e) => {
+                self.core.rng.restore(saved);
+                return Err(e);
+            }
+        };
+        let pending = Pending {
+            saved,
+            iteration: self.core.iterations + 1,
+            seed,
+            weights: self.core.weights(&prepared),
+            prepared,
+        };
+        if let Err(e) = self.own_gradients(model, seed) {
+            self.core.rng.restore(saved);
+            return Err(e);
+        }
+        // Each particle's slot, then the records by the slot's process.
+        let first = self.own.start;
+        let slots = &mut self.idx[self.slots.len()..][..c];
+        for (k, s) in slots.iter_mut().enumerate() {
+            *s = feistel.invert((first + k) as u64) as u32;
+        }
+        let history = self.core.cfg.step_rule.has_history();
+        let (m, nb, p, ranks) = (
+            self.slots.len(),
+            self.core.batches(),
+            self.core.cfg.batch_size,
+            self.ranks,
+        );
+        let owner = |s: u32| block_owner(nb, ranks, (s as usize / p).min(nb.saturating_sub(1)));
+        let ws = parts(self.ws, c, m, d, history);
+        let (xs, gs) = (&*self.particles, &*ws.phi);
+        group(slots, owner, counts, out_idx, out_rows, 2 * d, |k, r| {
+            let (x, g) = r.split_at_mut(d);
+            copy(x, row(xs, k, d));
+            copy(g, row(gs, k, d));
+        });
+        self.pending = Some((pending, feistel));
+        self.stage = Stage::Begun;
+        Ok(())
+    }
+
+    /// The gradients of this process's particles into the φ-by-particle rows, checked and
+    /// annealed as the serial step's.
+    fn own_gradients<M: Gradient<T> + ?Sized>(
+        &mut self,
+        model: &mut M,
+        seed: u64,
+    ) -> Result<(), Error> {
+        if self.own.is_empty() {
+            return Ok(());
+        }
+        let d = self.core.d;
+        let gamma = self.core.anneal_factor();
+        let anneal = self.core.cfg.anneal.on();
+        let xs = &*self.particles;
+        let history = self.core.cfg.step_rule.has_history();
+        let g = parts(self.ws, self.own.len(), self.slots.len(), d, history).phi;
+        model.gradients(xs, d, seed, g).map_err(refusal)?;
+        if !all_finite(g) {
+            return Err(Error::NonFinite);
+        }
+        if anneal {
+            anneal_rows(g, gamma);
+        }
+        Ok(())
+    }
+
+    /// Step 2: takes the records for this process's slots (`in_idx` the slots, `in_rows`
+    /// position then gradient, `m` records in any order), computes φ of its batches, and
+    /// writes one record per slot into `out_idx` (the slot's particle) and `out_rows` (its φ,
+    /// `d` per record), grouped by the particle's process, `counts[q]` for process `q`.
+    /// Lengths: `in_idx` and `out_idx` `m`, `in_rows` `2m·d`, `out_rows` `m·d`, `counts`
+    /// `ranks`. Errors: [`Error::IterationNotBegun`] (not after `begin`),
+    /// [`Error::LengthMismatch`], [`Error::RangeOutOfBounds`] (a slot not this process's),
+    /// [`Error::RangeOverlap`] (a slot twice); the iteration then stays after `begin`.
+    pub fn forces(
+        &mut self,
+        in_idx: &[u32],
+        in_rows: &[T],
+        out_idx: &mut [u32],
+        out_rows: &mut [T],
+        counts: &mut [usize],
+    ) -> Result<(), Error> {
+        if self.stage != Stage::Begun {
+            return Err(Error::IterationNotBegun);
+        }
+        let (m, d) = (self.slots.len(), self.core.d);
+        if in_idx.len() != m
+            || in_rows.len() != 2 * m * d
+            || out_idx.len() != m
+            || out_rows.len() != m * d
+            || counts.len() != self.ranks
+        {
+            return Err(Error::LengthMismatch);
+        }
+        let Some((pending, feistel)) = self.pending.take() else {
+            return Err(Error::IterationNotBegun);
+        };
+        let placed = self.place(in_idx, in_rows);
+        if let Err(e) = placed {
+            self.pending = Some((pending, feistel));
+            return Err(e);
+        }
+        let (c, first) = (self.own.len(), self.slots.start);
+        let history = self.core.cfg.step_rule.has_history();
+        let ws = parts(self.ws, c, m, d, history);
+        let (a, b) = (self.batches.start, self.batches.end);
+        self.interactions = self
+            .core
+            .batch_forces(&pending, a, b, ws.xs, ws.gs, ws.phis);
+        // The slots' particles, then the records by the particle's process.
+        let held = &mut self.idx[..m];
+        feistel.fill(first as u64, held);
+        let (n, ranks) = (self.core.n, self.ranks);
+        let phis = &*ws.phis;
+        group(
+            held,
+            |i| block_owner(n, ranks, i as usize),
+            counts,
+            out_idx,
+            out_rows,
+            d,
+            |j, r| copy(r, row(phis, j, d)),
+        );
+        self.pending = Some((pending, feistel));
+        self.stage = Stage::Forces;
+        Ok(())
+    }
+
+    /// The records of `forces` into the slot rows, each slot checked to be this process's and
+    /// to come once (every slot then has one: there are `m`).
+    fn place(&mut self, in_idx: &[u32], in_rows: &[T]) -> Result<(), Error> {
+        let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
+        let history = self.core.cfg.step_rule.has_history();
+        let ws = parts(self.ws, c, m, d, history);
+        let seen = &mut self.idx[..m];
+        seen.fill(0);
+        let first = self.slots.start;
+        for (&s, r) in in_idx.iter().zip(rows(in_rows, 2 * d)) {
+            let j = (s as usize).wrapping_sub(first);
+            let Some(mark) = seen.get_mut(j) else {
+                return Err(Error::RangeOutOfBounds);
+            };
+            if *mark != 0 {
+                return Err(Error::RangeOverlap);
+            }
+            *mark = 1;
+            let (x, g) = r.split_at(d);
+            copy(row_mut(ws.xs, j, d), x);
+            copy(row_mut(ws.gs, j, d), g);
+        }
+        Ok(())
+    }
+
+    /// Step 3: takes the forces of this process's particles (`in_idx` the particles, `in_rows`
+    /// their φ, `c` records in any order), checks their moves (nothing moves before
+    /// [`commit`](Self::commit)) and returns the process's [`SvgdShardPartial`]. Lengths:
+    /// `in_idx` `c`, `in_rows` `c·d`. Errors: [`Error::IterationNotBegun`] (not after
+    /// `forces`), [`Error::LengthMismatch`], [`Error::RangeOutOfBounds`],
+    /// [`Error::RangeOverlap`]; the iteration then stays after `forces`.
+    pub fn finish(&mut self, in_idx: &[u32], in_rows: &[T]) -> Result<SvgdShardPartial, Error> {
+        if self.stage != Stage::Forces {
+            return Err(Error::IterationNotBegun);
+        }
+        let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
+        if in_idx.len() != c || in_rows.len() != c * d {
+            return Err(Error::LengthMismatch);
+        }
+        let history = self.core.cfg.step_rule.has_history();
+        let ws = parts(self.ws, c, m, d, history);
+        let seen = &mut self.idx[m..][..c];
+        seen.fill(0);
+        let first = self.own.start;
+        for (&i, r) in in_idx.iter().zip(rows(in_rows, d)) {
+            let k = (i as usize).wrapping_sub(first);
+            let Some(mark) = seen.get_mut(k) else {
+                return Err(Error::RangeOutOfBounds);
+            };
+            if *mark != 0 {
+                return Err(Error::RangeOverlap);
+            }
+            *mark = 1;
+            copy(row_mut(ws.phi, k, d), r);
+        }
+        let Some((pending, _)) = &self.pending else {
+            return Err(Error::IterationNotBegun);
+        };
+        let up = Update::<T>::new(&self.core.cfg.step_rule, pending.iteration);
+        let finite = moves_finite(&up, self.particles, ws.hist, ws.phi);
+        let mut stats = ForceStats::default();
+        stats.add_rows(ws.phi, d);
+        self.stage = Stage::Finished;
+        Ok(SvgdShardPartial {
+            force_sum: stats.sum,
+            force_max: stats.max,
+            moves: stats.count,
+            interactions: self.interactions,
+            finite: finite as u64,
+        })
+    }
+
+    /// Step 4: with every process's partial (`partials[q]` process `q`'s, all `ranks` of
+    /// them), moves this process's particles if every process's moves were finite and returns
+    /// the iteration's info (the sums added in rank order). Errors:
+    /// [`Error::IterationNotBegun`] (not after `finish`), [`Error::LengthMismatch`] (the
+    /// iteration stays after `finish`), [`Error::InvalidArgument`] (a `finite` flag neither 0
+    /// nor 1: idem), [`Error::NonFinite`] when some process's moves were not finite: then the
+    /// iteration is cancelled, as on every process, and nothing moved.
+    pub fn commit(&mut self, partials: &[SvgdShardPartial]) -> Result<SvgdInfo, Error> {
+        if self.stage != Stage::Finished {
+            return Err(Error::IterationNotBegun);
+        }
+        if partials.len() != self.ranks {
+            return Err(Error::LengthMismatch);
+        }
+        if partials.iter().any(|q| q.finite > 1) {
+            return Err(Error::InvalidArgument);
+        }
+        let Some((pending, _)) = self.pending.take() else {
+            return Err(Error::IterationNotBegun);
+        };
+        self.stage = Stage::Idle;
+        let up = Update::<T>::new(&self.core.cfg.step_rule, pending.iteration);
+        let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
+        let history = self.core.cfg.step_rule.has_history();
+        let ws = parts(self.ws, c, m, d, history);
+        let hist = history.then_some(&mut *ws.hist);
+        if partials.iter().any(|q| q.finite == 0)
+            || !move_checked(&up, self.particles, hist, ws.phi)
+        {
+            self.core.cancel(&pending);
+            return Err(Error::NonFinite);
+        }
+        let mut stats = ForceStats::default();
+        let mut interactions = 0u64;
+        for q in partials {
+            stats.sum += q.force_sum;
+            stats.max = stats.max.max(q.force_max);
+            stats.count += q.moves;
+            interactions = interactions.wrapping_add(q.interactions);
+        }
+        Ok(self
+            .core
+            .info::<T>(&pending.prepared, pending.iteration, &stats, interactions))
+    }
+
+    /// Abandons the iteration under way (if any): the generator is restored and nothing moved.
+    pub fn cancel(&mut self) {
+        if let Some((pending, _)) = self.pending.take() {
+            self.core.cancel(&pending);
+        }
+        self.stage = Stage::Idle;
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+}
+
+/// One iteration of the shards of a whole system held in one process (`shards[q]` process
+/// `q`'s): the exchanges done by copying between them. For tests and for running a sharded
+/// system on one machine without a message-passing library; a process of a distributed run
+/// makes the same calls with the records sent and received in between. On error every shard's
+/// iteration is cancelled. Needs the `std` feature (buffers for the records).
+#[cfg(feature = "std")]
+pub fn shard_iteration<T: Float, K: Kernel<T>, M: Gradient<T> + ?Sized>(
+    shards: &mut [SvgdShard<'_, T, K>],
+    model: &mut M,
+) -> Result<SvgdInfo, Error> {
+    let r = shards.len();
+    let cancel_all = |shards: &mut [SvgdShard<'_, T, K>], e: Error| {
+        for s in shards.iter_mut() {
+            s.cancel();
+        }
+        Err(e)
+    };
+    let d = match shards.first() {
+        Some(s) => s.core.d,
+        None => return Err(Error::InvalidArgument),
+    };
+    // Step 1 and the first exchange.
+    let mut sent: std::vec::Vec<(std::vec::Vec<u32>, std::vec::Vec<T>, std::vec::Vec<usize>)> =
+        std::vec::Vec::new();
+    for q in 0..r {
+        let c = shards[q].own.len();
+        let mut idx = std::vec![0u32; c];
+        let mut rws = std::vec![T::ZERO; 2 * c * d];
+        let mut counts = std::vec![0usize; r];
+        if let Err(e) = shards[q].begin(model, &mut idx, &mut rws, &mut counts) {
+            return cancel_all(shards, e);
+        }
+        sent.push((idx, rws, counts));
+    }
+    let deliver = |sent: &[(std::vec::Vec<u32>, std::vec::Vec<T>, std::vec::Vec<usize>)],
+                   to: usize,
+                   w: usize| {
+        let (mut idx, mut rws) = (std::vec::Vec::new(), std::vec::Vec::new());
+        for (si, sr, sc) in sent {
+            let at: usize = sc[..to].iter().sum();
+            idx.extend_from_slice(&si[at..at + sc[to]]);
+            rws.extend_from_slice(&sr[at * w..(at + sc[to]) * w]);
+        }
+        (idx, rws)
+    };
+    let mut back = std::vec::Vec::new();
+    for q in 0..r {
+        let (idx, rws) = deliver(&sent, q, 2 * d);
+        let m = shards[q].slots.len();
+        let mut oi = std::vec![0u32; m];
+        let mut or = std::vec![T::ZERO; m * d];
+        let mut counts = std::vec![0usize; r];
+        if let Err(e) = shards[q].forces(&idx, &rws, &mut oi, &mut or, &mut counts) {
+            return cancel_all(shards, e);
+        }
+        back.push((oi, or, counts));
+    }
+    let mut partials = std::vec::Vec::new();
+    for q in 0..r {
+        let (idx, rws) = deliver(&back, q, d);
+        match shards[q].finish(&idx, &rws) {
+            Ok(p) => partials.push(p),
+            Err(e) => return cancel_all(shards, e),
+        }
+    }
+    let mut info = Err(Error::InvalidArgument);
+    for s in shards.iter_mut() {
+        info = s.commit(&partials);
+    }
+    info
+}

@@ -1,0 +1,367 @@
+//! RBM-SVGD over shards (`SvgdShard`): every process holding only its block of the particles,
+//! the records exchanged between them (`shard_iteration` copies them, as a message-passing run
+//! sends them). Against the whole system's `Svgd::step` with the same configuration, bit for
+//! bit: positions after every iteration and the info (but the mean force, whose sums are added
+//! in rank order), for 1–7 processes (more than there are batches too), d = 1 and 3, f64 and
+//! f32, AdaGrad, constant and decaying steps, annealing, the IMQ kernel, N not a multiple of p.
+//! Then the failures: a non-finite move on one process cancels the iteration on all (nothing
+//! moves, as the whole step refuses it), a callback's abort on one process likewise, malformed
+//! records are refused with the iteration left where it was, calls out of order, and the
+//! configurations a shard cannot run. After each failure the next iterations equal the whole
+//! system's.
+#![cfg(feature = "std")]
+
+use sgsample::svgd::{shard_iteration, Anneal, Permutation, SvgdShard, SvgdShardPartial};
+use sgsample::{Error, Float, Gradient, KernelChoice, StepRule, Stop, Svgd, SvgdConfig, SvgdInfo};
+
+/// ∇V(x) = x − 1 + 0.3·sin(3x) plus a seed-dependent shift, per coordinate; a coordinate above
+/// `poison_above` gets 1e300 (finite, but its batch's forces are not); `abort_above` refuses
+/// rows whose first coordinate is above it.
+#[derive(Default)]
+struct Model {
+    poison_above: Option<f64>,
+    abort_above: Option<f64>,
+}
+
+impl<T: Float> Gradient<T> for Model {
+    fn gradient(&mut self, x: &[T], seed: u64, g: &mut [T]) -> Result<(), Stop> {
+        if let Some(a) = self.abort_above {
+            if x[0].to_f64() > a {
+                return Err(Stop::Abort);
+            }
+        }
+        for (gl, xl) in g.iter_mut().zip(x) {
+            let v = xl.to_f64();
+            *gl = T::from_f64(if self.poison_above.is_some_and(|a| v > a) {
+                1e300
+            } else {
+                v - 1.0 + 0.3 * (3.0 * v).sin() + 1e-3 * (seed % 7) as f64
+            });
+        }
+        Ok(())
+    }
+}
+
+fn start(n: usize, d: usize) -> Vec<f64> {
+    (0..n * d)
+        .map(|k| -2.0 + 4.0 * ((k * 7919) % 1000) as f64 / 1000.0)
+        .collect()
+}
+
+/// The shards of `x` (owned buffers), leaked for the test's lifetime so the shards can borrow.
+fn shards<T: Float>(
+    cfg: &SvgdConfig<KernelChoice>,
+    x: &[T],
+    d: usize,
+    ranks: usize,
+) -> Vec<SvgdShard<'static, T>> {
+    let n = x.len() / d;
+    (0..ranks)
+        .map(|r| {
+            let own = SvgdShard::<T>::particle_range(n, ranks, r);
+            let p = Box::leak(x[own.start * d..own.end * d].to_vec().into_boxed_slice());
+            let w = Box::leak(
+                vec![T::ZERO; SvgdShard::<T>::workspace_len(n, d, ranks, r, cfg)]
+                    .into_boxed_slice(),
+            );
+            let i = Box::leak(
+                vec![0u32; SvgdShard::<T>::index_len(n, ranks, r, cfg)].into_boxed_slice(),
+            );
+            SvgdShard::new(cfg, n, d, ranks, r, p, w, i).unwrap()
+        })
+        .collect()
+}
+
+fn joined<T: Float>(shards: &[SvgdShard<'_, T>]) -> Vec<T> {
+    shards.iter().flat_map(|s| s.particles().to_vec()).collect()
+}
+
+fn bits<T: Float>(x: &[T]) -> Vec<u64> {
+    x.iter().map(|v| v.to_f64().to_bits()).collect()
+}
+
+/// Every field but the mean force bit for bit; the mean force to rounding (and exactly on one
+/// process).
+fn same_info(a: &SvgdInfo, b: &SvgdInfo, ranks: usize) {
+    assert_eq!(a.iteration, b.iteration);
+    assert_eq!(a.bandwidth.to_bits(), b.bandwidth.to_bits());
+    assert_eq!(a.step_size.to_bits(), b.step_size.to_bits());
+    assert_eq!(a.max_force.to_bits(), b.max_force.to_bits());
+    assert_eq!(a.interactions, b.interactions);
+    assert!(a.ksd_squared.is_nan() && b.ksd_squared.is_nan());
+    if ranks == 1 {
+        assert_eq!(a.mean_force.to_bits(), b.mean_force.to_bits());
+    } else {
+        assert!((a.mean_force - b.mean_force).abs() <= 1e-12 * b.mean_force.abs());
+    }
+}
+
+fn config(p: usize, rule: StepRule, kernel: KernelChoice) -> SvgdConfig<KernelChoice> {
+    let mut c = SvgdConfig::new(p, kernel, rule);
+    c.permutation = Permutation::Feistel;
+    c.seed = 0x5eed;
+    c
+}
+
+/// `iterations` iterations on the shards and on the whole system: the same bits throughout.
+fn compare<T: Float>(
+    cfg: &SvgdConfig<KernelChoice>,
+    n: usize,
+    d: usize,
+    ranks: usize,
+    iterations: usize,
+) {
+    let x0: Vec<T> = start(n, d).iter().map(|&v| T::from_f64(v)).collect();
+    let mut sh = shards(cfg, &x0, d, ranks);
+    let mut all = x0.clone();
+    let mut w = vec![T::ZERO; Svgd::<T>::workspace_len(n, d, cfg)];
+    let mut i = vec![0u32; Svgd::<T>::index_len(n)];
+    let mut svgd = Svgd::new(cfg, d, &mut all, &mut w, &mut i).unwrap();
+    for it in 0..iterations {
+        let a = shard_iteration(&mut sh, &mut Model::default()).unwrap();
+        let b = svgd.step(&mut Model::default()).unwrap();
+        same_info(&a, &b, ranks);
+        assert_eq!(
+            bits(&joined(&sh)),
+            bits(svgd.particles()),
+            "n {n} d {d} ranks {ranks} iteration {it}"
+        );
+    }
+}
+
+#[test]
+fn equals_the_whole_system() {
+    let imq = KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 };
+    let gauss = KernelChoice::Gaussian { h: 0.7 };
+    for (n, p) in [(37, 13), (300, 8), (1001, 2), (203, 4)] {
+        for ranks in [1, 2, 3, 7] {
+            compare::<f64>(&config(p, StepRule::adagrad(0.05), gauss), n, 1, ranks, 4);
+        }
+    }
+    for ranks in [1, 2, 5] {
+        compare::<f64>(
+            &config(8, StepRule::Constant { eta: 0.02 }, gauss),
+            203,
+            3,
+            ranks,
+            4,
+        );
+        compare::<f32>(&config(8, StepRule::adagrad(0.05), gauss), 203, 3, ranks, 4);
+        compare::<f32>(
+            &config(4, StepRule::Decaying { eta: 0.05 }, imq),
+            150,
+            1,
+            ranks,
+            4,
+        );
+        let mut c = config(6, StepRule::adagrad(0.05), imq);
+        c.anneal = Anneal::Hyperbolic {
+            iterations: 3,
+            power: 1.0,
+        };
+        compare::<f64>(&c, 100, 2, ranks, 5);
+    }
+}
+
+#[test]
+fn failures_change_nothing_and_the_run_goes_on() {
+    let (n, d, ranks) = (203, 1, 7);
+    let cfg = config(
+        4,
+        StepRule::adagrad(0.05),
+        KernelChoice::Gaussian { h: 0.7 },
+    );
+    let x0 = start(n, d);
+    let mut sh = shards(&cfg, &x0, d, ranks);
+    let mut all = x0.clone();
+    let mut w = vec![0.0; Svgd::<f64>::workspace_len(n, d, &cfg)];
+    let mut i = vec![0u32; Svgd::<f64>::index_len(n)];
+    let mut svgd = Svgd::new(&cfg, d, &mut all, &mut w, &mut i).unwrap();
+    let mut good = Model::default();
+    let agree = |sh: &[SvgdShard<'_, f64>], svgd: &Svgd<'_, f64>| {
+        assert_eq!(bits(&joined(sh)), bits(svgd.particles()));
+        for s in sh {
+            assert_eq!(s.iterations(), svgd.iterations());
+        }
+    };
+    shard_iteration(&mut sh, &mut good).unwrap();
+    svgd.step(&mut good).unwrap();
+    // A non-finite move (the batch of the particle furthest right: its members' processes
+    // see it, the others' moves are finite): every process cancels, as the whole step refuses
+    // it.
+    let top = svgd.particles().iter().cloned().fold(f64::MIN, f64::max);
+    let mut poisoned = Model {
+        poison_above: Some(top - 1e-9),
+        ..Model::default()
+    };
+    assert_eq!(
+        shard_iteration(&mut sh, &mut poisoned),
+        Err(Error::NonFinite)
+    );
+    assert_eq!(svgd.step(&mut poisoned), Err(Error::NonFinite));
+    agree(&sh, &svgd);
+    // A callback's abort on the process holding the largest position only.
+    let mut aborting = Model {
+        abort_above: Some(top - 1e-9),
+        ..Model::default()
+    };
+    assert_eq!(
+        shard_iteration(&mut sh, &mut aborting),
+        Err(Error::CallbackAborted)
+    );
+    agree(&sh, &svgd);
+    for _ in 0..3 {
+        shard_iteration(&mut sh, &mut good).unwrap();
+        svgd.step(&mut good).unwrap();
+        agree(&sh, &svgd);
+    }
+}
+
+/// Malformed records and calls out of order, on two processes, then cancels: the run goes on.
+#[test]
+fn malformed_records_and_calls_out_of_order() {
+    let (n, d, ranks) = (64, 1, 2);
+    let cfg = config(
+        4,
+        StepRule::adagrad(0.05),
+        KernelChoice::Gaussian { h: 0.7 },
+    );
+    let x0 = start(n, d);
+    let mut sh = shards(&cfg, &x0, d, ranks);
+    let mut model = Model::default();
+    let (c0, m0) = (sh[0].own_particles().len(), sh[0].own_slots().len());
+    let (mut oi, mut or, mut oc) = (vec![0u32; m0], vec![0.0; m0 * d], vec![0usize; ranks]);
+    assert!(c0 > 1 && m0 > 4);
+    // Out of order before begin.
+    assert_eq!(
+        sh[0].forces(&[], &[], &mut oi, &mut or, &mut oc),
+        Err(Error::IterationNotBegun)
+    );
+    assert_eq!(sh[0].finish(&[], &[]), Err(Error::IterationNotBegun));
+    assert_eq!(sh[0].commit(&[]), Err(Error::IterationNotBegun));
+    // Begin on both, then gather process 0's records by hand.
+    let mut sent = Vec::new();
+    for s in sh.iter_mut() {
+        let c = s.own_particles().len();
+        let (mut i, mut r, mut k) = (vec![0u32; c], vec![0.0; 2 * c * d], vec![0usize; ranks]);
+        assert_eq!(
+            s.begin(&mut model, &mut i[..c.saturating_sub(1)], &mut r, &mut k),
+            Err(Error::LengthMismatch)
+        );
+        s.begin(&mut model, &mut i, &mut r, &mut k).unwrap();
+        assert_eq!(k.iter().sum::<usize>(), c);
+        assert_eq!(
+            s.begin(&mut model, &mut i, &mut r, &mut k),
+            Err(Error::IterationInProgress)
+        );
+        sent.push((i, r, k));
+    }
+    // The records for process `to` from every process's output.
+    let gather = |out: &[(Vec<u32>, Vec<f64>, Vec<usize>)], to: usize, w: usize| {
+        let (mut idx, mut rows) = (Vec::new(), Vec::new());
+        for (i, r, k) in out {
+            let at: usize = k[..to].iter().sum();
+            idx.extend_from_slice(&i[at..at + k[to]]);
+            rows.extend_from_slice(&r[at * w..(at + k[to]) * w]);
+        }
+        (idx, rows)
+    };
+    let (idx, rows) = gather(&sent, 0, 2 * d);
+    assert_eq!(idx.len(), m0);
+    let s0 = sh[0].own_slots();
+    let mut bad = idx.clone();
+    bad[3] = s0.end as u32;
+    assert_eq!(
+        sh[0].forces(&bad, &rows, &mut oi, &mut or, &mut oc),
+        Err(Error::RangeOutOfBounds)
+    );
+    bad[3] = bad[4];
+    assert_eq!(
+        sh[0].forces(&bad, &rows, &mut oi, &mut or, &mut oc),
+        Err(Error::RangeOverlap)
+    );
+    assert_eq!(
+        sh[0].forces(&idx[1..], &rows[2 * d..], &mut oi, &mut or, &mut oc),
+        Err(Error::LengthMismatch)
+    );
+    assert_eq!(sh[0].finish(&[], &[]), Err(Error::IterationNotBegun));
+    // Still after begin: the good records go through, on both.
+    let mut back = Vec::new();
+    for (q, s) in sh.iter_mut().enumerate() {
+        let (idx, rows) = gather(&sent, q, 2 * d);
+        let m = s.own_slots().len();
+        let (mut i, mut r, mut k) = (vec![0u32; m], vec![0.0; m * d], vec![0usize; ranks]);
+        s.forces(&idx, &rows, &mut i, &mut r, &mut k).unwrap();
+        assert_eq!(k.iter().sum::<usize>(), m);
+        back.push((i, r, k));
+    }
+    let (fi, fr) = gather(&back, 0, d);
+    assert_eq!(fi.len(), c0);
+    let mut wrong = fi.clone();
+    wrong[0] = c0 as u32;
+    assert_eq!(sh[0].finish(&wrong, &fr), Err(Error::RangeOutOfBounds));
+    wrong[0] = wrong[1];
+    assert_eq!(sh[0].finish(&wrong, &fr), Err(Error::RangeOverlap));
+    assert_eq!(sh[0].finish(&fi, &fr[1..]), Err(Error::LengthMismatch));
+    assert_eq!(sh[0].commit(&[]), Err(Error::IterationNotBegun));
+    let part = sh[0].finish(&fi, &fr).unwrap();
+    assert_eq!((part.moves, part.finite), (c0 as u64, 1));
+    assert_eq!(sh[0].commit(&[part]), Err(Error::LengthMismatch));
+    let odd = SvgdShardPartial { finite: 2, ..part };
+    assert_eq!(sh[0].commit(&[part, odd]), Err(Error::InvalidArgument));
+    for s in sh.iter_mut() {
+        s.cancel();
+    }
+    assert_eq!(
+        sh[0].commit(&[SvgdShardPartial::default(); 2]),
+        Err(Error::IterationNotBegun)
+    );
+    // After the cancels the run equals the whole system's.
+    let mut all = x0.clone();
+    let mut w = vec![0.0; Svgd::<f64>::workspace_len(n, d, &cfg)];
+    let mut i = vec![0u32; Svgd::<f64>::index_len(n)];
+    let mut svgd = Svgd::new(&cfg, d, &mut all, &mut w, &mut i).unwrap();
+    for _ in 0..2 {
+        shard_iteration(&mut sh, &mut model).unwrap();
+        svgd.step(&mut model).unwrap();
+    }
+    assert_eq!(bits(&joined(&sh)), bits(svgd.particles()));
+}
+
+#[test]
+fn refused_configurations() {
+    let gauss = KernelChoice::Gaussian { h: 0.7 };
+    let n = 40;
+    let mut x = vec![0.0f64; 20];
+    let mut w = vec![0.0f64; 1000];
+    let mut i = vec![0u32; 100];
+    let mut shuffle = config(4, StepRule::adagrad(0.1), gauss);
+    shuffle.permutation = Permutation::Shuffle;
+    let median = config(4, StepRule::adagrad(0.1), KernelChoice::GaussianMedian);
+    let fine = config(4, StepRule::adagrad(0.1), gauss);
+    let mut new = |cfg: &SvgdConfig<KernelChoice>,
+                   n: usize,
+                   d: usize,
+                   ranks: usize,
+                   rank: usize,
+                   len: usize| {
+        SvgdShard::new(cfg, n, d, ranks, rank, &mut x[..len], &mut w, &mut i).err()
+    };
+    assert_eq!(new(&shuffle, n, 1, 2, 0, 20), Some(Error::InvalidOption));
+    assert_eq!(new(&median, n, 1, 2, 0, 20), Some(Error::InvalidOption));
+    assert_eq!(new(&fine, n, 1, 2, 2, 20), Some(Error::InvalidArgument));
+    assert_eq!(new(&fine, n, 0, 2, 0, 20), Some(Error::ZeroDimension));
+    assert_eq!(new(&fine, 0, 1, 2, 0, 20), Some(Error::ZeroParticles));
+    assert_eq!(new(&fine, n, 1, 2, 0, 19), Some(Error::LengthMismatch));
+    assert_eq!(new(&fine, n, 1, 2, 0, 20), None);
+    let mut small = vec![0.0f64; 10];
+    assert_eq!(
+        SvgdShard::new(&fine, n, 1, 2, 0, &mut x, &mut small, &mut i).err(),
+        Some(Error::WorkspaceTooSmall)
+    );
+    x[3] = f64::NAN;
+    assert_eq!(
+        SvgdShard::new(&fine, n, 1, 2, 0, &mut x, &mut w, &mut i).err(),
+        Some(Error::InvalidPosition)
+    );
+}
