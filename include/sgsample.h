@@ -4601,6 +4601,49 @@ typedef int32_t (*sgs_gradients_fn_f32)(void *user_data,
                                         float *grads);
 
 /**
+ * One process's part of an RBM-SVGD system on `double` coordinates, in caller memory. Opaque:
+ * fill it with `sgs_svgd_shard_init`; zero-initialise it first.
+ */
+typedef struct sgs_svgd_shard {
+  uint64_t _opaque[160];
+} sgs_svgd_shard;
+
+/**
+ * One process's summary of an iteration (`sgs_svgd_shard_finish`), to be given to every
+ * process (e.g. `MPI_Allgather` of `sizeof(struct sgs_svgd_shard_partial)` bytes) for
+ * `sgs_svgd_shard_commit`. 40 bytes, no padding.
+ */
+typedef struct sgs_svgd_shard_partial {
+  /**
+   * Sum of |φ_i| over the process's particles, in particle order.
+   */
+  double force_sum;
+  /**
+   * Largest |φ_i| among them (0 with none).
+   */
+  double force_max;
+  /**
+   * Its particles.
+   */
+  uint64_t moves;
+  /**
+   * Kernel evaluations of its batches.
+   */
+  uint64_t interactions;
+  /**
+   * 1 when every move of its particles is finite, else 0.
+   */
+  uint64_t finite;
+} sgs_svgd_shard_partial;
+
+/**
+ * One process's part of an RBM-SVGD system on `float` coordinates (see `sgs_svgd_shard`).
+ */
+typedef struct sgs_svgd_shard_f32 {
+  uint64_t _opaque[160];
+} sgs_svgd_shard_f32;
+
+/**
  * A doubling schedule from `start`, doubling every `every` iterations (`min_decrease` 0.1 for
  * when `kind` is switched to `SGS_SCHEDULE_KSD`). Nothing is validated here.
  */
@@ -5137,6 +5180,446 @@ sgs_status sgs_svgd_copy_f32(struct sgs_svgd_f32 *dst,
                              uint32_t *index,
                              size_t index_len,
                              const struct sgs_svgd_f32 *src);
+
+/**
+ * Writes the particles and slots of process `rank` of `ranks` in a sharded system of `n`
+ * particles in batches of `batch_size`: `*particle_first`, `*particle_count` (its block of the
+ * particles, ⌊rank·n/ranks⌋ to ⌊(rank + 1)·n/ranks⌋) and `*slot_first`, `*slot_count` (the
+ * slots of its block of the ⌊n/p⌋ batches; the last batch also holds the n mod p left over).
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned or
+ * overlapping outputs, `rank ≥ ranks`), `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_INVALID_BATCH_SIZE`
+ * (p < 2 or p > n). Nothing is written on error.
+ *
+ * # Safety
+ * The four pointers valid for a write.
+ */
+sgs_status sgs_svgd_shard_ranges(size_t n,
+                                 size_t batch_size,
+                                 size_t ranks,
+                                 size_t rank,
+                                 size_t *particle_first,
+                                 size_t *particle_count,
+                                 size_t *slot_first,
+                                 size_t *slot_count);
+
+/**
+ * Workspace length, in `double` elements, of process `rank` of `ranks` in a
+ * sharded system of `n` particles in dimension `d` under `*config`: (2c + 3m)·d with
+ * AdaGrad, (c + 3m)·d otherwise, c its particles and m its slots
+ * (`sgs_svgd_shard_ranges`). SIZE_MAX when the size overflows; 0 when `config` is NULL,
+ * misaligned or has an unknown option (init then names the problem).
+ *
+ * # Safety
+ * `config`, when non-null, must point to a readable config.
+ */
+size_t sgs_svgd_shard_workspace_len(size_t n,
+                                    size_t d,
+                                    size_t ranks,
+                                    size_t rank,
+                                    const struct sgs_svgd_config *config);
+
+/**
+ * Length of the index buffer (`uint32_t` elements) of process `rank`: c + m. 0 when
+ * `config` is NULL, misaligned or has an unknown option.
+ *
+ * # Safety
+ * `config`, when non-null, must point to a readable config.
+ */
+size_t sgs_svgd_shard_index_len(size_t n,
+                                size_t ranks,
+                                size_t rank,
+                                const struct sgs_svgd_config *config);
+
+/**
+ * `sizeof` of the state struct, for bindings that allocate it themselves.
+ */
+size_t sgs_svgd_shard_state_size(void);
+
+/**
+ * The alignment the state struct needs.
+ */
+size_t sgs_svgd_shard_state_align(void);
+
+/**
+ * Starts process `rank`'s part (of `ranks`) of an RBM-SVGD system of `n` particles of dimension `d` (`double`).
+ *
+ * Every process calls it with the same `config` (seed included), `n`, `d` and
+ * `ranks`. The configuration must use `SGS_PERMUTATION_FEISTEL` without replacement,
+ * no KSD, no scale option and a kernel that needs no particles to prepare (not the
+ * median heuristic). `particles` holds the process's particles
+ * (`sgs_svgd_shard_ranges`: `particle_count·d` values, row by row, `particles_len`
+ * of them) and is the state: commits move them in place, and the caller may read them
+ * between iterations. `workspace` (`…_workspace_len`) and `index` (`…_index_len`) are
+ * scratch. The three buffers must not overlap each other or `state`, and must stay
+ * alive (with the callbacks and `user_data`) while the state is used. Give `gradient`
+ * (called once per particle) or `gradients` (once per iteration with the process's
+ * particles; used when both are given).
+ *
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (a buffer, or both callbacks),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, `rank ≥ ranks`,
+ * N ≥ 2³²), `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_BUSY` (called from the gradient callback of the
+ * shard in `*state`), the configuration's statuses as for `sgs_svgd_init`,
+ * `SGS_ERR_INVALID_OPTION` (as above), `SGS_ERR_LENGTH_MISMATCH` (`particles_len`),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, `SGS_ERR_INVALID_POSITION`. On error `*state` and the
+ * buffers are not modified. The state records its own address (a byte-wise copy is
+ * refused with `SGS_ERR_STATE_MOVED`).
+ *
+ * # Safety
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
+ */
+sgs_status sgs_svgd_shard_init(struct sgs_svgd_shard *state,
+                               const struct sgs_svgd_config *config,
+                               size_t n,
+                               size_t d,
+                               size_t ranks,
+                               size_t rank,
+                               double *particles,
+                               size_t particles_len,
+                               double *workspace,
+                               size_t workspace_len,
+                               uint32_t *index,
+                               size_t index_len,
+                               sgs_gradient_fn gradient,
+                               sgs_gradients_fn gradients,
+                               void *user_data);
+
+/**
+ * Step 1 of an iteration: draws the iteration's seed and permutation key (the same on
+ * every process), computes the gradients of the process's particles, and writes one
+ * record per particle, grouped by the process that holds its slot's batch, in rank
+ * order: `out_idx[k]` the slot, `out_rows` `2d` values per record (position, then
+ * gradient), `counts[q]` the records for process `q`. Lengths: `out_idx_len` = c,
+ * `out_rows_len` = 2c·d, `counts_len` = `ranks`. Send process `q` its records (e.g.
+ * `MPI_Alltoallv`; every process receives m records).
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * an array overlapping another or the state or its buffers), the state's validation
+ * statuses (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`), `SGS_ERR_ITERATION_IN_PROGRESS`, `SGS_ERR_LENGTH_MISMATCH`,
+ * `SGS_ERR_INVALID_POSITION`, `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED`,
+ * `SGS_ERR_NON_FINITE` (a gradient). On error no iteration is under way and nothing
+ * changed. Every call's status is the process's own: agree on it (e.g. `MPI_Allreduce`
+ * with `MPI_MAX`) before exchanging, and cancel everywhere if one failed.
+ *
+ * # Safety
+ * `state` valid with its buffers and callbacks alive; the arrays valid for their
+ * lengths.
+ */
+sgs_status sgs_svgd_shard_begin(struct sgs_svgd_shard *state,
+                                uint32_t *out_idx,
+                                size_t out_idx_len,
+                                double *out_rows,
+                                size_t out_rows_len,
+                                size_t *counts,
+                                size_t counts_len);
+
+/**
+ * Step 2: takes the m records every process sent this one (`in_idx` the slots,
+ * `in_rows` `2d` values each, in any order), computes the forces φ of the process's
+ * batches, and writes one record per slot, grouped by the process that holds the
+ * slot's particle: `out_idx[k]` the particle, `out_rows` its φ (`d` values),
+ * `counts[q]` the records for process `q`. Lengths: `in_idx_len` = `out_idx_len` =
+ * m, `in_rows_len` = 2m·d, `out_rows_len` = m·d, `counts_len` = `ranks`.
+ *
+ * Returns `SGS_OK`, the pointer and validation statuses as for begin,
+ * `SGS_ERR_ITERATION_NOT_BEGUN` (not after begin), `SGS_ERR_LENGTH_MISMATCH`,
+ * `SGS_ERR_RANGE_OUT_OF_BOUNDS` (a slot not this process's), `SGS_ERR_RANGE_OVERLAP`
+ * (a slot twice). On error the iteration stays after begin.
+ *
+ * # Safety
+ * As for begin.
+ */
+sgs_status sgs_svgd_shard_forces(struct sgs_svgd_shard *state,
+                                 const uint32_t *in_idx,
+                                 size_t in_idx_len,
+                                 const double *in_rows,
+                                 size_t in_rows_len,
+                                 uint32_t *out_idx,
+                                 size_t out_idx_len,
+                                 double *out_rows,
+                                 size_t out_rows_len,
+                                 size_t *counts,
+                                 size_t counts_len);
+
+/**
+ * Step 3: takes the c records of the process's particles (`in_idx` the particles,
+ * `in_rows` their φ, `d` values each, in any order), checks their moves (nothing
+ * moves yet) and writes the process's summary to `*partial`, which every process needs
+ * for commit. Lengths: `in_idx_len` = c, `in_rows_len` = c·d.
+ *
+ * Returns `SGS_OK`, the pointer and validation statuses as for begin,
+ * `SGS_ERR_ITERATION_NOT_BEGUN` (not after forces), `SGS_ERR_LENGTH_MISMATCH`,
+ * `SGS_ERR_RANGE_OUT_OF_BOUNDS`, `SGS_ERR_RANGE_OVERLAP`. On error the iteration stays
+ * after forces.
+ *
+ * # Safety
+ * As for begin; `partial` valid for a write.
+ */
+sgs_status sgs_svgd_shard_finish(struct sgs_svgd_shard *state,
+                                 const uint32_t *in_idx,
+                                 size_t in_idx_len,
+                                 const double *in_rows,
+                                 size_t in_rows_len,
+                                 struct sgs_svgd_shard_partial *partial);
+
+/**
+ * Step 4: with every process's summary (`partials[q]` process `q`'s, `partials_len` =
+ * `ranks`), moves the process's particles if every process's moves were finite and
+ * writes the iteration's record to `*info` (unless NULL): the same as `sgs_svgd_step`
+ * of the whole system but `mean_force`, whose sums are added in rank order.
+ *
+ * Returns `SGS_OK`, the pointer and validation statuses as for begin,
+ * `SGS_ERR_ITERATION_NOT_BEGUN` (not after finish), `SGS_ERR_LENGTH_MISMATCH` and
+ * `SGS_ERR_INVALID_ARGUMENT` (a `finite` neither 0 nor 1; both leave the iteration after
+ * finish), `SGS_ERR_NON_FINITE` (some process's moves were not finite: the iteration is
+ * cancelled, on every process alike, and nothing moved).
+ *
+ * # Safety
+ * As for begin; `partials` valid for `partials_len` reads.
+ */
+sgs_status sgs_svgd_shard_commit(struct sgs_svgd_shard *state,
+                                 const struct sgs_svgd_shard_partial *partials,
+                                 size_t partials_len,
+                                 struct sgs_svgd_info *info);
+
+/**
+ * Abandons the iteration under way, if any: the generator is restored and nothing
+ * moved. Returns `SGS_OK` or the validation statuses.
+ *
+ * # Safety
+ * `state` valid with its buffers alive.
+ */
+sgs_status sgs_svgd_shard_cancel(struct sgs_svgd_shard *state);
+
+/**
+ * Writes the number of iterations committed to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or one of its buffers) or the validation statuses.
+ *
+ * # Safety
+ * `state` valid; `iterations` valid for a write.
+ */
+sgs_status sgs_svgd_shard_iterations(const struct sgs_svgd_shard *state, uint64_t *iterations);
+
+/**
+ * Invalidates a shard state: zeroes `*state` (later calls but init return
+ * `SGS_ERR_NOT_INITIALISED`); the buffers are not touched. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`.
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_svgd_shard_clear(struct sgs_svgd_shard *state);
+
+/**
+ * Workspace length, in `float` elements, of process `rank` of `ranks` in a
+ * sharded system of `n` particles in dimension `d` under `*config`: (2c + 3m)·d with
+ * AdaGrad, (c + 3m)·d otherwise, c its particles and m its slots
+ * (`sgs_svgd_shard_ranges`). SIZE_MAX when the size overflows; 0 when `config` is NULL,
+ * misaligned or has an unknown option (init then names the problem).
+ *
+ * # Safety
+ * `config`, when non-null, must point to a readable config.
+ */
+size_t sgs_svgd_shard_workspace_len_f32(size_t n,
+                                        size_t d,
+                                        size_t ranks,
+                                        size_t rank,
+                                        const struct sgs_svgd_config *config);
+
+/**
+ * Length of the index buffer (`uint32_t` elements) of process `rank`: c + m. 0 when
+ * `config` is NULL, misaligned or has an unknown option.
+ *
+ * # Safety
+ * `config`, when non-null, must point to a readable config.
+ */
+size_t sgs_svgd_shard_index_len_f32(size_t n,
+                                    size_t ranks,
+                                    size_t rank,
+                                    const struct sgs_svgd_config *config);
+
+/**
+ * `sizeof` of the state struct, for bindings that allocate it themselves.
+ */
+size_t sgs_svgd_shard_state_size_f32(void);
+
+/**
+ * The alignment the state struct needs.
+ */
+size_t sgs_svgd_shard_state_align_f32(void);
+
+/**
+ * Starts process `rank`'s part (of `ranks`) of an RBM-SVGD system of `n` particles of dimension `d` (`float`).
+ *
+ * Every process calls it with the same `config` (seed included), `n`, `d` and
+ * `ranks`. The configuration must use `SGS_PERMUTATION_FEISTEL` without replacement,
+ * no KSD, no scale option and a kernel that needs no particles to prepare (not the
+ * median heuristic). `particles` holds the process's particles
+ * (`sgs_svgd_shard_ranges`: `particle_count·d` values, row by row, `particles_len`
+ * of them) and is the state: commits move them in place, and the caller may read them
+ * between iterations. `workspace` (`…_workspace_len`) and `index` (`…_index_len`) are
+ * scratch. The three buffers must not overlap each other or `state`, and must stay
+ * alive (with the callbacks and `user_data`) while the state is used. Give `gradient`
+ * (called once per particle) or `gradients` (once per iteration with the process's
+ * particles; used when both are given).
+ *
+ * Returns `SGS_OK`; `SGS_ERR_NULL_POINTER` (a buffer, or both callbacks),
+ * `SGS_ERR_INVALID_ARGUMENT` (misaligned or overlapping buffers, `rank ≥ ranks`,
+ * N ≥ 2³²), `SGS_ERR_ZERO_DIMENSION`, `SGS_ERR_ZERO_PARTICLES`, `SGS_ERR_BUSY` (called from the gradient callback of the
+ * shard in `*state`), the configuration's statuses as for `sgs_svgd_init`,
+ * `SGS_ERR_INVALID_OPTION` (as above), `SGS_ERR_LENGTH_MISMATCH` (`particles_len`),
+ * `SGS_ERR_WORKSPACE_TOO_SMALL`, `SGS_ERR_INVALID_POSITION`. On error `*state` and the
+ * buffers are not modified. The state records its own address (a byte-wise copy is
+ * refused with `SGS_ERR_STATE_MOVED`).
+ *
+ * # Safety
+ * Pointers must be valid for the stated lengths; callbacks must follow their contract.
+ */
+sgs_status sgs_svgd_shard_init_f32(struct sgs_svgd_shard_f32 *state,
+                                   const struct sgs_svgd_config *config,
+                                   size_t n,
+                                   size_t d,
+                                   size_t ranks,
+                                   size_t rank,
+                                   float *particles,
+                                   size_t particles_len,
+                                   float *workspace,
+                                   size_t workspace_len,
+                                   uint32_t *index,
+                                   size_t index_len,
+                                   sgs_gradient_fn_f32 gradient,
+                                   sgs_gradients_fn_f32 gradients,
+                                   void *user_data);
+
+/**
+ * Step 1 of an iteration: draws the iteration's seed and permutation key (the same on
+ * every process), computes the gradients of the process's particles, and writes one
+ * record per particle, grouped by the process that holds its slot's batch, in rank
+ * order: `out_idx[k]` the slot, `out_rows` `2d` values per record (position, then
+ * gradient), `counts[q]` the records for process `q`. Lengths: `out_idx_len` = c,
+ * `out_rows_len` = 2c·d, `counts_len` = `ranks`. Send process `q` its records (e.g.
+ * `MPI_Alltoallv`; every process receives m records).
+ *
+ * Returns `SGS_OK`, `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or
+ * an array overlapping another or the state or its buffers), the state's validation
+ * statuses (`SGS_ERR_NOT_INITIALISED`, `SGS_ERR_BUSY`, `SGS_ERR_STATE_CORRUPTED`,
+ * `SGS_ERR_STATE_MOVED`), `SGS_ERR_ITERATION_IN_PROGRESS`, `SGS_ERR_LENGTH_MISMATCH`,
+ * `SGS_ERR_INVALID_POSITION`, `SGS_ERR_CALLBACK_ABORTED`, `SGS_ERR_GRADIENT_REJECTED`,
+ * `SGS_ERR_NON_FINITE` (a gradient). On error no iteration is under way and nothing
+ * changed. Every call's status is the process's own: agree on it (e.g. `MPI_Allreduce`
+ * with `MPI_MAX`) before exchanging, and cancel everywhere if one failed.
+ *
+ * # Safety
+ * `state` valid with its buffers and callbacks alive; the arrays valid for their
+ * lengths.
+ */
+sgs_status sgs_svgd_shard_begin_f32(struct sgs_svgd_shard_f32 *state,
+                                    uint32_t *out_idx,
+                                    size_t out_idx_len,
+                                    float *out_rows,
+                                    size_t out_rows_len,
+                                    size_t *counts,
+                                    size_t counts_len);
+
+/**
+ * Step 2: takes the m records every process sent this one (`in_idx` the slots,
+ * `in_rows` `2d` values each, in any order), computes the forces φ of the process's
+ * batches, and writes one record per slot, grouped by the process that holds the
+ * slot's particle: `out_idx[k]` the particle, `out_rows` its φ (`d` values),
+ * `counts[q]` the records for process `q`. Lengths: `in_idx_len` = `out_idx_len` =
+ * m, `in_rows_len` = 2m·d, `out_rows_len` = m·d, `counts_len` = `ranks`.
+ *
+ * Returns `SGS_OK`, the pointer and validation statuses as for begin,
+ * `SGS_ERR_ITERATION_NOT_BEGUN` (not after begin), `SGS_ERR_LENGTH_MISMATCH`,
+ * `SGS_ERR_RANGE_OUT_OF_BOUNDS` (a slot not this process's), `SGS_ERR_RANGE_OVERLAP`
+ * (a slot twice). On error the iteration stays after begin.
+ *
+ * # Safety
+ * As for begin.
+ */
+sgs_status sgs_svgd_shard_forces_f32(struct sgs_svgd_shard_f32 *state,
+                                     const uint32_t *in_idx,
+                                     size_t in_idx_len,
+                                     const float *in_rows,
+                                     size_t in_rows_len,
+                                     uint32_t *out_idx,
+                                     size_t out_idx_len,
+                                     float *out_rows,
+                                     size_t out_rows_len,
+                                     size_t *counts,
+                                     size_t counts_len);
+
+/**
+ * Step 3: takes the c records of the process's particles (`in_idx` the particles,
+ * `in_rows` their φ, `d` values each, in any order), checks their moves (nothing
+ * moves yet) and writes the process's summary to `*partial`, which every process needs
+ * for commit. Lengths: `in_idx_len` = c, `in_rows_len` = c·d.
+ *
+ * Returns `SGS_OK`, the pointer and validation statuses as for begin,
+ * `SGS_ERR_ITERATION_NOT_BEGUN` (not after forces), `SGS_ERR_LENGTH_MISMATCH`,
+ * `SGS_ERR_RANGE_OUT_OF_BOUNDS`, `SGS_ERR_RANGE_OVERLAP`. On error the iteration stays
+ * after forces.
+ *
+ * # Safety
+ * As for begin; `partial` valid for a write.
+ */
+sgs_status sgs_svgd_shard_finish_f32(struct sgs_svgd_shard_f32 *state,
+                                     const uint32_t *in_idx,
+                                     size_t in_idx_len,
+                                     const float *in_rows,
+                                     size_t in_rows_len,
+                                     struct sgs_svgd_shard_partial *partial);
+
+/**
+ * Step 4: with every process's summary (`partials[q]` process `q`'s, `partials_len` =
+ * `ranks`), moves the process's particles if every process's moves were finite and
+ * writes the iteration's record to `*info` (unless NULL): the same as `sgs_svgd_step`
+ * of the whole system but `mean_force`, whose sums are added in rank order.
+ *
+ * Returns `SGS_OK`, the pointer and validation statuses as for begin,
+ * `SGS_ERR_ITERATION_NOT_BEGUN` (not after finish), `SGS_ERR_LENGTH_MISMATCH` and
+ * `SGS_ERR_INVALID_ARGUMENT` (a `finite` neither 0 nor 1; both leave the iteration after
+ * finish), `SGS_ERR_NON_FINITE` (some process's moves were not finite: the iteration is
+ * cancelled, on every process alike, and nothing moved).
+ *
+ * # Safety
+ * As for begin; `partials` valid for `partials_len` reads.
+ */
+sgs_status sgs_svgd_shard_commit_f32(struct sgs_svgd_shard_f32 *state,
+                                     const struct sgs_svgd_shard_partial *partials,
+                                     size_t partials_len,
+                                     struct sgs_svgd_info *info);
+
+/**
+ * Abandons the iteration under way, if any: the generator is restored and nothing
+ * moved. Returns `SGS_OK` or the validation statuses.
+ *
+ * # Safety
+ * `state` valid with its buffers alive.
+ */
+sgs_status sgs_svgd_shard_cancel_f32(struct sgs_svgd_shard_f32 *state);
+
+/**
+ * Writes the number of iterations committed to `*iterations`. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned, or inside the state
+ * or one of its buffers) or the validation statuses.
+ *
+ * # Safety
+ * `state` valid; `iterations` valid for a write.
+ */
+sgs_status sgs_svgd_shard_iterations_f32(const struct sgs_svgd_shard_f32 *state,
+                                         uint64_t *iterations);
+
+/**
+ * Invalidates a shard state: zeroes `*state` (later calls but init return
+ * `SGS_ERR_NOT_INITIALISED`); the buffers are not touched. Returns `SGS_OK`,
+ * `SGS_ERR_NULL_POINTER`, `SGS_ERR_INVALID_ARGUMENT` (misaligned) or `SGS_ERR_BUSY`.
+ *
+ * # Safety
+ * `state` valid for writes of the whole struct.
+ */
+sgs_status sgs_svgd_shard_clear_f32(struct sgs_svgd_shard_f32 *state);
 
 /* ==============================================================================================
  * 4. Diagnostics: streaming statistics, stored draws, KSD, the warm-up report

@@ -5,6 +5,7 @@ use super::common::*;
 use super::sgs_status;
 
 mod phases;
+mod shard;
 use crate::error::{Error, Stop};
 use crate::float::Float;
 use crate::model::Gradient;
@@ -18,6 +19,7 @@ use core::mem::{align_of, size_of};
 // The phases' entry points are part of `sgsample::ffi` like every other C function (the fuzz
 // target calls them through it).
 pub use phases::*;
+pub use shard::*;
 
 /// `sgs_svgd_config.batching`: a random permutation cut into batches of p; every particle moves
 /// once per iteration (the paper's Algorithm 3, the default).

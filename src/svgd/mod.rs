@@ -178,6 +178,10 @@ pub use scale::Scale;
 pub use schedule::{BatchSchedule, BatchScheduler};
 #[cfg(feature = "std")]
 pub use shard::shard_iteration;
+#[cfg(feature = "ffi")]
+pub(crate) use shard::{
+    particle_range, shard_index_len, shard_workspace_len, slot_range, ShardCore,
+};
 pub use shard::{SvgdShard, SvgdShardPartial};
 pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 pub use weights::{median_bandwidth, particle_weights};

@@ -147,17 +147,26 @@ enum Stage {
 /// # Ok::<(), sgsample::Error>(())
 /// ```
 pub struct SvgdShard<'a, T: Float, K: Kernel<T> = KernelChoice> {
+    core: ShardCore<K, T>,
+    particles: &'a mut [T],
+    ws: &'a mut [T],
+    idx: &'a mut [u32],
+}
+
+/// A shard apart from its buffers: plain data, so the C API keeps it in caller memory. Every
+/// method takes the buffers the shard was made with. The iteration under way is a stage and
+/// the last begun iteration's draws (not an `Option`: a failed call writes no byte of it).
+#[derive(Clone, Debug)]
+pub(crate) struct ShardCore<K: Kernel<T>, T: Float> {
     core: SvgdCore<K>,
     ranks: usize,
     rank: usize,
     own: Range<usize>,
     batches: Range<usize>,
     slots: Range<usize>,
-    particles: &'a mut [T],
-    ws: &'a mut [T],
-    idx: &'a mut [u32],
     stage: Stage,
-    pending: Option<(Pending<K::Prepared, T>, Feistel)>,
+    pending: Pending<K::Prepared, T>,
+    feistel: Feistel,
     interactions: u64,
 }
 
@@ -245,26 +254,65 @@ fn moves_finite<T: Float>(up: &Update<T>, x: &[T], h: &[T], phi: &[T]) -> bool {
     }
 }
 
+/// The particles process `rank` of `ranks` holds (see [`SvgdShard::particle_range`]).
+pub(crate) fn particle_range(n: usize, ranks: usize, rank: usize) -> Range<usize> {
+    if rank >= ranks {
+        return n..n;
+    }
+    block_start(n, ranks, rank)..block_start(n, ranks, rank + 1)
+}
+
+/// The slots of process `rank`'s batches (see [`SvgdShard::slot_range`]).
+pub(crate) fn slot_range(n: usize, batch_size: usize, ranks: usize, rank: usize) -> Range<usize> {
+    let nb = n.checked_div(batch_size).unwrap_or(0);
+    let at = |b: usize| if b >= nb { n } else { b * batch_size };
+    if rank >= ranks {
+        return n..n;
+    }
+    at(block_start(nb, ranks, rank))..at(block_start(nb, ranks, rank + 1))
+}
+
+/// The workspace length of process `rank` (see [`SvgdShard::workspace_len`]).
+pub(crate) fn shard_workspace_len<K>(
+    n: usize,
+    d: usize,
+    ranks: usize,
+    rank: usize,
+    config: &SvgdConfig<K>,
+) -> usize {
+    let c = particle_range(n, ranks, rank).len();
+    let m = slot_range(n, config.batch_size, ranks, rank).len();
+    let per = if config.step_rule.has_history() {
+        2 * c
+    } else {
+        c
+    };
+    per.saturating_add(m.saturating_mul(3)).saturating_mul(d)
+}
+
+/// The index length of process `rank` (see [`SvgdShard::index_len`]).
+pub(crate) fn shard_index_len<K>(
+    n: usize,
+    ranks: usize,
+    rank: usize,
+    config: &SvgdConfig<K>,
+) -> usize {
+    let c = particle_range(n, ranks, rank).len();
+    c.saturating_add(slot_range(n, config.batch_size, ranks, rank).len())
+}
+
 impl<'a, T: Float, K: Kernel<T> + Clone> SvgdShard<'a, T, K> {
     /// The particles process `rank` of `ranks` holds: `⌊rank·n/ranks⌋ .. ⌊(rank + 1)·n/ranks⌋`
     /// (empty for `rank ≥ ranks`).
     pub fn particle_range(n: usize, ranks: usize, rank: usize) -> Range<usize> {
-        if rank >= ranks {
-            return n..n;
-        }
-        block_start(n, ranks, rank)..block_start(n, ranks, rank + 1)
+        particle_range(n, ranks, rank)
     }
 
     /// The permutation slots whose batches process `rank` of `ranks` computes, for `n`
     /// particles in batches of `batch_size`: the slots of batches `⌊rank·B/ranks⌋ ..
     /// ⌊(rank + 1)·B/ranks⌋`, `B = ⌊n/p⌋` (the last batch also holds the `n mod p` left over).
     pub fn slot_range(n: usize, batch_size: usize, ranks: usize, rank: usize) -> Range<usize> {
-        let nb = n.checked_div(batch_size).unwrap_or(0);
-        let at = |b: usize| if b >= nb { n } else { b * batch_size };
-        if rank >= ranks {
-            return n..n;
-        }
-        at(block_start(nb, ranks, rank))..at(block_start(nb, ranks, rank + 1))
+        slot_range(n, batch_size, ranks, rank)
     }
 
     /// Workspace length (elements of `T`) of process `rank`: `(2c + 3m)·d` with AdaGrad,
@@ -276,20 +324,12 @@ impl<'a, T: Float, K: Kernel<T> + Clone> SvgdShard<'a, T, K> {
         rank: usize,
         config: &SvgdConfig<K>,
     ) -> usize {
-        let c = Self::particle_range(n, ranks, rank).len();
-        let m = Self::slot_range(n, config.batch_size, ranks, rank).len();
-        let per = if config.step_rule.has_history() {
-            2 * c
-        } else {
-            c
-        };
-        per.saturating_add(m.saturating_mul(3)).saturating_mul(d)
+        shard_workspace_len(n, d, ranks, rank, config)
     }
 
     /// Index length (`u32` entries) of process `rank`: `c + m`.
     pub fn index_len(n: usize, ranks: usize, rank: usize, config: &SvgdConfig<K>) -> usize {
-        let c = Self::particle_range(n, ranks, rank).len();
-        c.saturating_add(Self::slot_range(n, config.batch_size, ranks, rank).len())
+        shard_index_len(n, ranks, rank, config)
     }
 
     /// Process `rank`'s part of a system of `n` particles in dimension `d`: `particles` holds
@@ -312,70 +352,17 @@ impl<'a, T: Float, K: Kernel<T> + Clone> SvgdShard<'a, T, K> {
         workspace: &'a mut [T],
         index: &'a mut [u32],
     ) -> Result<Self, Error> {
-        if d == 0 {
-            return Err(Error::ZeroDimension);
-        }
-        if n == 0 {
-            return Err(Error::ZeroParticles);
-        }
-        if rank >= ranks || ranks > u32::MAX as usize {
-            return Err(Error::InvalidArgument);
-        }
-        let core = SvgdCore::validated::<T>(config, n, d)?;
-        if config.permutation != Permutation::Feistel
-            || config.batching != Batching::WithoutReplacement
-            || config.ksd != KsdChoice::Off
-            || config.scale.on()
-            || config.kernel.scratch_len(n) > 0
-        {
-            return Err(Error::InvalidOption);
-        }
-        let own = Self::particle_range(n, ranks, rank);
-        if particles.len() != own.len().saturating_mul(d) {
-            return Err(Error::LengthMismatch);
-        }
-        if workspace.len() < Self::workspace_len(n, d, ranks, rank, config)
-            || index.len() < Self::index_len(n, ranks, rank, config)
-        {
-            return Err(Error::WorkspaceTooSmall);
-        }
-        if !all_finite(particles) {
-            return Err(Error::InvalidPosition);
-        }
-        let nb = core.batches();
-        let batches = block_start(nb, ranks, rank)..block_start(nb, ranks, rank + 1);
-        let slots = Self::slot_range(n, config.batch_size, ranks, rank);
-        let mut shard = SvgdShard {
+        let core = ShardCore::new(config, n, d, ranks, rank, particles, workspace, index)?;
+        Ok(SvgdShard {
             core,
-            ranks,
-            rank,
-            own,
-            batches,
-            slots,
             particles,
             ws: workspace,
             idx: index,
-            stage: Stage::Idle,
-            pending: None,
-            interactions: 0,
-        };
-        shard.parts().hist.fill(T::from_f64(UNSET));
-        Ok(shard)
+        })
     }
 }
 
 impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
-    fn parts(&mut self) -> Parts<'_, T> {
-        let history = self.core.cfg.step_rule.has_history();
-        parts(
-            self.ws,
-            self.own.len(),
-            self.slots.len(),
-            self.core.d,
-            history,
-        )
-    }
-
     /// This process's particles (`particle_range`), row by row.
     pub fn particles(&self) -> &[T] {
         self.particles
@@ -383,17 +370,22 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
 
     /// The indices of this process's particles among the N.
     pub fn own_particles(&self) -> Range<usize> {
-        self.own.clone()
+        self.core.own.clone()
     }
 
     /// The permutation slots of this process's batches.
     pub fn own_slots(&self) -> Range<usize> {
-        self.slots.clone()
+        self.core.slots.clone()
     }
 
     /// Iterations committed since `new`.
     pub fn iterations(&self) -> u64 {
-        self.core.iterations
+        self.core.core.iterations
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.core.rank
     }
 
     /// Step 1: begins an iteration (the seed and the key: the same draws on every process),
@@ -401,10 +393,10 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
     /// its rows), and writes one record per particle into `out_idx` (its slot) and `out_rows`
     /// (position then gradient: `2d` per record), grouped by destination process in rank
     /// order, `counts[q]` records for process `q`. Lengths: `out_idx` `c`, `out_rows` `2c·d`,
-    /// `counts` `ranks` ([`Error::LengthMismatch`] otherwise). Errors:
-    /// [`Error::IterationInProgress`], [`Error::LengthMismatch`], [`Error::InvalidPosition`],
-    /// the callback's ([`Error::CallbackAborted`], [`Error::GradientRejected`]),
-    /// [`Error::NonFinite`]; on error no iteration is under way and nothing changed.
+    /// `counts` `ranks`. Errors: [`Error::IterationInProgress`], [`Error::LengthMismatch`],
+    /// [`Error::InvalidPosition`], the callback's ([`Error::CallbackAborted`],
+    /// [`Error::GradientRejected`]), [`Error::NonFinite`]; on error no iteration is under way
+    /// and nothing changed.
     pub fn begin<M: Gradient<T> + ?Sized>(
         &mut self,
         model: &mut M,
@@ -412,87 +404,8 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
         out_rows: &mut [T],
         counts: &mut [usize],
     ) -> Result<(), Error> {
-        if self.stage != Stage::Idle {
-            return Err(Error::IterationInProgress);
-        }
-        let (c, d) = (self.own.len(), self.core.d);
-        if out_idx.len() != c || out_rows.len() != 2 * c * d || counts.len() != self.ranks {
-            return Err(Error::LengthMismatch);
-        }
-        if !all_finite(self.particles) {
-            return Err(Error::InvalidPosition);
-        }
-        let saved = self.core.rng.checkpoint();
-        let seed = self.core.rng.next_u64();
-        let feistel = Feistel::new(self.core.rng.next_u64(), self.core.n as u64);
-        let prepared = match self.core.cfg.kernel.prepare(&[], d, &mut []) {
-            Ok(p) => p,
-            Err(e) => {
-                self.core.rng.restore(saved);
-                return Err(e);
-            }
-        };
-        let pending = Pending {
-            saved,
-            iteration: self.core.iterations + 1,
-            seed,
-            weights: self.core.weights(&prepared),
-            prepared,
-        };
-        if let Err(e) = self.own_gradients(model, seed) {
-            self.core.rng.restore(saved);
-            return Err(e);
-        }
-        // Each particle's slot, then the records by the slot's process.
-        let first = self.own.start;
-        let slots = &mut self.idx[self.slots.len()..][..c];
-        for (k, s) in slots.iter_mut().enumerate() {
-            *s = feistel.invert((first + k) as u64) as u32;
-        }
-        let history = self.core.cfg.step_rule.has_history();
-        let (m, nb, p, ranks) = (
-            self.slots.len(),
-            self.core.batches(),
-            self.core.cfg.batch_size,
-            self.ranks,
-        );
-        let owner = |s: u32| block_owner(nb, ranks, (s as usize / p).min(nb.saturating_sub(1)));
-        let ws = parts(self.ws, c, m, d, history);
-        let (xs, gs) = (&*self.particles, &*ws.phi);
-        group(slots, owner, counts, out_idx, out_rows, 2 * d, |k, r| {
-            let (x, g) = r.split_at_mut(d);
-            copy(x, row(xs, k, d));
-            copy(g, row(gs, k, d));
-        });
-        self.pending = Some((pending, feistel));
-        self.stage = Stage::Begun;
-        Ok(())
-    }
-
-    /// The gradients of this process's particles into the φ-by-particle rows, checked and
-    /// annealed as the serial step's.
-    fn own_gradients<M: Gradient<T> + ?Sized>(
-        &mut self,
-        model: &mut M,
-        seed: u64,
-    ) -> Result<(), Error> {
-        if self.own.is_empty() {
-            return Ok(());
-        }
-        let d = self.core.d;
-        let gamma = self.core.anneal_factor();
-        let anneal = self.core.cfg.anneal.on();
-        let xs = &*self.particles;
-        let history = self.core.cfg.step_rule.has_history();
-        let g = parts(self.ws, self.own.len(), self.slots.len(), d, history).phi;
-        model.gradients(xs, d, seed, g).map_err(refusal)?;
-        if !all_finite(g) {
-            return Err(Error::NonFinite);
-        }
-        if anneal {
-            anneal_rows(g, gamma);
-        }
-        Ok(())
+        let bufs = (&*self.particles, &mut *self.ws, &mut *self.idx);
+        self.core.begin(bufs, model, out_idx, out_rows, counts)
     }
 
     /// Step 2: takes the records for this process's slots (`in_idx` the slots, `in_rows`
@@ -511,6 +424,233 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
         out_rows: &mut [T],
         counts: &mut [usize],
     ) -> Result<(), Error> {
+        let bufs = (&mut *self.ws, &mut *self.idx);
+        self.core
+            .forces(bufs, in_idx, in_rows, out_idx, out_rows, counts)
+    }
+
+    /// Step 3: takes the forces of this process's particles (`in_idx` the particles, `in_rows`
+    /// their φ, `c` records in any order), checks their moves (nothing moves before
+    /// [`commit`](Self::commit)) and returns the process's [`SvgdShardPartial`]. Lengths:
+    /// `in_idx` `c`, `in_rows` `c·d`. Errors: [`Error::IterationNotBegun`] (not after
+    /// `forces`), [`Error::LengthMismatch`], [`Error::RangeOutOfBounds`],
+    /// [`Error::RangeOverlap`]; the iteration then stays after `forces`.
+    pub fn finish(&mut self, in_idx: &[u32], in_rows: &[T]) -> Result<SvgdShardPartial, Error> {
+        let bufs = (&*self.particles, &mut *self.ws, &mut *self.idx);
+        self.core.finish(bufs, in_idx, in_rows)
+    }
+
+    /// Step 4: with every process's partial (`partials[q]` process `q`'s, all `ranks` of
+    /// them), moves this process's particles if every process's moves were finite and returns
+    /// the iteration's info (the sums added in rank order). Errors:
+    /// [`Error::IterationNotBegun`] (not after `finish`), [`Error::LengthMismatch`] (the
+    /// iteration stays after `finish`), [`Error::InvalidArgument`] (a `finite` flag neither 0
+    /// nor 1: idem), [`Error::NonFinite`] when some process's moves were not finite: then the
+    /// iteration is cancelled, as on every process, and nothing moved.
+    pub fn commit(&mut self, partials: &[SvgdShardPartial]) -> Result<SvgdInfo, Error> {
+        self.core
+            .commit(&mut *self.particles, &mut *self.ws, partials)
+    }
+
+    /// Abandons the iteration under way (if any): the generator is restored and nothing moved.
+    pub fn cancel(&mut self) {
+        self.core.cancel();
+    }
+}
+
+impl<K: Kernel<T> + Clone, T: Float> ShardCore<K, T> {
+    /// [`SvgdShard::new`]'s checks, then the history initialised.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        config: &SvgdConfig<K>,
+        n: usize,
+        d: usize,
+        ranks: usize,
+        rank: usize,
+        particles: &[T],
+        workspace: &mut [T],
+        index: &[u32],
+    ) -> Result<Self, Error> {
+        if d == 0 {
+            return Err(Error::ZeroDimension);
+        }
+        if n == 0 {
+            return Err(Error::ZeroParticles);
+        }
+        if rank >= ranks || ranks > u32::MAX as usize {
+            return Err(Error::InvalidArgument);
+        }
+        let core = SvgdCore::validated::<T>(config, n, d)?;
+        if config.permutation != Permutation::Feistel
+            || config.batching != Batching::WithoutReplacement
+            || config.ksd != KsdChoice::Off
+            || config.scale.on()
+            || config.kernel.scratch_len(n) > 0
+        {
+            return Err(Error::InvalidOption);
+        }
+        let own = particle_range(n, ranks, rank);
+        if particles.len() != own.len().saturating_mul(d) {
+            return Err(Error::LengthMismatch);
+        }
+        if workspace.len() < shard_workspace_len(n, d, ranks, rank, config)
+            || index.len() < shard_index_len(n, ranks, rank, config)
+        {
+            return Err(Error::WorkspaceTooSmall);
+        }
+        if !all_finite(particles) {
+            return Err(Error::InvalidPosition);
+        }
+        // A data-independent kernel (checked above) prepares from no particle.
+        let prepared = config.kernel.prepare(&[], d, &mut [])?;
+        let nb = core.batches();
+        let shard = ShardCore {
+            batches: block_start(nb, ranks, rank)..block_start(nb, ranks, rank + 1),
+            slots: slot_range(n, config.batch_size, ranks, rank),
+            own,
+            ranks,
+            rank,
+            stage: Stage::Idle,
+            pending: Pending {
+                saved: core.rng.checkpoint(),
+                iteration: 0,
+                seed: 0,
+                weights: core.weights(&prepared),
+                prepared,
+            },
+            feistel: Feistel::new(0, n as u64),
+            interactions: 0,
+            core,
+        };
+        shard.parts(workspace).hist.fill(T::from_f64(UNSET));
+        Ok(shard)
+    }
+}
+
+impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
+    fn parts<'w>(&self, ws: &'w mut [T]) -> Parts<'w, T> {
+        let history = self.core.cfg.step_rule.has_history();
+        parts(ws, self.own.len(), self.slots.len(), self.core.d, history)
+    }
+
+    /// Particles, slots, ranks and rank (for the C layer's checks).
+    #[cfg(feature = "ffi")]
+    pub(crate) fn shape(&self) -> (usize, usize, usize, usize) {
+        (self.own.len(), self.slots.len(), self.ranks, self.rank)
+    }
+
+    /// The workspace length this shard needs.
+    #[cfg(feature = "ffi")]
+    pub(crate) fn workspace_len(&self) -> usize {
+        let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
+        let h = if self.core.cfg.step_rule.has_history() {
+            c
+        } else {
+            0
+        };
+        (h + c + 3 * m) * d
+    }
+
+    /// The index length this shard needs.
+    #[cfg(feature = "ffi")]
+    pub(crate) fn index_len(&self) -> usize {
+        self.own.len() + self.slots.len()
+    }
+
+    /// Iterations committed.
+    #[cfg(feature = "ffi")]
+    pub(crate) fn iterations(&self) -> u64 {
+        self.core.iterations
+    }
+
+    /// See [`SvgdShard::begin`].
+    pub(crate) fn begin<M: Gradient<T> + ?Sized>(
+        &mut self,
+        (particles, ws, idx): (&[T], &mut [T], &mut [u32]),
+        model: &mut M,
+        out_idx: &mut [u32],
+        out_rows: &mut [T],
+        counts: &mut [usize],
+    ) -> Result<(), Error> {
+        if self.stage != Stage::Idle {
+            return Err(Error::IterationInProgress);
+        }
+        let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
+        if out_idx.len() != c || out_rows.len() != 2 * c * d || counts.len() != self.ranks {
+            return Err(Error::LengthMismatch);
+        }
+        if !all_finite(particles) {
+            return Err(Error::InvalidPosition);
+        }
+        // Drawn on a copy of the generator, kept only on success.
+        let mut rng = self.core.rng.clone();
+        let saved = rng.checkpoint();
+        let seed = rng.next_u64();
+        let feistel = Feistel::new(rng.next_u64(), self.core.n as u64);
+        let prepared = self.core.cfg.kernel.prepare(&[], d, &mut [])?;
+        let g = self.parts(ws).phi;
+        self.own_gradients(particles, g, model, seed)?;
+        // Each particle's slot, then the records by the slot's process.
+        let first = self.own.start;
+        let slots = idx.get_mut(m..m + c).ok_or(Error::WorkspaceTooSmall)?;
+        for (k, s) in slots.iter_mut().enumerate() {
+            *s = feistel.invert((first + k) as u64) as u32;
+        }
+        let (nb, p, ranks) = (self.core.batches(), self.core.cfg.batch_size, self.ranks);
+        let owner = |s: u32| block_owner(nb, ranks, (s as usize / p).min(nb.saturating_sub(1)));
+        let gs = &*self.parts(ws).phi;
+        group(slots, owner, counts, out_idx, out_rows, 2 * d, |k, r| {
+            let (x, g) = r.split_at_mut(d);
+            copy(x, row(particles, k, d));
+            copy(g, row(gs, k, d));
+        });
+        self.core.rng = rng;
+        self.pending = Pending {
+            saved,
+            iteration: self.core.iterations + 1,
+            seed,
+            weights: self.core.weights(&prepared),
+            prepared,
+        };
+        self.feistel = feistel;
+        self.stage = Stage::Begun;
+        Ok(())
+    }
+
+    /// The gradients of this process's particles into `g`, checked and annealed as the serial
+    /// step's.
+    fn own_gradients<M: Gradient<T> + ?Sized>(
+        &self,
+        particles: &[T],
+        g: &mut [T],
+        model: &mut M,
+        seed: u64,
+    ) -> Result<(), Error> {
+        if particles.is_empty() {
+            return Ok(());
+        }
+        model
+            .gradients(particles, self.core.d, seed, g)
+            .map_err(refusal)?;
+        if !all_finite(g) {
+            return Err(Error::NonFinite);
+        }
+        if self.core.cfg.anneal.on() {
+            anneal_rows(g, self.core.anneal_factor());
+        }
+        Ok(())
+    }
+
+    /// See [`SvgdShard::forces`].
+    pub(crate) fn forces(
+        &mut self,
+        (ws, idx): (&mut [T], &mut [u32]),
+        in_idx: &[u32],
+        in_rows: &[T],
+        out_idx: &mut [u32],
+        out_rows: &mut [T],
+        counts: &mut [usize],
+    ) -> Result<(), Error> {
         if self.stage != Stage::Begun {
             return Err(Error::IterationNotBegun);
         }
@@ -523,52 +663,15 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
         {
             return Err(Error::LengthMismatch);
         }
-        let Some((pending, feistel)) = self.pending.take() else {
-            return Err(Error::IterationNotBegun);
-        };
-        let placed = self.place(in_idx, in_rows);
-        if let Err(e) = placed {
-            self.pending = Some((pending, feistel));
-            return Err(e);
-        }
-        let (c, first) = (self.own.len(), self.slots.start);
-        let history = self.core.cfg.step_rule.has_history();
-        let ws = parts(self.ws, c, m, d, history);
-        let (a, b) = (self.batches.start, self.batches.end);
-        self.interactions = self
-            .core
-            .batch_forces(&pending, a, b, ws.xs, ws.gs, ws.phis);
-        // The slots' particles, then the records by the particle's process.
-        let held = &mut self.idx[..m];
-        feistel.fill(first as u64, held);
-        let (n, ranks) = (self.core.n, self.ranks);
-        let phis = &*ws.phis;
-        group(
-            held,
-            |i| block_owner(n, ranks, i as usize),
-            counts,
-            out_idx,
-            out_rows,
-            d,
-            |j, r| copy(r, row(phis, j, d)),
-        );
-        self.pending = Some((pending, feistel));
-        self.stage = Stage::Forces;
-        Ok(())
-    }
-
-    /// The records of `forces` into the slot rows, each slot checked to be this process's and
-    /// to come once (every slot then has one: there are `m`).
-    fn place(&mut self, in_idx: &[u32], in_rows: &[T]) -> Result<(), Error> {
-        let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
-        let history = self.core.cfg.step_rule.has_history();
-        let ws = parts(self.ws, c, m, d, history);
-        let seen = &mut self.idx[..m];
-        seen.fill(0);
+        let held = idx.get_mut(..m).ok_or(Error::WorkspaceTooSmall)?;
+        let ws = self.parts(ws);
+        // The records into the slot rows, each slot this process's and once (then every slot
+        // has one: there are m).
+        held.fill(0);
         let first = self.slots.start;
         for (&s, r) in in_idx.iter().zip(rows(in_rows, 2 * d)) {
             let j = (s as usize).wrapping_sub(first);
-            let Some(mark) = seen.get_mut(j) else {
+            let Some(mark) = held.get_mut(j) else {
                 return Err(Error::RangeOutOfBounds);
             };
             if *mark != 0 {
@@ -579,16 +682,28 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
             copy(row_mut(ws.xs, j, d), x);
             copy(row_mut(ws.gs, j, d), g);
         }
+        let (a, b) = (self.batches.start, self.batches.end);
+        let pending = &self.pending;
+        let interactions = self.core.batch_forces(pending, a, b, ws.xs, ws.gs, ws.phis);
+        // The slots' particles, then the records by the particle's process.
+        self.feistel.fill(first as u64, held);
+        let (n, ranks, phis) = (self.core.n, self.ranks, &*ws.phis);
+        let owner = |i: u32| block_owner(n, ranks, i as usize);
+        group(held, owner, counts, out_idx, out_rows, d, |j, r| {
+            copy(r, row(phis, j, d))
+        });
+        self.interactions = interactions;
+        self.stage = Stage::Forces;
         Ok(())
     }
 
-    /// Step 3: takes the forces of this process's particles (`in_idx` the particles, `in_rows`
-    /// their φ, `c` records in any order), checks their moves (nothing moves before
-    /// [`commit`](Self::commit)) and returns the process's [`SvgdShardPartial`]. Lengths:
-    /// `in_idx` `c`, `in_rows` `c·d`. Errors: [`Error::IterationNotBegun`] (not after
-    /// `forces`), [`Error::LengthMismatch`], [`Error::RangeOutOfBounds`],
-    /// [`Error::RangeOverlap`]; the iteration then stays after `forces`.
-    pub fn finish(&mut self, in_idx: &[u32], in_rows: &[T]) -> Result<SvgdShardPartial, Error> {
+    /// See [`SvgdShard::finish`].
+    pub(crate) fn finish(
+        &mut self,
+        (particles, ws, idx): (&[T], &mut [T], &mut [u32]),
+        in_idx: &[u32],
+        in_rows: &[T],
+    ) -> Result<SvgdShardPartial, Error> {
         if self.stage != Stage::Forces {
             return Err(Error::IterationNotBegun);
         }
@@ -596,9 +711,8 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
         if in_idx.len() != c || in_rows.len() != c * d {
             return Err(Error::LengthMismatch);
         }
-        let history = self.core.cfg.step_rule.has_history();
-        let ws = parts(self.ws, c, m, d, history);
-        let seen = &mut self.idx[m..][..c];
+        let ws = self.parts(ws);
+        let seen = idx.get_mut(m..m + c).ok_or(Error::WorkspaceTooSmall)?;
         seen.fill(0);
         let first = self.own.start;
         for (&i, r) in in_idx.iter().zip(rows(in_rows, d)) {
@@ -612,11 +726,8 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
             *mark = 1;
             copy(row_mut(ws.phi, k, d), r);
         }
-        let Some((pending, _)) = &self.pending else {
-            return Err(Error::IterationNotBegun);
-        };
-        let up = Update::<T>::new(&self.core.cfg.step_rule, pending.iteration);
-        let finite = moves_finite(&up, self.particles, ws.hist, ws.phi);
+        let up = Update::<T>::new(&self.core.cfg.step_rule, self.pending.iteration);
+        let finite = moves_finite(&up, particles, ws.hist, ws.phi);
         let mut stats = ForceStats::default();
         stats.add_rows(ws.phi, d);
         self.stage = Stage::Finished;
@@ -629,14 +740,13 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
         })
     }
 
-    /// Step 4: with every process's partial (`partials[q]` process `q`'s, all `ranks` of
-    /// them), moves this process's particles if every process's moves were finite and returns
-    /// the iteration's info (the sums added in rank order). Errors:
-    /// [`Error::IterationNotBegun`] (not after `finish`), [`Error::LengthMismatch`] (the
-    /// iteration stays after `finish`), [`Error::InvalidArgument`] (a `finite` flag neither 0
-    /// nor 1: idem), [`Error::NonFinite`] when some process's moves were not finite: then the
-    /// iteration is cancelled, as on every process, and nothing moved.
-    pub fn commit(&mut self, partials: &[SvgdShardPartial]) -> Result<SvgdInfo, Error> {
+    /// See [`SvgdShard::commit`].
+    pub(crate) fn commit(
+        &mut self,
+        particles: &mut [T],
+        ws: &mut [T],
+        partials: &[SvgdShardPartial],
+    ) -> Result<SvgdInfo, Error> {
         if self.stage != Stage::Finished {
             return Err(Error::IterationNotBegun);
         }
@@ -646,21 +756,15 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
         if partials.iter().any(|q| q.finite > 1) {
             return Err(Error::InvalidArgument);
         }
-        let Some((pending, _)) = self.pending.take() else {
-            return Err(Error::IterationNotBegun);
-        };
-        self.stage = Stage::Idle;
-        let up = Update::<T>::new(&self.core.cfg.step_rule, pending.iteration);
-        let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
+        let up = Update::<T>::new(&self.core.cfg.step_rule, self.pending.iteration);
         let history = self.core.cfg.step_rule.has_history();
-        let ws = parts(self.ws, c, m, d, history);
+        let ws = self.parts(ws);
         let hist = history.then_some(&mut *ws.hist);
-        if partials.iter().any(|q| q.finite == 0)
-            || !move_checked(&up, self.particles, hist, ws.phi)
-        {
-            self.core.cancel(&pending);
+        if partials.iter().any(|q| q.finite == 0) || !move_checked(&up, particles, hist, ws.phi) {
+            self.cancel();
             return Err(Error::NonFinite);
         }
+        self.stage = Stage::Idle;
         let mut stats = ForceStats::default();
         let mut interactions = 0u64;
         for q in partials {
@@ -669,22 +773,18 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
             stats.count += q.moves;
             interactions = interactions.wrapping_add(q.interactions);
         }
+        let (prepared, iteration) = (self.pending.prepared, self.pending.iteration);
         Ok(self
             .core
-            .info::<T>(&pending.prepared, pending.iteration, &stats, interactions))
+            .info::<T>(&prepared, iteration, &stats, interactions))
     }
 
-    /// Abandons the iteration under way (if any): the generator is restored and nothing moved.
-    pub fn cancel(&mut self) {
-        if let Some((pending, _)) = self.pending.take() {
-            self.core.cancel(&pending);
+    /// See [`SvgdShard::cancel`].
+    pub(crate) fn cancel(&mut self) {
+        if self.stage != Stage::Idle {
+            self.core.cancel(&self.pending);
         }
         self.stage = Stage::Idle;
-    }
-
-    /// This process's rank.
-    pub fn rank(&self) -> usize {
-        self.rank
     }
 }
 
@@ -706,14 +806,14 @@ pub fn shard_iteration<T: Float, K: Kernel<T>, M: Gradient<T> + ?Sized>(
         Err(e)
     };
     let d = match shards.first() {
-        Some(s) => s.core.d,
+        Some(s) => s.core.core.d,
         None => return Err(Error::InvalidArgument),
     };
     // Step 1 and the first exchange.
     let mut sent: std::vec::Vec<(std::vec::Vec<u32>, std::vec::Vec<T>, std::vec::Vec<usize>)> =
         std::vec::Vec::new();
     for q in 0..r {
-        let c = shards[q].own.len();
+        let c = shards[q].core.own.len();
         let mut idx = std::vec![0u32; c];
         let mut rws = std::vec![T::ZERO; 2 * c * d];
         let mut counts = std::vec![0usize; r];
@@ -736,7 +836,7 @@ pub fn shard_iteration<T: Float, K: Kernel<T>, M: Gradient<T> + ?Sized>(
     let mut back = std::vec::Vec::new();
     for q in 0..r {
         let (idx, rws) = deliver(&sent, q, 2 * d);
-        let m = shards[q].slots.len();
+        let m = shards[q].core.slots.len();
         let mut oi = std::vec![0u32; m];
         let mut or = std::vec![T::ZERO; m * d];
         let mut counts = std::vec![0usize; r];

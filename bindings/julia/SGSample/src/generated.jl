@@ -312,6 +312,19 @@ struct sgs_svgd_config
     anneal_cycles::UInt64
     anneal_power::Cdouble
 end
+struct sgs_svgd_shard
+    _opaque::NTuple{160, UInt64}
+end
+struct sgs_svgd_shard_partial
+    force_sum::Cdouble
+    force_max::Cdouble
+    moves::UInt64
+    interactions::UInt64
+    finite::UInt64
+end
+struct sgs_svgd_shard_f32
+    _opaque::NTuple{160, UInt64}
+end
 struct sgs_warmup_report
     step_size::Cdouble
     target_accept::Cdouble
@@ -606,6 +619,31 @@ sgs_svgd_num_particles_f32(state, n) = @ccall libsgsample.sgs_svgd_num_particles
 sgs_svgd_dim_f32(state, d) = @ccall libsgsample.sgs_svgd_dim_f32(state::Ptr{sgs_svgd_f32}, d::Ptr{Csize_t})::sgs_status
 sgs_svgd_clear_f32(state) = @ccall libsgsample.sgs_svgd_clear_f32(state::Ptr{sgs_svgd_f32})::sgs_status
 sgs_svgd_copy_f32(dst, particles, particles_len, workspace, workspace_len, index, index_len, src) = @ccall libsgsample.sgs_svgd_copy_f32(dst::Ptr{sgs_svgd_f32}, particles::Ptr{Cfloat}, particles_len::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, src::Ptr{sgs_svgd_f32})::sgs_status
+sgs_svgd_shard_ranges(n, batch_size, ranks, rank, particle_first, particle_count, slot_first, slot_count) = @ccall libsgsample.sgs_svgd_shard_ranges(n::Csize_t, batch_size::Csize_t, ranks::Csize_t, rank::Csize_t, particle_first::Ptr{Csize_t}, particle_count::Ptr{Csize_t}, slot_first::Ptr{Csize_t}, slot_count::Ptr{Csize_t})::sgs_status
+sgs_svgd_shard_workspace_len(n, d, ranks, rank, config) = @ccall libsgsample.sgs_svgd_shard_workspace_len(n::Csize_t, d::Csize_t, ranks::Csize_t, rank::Csize_t, config::Ptr{sgs_svgd_config})::Csize_t
+sgs_svgd_shard_index_len(n, ranks, rank, config) = @ccall libsgsample.sgs_svgd_shard_index_len(n::Csize_t, ranks::Csize_t, rank::Csize_t, config::Ptr{sgs_svgd_config})::Csize_t
+sgs_svgd_shard_state_size() = @ccall libsgsample.sgs_svgd_shard_state_size()::Csize_t
+sgs_svgd_shard_state_align() = @ccall libsgsample.sgs_svgd_shard_state_align()::Csize_t
+sgs_svgd_shard_init(state, config, n, d, ranks, rank, particles, particles_len, workspace, workspace_len, index, index_len, gradient, gradients, user_data) = @ccall libsgsample.sgs_svgd_shard_init(state::Ptr{sgs_svgd_shard}, config::Ptr{sgs_svgd_config}, n::Csize_t, d::Csize_t, ranks::Csize_t, rank::Csize_t, particles::Ptr{Cdouble}, particles_len::Csize_t, workspace::Ptr{Cdouble}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, gradient::sgs_gradient_fn, gradients::sgs_gradients_fn, user_data::Ptr{Cvoid})::sgs_status
+sgs_svgd_shard_begin(state, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_begin(state::Ptr{sgs_svgd_shard}, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cdouble}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
+sgs_svgd_shard_forces(state, in_idx, in_idx_len, in_rows, in_rows_len, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_forces(state::Ptr{sgs_svgd_shard}, in_idx::Ptr{UInt32}, in_idx_len::Csize_t, in_rows::Ptr{Cdouble}, in_rows_len::Csize_t, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cdouble}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
+sgs_svgd_shard_finish(state, in_idx, in_idx_len, in_rows, in_rows_len, partial) = @ccall libsgsample.sgs_svgd_shard_finish(state::Ptr{sgs_svgd_shard}, in_idx::Ptr{UInt32}, in_idx_len::Csize_t, in_rows::Ptr{Cdouble}, in_rows_len::Csize_t, partial::Ptr{sgs_svgd_shard_partial})::sgs_status
+sgs_svgd_shard_commit(state, partials, partials_len, info) = @ccall libsgsample.sgs_svgd_shard_commit(state::Ptr{sgs_svgd_shard}, partials::Ptr{sgs_svgd_shard_partial}, partials_len::Csize_t, info::Ptr{sgs_svgd_info})::sgs_status
+sgs_svgd_shard_cancel(state) = @ccall libsgsample.sgs_svgd_shard_cancel(state::Ptr{sgs_svgd_shard})::sgs_status
+sgs_svgd_shard_iterations(state, iterations) = @ccall libsgsample.sgs_svgd_shard_iterations(state::Ptr{sgs_svgd_shard}, iterations::Ptr{UInt64})::sgs_status
+sgs_svgd_shard_clear(state) = @ccall libsgsample.sgs_svgd_shard_clear(state::Ptr{sgs_svgd_shard})::sgs_status
+sgs_svgd_shard_workspace_len_f32(n, d, ranks, rank, config) = @ccall libsgsample.sgs_svgd_shard_workspace_len_f32(n::Csize_t, d::Csize_t, ranks::Csize_t, rank::Csize_t, config::Ptr{sgs_svgd_config})::Csize_t
+sgs_svgd_shard_index_len_f32(n, ranks, rank, config) = @ccall libsgsample.sgs_svgd_shard_index_len_f32(n::Csize_t, ranks::Csize_t, rank::Csize_t, config::Ptr{sgs_svgd_config})::Csize_t
+sgs_svgd_shard_state_size_f32() = @ccall libsgsample.sgs_svgd_shard_state_size_f32()::Csize_t
+sgs_svgd_shard_state_align_f32() = @ccall libsgsample.sgs_svgd_shard_state_align_f32()::Csize_t
+sgs_svgd_shard_init_f32(state, config, n, d, ranks, rank, particles, particles_len, workspace, workspace_len, index, index_len, gradient, gradients, user_data) = @ccall libsgsample.sgs_svgd_shard_init_f32(state::Ptr{sgs_svgd_shard_f32}, config::Ptr{sgs_svgd_config}, n::Csize_t, d::Csize_t, ranks::Csize_t, rank::Csize_t, particles::Ptr{Cfloat}, particles_len::Csize_t, workspace::Ptr{Cfloat}, workspace_len::Csize_t, index::Ptr{UInt32}, index_len::Csize_t, gradient::sgs_gradient_fn_f32, gradients::sgs_gradients_fn_f32, user_data::Ptr{Cvoid})::sgs_status
+sgs_svgd_shard_begin_f32(state, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_begin_f32(state::Ptr{sgs_svgd_shard_f32}, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cfloat}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
+sgs_svgd_shard_forces_f32(state, in_idx, in_idx_len, in_rows, in_rows_len, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_forces_f32(state::Ptr{sgs_svgd_shard_f32}, in_idx::Ptr{UInt32}, in_idx_len::Csize_t, in_rows::Ptr{Cfloat}, in_rows_len::Csize_t, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cfloat}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
+sgs_svgd_shard_finish_f32(state, in_idx, in_idx_len, in_rows, in_rows_len, partial) = @ccall libsgsample.sgs_svgd_shard_finish_f32(state::Ptr{sgs_svgd_shard_f32}, in_idx::Ptr{UInt32}, in_idx_len::Csize_t, in_rows::Ptr{Cfloat}, in_rows_len::Csize_t, partial::Ptr{sgs_svgd_shard_partial})::sgs_status
+sgs_svgd_shard_commit_f32(state, partials, partials_len, info) = @ccall libsgsample.sgs_svgd_shard_commit_f32(state::Ptr{sgs_svgd_shard_f32}, partials::Ptr{sgs_svgd_shard_partial}, partials_len::Csize_t, info::Ptr{sgs_svgd_info})::sgs_status
+sgs_svgd_shard_cancel_f32(state) = @ccall libsgsample.sgs_svgd_shard_cancel_f32(state::Ptr{sgs_svgd_shard_f32})::sgs_status
+sgs_svgd_shard_iterations_f32(state, iterations) = @ccall libsgsample.sgs_svgd_shard_iterations_f32(state::Ptr{sgs_svgd_shard_f32}, iterations::Ptr{UInt64})::sgs_status
+sgs_svgd_shard_clear_f32(state) = @ccall libsgsample.sgs_svgd_shard_clear_f32(state::Ptr{sgs_svgd_shard_f32})::sgs_status
 sgs_amagold_warmup_report(state, out) = @ccall libsgsample.sgs_amagold_warmup_report(state::Ptr{sgs_amagold}, out::Ptr{sgs_warmup_report})::sgs_status
 sgs_amagold_warmup_compare(states, k, out, out_len) = @ccall libsgsample.sgs_amagold_warmup_compare(states::Ptr{Ptr{sgs_amagold}}, k::Csize_t, out::Ptr{sgs_warmup_report}, out_len::Csize_t)::sgs_status
 sgs_amagold_warmup_report_f32(state, out) = @ccall libsgsample.sgs_amagold_warmup_report_f32(state::Ptr{sgs_amagold_f32}, out::Ptr{sgs_warmup_report})::sgs_status
