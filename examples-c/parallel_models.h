@@ -34,7 +34,7 @@ typedef struct {
 
 /* Deterministic synthetic data: features from a fixed linear congruential sequence, labels from
  * a fixed true weight vector (so every rank builds the same data without communication). */
-static int lr_make(lr_data *m) {
+static inline int lr_make(lr_data *m) {
     m->x = malloc((size_t)LR_M * LR_D * sizeof *m->x);
     m->y = malloc((size_t)LR_M * sizeof *m->y);
     if (!m->x || !m->y) return 0;
@@ -54,12 +54,12 @@ static int lr_make(lr_data *m) {
     return 1;
 }
 
-static void lr_free(lr_data *m) {
+static inline void lr_free(lr_data *m) {
     free(m->x);
     free(m->y);
 }
 
-static int32_t lr_gradient(void *ud, const double *w, size_t d, uint64_t seed, double *g) {
+static inline int32_t lr_gradient(void *ud, const double *w, size_t d, uint64_t seed, double *g) {
     const lr_data *m = (const lr_data *)ud;
     uint64_t rows[LR_BATCH];
     if (d != LR_D || sgs_minibatch(seed, LR_M, rows, LR_BATCH) != SGS_OK) return SGS_CB_ABORT;

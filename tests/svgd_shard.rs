@@ -243,9 +243,9 @@ fn malformed_records_and_calls_out_of_order() {
     let mut sent = Vec::new();
     for s in sh.iter_mut() {
         let c = s.own_particles().len();
-        let (mut i, mut r, mut k) = (vec![0u32; c], vec![0.0; 2 * c * d], vec![0usize; ranks]);
+        let (mut i, mut r, mut k) = (vec![0u32; 2 * c], vec![0.0; 2 * c * d], vec![0usize; ranks]);
         assert_eq!(
-            s.begin(&mut model, &mut i[..c.saturating_sub(1)], &mut r, &mut k),
+            s.begin(&mut model, &mut i[..c], &mut r, &mut k),
             Err(Error::LengthMismatch)
         );
         s.begin(&mut model, &mut i, &mut r, &mut k).unwrap();
@@ -257,45 +257,52 @@ fn malformed_records_and_calls_out_of_order() {
         sent.push((i, r, k));
     }
     // The records for process `to` from every process's output.
-    let gather = |out: &[(Vec<u32>, Vec<f64>, Vec<usize>)], to: usize, w: usize| {
+    let gather = |out: &[(Vec<u32>, Vec<f64>, Vec<usize>)], to: usize, iw: usize, w: usize| {
         let (mut idx, mut rows) = (Vec::new(), Vec::new());
         for (i, r, k) in out {
             let at: usize = k[..to].iter().sum();
-            idx.extend_from_slice(&i[at..at + k[to]]);
+            idx.extend_from_slice(&i[at * iw..(at + k[to]) * iw]);
             rows.extend_from_slice(&r[at * w..(at + k[to]) * w]);
         }
         (idx, rows)
     };
-    let (idx, rows) = gather(&sent, 0, 2 * d);
-    assert_eq!(idx.len(), m0);
+    let (idx, rows) = gather(&sent, 0, 2, 2 * d);
+    assert_eq!(idx.len(), 2 * m0);
     let s0 = sh[0].own_slots();
+    // Records (slot, particle): a slot not process 0's, a slot twice, a particle past N.
     let mut bad = idx.clone();
-    bad[3] = s0.end as u32;
+    bad[6] = s0.end as u32;
     assert_eq!(
         sh[0].forces(&bad, &rows, &mut oi, &mut or, &mut oc),
         Err(Error::RangeOutOfBounds)
     );
-    bad[3] = bad[4];
+    bad[6] = bad[8];
     assert_eq!(
         sh[0].forces(&bad, &rows, &mut oi, &mut or, &mut oc),
         Err(Error::RangeOverlap)
     );
+    let mut bad = idx.clone();
+    bad[7] = n as u32;
     assert_eq!(
-        sh[0].forces(&idx[1..], &rows[2 * d..], &mut oi, &mut or, &mut oc),
+        sh[0].forces(&bad, &rows, &mut oi, &mut or, &mut oc),
+        Err(Error::RangeOutOfBounds)
+    );
+    assert_eq!(
+        sh[0].forces(&idx[2..], &rows[2 * d..], &mut oi, &mut or, &mut oc),
         Err(Error::LengthMismatch)
     );
     assert_eq!(sh[0].finish(&[], &[]), Err(Error::IterationNotBegun));
     // Still after begin: the good records go through, on both.
     let mut back = Vec::new();
     for (q, s) in sh.iter_mut().enumerate() {
-        let (idx, rows) = gather(&sent, q, 2 * d);
+        let (idx, rows) = gather(&sent, q, 2, 2 * d);
         let m = s.own_slots().len();
         let (mut i, mut r, mut k) = (vec![0u32; m], vec![0.0; m * d], vec![0usize; ranks]);
         s.forces(&idx, &rows, &mut i, &mut r, &mut k).unwrap();
         assert_eq!(k.iter().sum::<usize>(), m);
         back.push((i, r, k));
     }
-    let (fi, fr) = gather(&back, 0, d);
+    let (fi, fr) = gather(&back, 0, 1, d);
     assert_eq!(fi.len(), c0);
     let mut wrong = fi.clone();
     wrong[0] = c0 as u32;

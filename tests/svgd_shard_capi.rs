@@ -291,11 +291,11 @@ fn procs<T: Api>(ranks: usize) -> Vec<Proc<T, T::S>> {
 type Out<T> = (Vec<u32>, Vec<T>, Vec<usize>);
 
 /// The records for process `to` out of every process's output.
-fn deliver<T: Api>(out: &[Out<T>], to: usize, w: usize) -> (Vec<u32>, Vec<T>) {
+fn deliver<T: Api>(out: &[Out<T>], to: usize, iw: usize, w: usize) -> (Vec<u32>, Vec<T>) {
     let (mut i, mut r) = (Vec::new(), Vec::new());
     for (oi, or, k) in out {
         let at: usize = k[..to].iter().sum();
-        i.extend_from_slice(&oi[at..at + k[to]]);
+        i.extend_from_slice(&oi[at * iw..(at + k[to]) * iw]);
         r.extend_from_slice(&or[at * w..(at + k[to]) * w]);
     }
     (i, r)
@@ -306,14 +306,18 @@ fn iteration<T: Api>(ps: &mut [Proc<T, T::S>]) -> sgs_svgd_info {
     let r = ps.len();
     let mut sent = Vec::new();
     for p in ps.iter_mut() {
-        let (mut i, mut w, mut k) = (vec![0; p.c], vec![T::default(); 2 * p.c * D], vec![0; r]);
+        let (mut i, mut w, mut k) = (
+            vec![0; 2 * p.c],
+            vec![T::default(); 2 * p.c * D],
+            vec![0; r],
+        );
         // SAFETY: valid state and arrays.
         ok(unsafe { T::begin(&mut *p.st, &mut i, &mut w, &mut k) });
         sent.push((i, w, k));
     }
     let mut back = Vec::new();
     for (q, p) in ps.iter_mut().enumerate() {
-        let (ii, ir) = deliver(&sent, q, 2 * D);
+        let (ii, ir) = deliver(&sent, q, 2, 2 * D);
         let (mut i, mut w, mut k) = (vec![0; p.m], vec![T::default(); p.m * D], vec![0; r]);
         // SAFETY: valid state and arrays.
         ok(unsafe { T::forces(&mut *p.st, &ii, &ir, &mut i, &mut w, &mut k) });
@@ -321,7 +325,7 @@ fn iteration<T: Api>(ps: &mut [Proc<T, T::S>]) -> sgs_svgd_info {
     }
     let mut parts = Vec::new();
     for (q, p) in ps.iter_mut().enumerate() {
-        let (ii, ir) = deliver(&back, q, D);
+        let (ii, ir) = deliver(&back, q, 1, D);
         let mut part = sgs_svgd_shard_partial::default();
         // SAFETY: valid state and arrays.
         ok(unsafe { T::finish(&mut *p.st, &ii, &ir, &mut part) });
@@ -490,7 +494,7 @@ fn bad_input_changes_nothing() {
     let (c, m) = (ps[0].c, ps[0].m);
     let before = (bytes(&*ps[0].st), ps[0].x.clone());
     let st: *mut sgs_svgd_shard = &mut *ps[0].st;
-    let (mut i, mut w, mut k) = (vec![0u32; c], vec![0.0; 2 * c * D], vec![0usize; 2]);
+    let (mut i, mut w, mut k) = (vec![0u32; 2 * c], vec![0.0; 2 * c * D], vec![0usize; 2]);
     let mut part = sgs_svgd_shard_partial::default();
     let cfg = config();
     // SAFETY: every call below gets a valid state or a deliberately bad argument it must refuse.
@@ -501,7 +505,7 @@ fn bad_input_changes_nothing() {
                 sgs_svgd_shard_begin(
                     st,
                     core::ptr::null_mut(),
-                    c,
+                    2 * c,
                     w.as_mut_ptr(),
                     w.len(),
                     k.as_mut_ptr(),
@@ -513,7 +517,7 @@ fn bad_input_changes_nothing() {
                 sgs_svgd_shard_begin(
                     st,
                     i.as_mut_ptr(),
-                    c,
+                    2 * c,
                     w.as_mut_ptr().cast::<u8>().add(1).cast(),
                     w.len() - 1,
                     k.as_mut_ptr(),
@@ -523,14 +527,14 @@ fn bad_input_changes_nothing() {
             ),
             // Rows over the particles; counts inside the rows.
             (
-                sgs_svgd_shard_begin(st, i.as_mut_ptr(), c, x, w.len(), k.as_mut_ptr(), 2),
+                sgs_svgd_shard_begin(st, i.as_mut_ptr(), 2 * c, x, w.len(), k.as_mut_ptr(), 2),
                 SGS_ERR_INVALID_ARGUMENT,
             ),
             (
                 sgs_svgd_shard_begin(
                     st,
                     i.as_mut_ptr(),
-                    c,
+                    2 * c,
                     w.as_mut_ptr(),
                     w.len(),
                     w.as_mut_ptr().cast(),
@@ -542,7 +546,7 @@ fn bad_input_changes_nothing() {
                 sgs_svgd_shard_begin(
                     st,
                     i.as_mut_ptr(),
-                    c - 1,
+                    2 * c - 1,
                     w.as_mut_ptr(),
                     w.len(),
                     k.as_mut_ptr(),
@@ -554,7 +558,7 @@ fn bad_input_changes_nothing() {
                 sgs_svgd_shard_begin(
                     st,
                     i.as_mut_ptr(),
-                    c,
+                    2 * c,
                     w.as_mut_ptr(),
                     w.len(),
                     k.as_mut_ptr(),
@@ -590,7 +594,7 @@ fn bad_input_changes_nothing() {
                 sgs_svgd_shard_begin_f32(
                     st.cast(),
                     i.as_mut_ptr(),
-                    c,
+                    2 * c,
                     w.as_mut_ptr().cast(),
                     w.len(),
                     k.as_mut_ptr(),
@@ -655,11 +659,11 @@ fn bad_input_changes_nothing() {
             (&mut re as *mut Reentry).cast(),
         ));
         let c2 = N / 2;
-        let (mut i2, mut w2) = (vec![0u32; c2], vec![0.0; 2 * c2 * D]);
+        let (mut i2, mut w2) = (vec![0u32; 2 * c2], vec![0.0; 2 * c2 * D]);
         ok(sgs_svgd_shard_begin(
             &mut *st2,
             i2.as_mut_ptr(),
-            c2,
+            2 * c2,
             w2.as_mut_ptr(),
             w2.len(),
             k.as_mut_ptr(),
@@ -670,7 +674,7 @@ fn bad_input_changes_nothing() {
             sgs_svgd_shard_begin(
                 &mut *st2,
                 i2.as_mut_ptr(),
-                c2,
+                2 * c2,
                 w2.as_mut_ptr(),
                 w2.len(),
                 k.as_mut_ptr(),

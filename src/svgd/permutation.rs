@@ -151,13 +151,70 @@ impl Feistel {
         if i >= self.n {
             return i;
         }
-        let mut x = i;
-        loop {
+        let (l, r) = self.split(i);
+        self.walk_back(self.network_inverse(l, r))
+    }
+
+    /// Cycle walking backwards from an inverse network output `x`.
+    #[inline(always)]
+    fn walk_back(&self, mut x: u64) -> u64 {
+        while x >= self.n {
             let (l, r) = self.split(x);
             x = self.network_inverse(l, r);
-            if x < self.n {
-                return x;
+        }
+        x
+    }
+
+    /// One inverse round on `(l, r)` with round `i`'s keys (see
+    /// [`network_inverse`](Self::network_inverse)).
+    #[inline(always)]
+    fn round_back(&self, [m, c]: [u64; 2], i: usize, l: u64, r: u64) -> (u64, u64) {
+        let ml = if i % 2 == 0 { self.a } else { self.b };
+        let h = m.wrapping_mul(l).wrapping_add(c) >> 32;
+        let f = (h * ml) >> 32;
+        // r < ml and f < ml: (r − f) mod ml without a division.
+        let left = if r >= f { r - f } else { r + ml - f };
+        (left, l)
+    }
+
+    /// `out[j] = invert(first + j)` for every `j` (entries past `n` get their own index), eight
+    /// at a time on hosts as [`fill`](Self::fill) does: a process finds the slots of its block
+    /// of particles.
+    pub fn invert_fill(&self, first: u64, out: &mut [u32]) {
+        let mut s = first;
+        let blocked = out.len() / LANES * LANES;
+        if !crate::arch::HOSTED || first.saturating_add(blocked as u64) > self.n {
+            for o in out {
+                *o = self.invert(s) as u32;
+                s += 1;
             }
+            return;
+        }
+        let mut chunks = out.chunks_exact_mut(LANES);
+        let (mut l0, mut r0) = self.split(s);
+        for chunk in &mut chunks {
+            let (mut l, mut r) = ([0u64; LANES], [0u64; LANES]);
+            for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
+                (*lj, *rj) = (l0, r0);
+                r0 += 1;
+                if r0 == self.b {
+                    (l0, r0) = (l0 + 1, 0);
+                }
+            }
+            for i in (0..self.rounds).rev() {
+                let k = self.keys(i);
+                for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
+                    (*lj, *rj) = self.round_back(k, i, *lj, *rj);
+                }
+            }
+            for ((o, &lj), &rj) in chunk.iter_mut().zip(&l).zip(&r) {
+                *o = self.walk_back(lj * self.b + rj) as u32;
+            }
+            s += LANES as u64;
+        }
+        for o in chunks.into_remainder() {
+            *o = self.invert(s) as u32;
+            s += 1;
         }
     }
 
@@ -166,13 +223,7 @@ impl Feistel {
     #[inline(always)]
     fn network_inverse(&self, mut l: u64, mut r: u64) -> u64 {
         for i in (0..self.rounds).rev() {
-            let ml = if i % 2 == 0 { self.a } else { self.b };
-            let [m, c] = self.keys(i);
-            let h = m.wrapping_mul(l).wrapping_add(c) >> 32;
-            let f = (h * ml) >> 32;
-            // r < ml and f < ml: (r − f) mod ml without a division.
-            let left = if r >= f { r - f } else { r + ml - f };
-            (l, r) = (left, l);
+            (l, r) = self.round_back(self.keys(i), i, l, r);
         }
         l * self.b + r
     }
@@ -306,6 +357,21 @@ mod feistel_tests {
         let f = Feistel::new(3, 1 << 32);
         for s in [0u64, 1, (1 << 32) - 1, (1 << 31) + 12_345] {
             assert_eq!(f.invert(f.apply(s)), s);
+        }
+        // The blocked inverse gives `invert`'s values for any start and length.
+        for n in [1u64, 7, 64, 65, 257, 4099, 65_536] {
+            let f = Feistel::new(0x5eed, n);
+            for first in [0u64, 1, 5, n / 3] {
+                let mut out = vec![0u32; (n - first.min(n)) as usize + 3];
+                f.invert_fill(first, &mut out);
+                for (j, &v) in out.iter().enumerate() {
+                    assert_eq!(
+                        v as u64,
+                        f.invert(first + j as u64),
+                        "n {n} first {first} j {j}"
+                    );
+                }
+            }
         }
     }
 

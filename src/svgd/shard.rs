@@ -29,8 +29,10 @@ fn block_start(n: usize, parts: usize, k: usize) -> usize {
     }
 }
 
-/// The block of `n` items cut into `parts` that holds item `i < n`: `⌊(parts·(i + 1) − 1)/n⌋`,
+/// The block of `n` items cut into `parts` that holds item `i < n` (what [`Owners`] computes
+/// faster; the tests compare them): `⌊(parts·(i + 1) − 1)/n⌋`,
 /// the last block starting at or before `i` (blocks may be empty when `parts > n`).
+#[cfg(test)]
 fn block_owner(n: usize, parts: usize, i: usize) -> usize {
     match (parts as u64 * (i as u64 + 1))
         .saturating_sub(1)
@@ -38,6 +40,77 @@ fn block_owner(n: usize, parts: usize, i: usize) -> usize {
     {
         Some(v) => v as usize,
         None => 0,
+    }
+}
+
+/// Division by a number fixed for a shard's life (the batch size, the batch and particle
+/// counts): for numerators below 2³², one 128-bit multiply by `⌈2⁶⁴/d⌉`, exact for every
+/// 32-bit numerator and divisor (Lemire, Kaser and Kurz, "Faster remainder by direct
+/// computation", 2019); above, a division. Called twice per record when grouping.
+#[derive(Clone, Copy, Debug)]
+struct Divisor {
+    d: u64,
+    /// `⌈2⁶⁴/d⌉` for `2 ≤ d < 2³²`, else 0.
+    m: u64,
+}
+
+impl Divisor {
+    fn new(d: usize) -> Self {
+        let d = (d as u64).max(1);
+        let m = if d > 1 && d < 1 << 32 {
+            u64::MAX / d + 1
+        } else {
+            0
+        };
+        Divisor { d, m }
+    }
+
+    #[inline(always)]
+    fn div(&self, n: u64) -> u64 {
+        if self.m != 0 && n < 1 << 32 {
+            ((self.m as u128 * n as u128) >> 64) as u64
+        } else {
+            n / self.d
+        }
+    }
+}
+
+/// The owners of slots and particles in a shard's split, with [`Divisor`]s: the same values as
+/// [`block_owner`].
+#[derive(Clone, Copy, Debug)]
+struct Owners {
+    ranks: u64,
+    last_batch: u64,
+    by_p: Divisor,
+    by_batches: Divisor,
+    by_n: Divisor,
+}
+
+impl Owners {
+    fn new(n: usize, batch_size: usize, ranks: usize) -> Self {
+        let nb = n.checked_div(batch_size).unwrap_or(0);
+        Owners {
+            ranks: ranks as u64,
+            last_batch: nb.saturating_sub(1) as u64,
+            by_p: Divisor::new(batch_size),
+            by_batches: Divisor::new(nb),
+            by_n: Divisor::new(n),
+        }
+    }
+
+    /// The process that holds slot `s`'s batch.
+    #[inline(always)]
+    fn of_slot(&self, s: u32) -> usize {
+        let b = self.by_p.div(s as u64).min(self.last_batch);
+        self.by_batches
+            .div((self.ranks * (b + 1)).saturating_sub(1)) as usize
+    }
+
+    /// The process that holds particle `i`.
+    #[inline(always)]
+    fn of_particle(&self, i: u32) -> usize {
+        self.by_n
+            .div((self.ranks * (i as u64 + 1)).saturating_sub(1)) as usize
     }
 }
 
@@ -92,8 +165,9 @@ enum Stage {
 /// row's gradient depends only on the row and the seed). So are the info's fields but the mean
 /// force: the processes' sums of `|φ_i|` are added in rank order, not particle by particle.
 ///
-/// Records travel as an index array (`u32`) and a row array (`T`) of the same record count;
-/// within the records for one process they are in the sender's particle (or slot) order.
+/// Records travel as an index array (`u32`: slot and particle from `begin`, particle from
+/// `forces`) and a row array (`T`); within the records for one process they are in the
+/// sender's particle (or slot) order.
 /// A process checks what it receives (count, every index its own and once); an error leaves
 /// the iteration where it was, so the caller can retry or [`cancel`](Self::cancel) it. Each
 /// call's result is the process's own: the processes must agree (e.g. reduce the status)
@@ -166,7 +240,7 @@ pub(crate) struct ShardCore<K: Kernel<T>, T: Float> {
     slots: Range<usize>,
     stage: Stage,
     pending: Pending<K::Prepared, T>,
-    feistel: Feistel,
+    owners: Owners,
     interactions: u64,
 }
 
@@ -198,17 +272,20 @@ fn parts<T>(ws: &mut [T], c: usize, m: usize, d: usize, history: bool) -> Parts<
 }
 
 /// Records from `keys` (one per item, in item order) grouped by destination: `dest(key)` the
-/// destination, `fill(item, record row)` the row; `counts` (one per destination) gets the
-/// records per destination, `out_idx` the keys. A counting sort: `counts` first counts, then
-/// holds each destination's next free record while placing, then the counts again.
+/// destination, `fill(item, key, record index entries, record row)` the record (`iw` index
+/// entries and `width` values); `counts` (one per destination) gets the records per
+/// destination. A counting sort: `counts` first counts, then holds each destination's next free
+/// record while placing, then the counts again.
+#[allow(clippy::too_many_arguments)]
 fn group<T: Float>(
     keys: &[u32],
     dest: impl Fn(u32) -> usize,
     counts: &mut [usize],
     out_idx: &mut [u32],
+    iw: usize,
     out_rows: &mut [T],
     width: usize,
-    mut fill: impl FnMut(usize, &mut [T]),
+    mut fill: impl FnMut(usize, u32, &mut [u32], &mut [T]),
 ) {
     counts.fill(0);
     for &k in keys {
@@ -226,16 +303,27 @@ fn group<T: Float>(
         };
         let at = *c;
         *c += 1;
-        if let Some(o) = out_idx.get_mut(at) {
-            *o = k;
-        }
-        if let Some(r) = out_rows.get_mut(at * width..(at + 1) * width) {
-            fill(item, r);
+        if let (Some(o), Some(r)) = (
+            out_idx.get_mut(at * iw..(at + 1) * iw),
+            out_rows.get_mut(at * width..(at + 1) * width),
+        ) {
+            fill(item, k, o, r);
         }
     }
     // Each entry now holds its destination's end: back to counts.
     for q in (1..counts.len()).rev() {
         counts[q] -= counts[q - 1];
+    }
+}
+
+/// `dst = src` for rows of `d` values: element by element at d = 1, where a copy call per value
+/// costs more than the value.
+#[inline(always)]
+fn put_row<T: Float>(dst: &mut [T], src: &[T]) {
+    if let ([a], [b]) = (&mut *dst, src) {
+        *a = *b;
+    } else {
+        copy(dst, src);
     }
 }
 
@@ -390,9 +478,10 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
 
     /// Step 1: begins an iteration (the seed and the key: the same draws on every process),
     /// computes the gradients of this process's particles (one `model.gradients` call over
-    /// its rows), and writes one record per particle into `out_idx` (its slot) and `out_rows`
-    /// (position then gradient: `2d` per record), grouped by destination process in rank
-    /// order, `counts[q]` records for process `q`. Lengths: `out_idx` `c`, `out_rows` `2c·d`,
+    /// its rows), and writes one record per particle into `out_idx` (its slot and its index:
+    /// 2 per record) and `out_rows` (position then gradient: `2d` per record), grouped by
+    /// destination process in rank order, `counts[q]` records for process `q`. Lengths:
+    /// `out_idx` `2c`, `out_rows` `2c·d`,
     /// `counts` `ranks`. Errors: [`Error::IterationInProgress`], [`Error::LengthMismatch`],
     /// [`Error::InvalidPosition`], the callback's ([`Error::CallbackAborted`],
     /// [`Error::GradientRejected`]), [`Error::NonFinite`]; on error no iteration is under way
@@ -408,14 +497,16 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
         self.core.begin(bufs, model, out_idx, out_rows, counts)
     }
 
-    /// Step 2: takes the records for this process's slots (`in_idx` the slots, `in_rows`
-    /// position then gradient, `m` records in any order), computes φ of its batches, and
-    /// writes one record per slot into `out_idx` (the slot's particle) and `out_rows` (its φ,
-    /// `d` per record), grouped by the particle's process, `counts[q]` for process `q`.
-    /// Lengths: `in_idx` and `out_idx` `m`, `in_rows` `2m·d`, `out_rows` `m·d`, `counts`
+    /// Step 2: takes the records for this process's slots (`in_idx` slot and particle,
+    /// `in_rows` position then gradient, `m` records in any order), computes φ of its batches,
+    /// and writes one record per slot into `out_idx` (the slot's particle) and `out_rows` (its
+    /// φ, `d` per record), grouped by the particle's process, `counts[q]` for process `q`.
+    /// Lengths: `in_idx` `2m`, `out_idx` `m`, `in_rows` `2m·d`, `out_rows` `m·d`, `counts`
     /// `ranks`. Errors: [`Error::IterationNotBegun`] (not after `begin`),
-    /// [`Error::LengthMismatch`], [`Error::RangeOutOfBounds`] (a slot not this process's),
-    /// [`Error::RangeOverlap`] (a slot twice); the iteration then stays after `begin`.
+    /// [`Error::LengthMismatch`], [`Error::RangeOutOfBounds`] (a slot not this process's, or a
+    /// particle index ≥ N), [`Error::RangeOverlap`] (a slot twice); the iteration then stays
+    /// after `begin`. The records must arrive as `begin` wrote them: which particle a slot
+    /// holds is taken from them, not evaluated again.
     pub fn forces(
         &mut self,
         in_idx: &[u32],
@@ -518,7 +609,7 @@ impl<K: Kernel<T> + Clone, T: Float> ShardCore<K, T> {
                 weights: core.weights(&prepared),
                 prepared,
             },
-            feistel: Feistel::new(0, n as u64),
+            owners: Owners::new(n, config.batch_size, ranks),
             interactions: 0,
             core,
         };
@@ -576,7 +667,7 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
             return Err(Error::IterationInProgress);
         }
         let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
-        if out_idx.len() != c || out_rows.len() != 2 * c * d || counts.len() != self.ranks {
+        if out_idx.len() != 2 * c || out_rows.len() != 2 * c * d || counts.len() != self.ranks {
             return Err(Error::LengthMismatch);
         }
         if !all_finite(particles) {
@@ -590,20 +681,31 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         let prepared = self.core.cfg.kernel.prepare(&[], d, &mut [])?;
         let g = self.parts(ws).phi;
         self.own_gradients(particles, g, model, seed)?;
-        // Each particle's slot, then the records by the slot's process.
+        // Each particle's slot, then the records by the slot's process: (slot, particle) and
+        // (position, gradient).
         let first = self.own.start;
         let slots = idx.get_mut(m..m + c).ok_or(Error::WorkspaceTooSmall)?;
-        for (k, s) in slots.iter_mut().enumerate() {
-            *s = feistel.invert((first + k) as u64) as u32;
-        }
-        let (nb, p, ranks) = (self.core.batches(), self.core.cfg.batch_size, self.ranks);
-        let owner = |s: u32| block_owner(nb, ranks, (s as usize / p).min(nb.saturating_sub(1)));
+        feistel.invert_fill(first as u64, slots);
+        let owners = self.owners;
         let gs = &*self.parts(ws).phi;
-        group(slots, owner, counts, out_idx, out_rows, 2 * d, |k, r| {
+        let fill = |k: usize, s: u32, i: &mut [u32], r: &mut [T]| {
+            if let [a, b] = i {
+                (*a, *b) = (s, (first + k) as u32);
+            }
             let (x, g) = r.split_at_mut(d);
-            copy(x, row(particles, k, d));
-            copy(g, row(gs, k, d));
-        });
+            put_row(x, row(particles, k, d));
+            put_row(g, row(gs, k, d));
+        };
+        group(
+            slots,
+            |s| owners.of_slot(s),
+            counts,
+            out_idx,
+            2,
+            out_rows,
+            2 * d,
+            fill,
+        );
         self.core.rng = rng;
         self.pending = Pending {
             saved,
@@ -612,7 +714,6 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
             weights: self.core.weights(&prepared),
             prepared,
         };
-        self.feistel = feistel;
         self.stage = Stage::Begun;
         Ok(())
     }
@@ -655,7 +756,7 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
             return Err(Error::IterationNotBegun);
         }
         let (m, d) = (self.slots.len(), self.core.d);
-        if in_idx.len() != m
+        if in_idx.len() != 2 * m
             || in_rows.len() != 2 * m * d
             || out_idx.len() != m
             || out_rows.len() != m * d
@@ -666,32 +767,49 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         let held = idx.get_mut(..m).ok_or(Error::WorkspaceTooSmall)?;
         let ws = self.parts(ws);
         // The records into the slot rows, each slot this process's and once (then every slot
-        // has one: there are m).
-        held.fill(0);
+        // has one: there are m), and the particle it holds (below N ≤ 2³² − 1, so never the
+        // empty mark).
+        held.fill(u32::MAX);
         let first = self.slots.start;
-        for (&s, r) in in_idx.iter().zip(rows(in_rows, 2 * d)) {
+        let n = self.core.n;
+        for (sp, r) in in_idx.chunks_exact(2).zip(rows(in_rows, 2 * d)) {
+            let (s, i) = (sp[0], sp[1]);
             let j = (s as usize).wrapping_sub(first);
             let Some(mark) = held.get_mut(j) else {
                 return Err(Error::RangeOutOfBounds);
             };
-            if *mark != 0 {
+            if *mark != u32::MAX {
                 return Err(Error::RangeOverlap);
             }
-            *mark = 1;
+            if i as usize >= n {
+                return Err(Error::RangeOutOfBounds);
+            }
+            *mark = i;
             let (x, g) = r.split_at(d);
-            copy(row_mut(ws.xs, j, d), x);
-            copy(row_mut(ws.gs, j, d), g);
+            put_row(row_mut(ws.xs, j, d), x);
+            put_row(row_mut(ws.gs, j, d), g);
         }
         let (a, b) = (self.batches.start, self.batches.end);
         let pending = &self.pending;
         let interactions = self.core.batch_forces(pending, a, b, ws.xs, ws.gs, ws.phis);
-        // The slots' particles, then the records by the particle's process.
-        self.feistel.fill(first as u64, held);
-        let (n, ranks, phis) = (self.core.n, self.ranks, &*ws.phis);
-        let owner = |i: u32| block_owner(n, ranks, i as usize);
-        group(held, owner, counts, out_idx, out_rows, d, |j, r| {
-            copy(r, row(phis, j, d))
-        });
+        // The records by the particle's process: (particle) and (φ).
+        let (owners, phis) = (self.owners, &*ws.phis);
+        let fill = |j: usize, i: u32, o: &mut [u32], r: &mut [T]| {
+            if let [o] = o {
+                *o = i;
+            }
+            put_row(r, row(phis, j, d));
+        };
+        group(
+            held,
+            |i| owners.of_particle(i),
+            counts,
+            out_idx,
+            1,
+            out_rows,
+            d,
+            fill,
+        );
         self.interactions = interactions;
         self.stage = Stage::Forces;
         Ok(())
@@ -724,7 +842,7 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
                 return Err(Error::RangeOverlap);
             }
             *mark = 1;
-            copy(row_mut(ws.phi, k, d), r);
+            put_row(row_mut(ws.phi, k, d), r);
         }
         let up = Update::<T>::new(&self.core.cfg.step_rule, self.pending.iteration);
         let finite = moves_finite(&up, particles, ws.hist, ws.phi);
@@ -814,7 +932,7 @@ pub fn shard_iteration<T: Float, K: Kernel<T>, M: Gradient<T> + ?Sized>(
         std::vec::Vec::new();
     for q in 0..r {
         let c = shards[q].core.own.len();
-        let mut idx = std::vec![0u32; c];
+        let mut idx = std::vec![0u32; 2 * c];
         let mut rws = std::vec![T::ZERO; 2 * c * d];
         let mut counts = std::vec![0usize; r];
         if let Err(e) = shards[q].begin(model, &mut idx, &mut rws, &mut counts) {
@@ -824,18 +942,19 @@ pub fn shard_iteration<T: Float, K: Kernel<T>, M: Gradient<T> + ?Sized>(
     }
     let deliver = |sent: &[(std::vec::Vec<u32>, std::vec::Vec<T>, std::vec::Vec<usize>)],
                    to: usize,
+                   iw: usize,
                    w: usize| {
         let (mut idx, mut rws) = (std::vec::Vec::new(), std::vec::Vec::new());
         for (si, sr, sc) in sent {
             let at: usize = sc[..to].iter().sum();
-            idx.extend_from_slice(&si[at..at + sc[to]]);
+            idx.extend_from_slice(&si[at * iw..(at + sc[to]) * iw]);
             rws.extend_from_slice(&sr[at * w..(at + sc[to]) * w]);
         }
         (idx, rws)
     };
     let mut back = std::vec::Vec::new();
     for q in 0..r {
-        let (idx, rws) = deliver(&sent, q, 2 * d);
+        let (idx, rws) = deliver(&sent, q, 2, 2 * d);
         let m = shards[q].core.slots.len();
         let mut oi = std::vec![0u32; m];
         let mut or = std::vec![T::ZERO; m * d];
@@ -847,7 +966,7 @@ pub fn shard_iteration<T: Float, K: Kernel<T>, M: Gradient<T> + ?Sized>(
     }
     let mut partials = std::vec::Vec::new();
     for q in 0..r {
-        let (idx, rws) = deliver(&back, q, d);
+        let (idx, rws) = deliver(&back, q, 1, d);
         match shards[q].finish(&idx, &rws) {
             Ok(p) => partials.push(p),
             Err(e) => return cancel_all(shards, e),
@@ -858,4 +977,54 @@ pub fn shard_iteration<T: Float, K: Kernel<T>, M: Gradient<T> + ?Sized>(
         info = s.commit(&partials);
     }
     info
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The multiply gives the quotient for every 32-bit numerator, at the edges and at random.
+    #[test]
+    fn divisor_is_exact() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut ds: Vec<u64> = (1..=300)
+            .chain([1 << 16, (1 << 32) - 1, 641, 6_700_417])
+            .collect();
+        ds.extend((0..200).map(|_| next() >> 32 | 1));
+        for d in ds {
+            let q = Divisor::new(d as usize);
+            let mut ns: Vec<u64> = vec![0, 1, d - 1, d, d + 1, (1 << 32) - 1, 1 << 32, u64::MAX];
+            ns.extend((0..200).map(|_| next() >> 32));
+            for n in ns {
+                assert_eq!(q.div(n), n / d, "{n} / {d}");
+            }
+        }
+    }
+
+    /// The owners of every slot and particle are the processes whose ranges hold them.
+    #[test]
+    fn owners_match_the_ranges() {
+        for n in (1..60).chain([97, 256, 1001]) {
+            for p in [2, 3, 8, 13].into_iter().filter(|&p| p <= n) {
+                for ranks in 1..=9 {
+                    let o = Owners::new(n, p, ranks);
+                    for q in 0..ranks {
+                        for i in particle_range(n, ranks, q) {
+                            assert_eq!(o.of_particle(i as u32), q);
+                            assert_eq!(block_owner(n, ranks, i), q);
+                        }
+                        for s in slot_range(n, p, ranks, q) {
+                            assert_eq!(o.of_slot(s as u32), q, "n {n} p {p} ranks {ranks} s {s}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -561,8 +561,9 @@ macro_rules! shard_api {
         /// Step 1 of an iteration: draws the iteration's seed and permutation key (the same on
         /// every process), computes the gradients of the process's particles, and writes one
         /// record per particle, grouped by the process that holds its slot's batch, in rank
-        /// order: `out_idx[k]` the slot, `out_rows` `2d` values per record (position, then
-        /// gradient), `counts[q]` the records for process `q`. Lengths: `out_idx_len` = c,
+        /// order: `out_idx[2k]` the slot and `out_idx[2k + 1]` the particle, `out_rows` `2d`
+        /// values per record (position, then gradient), `counts[q]` the records for process
+        /// `q`. Lengths: `out_idx_len` = 2c,
         /// `out_rows_len` = 2c·d, `counts_len` = `ranks`. Send process `q` its records (e.g.
         /// `MPI_Alltoallv`; every process receives m records).
         ///
@@ -596,17 +597,18 @@ macro_rules! shard_api {
             })
         }
 
-        /// Step 2: takes the m records every process sent this one (`in_idx` the slots,
-        /// `in_rows` `2d` values each, in any order), computes the forces φ of the process's
-        /// batches, and writes one record per slot, grouped by the process that holds the
-        /// slot's particle: `out_idx[k]` the particle, `out_rows` its φ (`d` values),
-        /// `counts[q]` the records for process `q`. Lengths: `in_idx_len` = `out_idx_len` =
-        /// m, `in_rows_len` = 2m·d, `out_rows_len` = m·d, `counts_len` = `ranks`.
+        /// Step 2: takes the m records every process sent this one (`in_idx` slot and
+        /// particle, `in_rows` `2d` values each, in any order, as begin wrote them), computes
+        /// the forces φ of the process's batches, and writes one record per slot, grouped by
+        /// the process that holds the slot's particle: `out_idx[k]` the particle, `out_rows`
+        /// its φ (`d` values), `counts[q]` the records for process `q`. Lengths: `in_idx_len`
+        /// = 2m, `out_idx_len` = m, `in_rows_len` = 2m·d, `out_rows_len` = m·d, `counts_len`
+        /// = `ranks`.
         ///
         /// Returns `SGS_OK`, the pointer and validation statuses as for begin,
         /// `SGS_ERR_ITERATION_NOT_BEGUN` (not after begin), `SGS_ERR_LENGTH_MISMATCH`,
-        /// `SGS_ERR_RANGE_OUT_OF_BOUNDS` (a slot not this process's), `SGS_ERR_RANGE_OVERLAP`
-        /// (a slot twice). On error the iteration stays after begin.
+        /// `SGS_ERR_RANGE_OUT_OF_BOUNDS` (a slot not this process's, or a particle ≥ N),
+        /// `SGS_ERR_RANGE_OVERLAP` (a slot twice). On error the iteration stays after begin.
         ///
         /// # Safety
         /// As for begin.

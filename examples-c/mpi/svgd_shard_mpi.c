@@ -1,0 +1,361 @@
+/* RBM-SVGD over MPI ranks that each hold only their block of the particles (sgs_svgd_shard_…),
+ * bit-identical to the serial run of the whole system.
+ *
+ * Rank r of R holds particles floor(r*N/R) .. floor((r+1)*N/R) and computes the batches of a
+ * block of the permutation slots (sgs_svgd_shard_ranges); its buffers grow with its share, not
+ * with N. With the Feistel permutation every rank evaluates, for its own particles, the slots
+ * they take, and for its own slots, the particles they hold, from the shared seed. An iteration
+ * is two MPI_Alltoallv exchanges and one MPI_Allgather of 40 bytes per rank:
+ *
+ *   begin:  the rank's gradients, and a record (slot, particle, position, gradient) per own particle,
+ *           grouped by the rank that holds the slot   -> MPI_Alltoallv
+ *   forces: the forces of the rank's batches, and a record (particle, force) per own slot,
+ *           grouped by the particle's rank            -> MPI_Alltoallv
+ *   finish: the moves checked, a 40-byte summary      -> MPI_Allgather
+ *   commit: the particles move if every rank's moves were finite.
+ *
+ * Every call's status is agreed on (MPI_Allreduce, MPI_MAX) before the next exchange, and every
+ * rank cancels the iteration if one failed, so the particles stay as before it everywhere.
+ *
+ *   mpiexec -n 2 ./svgd_shard_mpi --check              # compare with the serial run on rank 0
+ *   mpiexec -n 2 ./svgd_shard_mpi --n 10000000 --iters 5 --bench --memory
+ *   mpiexec -n 3 ./svgd_shard_mpi --check --abort-rank 1 --abort-iter 2
+ *
+ * Options: --n N, --d d, --p p, --iters K, --check (rank 0 also runs the whole system with
+ * sgs_svgd_step and compares every iteration's particles, bit for bit, and record: it then
+ * holds all N), --bench (median time per iteration and rank 0's time in each step), --memory
+ * (each rank's buffers and peak resident memory), --abort-rank r --abort-iter k (rank r's
+ * gradient aborts in iteration k: every rank must report SGS_ERR_CALLBACK_ABORTED and keep its
+ * particles). The model is the 1-D Gaussian mixture of parallel_models.h on every coordinate,
+ * AdaGrad, Gaussian kernel h = 2, seed 42: svgd_mpi's. MPI counts are int: a rank's records
+ * times 2d must fit (checked). Exit status 0 when every check passed, 1 when one failed (or the
+ * run did), 2 for bad options. */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../parallel_models.h"
+#include "../parse_size.h"
+
+typedef struct {
+    int abort_now;
+} fault;
+
+static int32_t gradient(void *ud, const double *x, size_t d, uint64_t seed, double *g) {
+    if (((fault *)ud)->abort_now) return SGS_CB_ABORT;
+    return mixture_gradient(NULL, x, d, seed, g);
+}
+
+/* The start of particle coordinate k of the whole system (start_particles' values). */
+static double start_value(size_t k) {
+    return 0.5 * sin(0.7 * (double)k + 0.3) - 1.0 + 0.01 * (double)(k % 17);
+}
+
+/* A status every rank agrees on: the largest of the ranks' (0 when all succeeded). */
+static int32_t agree(int32_t st) {
+    int32_t all = 0;
+    MPI_Allreduce(&st, &all, 1, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
+    return all;
+}
+
+static double thread_cpu(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One rank's part: the state, its buffers, and the records' buffers. */
+typedef struct {
+    sgs_svgd_shard s;
+    int rank, size;
+    size_t d, c, m;                /* own particles, own slots */
+    double *x, *ws;
+    uint32_t *idx;
+    uint32_t *out_i, *in_i;        /* record indices: 2 max(c, m) each */
+    double *out_r, *in_r;          /* rows: 2 max(c, m) d each */
+    size_t *counts;                /* records per destination */
+    int *sc, *sd, *rc, *rd;        /* MPI counts and displacements */
+    sgs_svgd_shard_partial *parts; /* every rank's summary */
+    double cpu_steps[4], wall_exchange;
+} shard;
+
+/* Sends `counts[q]` records (`iw` indices and `w` values each) to every rank q; receives
+ * `expect` records. 0 on every rank when every rank receives what it expects, 1 on every rank
+ * otherwise (then nothing more was sent: the receive buffers hold `expect` records). */
+static int exchange(shard *h, size_t iw, size_t w, size_t expect) {
+    for (int q = 0; q < h->size; q++) h->sc[q] = (int)h->counts[q];
+    MPI_Alltoall(h->sc, 1, MPI_INT, h->rc, 1, MPI_INT, MPI_COMM_WORLD);
+    size_t so = 0, ro = 0;
+    for (int q = 0; q < h->size; q++) {
+        h->sd[q] = (int)so, h->rd[q] = (int)ro;
+        so += (size_t)h->sc[q], ro += (size_t)h->rc[q];
+    }
+    int bad = ro != expect, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    if (any) return 1;
+    /* Indices then rows: iw and w per record (they fit an int: checked at set-up). */
+    int *c[4] = {h->sc, h->sd, h->rc, h->rd};
+    for (int q = 0; q < h->size; q++)
+        for (int a = 0; a < 4; a++) c[a][q] *= (int)iw;
+    MPI_Alltoallv(h->out_i, h->sc, h->sd, MPI_UINT32_T, h->in_i, h->rc, h->rd, MPI_UINT32_T, MPI_COMM_WORLD);
+    for (int q = 0; q < h->size; q++)
+        for (int a = 0; a < 4; a++) c[a][q] = c[a][q] / (int)iw * (int)w;
+    MPI_Alltoallv(h->out_r, h->sc, h->sd, MPI_DOUBLE, h->in_r, h->rc, h->rd, MPI_DOUBLE, MPI_COMM_WORLD);
+    return 0;
+}
+
+/* One iteration; the status every rank agreed on. */
+static int32_t iteration(shard *h, sgs_svgd_info *info) {
+    size_t c = h->c, m = h->m, d = h->d, r = (size_t)h->size;
+    double t = thread_cpu();
+    int32_t st = agree(sgs_svgd_shard_begin(&h->s, h->out_i, 2 * c, h->out_r, 2 * c * d, h->counts, r));
+    h->cpu_steps[0] += thread_cpu() - t;
+    if (st != SGS_OK) {
+        sgs_svgd_shard_cancel(&h->s); /* the ranks whose begin succeeded */
+        return st;
+    }
+    double w0 = MPI_Wtime();
+    st = agree(exchange(h, 2, 2 * d, m) ? SGS_ERR_LENGTH_MISMATCH : SGS_OK);
+    h->wall_exchange += MPI_Wtime() - w0;
+    t = thread_cpu();
+    if (st == SGS_OK)
+        st = agree(sgs_svgd_shard_forces(&h->s, h->in_i, 2 * m, h->in_r, 2 * m * d, h->out_i, m, h->out_r, m * d,
+                                         h->counts, r));
+    h->cpu_steps[1] += thread_cpu() - t;
+    if (st == SGS_OK) {
+        w0 = MPI_Wtime();
+        st = agree(exchange(h, 1, d, c) ? SGS_ERR_LENGTH_MISMATCH : SGS_OK);
+        h->wall_exchange += MPI_Wtime() - w0;
+    }
+    sgs_svgd_shard_partial part;
+    t = thread_cpu();
+    if (st == SGS_OK) st = agree(sgs_svgd_shard_finish(&h->s, h->in_i, c, h->in_r, c * d, &part));
+    h->cpu_steps[2] += thread_cpu() - t;
+    if (st != SGS_OK) {
+        sgs_svgd_shard_cancel(&h->s);
+        return st;
+    }
+    w0 = MPI_Wtime();
+    MPI_Allgather(&part, (int)sizeof part, MPI_BYTE, h->parts, (int)sizeof part, MPI_BYTE, MPI_COMM_WORLD);
+    h->wall_exchange += MPI_Wtime() - w0;
+    t = thread_cpu();
+    /* The same partials everywhere: the same decision everywhere. */
+    st = agree(sgs_svgd_shard_commit(&h->s, h->parts, r, info));
+    h->cpu_steps[3] += thread_cpu() - t;
+    return st;
+}
+
+/* Peak resident memory of this process in kB (Linux VmHWM), or 0. */
+static long peak_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    fclose(f);
+    return kb;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    size_t n = 100000, d = 1, p = 8, iters = 10, abort_rank = 0, abort_iter = 0;
+    int check = 0, bench = 0, memory = 0, have_ar = 0, have_ai = 0;
+    const char *bad = NULL;
+    for (int a = 1; a < argc && !bad; a++) {
+        const char *o = argv[a];
+        size_t *dst = NULL;
+        if (!strcmp(o, "--check")) check = 1;
+        else if (!strcmp(o, "--bench")) bench = 1;
+        else if (!strcmp(o, "--memory")) memory = 1;
+        else if (!strcmp(o, "--n")) dst = &n;
+        else if (!strcmp(o, "--d")) dst = &d;
+        else if (!strcmp(o, "--p")) dst = &p;
+        else if (!strcmp(o, "--iters")) dst = &iters;
+        else if (!strcmp(o, "--abort-rank")) dst = &abort_rank, have_ar = 1;
+        else if (!strcmp(o, "--abort-iter")) dst = &abort_iter, have_ai = 1;
+        else bad = o;
+        if (dst && (a + 1 >= argc || !parse_size(argv[++a], dst))) bad = o;
+    }
+    if (!bad && (have_ar != have_ai || (have_ai && (abort_iter < 1 || abort_iter > iters)) ||
+                 (have_ar && abort_rank >= (size_t)size)))
+        bad = "--abort-rank r and --abort-iter k go together, 0 <= r < ranks, 1 <= k <= K";
+    if (bad) {
+        if (rank == 0) fprintf(stderr, "svgd_shard_mpi: bad option or value: %s\n", bad);
+        MPI_Finalize();
+        return 2;
+    }
+
+    int rc = 1;
+    shard h;
+    memset(&h, 0, sizeof h);
+    h.rank = rank, h.size = size, h.d = d;
+    fault f = {0}, tf = {0};
+    sgs_svgd_config cfg = sgs_svgd_config_default(p, 0.05);
+    cfg.bandwidth = 2.0;
+    cfg.seed = 42;
+    cfg.permutation = SGS_PERMUTATION_FEISTEL;
+    size_t pf = 0, ws_len = 0, ix_len = 0;
+    int32_t st = sgs_svgd_shard_ranges(n, p, (size_t)size, (size_t)rank, &pf, &h.c, &(size_t){0}, &h.m);
+    size_t most = h.c > h.m ? h.c : h.m;
+    /* MPI counts are int: a rank's rows (2d values per record) must fit, and the sizes below must
+     * not overflow (the same test on every rank for the shared sizes). */
+    int fits = st == SGS_OK && d >= 1 && d <= 1024 && most <= (size_t)INT_MAX / (2 * d);
+    if (fits) {
+        ws_len = sgs_svgd_shard_workspace_len(n, d, (size_t)size, (size_t)rank, &cfg);
+        ix_len = sgs_svgd_shard_index_len(n, (size_t)size, (size_t)rank, &cfg);
+        h.x = malloc(h.c * d * sizeof *h.x + 1), h.ws = malloc(ws_len * sizeof *h.ws + 1);
+        h.idx = malloc(ix_len * sizeof *h.idx + 1);
+        h.out_i = malloc(2 * most * sizeof *h.out_i + 1), h.in_i = malloc(2 * most * sizeof *h.in_i + 1);
+        h.out_r = malloc(2 * most * d * sizeof *h.out_r + 1), h.in_r = malloc(2 * most * d * sizeof *h.in_r + 1);
+        h.counts = malloc((size_t)size * sizeof *h.counts);
+        h.sc = malloc((size_t)size * sizeof(int)), h.sd = malloc((size_t)size * sizeof(int));
+        h.rc = malloc((size_t)size * sizeof(int)), h.rd = malloc((size_t)size * sizeof(int));
+        h.parts = malloc((size_t)size * sizeof *h.parts);
+        fits = h.x && h.ws && h.idx && h.out_i && h.in_i && h.out_r && h.in_r && h.counts && h.sc && h.sd &&
+               h.rc && h.rd && h.parts;
+    }
+    if (agree(fits ? SGS_OK : 1) != SGS_OK) {
+        if (rank == 0)
+            fprintf(stderr, "svgd_shard_mpi: N %zu, d %zu, p %zu on %d ranks: %s\n", n, d, p, size,
+                    st != SGS_OK ? sgs_status_str(st) : "too large for int MPI counts, or out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < h.c * d; k++) h.x[k] = start_value(pf * d + k);
+    st = agree(sgs_svgd_shard_init(&h.s, &cfg, n, d, (size_t)size, (size_t)rank, h.x, h.c * d, h.ws, ws_len,
+                                   h.idx, ix_len, gradient, NULL, &f));
+    if (st != SGS_OK) {
+        if (rank == 0) fprintf(stderr, "svgd_shard_mpi: init: %s\n", sgs_status_str(st));
+        goto out;
+    }
+
+    /* The serial twin on rank 0 (check mode): the whole system, stepped with sgs_svgd_step, and
+     * room to gather every rank's particles. */
+    sgs_svgd twin;
+    double *tx = NULL, *tws = NULL, *all = NULL, *times = NULL;
+    uint32_t *tidx = NULL;
+    int *gc = NULL, *gd = NULL;
+    int twin_ok = 1;
+    if (check && rank == 0) {
+        size_t tl = sgs_svgd_workspace_len(n, d, &cfg);
+        tx = malloc(n * d * sizeof *tx), tws = malloc(tl * sizeof *tws), tidx = malloc(n * sizeof *tidx);
+        all = malloc(n * d * sizeof *all);
+        gc = malloc((size_t)size * sizeof *gc), gd = malloc((size_t)size * sizeof *gd);
+        twin_ok = tx && tws && tidx && all && gc && gd && n * d <= (size_t)INT_MAX;
+        if (twin_ok) {
+            start_particles(tx, n, d);
+            memset(&twin, 0, sizeof twin);
+            twin_ok = sgs_svgd_init(&twin, &cfg, tx, n, d, tws, tl, tidx, n, gradient, NULL, &tf) == SGS_OK;
+            for (int q = 0; q < size && twin_ok; q++) {
+                size_t a = 0, b = 0, e = 0;
+                twin_ok = sgs_svgd_shard_ranges(n, p, (size_t)size, (size_t)q, &a, &b, &e, &(size_t){0}) == SGS_OK;
+                gd[q] = (int)(a * d), gc[q] = (int)(b * d);
+            }
+        }
+    }
+    times = malloc((iters + 1) * sizeof *times);
+    if (agree(twin_ok && times ? SGS_OK : 1) != SGS_OK) {
+        if (rank == 0) fprintf(stderr, "svgd_shard_mpi: out of memory for the serial twin (or N*d > INT_MAX)\n");
+        goto done;
+    }
+
+    int same = 1, aborted_ok = !have_ar;
+    size_t failed_at = 0;
+    int32_t failed_st = SGS_OK;
+    for (size_t k = 1; k <= iters; k++) {
+        sgs_svgd_info info;
+        if (have_ai && k == abort_iter) {
+            f.abort_now = (size_t)rank == abort_rank;
+            st = iteration(&h, &info);
+            f.abort_now = 0;
+            /* Every rank got the agreed status; its particles must be the twin's before the step. */
+            int kept = 1;
+            if (check) {
+                MPI_Gatherv(h.x, (int)(h.c * d), MPI_DOUBLE, all, gc, gd, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+                if (rank == 0) kept = memcmp(all, tx, n * d * sizeof *all) == 0;
+            }
+            aborted_ok = st == SGS_ERR_CALLBACK_ABORTED && kept;
+            if (rank == 0)
+                printf("svgd_shard_mpi: iteration %zu, rank %zu's callback aborts: every rank returned %s%s\n", k,
+                       abort_rank, sgs_status_str(st), check ? (kept ? "; particles as before it" : "; particles CHANGED")
+                                                             : "");
+        }
+        double t0 = MPI_Wtime();
+        st = iteration(&h, &info);
+        times[k] = MPI_Wtime() - t0;
+        if (st != SGS_OK) {
+            failed_at = k, failed_st = st;
+            break;
+        }
+        if (check) {
+            MPI_Gatherv(h.x, (int)(h.c * d), MPI_DOUBLE, all, gc, gd, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            if (rank == 0 && same) {
+                sgs_svgd_info ti;
+                same = sgs_svgd_step(&twin, &ti) == SGS_OK && memcmp(all, tx, n * d * sizeof *all) == 0 &&
+                       ti.iteration == info.iteration && ti.interactions == info.interactions &&
+                       ti.max_force == info.max_force && fabs(ti.mean_force - info.mean_force) <= 1e-12 * ti.mean_force;
+            }
+        }
+    }
+    if (rank == 0) {
+        printf("svgd_shard_mpi: %d rank(s), N %zu, d %zu, p %zu, %zu iterations, rank 0 holds %zu particles and %zu "
+               "slots\n",
+               size, n, d, p, iters, h.c, h.m);
+        if (failed_at)
+            printf("svgd_shard_mpi: iteration %zu FAILED on every rank: %s\n", failed_at, sgs_status_str(failed_st));
+        if (check)
+            printf("svgd_shard_mpi: particles and records bit-identical to the serial run (mean force to 1e-12): %s\n",
+                   same ? "yes" : "NO");
+        if (bench && iters >= 1 && !failed_at) {
+            qsort(times + 1, iters, sizeof *times, cmp_double);
+            double it = (double)iters;
+            printf("svgd_shard_mpi: median time per iteration %.6f s; rank 0 per iteration: CPU begin %.6f s, forces "
+                   "%.6f s, finish %.6f s, commit %.6f s, exchanges (wall) %.6f s\n",
+                   times[1 + (iters - 1) / 2], h.cpu_steps[0] / it, h.cpu_steps[1] / it, h.cpu_steps[2] / it,
+                   h.cpu_steps[3] / it, h.wall_exchange / it);
+        }
+    }
+    if (memory) {
+        /* This program's buffers on each rank, exactly, and the process's peak resident set. */
+        double mine[2] = {(double)(h.c * d * sizeof *h.x + ws_len * sizeof *h.ws + ix_len * sizeof *h.idx +
+                                   2 * most * (2 * sizeof *h.out_i + 2 * d * sizeof *h.out_r)),
+                          (double)peak_kb() * 1024.0};
+        double *every = rank == 0 ? malloc(2 * (size_t)size * sizeof *every) : NULL;
+        MPI_Gather(mine, 2, MPI_DOUBLE, every, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (rank == 0 && every) {
+            for (int q = 0; q < size; q++) {
+                size_t a = 0, b = 0;
+                sgs_svgd_shard_ranges(n, p, (size_t)size, (size_t)q, &(size_t){0}, &a, &(size_t){0}, &b);
+                printf("svgd_shard_mpi: rank %d: %zu particles, %zu slots; buffers %.1f MB (%.1f bytes per particle "
+                       "held), peak resident %.1f MB%s\n",
+                       q, a, b, every[2 * q] / 1e6, every[2 * q] / (double)(a ? a : 1), every[2 * q + 1] / 1e6,
+                       check && q == 0 ? " (with the serial twin of all N)" : "");
+            }
+        }
+        free(every);
+    }
+    int ok = same && aborted_ok && !failed_at;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    rc = ok ? 0 : 1;
+done:
+    free(tx), free(tws), free(tidx), free(all), free(gc), free(gd), free(times);
+out:
+    free(h.x), free(h.ws), free(h.idx), free(h.out_i), free(h.in_i), free(h.out_r), free(h.in_r);
+    free(h.counts), free(h.sc), free(h.sd), free(h.rc), free(h.rd), free(h.parts);
+    MPI_Finalize();
+    return rc;
+}
