@@ -169,7 +169,7 @@ impl Feistel {
     /// [`network_inverse`](Self::network_inverse)).
     #[inline(always)]
     fn round_back(&self, [m, c]: [u64; 2], i: usize, l: u64, r: u64) -> (u64, u64) {
-        let ml = if i % 2 == 0 { self.a } else { self.b };
+        let ml = if i.is_multiple_of(2) { self.a } else { self.b };
         let h = m.wrapping_mul(l).wrapping_add(c) >> 32;
         let f = (h * ml) >> 32;
         // r < ml and f < ml: (r − f) mod ml without a division.
