@@ -5,7 +5,8 @@
 # ranks than batches), on the cheap and the expensive model; a rank whose callback aborts makes
 # every rank return the same status with the particles as before the iteration; multi-chain
 # AMAGOLD (one chain per rank, also after a warm-up, whose reports rank 0 prints) equals the
-# serial chains of the same streams and its pooled moments agree with the target.
+# serial chains of the same streams and its pooled moments agree with the target; RBM-SVGD over
+# ranks that each hold only their block of the particles (svgd_shard_mpi) is bit-identical too.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=examples-c/mpi/build
@@ -42,6 +43,20 @@ check "svgd-feistel-share-forces-logistic-2-ranks" bit_identical 2 --model logis
 check "svgd-feistel-rank-1-aborts-2-ranks" bit_identical 2 --n 300 --p 8 --iters 5 --abort-rank 1 --abort-iter 3 --permutation feistel
 check "svgd-rank-1-aborts-2-ranks" bit_identical 2 --n 300 --p 8 --iters 5 --abort-rank 1 --abort-iter 3
 check "svgd-rank-3-aborts-4-ranks" bit_identical 4 --n 300 --p 8 --iters 5 --abort-rank 3 --abort-iter 2
+# Ranks that hold only their block of the particles (svgd_shard_mpi): two record exchanges per
+# iteration, bit-identical to the serial run; idle ranks (fewer batches than ranks, p = N); a
+# rank's callback aborting makes every rank cancel with its particles as before.
+shard() { # RANKS ARGS...
+  local n=$1
+  shift
+  "$mpiexec" -n "$n" "$build/svgd_shard_mpi" --check "$@" && true
+}
+for r in 1 2 3; do
+  check "svgd-shard-mixture-d2-N1001-p8-$r-ranks" shard "$r" --n 1001 --d 2 --p 8 --iters 6
+done
+check "svgd-shard-4-ranks-3-batches" shard 4 --n 24 --p 8 --iters 4
+check "svgd-shard-p-eq-N-2-ranks" shard 2 --n 64 --p 64 --iters 4
+check "svgd-shard-rank-1-aborts-3-ranks" shard 3 --n 300 --p 8 --iters 5 --abort-rank 1 --abort-iter 3
 for r in 1 2 4; do
   check "amagold-chains-$r-ranks" "$mpiexec" -n "$r" "$build/amagold_chains" --check --iters 20000
 done

@@ -815,6 +815,150 @@ fn svgd_phases_feistel_in_place() {
     free(ud);
 }
 
+/// The sharded RBM-SVGD under Miri: two shards (each its state, block of particles and record
+/// buffers, the records copied between them as an all-to-all would) through two iterations, the
+/// particles then those of `sgs_svgd_step` on the whole system; a cancel after begin leaves them
+/// as they were; a by-value copy of a shard's state is refused as moved.
+#[test]
+fn svgd_shards() {
+    const N: usize = 6;
+    const R: usize = 2;
+    let ud: *mut c_void = Box::into_raw(Box::<Model>::default()).cast();
+    // SAFETY: as in the chain cases; every array from `Vec::as_mut_ptr` with its length.
+    unsafe {
+        let mut cfg = sgs_svgd_config_default(2, 0.05);
+        cfg.permutation = SGS_PERMUTATION_FEISTEL;
+        let x0: Vec<f64> = (0..N * D).map(|i| i as f64 * 0.25 - 1.0).collect();
+        let mut tw: sgs_svgd = core::mem::zeroed();
+        let (mut xt, mut wt, mut it) = (
+            x0.clone(),
+            vec![0.0; sgs_svgd_workspace_len(N, D, &cfg)],
+            vec![0u32; N],
+        );
+        svgd_init(&mut tw, &cfg, &mut xt, &mut wt, &mut it, ud);
+        let mut sts: Vec<sgs_svgd_shard> = (0..R).map(|_| core::mem::zeroed()).collect();
+        let (mut xs, mut ws, mut ix, mut cm) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for r in 0..R {
+            let (mut pf, mut pc, mut sf, mut sc) = (0, 0, 0, 0);
+            ok(sgs_svgd_shard_ranges(
+                N, 2, R, r, &mut pf, &mut pc, &mut sf, &mut sc,
+            ));
+            xs.push(x0[pf * D..(pf + pc) * D].to_vec());
+            ws.push(vec![0.0; sgs_svgd_shard_workspace_len(N, D, R, r, &cfg)]);
+            ix.push(vec![0u32; sgs_svgd_shard_index_len(N, R, r, &cfg)]);
+            cm.push((pc, sc));
+        }
+        for r in 0..R {
+            ok(sgs_svgd_shard_init(
+                &mut sts[r],
+                &cfg,
+                N,
+                D,
+                R,
+                r,
+                xs[r].as_mut_ptr(),
+                xs[r].len(),
+                ws[r].as_mut_ptr(),
+                ws[r].len(),
+                ix[r].as_mut_ptr(),
+                ix[r].len(),
+                Some(gradient::<f64> as _),
+                None,
+                ud,
+            ));
+        }
+        // The records for rank `to` out of every rank's output (`iw` indices, `w` values each).
+        let deliver =
+            |out: &Vec<(Vec<u32>, Vec<f64>, Vec<usize>)>, to: usize, iw: usize, w: usize| {
+                let (mut i, mut v) = (Vec::new(), Vec::new());
+                for (oi, ov, k) in out {
+                    let at: usize = k[..to].iter().sum();
+                    i.extend_from_slice(&oi[at * iw..(at + k[to]) * iw]);
+                    v.extend_from_slice(&ov[at * w..(at + k[to]) * w]);
+                }
+                (i, v)
+            };
+        let begin = |sts: &mut Vec<sgs_svgd_shard>| {
+            let mut sent = Vec::new();
+            for (r, st) in sts.iter_mut().enumerate() {
+                let c = cm[r].0;
+                let (mut i, mut v, mut k) =
+                    (vec![0u32; 2 * c], vec![0.0; 2 * c * D], vec![0usize; R]);
+                ok(sgs_svgd_shard_begin(
+                    st,
+                    i.as_mut_ptr(),
+                    i.len(),
+                    v.as_mut_ptr(),
+                    v.len(),
+                    k.as_mut_ptr(),
+                    R,
+                ));
+                sent.push((i, v, k));
+            }
+            sent
+        };
+        let sent = begin(&mut sts);
+        assert!(!sent.is_empty());
+        for st in sts.iter_mut() {
+            ok(sgs_svgd_shard_cancel(st));
+        }
+        assert_eq!(xs.concat(), x0);
+        for _ in 0..2 {
+            let sent = begin(&mut sts);
+            let mut back = Vec::new();
+            for (r, st) in sts.iter_mut().enumerate() {
+                let m = cm[r].1;
+                let (ii, iv) = deliver(&sent, r, 2, 2 * D);
+                let (mut i, mut v, mut k) = (vec![0u32; m], vec![0.0; m * D], vec![0usize; R]);
+                ok(sgs_svgd_shard_forces(
+                    st,
+                    ii.as_ptr(),
+                    ii.len(),
+                    iv.as_ptr(),
+                    iv.len(),
+                    i.as_mut_ptr(),
+                    i.len(),
+                    v.as_mut_ptr(),
+                    v.len(),
+                    k.as_mut_ptr(),
+                    R,
+                ));
+                back.push((i, v, k));
+            }
+            let mut parts = [sgs_svgd_shard_partial::default(); R];
+            for (r, st) in sts.iter_mut().enumerate() {
+                let (ii, iv) = deliver(&back, r, 1, D);
+                ok(sgs_svgd_shard_finish(
+                    st,
+                    ii.as_ptr(),
+                    ii.len(),
+                    iv.as_ptr(),
+                    iv.len(),
+                    &mut parts[r],
+                ));
+            }
+            for st in sts.iter_mut() {
+                ok(sgs_svgd_shard_commit(
+                    st,
+                    parts.as_ptr(),
+                    R,
+                    core::ptr::null_mut(),
+                ));
+            }
+            ok(sgs_svgd_step(&mut tw, core::ptr::null_mut()));
+        }
+        assert_eq!(xs.concat(), xt);
+        let mut its = 0u64;
+        ok(sgs_svgd_shard_iterations(&sts[1], &mut its));
+        assert_eq!(its, 2);
+        by_value_copy_is_moved(&sts[0], |p| sgs_svgd_shard_iterations(p, &mut 0u64));
+        for st in sts.iter_mut() {
+            ok(sgs_svgd_shard_clear(st));
+        }
+    }
+    free(ud);
+}
+
 /// The batched gradient: `gradient` row by row (so a batch equals separate runs).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn batch_gradient(
