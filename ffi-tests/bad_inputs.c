@@ -4075,6 +4075,267 @@ static void tunamh_cases(void) {
              memcmp(x, out + 3 * D, sizeof x) == 0);
 }
 
+/* The sharded system (sgs_svgd_shard_...): two shards of a 40-particle system in the plane,
+ * p = 4, the Feistel permutation. Every refusal leaves both states' bytes, the particles and the
+ * caller's arrays as they were; a good iteration then still completes. */
+enum { HN = 40, HD = 2, HP = 4, HR = 2 };
+
+typedef struct {
+    sgs_svgd_shard s[HR], saved[HR];
+    double x[HR][HN * HD], x_saved[HR][HN * HD];
+    double ws[HR][6 * HN * HD];
+    uint32_t idx[HR][2 * HN];
+    size_t c[HR], m[HR], ws_len[HR], ix_len[HR];
+    /* Begin's records of both shards, the records for shard 0, and forces' records. */
+    uint32_t oi[HR][2 * HN], ii[2 * HN], fi[HR][HN], gi[HN];
+    double orow[HR][2 * HN * HD], irow[2 * HN * HD], frow[HR][HN * HD], grow[HN * HD];
+    size_t oc[HR][HR], fc[HR][HR];
+    prog p;
+} hfix;
+
+static void hsnap(hfix *f) {
+    memcpy(f->saved, f->s, sizeof f->s);
+    memcpy(f->x_saved, f->x, sizeof f->x);
+}
+
+static int hsame(const hfix *f) {
+    return memcmp(f->saved, f->s, sizeof f->s) == 0 && memcmp(f->x_saved, f->x, sizeof f->x) == 0;
+}
+
+static sgs_svgd_config hcfg(void) {
+    sgs_svgd_config c = sgs_svgd_config_default(HP, 0.1);
+    c.permutation = SGS_PERMUTATION_FEISTEL;
+    return c;
+}
+
+static void hfix_init(hfix *f) {
+    memset(f, 0, sizeof *f);
+    sgs_svgd_config c = hcfg();
+    for (size_t r = 0; r < HR; r++) {
+        size_t pf = 0, sf = 0;
+        int ok = sgs_svgd_shard_ranges(HN, HP, HR, r, &pf, &f->c[r], &sf, &f->m[r]) == SGS_OK;
+        for (size_t k = 0; k < f->c[r] * HD; k++) f->x[r][k] = (double)(pf * HD + k) / 7.0 - 2.5;
+        f->ws_len[r] = sgs_svgd_shard_workspace_len(HN, HD, HR, r, &c);
+        f->ix_len[r] = sgs_svgd_shard_index_len(HN, HR, r, &c);
+        if (!ok || f->ws_len[r] > 6 * HN * HD || f->ix_len[r] > 2 * HN ||
+            sgs_svgd_shard_init(&f->s[r], &c, HN, HD, HR, r, f->x[r], f->c[r] * HD, f->ws[r], f->ws_len[r],
+                                f->idx[r], f->ix_len[r], prog_gradient, NULL, &f->p) != SGS_OK) {
+            printf("FAIL shard fixture\n");
+            exit(1);
+        }
+    }
+}
+
+/* Both shards begun; shard 0's incoming records gathered into ii/irow. */
+static int hbegin(hfix *f) {
+    int ok = 1;
+    for (size_t r = 0; r < HR; r++)
+        ok &= sgs_svgd_shard_begin(&f->s[r], f->oi[r], 2 * f->c[r], f->orow[r], 2 * f->c[r] * HD, f->oc[r], HR) ==
+              SGS_OK;
+    size_t k = 0;
+    for (size_t r = 0; r < HR; r++) { /* shard 0's records come first in every output */
+        memcpy(f->ii + 2 * k, f->oi[r], 2 * f->oc[r][0] * sizeof(uint32_t));
+        memcpy(f->irow + 2 * HD * k, f->orow[r], 2 * HD * f->oc[r][0] * sizeof(double));
+        k += f->oc[r][0];
+    }
+    return ok && k == f->m[0];
+}
+
+static void shard_cases(void) {
+    hfix f;
+    sgs_svgd_config c = hcfg();
+    hfix_init(&f);
+    size_t a, b, e, g;
+    /* The ranges query. */
+    a = b = e = g = 99;
+    CASE("shard ranges: rank = ranks", sgs_svgd_shard_ranges(HN, HP, 2, 2, &a, &b, &e, &g), SGS_ERR_INVALID_ARGUMENT,
+         a == 99 && g == 99);
+    CASE("shard ranges: p = 1", sgs_svgd_shard_ranges(HN, 1, 2, 0, &a, &b, &e, &g), SGS_ERR_INVALID_BATCH_SIZE,
+         a == 99);
+    CASE("shard ranges: n = 0", sgs_svgd_shard_ranges(0, HP, 2, 0, &a, &b, &e, &g), SGS_ERR_ZERO_PARTICLES, a == 99);
+    CASE("shard ranges: NULL output", sgs_svgd_shard_ranges(HN, HP, 2, 0, &a, NULL, &e, &g), SGS_ERR_NULL_POINTER,
+         a == 99);
+    CASE("shard ranges: outputs overlap", sgs_svgd_shard_ranges(HN, HP, 2, 0, &a, &a, &e, &g),
+         SGS_ERR_INVALID_ARGUMENT, a == 99);
+    CASE("shard ranges: rank 1 of 2", sgs_svgd_shard_ranges(HN, HP, 2, 1, &a, &b, &e, &g), SGS_OK,
+         a == 20 && b == 20 && e == 20 && g == 20);
+    CASE("shard size queries: NULL config", (int32_t)(sgs_svgd_shard_workspace_len(HN, HD, 2, 0, NULL) +
+                                                      sgs_svgd_shard_index_len(HN, 2, 0, NULL)),
+         SGS_OK, 1);
+
+    /* Init refusals on the live shard 0: nothing changes. */
+    hsnap(&f);
+    sgs_svgd_config bad = c;
+    bad.permutation = SGS_PERMUTATION_SHUFFLE;
+    double x2[HN * HD], w2[6 * HN * HD];
+    uint32_t i2[2 * HN];
+    memcpy(x2, f.x[0], sizeof x2);
+#define HINIT(cfgp, n, d, ranks, rank, xp, xl, wl) \
+    sgs_svgd_shard_init(&f.s[0], (cfgp), (n), (d), (ranks), (rank), (xp), (xl), w2, (wl), i2, 2 * HN, prog_gradient, \
+                        NULL, &f.p)
+    CASE("shard init: the shuffle", HINIT(&bad, HN, HD, HR, 0, x2, f.c[0] * HD, f.ws_len[0]), SGS_ERR_INVALID_OPTION,
+         hsame(&f));
+    bad = c;
+    bad.kernel = SGS_KERNEL_GAUSSIAN_MEDIAN;
+    CASE("shard init: the median kernel", HINIT(&bad, HN, HD, HR, 0, x2, f.c[0] * HD, f.ws_len[0]),
+         SGS_ERR_INVALID_OPTION, hsame(&f));
+    bad = c;
+    bad.ksd = SGS_KSD_BATCH;
+    CASE("shard init: the KSD", HINIT(&bad, HN, HD, HR, 0, x2, f.c[0] * HD, f.ws_len[0]), SGS_ERR_INVALID_OPTION,
+         hsame(&f));
+    CASE("shard init: rank = ranks", HINIT(&c, HN, HD, HR, HR, x2, f.c[0] * HD, f.ws_len[0]),
+         SGS_ERR_INVALID_ARGUMENT, hsame(&f));
+    CASE("shard init: d = 0", HINIT(&c, HN, 0, HR, 0, x2, f.c[0] * HD, f.ws_len[0]), SGS_ERR_ZERO_DIMENSION,
+         hsame(&f));
+    CASE("shard init: particles one short", HINIT(&c, HN, HD, HR, 0, x2, f.c[0] * HD - 1, f.ws_len[0]),
+         SGS_ERR_LENGTH_MISMATCH, hsame(&f));
+    CASE("shard init: workspace one short", HINIT(&c, HN, HD, HR, 0, x2, f.c[0] * HD, f.ws_len[0] - 1),
+         SGS_ERR_WORKSPACE_TOO_SMALL, hsame(&f));
+    CASE("shard init: particles over the workspace", HINIT(&c, HN, HD, HR, 0, w2, f.c[0] * HD, f.ws_len[0]),
+         SGS_ERR_INVALID_ARGUMENT, hsame(&f));
+    x2[3] = NAN;
+    CASE("shard init: a NaN particle", HINIT(&c, HN, HD, HR, 0, x2, f.c[0] * HD, f.ws_len[0]),
+         SGS_ERR_INVALID_POSITION, hsame(&f));
+#undef HINIT
+    CASE("shard init: no callback",
+         sgs_svgd_shard_init(&f.s[0], &c, HN, HD, HR, 0, x2, f.c[0] * HD, w2, f.ws_len[0], i2, 2 * HN, NULL, NULL,
+                             NULL),
+         SGS_ERR_NULL_POINTER, hsame(&f));
+
+    /* Calls out of order, and begin's arrays. */
+    sgs_svgd_shard_partial part, parts[HR];
+    memset(parts, 0, sizeof parts);
+    CASE("shard forces before begin",
+         sgs_svgd_shard_forces(&f.s[0], f.ii, 2 * f.m[0], f.irow, 2 * f.m[0] * HD, f.gi, f.m[0], f.grow,
+                               f.m[0] * HD, f.fc[0], HR),
+         SGS_ERR_ITERATION_NOT_BEGUN, hsame(&f));
+    CASE("shard finish before begin", sgs_svgd_shard_finish(&f.s[0], f.gi, f.c[0], f.grow, f.c[0] * HD, &part),
+         SGS_ERR_ITERATION_NOT_BEGUN, hsame(&f));
+    CASE("shard commit before begin", sgs_svgd_shard_commit(&f.s[0], parts, HR, NULL), SGS_ERR_ITERATION_NOT_BEGUN,
+         hsame(&f));
+    CASE("shard begin: records one short",
+         sgs_svgd_shard_begin(&f.s[0], f.oi[0], 2 * f.c[0] - 1, f.orow[0], 2 * f.c[0] * HD, f.oc[0], HR),
+         SGS_ERR_LENGTH_MISMATCH, hsame(&f));
+    CASE("shard begin: counts for 3 ranks",
+         sgs_svgd_shard_begin(&f.s[0], f.oi[0], 2 * f.c[0], f.orow[0], 2 * f.c[0] * HD, f.oc[0], 3),
+         SGS_ERR_LENGTH_MISMATCH, hsame(&f));
+    CASE("shard begin: rows over the particles",
+         sgs_svgd_shard_begin(&f.s[0], f.oi[0], 2 * f.c[0], f.x[0], 2 * f.c[0] * HD, f.oc[0], HR),
+         SGS_ERR_INVALID_ARGUMENT, hsame(&f));
+    CASE("shard begin: rows over the state",
+         sgs_svgd_shard_begin(&f.s[0], f.oi[0], 2 * f.c[0], (double *)(void *)&f.s[0], 2, f.oc[0], HR),
+         SGS_ERR_INVALID_ARGUMENT, hsame(&f));
+    CASE("shard begin: NULL counts",
+         sgs_svgd_shard_begin(&f.s[0], f.oi[0], 2 * f.c[0], f.orow[0], 2 * f.c[0] * HD, NULL, HR),
+         SGS_ERR_NULL_POINTER, hsame(&f));
+    CASE("shard begin: the f32 function",
+         sgs_svgd_shard_begin_f32((sgs_svgd_shard_f32 *)(void *)&f.s[0], f.oi[0], 2 * f.c[0],
+                                  (float *)(void *)f.orow[0], 2 * f.c[0] * HD, f.oc[0], HR),
+         SGS_ERR_NOT_INITIALISED, hsame(&f));
+    f.p.g_abort = f.p.g_calls + 1;
+    CASE("shard begin: the gradient aborts",
+         sgs_svgd_shard_begin(&f.s[0], f.oi[0], 2 * f.c[0], f.orow[0], 2 * f.c[0] * HD, f.oc[0], HR),
+         SGS_ERR_CALLBACK_ABORTED, hsame(&f));
+    f.p.g_nan = f.p.g_calls + 1;
+    CASE("shard begin: a NaN gradient",
+         sgs_svgd_shard_begin(&f.s[0], f.oi[0], 2 * f.c[0], f.orow[0], 2 * f.c[0] * HD, f.oc[0], HR),
+         SGS_ERR_NON_FINITE, hsame(&f));
+    sgs_svgd_shard moved;
+    memcpy(&moved, &f.s[0], sizeof moved);
+    CASE("shard begin: a state moved byte-wise",
+         sgs_svgd_shard_begin(&moved, f.oi[0], 2 * f.c[0], f.orow[0], 2 * f.c[0] * HD, f.oc[0], HR),
+         SGS_ERR_STATE_MOVED, hsame(&f));
+
+    /* After begin: malformed records for shard 0's forces. */
+    int began = hbegin(&f);
+    hsnap(&f);
+    uint32_t keep = f.ii[0];
+    f.ii[0] = (uint32_t)f.m[0]; /* shard 0 holds slots 0 .. m-1 */
+    CASE("shard forces: a slot not its own",
+         sgs_svgd_shard_forces(&f.s[0], f.ii, 2 * f.m[0], f.irow, 2 * f.m[0] * HD, f.gi, f.m[0], f.grow,
+                               f.m[0] * HD, f.fc[0], HR),
+         SGS_ERR_RANGE_OUT_OF_BOUNDS, began && hsame(&f));
+    f.ii[0] = f.ii[2];
+    CASE("shard forces: a slot twice",
+         sgs_svgd_shard_forces(&f.s[0], f.ii, 2 * f.m[0], f.irow, 2 * f.m[0] * HD, f.gi, f.m[0], f.grow,
+                               f.m[0] * HD, f.fc[0], HR),
+         SGS_ERR_RANGE_OVERLAP, hsame(&f));
+    f.ii[0] = keep;
+    keep = f.ii[1];
+    f.ii[1] = HN;
+    CASE("shard forces: a particle past N",
+         sgs_svgd_shard_forces(&f.s[0], f.ii, 2 * f.m[0], f.irow, 2 * f.m[0] * HD, f.gi, f.m[0], f.grow,
+                               f.m[0] * HD, f.fc[0], HR),
+         SGS_ERR_RANGE_OUT_OF_BOUNDS, hsame(&f));
+    f.ii[1] = keep;
+    CASE("shard forces: outputs over the inputs",
+         sgs_svgd_shard_forces(&f.s[0], f.ii, 2 * f.m[0], f.irow, 2 * f.m[0] * HD, f.ii, f.m[0], f.grow,
+                               f.m[0] * HD, f.fc[0], HR),
+         SGS_ERR_INVALID_ARGUMENT, hsame(&f));
+    CASE("shard begin again", sgs_svgd_shard_begin(&f.s[0], f.oi[0], 2 * f.c[0], f.orow[0], 2 * f.c[0] * HD,
+                                                    f.oc[0], HR),
+         SGS_ERR_ITERATION_IN_PROGRESS, hsame(&f));
+    CASE("shard finish after begin", sgs_svgd_shard_finish(&f.s[0], f.gi, f.c[0], f.grow, f.c[0] * HD, &part),
+         SGS_ERR_ITERATION_NOT_BEGUN, hsame(&f));
+    /* Cancel both; then a whole iteration still completes (records exchanged by hand). */
+    CASE("shard cancel", sgs_svgd_shard_cancel(&f.s[0]) | sgs_svgd_shard_cancel(&f.s[1]), SGS_OK,
+         memcmp(f.x_saved, f.x, sizeof f.x) == 0);
+    int ok = hbegin(&f);
+    for (size_t r = 0; r < HR && ok; r++) {
+        /* Shard r's incoming records, from both shards' begin output. */
+        size_t k = 0;
+        for (size_t q = 0; q < HR; q++) {
+            size_t at = 0;
+            for (size_t t = 0; t < r; t++) at += f.oc[q][t];
+            memcpy(f.ii + 2 * k, f.oi[q] + 2 * at, 2 * f.oc[q][r] * sizeof(uint32_t));
+            memcpy(f.irow + 2 * HD * k, f.orow[q] + 2 * HD * at, 2 * HD * f.oc[q][r] * sizeof(double));
+            k += f.oc[q][r];
+        }
+        ok = k == f.m[r] && sgs_svgd_shard_forces(&f.s[r], f.ii, 2 * f.m[r], f.irow, 2 * f.m[r] * HD, f.fi[r], f.m[r],
+                                                  f.frow[r], f.m[r] * HD, f.fc[r], HR) == SGS_OK;
+    }
+    for (size_t r = 0; r < HR && ok; r++) {
+        size_t k = 0;
+        for (size_t q = 0; q < HR; q++) {
+            size_t at = 0;
+            for (size_t t = 0; t < r; t++) at += f.fc[q][t];
+            memcpy(f.gi + k, f.fi[q] + at, f.fc[q][r] * sizeof(uint32_t));
+            memcpy(f.grow + HD * k, f.frow[q] + HD * at, HD * f.fc[q][r] * sizeof(double));
+            k += f.fc[q][r];
+        }
+        if (r == 0 && k > 1) {
+            hsnap(&f);
+            uint32_t k0 = f.gi[0];
+            f.gi[0] = f.gi[1];
+            CASE("shard finish: a particle twice", sgs_svgd_shard_finish(&f.s[0], f.gi, k, f.grow, k * HD, &part),
+                 SGS_ERR_RANGE_OVERLAP, hsame(&f));
+            f.gi[0] = (uint32_t)f.c[0];
+            CASE("shard finish: a particle not its own",
+                 sgs_svgd_shard_finish(&f.s[0], f.gi, k, f.grow, k * HD, &part), SGS_ERR_RANGE_OUT_OF_BOUNDS,
+                 hsame(&f));
+            f.gi[0] = k0;
+            CASE("shard finish: NULL partial", sgs_svgd_shard_finish(&f.s[0], f.gi, k, f.grow, k * HD, NULL),
+                 SGS_ERR_NULL_POINTER, hsame(&f));
+        }
+        ok = k == f.c[r] && sgs_svgd_shard_finish(&f.s[r], f.gi, k, f.grow, k * HD, &parts[r]) == SGS_OK;
+    }
+    hsnap(&f);
+    CASE("shard commit: one partial", sgs_svgd_shard_commit(&f.s[0], parts, 1, NULL), SGS_ERR_LENGTH_MISMATCH,
+         ok && hsame(&f));
+    sgs_svgd_shard_partial odd[HR];
+    memcpy(odd, parts, sizeof odd);
+    odd[1].finite = 7;
+    CASE("shard commit: finite = 7", sgs_svgd_shard_commit(&f.s[0], odd, HR, NULL), SGS_ERR_INVALID_ARGUMENT,
+         hsame(&f));
+    sgs_svgd_info info;
+    CASE("shard commit", sgs_svgd_shard_commit(&f.s[0], parts, HR, &info) | sgs_svgd_shard_commit(&f.s[1], parts, HR, NULL),
+         SGS_OK, memcmp(f.x_saved, f.x, sizeof f.x) != 0 && info.iteration == 1);
+    uint64_t its = 0;
+    CASE("shard iterations", sgs_svgd_shard_iterations(&f.s[1], &its), SGS_OK, its == 1);
+    CASE("shard clear", sgs_svgd_shard_clear(&f.s[0]), SGS_OK, 1);
+    CASE("shard iterations after clear", sgs_svgd_shard_iterations(&f.s[0], &its), SGS_ERR_NOT_INITIALISED, its == 1);
+}
+
 int main(void) {
     amagold_init_cases();
     use_before_init_cases();
@@ -4101,6 +4362,7 @@ int main(void) {
     sg_precond_cases();
     checkpoint_cases();
     tunamh_cases();
+    shard_cases();
     printf("bad-input matrix: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
