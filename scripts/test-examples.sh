@@ -26,7 +26,7 @@ check() {
 
 check build-capi cargo build -q --release -p sgsample-capi
 check build-examples-werror make -s -C examples-c all BUILD="$PWD/$build" WARN="-Wall -Wextra -Werror"
-for e in double_well gaussian_mixture double_banana logistic_regression ode_calibration minimal openmp_svgd \
+for e in double_well gaussian_mixture double_banana logistic_regression ode_calibration minimal openmp_svgd openmp_shard \
   stein_thinning annealed_svgd tunamh_logistic; do
   check "$e-quick" "$build/$e" --quick
 done
