@@ -5,7 +5,8 @@
 //!
 //! * Fisher–Yates: the shuffle's N − 1 bounded draws (`Rng::below`, as `begin` makes them) on
 //!   the identity, serial by construction;
-//! * Feistel: `Feistel::fill` over all N slots (what a range does for its own slots);
+//! * Feistel: `Feistel::fill` over all N slots (what a range does for its own slots), and
+//!   `Feistel::invert_fill` over all N particles (what a shard does for its block);
 //! * the serial step: a cheap 1-d gradient like docs/scaling.md's (an equal mixture of two unit
 //!   Gaussians, one `exp` per point), p = 8, AdaGrad (η = 0.05, α = 0.9), Gaussian kernel
 //!   h = 2, f64.
@@ -67,8 +68,10 @@ fn main() {
         return;
     }
     println!("RBM-SVGD's permutation, thread CPU time, minimum of repeats");
-    println!("| N | Fisher–Yates ns/slot | Feistel fill ns/slot | step, shuffle (ms) | step, Feistel (ms) |");
-    println!("|---:|---:|---:|---:|---:|");
+    println!(
+        "| N | Fisher–Yates ns/slot | Feistel fill ns/slot | inverse ns/particle | step, shuffle (ms) | step, Feistel (ms) |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
     for n in [4096usize, 65_536, 100_000, 1 << 20, 10_000_000] {
         let mut perm = vec![0u32; n];
         let mut rng = Rng::new(3, 0);
@@ -87,6 +90,10 @@ fn main() {
             f.fill(0, &mut perm);
             black_box(&perm);
         });
+        let inv = best(5, || {
+            f.invert_fill(0, &mut perm);
+            black_box(&perm);
+        });
         let per = |s: f64| s * 1e9 / n as f64;
         let (ss, sf) = if n <= 1 << 20 {
             (
@@ -96,6 +103,11 @@ fn main() {
         } else {
             ("—".into(), "—".into())
         };
-        println!("| {n} | {:.2} | {:.2} | {ss} | {sf} |", per(fy), per(fe));
+        println!(
+            "| {n} | {:.2} | {:.2} | {:.2} | {ss} | {sf} |",
+            per(fy),
+            per(fe),
+            per(inv)
+        );
     }
 }

@@ -275,6 +275,6 @@ MUTANTS = [
          file="src/svgd/shard.rs", old="            u64::MAX / d + 1", new="            u64::MAX / d",
          tests=["lib"]),
     dict(name="feistel_inverse_round", bug="an inverse round's subtraction off by one when it wraps",
-         file="src/svgd/permutation.rs", old="        let left = if r >= f { r - f } else { r + ml - f };",
-         new="        let left = if r >= f { r - f } else { r + ml - f - 1 };", tests=["svgd_shard"]),
+         file="src/svgd/permutation.rs", old="    let left = if r >= f { r - f } else { r + ml - f };",
+         new="    let left = if r >= f { r - f } else { r + ml - f - 1 };", tests=["svgd_shard"]),
 ]

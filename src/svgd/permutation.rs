@@ -84,6 +84,17 @@ fn round([m, c]: [u64; 2], l: u64, r: u64, ml: u64) -> (u64, u64) {
     (r, if t >= ml { t - ml } else { t })
 }
 
+/// One round backwards: `(l, r)` from round `(r, (l + f(r, ml)) mod ml)`'s output, `ml` the
+/// radix the round updated.
+#[inline(always)]
+fn round_back([m, c]: [u64; 2], l: u64, r: u64, ml: u64) -> (u64, u64) {
+    let h = m.wrapping_mul(l).wrapping_add(c) >> 32;
+    let f = (h * ml) >> 32;
+    // r < ml and f < ml: (r − f) mod ml without a division.
+    let left = if r >= f { r - f } else { r + ml - f };
+    (left, l)
+}
+
 /// Slots evaluated side by side by [`Feistel::fill`]: independent chains of rounds that the
 /// processor overlaps (one chain at a time waits on each round's multiplies).
 const LANES: usize = 8;
@@ -168,13 +179,8 @@ impl Feistel {
     /// One inverse round on `(l, r)` with round `i`'s keys (see
     /// [`network_inverse`](Self::network_inverse)).
     #[inline(always)]
-    fn round_back(&self, [m, c]: [u64; 2], i: usize, l: u64, r: u64) -> (u64, u64) {
-        let ml = if i.is_multiple_of(2) { self.a } else { self.b };
-        let h = m.wrapping_mul(l).wrapping_add(c) >> 32;
-        let f = (h * ml) >> 32;
-        // r < ml and f < ml: (r − f) mod ml without a division.
-        let left = if r >= f { r - f } else { r + ml - f };
-        (left, l)
+    fn round_back(&self, k: [u64; 2], i: usize, l: u64, r: u64) -> (u64, u64) {
+        round_back(k, l, r, if i.is_multiple_of(2) { self.a } else { self.b })
     }
 
     /// `out[j] = invert(first + j)` for every `j` (entries past `n` get their own index), eight
@@ -203,8 +209,9 @@ impl Feistel {
             }
             for i in (0..self.rounds).rev() {
                 let k = self.keys(i);
+                let ml = if i.is_multiple_of(2) { self.a } else { self.b };
                 for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
-                    (*lj, *rj) = self.round_back(k, i, *lj, *rj);
+                    (*lj, *rj) = round_back(k, *lj, *rj, ml);
                 }
             }
             for ((o, &lj), &rj) in chunk.iter_mut().zip(&l).zip(&r) {
