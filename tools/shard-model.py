@@ -27,7 +27,7 @@ with b = 36 bytes per particle at d = 1 leaving a rank in the two exchanges ((sl
 bisection network); per exchange three pairwise all-to-alls (counts, indices, rows: R − 1
 latencies each) and about four reductions and the gather (log2 R each). T(1) = t_w·N. Prints
 T(1)/T(R) for N = 10^6, 10^7, 10^8 and R = 8, 32, 128, 512 and the memory per rank,
-96 bytes per particle held at d = 1 (svgd_shard_mpi --memory).
+104 bytes per particle held at d = 1 (svgd_shard_mpi --memory).
 
 CPU times are per-thread clocks, medians are wall times; say the load when quoting the output.
 --from FILE reads the bench lines from FILE (an earlier run's output) instead of running them.
@@ -96,7 +96,7 @@ def main():
         cells = []
         for r in rs:
             t = tw * n / r + b * (n / r) * (r - 1) / r / B + (6 * (r - 1) + 8 * math.log2(r)) * alpha
-            cells.append(f"{tw * n / t:.1f}× ({96 * n / r / 1e6:.1f} MB)")
+            cells.append(f"{tw * n / t:.1f}× ({104 * n / r / 1e6:.1f} MB)")
         print(f"| {n:.0e} | " + " | ".join(cells) + " |")
 
 
