@@ -187,26 +187,7 @@ impl Feistel {
     /// at a time on hosts as [`fill`](Self::fill) does: a process finds the slots of its block
     /// of particles.
     pub fn invert_fill(&self, first: u64, out: &mut [u32]) {
-        let mut s = first;
-        let blocked = out.len() / LANES * LANES;
-        if !crate::arch::HOSTED || first.saturating_add(blocked as u64) > self.n {
-            for o in out {
-                *o = self.invert(s) as u32;
-                s += 1;
-            }
-            return;
-        }
-        let mut chunks = out.chunks_exact_mut(LANES);
-        let (mut l0, mut r0) = self.split(s);
-        for chunk in &mut chunks {
-            let (mut l, mut r) = ([0u64; LANES], [0u64; LANES]);
-            for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
-                (*lj, *rj) = (l0, r0);
-                r0 += 1;
-                if r0 == self.b {
-                    (l0, r0) = (l0 + 1, 0);
-                }
-            }
+        let lanes = |l: &mut [u64; LANES], r: &mut [u64; LANES]| {
             for i in (0..self.rounds).rev() {
                 let k = self.keys(i);
                 let ml = if i.is_multiple_of(2) { self.a } else { self.b };
@@ -214,15 +195,8 @@ impl Feistel {
                     (*lj, *rj) = round_back(k, *lj, *rj, ml);
                 }
             }
-            for ((o, &lj), &rj) in chunk.iter_mut().zip(&l).zip(&r) {
-                *o = self.walk_back(lj * self.b + rj) as u32;
-            }
-            s += LANES as u64;
-        }
-        for o in chunks.into_remainder() {
-            *o = self.invert(s) as u32;
-            s += 1;
-        }
+        };
+        self.blocked(first, out, |s| self.invert(s), lanes, |x| self.walk_back(x));
     }
 
     /// The network backwards on `(l, r)` (`l < a`, `r < b`): round `i` had `(l, r)` of radices
@@ -261,11 +235,37 @@ impl Feistel {
     /// their own index, as `apply` gives). The same values as `apply`, computed eight slots
     /// at a time on hosts, with the pairs `(l, r)` stepped along instead of divided out.
     pub fn fill(&self, first: u64, out: &mut [u32]) {
+        let lanes = |l: &mut [u64; LANES], r: &mut [u64; LANES]| {
+            let (mut ml, mut mr) = (self.a, self.b);
+            for i in 0..self.rounds {
+                let k = self.keys(i);
+                for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
+                    (*lj, *rj) = round(k, *lj, *rj, ml);
+                }
+                (ml, mr) = (mr, ml);
+            }
+        };
+        self.blocked(first, out, |s| self.apply(s), lanes, |x| self.walk(x));
+    }
+
+    /// `out[j] = one(first + j)` for every `j`: on hosts eight at a time, the pairs `(l, r)` of
+    /// consecutive values stepped along instead of divided out, `lanes` applying the network
+    /// (forwards or backwards) to eight pairs side by side and `walk` finishing each value's
+    /// cycle walk; elsewhere (and where a block would pass `n`) `one` value by value.
+    #[inline(always)]
+    fn blocked(
+        &self,
+        first: u64,
+        out: &mut [u32],
+        one: impl Fn(u64) -> u64,
+        lanes: impl Fn(&mut [u64; LANES], &mut [u64; LANES]),
+        walk: impl Fn(u64) -> u64,
+    ) {
         let mut s = first;
         let blocked = out.len() / LANES * LANES;
         if !crate::arch::HOSTED || first.saturating_add(blocked as u64) > self.n {
             for o in out {
-                *o = self.apply(s) as u32;
+                *o = one(s) as u32;
                 s += 1;
             }
             return;
@@ -281,21 +281,14 @@ impl Feistel {
                     (l0, r0) = (l0 + 1, 0);
                 }
             }
-            let (mut ml, mut mr) = (self.a, self.b);
-            for i in 0..self.rounds {
-                let k = self.keys(i);
-                for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
-                    (*lj, *rj) = round(k, *lj, *rj, ml);
-                }
-                (ml, mr) = (mr, ml);
-            }
+            lanes(&mut l, &mut r);
             for ((o, &lj), &rj) in chunk.iter_mut().zip(&l).zip(&r) {
-                *o = self.walk(lj * self.b + rj) as u32;
+                *o = walk(lj * self.b + rj) as u32;
             }
             s += LANES as u64;
         }
         for o in chunks.into_remainder() {
-            *o = self.apply(s) as u32;
+            *o = one(s) as u32;
             s += 1;
         }
     }

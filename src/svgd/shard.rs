@@ -70,7 +70,8 @@ impl Divisor {
         if self.m != 0 && n < 1 << 32 {
             ((self.m as u128 * n as u128) >> 64) as u64
         } else {
-            n / self.d
+            // `d ≥ 1` (`new`); checked, so that no division-by-zero panic path is linked.
+            n.checked_div(self.d).unwrap_or(n)
         }
     }
 }
@@ -311,8 +312,9 @@ fn group<T: Float>(
         }
     }
     // Each entry now holds its destination's end: back to counts.
-    for q in (1..counts.len()).rev() {
-        counts[q] -= counts[q - 1];
+    let mut prev = 0;
+    for c in counts.iter_mut() {
+        (*c, prev) = (*c - prev, *c);
     }
 }
 
@@ -692,9 +694,11 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
             if let [a, b] = i {
                 (*a, *b) = (s, (first + k) as u32);
             }
-            let (x, g) = r.split_at_mut(d);
-            put_row(x, row(particles, k, d));
-            put_row(g, row(gs, k, d));
+            // Rows of 2d: always split (checked, so that no panic path is linked).
+            if let Some((x, g)) = r.split_at_mut_checked(d) {
+                put_row(x, row(particles, k, d));
+                put_row(g, row(gs, k, d));
+            }
         };
         group(
             slots,
@@ -773,7 +777,9 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         let first = self.slots.start;
         let n = self.core.n;
         for (sp, r) in in_idx.chunks_exact(2).zip(rows(in_rows, 2 * d)) {
-            let (s, i) = (sp[0], sp[1]);
+            let &[s, i] = sp else {
+                continue;
+            };
             let j = (s as usize).wrapping_sub(first);
             let Some(mark) = held.get_mut(j) else {
                 return Err(Error::RangeOutOfBounds);
@@ -785,9 +791,10 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
                 return Err(Error::RangeOutOfBounds);
             }
             *mark = i;
-            let (x, g) = r.split_at(d);
-            put_row(row_mut(ws.xs, j, d), x);
-            put_row(row_mut(ws.gs, j, d), g);
+            if let Some((x, g)) = r.split_at_checked(d) {
+                put_row(row_mut(ws.xs, j, d), x);
+                put_row(row_mut(ws.gs, j, d), g);
+            }
         }
         let (a, b) = (self.batches.start, self.batches.end);
         let pending = &self.pending;
