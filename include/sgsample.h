@@ -4811,8 +4811,9 @@ size_t sgs_svgd_index_len(size_t n);
  *
  * `particles` (`n·d` values, row by row) is the state: the sampler moves the particles
  * in place, and the caller may read them (or change them, keeping them finite) between
- * calls. `workspace` (`…_workspace_len(n, d, config)` elements) and `index`
- * (`…_index_len(n)` `uint32_t`s) are scratch. The three buffers must not overlap each
+ * calls. `workspace` (`…_workspace_len(n, d, config)` elements) keeps the AdaGrad
+ * history (and the scale option's scales) between iterations and is scratch otherwise;
+ * `index` (`…_index_len(n)` `uint32_t`s) is scratch. The three buffers must not overlap each
  * other or `state`, and must stay alive (with the callbacks and `user_data`) while the
  * state is used. Give `gradient` (called once per particle) or `gradients` (called once
  * per iteration, or per sub-step with replacement, with all points; used when both are
@@ -5009,8 +5010,9 @@ size_t sgs_svgd_index_len_f32(size_t n);
  *
  * `particles` (`n·d` values, row by row) is the state: the sampler moves the particles
  * in place, and the caller may read them (or change them, keeping them finite) between
- * calls. `workspace` (`…_workspace_len(n, d, config)` elements) and `index`
- * (`…_index_len(n)` `uint32_t`s) are scratch. The three buffers must not overlap each
+ * calls. `workspace` (`…_workspace_len(n, d, config)` elements) keeps the AdaGrad
+ * history (and the scale option's scales) between iterations and is scratch otherwise;
+ * `index` (`…_index_len(n)` `uint32_t`s) is scratch. The three buffers must not overlap each
  * other or `state`, and must stay alive (with the callbacks and `user_data`) while the
  * state is used. Give `gradient` (called once per particle) or `gradients` (called once
  * per iteration, or per sub-step with replacement, with all points; used when both are
@@ -5249,8 +5251,9 @@ size_t sgs_svgd_shard_state_align(void);
  * median heuristic). `particles` holds the process's particles
  * (`sgs_svgd_shard_ranges`: `particle_count·d` values, row by row, `particles_len`
  * of them) and is the state: commits move them in place, and the caller may read them
- * between iterations. `workspace` (`…_workspace_len`) and `index` (`…_index_len`) are
- * scratch. The three buffers must not overlap each other or `state`, and must stay
+ * between iterations. `workspace` (`…_workspace_len`) keeps the AdaGrad history of the
+ * process's particles between iterations and is scratch otherwise; `index`
+ * (`…_index_len`) is scratch. The three buffers must not overlap each other or `state`, and must stay
  * alive (with the callbacks and `user_data`) while the state is used. Give `gradient`
  * (called once per particle) or `gradients` (once per iteration with the process's
  * particles; used when both are given).
@@ -5460,8 +5463,9 @@ size_t sgs_svgd_shard_state_align_f32(void);
  * median heuristic). `particles` holds the process's particles
  * (`sgs_svgd_shard_ranges`: `particle_count·d` values, row by row, `particles_len`
  * of them) and is the state: commits move them in place, and the caller may read them
- * between iterations. `workspace` (`…_workspace_len`) and `index` (`…_index_len`) are
- * scratch. The three buffers must not overlap each other or `state`, and must stay
+ * between iterations. `workspace` (`…_workspace_len`) keeps the AdaGrad history of the
+ * process's particles between iterations and is scratch otherwise; `index`
+ * (`…_index_len`) is scratch. The three buffers must not overlap each other or `state`, and must stay
  * alive (with the callbacks and `user_data`) while the state is used. Give `gradient`
  * (called once per particle) or `gradients` (once per iteration with the process's
  * particles; used when both are given).

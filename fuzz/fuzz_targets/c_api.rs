@@ -6,7 +6,10 @@
 //! (`set_batch_size`, `run_scheduled`), f64 and f32, `sgs_minibatch`, `sgs_normal` and
 //! `sgs_uniform` (f64 and f32; see `noise`), `sgs_amagold_run_batch`, `sgs_sghmc_run_batch`,
 //! `sgs_sgld_run_batch` and their `_f32` twins (against separate runs, and refused calls; see
-//! `batch_op`), `sgs_status_str`, the size queries and config defaults) with random call
+//! `batch_op`), the sharded RBM-SVGD `sgs_svgd_shard_*` and its `_f32` twins (the size queries
+//! and `ranges` against the header's formulas, fuzzed inits, and systems of 2 or 3 shards whose
+//! records the target exchanges, against a whole-system `sgs_svgd_step` twin; see `shard_op`),
+//! `sgs_status_str`, the size queries and config defaults) with random call
 //! sequences, decoded by hand from the input bytes (see fuzz/README.md for why not `arbitrary`).
 //!
 //! All caller memory lives in one 16 KiB arena, so that any pointer the fuzzer picks (into a
@@ -86,6 +89,15 @@
 //! * `sgs_normal` / `sgs_uniform` (f64, f32): `SGS_OK` exactly for an aligned non-NULL output
 //!   and a representable length, then the values of `sgsample::noise` bit for bit and a prefix
 //!   of a longer fill; nothing else written;
+//! * the sharded RBM-SVGD (f64, f32): `ranges` and the size queries exactly the header's values
+//!   (in 128 bits) or its statuses, nothing written on a refusal; an init succeeds exactly when
+//!   every argument is valid; in a system of shards every fuzzed call (one fault: a pointer, a
+//!   length, the state moved, cleared or of the other float type, a record, a partial, the wrong
+//!   stage) gets exactly its status, calls no callback and writes nothing but the scratch its
+//!   failure may leave, a callback's call into its own shard gets BUSY, the records are well
+//!   formed, and every commit leaves the particles bit for bit those of `sgs_svgd_step` on a
+//!   whole-system twin (the same status; nothing moved after a failure that cancels everywhere;
+//!   see the section "The sharded RBM-SVGD" below);
 //! * no crash, panic, AddressSanitizer report or overflow (debug assertions are on).
 #![no_main]
 
@@ -2732,6 +2744,7 @@ fn one_input(data: &[u8]) {
                 _ => batch_op::<Sgl32>(&mut b),
             },
             12 if kind == 5 => noise(&mut cx, &mut b),
+            12 if kind == 4 => shard_op(&mut cx, &mut b),
             12 => minibatch(&mut cx, &mut b),
             13 => state_op(&mut cx, &mut b, kind),
             14 => {
@@ -4577,4 +4590,1452 @@ fn noise_fill<T: Flt + PartialEq + core::fmt::Debug>(
         assert_eq!(unsafe { c_fill(seed, longer.as_mut_ptr(), longer.len()) } as i32, 0);
         assert!(raw(&longer[..len]) == got, "{what}: not a prefix of a longer fill");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sharded RBM-SVGD (`sgs_svgd_shard_…`, f64 and f32): op 12 of kind 4 (`shard_op`).
+//
+// `shard_queries`: `sgs_svgd_shard_ranges` with n, p, ranks and rank small, at the edges (0, 1,
+// p = n, p = n + 1, rank = ranks) or huge (2³², SIZE_MAX, random words), its four outputs
+// anywhere (NULL, misaligned, one on another, in a live sampler). The status is the first of:
+// NULL_POINTER / INVALID_ARGUMENT for the pointers in order, INVALID_ARGUMENT for overlapping
+// outputs or rank ≥ ranks, ZERO_PARTICLES, INVALID_BATCH_SIZE, else SGS_OK with the header's
+// values (computed exactly, in 128 bits: particles ⌊r·n/R⌋..⌊(r+1)·n/R⌋, the slots of batches
+// ⌊r·B/R⌋..⌊(r+1)·B/R⌋, B = ⌊n/p⌋, the last batch to n); nothing written on an error, exactly the
+// four words on SGS_OK. `…_workspace_len` and `…_index_len`: 0 for a NULL, misaligned or unknown
+// config, else (2c + 3m)·d with AdaGrad, (c + 3m)·d otherwise (SIZE_MAX on overflow) and c + m.
+//
+// `shard_init_any`: init with n, d, ranks, rank, the config (valid, one bad word, NULL,
+// misaligned), the buffers (picked as for the other samplers; lengths right, one short, zero,
+// random or ≥ 2⁶¹) and the callbacks fuzzed: a status init documents, SGS_OK exactly when every
+// argument is valid, nothing written on an error; an initialised state reads 0 iterations and is
+// cleared again.
+//
+// `shard_system`: 2 or 3 shards of a system of 8 to 40 particles in d = 1 or 2, p = 2 to 8,
+// SGS_PERMUTATION_FEISTEL, a fuzzed step rule (the step size huge at times, so that the moves
+// overflow), kernel and annealing, laid out in the arena with every exchange buffer (the other
+// samplers there are forgotten), through up to four iterations whose records the target
+// exchanges between the ranks' buffers as MPI_Alltoallv would. Before each rank's init, in half
+// the inputs, an init with exactly one fault (a NULL, misaligned, huge, overlapping or short
+// argument, no callback, rank ≥ ranks, ranks = 0 or > 2³², n = 0, d = 0, a config word that the
+// shard or SVGD refuses, a NaN particle). Before each honest call, fuzzed ones: any of the four
+// steps in any stage with at most one fault (an array NULL, misaligned, of a huge, short, long
+// or zero length, over the rank's state or a buffer, over another array of the call; the state
+// NULL, misaligned, of the other float type, or a byte-wise copy of it; records with a slot out
+// of the rank's range or twice, a particle ≥ N or not the rank's or twice; a NaN particle at
+// begin; partials with `finite` 2 or SIZE_MAX, or 0, which cancels the iteration everywhere),
+// `iterations` with its output anywhere, `clear` on NULL, misaligned and the moved bytes. Also an
+// iteration abandoned (cancel on every rank) after any step, and callbacks that abort, reject,
+// answer an unknown status or NaN or ±∞ at a fuzzed call of one rank (then every rank cancels),
+// or call into their own shard (iterations, begin, commit, cancel, clear, init).
+//
+// Oracle: every status exactly the one the fault (or the stage: ITERATION_IN_PROGRESS for begin,
+// ITERATION_NOT_BEGUN for the others) calls for, in the code's order of checks (pointers, state,
+// overlaps, stage, lengths, contents), each listed in the header; a refused call calls no
+// callback and writes nothing but the scratch its failure may leave (a begin whose gradients
+// failed: the φ block of the workspace; forces or finish refusing a record: the index and the
+// workspace's slot rows or φ block; commit's NON_FINITE: the state); a callback's call into its
+// own shard gets SGS_ERR_BUSY; a successful call writes only the state, workspace, index and its
+// outputs (commit: the particles and info, not the index); the records are well formed (counts
+// that add up, every slot and every particle exactly once, to its owner, begin's rows starting
+// with the particle's position); each partial counts the rank's particles, `finite` 0 or 1;
+// after each commit every rank's particles are bit for bit those of `sgs_svgd_step` on a
+// whole-system twin (`sgs_svgd`/`_f32`, the same config and pure gradient), the status the same
+// (NON_FINITE on both alike, nothing moved), the info equal but for `mean_force` (equal to
+// rounding); after an iteration cancelled everywhere nothing moved and the twin is not stepped,
+// and the next iteration still equals the twin's next step; `iterations` counts the commits;
+// `clear` zeroes the state, after which calls get NOT_INITIALISED.
+
+const PART: usize = size_of::<sgs_svgd_shard_partial>();
+const INFO: usize = size_of::<sgs_svgd_info>();
+/// The statuses `sgs_svgd_shard_init` documents.
+const SHARD_INIT_STATUSES: [i32; 15] = [0, 1, 2, 3, 4, 5, 9, 13, 14, 15, 16, 18, 19, 23, 27];
+
+/// One of an iteration's four steps (the stage a rank must be in for it, as a number).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Call {
+    Begin = 0,
+    Forces = 1,
+    Finish = 2,
+    Commit = 3,
+}
+
+const CALLS: [Call; 4] = [Call::Begin, Call::Forces, Call::Finish, Call::Commit];
+
+trait ShardApi {
+    type T: Flt;
+    /// The whole-system sampler of the same float type (the twin).
+    type Whole: SvgdApi<T = Self::T>;
+    const STATE: usize;
+    const TAG: &'static [u8; 8];
+    unsafe fn ws_len(n: usize, d: usize, ranks: usize, rank: usize, c: *const sgs_svgd_config) -> usize;
+    unsafe fn index_len(n: usize, ranks: usize, rank: usize, c: *const sgs_svgd_config) -> usize;
+    fn state_size() -> usize;
+    fn state_align() -> usize;
+    /// `cb`: bit 0 the per-particle callback, bit 1 the batched one.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn init(
+        s: *mut u8,
+        c: *const sgs_svgd_config,
+        n: usize,
+        d: usize,
+        ranks: usize,
+        rank: usize,
+        p: *mut Self::T,
+        pl: usize,
+        ws: *mut Self::T,
+        wl: usize,
+        idx: *mut u32,
+        il: usize,
+        cb: u8,
+        ud: *mut c_void,
+    ) -> i32;
+    /// One of the four steps: its arrays in the order of its C parameters (finish's partial and
+    /// commit's info included) and their lengths (those two unused).
+    unsafe fn call(k: Call, s: *mut u8, p: &[*mut u8], l: &[usize]) -> i32;
+    unsafe fn cancel(s: *mut u8) -> i32;
+    unsafe fn iterations(s: *const u8, out: *mut u64) -> i32;
+    unsafe fn clear(s: *mut u8) -> i32;
+    /// The other float type's `iterations` (k even) or `cancel` on `s`.
+    unsafe fn other(k: u8, s: *mut u8, out: *mut u64) -> i32;
+}
+
+macro_rules! shard_impl {
+    ($K:ident, $T:ty, $S:ty, $W:ident, $tag:expr, $wsl:ident $il:ident $size:ident $align:ident
+     $init:ident $begin:ident $forces:ident $finish:ident $commit:ident $cancel:ident $iters:ident
+     $clear:ident, other = $oiters:ident $ocancel:ident) => {
+        struct $K;
+        impl ShardApi for $K {
+            type T = $T;
+            type Whole = $W;
+            const STATE: usize = size_of::<$S>();
+            const TAG: &'static [u8; 8] = $tag;
+            unsafe fn ws_len(n: usize, d: usize, ranks: usize, rank: usize, c: *const sgs_svgd_config) -> usize {
+                unsafe { $wsl(n, d, ranks, rank, c) }
+            }
+            unsafe fn index_len(n: usize, ranks: usize, rank: usize, c: *const sgs_svgd_config) -> usize {
+                unsafe { $il(n, ranks, rank, c) }
+            }
+            fn state_size() -> usize {
+                $size()
+            }
+            fn state_align() -> usize {
+                $align()
+            }
+            unsafe fn init(
+                s: *mut u8,
+                c: *const sgs_svgd_config,
+                n: usize,
+                d: usize,
+                ranks: usize,
+                rank: usize,
+                p: *mut $T,
+                pl: usize,
+                ws: *mut $T,
+                wl: usize,
+                idx: *mut u32,
+                il: usize,
+                cb: u8,
+                ud: *mut c_void,
+            ) -> i32 {
+                let g = if cb & 1 != 0 { Some(shard_grad_cb::<$K> as _) } else { None };
+                let gs = if cb & 2 != 0 { Some(shard_grads_cb::<$K> as _) } else { None };
+                unsafe { $init(s.cast(), c, n, d, ranks, rank, p, pl, ws, wl, idx, il, g, gs, ud) as i32 }
+            }
+            unsafe fn call(k: Call, s: *mut u8, p: &[*mut u8], l: &[usize]) -> i32 {
+                let s = s.cast::<$S>();
+                // SAFETY: forwarded (each array NULL, misaligned, huge, or in the arena for its
+                // length).
+                (unsafe {
+                    match k {
+                        Call::Begin => $begin(s, p[0].cast::<u32>(), l[0], p[1].cast::<$T>(), l[1],
+                            p[2].cast::<usize>(), l[2]),
+                        Call::Forces => $forces(s, p[0].cast::<u32>(), l[0], p[1].cast::<$T>(), l[1],
+                            p[2].cast::<u32>(), l[2], p[3].cast::<$T>(), l[3], p[4].cast::<usize>(), l[4]),
+                        Call::Finish => $finish(s, p[0].cast::<u32>(), l[0], p[1].cast::<$T>(), l[1],
+                            p[2].cast::<sgs_svgd_shard_partial>()),
+                        Call::Commit => $commit(s, p[0].cast::<sgs_svgd_shard_partial>(), l[0],
+                            p[1].cast::<sgs_svgd_info>()),
+                    }
+                }) as i32
+            }
+            unsafe fn cancel(s: *mut u8) -> i32 {
+                unsafe { $cancel(s.cast()) as i32 }
+            }
+            unsafe fn iterations(s: *const u8, out: *mut u64) -> i32 {
+                unsafe { $iters(s.cast(), out) as i32 }
+            }
+            unsafe fn clear(s: *mut u8) -> i32 {
+                unsafe { $clear(s.cast()) as i32 }
+            }
+            unsafe fn other(k: u8, s: *mut u8, out: *mut u64) -> i32 {
+                (unsafe { if k & 1 == 0 { $oiters(s.cast_const().cast(), out) } else { $ocancel(s.cast()) } }) as i32
+            }
+        }
+    };
+}
+
+shard_impl!(Shard64, f64, sgs_svgd_shard, Svgd64, b"sgsSHD64", sgs_svgd_shard_workspace_len
+    sgs_svgd_shard_index_len sgs_svgd_shard_state_size sgs_svgd_shard_state_align
+    sgs_svgd_shard_init sgs_svgd_shard_begin sgs_svgd_shard_forces sgs_svgd_shard_finish
+    sgs_svgd_shard_commit sgs_svgd_shard_cancel sgs_svgd_shard_iterations sgs_svgd_shard_clear,
+    other = sgs_svgd_shard_iterations_f32 sgs_svgd_shard_cancel_f32);
+shard_impl!(Shard32, f32, sgs_svgd_shard_f32, Svgd32, b"sgsSHD32", sgs_svgd_shard_workspace_len_f32
+    sgs_svgd_shard_index_len_f32 sgs_svgd_shard_state_size_f32 sgs_svgd_shard_state_align_f32
+    sgs_svgd_shard_init_f32 sgs_svgd_shard_begin_f32 sgs_svgd_shard_forces_f32
+    sgs_svgd_shard_finish_f32 sgs_svgd_shard_commit_f32 sgs_svgd_shard_cancel_f32
+    sgs_svgd_shard_iterations_f32 sgs_svgd_shard_clear_f32,
+    other = sgs_svgd_shard_iterations sgs_svgd_shard_cancel);
+
+/// What one rank's callbacks do (`user_data`): the pure gradient `a·x + wobble(seed)` (that of
+/// `gradients_cb` with an empty script, which the twin uses), but at call `fuse.0` (counting every
+/// call of the rank's callbacks) the failure `fuse.1` (`fuse_of`), and at call `reenter.0` the call
+/// `reenter.1` on the rank's own state from inside the callback (`shard_reenter`; statuses kept
+/// in `busy`).
+struct ShardModel {
+    a: f64,
+    calls: usize,
+    fuse: Option<(usize, u8)>,
+    fired: bool,
+    reenter: Option<(usize, u8)>,
+    state: *mut u8,
+    busy: Vec<i32>,
+}
+
+/// A failure: the callback's return value, what it writes into the first value, and the status
+/// begin must then return.
+fn fuse_of(mode: u8) -> (i32, Option<f64>, i32) {
+    match mode % 6 {
+        0 => (SGS_CB_ABORT, None, 11),
+        1 => (SGS_CB_REJECT, None, 24),
+        2 => (7, None, 11),
+        3 => (SGS_CB_OK, Some(f64::NAN), 22),
+        4 => (SGS_CB_OK, Some(f64::INFINITY), 22),
+        _ => (SGS_CB_OK, Some(f64::NEG_INFINITY), 22),
+    }
+}
+
+unsafe fn shard_cb<V: ShardApi>(ud: *mut c_void, xs: *const V::T, len: usize, seed: u64, gs: *mut V::T) -> i32 {
+    // SAFETY: the library passes `len` readable values at xs and writable ones at gs; user_data
+    // is the rank's model, alive for the whole op.
+    let (xs, gs, m) = unsafe {
+        (
+            core::slice::from_raw_parts(xs, len).to_vec(),
+            core::slice::from_raw_parts_mut(gs, len),
+            &mut *ud.cast::<ShardModel>(),
+        )
+    };
+    let k = m.calls;
+    m.calls += 1;
+    for (g, x) in gs.iter_mut().zip(&xs) {
+        *g = V::T::from_f64(m.a * x.to_f64() + wobble(seed));
+    }
+    if let Some((_, what)) = m.reenter.filter(|r| r.0 == k) {
+        // SAFETY: the rank's own state, in the call that runs this callback.
+        let s = unsafe { shard_reenter::<V>(m.state, what) };
+        m.busy.push(s);
+    }
+    match m.fuse {
+        Some((at, mode)) if at == k => {
+            m.fired = true;
+            let (ret, val, _) = fuse_of(mode);
+            if let (Some(v), Some(g)) = (val, gs.first_mut()) {
+                *g = V::T::from_f64(v);
+            }
+            ret
+        }
+        _ => SGS_CB_OK,
+    }
+}
+
+unsafe extern "C" fn shard_grad_cb<V: ShardApi>(ud: *mut c_void, x: *const V::T, d: usize, seed: u64, g: *mut V::T) -> i32 {
+    // SAFETY: forwarded.
+    unsafe { shard_cb::<V>(ud, x, d, seed, g) }
+}
+
+unsafe extern "C" fn shard_grads_cb<V: ShardApi>(
+    ud: *mut c_void,
+    xs: *const V::T,
+    n: usize,
+    d: usize,
+    seed: u64,
+    gs: *mut V::T,
+) -> i32 {
+    // SAFETY: forwarded.
+    unsafe { shard_cb::<V>(ud, xs, n * d, seed, gs) }
+}
+
+/// A call on a shard from inside its own gradient callback, with arguments that pass every check
+/// before the state's: it must get SGS_ERR_BUSY.
+unsafe fn shard_reenter<V: ShardApi>(s: *mut u8, what: u8) -> i32 {
+    let empty = core::ptr::NonNull::<u64>::dangling().as_ptr().cast::<u8>();
+    let null = core::ptr::null_mut();
+    let mut v = 0u64;
+    // SAFETY: `s` is the rank's state; empty arrays at an aligned address; locals.
+    unsafe {
+        match what % 6 {
+            0 => V::iterations(s, &mut v),
+            1 => V::call(Call::Begin, s, &[empty; 3], &[0; 3]),
+            2 => V::call(Call::Commit, s, &[empty, null], &[0, 0]),
+            3 => V::cancel(s),
+            4 => V::clear(s),
+            _ => {
+                let mut c = sgs_svgd_config_default(2, 0.1);
+                c.permutation = SGS_PERMUTATION_FEISTEL;
+                let mut p = [V::T::from_f64(0.0); 2];
+                let mut w = [V::T::from_f64(0.0); 64];
+                let mut x = [0u32; 8];
+                V::init(s, &c, 4, 1, 2, 0, p.as_mut_ptr(), 2, w.as_mut_ptr(), 64, x.as_mut_ptr(), 8, 2, null.cast())
+            }
+        }
+    }
+}
+
+fn rd<V: Copy>(cx: &Ctx, o: usize) -> V {
+    assert!(o + size_of::<V>() <= ARENA);
+    // SAFETY: inside the arena (checked); plain data, unaligned read.
+    unsafe { cx.bytes().as_ptr().add(o).cast::<V>().read_unaligned() }
+}
+
+fn wr<V>(cx: &mut Ctx, o: usize, v: V) {
+    assert!(o + size_of::<V>() <= ARENA);
+    // SAFETY: inside the arena (checked); unaligned write.
+    unsafe { cx.base().add(o).cast::<V>().write_unaligned(v) }
+}
+
+fn arena_mut(cx: &mut Ctx) -> &mut [u8] {
+    // SAFETY: u64 → u8 view of the arena, borrowed from `cx`.
+    unsafe { core::slice::from_raw_parts_mut(cx.base(), ARENA) }
+}
+
+/// The caller's memmove inside the arena.
+fn arena_copy(cx: &mut Ctx, src: usize, dst: usize, len: usize) {
+    arena_mut(cx).copy_within(src..src + len, dst);
+}
+
+/// ⌊k·n/parts⌋, exactly (parts > 0).
+fn block_at(n: usize, parts: usize, k: u128) -> u128 {
+    n as u128 * k / parts as u128
+}
+
+/// The header's ranges of rank `rank` < `ranks` for n ≥ 1 particles in batches of p (2 ≤ p ≤ n):
+/// first particle, particles, first slot, slots.
+fn ranges_of(n: usize, p: usize, ranks: usize, rank: usize) -> [usize; 4] {
+    let nb = n / p;
+    let at = |b: u128| if b >= nb as u128 { n as u128 } else { b * p as u128 };
+    let (r0, r1) = (rank as u128, rank as u128 + 1);
+    let (a, e) = (block_at(n, ranks, r0), block_at(n, ranks, r1));
+    let (s, f) = (at(block_at(nb, ranks, r0)), at(block_at(nb, ranks, r1)));
+    [a as usize, (e - a) as usize, s as usize, (f - s) as usize]
+}
+
+/// The header's workspace length, (2c + 3m)·d with AdaGrad, (c + 3m)·d otherwise, SIZE_MAX when
+/// it overflows.
+fn shard_ws_need(c: usize, m: usize, d: usize, hist: bool) -> usize {
+    let per = if hist { 2 * c as u128 } else { c as u128 };
+    (per + 3 * m as u128).checked_mul(d as u128).map_or(usize::MAX, |v| v.min(usize::MAX as u128) as usize)
+}
+
+fn shard_op(cx: &mut Ctx, b: &mut Bytes) {
+    match b.u8() % 8 {
+        0 => shard_queries::<Shard64>(cx, b),
+        1 => shard_queries::<Shard32>(cx, b),
+        2 => shard_init_any::<Shard64>(cx, b),
+        3 => shard_init_any::<Shard32>(cx, b),
+        4 | 5 => shard_system::<Shard64>(cx, b),
+        _ => shard_system::<Shard32>(cx, b),
+    }
+}
+
+fn shard_size(b: &mut Bytes) -> usize {
+    match b.u8() % 8 {
+        0 => 0,
+        1 => 1,
+        2 | 3 => b.below(64),
+        4 => (1 << 32) + b.below(3) - 1,
+        5 => usize::MAX - b.below(3),
+        6 => b.u64() as usize,
+        _ => 2 + b.below(8),
+    }
+}
+
+fn shard_queries<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes) {
+    let n = shard_size(b);
+    let p = match b.u8() % 4 {
+        0 => n,
+        1 => n.wrapping_add(1),
+        _ => shard_size(b),
+    };
+    let ranks = shard_size(b);
+    let rank = match b.u8() % 4 {
+        0 => ranks,
+        1 => ranks.wrapping_sub(1),
+        2 => b.below(ranks.clamp(1, 1 << 16)),
+        _ => shard_size(b),
+    };
+    let mut outs = [None; 4];
+    for k in 0..4 {
+        outs[k] = if k > 0 && b.u8() % 8 == 0 { outs[b.below(k)] } else { cx.pick(b, 8, 8) };
+    }
+    let mut want = 0;
+    for o in outs {
+        match o {
+            None => want = 1,
+            Some(o) if o % 8 != 0 => want = 23,
+            _ => continue,
+        }
+        break;
+    }
+    let spans = outs.map(|o| o.map_or((0, 0), |o| (o, o + 8)));
+    if want == 0 {
+        let twice = (0..4).any(|i| (i + 1..4).any(|j| overlaps(spans[i], spans[j])));
+        want = if twice || rank >= ranks {
+            23
+        } else if n == 0 {
+            15
+        } else if p < 2 || p > n {
+            13
+        } else {
+            0
+        };
+    }
+    let ps = outs.map(|o| cx.ptr::<usize>(o));
+    cx.snapshot();
+    // SAFETY: NULL or 8 writable bytes in the arena each.
+    let s = unsafe { sgs_svgd_shard_ranges(n, p, ranks, rank, ps[0], ps[1], ps[2], ps[3]) } as i32;
+    check_status("shard_ranges", s);
+    if trace() {
+        eprintln!("shard_ranges n {n} p {p} ranks {ranks} rank {rank} at {outs:?} -> {s}");
+    }
+    assert_eq!(s, want, "shard_ranges(n {n}, p {p}, ranks {ranks}, rank {rank}, outputs {outs:?})");
+    if s == 0 {
+        cx.check_only("shard_ranges", s, &spans);
+        let got = spans.map(|r| rd::<usize>(cx, r.0));
+        let exp = ranges_of(n, p, ranks, rank);
+        assert_eq!(got, exp, "shard_ranges(n {n}, p {p}, ranks {ranks}, rank {rank}) wrote other values than the header's");
+    } else {
+        cx.check_only("refused shard_ranges", s, &[]);
+    }
+    cx.forget_clobbered(None);
+    // The size queries, on a config that is valid, NULL, misaligned or has an unknown word.
+    let d = shard_size(b);
+    let mut c = sgs_svgd_config_default(p as u64, 0.1);
+    c.permutation = SGS_PERMUTATION_FEISTEL;
+    c.step_rule = b.u32_small(3);
+    if b.u8() % 8 == 0 {
+        c.reserved = 1;
+    }
+    let known = c.step_rule <= SGS_STEP_RULE_ADAGRAD && c.reserved == 0;
+    let mut buf = [0u64; size_of::<sgs_svgd_config>() / 8 + 1];
+    let k = b.u8();
+    let cp = buf.as_mut_ptr().cast::<u8>().wrapping_add(if k & 1 == 0 { 0 } else { 4 });
+    // SAFETY: inside buf.
+    unsafe { cp.cast::<sgs_svgd_config>().write_unaligned(c) };
+    let cp: *const sgs_svgd_config = if k % 8 == 2 { core::ptr::null() } else { cp.cast() };
+    // SAFETY: NULL, misaligned or a readable config.
+    let (w, i) = unsafe { (V::ws_len(n, d, ranks, rank, cp), V::index_len(n, ranks, rank, cp)) };
+    if trace() {
+        eprintln!("shard sizes n {n} d {d} ranks {ranks} rank {rank} config {k} -> {w} {i}");
+    }
+    if cp.is_null() || k & 1 != 0 || !known {
+        assert_eq!((w, i), (0, 0), "shard size queries on a NULL, misaligned or unknown config");
+    } else if n >= 1 && (2..=n).contains(&p) && rank < ranks {
+        let [_, cn, _, m] = ranges_of(n, p, ranks, rank);
+        let hist = c.step_rule == SGS_STEP_RULE_ADAGRAD;
+        assert_eq!(w, shard_ws_need(cn, m, d, hist), "shard_workspace_len(n {n}, d {d}, ranks {ranks}, rank {rank}, p {p})");
+        assert_eq!(i as u128, cn as u128 + m as u128, "shard_index_len(n {n}, ranks {ranks}, rank {rank}, p {p})");
+    }
+    assert!(V::state_size() == V::STATE && V::state_align() >= 8);
+}
+
+/// A valid shard config for batch size `p` (a float type of `t` bytes): Feistel, without
+/// replacement, no KSD or scale; the step rule, kernel, annealing, step size and seed fuzzed.
+fn shard_cfg(b: &mut Bytes, p: usize, t: usize) -> sgs_svgd_config {
+    let eta = match b.u8() % 8 {
+        0 => 0.5,
+        1 if t == 4 => 1e30,
+        1 => 1e300,
+        2 => 0.01,
+        _ => 0.1,
+    };
+    let mut c = sgs_svgd_config_default(p as u64, eta);
+    c.permutation = SGS_PERMUTATION_FEISTEL;
+    let k = b.u8();
+    c.step_rule = u32::from(k % 3);
+    if k & 4 != 0 {
+        c.kernel = SGS_KERNEL_IMQ;
+    }
+    c.bandwidth = [1.0, 0.5, 2.0, 0.1][(k >> 3) as usize % 4];
+    match (k >> 5) % 4 {
+        1 => {
+            c.anneal = SGS_ANNEAL_CYCLICAL;
+            c.anneal_iterations = 6;
+            c.anneal_cycles = 2;
+        }
+        2 => {
+            c.anneal = SGS_ANNEAL_HYPERBOLIC;
+            c.anneal_iterations = 4;
+            c.anneal_power = 0.5;
+        }
+        _ => {}
+    }
+    if k & 0x80 != 0 {
+        c.adagrad_alpha = 0.5;
+    }
+    c.seed = u64::from(b.u8());
+    c.stream = u64::from(b.u8() % 4);
+    c
+}
+
+/// Spoils one word of a valid shard config for `n` particles; returns the status init must give.
+fn spoil_cfg(b: &mut Bytes, c: &mut sgs_svgd_config, n: usize) -> i32 {
+    match b.u8() % 11 {
+        0 => c.permutation = SGS_PERMUTATION_SHUFFLE,
+        1 => c.batching = SGS_BATCHING_WITH_REPLACEMENT,
+        2 => c.ksd = SGS_KSD_BATCH + u32::from(b.u8() & 1),
+        3 => c.scale = SGS_SCALE_PARTICLES + u32::from(b.u8() & 1),
+        4 => c.kernel = SGS_KERNEL_GAUSSIAN_MEDIAN,
+        5 => c.kernel = 3 + u32::from(b.u8()),
+        6 => c.reserved = 1,
+        7 => {
+            c.batch_size = if b.u8() & 1 == 0 { 1 } else { n as u64 + 1 };
+            return 13;
+        }
+        8 => {
+            c.step_size = [0.0, -0.1, f64::NAN, f64::INFINITY][b.u8() as usize % 4];
+            return 5;
+        }
+        9 => {
+            c.kernel = SGS_KERNEL_GAUSSIAN;
+            c.bandwidth = [0.0, -1.0, f64::NAN][b.u8() as usize % 3];
+            return 14;
+        }
+        _ => {
+            c.step_rule = SGS_STEP_RULE_ADAGRAD;
+            c.adagrad_alpha = 1.0;
+            return 16;
+        }
+    }
+    19
+}
+
+fn shard_init_any<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes) {
+    let t = <V::T as Flt>::SIZE;
+    let n = match b.u8() % 8 {
+        0 => 0,
+        1 => (1 << 32) + b.below(4),
+        2 => HUGE + b.below(9),
+        _ => 1 + b.below(40),
+    };
+    let d = match b.u8() % 8 {
+        0 => 0,
+        1 => HUGE + b.below(9),
+        k => 1 + k as usize % 3,
+    };
+    let ranks = match b.u8() % 8 {
+        0 => 0,
+        1 => (1 << 32) + 1,
+        2 => HUGE,
+        k => k as usize % 4 + 1,
+    };
+    let rank = match b.u8() % 4 {
+        0 => ranks,
+        1 => b.u64() as usize,
+        _ => b.below(ranks.clamp(1, 4)),
+    };
+    let p = 2 + b.below(n.clamp(2, 9) - 1);
+    let mut cfg = shard_cfg(b, p, t);
+    let spoilt = b.u8() % 4 == 0;
+    if spoilt {
+        spoil_cfg(b, &mut cfg, n);
+    }
+    let mut buf = [0u64; size_of::<sgs_svgd_config>() / 8 + 1];
+    let k = b.u8() % 8;
+    let cp = buf.as_mut_ptr().cast::<u8>().wrapping_add(if k == 1 { 4 } else { 0 });
+    // SAFETY: inside buf.
+    unsafe { cp.cast::<sgs_svgd_config>().write_unaligned(cfg) };
+    let cp: *const sgs_svgd_config = if k == 0 { core::ptr::null() } else { cp.cast() };
+    // What the buffers need, by the header's formulas (nothing for a shape init refuses).
+    let (c, m) = if n >= 1 && p <= n && rank < ranks {
+        let r = ranges_of(n, p, ranks, rank);
+        (r[1], r[3])
+    } else {
+        (0, 0)
+    };
+    let hist = cfg.step_rule == SGS_STEP_RULE_ADAGRAD;
+    let (coords, ws_need, idx_need) = (c.saturating_mul(d), shard_ws_need(c, m, d, hist), c.saturating_add(m));
+    let st = cx.pick(b, V::STATE, 8);
+    let po = cx.pick(b, t * coords.min(4096), t);
+    let pl = cx.len(b, po, t, coords);
+    cx.snapshot();
+    if b.u8() % 4 != 0 {
+        cx.fill_finite::<V::T>(b, po, pl.min(4096));
+    }
+    cx.forget_clobbered(None);
+    let wo = cx.pick(b, t * ws_need.min(4096), t);
+    let wl = cx.len(b, wo, t, ws_need);
+    let io = cx.pick(b, 4 * idx_need.min(4096), 4);
+    let il = cx.len(b, io, 4, idx_need);
+    let cb = b.u8() % 4;
+    // Whether every argument is valid (then init must succeed, and only then).
+    let bufs = [(st, V::STATE, 1, 8), (po, pl, t, t), (wo, wl, t, t), (io, il, 4, 4)];
+    let ptrs_ok = bufs.iter().all(|&(o, l, _, al)| o.is_some_and(|o| o % al == 0) && l < HUGE);
+    let spans: Vec<_> = bufs.iter().map(|&(o, l, e, _)| o.map_or((0, 0), |o| (o, o.saturating_add(l.saturating_mul(e))))).collect();
+    let apart = (0..4).all(|i| (i + 1..4).all(|j| !overlaps(spans[i], spans[j])));
+    let busy = st.is_some_and(|o| o % 8 == 0 && cx.bytes()[o..o + 8] == V::TAG[..] && rd::<u32>(cx, o + 8) != 0);
+    let valid = ptrs_ok
+        && apart
+        && k > 1
+        && cb != 0
+        && !busy
+        && !spoilt
+        && (p..=u32::MAX as usize).contains(&n)
+        && (1..=3).contains(&d)
+        && rank < ranks
+        && ranks <= u32::MAX as usize
+        && pl == coords
+        && wl >= ws_need
+        && il >= idx_need
+        && cx.all_finite::<V::T>(po.unwrap_or(0), if ptrs_ok { pl } else { 0 });
+    cx.snapshot();
+    let (sp, pp, wp, ip) = (cx.ptr::<u8>(st), cx.ptr::<V::T>(po), cx.ptr::<V::T>(wo), cx.ptr::<u32>(io));
+    // SAFETY: every pointer NULL, misaligned, or in the arena for its length (or a huge one); the
+    // callbacks are not called by init.
+    let s = unsafe { V::init(sp, cp, n, d, ranks, rank, pp, pl, wp, wl, ip, il, cb, core::ptr::null_mut()) };
+    check_status("shard init", s);
+    if trace() {
+        eprintln!("shard init n {n} d {d} ranks {ranks} rank {rank} p {p} cfg {k} spoilt {spoilt} at {st:?} {po:?}/{pl} {wo:?}/{wl} {io:?}/{il} cb {cb} -> {s}");
+    }
+    assert!(SHARD_INIT_STATUSES.contains(&s), "shard init returned {s}, which it does not document");
+    assert_eq!(s == 0, valid, "shard init returned {s} (valid arguments: {valid})");
+    if s != 0 {
+        return cx.check_only("refused shard init", s, &[]);
+    }
+    let so = st.unwrap();
+    cx.check_only("shard init", s, &[spans[0], spans[2], spans[3]]);
+    cx.forget_clobbered(None);
+    let mut it = u64::MAX;
+    cx.snapshot();
+    // SAFETY: an initialised state; a local output.
+    let s = unsafe { V::iterations(cx.base().add(so), &mut it) };
+    assert_eq!((s, it), (0, 0), "a new shard's iterations");
+    cx.check_only("shard iterations", s, &[]);
+    shard_clear_at::<V>(cx, so);
+}
+
+/// `clear` of a state at `at`: SGS_OK, exactly its bytes zeroed; then calls on it get
+/// NOT_INITIALISED.
+fn shard_clear_at<V: ShardApi>(cx: &mut Ctx, at: usize) {
+    let r = (at, at + V::STATE);
+    cx.snapshot();
+    // SAFETY: a whole state's size at an aligned offset in the arena.
+    let s = unsafe { V::clear(cx.base().add(at)) };
+    assert_eq!(s, 0, "shard clear of an aligned state");
+    cx.check_only("shard clear", s, &[r]);
+    assert!(cx.bytes()[r.0..r.1].iter().all(|&x| x == 0), "shard clear left non-zero bytes");
+    let mut it = 0u64;
+    // SAFETY: as above; a local output.
+    let s = unsafe { V::iterations(cx.base().add(at), &mut it) };
+    assert_eq!(s, 21, "iterations of a cleared shard");
+    cx.forget_clobbered(None);
+}
+
+/// One rank's memory in the arena (byte offsets) and share of the system.
+#[derive(Clone, Copy, Debug)]
+struct Rank {
+    st: usize,
+    po: usize,
+    ws: usize,
+    wl: usize,
+    ix: usize,
+    il: usize,
+    c: usize,
+    m: usize,
+    first: usize,
+    slot0: usize,
+    /// The exchange buffers (one element longer than the records need): begin's records out
+    /// (index, rows, counts), forces' records in and out, finish's records in, the partial.
+    bi: usize,
+    br: usize,
+    bc: usize,
+    fi: usize,
+    fr: usize,
+    gi: usize,
+    gr: usize,
+    gc: usize,
+    hi: usize,
+    hr: usize,
+    part: usize,
+}
+
+struct Sys {
+    n: usize,
+    d: usize,
+    ranks: usize,
+    t: usize,
+    state: usize,
+    hist: bool,
+    r: Vec<Rank>,
+    /// Every rank's partial (commit's input), the info, room for a moved copy of a state, and a
+    /// word for `iterations`.
+    parts: usize,
+    info: usize,
+    moved: usize,
+    out: usize,
+    /// Each rank's stage as the target models it (the `Call` it may make next).
+    stage: Vec<u8>,
+    models: Vec<Box<ShardModel>>,
+    /// Whether a rank committed the iteration under way.
+    committed: bool,
+}
+
+impl Sys {
+    /// What the library refuses an array to overlap: the rank's state, particles, workspace and
+    /// index.
+    fn spans(&self, q: usize) -> [(usize, usize); 4] {
+        let r = &self.r[q];
+        [
+            (r.st, r.st + self.state),
+            (r.po, r.po + r.c * self.d * self.t),
+            (r.ws, r.ws + r.wl * self.t),
+            (r.ix, r.ix + r.il * 4),
+        ]
+    }
+    /// The workspace's φ-by-particle block (the gradients during begin).
+    fn phi(&self, q: usize) -> (usize, usize) {
+        let (r, cd) = (&self.r[q], self.r[q].c * self.d);
+        let o = r.ws + self.t * if self.hist { cd } else { 0 };
+        (o, o + self.t * cd)
+    }
+    /// The workspace's positions and gradients by slot.
+    fn slot_rows(&self, q: usize) -> (usize, usize) {
+        let e = self.phi(q).1;
+        (e, e + 2 * self.t * self.r[q].m * self.d)
+    }
+    fn particles(&self, cx: &Ctx) -> Vec<u8> {
+        self.r.iter().flat_map(|r| cx.bytes()[r.po..r.po + r.c * self.d * self.t].to_vec()).collect()
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Arr {
+    off: Option<usize>,
+    len: usize,
+    elem: usize,
+    /// Whether the C call takes the length (not for the partial and the info).
+    has_len: bool,
+    /// Commit's info, which may be NULL.
+    optional: bool,
+}
+
+/// The arrays of rank `q`'s honest call `k`, in the order of the C parameters.
+fn honest_arrs(sys: &Sys, q: usize, k: Call, info: bool) -> Vec<Arr> {
+    let (r, t, d, rk) = (&sys.r[q], sys.t, sys.d, sys.ranks);
+    let a = |off, len, elem| Arr { off: Some(off), len, elem, has_len: true, optional: false };
+    let one = |off, elem, optional| Arr { off, len: 1, elem, has_len: false, optional };
+    match k {
+        Call::Begin => vec![a(r.bi, 2 * r.c, 4), a(r.br, 2 * r.c * d, t), a(r.bc, rk, 8)],
+        Call::Forces => vec![
+            a(r.fi, 2 * r.m, 4),
+            a(r.fr, 2 * r.m * d, t),
+            a(r.gi, r.m, 4),
+            a(r.gr, r.m * d, t),
+            a(r.gc, rk, 8),
+        ],
+        Call::Finish => vec![a(r.hi, r.c, 4), a(r.hr, r.c * d, t), one(Some(r.part), PART, false)],
+        Call::Commit => vec![a(sys.parts, rk, PART), one(info.then_some(sys.info), INFO, true)],
+    }
+}
+
+fn arr_span(a: &Arr) -> (usize, usize) {
+    a.off.map_or((0, 0), |o| (o, o.saturating_add(a.len.saturating_mul(a.elem))))
+}
+
+fn shard_call<V: ShardApi>(cx: &mut Ctx, st: Option<usize>, k: Call, a: &[Arr]) -> i32 {
+    let p: Vec<*mut u8> = a.iter().map(|x| cx.ptr::<u8>(x.off)).collect();
+    let l: Vec<usize> = a.iter().map(|x| x.len).collect();
+    let s = cx.ptr::<u8>(st);
+    // SAFETY: every array NULL, misaligned, huge, or in the arena for its length; the state NULL,
+    // misaligned or a state's size in the arena.
+    unsafe { V::call(k, s, &p, &l) }
+}
+
+/// Rank `q`'s honest call `k`: its buffers, exact lengths (commit's info or NULL). Begin returns
+/// SGS_OK unless the rank's fuse fired in it (then the fuse's status, and only the φ block
+/// written); commit SGS_OK or NON_FINITE (the twin's); the others SGS_OK.
+fn shard_step<V: ShardApi>(cx: &mut Ctx, sys: &mut Sys, q: usize, k: Call, info: bool) -> i32 {
+    let r = sys.r[q];
+    let a = honest_arrs(sys, q, k, info);
+    let (fired, calls) = (sys.models[q].fired, sys.models[q].calls);
+    cx.snapshot();
+    let s = shard_call::<V>(cx, Some(r.st), k, &a);
+    check_status("shard step", s);
+    if trace() {
+        eprintln!("shard{} {k:?} rank {q} -> {s}", sys.t * 8);
+    }
+    let m = &mut sys.models[q];
+    assert!(m.busy.iter().all(|&s| s == 27), "calls from a callback into its own shard returned {:?}, not BUSY", m.busy);
+    m.busy.clear();
+    if k != Call::Begin {
+        assert_eq!(m.calls, calls, "shard {k:?} called the gradient callbacks");
+    }
+    let want = match (m.fired && !fired, m.fuse) {
+        (true, Some((_, mode))) => fuse_of(mode).2,
+        _ => 0,
+    };
+    let spans = sys.spans(q);
+    let allowed: Vec<(usize, usize)> = match (k, s) {
+        // Begin's three arrays and forces' last three are outputs.
+        (Call::Begin, 0) | (Call::Forces, 0) => {
+            [spans[0], spans[2], spans[3]].into_iter().chain(a.iter().rev().take(3).map(arr_span)).collect()
+        }
+        (Call::Finish, 0) => vec![spans[0], spans[2], spans[3], arr_span(&a[2])],
+        (Call::Commit, 0) => vec![spans[0], spans[1], spans[2], arr_span(&a[1])],
+        (Call::Begin, _) => vec![sys.phi(q)],
+        (Call::Commit, 22) => vec![spans[0]],
+        _ => vec![],
+    };
+    match k {
+        Call::Begin => assert_eq!(s, want, "shard begin on rank {q}: the status (its fuse fired: {})", want != 0),
+        Call::Commit => assert!(s == 0 || s == 22, "shard commit on rank {q} returned {s}"),
+        _ => assert_eq!(s, 0, "shard {k:?} on rank {q} with honest arguments"),
+    }
+    cx.check_only("shard step", s, &allowed);
+    sys.stage[q] = if s == 0 { (k as u8 + 1) % 4 } else { 0 };
+    s
+}
+
+/// A call of step `k` on rank `q`, whatever its stage, with at most one fault chosen by the
+/// input; it must get exactly the fault's status (a pointer fault's, else the stage's, else the
+/// length's or the contents'), call no callback and write nothing but what that failure may
+/// leave. Returns whether it cancelled the rank's iteration (a partial with `finite` = 0).
+fn shard_probe<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &mut Sys, q: usize, k: Call) -> bool {
+    let (r, t) = (sys.r[q], sys.t);
+    let mut a = honest_arrs(sys, q, k, b.u8() & 1 == 0);
+    let stage_ok = sys.stage[q] == k as u8;
+    let j = b.below(a.len());
+    let live = |x: &Arr| x.off.is_some() && x.len > 0;
+    let (mut st, mut early, mut late, mut how) = (Some(r.st), None, None, 0u8);
+    let mut allowed = vec![];
+    let mut undo: Option<(usize, Vec<u8>)> = None;
+    let fault = b.u8() % 12;
+    match fault {
+        0 if !a[j].optional => {
+            a[j].off = None;
+            early = Some(1);
+        }
+        1 => {
+            a[j].off = Some(a[j].off.unwrap_or(sys.info) + 1 + b.below(3));
+            early = Some(23);
+        }
+        2 if a[j].has_len => {
+            a[j].len = HUGE + b.below(1 << 16);
+            early = Some(23);
+        }
+        3 if a[j].has_len => {
+            let need = a[j].len;
+            let l = match b.u8() % 3 {
+                0 => need.checked_sub(1),
+                1 => Some(need + 1),
+                _ => Some(0),
+            };
+            if let Some(l) = l.filter(|&l| l != need) {
+                a[j].len = l;
+                late = Some(4);
+            }
+        }
+        4 if live(&a[j]) => {
+            let s = sys.spans(q)[b.u8() as usize % 4];
+            let o = (s.0 + b.below(s.1 - s.0)) / 8 * 8;
+            if o + a[j].len * a[j].elem <= ARENA {
+                a[j].off = Some(o);
+                early = Some(23);
+            }
+        }
+        5 => {
+            let i = b.below(a.len());
+            if i != j && live(&a[i]) && live(&a[j]) && a[i].off.unwrap() + a[j].len * a[j].elem <= ARENA {
+                a[j].off = a[i].off;
+                early = Some(23);
+            }
+        }
+        6 => {
+            st = None;
+            early = Some(1);
+        }
+        7 => {
+            st = Some(r.st + 4);
+            early = Some(23);
+        }
+        8 if stage_ok => {
+            // The contents: one value of the call's input.
+            let (o, v, s): (usize, Vec<u8>, i32) = match k {
+                Call::Begin => (r.po + t * b.below(r.c * sys.d), raw(&[V::T::from_f64(f64::NAN)]), 9),
+                Call::Forces if r.m > 0 => {
+                    let jj = b.below(r.m);
+                    let (s0, m, n) = (r.slot0 as u32, r.m as u32, sys.n as u32);
+                    allowed = vec![(r.ix, r.ix + 4 * r.m), sys.slot_rows(q)];
+                    match b.u8() % 3 {
+                        0 => (r.fi + 8 * jj, (([s0 + m, u32::MAX, s0.wrapping_sub(1)])[b.u8() as usize % 3]).to_le_bytes().to_vec(), 31),
+                        1 if r.m > 1 => {
+                            let other = rd::<u32>(cx, r.fi + 8 * ((jj + 1 + b.below(r.m - 1)) % r.m));
+                            (r.fi + 8 * jj, other.to_le_bytes().to_vec(), 32)
+                        }
+                        _ => (r.fi + 8 * jj + 4, ([n, n + 1, u32::MAX])[b.u8() as usize % 3].to_le_bytes().to_vec(), 31),
+                    }
+                }
+                Call::Finish => {
+                    let jj = b.below(r.c);
+                    let (f, c) = (r.first as u32, r.c as u32);
+                    allowed = vec![(r.ix + 4 * r.m, r.ix + 4 * (r.m + r.c)), sys.phi(q)];
+                    if b.u8() & 1 == 0 || r.c < 2 {
+                        (r.hi + 4 * jj, ([f + c, u32::MAX, f.wrapping_sub(1)])[b.u8() as usize % 3].to_le_bytes().to_vec(), 31)
+                    } else {
+                        let other = rd::<u32>(cx, r.hi + 4 * ((jj + 1 + b.below(r.c - 1)) % r.c));
+                        (r.hi + 4 * jj, other.to_le_bytes().to_vec(), 32)
+                    }
+                }
+                Call::Commit => {
+                    let o = sys.parts + PART * b.below(sys.ranks) + 32;
+                    if !sys.committed && b.u8() & 1 == 0 {
+                        allowed = vec![sys.spans(q)[0]];
+                        (o, 0u64.to_le_bytes().to_vec(), 22)
+                    } else {
+                        (o, ([2, 3, u64::MAX])[b.u8() as usize % 3].to_le_bytes().to_vec(), 23)
+                    }
+                }
+                Call::Forces => return false,
+            };
+            undo = Some((o, cx.bytes()[o..o + v.len()].to_vec()));
+            arena_mut(cx)[o..o + v.len()].copy_from_slice(&v);
+            late = Some(s);
+        }
+        9 => how = 1,
+        10 => how = 2,
+        _ => {}
+    }
+    if early.is_none() && late.is_none() && how == 0 && stage_ok {
+        return false; // no fault: that would be the honest call
+    }
+    let stage = if k == Call::Begin { 29 } else { 28 };
+    let want = match (early, how) {
+        (Some(e), _) => e,
+        (_, 1) => 21,
+        (_, 2) => 26,
+        _ if !stage_ok => stage,
+        _ => late.unwrap(),
+    };
+    if want != late.unwrap_or(0) {
+        allowed.clear();
+    }
+    let calls = sys.models[q].calls;
+    if how == 2 {
+        // The caller's memcpy of the state.
+        arena_copy(cx, r.st, sys.moved, sys.state);
+        st = Some(sys.moved);
+    }
+    let which = b.u8();
+    cx.snapshot();
+    let s = if how == 1 {
+        let (sp, op) = (cx.ptr::<u8>(st), cx.ptr::<u64>(Some(sys.out)));
+        // SAFETY: a live state of this kind; an aligned word in the arena.
+        unsafe { V::other(which, sp, op) }
+    } else {
+        shard_call::<V>(cx, st, k, &a)
+    };
+    check_status("shard probe", s);
+    if trace() {
+        eprintln!("shard{} probe {k:?} rank {q} stage {} fault {fault} how {how} -> {s}", t * 8, sys.stage[q]);
+    }
+    assert_eq!(s, want, "shard {k:?} on rank {q} (stage {}) with fault {fault} (how {how}, arrays {a:?}, state {st:?})", sys.stage[q]);
+    assert_eq!(sys.models[q].calls, calls, "a refused shard call called the callbacks");
+    cx.check_only("refused shard call", s, &allowed);
+    if let Some((o, v)) = undo {
+        arena_mut(cx)[o..o + v.len()].copy_from_slice(&v);
+    }
+    if s == 22 {
+        sys.stage[q] = 0;
+        return true;
+    }
+    false
+}
+
+/// `iterations` of rank `q` into its word, NULL, misaligned, or over the rank's own memory.
+fn shard_iters<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &Sys, q: usize, want_iters: u64) {
+    let (o, want) = match b.u8() % 5 {
+        0 => (None, 1),
+        1 => (Some(sys.out + 4), 23),
+        2 => {
+            let s = sys.spans(q)[b.u8() as usize % 4];
+            (Some((s.0 + b.below(s.1 - s.0)) / 8 * 8), 23)
+        }
+        _ => (Some(sys.out), 0),
+    };
+    let (sp, op) = (cx.ptr::<u8>(Some(sys.r[q].st)), cx.ptr::<u64>(o));
+    cx.snapshot();
+    // SAFETY: a live state; NULL or a word in the arena.
+    let s = unsafe { V::iterations(sp, op) };
+    check_status("shard iterations", s);
+    assert_eq!(s, want, "shard iterations into {o:?}");
+    let allowed: Vec<_> = o.filter(|_| s == 0).map(|o| (o, o + 8)).into_iter().collect();
+    cx.check_only("shard iterations", s, &allowed);
+    if s == 0 {
+        assert_eq!(rd::<u64>(cx, sys.out), want_iters, "shard iterations");
+    }
+}
+
+/// Calls between the honest ones, until the input says stop (at most four): probes,
+/// `iterations`, `clear` on NULL, misaligned or the moved copy. Returns whether a probe
+/// cancelled the iteration.
+fn shard_noise<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &mut Sys, q: usize, iters: u64) -> bool {
+    for _ in 0..4 {
+        match b.u8() % 8 {
+            0..=3 => break,
+            4 | 5 => {
+                let k = CALLS[b.u8() as usize % 4];
+                if shard_probe::<V>(cx, b, sys, q, k) {
+                    return true;
+                }
+            }
+            6 => shard_iters::<V>(cx, b, sys, q, iters),
+            _ => {
+                let (o, want) = match b.u8() % 3 {
+                    0 => (None, 1),
+                    1 => (Some(sys.moved + 4), 23),
+                    _ => (Some(sys.moved), 0),
+                };
+                let sp = cx.ptr::<u8>(o);
+                cx.snapshot();
+                // SAFETY: NULL or a state's size in the arena.
+                let s = unsafe { V::clear(sp) };
+                assert_eq!(s, want, "shard clear at {o:?}");
+                let allowed: Vec<_> = o.filter(|_| s == 0).map(|o| (o, o + sys.state)).into_iter().collect();
+                cx.check_only("shard clear", s, &allowed);
+                if s == 0 {
+                    assert!(cx.bytes()[sys.moved..sys.moved + sys.state].iter().all(|&x| x == 0));
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The exchange after begin (`first`: slot and particle, position and gradient, to the slot's
+/// rank) or after forces (particle and φ, to the particle's rank), as MPI_Alltoallv would make
+/// it, checking the records: the counts add up, every slot (particle) comes once, to its rank,
+/// begin's from the particle's rank with the particle's position.
+fn shard_deliver(cx: &mut Ctx, sys: &Sys, first: bool) {
+    let (t, d, ranks) = (sys.t, sys.d, sys.ranks);
+    let (iw, w) = if first { (2, 2 * d) } else { (1, d) };
+    let mut seen = vec![false; sys.n];
+    for q in 0..ranks {
+        let rq = sys.r[q];
+        let (di, dr, need) = if first { (rq.fi, rq.fr, rq.m) } else { (rq.hi, rq.hr, rq.c) };
+        let mut got = 0;
+        for s in 0..ranks {
+            let rs = sys.r[s];
+            let (si, sr, sc, total) = if first { (rs.bi, rs.br, rs.bc, rs.c) } else { (rs.gi, rs.gr, rs.gc, rs.m) };
+            let counts: Vec<usize> = (0..ranks).map(|k| rd(cx, sc + 8 * k)).collect();
+            let sum: u128 = counts.iter().map(|&c| c as u128).sum();
+            assert_eq!(sum, total as u128, "shard records: counts {counts:?} of rank {s} (first exchange: {first})");
+            let at: usize = counts[..q].iter().sum();
+            for k in at..at + counts[q] {
+                let key = rd::<u32>(cx, si + 4 * iw * k) as usize;
+                if first {
+                    let part = rd::<u32>(cx, si + 4 * (2 * k + 1)) as usize;
+                    assert!((rq.slot0..rq.slot0 + rq.m).contains(&key), "begin sent slot {key} to rank {q}");
+                    assert!((rs.first..rs.first + rs.c).contains(&part), "rank {s}'s begin sent particle {part}");
+                    let x = rs.po + t * d * (part - rs.first);
+                    let row = sr + t * w * k;
+                    assert!(cx.bytes()[row..row + t * d] == cx.bytes()[x..x + t * d], "begin's record of particle {part} without its position");
+                } else {
+                    assert!((rq.first..rq.first + rq.c).contains(&key), "forces sent particle {key} to rank {q}");
+                }
+                assert!(!seen[key], "{} {key} in two records", if first { "slot" } else { "particle" });
+                seen[key] = true;
+                arena_copy(cx, si + 4 * iw * k, di + 4 * iw * got, 4 * iw);
+                arena_copy(cx, sr + t * w * k, dr + t * w * got, t * w);
+                got += 1;
+            }
+        }
+        assert_eq!(got, need, "rank {q} received {got} records (first exchange: {first})");
+    }
+}
+
+/// Every rank's partial into commit's input (`MPI_Allgather`), checked: the rank's particles,
+/// `finite` 0 or 1.
+fn shard_gather(cx: &mut Ctx, sys: &Sys) {
+    for (q, r) in sys.r.iter().enumerate() {
+        let (moves, finite) = (rd::<u64>(cx, r.part + 16), rd::<u64>(cx, r.part + 32));
+        assert!(moves == r.c as u64 && finite <= 1, "rank {q}'s partial: moves {moves}, finite {finite}");
+        arena_copy(cx, r.part, sys.parts + PART * q, PART);
+    }
+}
+
+/// `cancel` on every rank (each SGS_OK, writing only its state); then nothing has moved.
+fn shard_cancel_all<V: ShardApi>(cx: &mut Ctx, sys: &mut Sys, before: &[u8]) {
+    for q in 0..sys.ranks {
+        let span = sys.spans(q)[0];
+        cx.snapshot();
+        // SAFETY: a live state.
+        let s = unsafe { V::cancel(cx.base().add(span.0)) };
+        assert_eq!(s, 0, "shard cancel on rank {q}");
+        cx.check_only("shard cancel", s, &[span]);
+        sys.stage[q] = 0;
+    }
+    assert!(sys.particles(cx) == before, "particles moved in a cancelled shard iteration");
+}
+
+/// The whole-system twin: an `sgs_svgd` (`_f32`) on the target's own memory with the same config,
+/// particles and (pure) gradient.
+struct Twin<T> {
+    st: Vec<u64>,
+    p: Vec<T>,
+    _w: Vec<T>,
+    _x: Vec<u32>,
+    _model: Box<Model>,
+    iters: u64,
+}
+
+/// One iteration of every rank with fuzzed calls in between, against the twin's step.
+fn shard_iteration<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &mut Sys, twin: &mut Twin<V::T>) {
+    let before = sys.particles(cx);
+    sys.committed = false;
+    let (mut failed, mut expect) = (false, None);
+    for k in CALLS {
+        match k {
+            Call::Begin => {}
+            _ if failed || b.u8() % 16 == 1 => return shard_cancel_all::<V>(cx, sys, &before),
+            Call::Forces => shard_deliver(cx, sys, true),
+            Call::Finish => shard_deliver(cx, sys, false),
+            Call::Commit => shard_gather(cx, sys),
+        }
+        for q in 0..sys.ranks {
+            if shard_noise::<V>(cx, b, sys, q, twin.iters) {
+                return shard_cancel_all::<V>(cx, sys, &before);
+            }
+            if k == Call::Commit && expect.is_none() {
+                let mut info = [0u64; INFO / 8];
+                // SAFETY: the twin is a live system on its own memory; a local info.
+                let s = unsafe { <V::Whole as SvgdApi>::step(twin.st.as_mut_ptr().cast(), info.as_mut_ptr().cast()) };
+                expect = Some((s, info));
+            }
+            let info = b.u8() % 4 != 0;
+            let s = shard_step::<V>(cx, sys, q, k, info);
+            failed |= s != 0;
+            if k == Call::Commit {
+                sys.committed = true;
+                let (ts, ti) = expect.unwrap();
+                assert_eq!(s, ts, "shard commit on rank {q}: status {s}, the whole system's step {ts}");
+                if s == 0 && info {
+                    let got: Vec<u64> = (0..INFO / 8).map(|w| rd::<u64>(cx, sys.info + 8 * w)).collect();
+                    for w in [0, 1, 2, 3, 5] {
+                        assert_eq!(got[w], ti[w], "shard commit's info word {w} differs from the whole system's ({got:?} vs {ti:?})");
+                    }
+                    let (a, e) = (f64::from_bits(got[4]), f64::from_bits(ti[4]));
+                    assert!(a == e || (a - e).abs() <= 1e-12 * a.abs().max(e.abs()) || !(a.is_finite() && e.is_finite()), "mean_force {a} vs {e}");
+                    assert!(f64::from_bits(got[6]).is_nan() && f64::from_bits(ti[6]).is_nan());
+                }
+            }
+        }
+    }
+    let (ts, _) = expect.unwrap();
+    let now = sys.particles(cx);
+    if ts == 0 {
+        twin.iters += 1;
+        assert!(now == raw(&twin.p), "the shards' particles after commit differ from the whole system's step");
+    } else {
+        assert!(now == before && raw(&twin.p) == before, "particles moved in an iteration that failed ({ts})");
+    }
+    for q in 0..sys.ranks {
+        let mut it = u64::MAX;
+        // SAFETY: a live state; a local output.
+        let s = unsafe { V::iterations(cx.base().add(sys.r[q].st), &mut it) };
+        assert_eq!((s, it), (0, twin.iters), "rank {q}'s iterations");
+    }
+}
+
+/// Rank `q`'s init with exactly one fault chosen by the input: its status, nothing written.
+fn shard_init_fault<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &Sys, q: usize, cfg: &sgs_svgd_config, cb: u8) {
+    let (r, t) = (sys.r[q], sys.t);
+    let mut c = *cfg;
+    let mut buf = [0u64; size_of::<sgs_svgd_config>() / 8 + 1];
+    let mut cp: *const sgs_svgd_config = cfg;
+    let (mut st, mut po, mut ws, mut ix) = (Some(r.st), Some(r.po), Some(r.ws), Some(r.ix));
+    let (mut n, mut d, mut ranks, mut rank) = (sys.n, sys.d, sys.ranks, q);
+    let (mut pl, mut wl, mut il, mut cb) = (r.c * sys.d, r.wl, r.il, cb);
+    let mut nan = None;
+    let fault = b.u8() % 16;
+    let want = match fault {
+        0 => {
+            st = None;
+            1
+        }
+        1 => {
+            cp = core::ptr::null();
+            1
+        }
+        2 => {
+            po = None;
+            1
+        }
+        3 => {
+            ws = None;
+            1
+        }
+        4 => {
+            ix = None;
+            1
+        }
+        5 => {
+            cb = 0;
+            1
+        }
+        6 => {
+            let o = 1 + b.below(3);
+            match b.u8() % 5 {
+                0 => st = Some(r.st + 4),
+                1 => {
+                    let p = buf.as_mut_ptr().cast::<u8>().wrapping_add(4);
+                    // SAFETY: inside buf.
+                    unsafe { p.cast::<sgs_svgd_config>().write_unaligned(*cfg) };
+                    cp = p.cast();
+                }
+                2 => po = Some(r.po + o),
+                3 => ws = Some(r.ws + o),
+                _ => ix = Some(r.ix + o),
+            }
+            23
+        }
+        7 => {
+            let h = HUGE + b.below(1 << 16);
+            match b.u8() % 3 {
+                0 => pl = h,
+                1 => wl = h,
+                _ => il = h,
+            }
+            23
+        }
+        8 => {
+            match b.u8() % 3 {
+                0 => ws = Some(r.po),
+                1 => ix = Some(r.ws),
+                _ => po = Some(r.st),
+            }
+            23
+        }
+        9 => {
+            match b.u8() % 3 {
+                0 => rank = ranks + b.below(3),
+                1 => (ranks, rank) = (0, 0),
+                _ => ranks = (1 << 32) + 1,
+            }
+            23
+        }
+        10 if b.u8() & 1 == 0 => {
+            n = 0;
+            15
+        }
+        10 => {
+            d = 0;
+            2
+        }
+        11 => {
+            let s = spoil_cfg(b, &mut c, sys.n);
+            cp = &c;
+            s
+        }
+        12 => {
+            pl = if b.u8() & 1 == 0 { pl - 1 } else { pl + 1 };
+            4
+        }
+        13 => {
+            if b.u8() & 1 == 0 {
+                wl -= 1;
+            } else {
+                il -= 1;
+            }
+            3
+        }
+        14 => {
+            nan = Some(r.po + t * b.below(r.c * sys.d));
+            9
+        }
+        _ => return,
+    };
+    let old = nan.map(|o| cx.bytes()[o..o + t].to_vec());
+    if let Some(o) = nan {
+        wr(cx, o, V::T::from_f64(f64::NAN));
+    }
+    let (sp, pp, wp, ip) = (cx.ptr::<u8>(st), cx.ptr::<V::T>(po), cx.ptr::<V::T>(ws), cx.ptr::<u32>(ix));
+    cx.snapshot();
+    // SAFETY: NULL, misaligned, huge or in the arena for their lengths; init calls no callback.
+    let s = unsafe { V::init(sp, cp, n, d, ranks, rank, pp, pl, wp, wl, ip, il, cb, core::ptr::null_mut()) };
+    check_status("shard init", s);
+    if trace() {
+        eprintln!("shard{} init rank {q} fault {fault} -> {s}", t * 8);
+    }
+    assert_eq!(s, want, "shard init of rank {q} with fault {fault}");
+    cx.check_only("refused shard init", s, &[]);
+    if let (Some(o), Some(v)) = (nan, old) {
+        arena_mut(cx)[o..o + t].copy_from_slice(&v);
+    }
+}
+
+fn take(at: &mut usize, bytes: usize, align: usize) -> usize {
+    *at = at.div_ceil(align) * align;
+    let o = *at;
+    *at += bytes;
+    o
+}
+
+/// The system's layout from `base`: per rank (first, c, first slot, m, workspace and index
+/// lengths) its state, buffers and exchange buffers; then the partials, the info, room for a
+/// moved state and a word. Returns the system and where its memory ends.
+fn shard_layout(base: usize, al: usize, size: usize, n: usize, d: usize, t: usize, shapes: &[[usize; 6]]) -> (Sys, usize) {
+    let (mut at, ranks) = (base, shapes.len());
+    let mut r = vec![];
+    for &[first, c, slot0, m, wl, il] in shapes {
+        let a = &mut at;
+        r.push(Rank {
+            st: take(a, size, al),
+            po: take(a, (c * d + 1) * t, 8),
+            ws: take(a, (wl + 1) * t, 8),
+            wl,
+            ix: take(a, (il + 1) * 4, 8),
+            il,
+            c,
+            m,
+            first,
+            slot0,
+            bi: take(a, (2 * c + 1) * 4, 8),
+            br: take(a, (2 * c * d + 1) * t, 8),
+            bc: take(a, (ranks + 1) * 8, 8),
+            fi: take(a, (2 * m + 1) * 4, 8),
+            fr: take(a, (2 * m * d + 1) * t, 8),
+            gi: take(a, (m + 1) * 4, 8),
+            gr: take(a, (m * d + 1) * t, 8),
+            gc: take(a, (ranks + 1) * 8, 8),
+            hi: take(a, (c + 1) * 4, 8),
+            hr: take(a, (c * d + 1) * t, 8),
+            part: take(a, PART, 8),
+        });
+    }
+    let parts = take(&mut at, (ranks + 1) * PART, 8);
+    let info = take(&mut at, INFO, 8);
+    let moved = take(&mut at, size, al);
+    let out = take(&mut at, 8, 8);
+    let sys = Sys {
+        n,
+        d,
+        ranks,
+        t,
+        state: size,
+        hist: false,
+        r,
+        parts,
+        info,
+        moved,
+        out,
+        stage: vec![0; ranks],
+        models: vec![],
+        committed: false,
+    };
+    (sys, at)
+}
+
+fn shard_system<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes) {
+    let t = <V::T as Flt>::SIZE;
+    let ranks = 2 + b.below(2);
+    let n = 8 + b.below(33);
+    let d = 1 + b.below(2);
+    let p = 2 + b.below(n.min(8) - 1);
+    let cfg = shard_cfg(b, p, t);
+    let hist = cfg.step_rule == SGS_STEP_RULE_ADAGRAD;
+    let cb = 1 + b.u8() % 3;
+    let a = [1.0, 0.5, 4.0, 1e-3][b.u8() as usize % 4];
+    let xseed = b.u64();
+    // Each rank's share from the queries, against the header's formulas.
+    let mut shapes = vec![];
+    for q in 0..ranks {
+        let mut v = [0usize; 4];
+        let [p0, p1, p2, p3] = v.each_mut().map(|x| x as *mut usize);
+        // SAFETY: four distinct locals.
+        let s = unsafe { sgs_svgd_shard_ranges(n, p, ranks, q, p0, p1, p2, p3) } as i32;
+        assert_eq!((s, v), (0, ranges_of(n, p, ranks, q)), "shard_ranges(n {n}, p {p}, ranks {ranks}, rank {q})");
+        // SAFETY: a config on the stack.
+        let (wl, il) = unsafe { (V::ws_len(n, d, ranks, q, &cfg), V::index_len(n, ranks, q, &cfg)) };
+        assert_eq!((wl, il), (shard_ws_need(v[1], v[3], d, hist), v[1] + v[3]), "shard size queries of rank {q}");
+        shapes.push([v[0], v[1], v[2], v[3], wl, il]);
+    }
+    let al = V::state_align().max(8);
+    let total = shard_layout(0, al, V::STATE, n, d, t, &shapes).1;
+    if total > ARENA {
+        return;
+    }
+    let base = b.below(ARENA - total + 1) / al * al;
+    let (mut sys, end) = shard_layout(base, al, V::STATE, n, d, t, &shapes);
+    sys.hist = hist;
+    // The system's memory is the caller's: whatever lived there is given up, then zeroed.
+    let region = (base, end);
+    cx.live.retain(|l| !l.owned.iter().chain(l.particles.iter()).any(|&r| overlaps(r, region)));
+    arena_mut(cx)[base..end].fill(0);
+    for r in sys.r.clone() {
+        for k in 0..r.c * d {
+            let mut h = xseed ^ ((r.first * d + k) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            h = (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            wr(cx, r.po + t * k, V::T::from_f64(((h >> 40) % 256) as f64 / 16.0 - 8.0));
+        }
+    }
+    for q in 0..ranks {
+        let fuse = (b.u8() % 3 == 0).then(|| (b.below(6), b.u8()));
+        let reenter = (b.u8() % 4 == 0).then(|| (b.below(4), b.u8()));
+        let state = cx.base().wrapping_add(sys.r[q].st);
+        sys.models.push(Box::new(ShardModel { a, calls: 0, fuse, fired: false, reenter, state, busy: vec![] }));
+    }
+    if trace() {
+        eprintln!("shard{} system n {n} d {d} p {p} ranks {ranks} at {base}..{end} cb {cb} {cfg:?}", t * 8);
+    }
+    for q in 0..ranks {
+        if b.u8() & 1 == 0 {
+            shard_init_fault::<V>(cx, b, &sys, q, &cfg, cb);
+        }
+        let r = sys.r[q];
+        let ud: *mut c_void = (&mut *sys.models[q] as *mut ShardModel).cast();
+        let (sp, pp, wp, ip) = (cx.ptr::<u8>(Some(r.st)), cx.ptr::<V::T>(Some(r.po)), cx.ptr::<V::T>(Some(r.ws)), cx.ptr::<u32>(Some(r.ix)));
+        cx.snapshot();
+        // SAFETY: the rank's disjoint buffers with their lengths; the model outlives the state.
+        let s = unsafe { V::init(sp, &cfg, n, d, ranks, q, pp, r.c * d, wp, r.wl, ip, r.il, cb, ud) };
+        assert_eq!(s, 0, "shard init of rank {q}");
+        let sp = sys.spans(q);
+        cx.check_only("shard init", s, &[sp[0], sp[2], sp[3]]);
+    }
+    // The twin.
+    let parts = sys.particles(cx);
+    let mut tp: Vec<V::T> = parts.chunks(t).map(|c| {
+        // SAFETY: t bytes of one value.
+        unsafe { c.as_ptr().cast::<V::T>().read_unaligned() }
+    }).collect();
+    // SAFETY: a config on the stack.
+    let (twl, til) = (unsafe { <V::Whole as SvgdApi>::ws_len(n, d, &cfg) }, <V::Whole as SvgdApi>::index_len(n));
+    let mut tw = vec![V::T::from_f64(0.0); twl];
+    let mut tx = vec![0u32; til];
+    let mut tst = vec![0u64; <V::Whole as SvgdApi>::STATE.div_ceil(8)];
+    let mut model = Box::new(Model { script: vec![], calls: 0, curvature: a });
+    let ud: *mut c_void = (&mut *model as *mut Model).cast();
+    // SAFETY: the twin's own buffers of the stated lengths; the model outlives it.
+    let s = unsafe {
+        <V::Whole as SvgdApi>::init(tst.as_mut_ptr().cast(), &cfg, tp.as_mut_ptr(), n, d, tw.as_mut_ptr(), twl,
+            tx.as_mut_ptr(), til, false, true, ud)
+    };
+    assert_eq!(s, 0, "the whole-system twin's init");
+    let mut twin = Twin { st: tst, p: tp, _w: tw, _x: tx, _model: model, iters: 0 };
+    for _ in 0..1 + b.u8() % 4 {
+        shard_iteration::<V>(cx, b, &mut sys, &mut twin);
+    }
+    // An iteration may be left open: clear works in any stage.
+    for q in 0..ranks {
+        shard_clear_at::<V>(cx, sys.r[q].st);
+    }
+    shard_clear_at::<V>(cx, sys.moved);
 }

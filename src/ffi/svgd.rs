@@ -1060,8 +1060,9 @@ macro_rules! svgd_api {
         ///
         /// `particles` (`n·d` values, row by row) is the state: the sampler moves the particles
         /// in place, and the caller may read them (or change them, keeping them finite) between
-        /// calls. `workspace` (`…_workspace_len(n, d, config)` elements) and `index`
-        /// (`…_index_len(n)` `uint32_t`s) are scratch. The three buffers must not overlap each
+        /// calls. `workspace` (`…_workspace_len(n, d, config)` elements) keeps the AdaGrad
+        /// history (and the scale option's scales) between iterations and is scratch otherwise;
+        /// `index` (`…_index_len(n)` `uint32_t`s) is scratch. The three buffers must not overlap each
         /// other or `state`, and must stay alive (with the callbacks and `user_data`) while the
         /// state is used. Give `gradient` (called once per particle) or `gradients` (called once
         /// per iteration, or per sub-step with replacement, with all points; used when both are

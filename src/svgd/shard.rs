@@ -20,10 +20,11 @@ use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
 use core::ops::Range;
 
-/// `⌊k·n/parts⌋`: where block `k` of `n` items cut into `parts` blocks starts (`k ≤ parts`,
-/// `n`, `parts` below 2³²: the product fits in 64 bits).
+/// `⌊k·n/parts⌋`: where block `k` of `n` items cut into `parts` blocks starts (`k ≤ parts`), in
+/// 128 bits, exact for every `usize` (the fuzz target found the 64-bit product overflowing for
+/// n·k ≥ 2⁶⁴ through `sgs_svgd_shard_ranges`, which takes any n).
 fn block_start(n: usize, parts: usize, k: usize) -> usize {
-    match (n as u64 * k as u64).checked_div(parts as u64) {
+    match (n as u128 * k as u128).checked_div(parts as u128) {
         Some(v) => v as usize,
         None => 0,
     }
@@ -373,7 +374,7 @@ pub(crate) fn shard_workspace_len<K>(
     let c = particle_range(n, ranks, rank).len();
     let m = slot_range(n, config.batch_size, ranks, rank).len();
     let per = if config.step_rule.has_history() {
-        2 * c
+        c.saturating_mul(2)
     } else {
         c
     };
@@ -1012,6 +1013,23 @@ mod tests {
                 assert_eq!(q.div(n), n / d, "{n} / {d}");
             }
         }
+    }
+
+    /// The blocks of the largest n are exact (the 64-bit product overflowed, found by the fuzz
+    /// target: fuzz/artifacts-found/shard-ranges-overflow), and the sizes saturate.
+    #[test]
+    fn ranges_of_the_largest_n() {
+        let n = usize::MAX;
+        let third = (n as u128 * 2 / 3) as usize;
+        assert_eq!(particle_range(n, 3, 2), third..n);
+        assert_eq!(third, 12_297_829_382_473_034_410);
+        let cfg = SvgdConfig::new(
+            2,
+            KernelChoice::Gaussian { h: 1.0 },
+            crate::StepRule::adagrad(0.1),
+        );
+        assert_eq!(shard_workspace_len(n - 1, 1, 1, 0, &cfg), usize::MAX);
+        assert_eq!(shard_index_len(n - 1, 1, 0, &cfg), usize::MAX);
     }
 
     /// The owners of every slot and particle are the processes whose ranges hold them.

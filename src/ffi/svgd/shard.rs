@@ -514,8 +514,9 @@ macro_rules! shard_api {
         /// median heuristic). `particles` holds the process's particles
         /// (`sgs_svgd_shard_ranges`: `particle_count·d` values, row by row, `particles_len`
         /// of them) and is the state: commits move them in place, and the caller may read them
-        /// between iterations. `workspace` (`…_workspace_len`) and `index` (`…_index_len`) are
-        /// scratch. The three buffers must not overlap each other or `state`, and must stay
+        /// between iterations. `workspace` (`…_workspace_len`) keeps the AdaGrad history of the
+        /// process's particles between iterations and is scratch otherwise; `index`
+        /// (`…_index_len`) is scratch. The three buffers must not overlap each other or `state`, and must stay
         /// alive (with the callbacks and `user_data`) while the state is used. Give `gradient`
         /// (called once per particle) or `gradients` (once per iteration with the process's
         /// particles; used when both are given).
