@@ -270,14 +270,11 @@ unsafe fn shard_init<T: Float, S>(
     Ok(())
 }
 
-/// A caller's input array (non-null, aligned, valid as a slice) that overlaps none of `spans`.
-fn input<T>(p: *const T, len: usize, spans: &[Span]) -> Result<Span, Error> {
+/// A caller's array (non-null, aligned, valid as a slice) and its bytes, for the overlap checks
+/// of [`with_shard`].
+fn array<T>(p: *const T, len: usize) -> Result<Span, Error> {
     check_array(p, len)?;
-    let s = Span::of(p, len);
-    if spans.iter().any(|o| Span::overlaps(&s, o)) {
-        return Err(Error::InvalidArgument);
-    }
-    Ok(s)
+    Ok(Span::of(p, len))
 }
 
 /// Runs `f` on a validated shard's core and buffers, marked busy: every pointer in `arrays`
@@ -337,9 +334,9 @@ unsafe fn shard_begin<T: Float, S>(
     counts_len: usize,
 ) -> Result<(), Error> {
     let arrays = [
-        input(out_idx, out_idx_len, &[])?,
-        input(out_rows, out_rows_len, &[])?,
-        input(counts, counts_len, &[])?,
+        array(out_idx, out_idx_len)?,
+        array(out_rows, out_rows_len)?,
+        array(counts, counts_len)?,
     ];
     // SAFETY: forwarded contract; the arrays checked (and against the state's by `with_shard`).
     unsafe {
@@ -372,11 +369,11 @@ unsafe fn shard_forces<T: Float, S>(
     counts_len: usize,
 ) -> Result<(), Error> {
     let arrays = [
-        input(in_idx, in_idx_len, &[])?,
-        input(in_rows, in_rows_len, &[])?,
-        input(out_idx, out_idx_len, &[])?,
-        input(out_rows, out_rows_len, &[])?,
-        input(counts, counts_len, &[])?,
+        array(in_idx, in_idx_len)?,
+        array(in_rows, in_rows_len)?,
+        array(out_idx, out_idx_len)?,
+        array(out_rows, out_rows_len)?,
+        array(counts, counts_len)?,
     ];
     // SAFETY: forwarded contract; the arrays checked, pairwise disjoint.
     unsafe {
@@ -406,8 +403,8 @@ unsafe fn shard_finish<T: Float, S>(
 ) -> Result<(), Error> {
     check_ptr(partial)?;
     let arrays = [
-        input(in_idx, in_idx_len, &[])?,
-        input(in_rows, in_rows_len, &[])?,
+        array(in_idx, in_idx_len)?,
+        array(in_rows, in_rows_len)?,
         Span::of(partial, 1),
     ];
     // SAFETY: forwarded contract; the arrays checked, pairwise disjoint.
@@ -435,7 +432,7 @@ unsafe fn shard_commit<T: Float, S>(
     info: *mut sgs_svgd_info,
 ) -> Result<(), Error> {
     check_opt(info)?;
-    let arrays = [input(partials, partials_len, &[])?, Span::of(info, 1)];
+    let arrays = [array(partials, partials_len)?, Span::of(info, 1)];
     // SAFETY: forwarded contract; the arrays checked, pairwise disjoint. The two partial types
     // have the same fields, layout and size (compile-time assertions above).
     let i = unsafe {
