@@ -19,8 +19,9 @@
 #      --allgather), and the cluster model's constants and predictions (tools/cluster-model.py,
 #      which runs svgd_mpi --bench at N = 65 536 on 1 and 2 ranks, both ways of sharing);
 #   6. shards (svgd_shard_mpi, ranks holding only their block of the particles) against svgd_mpi
-#      with the Feistel permutation, 1 and 2 ranks, N = 65 536 … 10⁷, the memory per rank, and
-#      the shards' cluster model (tools/shard-model.py).
+#      with the Feistel permutation, 1 and 2 ranks, N = 65 536 … 10⁷; the same with threads
+#      (openmp_shard, against the serial step); the memory per rank; and the shards' cluster
+#      model (tools/shard-model.py).
 # Threads are bound to cores and spin between iterations (OMP_PROC_BIND=true,
 # OMP_WAIT_POLICY=active unless set), so that a wake-up is not timed; ranks are bound to cores
 # (-bind-to core).
@@ -101,6 +102,14 @@ for n in $ssizes; do
       echo "N $n: $r rank(s): $line$([ "$r" = 2 ] && awk -v a="$t1" -v b="$t" 'BEGIN { printf "; speed-up %.2f", a / b }')"
     done
   done
+done
+# The same with threads (examples-c/openmp_shard: the serial step, the shards on 1 thread and on
+# OMP_NUM_THREADS threads; speed-ups printed).
+make -s -C examples-c "$PWD/examples-c/build/openmp_shard"
+for n in $ssizes; do
+  iters=31
+  [ "$n" -ge 10000000 ] && iters=5
+  examples-c/build/openmp_shard --bench "$n" 8 "$iters" | tail -1
 done
 [ "${1:-}" != quick ] && "$mpiexec" -n 2 "$shard" --n 10000000 --iters 2 --memory | grep rank
 [ "${1:-}" != quick ] && python3 tools/shard-model.py --n 65536 1000000 10000000 --iters 11
