@@ -60,17 +60,6 @@ static const char *status_str(int32_t st) {
 
 /* Per-thread CPU clock: insensitive to other processes taking the cores, and it leaves out the
  * barriers (where active waiting spins). A reading costs ~0.16 us here: 11 per iteration. */
-static double thread_cpu(void) {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The start of particle coordinate k of the whole system (start_particles' values). */
-static double start_value(size_t k) {
-    return 0.5 * sin(0.7 * (double)k + 0.3) - 1.0 + 0.01 * (double)(k % 17);
-}
-
 static sgs_svgd_config config(size_t p) {
     sgs_svgd_config cfg = sgs_svgd_config_default(p, 0.05);
     cfg.bandwidth = 2.0;
@@ -355,11 +344,6 @@ static int check(size_t n, size_t d, size_t p, size_t iters, size_t T, size_t ab
            T, why, ok ? "yes" : "NO");
     sys_free(&twin), free(all);
     return ok;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static double median(double *t, size_t k) {

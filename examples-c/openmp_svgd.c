@@ -42,12 +42,6 @@
  * not counted) over all threads, and the busiest thread's share of it per iteration. */
 static double cpu_begin, cpu_finish, cpu_pieces, cpu_busiest;
 
-static double thread_cpu(void) {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Pieces per thread: consecutive batches, one gradients call and one batches call each. A few
  * per thread keep a piece's rows in the core's cache between its two calls (its gradients are
  * written, then read back by its forces) at a negligible per-call cost. */
@@ -187,11 +181,6 @@ static int same_as_serial(const char *name, size_t n, size_t d, size_t p, size_t
            ok ? "bit-identical to sgs_svgd_step" : "DIFFERENT from sgs_svgd_step");
     sys_free(&a), sys_free(&b);
     return ok;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* The serial step and the OpenMP iteration on all threads, each timed in a loop of its own (not

@@ -7,7 +7,10 @@
  *   prior and M = 20000 synthetic data points, with the data minibatch of 100 chosen by the
  *   iteration's seed (sgs_minibatch): grad V(w) = w + (M/100) sum_i (sigmoid(w.x_i) - y_i) x_i.
  *   The same seed is passed to every call of an iteration, so every thread and rank uses the
- *   same minibatch. */
+ *   same minibatch.
+ *
+ * Also the starting particles and the timing helpers every parallel example shares. The includer
+ * defines _POSIX_C_SOURCE (for clock_gettime) before its first include. */
 #ifndef SGS_PARALLEL_MODELS_H
 #define SGS_PARALLEL_MODELS_H
 
@@ -15,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sgsample.h"
 
@@ -74,9 +78,27 @@ static inline int32_t lr_gradient(void *ud, const double *w, size_t d, uint64_t 
     return SGS_CB_OK;
 }
 
-/* Starting particles: a fixed deterministic spread. */
-static void start_particles(double *x, size_t n, size_t d) {
-    for (size_t k = 0; k < n * d; k++) x[k] = 0.5 * sin(0.7 * (double)k + 0.3) - 1.0 + 0.01 * (double)(k % 17);
+/* Starting particles: a fixed deterministic spread; coordinate k of the whole system (a shard
+ * starts from the values of its own block). */
+static inline double start_value(size_t k) {
+    return 0.5 * sin(0.7 * (double)k + 0.3) - 1.0 + 0.01 * (double)(k % 17);
+}
+
+static inline void start_particles(double *x, size_t n, size_t d) {
+    for (size_t k = 0; k < n * d; k++) x[k] = start_value(k);
+}
+
+/* This thread's CPU seconds (what other processes take does not count); 0 if the clock fails. */
+static inline double thread_cpu(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* qsort's order of doubles (for medians of timings). */
+static inline int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 #endif

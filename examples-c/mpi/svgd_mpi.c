@@ -126,13 +126,6 @@ static int32_t make_split(const sgs_svgd *s, int rank, int size, size_t n, size_
     return SGS_OK;
 }
 
-/* This thread's CPU seconds (what other processes take does not count); 0 if the clock fails. */
-static double thread_cpu(void) {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* This rank's CPU seconds, summed over iterations: begin; its own ranges; the others' rows put
  * in and finish (the part every rank does for all N); and the wall time of the exchange. */
 static double cpu_begin, cpu_ranges, cpu_put_finish, wall_exchange;
@@ -192,11 +185,6 @@ static int32_t mpi_iteration(sgs_svgd *s, int rank, int size, const split *sp, s
     /* SGS_ERR_NON_FINITE ends the iteration itself; anything else leaves it open. */
     if (st != SGS_OK && st != SGS_ERR_NON_FINITE) return abandon(s, 1, st, rank, size, stat);
     return st;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* The exchange alone: median time of an MPI_Allgatherv of `count` doubles split evenly over the

@@ -52,22 +52,11 @@ static int32_t gradient(void *ud, const double *x, size_t d, uint64_t seed, doub
     return mixture_gradient(NULL, x, d, seed, g);
 }
 
-/* The start of particle coordinate k of the whole system (start_particles' values). */
-static double start_value(size_t k) {
-    return 0.5 * sin(0.7 * (double)k + 0.3) - 1.0 + 0.01 * (double)(k % 17);
-}
-
 /* A status every rank agrees on: the largest of the ranks' (0 when all succeeded). */
 static int32_t agree(int32_t st) {
     int32_t all = 0;
     MPI_Allreduce(&st, &all, 1, MPI_INT32_T, MPI_MAX, MPI_COMM_WORLD);
     return all;
-}
-
-static double thread_cpu(void) {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* One rank's part: the state, its buffers, and the records' buffers. */
@@ -161,11 +150,6 @@ static long peak_kb(void) {
         if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
     fclose(f);
     return kb;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv) {

@@ -19,9 +19,10 @@ use crate::error::Error;
 use crate::float::{copy, Float};
 
 /// Moves the coordinates `x` (and their history `h`, with AdaGrad) by the step rule along the
-/// parallel `phi`, if every `φ_l`, new `x_l` and new `H_l` is finite; otherwise changes nothing
-/// and returns `false`. Called on all N rows at once (without replacement: every value is
-/// checked before any particle moves) or on one row (with replacement, in the working copies).
+/// parallel `phi`, if every `φ_l`, new `x_l` and new `H_l` is finite ([`moves_finite`]);
+/// otherwise changes nothing and returns `false`. Called on all N rows at once (without
+/// replacement: every value is checked before any particle moves) or on one row (with
+/// replacement, in the working copies).
 #[inline(never)]
 pub(super) fn move_checked<T: Float>(
     up: &Update<T>,
@@ -29,32 +30,39 @@ pub(super) fn move_checked<T: Float>(
     h: Option<&mut [T]>,
     phi: &[T],
 ) -> bool {
-    match (up.adagrad_constants(), h) {
-        (Some(c), Some(h)) => {
-            let ok = x.iter().zip(h.iter()).zip(phi).all(|((&xl, &hl), &pl)| {
-                let (xn, hn) = up.adagrad(c, xl, hl, pl);
-                pl.is_finite() && xn.is_finite() && hn.is_finite()
-            });
-            if ok {
+    let ok = moves_finite(up, x, h.as_deref(), phi);
+    if ok {
+        match (up.adagrad_constants(), h) {
+            (Some(c), Some(h)) => {
                 for ((xl, hl), &pl) in x.iter_mut().zip(h.iter_mut()).zip(phi) {
                     (*xl, *hl) = up.adagrad(c, *xl, *hl, pl);
                 }
             }
-            ok
-        }
-        // Without history the "new H" is the 0 the rule ignores: always finite.
-        _ => {
-            let ok = x
-                .iter()
-                .zip(phi)
-                .all(|(&xl, &pl)| pl.is_finite() && up.plain(xl, pl).is_finite());
-            if ok {
+            _ => {
                 for (xl, &pl) in x.iter_mut().zip(phi) {
                     *xl = up.plain(*xl, pl);
                 }
             }
-            ok
         }
+    }
+    ok
+}
+
+/// Whether the step rule's moves of `x` (history `h` with AdaGrad) along `phi` are all finite:
+/// every `φ_l`, new `x_l` and new `H_l` ([`move_checked`]'s decision; a shard's `finish` makes
+/// it before any process moves).
+#[inline(always)]
+pub(super) fn moves_finite<T: Float>(up: &Update<T>, x: &[T], h: Option<&[T]>, phi: &[T]) -> bool {
+    match (up.adagrad_constants(), h) {
+        (Some(c), Some(h)) => x.iter().zip(h).zip(phi).all(|((&xl, &hl), &pl)| {
+            let (xn, hn) = up.adagrad(c, xl, hl, pl);
+            pl.is_finite() && xn.is_finite() && hn.is_finite()
+        }),
+        // Without history the "new H" is the 0 the rule ignores: always finite.
+        _ => x
+            .iter()
+            .zip(phi)
+            .all(|(&xl, &pl)| pl.is_finite() && up.plain(xl, pl).is_finite()),
     }
 }
 

@@ -176,11 +176,14 @@ impl Feistel {
         x
     }
 
-    /// One inverse round on `(l, r)` with round `i`'s keys (see
-    /// [`network_inverse`](Self::network_inverse)).
+    /// The radix round `i` updates: the left value's, `a` in even rounds and `b` in odd ones.
     #[inline(always)]
-    fn round_back(&self, k: [u64; 2], i: usize, l: u64, r: u64) -> (u64, u64) {
-        round_back(k, l, r, if i.is_multiple_of(2) { self.a } else { self.b })
+    fn radix(&self, i: usize) -> u64 {
+        if i.is_multiple_of(2) {
+            self.a
+        } else {
+            self.b
+        }
     }
 
     /// `out[j] = invert(first + j)` for every `j` (entries past `n` get their own index), eight
@@ -190,7 +193,7 @@ impl Feistel {
         let lanes = |l: &mut [u64; LANES], r: &mut [u64; LANES]| {
             for i in (0..self.rounds).rev() {
                 let k = self.keys(i);
-                let ml = if i.is_multiple_of(2) { self.a } else { self.b };
+                let ml = self.radix(i);
                 for (lj, rj) in l.iter_mut().zip(r.iter_mut()) {
                     (*lj, *rj) = round_back(k, *lj, *rj, ml);
                 }
@@ -204,7 +207,7 @@ impl Feistel {
     #[inline(always)]
     fn network_inverse(&self, mut l: u64, mut r: u64) -> u64 {
         for i in (0..self.rounds).rev() {
-            (l, r) = self.round_back(self.keys(i), i, l, r);
+            (l, r) = round_back(self.keys(i), l, r, self.radix(i));
         }
         l * self.b + r
     }

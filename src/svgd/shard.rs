@@ -11,7 +11,7 @@ use super::core::{anneal_rows, refusal, Pending, SvgdCore};
 use super::force_stats::ForceStats;
 use super::kernel::{Kernel, KernelChoice};
 use super::ksd::KsdChoice;
-use super::moves::move_checked;
+use super::moves::{move_checked, moves_finite};
 use super::permutation::{Feistel, Permutation};
 use super::rows::{row, row_mut, rows};
 use super::step_rule::{Update, UNSET};
@@ -330,21 +330,6 @@ fn put_row<T: Float>(dst: &mut [T], src: &[T]) {
     }
 }
 
-/// Whether the step rule's moves of `x` (history `h`, AdaGrad) along `phi` are all finite, as
-/// [`move_checked`] decides before it moves anything.
-fn moves_finite<T: Float>(up: &Update<T>, x: &[T], h: &[T], phi: &[T]) -> bool {
-    match up.adagrad_constants() {
-        Some(c) => x.iter().zip(h).zip(phi).all(|((&xl, &hl), &pl)| {
-            let (xn, hn) = up.adagrad(c, xl, hl, pl);
-            pl.is_finite() && xn.is_finite() && hn.is_finite()
-        }),
-        None => x
-            .iter()
-            .zip(phi)
-            .all(|(&xl, &pl)| pl.is_finite() && up.plain(xl, pl).is_finite()),
-    }
-}
-
 /// The particles process `rank` of `ranks` holds (see [`SvgdShard::particle_range`]).
 pub(crate) fn particle_range(n: usize, ranks: usize, rank: usize) -> Range<usize> {
     if rank >= ranks {
@@ -633,22 +618,17 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         (self.own.len(), self.slots.len(), self.ranks, self.rank)
     }
 
-    /// The workspace length this shard needs.
+    /// The workspace length this shard needs ([`shard_workspace_len`] of its shape).
     #[cfg(feature = "ffi")]
     pub(crate) fn workspace_len(&self) -> usize {
-        let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
-        let h = if self.core.cfg.step_rule.has_history() {
-            c
-        } else {
-            0
-        };
-        (h + c + 3 * m) * d
+        let (n, d, cfg) = (self.core.n, self.core.d, &self.core.cfg);
+        shard_workspace_len(n, d, self.ranks, self.rank, cfg)
     }
 
-    /// The index length this shard needs.
+    /// The index length this shard needs ([`shard_index_len`] of its shape).
     #[cfg(feature = "ffi")]
     pub(crate) fn index_len(&self) -> usize {
-        self.own.len() + self.slots.len()
+        shard_index_len(self.core.n, self.ranks, self.rank, &self.core.cfg)
     }
 
     /// Iterations committed.
@@ -853,7 +833,8 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
             put_row(row_mut(ws.phi, k, d), r);
         }
         let up = Update::<T>::new(&self.core.cfg.step_rule, self.pending.iteration);
-        let finite = moves_finite(&up, particles, ws.hist, ws.phi);
+        let hist = self.core.cfg.step_rule.has_history().then_some(&*ws.hist);
+        let finite = moves_finite(&up, particles, hist, ws.phi);
         let mut stats = ForceStats::default();
         stats.add_rows(ws.phi, d);
         self.stage = Stage::Finished;
