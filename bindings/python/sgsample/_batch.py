@@ -61,8 +61,15 @@ def _result(value, shape, what):
     return arr, mask
 
 
-def _reject_all(row_status, k):
-    np.frombuffer(ffi.buffer(row_status, 4 * k), dtype=np.int32)[:] = _CB_REJECT
+def _failed(py, e, row_status, k):
+    """A batch trampoline's status for its callback's exception: :class:`OutOfDomain` rejects
+    every row of the call; anything else (Ctrl-C's KeyboardInterrupt too) aborts the run and is
+    kept for the run to re-raise."""
+    if isinstance(e, OutOfDomain):
+        np.frombuffer(ffi.buffer(row_status, 4 * k), dtype=np.int32)[:] = _CB_REJECT
+        return _CB_OK
+    py.exc = e
+    return _CB_ABORT
 
 
 def _view(ptr, shape, dtype):
@@ -111,12 +118,8 @@ def _trampolines(py, sfx):
             else:
                 _store(u, value, (k,), f64, "energy", row_status)
             return _CB_OK
-        except OutOfDomain:  # every row of this call
-            _reject_all(row_status, k)
-            return _CB_OK
-        except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too: abort, re-raise later)
-            py.exc = e
-            return _CB_ABORT
+        except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too)
+            return _failed(py, e, row_status, k)
 
     def _batch_grad_tramp(ud, x, k, d, seeds, chains, g, row_status):
         try:
@@ -129,12 +132,8 @@ def _trampolines(py, sfx):
             else:
                 _store(g, value, (k, d), dtype, "grad", row_status)
             return _CB_OK
-        except OutOfDomain:
-            _reject_all(row_status, k)
-            return _CB_OK
-        except BaseException as e:  # noqa: BLE001
-            py.exc = e
-            return _CB_ABORT
+        except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too)
+            return _failed(py, e, row_status, k)
 
     e = ffi.NULL if energy is None else ffi.callback(
         "sgs_batch_energy_fn" + sfx, _batch_energy_tramp, error=_CB_ABORT, onerror=_onerror)
@@ -143,15 +142,123 @@ def _trampolines(py, sfx):
     return e, g
 
 
+def _rejected(value, k, row_status, what):
+    """An in-place callback's return value: ``None``, or a boolean array of shape (k,) marking
+    the rows outside the domain (REJECT)."""
+    if value is None:
+        return
+    if type(value) is not np.ndarray or value.dtype != np.bool_ or value.shape != (k,):
+        raise TypeError(f"{what} (vectorized='inplace') must return None or a boolean array of "
+                        f"shape ({k},) marking rejected rows, got {_describe(value)}")
+    if value.any():
+        np.frombuffer(ffi.buffer(row_status, 4 * k), dtype=np.int32)[value] = _CB_REJECT
+
+
+def _describe(value):
+    if isinstance(value, np.ndarray):
+        return f"an array of dtype {value.dtype} and shape {value.shape}"
+    return type(value).__name__
+
+
+def _inside(scratch, ptr, shape, dtype, writeable):
+    """A view of the scratch array over the C memory at ``ptr`` (the view keeps ``scratch``
+    alive, so an array a callback keeps stays valid memory), or None if ``ptr`` is not in it."""
+    n = dtype.itemsize
+    for s in shape:
+        n *= s
+    off = int(ffi.cast("uintptr_t", ptr)) - scratch.ctypes.data
+    if off < 0 or off + n > scratch.nbytes:
+        return None
+    v = scratch.view(np.uint8)[off:off + n].view(dtype).reshape(shape)
+    v.flags.writeable = writeable
+    return v
+
+
+def _inplace_trampolines(py, sfx, scratch):
+    """The trampolines of ``vectorized='inplace'``: ``grad(X, seeds, out)`` and
+    ``energy(X, out)`` get views of the batch's scratch (X and seeds read-only, ``out`` holding
+    NaN), made once per row count and pointer set, and write their values into ``out``: no copy
+    either way and no check of a returned array, which is what a call costs beyond entering
+    Python. The arrays are valid memory as long as anyone holds them (they keep the scratch
+    alive), but their contents change at the next call: a callback that keeps X copies it.
+    Pointers outside the scratch (a step's calls beyond the cache, one row each) get fresh
+    arrays, copied in and out."""
+    energy, grad, dtype = py.energy, py.grad, py.dtype
+    eviews, gviews = {}, {}
+    f64 = _F64
+
+    def _energy_views_inplace(theta, k, d, u):
+        X = _inside(scratch, theta, (k, d), dtype, False)
+        U = _inside(scratch, u, (k,), f64, True)
+        if X is None or U is None:
+            return None
+        return theta, u, d, X, U
+
+    def _grad_views_inplace(x, k, d, seeds, g):
+        X = _inside(scratch, x, (k, d), dtype, False)
+        S = _inside(scratch, seeds, (k,), _U64, False)
+        G = _inside(scratch, g, (k, d), dtype, True)
+        if X is None or S is None or G is None:
+            return None
+        return x, seeds, g, d, X, S, G
+
+    def _batch_energy_tramp_inplace(ud, theta, k, d, chains, u, row_status):
+        try:
+            v = eviews.get(k)
+            if v is None or v[0] != theta or v[1] != u or v[2] != d:
+                v = _energy_views_inplace(theta, k, d, u)
+                if v is None:  # outside the scratch: fresh arrays, the result copied back
+                    out = np.full(k, np.nan)
+                    _rejected(energy(_view(theta, (k, d), dtype).copy(), out), k, row_status,
+                              "energy")
+                    ffi.memmove(u, out, out.nbytes)
+                    return _CB_OK
+                eviews[k] = v
+            r = energy(v[3], v[4])
+            if r is not None:
+                _rejected(r, k, row_status, "energy")
+            return _CB_OK
+        except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too)
+            return _failed(py, e, row_status, k)
+
+    def _batch_grad_tramp_inplace(ud, x, k, d, seeds, chains, g, row_status):
+        try:
+            v = gviews.get(k)
+            if v is None or v[0] != x or v[1] != seeds or v[2] != g or v[3] != d:
+                v = _grad_views_inplace(x, k, d, seeds, g)
+                if v is None:
+                    out = np.full((k, d), np.nan, dtype)
+                    _rejected(grad(_view(x, (k, d), dtype).copy(),
+                                   _view(seeds, (k,), _U64).copy(), out), k, row_status, "grad")
+                    ffi.memmove(g, out, out.nbytes)
+                    return _CB_OK
+                gviews[k] = v
+            r = grad(v[4], v[5], v[6])
+            if r is not None:
+                _rejected(r, k, row_status, "grad")
+            return _CB_OK
+        except BaseException as e:  # noqa: BLE001 (KeyboardInterrupt too)
+            return _failed(py, e, row_status, k)
+
+    e = ffi.NULL if energy is None else ffi.callback(
+        "sgs_batch_energy_fn" + sfx, _batch_energy_tramp_inplace, error=_CB_ABORT,
+        onerror=_onerror)
+    g = ffi.callback("sgs_batch_gradient_fn" + sfx, _batch_grad_tramp_inplace, error=_CB_ABORT,
+                     onerror=_onerror)
+    return e, g
+
+
 # Ctrl-C inside the trampolines raises KeyboardInterrupt there (see _interrupt): their code
 # objects, shared by every batch's closures.
-_interrupt.CALLBACK_CODES.update(c for c in _trampolines.__code__.co_consts
-                                 if isinstance(c, types.CodeType))
+_interrupt.CALLBACK_CODES.update(c for f in (_trampolines, _inplace_trampolines)
+                                 for c in f.__code__.co_consts if isinstance(c, types.CodeType))
 
 
-def single_row(energy, grad):
+def single_row(energy, grad, inplace=False):
     """The one-chain callbacks of a vectorised pair: row 0 of a call on one row (the same
     values as in a batch, since a row's value depends only on its own point and seed)."""
+    if inplace:
+        return _single_row_inplace(energy, grad)
 
     def energy1(theta):
         arr, mask = _result(energy(theta[None, :]), (1,), "energy")
@@ -169,13 +276,39 @@ def single_row(energy, grad):
     return (energy1 if energy is not None else None), grad1
 
 
+def _single_row_inplace(energy, grad):
+    """:func:`single_row` for ``vectorized='inplace'`` callbacks."""
+
+    def energy1(theta):
+        out = np.full(1, np.nan)
+        r = energy(theta[None, :], out)
+        if r is not None:
+            st = np.zeros(1, np.int32)
+            _rejected(r, 1, ffi.cast("int32_t *", st.ctypes.data), "energy")
+            if st[0]:
+                raise OutOfDomain
+        return float(out[0])
+
+    def grad1(theta, seed):
+        out = np.full((1, theta.size), np.nan, theta.dtype)
+        r = grad(theta[None, :], np.array([seed], np.uint64), out)
+        if r is not None:
+            st = np.zeros(1, np.int32)
+            _rejected(r, 1, ffi.cast("int32_t *", st.ctypes.data), "grad")
+            if st[0]:
+                raise OutOfDomain
+        return out[0]
+
+    return (energy1 if energy is not None else None), grad1
+
+
 class Batch:
     """K chain objects whose states lie side by side, run together by ``run_batch``."""
 
-    def __init__(self, cls, energy, grad, starts, seed, stream, dtype, kw):
+    def __init__(self, cls, energy, grad, starts, seed, stream, dtype, kw, inplace=False):
         self.cls, self.kind = cls, cls._kind
         self.k, self.dim = starts.shape
-        e1, g1 = single_row(energy if cls._has_energy else None, grad)
+        e1, g1 = single_row(energy if cls._has_energy else None, grad, inplace)
         args = (e1, g1) if cls._has_energy else (g1,)
         probe = cls.__new__(cls)
         probe._dtype, probe._sfx = np.dtype(dtype), ("" if np.dtype(dtype) == np.float64
@@ -206,7 +339,8 @@ class Batch:
         self.scratch = np.zeros(max(1, scratch_len(self.k, self.dim, calls)), np.float64)
         self.fn = getattr(lib, f"sgs_{self.kind}_run_batch{self.sfx}")
         # This batch's own trampolines (closures over its callables; kept alive with it).
-        self.energy_fn, self.grad_fn = _trampolines(self.py, self.sfx)
+        self.energy_fn, self.grad_fn = (_inplace_trampolines(self.py, self.sfx, self.scratch)
+                                        if inplace else _trampolines(self.py, self.sfx))
 
     def run(self, n, infos=None, progress=None):
         """``n`` iterations of every chain → ``(K, n, d)`` rows (``infos``: a ``(K, n)`` array of

@@ -23,9 +23,15 @@ def _chains(cls, args, theta0, draws, chains, seed, stream, dtype, kw, keep_warm
     if starts.ndim != 2 or starts.shape[0] != chains:
         raise _invalid(where, f"theta0 must have shape (dim,) or (chains, dim), got "
                        f"{theta0.shape}", "SGS_ERR_LENGTH_MISMATCH")
+    inplace = type(vectorized) is str and vectorized == "inplace"
+    if isinstance(vectorized, (bool, np.bool_)):
+        vectorized = bool(vectorized)
+    elif not inplace:
+        raise _invalid(where, f"vectorized must be False, True or 'inplace', got {vectorized!r}",
+                       "SGS_ERR_INVALID_OPTION")
     if vectorized:
         return _vectorized(cls, args, starts, draws, seed, stream, dtype, kw, keep_warmup,
-                           sample_stats, progress)
+                           sample_stats, progress, inplace)
     samples, infos, wsamples, winfos, samplers = [], [], [], [], []
     for c in range(chains):
         s, in_warmup = None, False
@@ -66,10 +72,10 @@ def _result(cls, samplers, samples, infos, wsamples, winfos, seed, stream, keep_
 
 
 def _vectorized(cls, args, starts, draws, seed, stream, dtype, kw, keep_warmup, sample_stats,
-                progress):
+                progress, inplace):
     """The K chains in lockstep through ``sgs_<chain>_run_batch`` (see :mod:`._batch`)."""
     energy, grad = args if cls._has_energy else (None, args[0])
-    b = Batch(cls, energy, grad, np.ascontiguousarray(starts), seed, stream, dtype, kw)
+    b = Batch(cls, energy, grad, np.ascontiguousarray(starts), seed, stream, dtype, kw, inplace)
     k = b.k
     warm = b.chains[0]._warmup_iterations()
     w = wi = None
@@ -141,7 +147,15 @@ _VECTORIZED_DOC = """
     must depend only on that row (and its seed): then the draws are bit for bit those of
     separate chains (the same seeds and streams). A row outside the domain: return a
     ``numpy.ma`` masked array with that row masked (raising :class:`OutOfDomain` rejects every
-    row of the call)."""
+    row of the call). ``X`` and ``seeds`` are copies the callback may keep.
+
+    ``vectorized='inplace'``: the same run with callbacks that write instead of returning:
+    ``grad(X, seeds, out)`` and ``energy(X, out)``, where ``X``, ``seeds`` and ``out`` are views
+    of the C library's scratch (``X`` and ``seeds`` read-only; ``out`` holds NaN on entry, so a
+    row left unwritten is a divergence). Nothing is copied or checked per call; the draws are
+    those of ``vectorized=True`` bit for bit. The views stay valid memory while anyone holds
+    them, but their contents change at the next call: copy ``X`` to keep it. Return ``None`` or
+    a boolean array of shape ``(k,)`` marking the rows outside the domain."""
 
 
 def amagold(energy, grad, theta0, draws, *, chains=1, seed=None, stream=0, dtype=np.float64,

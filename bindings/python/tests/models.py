@@ -150,6 +150,16 @@ def dw_energy_rows(X):
         return (x + 4.0) * (x + 1.0) * (x - 1.0) * (x - 3.0) / 14.0 + 0.5
 
 
+def dw_energy_rows_into(X, out):
+    """:func:`dw_energy_rows` written into ``out`` (``vectorized='inplace'``)."""
+    out[...] = dw_energy_rows(X)
+
+
+def dw_grad_rows_into(X, seeds, out):
+    """:func:`dw_grad_rows` written into ``out`` (``vectorized='inplace'``)."""
+    out[...] = dw_grad_rows(X, seeds)
+
+
 def dw_grad_rows(X, seeds):
     """The double well's noisy gradient for each row of X, rows' noise from their seeds."""
     x = X[:, 0]
