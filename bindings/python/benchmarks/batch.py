@@ -186,6 +186,23 @@ def decompose(k, n, repeat):
     return total, tramp * 1e6, per_chain, total - per_chain
 
 
+def python_to_c(repeat, m=200000):
+    """A Python → C call of a trivial library function (three integer arguments), µs per call:
+    what one round would cost an interface where Python calls the library instead of being
+    called back."""
+    f = sgsample._lib.lib.sgs_amagold_batch_scratch_len
+
+    def calls():
+        for _ in range(m):
+            f(16, 1, 12)
+
+    def loop():
+        for _ in range(m):
+            pass
+
+    return (timed(calls, repeat) - timed(loop, repeat)) / m * 1e6
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=2000, help="iterations per chain")
@@ -250,6 +267,8 @@ def main():
                   f"{ibase:>14.2f}")
     else:
         print("\n(no C compiler: the all-C reference and the in-place rows are skipped)")
+    print(f"\nA Python -> C call of a trivial library function: {python_to_c(args.repeat):.3f} "
+          "µs per call")
 
 
 if __name__ == "__main__":
