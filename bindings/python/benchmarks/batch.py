@@ -17,16 +17,22 @@ vectorised over rows); AMAGOLD ε = 0.25, β = 0.25, T = 10, no warm-up. For eac
    ``sample_stats=True`` (one library call per round, to record every chain's info).
 
 Also printed: the same K chains with one-row Python callbacks run one after another (what
-``chains=K`` without ``vectorized`` does), per chain-iteration.
+``chains=K`` without ``vectorized`` does), per chain-iteration; and the run, the numpy cost and
+their difference with ``vectorized='inplace'`` (``tests/models.py``'s ``dw_*_rows_into``).
 
-The second table separates the library from the binding. ``all C``: the same batch run with C
-batch callbacks (``tests/models.c``: the same double well, the same values bit for bit, checked)
-called through ``sgs_amagold_run_batch`` directly, so the time is the C library's (the batch
-engine, the sampler's arithmetic) plus a C model of a few ns per row. The binding's own cost per
-chain-iteration is then run − numpy − all C, for ``vectorized=True`` (the callbacks get copies
-of X and the seeds and return new arrays, which the binding checks and copies back) and for
-``vectorized='inplace'`` (the callbacks get views of the C scratch and write into ``out``;
-``tests/models.py``'s ``*_into`` functions, timed the same way for its numpy column).
+The second table separates the binding from the model and from the library with a model
+that costs almost nothing: callbacks writing constants (every gradient 0, every energy 1/2),
+for ``vectorized=True`` (returning ready arrays) and ``vectorized='inplace'`` (writing into
+``out``). ``all C``: the same batch run with C batch callbacks writing the same constants
+(``tests/models.c``, ``zero_batch_*``; the draws are checked equal to the Python run's) called
+through ``sgs_amagold_run_batch`` directly: the C library's own cost (the batch engine and the
+sampler). ``model``: the Python callables alone, called as often with arrays of the recorded
+sizes. The binding's cost per chain-iteration = run − model − all C, the runs timed per
+iteration beyond the first (a call's fixed part, the K chain objects and the result, is not a
+cost per chain-iteration). (With the numpy double
+well instead, the same difference comes out 0.3–0.5 µs larger and varies from run to run by
+about as much: a model that costs 9 µs per chain-iteration in a loop of its own costs more
+between the sampler's C code, which a subtraction cannot separate from the binding.)
 
 Run from the repository root with the package installed (``scripts/test-python.sh`` makes a
 venv with it):
@@ -78,27 +84,9 @@ def calibrate(k, iters):
 
 
 def pure_numpy(calls, repeat, inplace=False):
-    rng = np.random.default_rng(0)
-    args = [(kind, rng.normal(size=(k, 1)), rng.integers(0, 2**63, k, dtype=np.uint64),
-             np.empty(k) if kind == "e" else np.empty((k, 1)))
-            for kind, k in calls]
-    best = float("inf")
-    for _ in range(repeat):
-        t = CLOCK()
-        if inplace:
-            for kind, X, s, out in args:
-                if kind == "e":
-                    energy_into(X, out)
-                else:
-                    grad_into(X, s, out)
-        else:
-            for kind, X, s, _ in args:
-                if kind == "e":
-                    energy(X)
-                else:
-                    grad(X, s)
-        best = min(best, CLOCK() - t)
-    return best
+    """The double well's numpy callables alone, called as the run calls them."""
+    pair = (energy_into, grad_into) if inplace else (energy, grad)
+    return model_alone(calls, pair, inplace, repeat)
 
 
 def c_models():
@@ -113,14 +101,15 @@ def c_models():
     return ctypes.CDLL(so)
 
 
-def all_c(so, k, n, repeat, reference):
-    """The same batch run with C batch callbacks, through ``sgs_amagold_run_batch`` directly:
-    best CPU time of ``repeat`` runs (each from a fresh batch), after checking that its draws
-    are ``reference``'s (the vectorised Python run's) bit for bit."""
+def all_c(so, k, n, repeat, reference, names):
+    """The same batch run with the C batch callbacks ``names`` (energy, gradient) through
+    ``sgs_amagold_run_batch`` directly: best CPU time of ``repeat`` runs (each from a fresh
+    batch), after checking that its draws are ``reference``'s (the Python run's) bit for bit."""
     from sgsample import _batch
     ffi, lib = sgsample.ffi, sgsample._lib.lib
-    ce = ffi.cast("sgs_batch_energy_fn", ctypes.cast(so.dw_batch_energy, ctypes.c_void_p).value)
-    cg = ffi.cast("sgs_batch_gradient_fn", ctypes.cast(so.dw_batch_grad, ctypes.c_void_p).value)
+    ce = ffi.cast("sgs_batch_energy_fn", ctypes.cast(getattr(so, names[0]), ctypes.c_void_p).value)
+    cg = ffi.cast("sgs_batch_gradient_fn",
+                  ctypes.cast(getattr(so, names[1]), ctypes.c_void_p).value)
     kw = {key: v for key, v in OPTS.items() if key != "sample_stats"}
     best = float("inf")
     for _ in range(repeat):
@@ -139,6 +128,52 @@ def all_c(so, k, n, repeat, reference):
     return best
 
 
+def free_models(k):
+    """Callables writing constants (gradient 0, energy 1/2), returning ready arrays and in
+    place: the binding's cost with a model that costs almost nothing."""
+    zeros = {r: np.zeros((r, 1)) for r in range(1, k + 1)}
+    halves = {r: np.full(r, 0.5) for r in range(1, k + 1)}
+
+    def e(X):
+        return halves[X.shape[0]]
+
+    def g(X, s):
+        return zeros[X.shape[0]]
+
+    def e_into(X, out):
+        out.fill(0.5)
+
+    def g_into(X, s, out):
+        out.fill(0.0)
+
+    return (e, g), (e_into, g_into)
+
+
+def model_alone(calls, pair, inplace, repeat):
+    """``pair``'s callables alone, called as the run calls them (``calls``: kind and rows), on
+    arrays of those sizes: best CPU time of ``repeat``."""
+    e, g = pair
+    rng = np.random.default_rng(0)
+    args = [(kind, rng.normal(size=(k, 1)), rng.integers(0, 2**63, k, dtype=np.uint64),
+             np.empty(k) if kind == "e" else np.empty((k, 1))) for kind, k in calls]
+
+    def loop():
+        if inplace:
+            for kind, X, s, out in args:
+                if kind == "e":
+                    e(X, out)
+                else:
+                    g(X, s, out)
+        else:
+            for kind, X, s, _ in args:
+                if kind == "e":
+                    e(X)
+                else:
+                    g(X, s)
+
+    return timed(loop, repeat)
+
+
 def timed(fn, repeat):
     best = float("inf")
     for _ in range(repeat):
@@ -146,61 +181,6 @@ def timed(fn, repeat):
         fn()
         best = min(best, CLOCK() - t)
     return best
-
-
-def decompose(k, n, repeat):
-    """The overhead split: callbacks that do nothing but return ready arrays (so the run is the
-    binding and the C engine alone), and the trampoline's own cost per call, timed directly."""
-    from sgsample import _batch
-
-    zeros = {r: np.zeros((r, 1)) for r in range(1, k + 1)}
-    halves = {r: np.full(r, 0.5) for r in range(1, k + 1)}
-    calls = [0]
-
-    def e(X):
-        calls[0] += 1
-        return halves[X.shape[0]]
-
-    def g(X, s):
-        calls[0] += 1
-        return zeros[X.shape[0]]
-
-    run = timed(lambda: sgsample.amagold(e, g, np.zeros(1), n, chains=k, vectorized=True, seed=1,
-                                         **OPTS), repeat)
-    per_iter = calls[0] / repeat / n
-    ffi = sgsample.ffi
-    args = (ffi.new("double[]", k), k, 1, ffi.new("uint64_t[]", k), ffi.new("size_t[]", k),
-            ffi.new("double[]", k), ffi.new("int32_t[]", k))
-    # A batch's gradient trampoline (kept alive by `tramps` while `fp` is called).
-    tramps = _batch._trampolines(_batch._Py(e, g, None, np.dtype(np.float64)), "")
-    fp = ffi.cast("sgs_batch_gradient_fn", tramps[1])
-    m = 20000
-
-    def many():
-        for _ in range(m):
-            fp(ffi.NULL, *args)
-
-    tramp = timed(many, repeat) / m
-    total = run / (k * n) * 1e6
-    per_chain = tramp * per_iter / k * 1e6
-    return total, tramp * 1e6, per_chain, total - per_chain
-
-
-def python_to_c(repeat, m=200000):
-    """A Python → C call of a trivial library function (three integer arguments), µs per call:
-    what one round would cost an interface where Python calls the library instead of being
-    called back."""
-    f = sgsample._lib.lib.sgs_amagold_batch_scratch_len
-
-    def calls():
-        for _ in range(m):
-            f(16, 1, 12)
-
-    def loop():
-        for _ in range(m):
-            pass
-
-    return (timed(calls, repeat) - timed(loop, repeat)) / m * 1e6
 
 
 def main():
@@ -215,8 +195,9 @@ def main():
           f"{platform.python_version()}; AMAGOLD on the double well, eps 0.25, beta 0.25, T 10, "
           f"{n} iterations per chain, best of {args.repeat}")
     print(f"{'K':>3} {'calls/iter':>10} {'run µs/chain-it':>16} {'numpy µs/chain-it':>18} "
-          f"{'overhead µs/chain-it':>21} {'+ sample_stats':>15} {'sequential µs/chain-it':>23}")
-    split, library = [], []
+          f"{'overhead µs/chain-it':>21} {'+ sample_stats':>15} {'sequential µs/chain-it':>23} "
+          f"{'inplace: run':>13} {'numpy':>6} {'overhead':>9}")
+    split = []
     for k in [int(x) for x in args.ks.split(",")]:
         calls = calibrate(k, n)
         run = timed(lambda: sgsample.amagold(energy, grad, np.zeros(1), n, chains=k,
@@ -235,40 +216,62 @@ def main():
         seq_n = max(50, n // 10)
         seq = timed(lambda: sgsample.amagold(e1, g1, np.zeros(1), seq_n, chains=k, seed=1,
                                              **OPTS), max(1, args.repeat // 2))
+        irun = timed(lambda: sgsample.amagold(energy_into, grad_into, np.zeros(1), n, chains=k,
+                                              vectorized="inplace", seed=1, **OPTS), args.repeat)
+        ibase = pure_numpy(calls, args.repeat, inplace=True)
         per = 1e6 / (k * n)
         print(f"{k:>3} {len(calls) / n:>10.2f} {run * per:>16.2f} {base * per:>18.2f} "
               f"{(run - base) * per:>21.2f} {(stats - base) * per:>15.2f} "
-              f"{seq * 1e6 / (k * seq_n):>23.2f}")
-        split.append((k, *decompose(k, n, args.repeat)))
+              f"{seq * 1e6 / (k * seq_n):>23.2f} {irun * per:>13.2f} {ibase * per:>6.2f} "
+              f"{(irun - ibase) * per:>9.2f}")
         if so is not None:
-            ref = sgsample.amagold(energy, grad, np.zeros(1), n, chains=k, vectorized=True,
-                                   seed=1, **OPTS).samples
-            inplace = timed(lambda: sgsample.amagold(energy_into, grad_into, np.zeros(1), n,
-                                                     chains=k, vectorized="inplace", seed=1,
-                                                     **OPTS), args.repeat)
-            base_inplace = pure_numpy(calls, args.repeat, inplace=True)
-            c = all_c(so, k, n, args.repeat, ref)
-            library.append((k, c * per, (run - base - c) * per,
-                            (inplace - base_inplace - c) * per, inplace * per,
-                            base_inplace * per))
-    print("\nThe overhead split (callbacks returning ready arrays: the binding and the C engine "
-          "alone)")
-    print(f"{'K':>3} {'run µs/chain-it':>16} {'trampoline µs/call':>19} "
-          f"{'trampolines µs/chain-it':>24} {'C engine + loop µs/chain-it':>28}")
-    for k, total, call, tramp, rest in split:
-        print(f"{k:>3} {total:>16.2f} {call:>19.2f} {tramp:>24.2f} {rest:>28.2f}")
-    if library:
-        print("\nThe library and the binding (µs per chain-iteration; binding = run − numpy − "
-              "all C; the all-C draws equal the Python run's)")
-        print(f"{'K':>3} {'all C':>8} {'binding (copies)':>17} {'binding (inplace)':>18} "
-              f"{'inplace run':>12} {'inplace numpy':>14}")
-        for k, c, copies, inplace, irun, ibase in library:
-            print(f"{k:>3} {c:>8.2f} {copies:>17.2f} {inplace:>18.2f} {irun:>12.2f} "
-                  f"{ibase:>14.2f}")
-    else:
-        print("\n(no C compiler: the all-C reference and the in-place rows are skipped)")
-    print(f"\nA Python -> C call of a trivial library function: {python_to_c(args.repeat):.3f} "
-          "µs per call")
+            split.append((k, *binding_split(so, k, n, args.repeat)))
+    if not split:
+        print("\n(no C compiler: the binding's split is skipped)")
+        return
+    print("\nThe binding apart (µs per chain-iteration; callbacks writing constants; binding = "
+          "run − model − all C; the all-C draws equal the Python runs')")
+    print(f"{'K':>3} {'all C':>7} {'copies: run':>12} {'model':>6} {'binding':>8} "
+          f"{'inplace: run':>13} {'model':>6} {'binding':>8}")
+    for k, c, run, model, irun, imodel in split:
+        print(f"{k:>3} {c:>7.2f} {run:>12.2f} {model:>6.2f} {run - model - c:>8.2f} "
+              f"{irun:>13.2f} {imodel:>6.2f} {irun - imodel - c:>8.2f}")
+
+
+def binding_split(so, k, n, repeat):
+    """All C, and per mode the run and the model alone (µs per chain-iteration), with the
+    constant-writing callables; the runs' draws checked against the all-C run's."""
+    copies, inplace = free_models(k)
+    sizes = []
+
+    def e(X):
+        sizes.append(("e", X.shape[0]))
+        return copies[0](X)
+
+    def g(X, s):
+        sizes.append(("g", X.shape[0]))
+        return copies[1](X, s)
+
+    ref = sgsample.amagold(e, g, np.zeros(1), n, chains=k, vectorized=True, seed=1,
+                           **OPTS).samples
+    got = sgsample.amagold(*inplace, np.zeros(1), n, chains=k, vectorized="inplace", seed=1,
+                           **OPTS).samples
+    if not np.array_equal(got, ref):
+        raise SystemExit("the in-place run differs from the copying run")
+    c = all_c(so, k, n, repeat, ref, ("zero_batch_energy", "zero_batch_grad"))
+
+    def marginal(pair, mode):
+        # Per iteration beyond the first: a call's fixed part (the K chain objects, their init,
+        # the result: about 0.6 ms at K = 16) is not a cost per chain-iteration.
+        def t(m):
+            return timed(lambda: sgsample.amagold(*pair, np.zeros(1), m, chains=k,
+                                                  vectorized=mode, seed=1, **OPTS), repeat)
+        return (t(n) - t(1)) * n / (n - 1)
+
+    run, irun = marginal(copies, True), marginal(inplace, "inplace")
+    per = 1e6 / (k * n)
+    return (c * per, run * per, model_alone(sizes, copies, False, repeat) * per, irun * per,
+            model_alone(sizes, inplace, True, repeat) * per)
 
 
 if __name__ == "__main__":
