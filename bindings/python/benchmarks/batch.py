@@ -29,10 +29,12 @@ through ``sgs_amagold_run_batch`` directly: the C library's own cost (the batch 
 sampler). ``model``: the Python callables alone, called as often with arrays of the recorded
 sizes. The binding's cost per chain-iteration = run − model − all C, the runs timed per
 iteration beyond the first (a call's fixed part, the K chain objects and the result, is not a
-cost per chain-iteration). (With the numpy double
-well instead, the same difference comes out 0.3–0.5 µs larger and varies from run to run by
-about as much: a model that costs 9 µs per chain-iteration in a loop of its own costs more
-between the sampler's C code, which a subtraction cannot separate from the binding.)
+cost per chain-iteration); ``+ sample_stats``: the in-place binding with ``sample_stats=True``
+(the default: one library call per iteration, to record every chain's info). With the numpy
+double well instead the same difference comes out larger and varies from run to run by about
+as much as the binding's whole cost: a model that costs 9 µs per chain-iteration in a loop of
+its own costs more between the sampler's C code, which a subtraction cannot separate from the
+binding.
 
 Run from the repository root with the package installed (``scripts/test-python.sh`` makes a
 venv with it):
@@ -232,10 +234,11 @@ def main():
     print("\nThe binding apart (µs per chain-iteration; callbacks writing constants; binding = "
           "run − model − all C; the all-C draws equal the Python runs')")
     print(f"{'K':>3} {'all C':>7} {'copies: run':>12} {'model':>6} {'binding':>8} "
-          f"{'inplace: run':>13} {'model':>6} {'binding':>8}")
-    for k, c, run, model, irun, imodel in split:
+          f"{'inplace: run':>13} {'model':>6} {'binding':>8} {'+ sample_stats':>15}")
+    for k, c, run, model, irun, imodel, srun in split:
         print(f"{k:>3} {c:>7.2f} {run:>12.2f} {model:>6.2f} {run - model - c:>8.2f} "
-              f"{irun:>13.2f} {imodel:>6.2f} {irun - imodel - c:>8.2f}")
+              f"{irun:>13.2f} {imodel:>6.2f} {irun - imodel - c:>8.2f} "
+              f"{srun - imodel - c:>15.2f}")
 
 
 def binding_split(so, k, n, repeat):
@@ -260,18 +263,20 @@ def binding_split(so, k, n, repeat):
         raise SystemExit("the in-place run differs from the copying run")
     c = all_c(so, k, n, repeat, ref, ("zero_batch_energy", "zero_batch_grad"))
 
-    def marginal(pair, mode):
+    def marginal(pair, mode, stats=False):
         # Per iteration beyond the first: a call's fixed part (the K chain objects, their init,
         # the result: about 0.6 ms at K = 16) is not a cost per chain-iteration.
         def t(m):
             return timed(lambda: sgsample.amagold(*pair, np.zeros(1), m, chains=k,
-                                                  vectorized=mode, seed=1, **OPTS), repeat)
+                                                  vectorized=mode, seed=1,
+                                                  **{**OPTS, "sample_stats": stats}), repeat)
         return (t(n) - t(1)) * n / (n - 1)
 
     run, irun = marginal(copies, True), marginal(inplace, "inplace")
+    srun = marginal(inplace, "inplace", stats=True)
     per = 1e6 / (k * n)
     return (c * per, run * per, model_alone(sizes, copies, False, repeat) * per, irun * per,
-            model_alone(sizes, inplace, True, repeat) * per)
+            model_alone(sizes, inplace, True, repeat) * per, srun * per)
 
 
 if __name__ == "__main__":

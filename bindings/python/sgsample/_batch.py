@@ -372,6 +372,31 @@ class Batch:
                 c.info.seconds += dt / k
         return out
 
+    def _iterations(self, m, scratch, done_ptr, ct, sum_t, sdtype, dtype):
+        """``m`` iterations, one call each, to see every chain's info record: the rows made
+        per chain, the last status, the rows as a (k, m, d) view, the per-call summaries as an
+        (m, k) array and their cdata. A call's rows go straight to block i of an iteration-major
+        buffer; the rows a failed call made are read from its summaries (zeroed by ``ffi.new``,
+        written only by a call that started: an argument error writes nothing)."""
+        k, d = self.k, self.dim
+        sums = ffi.new(f"{sum_t}[]", k * m)
+        view = np.frombuffer(ffi.buffer(sums), sdtype).reshape(m, k)
+        rows = np.empty((m, k, d), dtype)  # call i: chain-major k × 1 × d
+        base = ffi.cast(ct, rows.ctypes.data)
+        fn, states, efn, gfn, null = self.fn, self.states, self.energy_fn, self.grad_fn, ffi.NULL
+        size, calls, kd = self.scratch.size, self.max_calls, k * d
+        st, i = 0, 0
+        for i in range(m):
+            st = fn(states, k, 1, efn, gfn, null, scratch, size, calls, base + i * kd, kd,
+                    done_ptr, sums + i * k)
+            if st != 0:
+                break
+        if st != 0:
+            got = i + view["iterations"][i].astype(np.uintp)
+        else:
+            got = np.full(k, m, np.uintp)
+        return got, st, rows.transpose(1, 0, 2), view, sums
+
     def _chunks(self, n, out, infos, counts, where, bar):
         k, d = self.k, self.dim
         sum_t = f"sgs_{self.kind}_run_summary"
@@ -386,9 +411,9 @@ class Batch:
                 while start < n and not _interrupt.pending():
                     m = min(chunk, n - start)
                     t = time.perf_counter()
-                    # Per call, each chain's rows are contiguous (chain-major k × m × d).
-                    tmp = np.empty((k, m, d), out.dtype)
                     if infos is None:
+                        # Per call, each chain's rows are contiguous (chain-major k × m × d).
+                        tmp = np.empty((k, m, d), out.dtype)
                         sums = ffi.new(f"{sum_t}[]", k)
                         done_arr[:] = 0
                         st = self.fn(self.states, k, m, self.energy_fn, self.grad_fn,
@@ -398,22 +423,8 @@ class Batch:
                         for c in range(k):
                             self.chains[c]._account(sums[c])
                     else:
-                        # One iteration per call, to see every chain's info record.
-                        sums = ffi.new(f"{sum_t}[]", k * m)
-                        view = np.frombuffer(ffi.buffer(sums), sdtype).reshape(m, k)
-                        row = np.empty((k, d), out.dtype)  # chain-major k × 1 × d
-                        row_ptr = ffi.cast(ct, row.ctypes.data)
-                        got, st = np.zeros(k, np.uintp), 0
-                        for i in range(m):
-                            done_arr[:] = 0
-                            st = self.fn(self.states, k, 1, self.energy_fn, self.grad_fn,
-                                         ffi.NULL, scratch, self.scratch.size,
-                                         self.max_calls, row_ptr, row.size, done_ptr,
-                                         sums + i * k)
-                            tmp[:, i] = row
-                            got += done_arr
-                            if st != 0:
-                                break
+                        got, st, tmp, view, sums = self._iterations(m, scratch, done_ptr, ct,
+                                                                    sum_t, sdtype, out.dtype)
                         for c in range(k):
                             rows = int(got[c])
                             infos[c, start:start + rows] = view["last"][:rows, c]
