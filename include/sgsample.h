@@ -1805,6 +1805,11 @@ typedef struct sgs_chain_run_summary {
 typedef struct sgs_chain_run_summary sgs_sghmc_run_summary;
 
 /**
+ * What one SGHMC outer iteration did.
+ */
+typedef struct sgs_chain_info sgs_sghmc_info;
+
+/**
  * An SGHMC chain on `float` coordinates, in caller memory (see `sgs_sghmc`).
  */
 typedef struct sgs_sghmc_f32 {
@@ -1825,6 +1830,11 @@ typedef struct sgs_sgld {
  * Totals of a SGLD run.
  */
 typedef struct sgs_chain_run_summary sgs_sgld_run_summary;
+
+/**
+ * What one SGLD outer iteration did.
+ */
+typedef struct sgs_chain_info sgs_sgld_info;
 
 /**
  * An SGLD chain on `float` coordinates, in caller memory (see `sgs_sgld`).
@@ -1882,11 +1892,6 @@ typedef struct sgs_sghmc_config {
 } sgs_sghmc_config;
 
 /**
- * What one SGHMC outer iteration did.
- */
-typedef struct sgs_chain_info sgs_sghmc_info;
-
-/**
  * Hyperparameters of an SGLD chain (shared by the double and float functions). Start from
  * `sgs_sgld_config_default(step_size)`.
  */
@@ -1917,11 +1922,6 @@ typedef struct sgs_sgld_config {
    */
   uint64_t stream;
 } sgs_sgld_config;
-
-/**
- * What one SGLD outer iteration did.
- */
-typedef struct sgs_chain_info sgs_sgld_info;
 
 /**
  * The paper's defaults at step size ε: reversible, T = 10, friction 0.25, σ = 1, no warm-up
@@ -2773,6 +2773,33 @@ sgs_status sgs_amagold_run_batch(struct sgs_amagold *states,
                                  struct sgs_amagold_run_summary *summaries);
 
 /**
+ * `sgs_amagold_run_batch` that also records every iteration's info record:
+ * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
+ * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
+ * is written. What an interpreter that reports per-draw statistics needs instead of one
+ * call per iteration. Everything else, statuses included, as for the function without
+ * `infos`; after an early stop the records of the rows written (`samples_done`) are
+ * there, the others untouched.
+ *
+ * # Safety
+ * As for `sgs_amagold_run_batch`; `infos` valid for k·n records (or NULL).
+ */
+sgs_status sgs_amagold_run_batch_infos(struct sgs_amagold *states,
+                                       size_t k,
+                                       size_t n,
+                                       sgs_batch_energy_fn energy,
+                                       sgs_batch_gradient_fn gradient,
+                                       void *user_data,
+                                       double *scratch,
+                                       size_t scratch_len,
+                                       size_t max_calls,
+                                       double *out,
+                                       size_t out_len,
+                                       size_t *samples_done,
+                                       struct sgs_amagold_run_summary *summaries,
+                                       struct sgs_amagold_info *infos);
+
+/**
  * Runs `n` outer iterations of each of the `k` AMAGOLD chains `states[0..k]`
  * (`float` coordinates) in lockstep, evaluating their points through one
  * batched gradient call (and one batched energy call) per round instead of one call per
@@ -2838,6 +2865,33 @@ sgs_status sgs_amagold_run_batch_f32(struct sgs_amagold_f32 *states,
                                      size_t out_len,
                                      size_t *samples_done,
                                      struct sgs_amagold_run_summary *summaries);
+
+/**
+ * `sgs_amagold_run_batch_f32` that also records every iteration's info record:
+ * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
+ * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
+ * is written. What an interpreter that reports per-draw statistics needs instead of one
+ * call per iteration. Everything else, statuses included, as for the function without
+ * `infos`; after an early stop the records of the rows written (`samples_done`) are
+ * there, the others untouched.
+ *
+ * # Safety
+ * As for `sgs_amagold_run_batch_f32`; `infos` valid for k·n records (or NULL).
+ */
+sgs_status sgs_amagold_run_batch_infos_f32(struct sgs_amagold_f32 *states,
+                                           size_t k,
+                                           size_t n,
+                                           sgs_batch_energy_fn_f32 energy,
+                                           sgs_batch_gradient_fn_f32 gradient,
+                                           void *user_data,
+                                           double *scratch,
+                                           size_t scratch_len,
+                                           size_t max_calls,
+                                           float *out,
+                                           size_t out_len,
+                                           size_t *samples_done,
+                                           struct sgs_amagold_run_summary *summaries,
+                                           struct sgs_amagold_info *infos);
 
 /**
  * Runs `n` outer iterations of each of the `k` SGHMC chains `states[0..k]`
@@ -2907,6 +2961,33 @@ sgs_status sgs_sghmc_run_batch(struct sgs_sghmc *states,
                                sgs_sghmc_run_summary *summaries);
 
 /**
+ * `sgs_sghmc_run_batch` that also records every iteration's info record:
+ * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
+ * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
+ * is written. What an interpreter that reports per-draw statistics needs instead of one
+ * call per iteration. Everything else, statuses included, as for the function without
+ * `infos`; after an early stop the records of the rows written (`samples_done`) are
+ * there, the others untouched.
+ *
+ * # Safety
+ * As for `sgs_sghmc_run_batch`; `infos` valid for k·n records (or NULL).
+ */
+sgs_status sgs_sghmc_run_batch_infos(struct sgs_sghmc *states,
+                                     size_t k,
+                                     size_t n,
+                                     sgs_batch_energy_fn energy,
+                                     sgs_batch_gradient_fn gradient,
+                                     void *user_data,
+                                     double *scratch,
+                                     size_t scratch_len,
+                                     size_t max_calls,
+                                     double *out,
+                                     size_t out_len,
+                                     size_t *samples_done,
+                                     sgs_sghmc_run_summary *summaries,
+                                     sgs_sghmc_info *infos);
+
+/**
  * Runs `n` outer iterations of each of the `k` SGHMC chains `states[0..k]`
  * (`float` coordinates) in lockstep, evaluating their points through one
  * batched gradient call (and one batched energy call) per round instead of one call per
@@ -2972,6 +3053,33 @@ sgs_status sgs_sghmc_run_batch_f32(struct sgs_sghmc_f32 *states,
                                    size_t out_len,
                                    size_t *samples_done,
                                    sgs_sghmc_run_summary *summaries);
+
+/**
+ * `sgs_sghmc_run_batch_f32` that also records every iteration's info record:
+ * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
+ * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
+ * is written. What an interpreter that reports per-draw statistics needs instead of one
+ * call per iteration. Everything else, statuses included, as for the function without
+ * `infos`; after an early stop the records of the rows written (`samples_done`) are
+ * there, the others untouched.
+ *
+ * # Safety
+ * As for `sgs_sghmc_run_batch_f32`; `infos` valid for k·n records (or NULL).
+ */
+sgs_status sgs_sghmc_run_batch_infos_f32(struct sgs_sghmc_f32 *states,
+                                         size_t k,
+                                         size_t n,
+                                         sgs_batch_energy_fn_f32 energy,
+                                         sgs_batch_gradient_fn_f32 gradient,
+                                         void *user_data,
+                                         double *scratch,
+                                         size_t scratch_len,
+                                         size_t max_calls,
+                                         float *out,
+                                         size_t out_len,
+                                         size_t *samples_done,
+                                         sgs_sghmc_run_summary *summaries,
+                                         sgs_sghmc_info *infos);
 
 /**
  * Runs `n` outer iterations of each of the `k` SGLD chains `states[0..k]`
@@ -3041,6 +3149,33 @@ sgs_status sgs_sgld_run_batch(struct sgs_sgld *states,
                               sgs_sgld_run_summary *summaries);
 
 /**
+ * `sgs_sgld_run_batch` that also records every iteration's info record:
+ * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
+ * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
+ * is written. What an interpreter that reports per-draw statistics needs instead of one
+ * call per iteration. Everything else, statuses included, as for the function without
+ * `infos`; after an early stop the records of the rows written (`samples_done`) are
+ * there, the others untouched.
+ *
+ * # Safety
+ * As for `sgs_sgld_run_batch`; `infos` valid for k·n records (or NULL).
+ */
+sgs_status sgs_sgld_run_batch_infos(struct sgs_sgld *states,
+                                    size_t k,
+                                    size_t n,
+                                    sgs_batch_energy_fn energy,
+                                    sgs_batch_gradient_fn gradient,
+                                    void *user_data,
+                                    double *scratch,
+                                    size_t scratch_len,
+                                    size_t max_calls,
+                                    double *out,
+                                    size_t out_len,
+                                    size_t *samples_done,
+                                    sgs_sgld_run_summary *summaries,
+                                    sgs_sgld_info *infos);
+
+/**
  * Runs `n` outer iterations of each of the `k` SGLD chains `states[0..k]`
  * (`float` coordinates) in lockstep, evaluating their points through one
  * batched gradient call (and one batched energy call) per round instead of one call per
@@ -3106,6 +3241,33 @@ sgs_status sgs_sgld_run_batch_f32(struct sgs_sgld_f32 *states,
                                   size_t out_len,
                                   size_t *samples_done,
                                   sgs_sgld_run_summary *summaries);
+
+/**
+ * `sgs_sgld_run_batch_f32` that also records every iteration's info record:
+ * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
+ * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
+ * is written. What an interpreter that reports per-draw statistics needs instead of one
+ * call per iteration. Everything else, statuses included, as for the function without
+ * `infos`; after an early stop the records of the rows written (`samples_done`) are
+ * there, the others untouched.
+ *
+ * # Safety
+ * As for `sgs_sgld_run_batch_f32`; `infos` valid for k·n records (or NULL).
+ */
+sgs_status sgs_sgld_run_batch_infos_f32(struct sgs_sgld_f32 *states,
+                                        size_t k,
+                                        size_t n,
+                                        sgs_batch_energy_fn_f32 energy,
+                                        sgs_batch_gradient_fn_f32 gradient,
+                                        void *user_data,
+                                        double *scratch,
+                                        size_t scratch_len,
+                                        size_t max_calls,
+                                        float *out,
+                                        size_t out_len,
+                                        size_t *samples_done,
+                                        sgs_sgld_run_summary *summaries,
+                                        sgs_sgld_info *infos);
 
 /**
  * The AMAGOLD paper's settings at step size ε: T = 10, friction 0.25, σ = 1, momentum

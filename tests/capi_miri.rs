@@ -1060,7 +1060,14 @@ fn amagold_run_batch_and_noise() {
             let mut out = [0.0; K * N * D];
             let mut done = [0usize; K];
             let mut sums: [sgs_amagold_run_summary; K] = core::mem::zeroed();
-            ok(sgs_amagold_run_batch(
+            // With a cache of one call, through `…_run_batch_infos` (every iteration's record).
+            let mut infos: [sgs_amagold_info; K * N] = core::mem::zeroed();
+            let infos_ptr = if max_calls == 1 {
+                infos.as_mut_ptr()
+            } else {
+                core::ptr::null_mut()
+            };
+            ok(sgs_amagold_run_batch_infos(
                 states.as_mut_ptr(),
                 K,
                 N,
@@ -1074,8 +1081,15 @@ fn amagold_run_batch_and_noise() {
                 out.len(),
                 done.as_mut_ptr(),
                 sums.as_mut_ptr(),
+                infos_ptr,
             ));
             assert_eq!(done, [N; K]);
+            if max_calls == 1 {
+                for c in 0..K {
+                    let last = format!("{:?}", sums[c].last);
+                    assert_eq!(format!("{:?}", infos[c * N + N - 1]), last);
+                }
+            }
             assert_eq!(&out[..N * D], &sep[0][..]);
             assert_eq!(&out[N * D..], &sep[1][..]);
         }

@@ -1489,3 +1489,149 @@ fn chain_index_of_each_row_is_its_chain() {
         assert_eq!(out, rows, "max_calls {m}");
     }
 }
+
+/// `sgs_amagold_run_batch_infos` of n rows with a cache of 16 calls on the test's buffers.
+///
+/// # Safety
+/// `infos` valid for k·n records (or deliberately not, for the bad-input test).
+unsafe fn batch_infos(
+    chains: &mut Chains<Amg64>,
+    n: usize,
+    model: &mut Model,
+    scratch: &mut [f64],
+    out: &mut [f64],
+    done: &mut [usize],
+    infos: *mut sgs_amagold_info,
+) -> sgs_status {
+    let k = chains.k();
+    // SAFETY: live buffers of their lengths; `infos` per the contract of the caller.
+    unsafe {
+        sgs_amagold_run_batch_infos(
+            chains.states.as_mut_ptr(),
+            k,
+            n,
+            Some(energy_k::<f64>),
+            Some(gradient_k::<f64>),
+            (model as *mut Model).cast(),
+            scratch.as_mut_ptr(),
+            scratch.len(),
+            16,
+            out.as_mut_ptr(),
+            out.len(),
+            done.as_mut_ptr(),
+            core::ptr::null_mut(),
+            infos,
+        )
+    }
+}
+
+/// `…_run_batch_infos`: each chain's info record of each iteration, equal to what the chain's
+/// own `…_step` reports (the same rows as `…_run_batch` too); after an abort the records of the
+/// rows written, the rest untouched; bad `infos` refused before anything is written.
+#[test]
+fn run_batch_infos_records_every_iteration() {
+    let cfg = |c| amagold_cfg(c, |x| x.jitter_steps = 1);
+    let (k, d, n) = (3usize, 2usize, 25usize);
+    // Reference: each chain by its own steps.
+    let mut reference = Chains::<Amg64>::new(k, d, cfg);
+    let mut want = Vec::new();
+    for s in reference.states.iter_mut() {
+        for _ in 0..n {
+            // SAFETY: info records are plain data; zero is a valid value.
+            let mut info: sgs_amagold_info = unsafe { core::mem::zeroed() };
+            // SAFETY: an initialised state, a live record.
+            let st = unsafe { sgs_amagold_step(s, &mut info) };
+            assert_eq!(st, sgs_status::SGS_OK);
+            want.push(format!("{info:?}"));
+        }
+    }
+    let run = |abort_at: Option<usize>| {
+        let mut chains = Chains::<Amg64>::new(k, d, cfg);
+        let mut model = Model {
+            abort_at,
+            ..Model::default()
+        };
+        let mut scratch = vec![0.0f64; sgs_amagold_batch_scratch_len(k, d, 16)];
+        let mut out = vec![0.0f64; k * n * d];
+        let mut done = vec![0usize; k];
+        // SAFETY: info records are plain data; zero is a valid value.
+        let mut infos: Vec<sgs_amagold_info> =
+            (0..k * n).map(|_| unsafe { core::mem::zeroed() }).collect();
+        // SAFETY: every buffer sized as documented.
+        let st = unsafe {
+            batch_infos(
+                &mut chains,
+                n,
+                &mut model,
+                &mut scratch,
+                &mut out,
+                &mut done,
+                infos.as_mut_ptr(),
+            )
+        };
+        let got: Vec<String> = infos.iter().map(|i| format!("{i:?}")).collect();
+        (st, done, got)
+    };
+    let (st, done, got) = run(None);
+    assert_eq!(st, sgs_status::SGS_OK);
+    assert_eq!(done, vec![n; k]);
+    assert_eq!(got, want);
+    // Stopped early: the written rows' records, zeros after them.
+    // SAFETY: as above.
+    let zero = format!("{:?}", unsafe { core::mem::zeroed::<sgs_amagold_info>() });
+    let (st, done, got) = run(Some(40));
+    assert_eq!(st, sgs_status::SGS_ERR_CALLBACK_ABORTED);
+    for c in 0..k {
+        assert!(done[c] < n);
+        assert_eq!(
+            got[c * n..c * n + done[c]],
+            want[c * n..c * n + done[c]],
+            "chain {c}"
+        );
+        assert!(got[c * n + done[c]..(c + 1) * n].iter().all(|g| *g == zero));
+    }
+}
+
+#[test]
+fn run_batch_infos_refuses_bad_records_and_writes_nothing() {
+    let cfg = |c| amagold_cfg(c, |_| {});
+    let (k, d, n) = (2usize, 2usize, 4usize);
+    let mut chains = Chains::<Amg64>::new(k, d, cfg);
+    let pos = chains.positions();
+    let mut scratch = vec![0.0f64; sgs_amagold_batch_scratch_len(k, d, 16)];
+    let mut out = vec![-7.0f64; k * n * d];
+    let mut done = vec![9usize; k];
+    let words = core::mem::size_of::<sgs_amagold_info>() * (k * n + 1) / 8 + 1;
+    let mut raw = vec![0u64; words];
+    let misaligned = (raw.as_mut_ptr() as *mut u8)
+        .wrapping_add(1)
+        .cast::<sgs_amagold_info>();
+    let over_scratch = scratch.as_mut_ptr().cast::<sgs_amagold_info>();
+    let over_out = out.as_mut_ptr().cast::<sgs_amagold_info>();
+    for (what, infos) in [
+        ("misaligned", misaligned),
+        ("over the scratch", over_scratch),
+        ("over the output", over_out),
+    ] {
+        let scratch_before = scratch.clone();
+        let out_before = out.clone();
+        let mut model = Model::default();
+        // SAFETY: every pointer valid for its length (the records lie inside live buffers).
+        let st = unsafe {
+            batch_infos(
+                &mut chains,
+                n,
+                &mut model,
+                &mut scratch,
+                &mut out,
+                &mut done,
+                infos,
+            )
+        };
+        assert_eq!(st, sgs_status::SGS_ERR_INVALID_ARGUMENT, "{what}");
+        assert_eq!(model.batch_calls, 0, "{what}");
+        assert_eq!(done, vec![9; k], "{what}");
+        assert_eq!(chains.positions(), pos, "{what}");
+        assert!(scratch == scratch_before && out == out_before, "{what}");
+    }
+}

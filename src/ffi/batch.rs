@@ -688,6 +688,7 @@ pub(crate) unsafe fn run_batch<T, C, S>(
     out_len: usize,
     samples_done: *mut usize,
     summaries: *mut C::CSummary,
+    infos: *mut C::CInfo,
 ) -> Result<(), Error>
 where
     T: CFloat + Plain,
@@ -707,8 +708,14 @@ where
     }
     check_opt(samples_done)?;
     check_opt(summaries)?;
+    check_opt(infos)?;
     if k == 0 {
         return Err(Error::InvalidArgument);
+    }
+    // Chain c's info record of iteration i goes to infos[c·n + i].
+    let kn = k.checked_mul(n).ok_or(Error::InvalidArgument)?;
+    if !infos.is_null() && kn > 0 {
+        check_array(infos, kn)?;
     }
     check_array(states, k)?;
     if !samples_done.is_null() {
@@ -740,6 +747,7 @@ where
         Span::of(out, out_len),
         Span::of(samples_done, k),
         Span::of(summaries, k),
+        Span::of(infos, kn),
     ];
     if any_overlap(&fixed) {
         return Err(Error::InvalidArgument);
@@ -827,6 +835,14 @@ where
             }
             // SAFETY: as above.
             unsafe { put(nth(samples_done, c), i + 1) };
+            // SAFETY: a checked array of k·n records (or NULL), disjoint from the rest; c < k
+            // and i < n.
+            unsafe {
+                put(
+                    nth(infos, c.wrapping_mul(n).wrapping_add(i)),
+                    C::info_to_c(info),
+                )
+            };
         };
         // SAFETY: the validated, busy-flagged states of this run.
         let r =
@@ -938,8 +954,8 @@ where
 /// Generates `sgs_…_run_batch` for one sampler and coordinate type:
 /// `batch_api!(Core, T, "ctype", "Name", State, Summary, EnergyFn, GradientFn, name, "energy doc")`.
 macro_rules! batch_api {
-    ($Core:ty, $T:ty, $ctype:literal, $name:literal, $S:ident, $Sum:ty, $E:ty, $G:ty,
-     $run_batch:ident, $energy_doc:literal) => {
+    ($Core:ty, $T:ty, $ctype:literal, $name:literal, $S:ident, $Sum:ty, $Info:ty, $E:ty, $G:ty,
+     $run_batch:ident, $run_batch_infos:ident, $energy_doc:literal) => {
         #[doc = concat!(" Runs `n` outer iterations of each of the `k` ", $name, " chains `states[0..k]`")]
         #[doc = concat!(" (`", $ctype, "` coordinates) in lockstep, evaluating their points through one")]
         /// batched gradient call (and one batched energy call) per round instead of one call per
@@ -1011,7 +1027,43 @@ macro_rules! batch_api {
             $crate::ffi::common::to_status(unsafe {
                 $crate::ffi::batch::run_batch::<$T, $Core, $S>(
                     states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls,
-                    out, out_len, samples_done, summaries,
+                    out, out_len, samples_done, summaries, core::ptr::null_mut(),
+                )
+            })
+        }
+
+        #[doc = concat!(" `", stringify!($run_batch), "` that also records every iteration's info record:")]
+        /// chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
+        /// NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
+        /// is written. What an interpreter that reports per-draw statistics needs instead of one
+        /// call per iteration. Everything else, statuses included, as for the function without
+        /// `infos`; after an early stop the records of the rows written (`samples_done`) are
+        /// there, the others untouched.
+        ///
+        /// # Safety
+        #[doc = concat!(" As for `", stringify!($run_batch), "`; `infos` valid for k·n records (or NULL).")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $run_batch_infos(
+            states: *mut $S,
+            k: usize,
+            n: usize,
+            energy: $E,
+            gradient: $G,
+            user_data: *mut core::ffi::c_void,
+            scratch: *mut f64,
+            scratch_len: usize,
+            max_calls: usize,
+            out: *mut $T,
+            out_len: usize,
+            samples_done: *mut usize,
+            summaries: *mut $Sum,
+            infos: *mut $Info,
+        ) -> $crate::ffi::sgs_status {
+            // SAFETY: forwarded C contract.
+            $crate::ffi::common::to_status(unsafe {
+                $crate::ffi::batch::run_batch::<$T, $Core, $S>(
+                    states, k, n, energy, gradient, user_data, scratch, scratch_len, max_calls,
+                    out, out_len, samples_done, summaries, infos,
                 )
             })
         }
@@ -1041,8 +1093,9 @@ macro_rules! batch_scratch_len {
 }
 
 use super::{
-    sgs_amagold, sgs_amagold_f32, sgs_amagold_run_summary, sgs_sghmc, sgs_sghmc_f32,
-    sgs_sghmc_run_summary, sgs_sgld, sgs_sgld_f32, sgs_sgld_run_summary,
+    sgs_amagold, sgs_amagold_f32, sgs_amagold_info, sgs_amagold_run_summary, sgs_sghmc,
+    sgs_sghmc_f32, sgs_sghmc_info, sgs_sghmc_run_summary, sgs_sgld, sgs_sgld_f32, sgs_sgld_info,
+    sgs_sgld_run_summary,
 };
 use crate::{AmagoldCore, SghmcCore, SgldCore};
 
@@ -1057,9 +1110,11 @@ batch_api!(
     "AMAGOLD",
     sgs_amagold,
     sgs_amagold_run_summary,
+    sgs_amagold_info,
     sgs_batch_energy_fn,
     sgs_batch_gradient_fn,
     sgs_amagold_run_batch,
+    sgs_amagold_run_batch_infos,
     " `energy` (required) gives U at the end of each trajectory."
 );
 batch_api!(
@@ -1069,9 +1124,11 @@ batch_api!(
     "AMAGOLD",
     sgs_amagold_f32,
     sgs_amagold_run_summary,
+    sgs_amagold_info,
     sgs_batch_energy_fn_f32,
     sgs_batch_gradient_fn_f32,
     sgs_amagold_run_batch_f32,
+    sgs_amagold_run_batch_infos_f32,
     " `energy` (required) gives U at the end of each trajectory."
 );
 batch_api!(
@@ -1081,9 +1138,11 @@ batch_api!(
     "SGHMC",
     sgs_sghmc,
     sgs_sghmc_run_summary,
+    sgs_sghmc_info,
     sgs_batch_energy_fn,
     sgs_batch_gradient_fn,
     sgs_sghmc_run_batch,
+    sgs_sghmc_run_batch_infos,
     " `energy` is not used (it may be NULL)."
 );
 batch_api!(
@@ -1093,9 +1152,11 @@ batch_api!(
     "SGHMC",
     sgs_sghmc_f32,
     sgs_sghmc_run_summary,
+    sgs_sghmc_info,
     sgs_batch_energy_fn_f32,
     sgs_batch_gradient_fn_f32,
     sgs_sghmc_run_batch_f32,
+    sgs_sghmc_run_batch_infos_f32,
     " `energy` is not used (it may be NULL)."
 );
 batch_api!(
@@ -1105,9 +1166,11 @@ batch_api!(
     "SGLD",
     sgs_sgld,
     sgs_sgld_run_summary,
+    sgs_sgld_info,
     sgs_batch_energy_fn,
     sgs_batch_gradient_fn,
     sgs_sgld_run_batch,
+    sgs_sgld_run_batch_infos,
     " `energy` is not used (it may be NULL)."
 );
 batch_api!(
@@ -1117,8 +1180,10 @@ batch_api!(
     "SGLD",
     sgs_sgld_f32,
     sgs_sgld_run_summary,
+    sgs_sgld_info,
     sgs_batch_energy_fn_f32,
     sgs_batch_gradient_fn_f32,
     sgs_sgld_run_batch_f32,
+    sgs_sgld_run_batch_infos_f32,
     " `energy` is not used (it may be NULL)."
 );

@@ -30,7 +30,7 @@ sampler). ``model``: the Python callables alone, called as often with arrays of 
 sizes. The binding's cost per chain-iteration = run − model − all C, the runs timed per
 iteration beyond the first (a call's fixed part, the K chain objects and the result, is not a
 cost per chain-iteration); ``+ sample_stats``: the in-place binding with ``sample_stats=True``
-(the default: one library call per iteration, to record every chain's info). With the numpy
+(the default: every iteration's info records, against an all-C run that records them too). With the numpy
 double well instead the same difference comes out larger and varies from run to run by about
 as much as the binding's whole cost: a model that costs 9 µs per chain-iteration in a loop of
 its own costs more between the sampler's C code, which a subtraction cannot separate from the
@@ -103,10 +103,12 @@ def c_models():
     return ctypes.CDLL(so)
 
 
-def all_c(so, k, n, repeat, reference, names):
+def all_c(so, k, n, repeat, reference, names, infos=False):
     """The same batch run with the C batch callbacks ``names`` (energy, gradient) through
-    ``sgs_amagold_run_batch`` directly: best CPU time of ``repeat`` runs (each from a fresh
-    batch), after checking that its draws are ``reference``'s (the Python run's) bit for bit."""
+    ``sgs_amagold_run_batch`` directly (``infos``: ``sgs_amagold_run_batch_infos``, recording
+    every iteration's info record, as ``sample_stats=True`` does): best CPU time of ``repeat``
+    runs (each from a fresh batch), after checking that its draws are ``reference``'s (the
+    Python run's) bit for bit."""
     from sgsample import _batch
     ffi, lib = sgsample.ffi, sgsample._lib.lib
     ce = ffi.cast("sgs_batch_energy_fn", ctypes.cast(getattr(so, names[0]), ctypes.c_void_p).value)
@@ -122,8 +124,11 @@ def all_c(so, k, n, repeat, reference, names):
         args = (b.states, k, n, ce, cg, ffi.NULL, ffi.cast("double *", b.scratch.ctypes.data),
                 b.scratch.size, b.max_calls, ffi.cast("double *", out.ctypes.data), out.size,
                 ffi.cast("size_t *", done.ctypes.data), sums)
+        if infos:
+            rec = np.zeros((k, n), sgsample.AMAGOLD.INFO_DTYPE)
+            args += (ffi.cast("sgs_amagold_info *", rec.ctypes.data),)
         t = CLOCK()
-        st = lib.sgs_amagold_run_batch(*args)
+        st = (lib.sgs_amagold_run_batch_infos if infos else lib.sgs_amagold_run_batch)(*args)
         best = min(best, CLOCK() - t)
         if st != 0 or not np.array_equal(out, reference):
             raise SystemExit(f"the all-C run differs from the Python run (status {st})")
@@ -262,6 +267,7 @@ def binding_split(so, k, n, repeat):
     if not np.array_equal(got, ref):
         raise SystemExit("the in-place run differs from the copying run")
     c = all_c(so, k, n, repeat, ref, ("zero_batch_energy", "zero_batch_grad"))
+    cs = all_c(so, k, n, repeat, ref, ("zero_batch_energy", "zero_batch_grad"), infos=True)
 
     def marginal(pair, mode, stats=False):
         # Per iteration beyond the first: a call's fixed part (the K chain objects, their init,
@@ -276,7 +282,7 @@ def binding_split(so, k, n, repeat):
     srun = marginal(inplace, "inplace", stats=True)
     per = 1e6 / (k * n)
     return (c * per, run * per, model_alone(sizes, copies, False, repeat) * per, irun * per,
-            model_alone(sizes, inplace, True, repeat) * per, srun * per)
+            model_alone(sizes, inplace, True, repeat) * per, (srun - cs + c) * per)
 
 
 if __name__ == "__main__":

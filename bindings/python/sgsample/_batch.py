@@ -338,6 +338,7 @@ class Batch:
         self.max_calls = calls
         self.scratch = np.zeros(max(1, scratch_len(self.k, self.dim, calls)), np.float64)
         self.fn = getattr(lib, f"sgs_{self.kind}_run_batch{self.sfx}")
+        self.fn_infos = getattr(lib, f"sgs_{self.kind}_run_batch_infos{self.sfx}")
         # This batch's own trampolines (closures over its callables; kept alive with it).
         self.energy_fn, self.grad_fn = (_inplace_trampolines(self.py, self.sfx, self.scratch)
                                         if inplace else _trampolines(self.py, self.sfx))
@@ -372,35 +373,10 @@ class Batch:
                 c.info.seconds += dt / k
         return out
 
-    def _iterations(self, m, scratch, done_ptr, ct, sum_t, sdtype, dtype):
-        """``m`` iterations, one call each, to see every chain's info record: the rows made
-        per chain, the last status, the rows as a (k, m, d) view, the per-call summaries as an
-        (m, k) array and their cdata. A call's rows go straight to block i of an iteration-major
-        buffer; the rows a failed call made are read from its summaries (zeroed by ``ffi.new``,
-        written only by a call that started: an argument error writes nothing)."""
-        k, d = self.k, self.dim
-        sums = ffi.new(f"{sum_t}[]", k * m)
-        view = np.frombuffer(ffi.buffer(sums), sdtype).reshape(m, k)
-        rows = np.empty((m, k, d), dtype)  # call i: chain-major k × 1 × d
-        base = ffi.cast(ct, rows.ctypes.data)
-        fn, states, efn, gfn, null = self.fn, self.states, self.energy_fn, self.grad_fn, ffi.NULL
-        size, calls, kd = self.scratch.size, self.max_calls, k * d
-        st, i = 0, 0
-        for i in range(m):
-            st = fn(states, k, 1, efn, gfn, null, scratch, size, calls, base + i * kd, kd,
-                    done_ptr, sums + i * k)
-            if st != 0:
-                break
-        if st != 0:
-            got = i + view["iterations"][i].astype(np.uintp)
-        else:
-            got = np.full(k, m, np.uintp)
-        return got, st, rows.transpose(1, 0, 2), view, sums
-
     def _chunks(self, n, out, infos, counts, where, bar):
         k, d = self.k, self.dim
         sum_t = f"sgs_{self.kind}_run_summary"
-        sdtype = self.chains[0]._summary_dtype
+        info_t = f"sgs_{self.kind}_info *"
         ct = self.chains[0]._ct
         done_arr = np.zeros(k, np.uintp)
         done_ptr = ffi.cast("size_t *", done_arr.ctypes.data)
@@ -411,24 +387,24 @@ class Batch:
                 while start < n and not _interrupt.pending():
                     m = min(chunk, n - start)
                     t = time.perf_counter()
+                    # Per call, each chain's rows are contiguous (chain-major k × m × d), and
+                    # so are its info records (k × m, with sample_stats).
+                    tmp = np.empty((k, m, d), out.dtype)
+                    sums = ffi.new(f"{sum_t}[]", k)
+                    done_arr[:] = 0
+                    args = (self.states, k, m, self.energy_fn, self.grad_fn, ffi.NULL, scratch,
+                            self.scratch.size, self.max_calls, ffi.cast(ct, tmp.ctypes.data),
+                            tmp.size, done_ptr, sums)
                     if infos is None:
-                        # Per call, each chain's rows are contiguous (chain-major k × m × d).
-                        tmp = np.empty((k, m, d), out.dtype)
-                        sums = ffi.new(f"{sum_t}[]", k)
-                        done_arr[:] = 0
-                        st = self.fn(self.states, k, m, self.energy_fn, self.grad_fn,
-                                     ffi.NULL, scratch, self.scratch.size, self.max_calls,
-                                     ffi.cast(ct, tmp.ctypes.data), tmp.size, done_ptr, sums)
-                        got = done_arr.copy()
-                        for c in range(k):
-                            self.chains[c]._account(sums[c])
+                        st = self.fn(*args)
                     else:
-                        got, st, tmp, view, sums = self._iterations(m, scratch, done_ptr, ct,
-                                                                    sum_t, sdtype, out.dtype)
-                        for c in range(k):
-                            rows = int(got[c])
-                            infos[c, start:start + rows] = view["last"][:rows, c]
-                            self.chains[c]._account(_total(sum_t, view[:rows, c], sums, c, k))
+                        rec = np.empty((k, m), infos.dtype)
+                        st = self.fn_infos(*args, ffi.cast(info_t, rec.ctypes.data))
+                    got = done_arr.copy()
+                    for c in range(k):
+                        self.chains[c]._account(sums[c])
+                        if infos is not None:
+                            infos[c, start:start + got[c]] = rec[c, :got[c]]
                     for c in range(k):
                         out[c, start:start + got[c]] = tmp[c, :got[c]]
                     counts[:] = start + got
@@ -446,16 +422,3 @@ class Batch:
         if _interrupt.pending():
             _interrupt.take()
             raise KeyboardInterrupt
-
-
-
-
-def _total(sum_t, rows, sums, c, k):
-    """One summary cdata with the totals of chain c's per-iteration summaries."""
-    total = ffi.new(sum_t + " *")
-    total.iterations = len(rows)
-    total.accepted = int(rows["accepted"].sum())
-    total.divergences = int(rows["divergences"].sum())
-    if len(rows):
-        total.has_last, total.last = 1, sums[(len(rows) - 1) * k + c].last
-    return total
