@@ -103,12 +103,13 @@ def c_models():
     return ctypes.CDLL(so)
 
 
-def all_c(so, k, n, repeat, reference, names, infos=False):
+def all_c(so, k, n, repeat, reference, names, pair, infos=False):
     """The same batch run with the C batch callbacks ``names`` (energy, gradient) through
     ``sgs_amagold_run_batch`` directly (``infos``: ``sgs_amagold_run_batch_infos``, recording
     every iteration's info record, as ``sample_stats=True`` does): best CPU time of ``repeat``
-    runs (each from a fresh batch), after checking that its draws are ``reference``'s (the
-    Python run's) bit for bit."""
+    runs (each from a fresh batch whose chains start with ``pair``, the Python callables the C
+    ones mirror), after checking that its draws are ``reference``'s (the Python run's) bit for
+    bit."""
     from sgsample import _batch
     ffi, lib = sgsample.ffi, sgsample._lib.lib
     ce = ffi.cast("sgs_batch_energy_fn", ctypes.cast(getattr(so, names[0]), ctypes.c_void_p).value)
@@ -117,7 +118,7 @@ def all_c(so, k, n, repeat, reference, names, infos=False):
     kw = {key: v for key, v in OPTS.items() if key != "sample_stats"}
     best = float("inf")
     for _ in range(repeat):
-        b = _batch.Batch(sgsample.AMAGOLD, energy, grad, np.zeros((k, 1)), 1, 0, np.float64, kw)
+        b = _batch.Batch(sgsample.AMAGOLD, *pair, np.zeros((k, 1)), 1, 0, np.float64, kw)
         out = np.empty((k, n, 1))
         done = np.zeros(k, np.uintp)
         sums = ffi.new("sgs_amagold_run_summary[]", k)
@@ -266,8 +267,9 @@ def binding_split(so, k, n, repeat):
                            **OPTS).samples
     if not np.array_equal(got, ref):
         raise SystemExit("the in-place run differs from the copying run")
-    c = all_c(so, k, n, repeat, ref, ("zero_batch_energy", "zero_batch_grad"))
-    cs = all_c(so, k, n, repeat, ref, ("zero_batch_energy", "zero_batch_grad"), infos=True)
+    zero = ("zero_batch_energy", "zero_batch_grad")
+    c = all_c(so, k, n, repeat, ref, zero, copies)
+    cs = all_c(so, k, n, repeat, ref, zero, copies, infos=True)
 
     def marginal(pair, mode, stats=False):
         # Per iteration beyond the first: a call's fixed part (the K chain objects, their init,

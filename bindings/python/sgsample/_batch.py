@@ -142,16 +142,21 @@ def _trampolines(py, sfx):
     return e, g
 
 
-def _rejected(value, k, row_status, what):
-    """An in-place callback's return value: ``None``, or a boolean array of shape (k,) marking
-    the rows outside the domain (REJECT)."""
-    if value is None:
-        return
-    if type(value) is not np.ndarray or value.dtype != np.bool_ or value.shape != (k,):
+def _mask(value, k, what):
+    """An in-place callback's return value checked: ``None``, or a boolean array of shape (k,)
+    marking the rows outside the domain."""
+    if value is not None and (type(value) is not np.ndarray or value.dtype != np.bool_
+                              or value.shape != (k,)):
         raise TypeError(f"{what} (vectorized='inplace') must return None or a boolean array of "
                         f"shape ({k},) marking rejected rows, got {_describe(value)}")
-    if value.any():
-        np.frombuffer(ffi.buffer(row_status, 4 * k), dtype=np.int32)[value] = _CB_REJECT
+    return value
+
+
+def _rejected(value, k, row_status, what):
+    """Marks the rows an in-place callback's return value rejects (``_mask``) as REJECT."""
+    mask = _mask(value, k, what)
+    if mask is not None and mask.any():
+        np.frombuffer(ffi.buffer(row_status, 4 * k), dtype=np.int32)[mask] = _CB_REJECT
 
 
 def _describe(value):
@@ -281,22 +286,16 @@ def _single_row_inplace(energy, grad):
 
     def energy1(theta):
         out = np.full(1, np.nan)
-        r = energy(theta[None, :], out)
-        if r is not None:
-            st = np.zeros(1, np.int32)
-            _rejected(r, 1, ffi.cast("int32_t *", st.ctypes.data), "energy")
-            if st[0]:
-                raise OutOfDomain
+        mask = _mask(energy(theta[None, :], out), 1, "energy")
+        if mask is not None and mask[0]:
+            raise OutOfDomain
         return float(out[0])
 
     def grad1(theta, seed):
         out = np.full((1, theta.size), np.nan, theta.dtype)
-        r = grad(theta[None, :], np.array([seed], np.uint64), out)
-        if r is not None:
-            st = np.zeros(1, np.int32)
-            _rejected(r, 1, ffi.cast("int32_t *", st.ctypes.data), "grad")
-            if st[0]:
-                raise OutOfDomain
+        mask = _mask(grad(theta[None, :], np.array([seed], np.uint64), out), 1, "grad")
+        if mask is not None and mask[0]:
+            raise OutOfDomain
         return out[0]
 
     return (energy1 if energy is not None else None), grad1

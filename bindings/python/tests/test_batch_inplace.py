@@ -166,9 +166,18 @@ def test_x_and_the_seeds_are_read_only(which):
         sgsample.sgld(g, [0.0], 10, chains=3, vectorized="inplace", step_size=0.1)
 
 
+def _root(a):
+    """The object at the end of an array's chain of bases."""
+    while isinstance(a, np.ndarray) and a.base is not None:
+        a = a.base
+    return a
+
+
 def test_arrays_a_callback_keeps_stay_valid_memory():
-    # The views keep the scratch alive: reading them after the run (and after the batch is
-    # gone) reads live memory holding the last call's values, not freed memory.
+    # The views keep the scratch alive: each one's chain of bases ends at a numpy array that
+    # owns its memory (the batch's scratch, still alive after the run and the batch are gone),
+    # not at a buffer over C memory that the run frees; reading them reads the last call's
+    # values.
     kept = []
 
     def g(X, s, out):
@@ -179,11 +188,11 @@ def test_arrays_a_callback_keeps_stay_valid_memory():
                       sample_stats=False)
     del r
     gc.collect()
-    junk = [np.full(1 << 16, 7.0) for _ in range(64)]  # would reuse freed memory
     X, s, out = kept[-1]
+    for a in (X, s, out):
+        root = _root(a)
+        assert isinstance(root, np.ndarray) and root.flags.owndata and root.dtype == np.float64
     assert np.isfinite(X).all() and np.isfinite(out).all() and s.dtype == np.uint64
-    assert all(a is not None for a in (X.base, s.base, out.base))
-    del junk
 
 
 def test_a_trampoline_on_other_buffers_reads_and_writes_those():
