@@ -2,13 +2,15 @@
 //! the records exchanged between them (`shard_iteration` copies them, as a message-passing run
 //! sends them). Against the whole system's `Svgd::step` with the same configuration, bit for
 //! bit: positions after every iteration and the info (but the mean force, whose sums are added
-//! in rank order), for 1–7 processes (more than there are batches too), d = 1 and 3, f64 and
-//! f32, AdaGrad, constant and decaying steps, annealing, the IMQ kernel, N not a multiple of p.
+//! in rank order), for 1–9 processes (more than there are batches too; up to 8 find owners by
+//! comparisons, more by division), d = 1 and 3, f64 and f32, AdaGrad, constant and decaying
+//! steps, annealing, the IMQ kernel, N not a multiple of p; shards with fewer slots than their
+//! moves need for staging (more processes than batches) compute them in `commit` instead.
 //! Then the failures: a non-finite move on one process cancels the iteration on all (nothing
 //! moves, as the whole step refuses it), a callback's abort on one process likewise, malformed
-//! records are refused with the iteration left where it was, calls out of order, and the
-//! configurations a shard cannot run. After each failure the next iterations equal the whole
-//! system's.
+//! records are refused with the iteration left where it was, calls out of order, a commit
+//! given partials that contradict its own `finish`, and the configurations a shard cannot run.
+//! After each failure the next iterations equal the whole system's.
 #![cfg(feature = "std")]
 
 use sgsample::svgd::{shard_iteration, Anneal, Permutation, SvgdShard, SvgdShardPartial};
@@ -134,7 +136,7 @@ fn equals_the_whole_system() {
     let imq = KernelChoice::InverseMultiquadric { c: 1.0, beta: 0.5 };
     let gauss = KernelChoice::Gaussian { h: 0.7 };
     for (n, p) in [(37, 13), (300, 8), (1001, 2), (203, 4)] {
-        for ranks in [1, 2, 3, 7] {
+        for ranks in [1, 2, 3, 7, 9] {
             compare::<f64>(&config(p, StepRule::adagrad(0.05), gauss), n, 1, ranks, 4);
         }
     }
@@ -371,4 +373,38 @@ fn refused_configurations() {
         SvgdShard::new(&fine, n, 1, 2, 0, &mut x, &mut w, &mut i).err(),
         Some(Error::InvalidPosition)
     );
+}
+
+/// A commit trusts no partial over its own `finish`: with every partial claiming finite moves
+/// where this process's were not, it refuses (`NonFinite`) and nothing moves; the moves staged
+/// in `finish` are never copied. One process, whose records go to itself.
+#[test]
+fn commit_keeps_its_own_decision() {
+    let (n, d) = (40, 1);
+    let cfg = config(
+        4,
+        StepRule::adagrad(0.05),
+        KernelChoice::Gaussian { h: 0.7 },
+    );
+    let x0 = start(n, d);
+    let mut sh = shards(&cfg, &x0, d, 1);
+    let top = x0.iter().cloned().fold(f64::MIN, f64::max);
+    let mut poisoned = Model {
+        poison_above: Some(top - 1e-9),
+        ..Model::default()
+    };
+    let s = &mut sh[0];
+    let (mut i, mut r, mut k) = (vec![0u32; 2 * n], vec![0.0; 2 * n * d], vec![0usize; 1]);
+    s.begin(&mut poisoned, &mut i, &mut r, &mut k).unwrap();
+    let (mut fi, mut fr) = (vec![0u32; n], vec![0.0; n * d]);
+    s.forces(&i, &r, &mut fi, &mut fr, &mut k).unwrap();
+    let partial = s.finish(&fi, &fr).unwrap();
+    assert_eq!(partial.finite, 0);
+    let lying = SvgdShardPartial {
+        finite: 1,
+        ..partial
+    };
+    assert_eq!(s.commit(&[lying]), Err(Error::NonFinite));
+    assert_eq!(bits(s.particles()), bits(&x0));
+    assert_eq!(s.iterations(), 0);
 }

@@ -66,6 +66,38 @@ pub(super) fn moves_finite<T: Float>(up: &Update<T>, x: &[T], h: Option<&[T]>, p
     }
 }
 
+/// The step rule's moves of `x` (history `h` with AdaGrad) along `phi` written to `new_x` (and
+/// `new_h`; untouched without history), nothing else: [`move_checked`]'s arithmetic, and its
+/// decision returned (every `φ_l`, new `x_l` and new `H_l` finite). A shard's `finish` stages
+/// its moves with it, so that `commit` copies them instead of computing them again.
+pub(super) fn moves_into<T: Float>(
+    up: &Update<T>,
+    x: &[T],
+    h: Option<&[T]>,
+    phi: &[T],
+    new_x: &mut [T],
+    new_h: &mut [T],
+) -> bool {
+    let mut ok = true;
+    match (up.adagrad_constants(), h) {
+        (Some(c), Some(h)) => {
+            let news = new_x.iter_mut().zip(new_h.iter_mut());
+            for (((&xl, &hl), &pl), (nx, nh)) in x.iter().zip(h).zip(phi).zip(news) {
+                let (xn, hn) = up.adagrad(c, xl, hl, pl);
+                (*nx, *nh) = (xn, hn);
+                ok &= pl.is_finite() & xn.is_finite() & hn.is_finite();
+            }
+        }
+        _ => {
+            for ((&xl, &pl), nx) in x.iter().zip(phi).zip(new_x.iter_mut()) {
+                *nx = up.plain(xl, pl);
+                ok &= pl.is_finite() & nx.is_finite();
+            }
+        }
+    }
+    ok
+}
+
 /// The moves of the slots whose particles are `perm` (one entry per slot), forces in `phi`
 /// (slot rows): from each slot's position (its row of `xs`, the gathered `X_{perm[s]}`) and
 /// history (row `perm[s]` of `hist`, by particle; empty without AdaGrad) the step rule's new

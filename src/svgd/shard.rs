@@ -11,10 +11,11 @@ use super::core::{anneal_rows, refusal, Pending, SvgdCore};
 use super::force_stats::ForceStats;
 use super::kernel::{Kernel, KernelChoice};
 use super::ksd::KsdChoice;
-use super::moves::{move_checked, moves_finite};
+use super::moves::{move_checked, moves_finite, moves_into};
 use super::permutation::{Feistel, Permutation};
 use super::rows::{row, row_mut, rows};
 use super::step_rule::{Update, UNSET};
+use crate::arch::prefetch;
 use crate::error::Error;
 use crate::float::{all_finite, copy, Float};
 use crate::model::Gradient;
@@ -77,8 +78,15 @@ impl Divisor {
     }
 }
 
-/// The owners of slots and particles in a shard's split, with [`Divisor`]s: the same values as
-/// [`block_owner`].
+/// How many records ahead the scatters ask for their rows' cache lines.
+const AHEAD: usize = 16;
+
+/// Splits of this many processes or fewer find owners by comparing with the blocks' ends.
+const FEW_RANKS: usize = 8;
+
+/// The owners of slots and particles in a shard's split: the same values as [`block_owner`].
+/// With up to [`FEW_RANKS`] processes, the number of blocks ending at or before the index
+/// (one comparison for two processes); with more, [`Divisor`]s. Called twice per record.
 #[derive(Clone, Copy, Debug)]
 struct Owners {
     ranks: u64,
@@ -86,23 +94,48 @@ struct Owners {
     by_p: Divisor,
     by_batches: Divisor,
     by_n: Divisor,
+    /// Where the slots and particles of processes 1, 2, … start, [`FEW_RANKS`] or fewer
+    /// processes (`u32::MAX` past the last: no index reaches it, N < 2³²).
+    slot_ends: [u32; FEW_RANKS - 1],
+    particle_ends: [u32; FEW_RANKS - 1],
 }
 
 impl Owners {
     fn new(n: usize, batch_size: usize, ranks: usize) -> Self {
         let nb = n.checked_div(batch_size).unwrap_or(0);
+        let few = ranks <= FEW_RANKS;
+        let end = |f: &dyn Fn(usize) -> usize| -> [u32; FEW_RANKS - 1] {
+            core::array::from_fn(|q| {
+                if few && q + 1 < ranks {
+                    f(q + 1) as u32
+                } else {
+                    u32::MAX
+                }
+            })
+        };
         Owners {
             ranks: ranks as u64,
             last_batch: nb.saturating_sub(1) as u64,
             by_p: Divisor::new(batch_size),
             by_batches: Divisor::new(nb),
             by_n: Divisor::new(n),
+            slot_ends: end(&|q| slot_range(n, batch_size, ranks, q).start),
+            particle_ends: end(&|q| particle_range(n, ranks, q).start),
         }
+    }
+
+    /// The number of `ends` at or before `i` (a sum of comparisons, no branch).
+    #[inline(always)]
+    fn count(ends: &[u32; FEW_RANKS - 1], i: u32) -> usize {
+        ends.iter().map(|&e| (i >= e) as usize).sum()
     }
 
     /// The process that holds slot `s`'s batch.
     #[inline(always)]
     fn of_slot(&self, s: u32) -> usize {
+        if self.ranks as usize <= FEW_RANKS {
+            return Self::count(&self.slot_ends, s);
+        }
         let b = self.by_p.div(s as u64).min(self.last_batch);
         self.by_batches
             .div((self.ranks * (b + 1)).saturating_sub(1)) as usize
@@ -111,6 +144,9 @@ impl Owners {
     /// The process that holds particle `i`.
     #[inline(always)]
     fn of_particle(&self, i: u32) -> usize {
+        if self.ranks as usize <= FEW_RANKS {
+            return Self::count(&self.particle_ends, i);
+        }
         self.by_n
             .div((self.ranks * (i as u64 + 1)).saturating_sub(1)) as usize
     }
@@ -244,6 +280,11 @@ pub(crate) struct ShardCore<K: Kernel<T>, T: Float> {
     pending: Pending<K::Prepared, T>,
     owners: Owners,
     interactions: u64,
+    /// Whether `finish` staged the moves (new positions, then histories) at the start of the
+    /// slot rows, free after `forces` (when they hold them: `(1 + AdaGrad)·c ≤ 3m`), for
+    /// `commit` to copy; and whether they were all finite.
+    staged: bool,
+    staged_finite: bool,
 }
 
 /// The workspace of a shard with `c` particles and `m` slots, in order: history (`c·d`, AdaGrad
@@ -258,9 +299,7 @@ struct Parts<'w, T> {
 }
 
 fn parts<T>(ws: &mut [T], c: usize, m: usize, d: usize, history: bool) -> Parts<'_, T> {
-    let h = if history { c * d } else { 0 };
-    let (hist, rest) = ws.split_at_mut(h.min(ws.len()));
-    let (phi, rest) = rest.split_at_mut((c * d).min(rest.len()));
+    let (hist, phi, rest) = particle_parts(ws, c, d, history);
     let (xs, rest) = rest.split_at_mut((m * d).min(rest.len()));
     let (gs, rest) = rest.split_at_mut((m * d).min(rest.len()));
     let (phis, _) = rest.split_at_mut((m * d).min(rest.len()));
@@ -273,11 +312,43 @@ fn parts<T>(ws: &mut [T], c: usize, m: usize, d: usize, history: bool) -> Parts<
     }
 }
 
+/// Where `finish` stages the moves of `cd` coordinates in `slot_rows` (the positions,
+/// gradients and φ by slot, spent once `forces` has sent φ): the new positions, then (with
+/// history) the new histories, `cd` values each. `None` (and an empty history part) when they
+/// do not fit, which happens only for shards with many fewer slots than particles; `commit`
+/// then computes the moves itself.
+fn staging<T>(slot_rows: &mut [T], cd: usize, history: bool) -> (Option<&mut [T]>, &mut [T]) {
+    let Some((new_x, rest)) = slot_rows.split_at_mut_checked(cd) else {
+        return (None, &mut []);
+    };
+    match (history, rest.get_mut(..cd)) {
+        (false, _) => (Some(new_x), &mut []),
+        (true, Some(new_h)) => (Some(new_x), new_h),
+        (true, None) => (None, &mut []),
+    }
+}
+
+/// The history and φ by particle of a shard's workspace (see [`Parts`]), and the rest: the
+/// slot rows.
+fn particle_parts<T>(
+    ws: &mut [T],
+    c: usize,
+    d: usize,
+    history: bool,
+) -> (&mut [T], &mut [T], &mut [T]) {
+    let h = if history { c * d } else { 0 };
+    let (hist, rest) = ws.split_at_mut(h.min(ws.len()));
+    let (phi, rest) = rest.split_at_mut((c * d).min(rest.len()));
+    (hist, phi, rest)
+}
+
 /// Records from `keys` (one per item, in item order) grouped by destination: `dest(key)` the
 /// destination, `fill(item, key, record index entries, record row)` the record (`iw` index
 /// entries and `width` values); `counts` (one per destination) gets the records per
-/// destination. A counting sort: `counts` first counts, then holds each destination's next free
-/// record while placing, then the counts again.
+/// destination. A counting sort: count, then place each record at its destination's next free
+/// one. With up to [`FEW_RANKS`] destinations the counters live in local arrays (four sets
+/// while counting, so that consecutive keys for one destination do not wait on each other's
+/// increments); with more, in `counts`.
 #[allow(clippy::too_many_arguments)]
 fn group<T: Float>(
     keys: &[u32],
@@ -289,6 +360,44 @@ fn group<T: Float>(
     width: usize,
     mut fill: impl FnMut(usize, u32, &mut [u32], &mut [T]),
 ) {
+    let mut place = |item: usize, k: u32, at: usize| {
+        if let (Some(o), Some(r)) = (
+            out_idx.get_mut(at * iw..(at + 1) * iw),
+            out_rows.get_mut(at * width..(at + 1) * width),
+        ) {
+            fill(item, k, o, r);
+        }
+    };
+    if counts.len() <= FEW_RANKS {
+        let mut sets = [[0usize; FEW_RANKS]; 4];
+        let mut quads = keys.chunks_exact(4);
+        for quad in &mut quads {
+            for (set, &k) in sets.iter_mut().zip(quad) {
+                if let Some(c) = set.get_mut(dest(k)) {
+                    *c += 1;
+                }
+            }
+        }
+        for &k in quads.remainder() {
+            if let Some(c) = sets[0].get_mut(dest(k)) {
+                *c += 1;
+            }
+        }
+        let mut next = [0usize; FEW_RANKS];
+        let mut start = 0;
+        for (q, (c, at)) in counts.iter_mut().zip(next.iter_mut()).enumerate() {
+            *c = sets.iter().filter_map(|set| set.get(q)).sum();
+            *at = start;
+            start += *c;
+        }
+        for (item, &k) in keys.iter().enumerate() {
+            if let Some(at) = next.get_mut(dest(k)) {
+                place(item, k, *at);
+                *at += 1;
+            }
+        }
+        return;
+    }
     counts.fill(0);
     for &k in keys {
         if let Some(c) = counts.get_mut(dest(k)) {
@@ -303,14 +412,8 @@ fn group<T: Float>(
         let Some(c) = counts.get_mut(dest(k)) else {
             continue;
         };
-        let at = *c;
+        place(item, k, *c);
         *c += 1;
-        if let (Some(o), Some(r)) = (
-            out_idx.get_mut(at * iw..(at + 1) * iw),
-            out_rows.get_mut(at * width..(at + 1) * width),
-        ) {
-            fill(item, k, o, r);
-        }
     }
     // Each entry now holds its destination's end: back to counts.
     let mut prev = 0;
@@ -599,6 +702,8 @@ impl<K: Kernel<T> + Clone, T: Float> ShardCore<K, T> {
             },
             owners: Owners::new(n, config.batch_size, ranks),
             interactions: 0,
+            staged: false,
+            staged_finite: false,
             core,
         };
         shard.parts(workspace).hist.fill(T::from_f64(UNSET));
@@ -757,10 +862,16 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         held.fill(u32::MAX);
         let first = self.slots.start;
         let n = self.core.n;
-        for (sp, r) in in_idx.chunks_exact(2).zip(rows(in_rows, 2 * d)) {
+        for (k, (sp, r)) in in_idx.chunks_exact(2).zip(rows(in_rows, 2 * d)).enumerate() {
             let &[s, i] = sp else {
                 continue;
             };
+            if let Some(&ahead) = in_idx.get(2 * (k + AHEAD)) {
+                let j = (ahead as usize).wrapping_sub(first);
+                prefetch(held.as_ptr().wrapping_add(j));
+                prefetch(ws.xs.as_ptr().wrapping_add(j * d));
+                prefetch(ws.gs.as_ptr().wrapping_add(j * d));
+            }
             let j = (s as usize).wrapping_sub(first);
             let Some(mark) = held.get_mut(j) else {
                 return Err(Error::RangeOutOfBounds);
@@ -817,11 +928,17 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         if in_idx.len() != c || in_rows.len() != c * d {
             return Err(Error::LengthMismatch);
         }
-        let ws = self.parts(ws);
+        let history = self.core.cfg.step_rule.has_history();
+        let (hist, phi, slot_rows) = particle_parts(ws, c, d, history);
         let seen = idx.get_mut(m..m + c).ok_or(Error::WorkspaceTooSmall)?;
         seen.fill(0);
         let first = self.own.start;
-        for (&i, r) in in_idx.iter().zip(rows(in_rows, d)) {
+        for (n, (&i, r)) in in_idx.iter().zip(rows(in_rows, d)).enumerate() {
+            if let Some(&ahead) = in_idx.get(n + AHEAD) {
+                let k = (ahead as usize).wrapping_sub(first);
+                prefetch(seen.as_ptr().wrapping_add(k));
+                prefetch(phi.as_ptr().wrapping_add(k * d));
+            }
             let k = (i as usize).wrapping_sub(first);
             let Some(mark) = seen.get_mut(k) else {
                 return Err(Error::RangeOutOfBounds);
@@ -830,13 +947,19 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
                 return Err(Error::RangeOverlap);
             }
             *mark = 1;
-            put_row(row_mut(ws.phi, k, d), r);
+            put_row(row_mut(phi, k, d), r);
         }
         let up = Update::<T>::new(&self.core.cfg.step_rule, self.pending.iteration);
-        let hist = self.core.cfg.step_rule.has_history().then_some(&*ws.hist);
-        let finite = moves_finite(&up, particles, hist, ws.phi);
+        let hist = history.then_some(&*hist);
         let mut stats = ForceStats::default();
-        stats.add_rows(ws.phi, d);
+        stats.add_rows(phi, d);
+        let (new_x, new_h) = staging(slot_rows, c * d, history);
+        self.staged = new_x.is_some();
+        let finite = match new_x {
+            Some(new_x) => moves_into(&up, particles, hist, phi, new_x, new_h),
+            None => moves_finite(&up, particles, hist, phi),
+        };
+        self.staged_finite = finite;
         self.stage = Stage::Finished;
         Ok(SvgdShardPartial {
             force_sum: stats.sum,
@@ -865,9 +988,27 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         }
         let up = Update::<T>::new(&self.core.cfg.step_rule, self.pending.iteration);
         let history = self.core.cfg.step_rule.has_history();
-        let ws = self.parts(ws);
-        let hist = history.then_some(&mut *ws.hist);
-        if partials.iter().any(|q| q.finite == 0) || !move_checked(&up, particles, hist, ws.phi) {
+        let (c, d) = (self.own.len(), self.core.d);
+        let (hist, phi, slot_rows) = particle_parts(ws, c, d, history);
+        let hist = history.then_some(hist);
+        let moved = if partials.iter().any(|q| q.finite == 0) {
+            false
+        } else if self.staged {
+            // Checked in `finish`; this process's own decision, whatever its partial says.
+            if self.staged_finite {
+                let (new_x, new_h) = staging(slot_rows, c * d, history);
+                if let Some(new_x) = new_x {
+                    copy(particles, new_x);
+                }
+                if let Some(h) = hist {
+                    copy(h, new_h);
+                }
+            }
+            self.staged_finite
+        } else {
+            move_checked(&up, particles, hist, phi)
+        };
+        if !moved {
             self.cancel();
             return Err(Error::NonFinite);
         }
