@@ -20,12 +20,14 @@
 #      which runs svgd_mpi --bench at N = 65 536 on 1 and 2 ranks, both ways of sharing);
 #   6. shards (svgd_shard_mpi, ranks holding only their block of the particles) against svgd_mpi
 #      with the Feistel permutation, 1 and 2 ranks, N = 65 536 … 10⁷; the same with threads
-#      (openmp_shard, against the serial step); the memory per rank; and the shards' cluster
-#      model (tools/shard-model.py).
+#      (openmp_shard, against the serial step with the same permutation, and the shuffle's
+#      serial step printed beside it); the memory per rank; and the shards' cluster model
+#      (tools/shard-model.py).
 # Threads are bound to cores and spin between iterations (OMP_PROC_BIND=true,
 # OMP_WAIT_POLICY=active unless set), so that a wake-up is not timed; ranks are bound to cores
 # (-bind-to core).
-# Usage: scripts/bench-scaling.sh [quick]   (quick: N up to 16384, fewer iterations)
+# Usage: scripts/bench-scaling.sh [quick|shards]   (quick: N up to 16384, fewer iterations;
+# shards: section 6 alone)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mpicc=$(command -v mpicc.mpich || command -v mpicc)
@@ -41,6 +43,8 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-active}
 sizes="4096 16384 65536"
 [ "${1:-}" = quick ] && sizes="4096 16384"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+mode=${1:-}
+if [ "$mode" != shards ]; then
 for model in mixture logistic; do
   for p in 8 64; do
     for n in $sizes; do
@@ -83,6 +87,7 @@ for c in 65536 1048576 8388608; do
   "$mpiexec" -bind-to core -n 2 "$mpi" --allgather "$c"
 done
 [ "${1:-}" != quick ] && python3 tools/cluster-model.py
+fi
 # 6. Shards (svgd_shard_mpi: each rank holds only its block of the particles) against the ranks
 # that each hold the whole system (svgd_mpi, Feistel permutation), the mixture at p = 8, on 1
 # and 2 ranks; then the shards' cluster model, checked against the 2-rank runs.
@@ -110,10 +115,11 @@ for n in $ssizes; do
   iters=31
   [ "$n" -ge 10000000 ] && iters=5
   examples-c/build/openmp_shard --bench "$n" 8 "$iters" | tail -1
+  "$omp" --bench mixture "$n" 8 "$iters" | sed -n 's/.*wall serial \([0-9.]*\) s.*/shuffle: serial step \1 s/p'
 done
 [ "${1:-}" != quick ] && "$mpiexec" -n 2 "$shard" --n 10000000 --iters 2 --memory | grep rank
 [ "${1:-}" != quick ] && python3 tools/shard-model.py --n 65536 1000000 10000000 --iters 11
-if [ "${1:-}" != quick ]; then
+if [ "$mode" != quick ] && [ "$mode" != shards ]; then
   big=${BIG_N:-100000000}
   "$omp" --big "$big" 1 8
   "$omp" --big "$((big / 10))" 10 8
