@@ -936,9 +936,7 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         }
         let held = idx.get_mut(..m).ok_or(Error::WorkspaceTooSmall)?;
         let ws = self.parts(ws);
-        // The records into the slot rows, each slot this process's and once (then every slot
-        // has one: there are m), and the particle it holds (below N ≤ 2³² − 1, so never the
-        // empty mark).
+        // The records into the slot rows (`slot_records`: every slot marked empty first).
         held.fill(u32::MAX);
         let (first, n) = (self.slots.start, self.core.n);
         // At d = 1 with the rows' width known to the compiler (the loop is inlined).
