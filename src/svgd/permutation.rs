@@ -291,8 +291,8 @@ impl Feistel {
             _ => self.blocked::<INVERSE, 0>(first, out),
         }
         #[cfg(target_os = "none")]
-        for (o, s) in out.iter_mut().zip(first..) {
-            *o = self.one::<INVERSE>(s) as u32;
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = self.one::<INVERSE>(first.wrapping_add(j as u64)) as u32;
         }
     }
 
@@ -358,7 +358,7 @@ impl Feistel {
         if s.saturating_add(blocked as u64) > self.n {
             for o in out {
                 *o = self.one::<INVERSE>(s) as u32;
-                s += 1;
+                s = s.wrapping_add(1);
             }
             return;
         }
@@ -381,7 +381,7 @@ impl Feistel {
         }
         for o in chunks.into_remainder() {
             *o = self.one::<INVERSE>(s) as u32;
-            s += 1;
+            s = s.wrapping_add(1);
         }
     }
 

@@ -450,10 +450,11 @@ fn slot_records<T: Float>(
             continue;
         };
         if let Some(&ahead) = in_idx.get(2 * (k + AHEAD)) {
+            // Not checked yet (the record may be refused): wrapping, as the address is a hint.
             let j = (ahead as usize).wrapping_sub(first);
             prefetch(held.as_ptr().wrapping_add(j));
-            prefetch(xs.as_ptr().wrapping_add(j * d));
-            prefetch(gs.as_ptr().wrapping_add(j * d));
+            prefetch(xs.as_ptr().wrapping_add(j.wrapping_mul(d)));
+            prefetch(gs.as_ptr().wrapping_add(j.wrapping_mul(d)));
         }
         let j = (s as usize).wrapping_sub(first);
         let Some(mark) = held.get_mut(j) else {
@@ -488,9 +489,10 @@ fn particle_records<T: Float>(
 ) -> Result<(), Error> {
     for (n, (&i, r)) in in_idx.iter().zip(rows(in_rows, d)).enumerate() {
         if let Some(&ahead) = in_idx.get(n + AHEAD) {
+            // As in `slot_records`: not checked yet, wrapping.
             let k = (ahead as usize).wrapping_sub(first);
             prefetch(seen.as_ptr().wrapping_add(k));
-            prefetch(phi.as_ptr().wrapping_add(k * d));
+            prefetch(phi.as_ptr().wrapping_add(k.wrapping_mul(d)));
         }
         let k = (i as usize).wrapping_sub(first);
         let Some(mark) = seen.get_mut(k) else {
