@@ -4,18 +4,22 @@
  * This is mpi/svgd_shard_mpi.c with threads for ranks and shared memory for the exchanges.
  * Thread t of T holds what rank t holds there: its shard state, its block of the particles, its
  * workspace, index and record buffers, all allocated (and first touched) by the thread itself.
- * An iteration, where "| X" is a barrier and what it publishes or protects:
+ * Nothing is copied between threads: each reads the records addressed to it where their senders
+ * wrote them, one piece per sender (sgs_svgd_shard_forces_parts, _finish_parts). begin and
+ * forces write separate buffers, counts and offsets, so that a thread's forces never overwrites
+ * what another thread's forces may still be reading. An iteration, where "| X" is a barrier and
+ * what it publishes or protects:
  *
- *   begin    records (slot, particle; position, gradient) grouped by destination; status
- *            | A: out records, counts, offsets, status. All agree on the largest status.
- *   copy     each thread copies the records addressed to it out of every thread's out buffers,
- *            in rank order, into its own in buffers
- *            | B: nobody still reads an out buffer, so forces may overwrite them
- *   forces   records (particle; force) grouped by destination; status
- *            | C: as A
- *   copy, then finish: the 40-byte partial into a shared array, by rank; status
- *            | D: partials, status. (No barrier between this copy and finish: finish writes no
- *              out buffer, and the next begin, which does, comes after D.)
+ *   begin    records (slot, particle; position, gradient) grouped by destination into the begin
+ *            buffers; status
+ *            | A: begin's records, counts, offsets, status. All agree on the largest status.
+ *   forces   reading its pieces of every thread's begin records; records (particle; force)
+ *            grouped by destination into the forces buffers; status
+ *            | C: as A, for forces
+ *   finish   reading its pieces of every thread's forces records; the 40-byte partial into a
+ *            shared array, by rank; status
+ *            | D: partials, status; nobody reads a record buffer any more until the next A and
+ *              C, so the next begin and forces may overwrite them
  *   commit   with the whole array; status
  *            | E: status; the particles have moved (the checks read them after E)
  *
@@ -59,7 +63,7 @@ static const char *status_str(int32_t st) {
 }
 
 /* Per-thread CPU clock: insensitive to other processes taking the cores, and it leaves out the
- * barriers (where active waiting spins). A reading costs ~0.16 us here: 11 per iteration. */
+ * barriers (where active waiting spins). A reading costs ~0.16 us here: 8 per iteration. */
 static sgs_svgd_config config(size_t p) {
     sgs_svgd_config cfg = sgs_svgd_config_default(p, 0.05);
     cfg.bandwidth = 2.0;
@@ -76,12 +80,13 @@ typedef struct {
     size_t c, m;               /* own particles, own slots */
     double *x, *ws;
     uint32_t *idx;
-    uint32_t *out_i, *in_i;    /* record indices: 2 max(c, m) each */
-    double *out_r, *in_r;      /* rows: 2 max(c, m) d each */
-    size_t *counts, *offs;     /* out records per destination, and where each one's records start */
+    uint32_t *b_i, *f_i;       /* record indices: begin's 2c, forces' m */
+    double *b_r, *f_r;         /* rows: begin's 2c d, forces' m d */
+    size_t *counts, *offs;     /* records per destination and where each one's start: begin's T, then forces' T */
+    sgs_svgd_shard_records *pieces; /* T: where the records for this thread are, by sender */
     int abort_now;             /* the gradient aborts (set by the thread itself) */
     sgs_svgd_info info;        /* the last commit's record */
-    double cpu_lib, cpu_copy;  /* CPU seconds in the library's four calls and in the two copies */
+    double cpu_lib;            /* CPU seconds in the library's four calls */
 } worker;
 
 /* What the threads share. */
@@ -117,13 +122,15 @@ static int32_t worker_init(team *tm, size_t t, size_t n, const sgs_svgd_config *
     size_t wl = sgs_svgd_shard_workspace_len(n, d, T, t, cfg), il = sgs_svgd_shard_index_len(n, T, t, cfg);
     /* Byte counts that would wrap are refused before malloc (+1: a thread may hold no slot). */
     if (most > SIZE_MAX / 4 / d / sizeof(double) || wl >= SIZE_MAX / sizeof(double)) return NO_MEMORY;
+    size_t m = me->m;
     me->x = malloc(c * d * sizeof *me->x + 1), me->ws = malloc(wl * sizeof *me->ws + 1);
     me->idx = malloc(il * sizeof *me->idx + 1);
-    me->out_i = malloc(2 * most * sizeof *me->out_i + 1), me->in_i = malloc(2 * most * sizeof *me->in_i + 1);
-    me->out_r = malloc(2 * most * d * sizeof *me->out_r + 1), me->in_r = malloc(2 * most * d * sizeof *me->in_r + 1);
-    me->counts = malloc(T * sizeof *me->counts), me->offs = malloc(T * sizeof *me->offs);
-    if (!me->x || !me->ws || !me->idx || !me->out_i || !me->in_i || !me->out_r || !me->in_r || !me->counts ||
-        !me->offs)
+    me->b_i = malloc(2 * c * sizeof *me->b_i + 1), me->f_i = malloc(m * sizeof *me->f_i + 1);
+    me->b_r = malloc(2 * c * d * sizeof *me->b_r + 1), me->f_r = malloc(m * d * sizeof *me->f_r + 1);
+    me->counts = malloc(2 * T * sizeof *me->counts), me->offs = malloc(2 * T * sizeof *me->offs);
+    me->pieces = malloc(T * sizeof *me->pieces);
+    if (!me->x || !me->ws || !me->idx || !me->b_i || !me->f_i || !me->b_r || !me->f_r || !me->counts || !me->offs ||
+        !me->pieces)
         return NO_MEMORY;
     for (size_t k = 0; k < c * d; k++) me->x[k] = start_value(pf * d + k);
     return sgs_svgd_shard_init(&me->s, cfg, n, d, T, t, me->x, c * d, me->ws, wl, me->idx, il, gradient, NULL, me);
@@ -131,32 +138,29 @@ static int32_t worker_init(team *tm, size_t t, size_t n, const sgs_svgd_config *
 
 static void worker_free(worker *w) {
     if (!w) return;
-    free(w->x), free(w->ws), free(w->idx), free(w->out_i), free(w->in_i), free(w->out_r), free(w->in_r);
-    free(w->counts), free(w->offs), free(w);
+    free(w->x), free(w->ws), free(w->idx), free(w->b_i), free(w->f_i), free(w->b_r), free(w->f_r);
+    free(w->counts), free(w->offs), free(w->pieces), free(w);
 }
 
-/* Where each destination's records start in the out buffers (counts just written). */
-static void publish_offsets(worker *me, size_t T) {
+/* Where each destination's records start (counts[0..T) just written, from `step`: 0 begin's,
+ * T forces'). */
+static void publish_offsets(worker *me, size_t T, size_t step) {
     size_t o = 0;
-    for (size_t q = 0; q < T; q++) me->offs[q] = o, o += me->counts[q];
+    for (size_t q = 0; q < T; q++) me->offs[step + q] = o, o += me->counts[step + q];
 }
 
-/* Copies into thread t's in buffers the records every thread's out buffers hold for t, in rank
- * order (iw indices and rw values each). SGS_ERR_LENGTH_MISMATCH, and nothing copied, when they
- * are not the `expect` records t must receive. */
-static int32_t copy_in(const team *tm, size_t t, size_t iw, size_t rw, size_t expect) {
+/* Thread t's pieces: where every thread's begin (step 0) or forces (step T) wrote the records for
+ * t, iw indices and rw values each, in rank order. Read after the barrier that publishes them;
+ * the library checks that they add up to the records t must receive. */
+static void find_pieces(const team *tm, size_t t, size_t step, size_t iw, size_t rw) {
     worker *me = tm->w[t];
-    size_t total = 0, at = 0;
-    for (size_t q = 0; q < tm->T; q++) total += tm->w[q]->counts[t];
-    if (total != expect) return SGS_ERR_LENGTH_MISMATCH;
     for (size_t q = 0; q < tm->T; q++) {
         const worker *src = tm->w[q];
-        size_t k = src->counts[t], o = src->offs[t];
-        memcpy(me->in_i + at * iw, src->out_i + o * iw, k * iw * sizeof *me->in_i);
-        memcpy(me->in_r + at * rw, src->out_r + o * rw, k * rw * sizeof *me->in_r);
-        at += k;
+        size_t k = src->counts[step + t], o = src->offs[step + t];
+        const uint32_t *i = step ? src->f_i : src->b_i;
+        const double *r = step ? src->f_r : src->b_r;
+        me->pieces[q] = (sgs_svgd_shard_records){i + o * iw, k * iw, r + o * rw, k * rw};
     }
-    return SGS_OK;
 }
 
 /* After an agreed failure: every thread cancels (a no-op where no iteration is under way), then
@@ -173,41 +177,34 @@ static int32_t iteration(team *tm, size_t t) {
     size_t T = tm->T, c = me->c, m = me->m, d = tm->d;
     int32_t *st = tm->st, r;
     double t0 = thread_cpu();
-    r = sgs_svgd_shard_begin(&me->s, me->out_i, 2 * c, me->out_r, 2 * c * d, me->counts, T);
-    if (r == SGS_OK) publish_offsets(me, T);
+    r = sgs_svgd_shard_begin(&me->s, me->b_i, 2 * c, me->b_r, 2 * c * d, me->counts, T);
+    if (r == SGS_OK) publish_offsets(me, T, 0);
     double t1 = thread_cpu();
     st[t] = r;
 #pragma omp barrier /* A */
     if ((r = agree(st, T)) != SGS_OK) return cancel_all(me, r);
     double t2 = thread_cpu();
-    r = copy_in(tm, t, 2, 2 * d, m);
+    find_pieces(tm, t, 0, 2, 2 * d);
+    r = sgs_svgd_shard_forces_parts(&me->s, me->pieces, T, me->f_i, m, me->f_r, m * d, me->counts + T, T);
+    if (r == SGS_OK) publish_offsets(me, T, T);
     double t3 = thread_cpu();
-#pragma omp barrier /* B */
-    double t4 = thread_cpu();
-    if (r == SGS_OK)
-        r = sgs_svgd_shard_forces(&me->s, me->in_i, 2 * m, me->in_r, 2 * m * d, me->out_i, m, me->out_r, m * d,
-                                  me->counts, T);
-    if (r == SGS_OK) publish_offsets(me, T);
-    double t5 = thread_cpu();
     st[T + t] = r;
 #pragma omp barrier /* C */
     if ((r = agree(st + T, T)) != SGS_OK) return cancel_all(me, r);
-    double t6 = thread_cpu();
-    r = copy_in(tm, t, 1, d, c);
-    double t7 = thread_cpu();
-    if (r == SGS_OK) r = sgs_svgd_shard_finish(&me->s, me->in_i, c, me->in_r, c * d, &tm->parts[t]);
-    double t8 = thread_cpu();
+    double t4 = thread_cpu();
+    find_pieces(tm, t, T, 1, d);
+    r = sgs_svgd_shard_finish_parts(&me->s, me->pieces, T, &tm->parts[t]);
+    double t5 = thread_cpu();
     st[2 * T + t] = r;
 #pragma omp barrier /* D */
     if ((r = agree(st + 2 * T, T)) != SGS_OK) return cancel_all(me, r);
-    double t9 = thread_cpu();
+    double t6 = thread_cpu();
     /* The same partials everywhere: the same decision everywhere. */
     r = sgs_svgd_shard_commit(&me->s, tm->parts, T, &me->info);
-    double t10 = thread_cpu();
+    double t7 = thread_cpu();
     st[3 * T + t] = r;
 #pragma omp barrier /* E */
-    me->cpu_lib += (t1 - t0) + (t5 - t4) + (t8 - t7) + (t10 - t9);
-    me->cpu_copy += (t3 - t2) + (t7 - t6);
+    me->cpu_lib += (t1 - t0) + (t3 - t2) + (t5 - t4) + (t7 - t6);
     if ((r = agree(st + 3 * T, T)) != SGS_OK) return cancel_all(me, r);
     return SGS_OK;
 }
@@ -322,9 +319,8 @@ static int run(const run_spec *r) {
     if (ok && r->times)
         for (size_t q = 0; q < T; q++)
             printf("openmp_shard:   %zu thread(s), thread %zu (%zu particles, %zu slots): CPU per iteration in the "
-                   "library %.6f s, in the copies %.6f s\n",
-                   T, q, tm.w[q]->c, tm.w[q]->m, tm.w[q]->cpu_lib / (double)r->iters,
-                   tm.w[q]->cpu_copy / (double)r->iters);
+                   "library %.6f s\n",
+                   T, q, tm.w[q]->c, tm.w[q]->m, tm.w[q]->cpu_lib / (double)r->iters);
 out:
     for (size_t q = 0; tm.w && q < T; q++) worker_free(tm.w[q]);
     free(tm.w), free(tm.st), free(tm.parts);

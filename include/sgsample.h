@@ -33,7 +33,7 @@ extern "C" {
  * ============================================================================================== */
 
 /** The library version as a string literal (see sgs_version()). */
-#define SGS_VERSION_STRING "0.6.0"
+#define SGS_VERSION_STRING "0.7.0"
 
 /**
  * Callback status: the value was computed.
@@ -59,7 +59,7 @@ extern "C" {
 /**
  * Minor version of the library.
  */
-#define SGS_VERSION_MINOR 6
+#define SGS_VERSION_MINOR 7
 
 /**
  * Patch version of the library.
@@ -4799,11 +4799,59 @@ typedef struct sgs_svgd_shard_partial {
 } sgs_svgd_shard_partial;
 
 /**
+ * One piece of the records a process receives, for `sgs_svgd_shard_forces_parts` and
+ * `sgs_svgd_shard_finish_parts`: `idx_len` indices at `idx` and `rows_len` values at `rows`,
+ * as some process's begin or forces wrote them for this one (`rows_len` = `idx_len`·d in
+ * both steps). Lets a process read its records where the senders wrote them (threads of one
+ * process, ranks sharing memory) instead of copying them into one buffer first.
+ */
+typedef struct sgs_svgd_shard_records {
+  /**
+   * The indices (slot and particle per record for forces, the particle for finish).
+   */
+  const uint32_t *idx;
+  /**
+   * Their number.
+   */
+  size_t idx_len;
+  /**
+   * The rows (position then gradient per record for forces, φ for finish).
+   */
+  const double *rows;
+  /**
+   * Their number of values.
+   */
+  size_t rows_len;
+} sgs_svgd_shard_records;
+
+/**
  * One process's part of an RBM-SVGD system on `float` coordinates (see `sgs_svgd_shard`).
  */
 typedef struct sgs_svgd_shard_f32 {
   uint64_t _opaque[160];
 } sgs_svgd_shard_f32;
+
+/**
+ * `sgs_svgd_shard_records` for `float` coordinates.
+ */
+typedef struct sgs_svgd_shard_records_f32 {
+  /**
+   * The indices (slot and particle per record for forces, the particle for finish).
+   */
+  const uint32_t *idx;
+  /**
+   * Their number.
+   */
+  size_t idx_len;
+  /**
+   * The rows (position then gradient per record for forces, φ for finish).
+   */
+  const float *rows;
+  /**
+   * Their number of values.
+   */
+  size_t rows_len;
+} sgs_svgd_shard_records_f32;
 
 /**
  * A doubling schedule from `start`, doubling every `every` iterations (`min_decrease` 0.1 for
@@ -5530,6 +5578,50 @@ sgs_status sgs_svgd_shard_finish(struct sgs_svgd_shard *state,
                                  struct sgs_svgd_shard_partial *partial);
 
 /**
+ * `sgs_svgd_shard_forces` with the m records in pieces: `parts[k]` for k <
+ * `parts_len`, e.g. one per sender, read where the senders' begin wrote them; the same
+ * result as with the pieces one after another in one buffer. Each piece holds whole
+ * records (`idx_len` even, `rows_len` = `idx_len`·d; empty pieces allowed), 2m indices
+ * in all. The pieces may overlap one another but not the outputs or the state's
+ * buffers. Saves the copy into one buffer where the records can be read in place
+ * (threads of one process: `examples-c/openmp_shard.c`).
+ *
+ * Returns what `sgs_svgd_shard_forces` returns; a piece's NULL pointer is
+ * `SGS_ERR_NULL_POINTER`, a piece overlapping an output or the state's buffers
+ * `SGS_ERR_INVALID_ARGUMENT`, pieces of broken records or the wrong total
+ * `SGS_ERR_LENGTH_MISMATCH`. On error the iteration stays after begin.
+ *
+ * # Safety
+ * As for begin; `parts` valid for `parts_len` reads and each piece's arrays for their
+ * lengths.
+ */
+sgs_status sgs_svgd_shard_forces_parts(struct sgs_svgd_shard *state,
+                                       const struct sgs_svgd_shard_records *parts,
+                                       size_t parts_len,
+                                       uint32_t *out_idx,
+                                       size_t out_idx_len,
+                                       double *out_rows,
+                                       size_t out_rows_len,
+                                       size_t *counts,
+                                       size_t counts_len);
+
+/**
+ * `sgs_svgd_shard_finish` with the c records in pieces, as for
+ * `sgs_svgd_shard_forces_parts`: each piece `rows_len` = `idx_len`·d, c indices
+ * in all.
+ *
+ * Returns what `sgs_svgd_shard_finish` returns, and the pieces' statuses of
+ * `sgs_svgd_shard_forces_parts`. On error the iteration stays after forces.
+ *
+ * # Safety
+ * As for begin; `parts` as for forces_parts; `partial` valid for a write.
+ */
+sgs_status sgs_svgd_shard_finish_parts(struct sgs_svgd_shard *state,
+                                       const struct sgs_svgd_shard_records *parts,
+                                       size_t parts_len,
+                                       struct sgs_svgd_shard_partial *partial);
+
+/**
  * Step 4: with every process's summary (`partials[q]` process `q`'s, `partials_len` =
  * `ranks`), moves the process's particles if every process's moves were finite and
  * writes the iteration's record to `*info` (unless NULL): the same as `sgs_svgd_step`
@@ -5740,6 +5832,50 @@ sgs_status sgs_svgd_shard_finish_f32(struct sgs_svgd_shard_f32 *state,
                                      const float *in_rows,
                                      size_t in_rows_len,
                                      struct sgs_svgd_shard_partial *partial);
+
+/**
+ * `sgs_svgd_shard_forces_f32` with the m records in pieces: `parts[k]` for k <
+ * `parts_len`, e.g. one per sender, read where the senders' begin wrote them; the same
+ * result as with the pieces one after another in one buffer. Each piece holds whole
+ * records (`idx_len` even, `rows_len` = `idx_len`·d; empty pieces allowed), 2m indices
+ * in all. The pieces may overlap one another but not the outputs or the state's
+ * buffers. Saves the copy into one buffer where the records can be read in place
+ * (threads of one process: `examples-c/openmp_shard.c`).
+ *
+ * Returns what `sgs_svgd_shard_forces_f32` returns; a piece's NULL pointer is
+ * `SGS_ERR_NULL_POINTER`, a piece overlapping an output or the state's buffers
+ * `SGS_ERR_INVALID_ARGUMENT`, pieces of broken records or the wrong total
+ * `SGS_ERR_LENGTH_MISMATCH`. On error the iteration stays after begin.
+ *
+ * # Safety
+ * As for begin; `parts` valid for `parts_len` reads and each piece's arrays for their
+ * lengths.
+ */
+sgs_status sgs_svgd_shard_forces_parts_f32(struct sgs_svgd_shard_f32 *state,
+                                           const struct sgs_svgd_shard_records_f32 *parts,
+                                           size_t parts_len,
+                                           uint32_t *out_idx,
+                                           size_t out_idx_len,
+                                           float *out_rows,
+                                           size_t out_rows_len,
+                                           size_t *counts,
+                                           size_t counts_len);
+
+/**
+ * `sgs_svgd_shard_finish_f32` with the c records in pieces, as for
+ * `sgs_svgd_shard_forces_parts_f32`: each piece `rows_len` = `idx_len`·d, c indices
+ * in all.
+ *
+ * Returns what `sgs_svgd_shard_finish_f32` returns, and the pieces' statuses of
+ * `sgs_svgd_shard_forces_parts_f32`. On error the iteration stays after forces.
+ *
+ * # Safety
+ * As for begin; `parts` as for forces_parts; `partial` valid for a write.
+ */
+sgs_status sgs_svgd_shard_finish_parts_f32(struct sgs_svgd_shard_f32 *state,
+                                           const struct sgs_svgd_shard_records_f32 *parts,
+                                           size_t parts_len,
+                                           struct sgs_svgd_shard_partial *partial);
 
 /**
  * Step 4: with every process's summary (`partials[q]` process `q`'s, `partials_len` =

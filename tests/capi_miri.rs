@@ -816,7 +816,8 @@ fn svgd_phases_feistel_in_place() {
 }
 
 /// The sharded RBM-SVGD under Miri: two shards (each its state, block of particles and record
-/// buffers, the records copied between them as an all-to-all would) through two iterations, the
+/// buffers, the records copied between them as an all-to-all would, then read in pieces where
+/// they were written, `…_parts`) through two iterations, the
 /// particles then those of `sgs_svgd_step` on the whole system; a cancel after begin leaves them
 /// as they were; a by-value copy of a shard's state is refused as moved.
 #[test]
@@ -903,39 +904,74 @@ fn svgd_shards() {
             ok(sgs_svgd_shard_cancel(st));
         }
         assert_eq!(xs.concat(), x0);
-        for _ in 0..2 {
+        // Process `to`'s pieces of every sender's output, read where they were written.
+        let pieces = |out: &[(Vec<u32>, Vec<f64>, Vec<usize>)], to: usize, iw: usize, w: usize| {
+            out.iter()
+                .map(|(i, v, k)| {
+                    let at: usize = k[..to].iter().sum();
+                    sgs_svgd_shard_records {
+                        idx: i[at * iw..].as_ptr(),
+                        idx_len: k[to] * iw,
+                        rows: v[at * w..].as_ptr(),
+                        rows_len: k[to] * w,
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        // The second iteration reads its records in pieces (`…_parts`).
+        for it in 0..2 {
             let sent = begin(&mut sts);
             let mut back = Vec::new();
             for (r, st) in sts.iter_mut().enumerate() {
                 let m = cm[r].1;
                 let (ii, iv) = deliver(&sent, r, 2, 2 * D);
                 let (mut i, mut v, mut k) = (vec![0u32; m], vec![0.0; m * D], vec![0usize; R]);
-                ok(sgs_svgd_shard_forces(
-                    st,
-                    ii.as_ptr(),
-                    ii.len(),
-                    iv.as_ptr(),
-                    iv.len(),
-                    i.as_mut_ptr(),
-                    i.len(),
-                    v.as_mut_ptr(),
-                    v.len(),
-                    k.as_mut_ptr(),
-                    R,
-                ));
+                let ps = pieces(&sent, r, 2, 2 * D);
+                ok(if it == 1 {
+                    sgs_svgd_shard_forces_parts(
+                        st,
+                        ps.as_ptr(),
+                        ps.len(),
+                        i.as_mut_ptr(),
+                        i.len(),
+                        v.as_mut_ptr(),
+                        v.len(),
+                        k.as_mut_ptr(),
+                        R,
+                    )
+                } else {
+                    sgs_svgd_shard_forces(
+                        st,
+                        ii.as_ptr(),
+                        ii.len(),
+                        iv.as_ptr(),
+                        iv.len(),
+                        i.as_mut_ptr(),
+                        i.len(),
+                        v.as_mut_ptr(),
+                        v.len(),
+                        k.as_mut_ptr(),
+                        R,
+                    )
+                });
                 back.push((i, v, k));
             }
             let mut parts = [sgs_svgd_shard_partial::default(); R];
             for (r, st) in sts.iter_mut().enumerate() {
                 let (ii, iv) = deliver(&back, r, 1, D);
-                ok(sgs_svgd_shard_finish(
-                    st,
-                    ii.as_ptr(),
-                    ii.len(),
-                    iv.as_ptr(),
-                    iv.len(),
-                    &mut parts[r],
-                ));
+                let ps = pieces(&back, r, 1, D);
+                ok(if it == 1 {
+                    sgs_svgd_shard_finish_parts(st, ps.as_ptr(), ps.len(), &mut parts[r])
+                } else {
+                    sgs_svgd_shard_finish(
+                        st,
+                        ii.as_ptr(),
+                        ii.len(),
+                        iv.as_ptr(),
+                        iv.len(),
+                        &mut parts[r],
+                    )
+                });
             }
             for st in sts.iter_mut() {
                 ok(sgs_svgd_shard_commit(

@@ -10,10 +10,15 @@
 //! moves, as the whole step refuses it), a callback's abort on one process likewise, malformed
 //! records are refused with the iteration left where it was, calls out of order, a commit
 //! given partials that contradict its own `finish`, and the configurations a shard cannot run.
-//! After each failure the next iterations equal the whole system's.
+//! After each failure the next iterations equal the whole system's. `forces_parts` and
+//! `finish_parts`, reading the records in pieces where the senders wrote them (split further,
+//! with empty pieces, in either order), equal the copying run bit for bit; pieces that break a
+//! record, or do not add up, are refused.
 #![cfg(feature = "std")]
 
-use sgsample::svgd::{shard_iteration, Anneal, Permutation, SvgdShard, SvgdShardPartial};
+use sgsample::svgd::{
+    shard_iteration, Anneal, Permutation, ShardRecords, SvgdShard, SvgdShardPartial,
+};
 use sgsample::{Error, Float, Gradient, KernelChoice, StepRule, Stop, Svgd, SvgdConfig, SvgdInfo};
 
 /// ∇V(x) = x − 1 + 0.3·sin(3x) plus a seed-dependent shift, per coordinate; a coordinate above
@@ -407,4 +412,214 @@ fn commit_keeps_its_own_decision() {
     assert_eq!(s.commit(&[lying]), Err(Error::NonFinite));
     assert_eq!(bits(s.particles()), bits(&x0));
     assert_eq!(s.iterations(), 0);
+}
+
+/// One sender's output: indices, rows, records per destination.
+type Out = (Vec<u32>, Vec<f64>, Vec<usize>);
+
+/// Process `to`'s pieces of every sender's output (`iw` indices and `w` values per record),
+/// each sender's further split at `cut` records (when it has more) and an empty piece between,
+/// in rank order or reversed.
+fn pieces(
+    out: &[Out],
+    to: usize,
+    iw: usize,
+    w: usize,
+    cut: usize,
+    rev: bool,
+) -> Vec<ShardRecords<'_, f64>> {
+    let mut ps = Vec::new();
+    for (i, r, k) in out {
+        let at: usize = k[..to].iter().sum();
+        let (a, b) = (at, at + k[to]);
+        let mid = (a + cut).min(b);
+        for (x, y) in [(a, mid), (mid, mid), (mid, b)] {
+            ps.push(ShardRecords {
+                idx: &i[x * iw..y * iw],
+                rows: &r[x * w..y * w],
+            });
+        }
+    }
+    if rev {
+        ps.reverse();
+    }
+    ps
+}
+
+#[test]
+fn records_in_pieces_equal_one_buffer() {
+    let gauss = KernelChoice::Gaussian { h: 0.7 };
+    for (n, d, ranks, p) in [(203, 1, 3, 4), (150, 2, 2, 8), (37, 1, 5, 13)] {
+        let cfg = config(p, StepRule::adagrad(0.05), gauss);
+        let x0 = start(n, d);
+        let (mut a, mut b) = (shards(&cfg, &x0, d, ranks), shards(&cfg, &x0, d, ranks));
+        let mut model = Model::default();
+        for it in 0..4 {
+            let want = shard_iteration(&mut b, &mut model).unwrap();
+            let mut sent = Vec::new();
+            for s in a.iter_mut() {
+                let c = s.own_particles().len();
+                let (mut i, mut r, mut k) =
+                    (vec![0u32; 2 * c], vec![0.0; 2 * c * d], vec![0; ranks]);
+                s.begin(&mut model, &mut i, &mut r, &mut k).unwrap();
+                sent.push((i, r, k));
+            }
+            let mut back = Vec::new();
+            for (q, s) in a.iter_mut().enumerate() {
+                let m = s.own_slots().len();
+                let (mut i, mut r, mut k) = (vec![0u32; m], vec![0.0; m * d], vec![0; ranks]);
+                let ps = pieces(&sent, q, 2, 2 * d, it + 1, it % 2 == 1);
+                s.forces_parts(&ps, &mut i, &mut r, &mut k).unwrap();
+                back.push((i, r, k));
+            }
+            let mut parts = Vec::new();
+            for (q, s) in a.iter_mut().enumerate() {
+                let ps = pieces(&back, q, 1, d, 2 * it + 1, it % 2 == 0);
+                parts.push(s.finish_parts(&ps).unwrap());
+            }
+            for s in a.iter_mut() {
+                let got = s.commit(&parts).unwrap();
+                same_info(&got, &want, 1);
+            }
+            assert_eq!(
+                bits(&joined(&a)),
+                bits(&joined(&b)),
+                "n {n} ranks {ranks} iteration {it}"
+            );
+        }
+    }
+}
+
+#[test]
+fn pieces_that_break_records_are_refused() {
+    let (n, d, ranks) = (64, 2, 2);
+    let cfg = config(
+        4,
+        StepRule::adagrad(0.05),
+        KernelChoice::Gaussian { h: 0.7 },
+    );
+    let x0 = start(n, d);
+    let mut sh = shards(&cfg, &x0, d, ranks);
+    let mut model = Model::default();
+    let mut sent = Vec::new();
+    for s in sh.iter_mut() {
+        let c = s.own_particles().len();
+        let (mut i, mut r, mut k) = (vec![0u32; 2 * c], vec![0.0; 2 * c * d], vec![0; ranks]);
+        s.begin(&mut model, &mut i, &mut r, &mut k).unwrap();
+        sent.push((i, r, k));
+    }
+    let m0 = sh[0].own_slots().len();
+    let (mut oi, mut or, mut oc) = (vec![0u32; m0], vec![0.0; m0 * d], vec![0; ranks]);
+    let whole = pieces(&sent, 0, 2, 2 * d, 0, false);
+    let (idx, rows): (Vec<u32>, Vec<f64>) = (
+        whole.iter().flat_map(|p| p.idx.to_vec()).collect(),
+        whole.iter().flat_map(|p| p.rows.to_vec()).collect(),
+    );
+    // A record split between two pieces (the indices odd), with the rows d per index.
+    let split = [
+        ShardRecords {
+            idx: &idx[..3],
+            rows: &rows[..3 * d],
+        },
+        ShardRecords {
+            idx: &idx[3..],
+            rows: &rows[3 * d..],
+        },
+    ];
+    assert_eq!(
+        sh[0].forces_parts(&split, &mut oi, &mut or, &mut oc),
+        Err(Error::LengthMismatch)
+    );
+    // Rows not d per index in one piece, the total right.
+    let skew = [
+        ShardRecords {
+            idx: &idx[..4],
+            rows: &rows[..4 * d - 1],
+        },
+        ShardRecords {
+            idx: &idx[4..],
+            rows: &rows[4 * d - 1..],
+        },
+    ];
+    assert_eq!(
+        sh[0].forces_parts(&skew, &mut oi, &mut or, &mut oc),
+        Err(Error::LengthMismatch)
+    );
+    // A record missing, then a record twice in two pieces.
+    let short = [ShardRecords {
+        idx: &idx[2..],
+        rows: &rows[2 * d..],
+    }];
+    assert_eq!(
+        sh[0].forces_parts(&short, &mut oi, &mut or, &mut oc),
+        Err(Error::LengthMismatch)
+    );
+    let twice = [
+        ShardRecords {
+            idx: &idx[..2],
+            rows: &rows[..2 * d],
+        },
+        ShardRecords {
+            idx: &idx[..idx.len() - 2],
+            rows: &rows[..rows.len() - 2 * d],
+        },
+    ];
+    assert_eq!(
+        sh[0].forces_parts(&twice, &mut oi, &mut or, &mut oc),
+        Err(Error::RangeOverlap)
+    );
+    assert_eq!(
+        sh[0].forces_parts(&[], &mut oi, &mut or, &mut oc),
+        Err(Error::LengthMismatch)
+    );
+    // Still after begin: the pieces go through, and finish checks its pieces alike.
+    sh[0]
+        .forces_parts(&whole, &mut oi, &mut or, &mut oc)
+        .unwrap();
+    let c1 = sh[1].own_particles().len();
+    let whole1 = pieces(&sent, 1, 2, 2 * d, 0, false);
+    let (mut i1, mut r1, mut k1) = (
+        vec![0u32; sh[1].own_slots().len()],
+        vec![0.0; sh[1].own_slots().len() * d],
+        vec![0; ranks],
+    );
+    sh[1]
+        .forces_parts(&whole1, &mut i1, &mut r1, &mut k1)
+        .unwrap();
+    let back = [(oi, or, oc), (i1, r1, k1)];
+    let fin = pieces(&back, 1, 1, d, 0, false);
+    let (fi, fr): (Vec<u32>, Vec<f64>) = (
+        fin.iter().flat_map(|p| p.idx.to_vec()).collect(),
+        fin.iter().flat_map(|p| p.rows.to_vec()).collect(),
+    );
+    assert_eq!(fi.len(), c1);
+    let skew = [
+        ShardRecords {
+            idx: &fi[..1],
+            rows: &fr[..d + 1],
+        },
+        ShardRecords {
+            idx: &fi[1..],
+            rows: &fr[d + 1..],
+        },
+    ];
+    assert_eq!(sh[1].finish_parts(&skew), Err(Error::LengthMismatch));
+    let short = [ShardRecords {
+        idx: &fi[1..],
+        rows: &fr[d..],
+    }];
+    assert_eq!(sh[1].finish_parts(&short), Err(Error::LengthMismatch));
+    let twice = [
+        ShardRecords {
+            idx: &fi[..1],
+            rows: &fr[..d],
+        },
+        ShardRecords {
+            idx: &fi[..c1 - 1],
+            rows: &fr[..(c1 - 1) * d],
+        },
+    ];
+    assert_eq!(sh[1].finish_parts(&twice), Err(Error::RangeOverlap));
+    let part = sh[1].finish_parts(&fin).unwrap();
+    assert_eq!((part.moves, part.finite), (c1 as u64, 1));
 }

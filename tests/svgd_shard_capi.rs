@@ -5,6 +5,10 @@
 //! state's bytes and the particles as they were (null and misaligned pointers, arrays
 //! overlapping the state's buffers or each other, lengths, calls out of order, a state moved
 //! byte-wise, a state of the other float type, a callback calling back into its own shard).
+//! `…_forces_parts` and `…_finish_parts` read the records in pieces where the senders wrote
+//! them (no copy): the same bits; bad pieces (NULL or misaligned, over an output or the state's
+//! workspace, the descriptors themselves inside an output, records split or short) are refused
+//! with the state as it was.
 #![cfg(feature = "ffi")]
 
 use core::ffi::c_void;
@@ -121,10 +125,23 @@ trait Api: Copy + Default + PartialEq + core::fmt::Debug {
         ps: &[sgs_svgd_shard_partial],
         info: &mut sgs_svgd_info,
     ) -> sgs_status;
+    unsafe fn forces_parts(
+        s: *mut Self::S,
+        ps: &[(&[u32], &[Self])],
+        oi: &mut [u32],
+        or: &mut [Self],
+        k: &mut [usize],
+    ) -> sgs_status;
+    unsafe fn finish_parts(
+        s: *mut Self::S,
+        ps: &[(&[u32], &[Self])],
+        p: &mut sgs_svgd_shard_partial,
+    ) -> sgs_status;
 }
 
 macro_rules! api {
-    ($T:ty, $S:ty, $g:expr, $ws:ident, $ix:ident, $init:ident, $begin:ident, $forces:ident, $finish:ident, $commit:ident) => {
+    ($T:ty, $S:ty, $g:expr, $ws:ident, $ix:ident, $init:ident, $begin:ident, $forces:ident, $finish:ident, $commit:ident,
+     $R:ident, $fp:ident, $hp:ident) => {
         impl Api for $T {
             type S = $S;
             fn from(v: f64) -> Self {
@@ -229,6 +246,54 @@ macro_rules! api {
                 // SAFETY: the C contract: valid states and arrays of the stated lengths.
                 unsafe { $commit(s, ps.as_ptr(), ps.len(), info) }
             }
+            unsafe fn forces_parts(
+                s: *mut $S,
+                ps: &[(&[u32], &[Self])],
+                oi: &mut [u32],
+                or: &mut [Self],
+                k: &mut [usize],
+            ) -> sgs_status {
+                let rs: Vec<$R> = ps
+                    .iter()
+                    .map(|(i, r)| $R {
+                        idx: i.as_ptr(),
+                        idx_len: i.len(),
+                        rows: r.as_ptr(),
+                        rows_len: r.len(),
+                    })
+                    .collect();
+                // SAFETY: the C contract: valid states and arrays of the stated lengths.
+                unsafe {
+                    $fp(
+                        s,
+                        rs.as_ptr(),
+                        rs.len(),
+                        oi.as_mut_ptr(),
+                        oi.len(),
+                        or.as_mut_ptr(),
+                        or.len(),
+                        k.as_mut_ptr(),
+                        k.len(),
+                    )
+                }
+            }
+            unsafe fn finish_parts(
+                s: *mut $S,
+                ps: &[(&[u32], &[Self])],
+                p: &mut sgs_svgd_shard_partial,
+            ) -> sgs_status {
+                let rs: Vec<$R> = ps
+                    .iter()
+                    .map(|(i, r)| $R {
+                        idx: i.as_ptr(),
+                        idx_len: i.len(),
+                        rows: r.as_ptr(),
+                        rows_len: r.len(),
+                    })
+                    .collect();
+                // SAFETY: the C contract: valid states and arrays of the stated lengths.
+                unsafe { $hp(s, rs.as_ptr(), rs.len(), p) }
+            }
         }
     };
 }
@@ -243,7 +308,10 @@ api!(
     sgs_svgd_shard_begin,
     sgs_svgd_shard_forces,
     sgs_svgd_shard_finish,
-    sgs_svgd_shard_commit
+    sgs_svgd_shard_commit,
+    sgs_svgd_shard_records,
+    sgs_svgd_shard_forces_parts,
+    sgs_svgd_shard_finish_parts
 );
 api!(
     f32,
@@ -255,7 +323,10 @@ api!(
     sgs_svgd_shard_begin_f32,
     sgs_svgd_shard_forces_f32,
     sgs_svgd_shard_finish_f32,
-    sgs_svgd_shard_commit_f32
+    sgs_svgd_shard_commit_f32,
+    sgs_svgd_shard_records_f32,
+    sgs_svgd_shard_forces_parts_f32,
+    sgs_svgd_shard_finish_parts_f32
 );
 
 fn procs<T: Api>(ranks: usize) -> Vec<Proc<T, T::S>> {
@@ -301,8 +372,27 @@ fn deliver<T: Api>(out: &[Out<T>], to: usize, iw: usize, w: usize) -> (Vec<u32>,
     (i, r)
 }
 
-/// One iteration over all processes; the info of the last.
+/// Process `to`'s pieces of every process's output, read in place: one per sender, and an
+/// empty one after each.
+fn pieces<T: Api>(out: &[Out<T>], to: usize, iw: usize, w: usize) -> Vec<(&[u32], &[T])> {
+    let mut ps = Vec::new();
+    for (oi, or, k) in out {
+        let at: usize = k[..to].iter().sum();
+        let e = at + k[to];
+        ps.push((&oi[at * iw..e * iw], &or[at * w..e * w]));
+        ps.push((&oi[e * iw..e * iw], &or[e * w..e * w]));
+    }
+    ps
+}
+
+/// One iteration over all processes, the records copied; the info of the last.
 fn iteration<T: Api>(ps: &mut [Proc<T, T::S>]) -> sgs_svgd_info {
+    iteration_with(ps, false)
+}
+
+/// One iteration over all processes, the records copied into one buffer or (`in_place`) read
+/// in pieces where they were written; the info of the last.
+fn iteration_with<T: Api>(ps: &mut [Proc<T, T::S>], in_place: bool) -> sgs_svgd_info {
     let r = ps.len();
     let mut sent = Vec::new();
     for p in ps.iter_mut() {
@@ -320,7 +410,19 @@ fn iteration<T: Api>(ps: &mut [Proc<T, T::S>]) -> sgs_svgd_info {
         let (ii, ir) = deliver(&sent, q, 2, 2 * D);
         let (mut i, mut w, mut k) = (vec![0; p.m], vec![T::default(); p.m * D], vec![0; r]);
         // SAFETY: valid state and arrays.
-        ok(unsafe { T::forces(&mut *p.st, &ii, &ir, &mut i, &mut w, &mut k) });
+        ok(unsafe {
+            if in_place {
+                T::forces_parts(
+                    &mut *p.st,
+                    &pieces(&sent, q, 2, 2 * D),
+                    &mut i,
+                    &mut w,
+                    &mut k,
+                )
+            } else {
+                T::forces(&mut *p.st, &ii, &ir, &mut i, &mut w, &mut k)
+            }
+        });
         back.push((i, w, k));
     }
     let mut parts = Vec::new();
@@ -328,7 +430,13 @@ fn iteration<T: Api>(ps: &mut [Proc<T, T::S>]) -> sgs_svgd_info {
         let (ii, ir) = deliver(&back, q, 1, D);
         let mut part = sgs_svgd_shard_partial::default();
         // SAFETY: valid state and arrays.
-        ok(unsafe { T::finish(&mut *p.st, &ii, &ir, &mut part) });
+        ok(unsafe {
+            if in_place {
+                T::finish_parts(&mut *p.st, &pieces(&back, q, 1, D), &mut part)
+            } else {
+                T::finish(&mut *p.st, &ii, &ir, &mut part)
+            }
+        });
         parts.push(part);
     }
     // SAFETY: plain data, all-zero bytes valid.
@@ -378,10 +486,17 @@ fn whole(iterations: usize) -> (Vec<f64>, Vec<sgs_svgd_info>) {
 #[test]
 fn equals_sgs_svgd_step() {
     let (x, infos) = whole(4);
-    for ranks in [1, 2, 3, 5] {
+    for (ranks, in_place) in [
+        (1, false),
+        (2, false),
+        (3, false),
+        (5, false),
+        (2, true),
+        (3, true),
+    ] {
         let mut ps = procs::<f64>(ranks);
         for want in &infos {
-            let got = iteration(&mut ps);
+            let got = iteration_with(&mut ps, in_place);
             assert_eq!(
                 (
                     got.iteration,
@@ -412,7 +527,7 @@ fn equals_sgs_svgd_step() {
         let mut many = procs::<f32>(ranks);
         for _ in 0..3 {
             iteration(&mut one);
-            iteration(&mut many);
+            iteration_with(&mut many, in_place);
         }
         let a: Vec<u64> = one
             .iter()
@@ -697,4 +812,213 @@ fn bad_input_changes_nothing() {
     let (x, _) = whole(2);
     let joined: Vec<f64> = ps.iter().flat_map(|p| p.x.clone()).collect();
     assert_eq!(joined, x);
+}
+
+#[test]
+fn bad_pieces_change_nothing() {
+    use sgs_status::*;
+    let mut ps = procs::<f64>(2);
+    iteration_with(&mut ps, true);
+    let mut sent = Vec::new();
+    for p in ps.iter_mut() {
+        let (mut i, mut w, mut k) = (vec![0; 2 * p.c], vec![0.0; 2 * p.c * D], vec![0; 2]);
+        // SAFETY: valid state and arrays.
+        ok(unsafe { f64::begin(&mut *p.st, &mut i, &mut w, &mut k) });
+        sent.push((i, w, k));
+    }
+    let (c, m) = (ps[0].c, ps[0].m);
+    let good = pieces(&sent, 0, 2, 2 * D);
+    let rec = |(i, r): (&[u32], &[f64])| sgs_svgd_shard_records {
+        idx: i.as_ptr(),
+        idx_len: i.len(),
+        rows: r.as_ptr(),
+        rows_len: r.len(),
+    };
+    let recs: Vec<sgs_svgd_shard_records> = good.iter().map(|&p| rec(p)).collect();
+    let (mut oi, mut or, mut k) = (vec![0u32; m], vec![0.0; m * D + 8], vec![0usize; 2]);
+    let st: *mut sgs_svgd_shard = &mut *ps[0].st;
+    let before = (bytes(&*ps[0].st), ps[0].x.clone(), ps[0].ws.clone());
+    // The pieces' variants, each refused.
+    let mut null_idx = recs.clone();
+    null_idx[0].idx = core::ptr::null();
+    let mut odd = recs.clone();
+    odd[0].idx_len -= 1;
+    odd[0].rows_len -= D;
+    odd[2].idx = odd[2].idx.wrapping_sub(1);
+    odd[2].idx_len += 1;
+    odd[2].rows = odd[2].rows.wrapping_sub(D);
+    odd[2].rows_len += D;
+    let mut skew = recs.clone();
+    skew[0].rows_len -= 1;
+    skew[2].rows_len += 1;
+    let mut short = recs.clone();
+    short[0].idx_len -= 2;
+    short[0].rows_len -= 2 * D;
+    let mut over_out = recs.clone();
+    over_out[1] = sgs_svgd_shard_records {
+        idx: oi.as_ptr(),
+        idx_len: 0,
+        rows: or.as_ptr(),
+        rows_len: 0,
+    };
+    over_out[1].rows_len = 2; // a read of the out rows
+    let mut over_ws = recs.clone();
+    over_ws[1].rows = ps[0].ws.as_ptr();
+    over_ws[1].rows_len = 2;
+    let ws_rec = over_ws.clone();
+    // The descriptors themselves inside the out rows.
+    let (or_ptr, or_len) = (or.as_mut_ptr(), m * D);
+    // SAFETY: every call gets a valid state and an iteration after begin, and one bad argument.
+    unsafe {
+        core::ptr::copy_nonoverlapping(recs.as_ptr(), or_ptr.add(2).cast(), 1);
+        let call = |r: *const sgs_svgd_shard_records,
+                    n: usize,
+                    oi: &mut [u32],
+                    orp: *mut f64,
+                    k: &mut [usize]| {
+            sgs_svgd_shard_forces_parts(
+                st,
+                r,
+                n,
+                oi.as_mut_ptr(),
+                m,
+                orp,
+                or_len,
+                k.as_mut_ptr(),
+                2,
+            )
+        };
+        let same = |n: usize| {
+            assert!(bytes(&*ps[0].st) == before.0, "case {n}: the state");
+            assert!(ps[0].x == before.1, "case {n}: the particles");
+            assert!(ps[0].ws == before.2, "case {n}: the workspace");
+        };
+        assert_eq!(
+            call(core::ptr::null(), 1, &mut oi, or_ptr, &mut k),
+            SGS_ERR_NULL_POINTER,
+            "case 0"
+        );
+        same(0);
+        assert_eq!(
+            call(null_idx.as_ptr(), 4, &mut oi, or_ptr, &mut k),
+            SGS_ERR_NULL_POINTER,
+            "case 1"
+        );
+        same(1);
+        assert_eq!(
+            call(
+                recs.as_ptr().cast::<u8>().add(1).cast(),
+                1,
+                &mut oi,
+                or_ptr,
+                &mut k,
+            ),
+            SGS_ERR_INVALID_ARGUMENT,
+            "case 2"
+        );
+        same(2);
+        assert_eq!(
+            call(odd.as_ptr(), 4, &mut oi, or_ptr, &mut k),
+            SGS_ERR_LENGTH_MISMATCH,
+            "case 3"
+        );
+        same(3);
+        assert_eq!(
+            call(skew.as_ptr(), 4, &mut oi, or_ptr, &mut k),
+            SGS_ERR_LENGTH_MISMATCH,
+            "case 4"
+        );
+        same(4);
+        assert_eq!(
+            call(short.as_ptr(), 4, &mut oi, or_ptr, &mut k),
+            SGS_ERR_LENGTH_MISMATCH,
+            "case 5"
+        );
+        same(5);
+        assert_eq!(
+            call(recs.as_ptr(), 2, &mut oi, or_ptr, &mut k),
+            SGS_ERR_LENGTH_MISMATCH,
+            "case 6"
+        );
+        same(6);
+        assert_eq!(
+            call(over_out.as_ptr(), 4, &mut oi, or_ptr, &mut k),
+            SGS_ERR_INVALID_ARGUMENT,
+            "case 7"
+        );
+        same(7);
+        assert_eq!(
+            call(ws_rec.as_ptr(), 4, &mut oi, or_ptr, &mut k),
+            SGS_ERR_INVALID_ARGUMENT,
+            "case 8"
+        );
+        same(8);
+        assert_eq!(
+            call(or_ptr.add(2).cast(), 1, &mut oi, or_ptr, &mut k),
+            SGS_ERR_INVALID_ARGUMENT,
+            "case 9"
+        );
+        same(9);
+        assert_eq!(
+            sgs_svgd_shard_finish_parts(
+                st,
+                recs.as_ptr(),
+                4,
+                &mut sgs_svgd_shard_partial::default(),
+            ),
+            SGS_ERR_ITERATION_NOT_BEGUN,
+            "case 10"
+        );
+        same(10);
+        // The pieces as they are go through, with one more, empty, inside another.
+        let mut more = recs.clone();
+        more.push(sgs_svgd_shard_records {
+            idx_len: 0,
+            rows_len: 0,
+            ..recs[0]
+        });
+        ok(call(more.as_ptr(), 5, &mut oi, or_ptr, &mut k));
+        // Process 1 likewise; then process 0's finish refuses bad pieces alike.
+        let p1 = &mut ps[1];
+        let (mut i1, mut r1, mut k1) = (vec![0u32; p1.m], vec![0.0; p1.m * D], vec![0; 2]);
+        ok(f64::forces_parts(
+            &mut *p1.st,
+            &pieces(&sent, 1, 2, 2 * D),
+            &mut i1,
+            &mut r1,
+            &mut k1,
+        ));
+        or.truncate(m * D);
+        let back = [(oi, or, k), (i1, r1, k1)];
+        let fin: Vec<sgs_svgd_shard_records> =
+            pieces(&back, 0, 1, D).into_iter().map(rec).collect();
+        assert_eq!(fin.iter().map(|r| r.idx_len).sum::<usize>(), c);
+        let before = bytes(&*ps[0].st);
+        let mut part = sgs_svgd_shard_partial::default();
+        let mut null_rows = fin.clone();
+        null_rows[2].rows = core::ptr::null();
+        let mut on_part = fin.clone();
+        on_part[1].rows = (&raw const part).cast();
+        on_part[1].rows_len = 1;
+        let mut odd = fin.clone();
+        odd[0].rows_len += 1;
+        odd[2].rows_len -= 1;
+        let finish = |r: &[sgs_svgd_shard_records], part: *mut sgs_svgd_shard_partial| {
+            sgs_svgd_shard_finish_parts(st, r.as_ptr(), r.len(), part)
+        };
+        for (n, (r, want)) in [
+            (&null_rows, SGS_ERR_NULL_POINTER),
+            (&on_part, SGS_ERR_INVALID_ARGUMENT),
+            (&odd, SGS_ERR_LENGTH_MISMATCH),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert_eq!(finish(r, &raw mut part), want, "finish case {n}");
+            assert!(bytes(&*ps[0].st) == before, "finish case {n}: the state");
+        }
+        assert_eq!(finish(&fin, core::ptr::null_mut()), SGS_ERR_NULL_POINTER);
+        ok(finish(&fin, &raw mut part));
+        assert_eq!((part.moves, part.finite), (c as u64, 1));
+    }
 }

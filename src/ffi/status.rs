@@ -9,7 +9,7 @@ pub use crate::error::sgs_status;
 /// Major version of the library (also `SGS_VERSION_STRING`, `sgs_version()`).
 pub const SGS_VERSION_MAJOR: u32 = 0;
 /// Minor version of the library.
-pub const SGS_VERSION_MINOR: u32 = 6;
+pub const SGS_VERSION_MINOR: u32 = 7;
 /// Patch version of the library.
 pub const SGS_VERSION_PATCH: u32 = 0;
 

@@ -182,7 +182,7 @@ pub use shard::shard_iteration;
 pub(crate) use shard::{
     particle_range, shard_index_len, shard_workspace_len, slot_range, ShardCore,
 };
-pub use shard::{SvgdShard, SvgdShardPartial};
+pub use shard::{ShardRecords, SvgdShard, SvgdShardPartial};
 pub use step_rule::{StepRule, ADAGRAD_FUDGE};
 pub use weights::{median_bandwidth, particle_weights};
 

@@ -176,6 +176,42 @@ pub struct SvgdShardPartial {
     pub finite: u64,
 }
 
+/// One piece of the records a process receives, for [`SvgdShard::forces_parts`] and
+/// [`SvgdShard::finish_parts`]: `idx` the records' indices and `rows` their rows, as the
+/// sender's `begin` or `forces` wrote them for this process (`rows.len() = idx.len()·d` in
+/// both steps). Where the senders' buffers can be read in place (threads in one process, or
+/// ranks sharing a memory window) the process takes its records from them, one piece per
+/// sender, instead of having them copied into one buffer first.
+#[derive(Clone, Copy, Debug)]
+pub struct ShardRecords<'a, T> {
+    /// The indices: `(slot, particle)` per record for `forces`, `particle` for `finish`.
+    pub idx: &'a [u32],
+    /// The rows: position then gradient (`2d`) per record for `forces`, φ (`d`) for `finish`.
+    pub rows: &'a [T],
+}
+
+/// Checks that `parts` hold whole records, `per` indices and `per·d` values each, `want`
+/// indices in all (so every slot or particle gets one when none is twice); else
+/// [`Error::LengthMismatch`].
+fn records_len<'p, T: 'p>(
+    parts: impl Iterator<Item = ShardRecords<'p, T>>,
+    per: usize,
+    d: usize,
+    want: usize,
+) -> Result<(), Error> {
+    let mut total = 0usize;
+    for p in parts {
+        if p.idx.len() % per != 0 || Some(p.rows.len()) != p.idx.len().checked_mul(d) {
+            return Err(Error::LengthMismatch);
+        }
+        total = total.saturating_add(p.idx.len());
+    }
+    if total != want {
+        return Err(Error::LengthMismatch);
+    }
+    Ok(())
+}
+
 /// Where an iteration of a shard is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
@@ -507,6 +543,16 @@ fn particle_records<T: Float>(
     Ok(())
 }
 
+/// The `|φ|` statistics of `phi`'s rows, in order. Not inlined: inside `finish` the compiler
+/// kept the running sum and maximum on the stack (registers taken by the moves' constants), a
+/// store-to-load wait on the sum's dependency chain for every particle.
+#[inline(never)]
+fn phi_stats<T: Float>(phi: &[T], d: usize) -> ForceStats {
+    let mut stats = ForceStats::default();
+    stats.add_rows(phi, d);
+    stats
+}
+
 /// `dst = src` for rows of `d` values: element by element at d = 1, where a copy call per value
 /// costs more than the value.
 #[inline(always)]
@@ -691,9 +737,27 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
         out_rows: &mut [T],
         counts: &mut [usize],
     ) -> Result<(), Error> {
+        let whole = [ShardRecords {
+            idx: in_idx,
+            rows: in_rows,
+        }];
+        self.forces_parts(&whole, out_idx, out_rows, counts)
+    }
+
+    /// [`forces`](Self::forces) with the records in pieces (one per sender, say, read where
+    /// the senders wrote them): the same result as with the pieces one after another in one
+    /// buffer. Each piece holds whole records (an even number of indices, `d` values per
+    /// index), `2m` indices in all; else [`Error::LengthMismatch`]. Empty pieces are allowed.
+    pub fn forces_parts(
+        &mut self,
+        parts: &[ShardRecords<'_, T>],
+        out_idx: &mut [u32],
+        out_rows: &mut [T],
+        counts: &mut [usize],
+    ) -> Result<(), Error> {
         let bufs = (&mut *self.ws, &mut *self.idx);
         self.core
-            .forces(bufs, in_idx, in_rows, out_idx, out_rows, counts)
+            .forces(bufs, parts.iter().copied(), out_idx, out_rows, counts)
     }
 
     /// Step 3: takes the forces of this process's particles (`in_idx` the particles, `in_rows`
@@ -703,8 +767,22 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
     /// `forces`), [`Error::LengthMismatch`], [`Error::RangeOutOfBounds`],
     /// [`Error::RangeOverlap`]; the iteration then stays after `forces`.
     pub fn finish(&mut self, in_idx: &[u32], in_rows: &[T]) -> Result<SvgdShardPartial, Error> {
+        let whole = [ShardRecords {
+            idx: in_idx,
+            rows: in_rows,
+        }];
+        self.finish_parts(&whole)
+    }
+
+    /// [`finish`](Self::finish) with the records in pieces, as in
+    /// [`forces_parts`](Self::forces_parts): each piece's rows `d` per index, the indices `c`
+    /// in all; else [`Error::LengthMismatch`].
+    pub fn finish_parts(
+        &mut self,
+        parts: &[ShardRecords<'_, T>],
+    ) -> Result<SvgdShardPartial, Error> {
         let bufs = (&*self.particles, &mut *self.ws, &mut *self.idx);
-        self.core.finish(bufs, in_idx, in_rows)
+        self.core.finish(bufs, parts.iter().copied())
     }
 
     /// Step 4: with every process's partial (`partials[q]` process `q`'s, all `ranks` of
@@ -915,11 +993,10 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
     }
 
     /// See [`SvgdShard::forces`].
-    pub(crate) fn forces(
+    pub(crate) fn forces<'p>(
         &mut self,
         (ws, idx): (&mut [T], &mut [u32]),
-        in_idx: &[u32],
-        in_rows: &[T],
+        parts: impl Iterator<Item = ShardRecords<'p, T>> + Clone,
         out_idx: &mut [u32],
         out_rows: &mut [T],
         counts: &mut [usize],
@@ -928,12 +1005,8 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
             return Err(Error::IterationNotBegun);
         }
         let (m, d) = (self.slots.len(), self.core.d);
-        if in_idx.len() != 2 * m
-            || in_rows.len() != 2 * m * d
-            || out_idx.len() != m
-            || out_rows.len() != m * d
-            || counts.len() != self.ranks
-        {
+        records_len(parts.clone(), 2, d, 2 * m)?;
+        if out_idx.len() != m || out_rows.len() != m * d || counts.len() != self.ranks {
             return Err(Error::LengthMismatch);
         }
         let held = idx.get_mut(..m).ok_or(Error::WorkspaceTooSmall)?;
@@ -942,10 +1015,12 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         held.fill(u32::MAX);
         let (first, n) = (self.slots.start, self.core.n);
         // At d = 1 with the rows' width known to the compiler (the loop is inlined).
-        if d == 1 {
-            slot_records(in_idx, in_rows, first, n, 1, held, ws.xs, ws.gs)?;
-        } else {
-            slot_records(in_idx, in_rows, first, n, d, held, ws.xs, ws.gs)?;
+        for p in parts {
+            if d == 1 {
+                slot_records(p.idx, p.rows, first, n, 1, held, ws.xs, ws.gs)?;
+            } else {
+                slot_records(p.idx, p.rows, first, n, d, held, ws.xs, ws.gs)?;
+            }
         }
         let (a, b) = (self.batches.start, self.batches.end);
         let pending = &self.pending;
@@ -970,33 +1045,31 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
     }
 
     /// See [`SvgdShard::finish`].
-    pub(crate) fn finish(
+    pub(crate) fn finish<'p>(
         &mut self,
         (particles, ws, idx): (&[T], &mut [T], &mut [u32]),
-        in_idx: &[u32],
-        in_rows: &[T],
+        parts: impl Iterator<Item = ShardRecords<'p, T>> + Clone,
     ) -> Result<SvgdShardPartial, Error> {
         if self.stage != Stage::Forces {
             return Err(Error::IterationNotBegun);
         }
         let (c, m, d) = (self.own.len(), self.slots.len(), self.core.d);
-        if in_idx.len() != c || in_rows.len() != c * d {
-            return Err(Error::LengthMismatch);
-        }
+        records_len(parts.clone(), 1, d, c)?;
         let history = self.core.cfg.step_rule.has_history();
         let (hist, phi, slot_rows) = particle_parts(ws, c, d, history);
         let seen = idx.get_mut(m..m + c).ok_or(Error::WorkspaceTooSmall)?;
         seen.fill(0);
         let first = self.own.start;
-        if d == 1 {
-            particle_records(in_idx, in_rows, first, 1, seen, phi)?;
-        } else {
-            particle_records(in_idx, in_rows, first, d, seen, phi)?;
+        for p in parts {
+            if d == 1 {
+                particle_records(p.idx, p.rows, first, 1, seen, phi)?;
+            } else {
+                particle_records(p.idx, p.rows, first, d, seen, phi)?;
+            }
         }
         let up = Update::<T>::new(&self.core.cfg.step_rule, self.pending.iteration);
         let hist = history.then_some(&*hist);
-        let mut stats = ForceStats::default();
-        stats.add_rows(phi, d);
+        let stats = phi_stats(phi, d);
         let (new_x, new_h) = staging(slot_rows, c * d, history);
         self.staged = new_x.is_some();
         let finite = match new_x {

@@ -142,8 +142,10 @@ def parse(text):
             f = " ".join(f.split())
             if not f:
                 continue
-            fm = re.fullmatch(r"(.+?)\s+(\w+)(?:\[(\d+)\])?", f)
-            fields.append((fm.group(1), fm.group(2), int(fm.group(3)) if fm.group(3) else None))
+            # "T name", "T name[N]" or a pointer "const T *name" (type "const T*", as parameters).
+            fm = re.fullmatch(r"(.+?[\s*])(\w+)(?:\[(\d+)\])?", f)
+            ctype = " ".join(fm.group(1).replace("*", " * ").split()).replace(" *", "*")
+            fields.append((ctype, fm.group(2), int(fm.group(3)) if fm.group(3) else None))
         h.structs[m.group(1)] = fields
         h.struct_typedefs[m.group(3)] = m.group(1)
     for m in re.finditer(r"typedef\s+struct\s+(\w+)\s+(\w+)\s*;", code):

@@ -5,7 +5,8 @@
 
 use super::*;
 use crate::svgd::{
-    particle_range, shard_index_len, shard_workspace_len, slot_range, ShardCore, SvgdShardPartial,
+    particle_range, shard_index_len, shard_workspace_len, slot_range, ShardCore, ShardRecords,
+    SvgdShardPartial,
 };
 
 /// One process's summary of an iteration (`sgs_svgd_shard_finish`), to be given to every
@@ -43,6 +44,56 @@ const _: () = {
     assert!(size_of::<SvgdShardPartial>() == 40);
     assert!(align_of::<SvgdShardPartial>() == align_of::<sgs_svgd_shard_partial>());
 };
+
+/// One piece of the records a process receives, for `sgs_svgd_shard_forces_parts` and
+/// `sgs_svgd_shard_finish_parts`: `idx_len` indices at `idx` and `rows_len` values at `rows`,
+/// as some process's begin or forces wrote them for this one (`rows_len` = `idx_len`·d in
+/// both steps). Lets a process read its records where the senders wrote them (threads of one
+/// process, ranks sharing memory) instead of copying them into one buffer first.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sgs_svgd_shard_records {
+    /// The indices (slot and particle per record for forces, the particle for finish).
+    pub idx: *const u32,
+    /// Their number.
+    pub idx_len: usize,
+    /// The rows (position then gradient per record for forces, φ for finish).
+    pub rows: *const f64,
+    /// Their number of values.
+    pub rows_len: usize,
+}
+
+/// `sgs_svgd_shard_records` for `float` coordinates.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct sgs_svgd_shard_records_f32 {
+    /// The indices (slot and particle per record for forces, the particle for finish).
+    pub idx: *const u32,
+    /// Their number.
+    pub idx_len: usize,
+    /// The rows (position then gradient per record for forces, φ for finish).
+    pub rows: *const f32,
+    /// Their number of values.
+    pub rows_len: usize,
+}
+
+/// A C piece of records of `T` values.
+trait CRecords<T> {
+    /// `(idx, idx_len, rows, rows_len)`.
+    fn fields(&self) -> (*const u32, usize, *const T, usize);
+}
+
+impl CRecords<f64> for sgs_svgd_shard_records {
+    fn fields(&self) -> (*const u32, usize, *const f64, usize) {
+        (self.idx, self.idx_len, self.rows, self.rows_len)
+    }
+}
+
+impl CRecords<f32> for sgs_svgd_shard_records_f32 {
+    fn fields(&self) -> (*const u32, usize, *const f32, usize) {
+        (self.idx, self.idx_len, self.rows, self.rows_len)
+    }
+}
 
 /// One process's part of an RBM-SVGD system on `double` coordinates, in caller memory. Opaque:
 /// fill it with `sgs_svgd_shard_init`; zero-initialise it first.
@@ -286,6 +337,7 @@ unsafe fn with_shard<T: Float, S, R>(
     tag: u64,
     state: *mut S,
     arrays: &[Span],
+    reads: impl Iterator<Item = Span>,
     f: impl FnOnce(&mut ShardCore<KernelChoice, T>, &mut [T], &mut [T], &mut [u32], SvgdModel<T>) -> R,
 ) -> Result<R, Error> {
     // SAFETY: contract of the caller.
@@ -297,6 +349,12 @@ unsafe fn with_shard<T: Float, S, R>(
             .chain(&arrays[k + 1..])
             .any(|o| Span::overlaps(a, o))
         {
+            return Err(Error::InvalidArgument);
+        }
+    }
+    // Read-only pieces may overlap one another, not what the call writes or the state's own.
+    for r in reads {
+        if own.iter().chain(arrays).any(|o| Span::overlaps(&r, o)) {
             return Err(Error::InvalidArgument);
         }
     }
@@ -340,14 +398,20 @@ unsafe fn shard_begin<T: Float, S>(
     ];
     // SAFETY: forwarded contract; the arrays checked (and against the state's by `with_shard`).
     unsafe {
-        with_shard::<T, S, _>(tag, state, &arrays, |sc, xs, ws, idx, mut model| {
-            let (oi, or, oc) = (
-                core::slice::from_raw_parts_mut(out_idx, out_idx_len),
-                core::slice::from_raw_parts_mut(out_rows, out_rows_len),
-                core::slice::from_raw_parts_mut(counts, counts_len),
-            );
-            sc.begin((xs, ws, idx), &mut model, oi, or, oc)
-        })?
+        with_shard::<T, S, _>(
+            tag,
+            state,
+            &arrays,
+            core::iter::empty(),
+            |sc, xs, ws, idx, mut model| {
+                let (oi, or, oc) = (
+                    core::slice::from_raw_parts_mut(out_idx, out_idx_len),
+                    core::slice::from_raw_parts_mut(out_rows, out_rows_len),
+                    core::slice::from_raw_parts_mut(counts, counts_len),
+                );
+                sc.begin((xs, ws, idx), &mut model, oi, or, oc)
+            },
+        )?
     }
 }
 
@@ -377,16 +441,25 @@ unsafe fn shard_forces<T: Float, S>(
     ];
     // SAFETY: forwarded contract; the arrays checked, pairwise disjoint.
     unsafe {
-        with_shard::<T, S, _>(tag, state, &arrays, |sc, _, ws, idx, _| {
-            sc.forces(
-                (ws, idx),
-                core::slice::from_raw_parts(in_idx, in_idx_len),
-                core::slice::from_raw_parts(in_rows, in_rows_len),
-                core::slice::from_raw_parts_mut(out_idx, out_idx_len),
-                core::slice::from_raw_parts_mut(out_rows, out_rows_len),
-                core::slice::from_raw_parts_mut(counts, counts_len),
-            )
-        })?
+        with_shard::<T, S, _>(
+            tag,
+            state,
+            &arrays,
+            core::iter::empty(),
+            |sc, _, ws, idx, _| {
+                let whole = ShardRecords {
+                    idx: core::slice::from_raw_parts(in_idx, in_idx_len),
+                    rows: core::slice::from_raw_parts(in_rows, in_rows_len),
+                };
+                sc.forces(
+                    (ws, idx),
+                    core::iter::once(whole),
+                    core::slice::from_raw_parts_mut(out_idx, out_idx_len),
+                    core::slice::from_raw_parts_mut(out_rows, out_rows_len),
+                    core::slice::from_raw_parts_mut(counts, counts_len),
+                )
+            },
+        )?
     }
 }
 
@@ -409,12 +482,128 @@ unsafe fn shard_finish<T: Float, S>(
     ];
     // SAFETY: forwarded contract; the arrays checked, pairwise disjoint.
     let p = unsafe {
-        with_shard::<T, S, _>(tag, state, &arrays, |sc, xs, ws, idx, _| {
-            sc.finish(
-                (xs, ws, idx),
-                core::slice::from_raw_parts(in_idx, in_idx_len),
-                core::slice::from_raw_parts(in_rows, in_rows_len),
+        with_shard::<T, S, _>(
+            tag,
+            state,
+            &arrays,
+            core::iter::empty(),
+            |sc, xs, ws, idx, _| {
+                let whole = ShardRecords {
+                    idx: core::slice::from_raw_parts(in_idx, in_idx_len),
+                    rows: core::slice::from_raw_parts(in_rows, in_rows_len),
+                };
+                sc.finish((xs, ws, idx), core::iter::once(whole))
+            },
+        )??
+    };
+    // SAFETY: checked non-null, aligned, disjoint from the state and its buffers.
+    unsafe { partial.write(p.into()) };
+    Ok(())
+}
+
+/// Checks the pieces' descriptors and arrays (non-null, aligned, sized) and returns the
+/// descriptors' span.
+///
+/// # Safety
+/// `parts` valid for `parts_len` reads once checked.
+unsafe fn check_parts<T, P: CRecords<T>>(parts: *const P, parts_len: usize) -> Result<Span, Error> {
+    let span = array(parts, parts_len)?;
+    // SAFETY: checked non-null, aligned and sized; valid for reads by the contract.
+    for p in unsafe { core::slice::from_raw_parts(parts, parts_len) } {
+        let (i, il, r, rl) = p.fields();
+        check_array(i, il)?;
+        check_array(r, rl)?;
+    }
+    Ok(span)
+}
+
+/// The pieces' arrays, for the overlap checks.
+fn part_spans<T, P: CRecords<T>>(parts: &[P]) -> impl Iterator<Item = Span> + '_ {
+    parts.iter().flat_map(|p| {
+        let (i, il, r, rl) = p.fields();
+        [Span::of(i, il), Span::of(r, rl)]
+    })
+}
+
+/// The pieces as the core reads them.
+///
+/// # Safety
+/// As for [`check_parts`], after it succeeded; the arrays not written during `'p`.
+unsafe fn part_slices<'p, T: 'p, P: CRecords<T>>(
+    parts: &'p [P],
+) -> impl Iterator<Item = ShardRecords<'p, T>> + Clone + 'p {
+    parts.iter().map(|p| {
+        let (i, il, r, rl) = p.fields();
+        // SAFETY: checked by `check_parts` (non-null, aligned, sized), valid for reads and not
+        // written by the call (disjoint from its outputs and the state's buffers).
+        unsafe {
+            ShardRecords {
+                idx: core::slice::from_raw_parts(i, il),
+                rows: core::slice::from_raw_parts(r, rl),
+            }
+        }
+    })
+}
+
+/// # Safety
+/// The C contract of `sgs_svgd_shard_forces_parts`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn shard_forces_parts<T: Float, S, P: CRecords<T>>(
+    tag: u64,
+    state: *mut S,
+    parts: *const P,
+    parts_len: usize,
+    out_idx: *mut u32,
+    out_idx_len: usize,
+    out_rows: *mut T,
+    out_rows_len: usize,
+    counts: *mut usize,
+    counts_len: usize,
+) -> Result<(), Error> {
+    // SAFETY: forwarded contract.
+    let descs = unsafe { check_parts(parts, parts_len)? };
+    let arrays = [
+        descs,
+        array(out_idx, out_idx_len)?,
+        array(out_rows, out_rows_len)?,
+        array(counts, counts_len)?,
+    ];
+    // SAFETY: checked by `check_parts`.
+    let ps = unsafe { core::slice::from_raw_parts(parts, parts_len) };
+    // SAFETY: forwarded contract; the arrays checked, the outputs disjoint from each other,
+    // from the state's and from the pieces.
+    unsafe {
+        with_shard::<T, S, _>(tag, state, &arrays, part_spans(ps), |sc, _, ws, idx, _| {
+            sc.forces(
+                (ws, idx),
+                part_slices(ps),
+                core::slice::from_raw_parts_mut(out_idx, out_idx_len),
+                core::slice::from_raw_parts_mut(out_rows, out_rows_len),
+                core::slice::from_raw_parts_mut(counts, counts_len),
             )
+        })?
+    }
+}
+
+/// # Safety
+/// The C contract of `sgs_svgd_shard_finish_parts`.
+unsafe fn shard_finish_parts<T: Float, S, P: CRecords<T>>(
+    tag: u64,
+    state: *mut S,
+    parts: *const P,
+    parts_len: usize,
+    partial: *mut sgs_svgd_shard_partial,
+) -> Result<(), Error> {
+    // SAFETY: forwarded contract.
+    let descs = unsafe { check_parts(parts, parts_len)? };
+    check_ptr(partial)?;
+    let arrays = [descs, Span::of(partial, 1)];
+    // SAFETY: checked by `check_parts`.
+    let ps = unsafe { core::slice::from_raw_parts(parts, parts_len) };
+    // SAFETY: forwarded contract; the arrays checked, pairwise disjoint.
+    let p = unsafe {
+        with_shard::<T, S, _>(tag, state, &arrays, part_spans(ps), |sc, xs, ws, idx, _| {
+            sc.finish((xs, ws, idx), part_slices(ps))
         })??
     };
     // SAFETY: checked non-null, aligned, disjoint from the state and its buffers.
@@ -436,10 +625,17 @@ unsafe fn shard_commit<T: Float, S>(
     // SAFETY: forwarded contract; the arrays checked, pairwise disjoint. The two partial types
     // have the same fields, layout and size (compile-time assertions above).
     let i = unsafe {
-        with_shard::<T, S, _>(tag, state, &arrays, |sc, xs, ws, _, _| {
-            let ps = core::slice::from_raw_parts(partials.cast::<SvgdShardPartial>(), partials_len);
-            sc.commit(xs, ws, ps)
-        })??
+        with_shard::<T, S, _>(
+            tag,
+            state,
+            &arrays,
+            core::iter::empty(),
+            |sc, xs, ws, _, _| {
+                let ps =
+                    core::slice::from_raw_parts(partials.cast::<SvgdShardPartial>(), partials_len);
+                sc.commit(xs, ws, ps)
+            },
+        )??
     };
     // SAFETY: checked aligned and disjoint from the state and its buffers; NULL skips.
     unsafe { put(info, info_from(&i)) };
@@ -453,7 +649,8 @@ macro_rules! shard_api {
         index_len = $index_len:ident, state_size = $size:ident, state_align = $align:ident,
         init = $init:ident, begin = $begin:ident, forces = $forces:ident, finish = $finish:ident,
         commit = $commit:ident, cancel = $cancel:ident, iterations = $iterations:ident,
-        clear = $clear:ident,
+        clear = $clear:ident, records = $P:ident, forces_parts = $forces_parts:ident,
+        finish_parts = $finish_parts:ident,
     ) => {
         #[doc = concat!(" Workspace length, in `", $ctype, "` elements, of process `rank` of `ranks` in a")]
         /// sharded system of `n` particles in dimension `d` under `*config`: (2c + 3m)·d with
@@ -660,6 +857,65 @@ macro_rules! shard_api {
             })
         }
 
+        #[doc = concat!(" `", stringify!($forces), "` with the m records in pieces: `parts[k]` for k <")]
+        /// `parts_len`, e.g. one per sender, read where the senders' begin wrote them; the same
+        /// result as with the pieces one after another in one buffer. Each piece holds whole
+        /// records (`idx_len` even, `rows_len` = `idx_len`·d; empty pieces allowed), 2m indices
+        /// in all. The pieces may overlap one another but not the outputs or the state's
+        /// buffers. Saves the copy into one buffer where the records can be read in place
+        /// (threads of one process: `examples-c/openmp_shard.c`).
+        ///
+        #[doc = concat!(" Returns what `", stringify!($forces), "` returns; a piece's NULL pointer is")]
+        /// `SGS_ERR_NULL_POINTER`, a piece overlapping an output or the state's buffers
+        /// `SGS_ERR_INVALID_ARGUMENT`, pieces of broken records or the wrong total
+        /// `SGS_ERR_LENGTH_MISMATCH`. On error the iteration stays after begin.
+        ///
+        /// # Safety
+        /// As for begin; `parts` valid for `parts_len` reads and each piece's arrays for their
+        /// lengths.
+        #[no_mangle]
+        pub unsafe extern "C" fn $forces_parts(
+            state: *mut $S,
+            parts: *const $P,
+            parts_len: usize,
+            out_idx: *mut u32,
+            out_idx_len: usize,
+            out_rows: *mut $T,
+            out_rows_len: usize,
+            counts: *mut usize,
+            counts_len: usize,
+        ) -> sgs_status {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe {
+                shard_forces_parts::<$T, $S, $P>(
+                    $tag, state, parts, parts_len, out_idx, out_idx_len, out_rows, out_rows_len,
+                    counts, counts_len,
+                )
+            })
+        }
+
+        #[doc = concat!(" `", stringify!($finish), "` with the c records in pieces, as for")]
+        #[doc = concat!(" `", stringify!($forces_parts), "`: each piece `rows_len` = `idx_len`·d, c indices")]
+        /// in all.
+        ///
+        #[doc = concat!(" Returns what `", stringify!($finish), "` returns, and the pieces' statuses of")]
+        #[doc = concat!(" `", stringify!($forces_parts), "`. On error the iteration stays after forces.")]
+        ///
+        /// # Safety
+        /// As for begin; `parts` as for forces_parts; `partial` valid for a write.
+        #[no_mangle]
+        pub unsafe extern "C" fn $finish_parts(
+            state: *mut $S,
+            parts: *const $P,
+            parts_len: usize,
+            partial: *mut sgs_svgd_shard_partial,
+        ) -> sgs_status {
+            // SAFETY: forwarded C contract.
+            to_status(unsafe {
+                shard_finish_parts::<$T, $S, $P>($tag, state, parts, parts_len, partial)
+            })
+        }
+
         /// Step 4: with every process's summary (`partials[q]` process `q`'s, `partials_len` =
         /// `ranks`), moves the process's particles if every process's moves were finite and
         /// writes the iteration's record to `*info` (unless NULL): the same as `sgs_svgd_step`
@@ -693,7 +949,9 @@ macro_rules! shard_api {
         pub unsafe extern "C" fn $cancel(state: *mut $S) -> sgs_status {
             // SAFETY: forwarded C contract.
             to_status(unsafe {
-                with_shard::<$T, $S, _>($tag, state, &[], |sc, _, _, _, _| sc.cancel())
+                with_shard::<$T, $S, _>($tag, state, &[], core::iter::empty(), |sc, _, _, _, _| {
+                    sc.cancel()
+                })
             })
         }
 
@@ -817,7 +1075,8 @@ shard_api! {
     init = sgs_svgd_shard_init, begin = sgs_svgd_shard_begin, forces = sgs_svgd_shard_forces,
     finish = sgs_svgd_shard_finish, commit = sgs_svgd_shard_commit,
     cancel = sgs_svgd_shard_cancel, iterations = sgs_svgd_shard_iterations,
-    clear = sgs_svgd_shard_clear,
+    clear = sgs_svgd_shard_clear, records = sgs_svgd_shard_records,
+    forces_parts = sgs_svgd_shard_forces_parts, finish_parts = sgs_svgd_shard_finish_parts,
 }
 
 shard_api! {
@@ -829,4 +1088,6 @@ shard_api! {
     forces = sgs_svgd_shard_forces_f32, finish = sgs_svgd_shard_finish_f32,
     commit = sgs_svgd_shard_commit_f32, cancel = sgs_svgd_shard_cancel_f32,
     iterations = sgs_svgd_shard_iterations_f32, clear = sgs_svgd_shard_clear_f32,
+    records = sgs_svgd_shard_records_f32, forces_parts = sgs_svgd_shard_forces_parts_f32,
+    finish_parts = sgs_svgd_shard_finish_parts_f32,
 }

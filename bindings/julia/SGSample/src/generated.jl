@@ -2,12 +2,12 @@
 # Layouts follow C's rules; Julia isbits structs use the same ones.
 
 # Constants (#define)
-const SGS_VERSION_STRING = "0.6.0"
+const SGS_VERSION_STRING = "0.7.0"
 const SGS_CB_OK = 0
 const SGS_CB_REJECT = 1
 const SGS_CB_ABORT = 2
 const SGS_VERSION_MAJOR = 0
-const SGS_VERSION_MINOR = 6
+const SGS_VERSION_MINOR = 7
 const SGS_VERSION_PATCH = 0
 const SGS_PERMUTATION_SHUFFLE = 0
 const SGS_PERMUTATION_FEISTEL = 1
@@ -322,8 +322,20 @@ struct sgs_svgd_shard_partial
     interactions::UInt64
     finite::UInt64
 end
+struct sgs_svgd_shard_records
+    idx::Ptr{UInt32}
+    idx_len::Csize_t
+    rows::Ptr{Cdouble}
+    rows_len::Csize_t
+end
 struct sgs_svgd_shard_f32
     _opaque::NTuple{160, UInt64}
+end
+struct sgs_svgd_shard_records_f32
+    idx::Ptr{UInt32}
+    idx_len::Csize_t
+    rows::Ptr{Cfloat}
+    rows_len::Csize_t
 end
 struct sgs_warmup_report
     step_size::Cdouble
@@ -634,6 +646,8 @@ sgs_svgd_shard_init(state, config, n, d, ranks, rank, particles, particles_len, 
 sgs_svgd_shard_begin(state, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_begin(state::Ptr{sgs_svgd_shard}, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cdouble}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
 sgs_svgd_shard_forces(state, in_idx, in_idx_len, in_rows, in_rows_len, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_forces(state::Ptr{sgs_svgd_shard}, in_idx::Ptr{UInt32}, in_idx_len::Csize_t, in_rows::Ptr{Cdouble}, in_rows_len::Csize_t, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cdouble}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
 sgs_svgd_shard_finish(state, in_idx, in_idx_len, in_rows, in_rows_len, partial) = @ccall libsgsample.sgs_svgd_shard_finish(state::Ptr{sgs_svgd_shard}, in_idx::Ptr{UInt32}, in_idx_len::Csize_t, in_rows::Ptr{Cdouble}, in_rows_len::Csize_t, partial::Ptr{sgs_svgd_shard_partial})::sgs_status
+sgs_svgd_shard_forces_parts(state, parts, parts_len, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_forces_parts(state::Ptr{sgs_svgd_shard}, parts::Ptr{sgs_svgd_shard_records}, parts_len::Csize_t, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cdouble}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
+sgs_svgd_shard_finish_parts(state, parts, parts_len, partial) = @ccall libsgsample.sgs_svgd_shard_finish_parts(state::Ptr{sgs_svgd_shard}, parts::Ptr{sgs_svgd_shard_records}, parts_len::Csize_t, partial::Ptr{sgs_svgd_shard_partial})::sgs_status
 sgs_svgd_shard_commit(state, partials, partials_len, info) = @ccall libsgsample.sgs_svgd_shard_commit(state::Ptr{sgs_svgd_shard}, partials::Ptr{sgs_svgd_shard_partial}, partials_len::Csize_t, info::Ptr{sgs_svgd_info})::sgs_status
 sgs_svgd_shard_cancel(state) = @ccall libsgsample.sgs_svgd_shard_cancel(state::Ptr{sgs_svgd_shard})::sgs_status
 sgs_svgd_shard_iterations(state, iterations) = @ccall libsgsample.sgs_svgd_shard_iterations(state::Ptr{sgs_svgd_shard}, iterations::Ptr{UInt64})::sgs_status
@@ -646,6 +660,8 @@ sgs_svgd_shard_init_f32(state, config, n, d, ranks, rank, particles, particles_l
 sgs_svgd_shard_begin_f32(state, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_begin_f32(state::Ptr{sgs_svgd_shard_f32}, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cfloat}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
 sgs_svgd_shard_forces_f32(state, in_idx, in_idx_len, in_rows, in_rows_len, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_forces_f32(state::Ptr{sgs_svgd_shard_f32}, in_idx::Ptr{UInt32}, in_idx_len::Csize_t, in_rows::Ptr{Cfloat}, in_rows_len::Csize_t, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cfloat}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
 sgs_svgd_shard_finish_f32(state, in_idx, in_idx_len, in_rows, in_rows_len, partial) = @ccall libsgsample.sgs_svgd_shard_finish_f32(state::Ptr{sgs_svgd_shard_f32}, in_idx::Ptr{UInt32}, in_idx_len::Csize_t, in_rows::Ptr{Cfloat}, in_rows_len::Csize_t, partial::Ptr{sgs_svgd_shard_partial})::sgs_status
+sgs_svgd_shard_forces_parts_f32(state, parts, parts_len, out_idx, out_idx_len, out_rows, out_rows_len, counts, counts_len) = @ccall libsgsample.sgs_svgd_shard_forces_parts_f32(state::Ptr{sgs_svgd_shard_f32}, parts::Ptr{sgs_svgd_shard_records_f32}, parts_len::Csize_t, out_idx::Ptr{UInt32}, out_idx_len::Csize_t, out_rows::Ptr{Cfloat}, out_rows_len::Csize_t, counts::Ptr{Csize_t}, counts_len::Csize_t)::sgs_status
+sgs_svgd_shard_finish_parts_f32(state, parts, parts_len, partial) = @ccall libsgsample.sgs_svgd_shard_finish_parts_f32(state::Ptr{sgs_svgd_shard_f32}, parts::Ptr{sgs_svgd_shard_records_f32}, parts_len::Csize_t, partial::Ptr{sgs_svgd_shard_partial})::sgs_status
 sgs_svgd_shard_commit_f32(state, partials, partials_len, info) = @ccall libsgsample.sgs_svgd_shard_commit_f32(state::Ptr{sgs_svgd_shard_f32}, partials::Ptr{sgs_svgd_shard_partial}, partials_len::Csize_t, info::Ptr{sgs_svgd_info})::sgs_status
 sgs_svgd_shard_cancel_f32(state) = @ccall libsgsample.sgs_svgd_shard_cancel_f32(state::Ptr{sgs_svgd_shard_f32})::sgs_status
 sgs_svgd_shard_iterations_f32(state, iterations) = @ccall libsgsample.sgs_svgd_shard_iterations_f32(state::Ptr{sgs_svgd_shard_f32}, iterations::Ptr{UInt64})::sgs_status
