@@ -18,8 +18,9 @@
 #   5. the MPI_Allgatherv of 64 Ki, 1 Mi and 8 Mi doubles on 2 ranks alone (svgd_mpi
 #      --allgather), and the cluster model's constants and predictions (tools/cluster-model.py,
 #      which runs svgd_mpi --bench at N = 65 536 on 1 and 2 ranks, both ways of sharing);
-#   6. shards (svgd_shard_mpi, ranks holding only their block of the particles) against svgd_mpi
-#      with the Feistel permutation, 1 and 2 ranks, N = 65 536 … 10⁷; the same with threads
+#   6. shards (svgd_shard_mpi, ranks holding only their block of the particles; their records
+#      through MPI_Alltoallv, then --shared, read in place from a shared-memory window) against
+#      svgd_mpi with the Feistel permutation, 1 and 2 ranks, N = 65 536 … 10⁷; the same with threads
 #      (openmp_shard, against the serial step with the same permutation, and the shuffle's
 #      serial step printed beside it); the memory per rank; and the shards' cluster model
 #      (tools/shard-model.py).
@@ -88,23 +89,25 @@ for c in 65536 1048576 8388608; do
 done
 [ "${1:-}" != quick ] && python3 tools/cluster-model.py
 fi
-# 6. Shards (svgd_shard_mpi: each rank holds only its block of the particles) against the ranks
-# that each hold the whole system (svgd_mpi, Feistel permutation), the mixture at p = 8, on 1
-# and 2 ranks; then the shards' cluster model, checked against the 2-rank runs.
+# 6. Shards (svgd_shard_mpi: each rank holds only its block of the particles; the records sent
+# by MPI_Alltoallv, then with --shared read in place from a shared-memory window) against the
+# ranks that each hold the whole system (svgd_mpi, Feistel permutation), the mixture at p = 8, on
+# 1 and 2 ranks; then the shards' cluster model, checked against the 2-rank runs.
 ssizes="65536 262144 1000000 10000000"
 [ "${1:-}" = quick ] && ssizes="65536"
 shard=examples-c/mpi/build/svgd_shard_mpi
 for n in $ssizes; do
   iters=31
   [ "$n" -ge 10000000 ] && iters=5
-  for prog in "$mpi --permutation feistel" "$shard"; do
+  for prog in "$mpi --permutation feistel" "$shard" "$shard --shared"; do
     t1=
     for r in 1 2; do
       # shellcheck disable=SC2086 # $prog is a command and its option
       line=$("$mpiexec" -bind-to core -n "$r" $prog --n "$n" --p 8 --iters "$iters" --bench | grep median)
       t=$(echo "$line" | sed -n 's/.*median time per iteration \([0-9.]*\) s.*/\1/p')
       [ "$r" = 1 ] && t1=$t
-      echo "N $n: $r rank(s): $line$([ "$r" = 2 ] && awk -v a="$t1" -v b="$t" 'BEGIN { printf "; speed-up %.2f", a / b }')"
+      how=; [ "${prog%--shared}" != "$prog" ] && how=" (records read in place, --shared)"
+      echo "N $n: $r rank(s)$how: $line$([ "$r" = 2 ] && awk -v a="$t1" -v b="$t" 'BEGIN { printf "; speed-up %.2f", a / b }')"
     done
   done
 done

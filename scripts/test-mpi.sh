@@ -44,7 +44,7 @@ check "svgd-feistel-rank-1-aborts-2-ranks" bit_identical 2 --n 300 --p 8 --iters
 check "svgd-rank-1-aborts-2-ranks" bit_identical 2 --n 300 --p 8 --iters 5 --abort-rank 1 --abort-iter 3
 check "svgd-rank-3-aborts-4-ranks" bit_identical 4 --n 300 --p 8 --iters 5 --abort-rank 3 --abort-iter 2
 # Ranks that hold only their block of the particles (svgd_shard_mpi): two record exchanges per
-# iteration, bit-identical to the serial run; idle ranks (fewer batches than ranks, p = N); a
+# iteration (or, with --shared, none: the records read where they were written), bit-identical to the serial run; idle ranks (fewer batches than ranks, p = N); a
 # rank's callback aborting makes every rank cancel with its particles as before.
 shard() { # RANKS ARGS...
   local n=$1
@@ -57,6 +57,12 @@ done
 check "svgd-shard-4-ranks-3-batches" shard 4 --n 24 --p 8 --iters 4
 check "svgd-shard-p-eq-N-2-ranks" shard 2 --n 64 --p 64 --iters 4
 check "svgd-shard-rank-1-aborts-3-ranks" shard 3 --n 300 --p 8 --iters 5 --abort-rank 1 --abort-iter 3
+# The same with the records read in place from a shared-memory window (--shared): no exchange.
+for r in 2 3; do
+  check "svgd-shard-shared-d2-N1001-p8-$r-ranks" shard "$r" --shared --n 1001 --d 2 --p 8 --iters 6
+done
+check "svgd-shard-shared-4-ranks-3-batches" shard 4 --shared --n 24 --p 8 --iters 4
+check "svgd-shard-shared-rank-2-aborts-3-ranks" shard 3 --shared --n 300 --p 8 --iters 5 --abort-rank 2 --abort-iter 2
 for r in 1 2 4; do
   check "amagold-chains-$r-ranks" "$mpiexec" -n "$r" "$build/amagold_chains" --check --iters 20000
 done

@@ -17,16 +17,26 @@
  * Every call's status is agreed on (MPI_Allreduce, MPI_MAX) before the next exchange, and every
  * rank cancels the iteration if one failed, so the particles stay as before it everywhere.
  *
+ * With --shared (every rank on one node) the records are not sent: each rank writes them into
+ * its part of an MPI-3 shared-memory window (MPI_Win_allocate_shared), and after the status
+ * agreement every rank reads its records where their senders wrote them, one piece per rank
+ * (sgs_svgd_shard_forces_parts, _finish_parts). begin and forces write separate parts of the
+ * window, so a rank's forces never overwrites what another rank may still be reading; the
+ * status agreement after each step (an MPI_Allreduce, which no rank leaves before every rank
+ * has entered it) orders every rank's writes before the reads, with MPI_Win_sync on both sides.
+ * An iteration is then four status agreements and the MPI_Allgather, and no record is copied.
+ *
  *   mpiexec -n 2 ./svgd_shard_mpi --check              # compare with the serial run on rank 0
  *   mpiexec -n 2 ./svgd_shard_mpi --n 10000000 --iters 5 --bench --memory
  *   mpiexec -n 3 ./svgd_shard_mpi --check --abort-rank 1 --abort-iter 2
+ *   mpiexec -n 2 ./svgd_shard_mpi --check --shared
  *
  * Options: --n N, --d d, --p p, --iters K, --check (rank 0 also runs the whole system with
  * sgs_svgd_step and compares every iteration's particles, bit for bit, and record: it then
  * holds all N), --bench (median time per iteration and rank 0's time in each step), --memory
  * (each rank's buffers and peak resident memory), --abort-rank r --abort-iter k (rank r's
  * gradient aborts in iteration k: every rank must report SGS_ERR_CALLBACK_ABORTED and keep its
- * particles). The model is the 1-D Gaussian mixture of parallel_models.h on every coordinate,
+ * particles), --shared (above). The model is the 1-D Gaussian mixture of parallel_models.h on every coordinate,
  * AdaGrad, Gaussian kernel h = 2, seed 42: svgd_mpi's. MPI counts are int: a rank's records
  * times 2d must fit (checked). Exit status 0 when every check passed, 1 when one failed (or the
  * run did), 2 for bad options. */
@@ -72,7 +82,106 @@ typedef struct {
     int *sc, *sd, *rc, *rd;        /* MPI counts and displacements */
     sgs_svgd_shard_partial *parts; /* every rank's summary */
     double cpu_steps[4], wall_exchange;
+    /* --shared: the window, and where every rank's part of it holds its records (begin's, b, and
+     * forces', f), their counts per destination and where each destination's start. */
+    int shared;
+    MPI_Win win;
+    uint32_t **ib, **if_;
+    double **rb, **rf;
+    size_t **cb, **ob, **cf, **of;
+    sgs_svgd_shard_records *pieces; /* this rank's, one per sender */
 } shard;
+
+/* A rank's part of the window, for c particles and m slots on R ranks: begin's rows (2c d) and
+ * forces' (m d), the counts and offsets (4R), begin's indices (2c) and forces' (m); each array
+ * aligned for its type by the order. Sets the pointers when `base` is not NULL; the bytes. */
+static size_t window_part(char *base, size_t c, size_t m, size_t d, size_t R, double **rb, double **rf,
+                          size_t **cnt, uint32_t **ib, uint32_t **if_) {
+    size_t at = 0;
+    if (base) *rb = (double *)(base + at);
+    at += 2 * c * d * sizeof(double);
+    if (base) *rf = (double *)(base + at);
+    at += m * d * sizeof(double);
+    if (base) *cnt = (size_t *)(base + at);
+    at += 4 * R * sizeof(size_t);
+    if (base) *ib = (uint32_t *)(base + at);
+    at += 2 * c * sizeof(uint32_t);
+    if (base) *if_ = (uint32_t *)(base + at);
+    at += m * sizeof(uint32_t);
+    return at;
+}
+
+/* Allocates the window on the node's ranks and finds every rank's part; 1, or 0 when the ranks
+ * are not all on one node or MPI refused (every rank returns the same). */
+static int window_init(shard *h, size_t n, size_t p) {
+    size_t R = (size_t)h->size;
+    MPI_Comm node;
+    int nsize = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, h->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    int ok = nsize == h->size;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    h->ib = calloc(R, sizeof *h->ib), h->if_ = calloc(R, sizeof *h->if_);
+    h->rb = calloc(R, sizeof *h->rb), h->rf = calloc(R, sizeof *h->rf);
+    h->cb = calloc(R, sizeof *h->cb), h->ob = calloc(R, sizeof *h->ob);
+    h->cf = calloc(R, sizeof *h->cf), h->of = calloc(R, sizeof *h->of);
+    h->pieces = calloc(R, sizeof *h->pieces);
+    int mem = h->ib && h->if_ && h->rb && h->rf && h->cb && h->ob && h->cf && h->of && h->pieces;
+    MPI_Allreduce(MPI_IN_PLACE, &mem, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!ok || !mem) {
+        MPI_Comm_free(&node);
+        return 0;
+    }
+    char *mine = NULL;
+    size_t bytes = window_part(NULL, h->c, h->m, h->d, R, NULL, NULL, NULL, NULL, NULL);
+    ok = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, MPI_INFO_NULL, node, &mine, &h->win) == MPI_SUCCESS;
+    MPI_Comm_free(&node);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!ok) return 0;
+    for (size_t q = 0; q < R; q++) {
+        MPI_Aint sz = 0;
+        int du = 0;
+        char *base = NULL;
+        size_t c = 0, m = 0;
+        MPI_Win_shared_query(h->win, (int)q, &sz, &du, &base);
+        sgs_svgd_shard_ranges(n, p, R, q, &(size_t){0}, &c, &(size_t){0}, &m);
+        size_t *cnt = NULL;
+        window_part(base, c, m, h->d, R, &h->rb[q], &h->rf[q], &cnt, &h->ib[q], &h->if_[q]);
+        h->cb[q] = cnt, h->ob[q] = cnt + R, h->cf[q] = cnt + 2 * R, h->of[q] = cnt + 3 * R;
+    }
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, h->win);
+    h->shared = 1;
+    return 1;
+}
+
+/* Where each destination's records start, from their counts. */
+static void offsets(const size_t *counts, size_t *offs, size_t R) {
+    size_t o = 0;
+    for (size_t q = 0; q < R; q++) offs[q] = o, o += counts[q];
+}
+
+/* This rank's pieces: where every rank's begin (`forces` 0) or forces (1) wrote the records for
+ * it, iw indices and w values each. */
+static void find_pieces(shard *h, int forces, size_t iw, size_t w) {
+    size_t me = (size_t)h->rank;
+    for (int q = 0; q < h->size; q++) {
+        size_t k = (forces ? h->cf : h->cb)[q][me], o = (forces ? h->of : h->ob)[q][me];
+        const uint32_t *i = (forces ? h->if_ : h->ib)[q];
+        const double *r = (forces ? h->rf : h->rb)[q];
+        h->pieces[q] = (sgs_svgd_shard_records){i + o * iw, k * iw, r + o * w, k * w};
+    }
+}
+
+/* agree() with the window made consistent around it: every rank's writes before it are seen by
+ * every rank's reads after it. The wall time goes to the exchanges. */
+static int32_t agree_shared(shard *h, int32_t st) {
+    double w0 = MPI_Wtime();
+    MPI_Win_sync(h->win);
+    st = agree(st);
+    MPI_Win_sync(h->win);
+    h->wall_exchange += MPI_Wtime() - w0;
+    return st;
+}
 
 /* Sends `counts[q]` records (`iw` indices and `w` values each) to every rank q; receives
  * `expect` records. 0 on every rank when every rank receives what it expects, 1 on every rank
@@ -99,8 +208,45 @@ static int exchange(shard *h, size_t iw, size_t w, size_t expect) {
     return 0;
 }
 
+/* One iteration through the window (--shared); the status every rank agreed on. */
+static int32_t iteration_shared(shard *h, sgs_svgd_info *info) {
+    size_t c = h->c, m = h->m, d = h->d, r = (size_t)h->size, me = (size_t)h->rank;
+    double t = thread_cpu();
+    int32_t st = sgs_svgd_shard_begin(&h->s, h->ib[me], 2 * c, h->rb[me], 2 * c * d, h->cb[me], r);
+    if (st == SGS_OK) offsets(h->cb[me], h->ob[me], r);
+    h->cpu_steps[0] += thread_cpu() - t;
+    if ((st = agree_shared(h, st)) == SGS_OK) {
+        t = thread_cpu();
+        find_pieces(h, 0, 2, 2 * d);
+        st = sgs_svgd_shard_forces_parts(&h->s, h->pieces, r, h->if_[me], m, h->rf[me], m * d, h->cf[me], r);
+        if (st == SGS_OK) offsets(h->cf[me], h->of[me], r);
+        h->cpu_steps[1] += thread_cpu() - t;
+        st = agree_shared(h, st);
+    }
+    sgs_svgd_shard_partial part;
+    if (st == SGS_OK) {
+        t = thread_cpu();
+        find_pieces(h, 1, 1, d);
+        st = sgs_svgd_shard_finish_parts(&h->s, h->pieces, r, &part);
+        h->cpu_steps[2] += thread_cpu() - t;
+        st = agree(st);
+    }
+    if (st != SGS_OK) {
+        sgs_svgd_shard_cancel(&h->s); /* the ranks whose steps succeeded */
+        return st;
+    }
+    double w0 = MPI_Wtime();
+    MPI_Allgather(&part, (int)sizeof part, MPI_BYTE, h->parts, (int)sizeof part, MPI_BYTE, MPI_COMM_WORLD);
+    h->wall_exchange += MPI_Wtime() - w0;
+    t = thread_cpu();
+    st = agree(sgs_svgd_shard_commit(&h->s, h->parts, r, info));
+    h->cpu_steps[3] += thread_cpu() - t;
+    return st;
+}
+
 /* One iteration; the status every rank agreed on. */
 static int32_t iteration(shard *h, sgs_svgd_info *info) {
+    if (h->shared) return iteration_shared(h, info);
     size_t c = h->c, m = h->m, d = h->d, r = (size_t)h->size;
     double t = thread_cpu();
     int32_t st = agree(sgs_svgd_shard_begin(&h->s, h->out_i, 2 * c, h->out_r, 2 * c * d, h->counts, r));
@@ -158,7 +304,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     size_t n = 100000, d = 1, p = 8, iters = 10, abort_rank = 0, abort_iter = 0;
-    int check = 0, bench = 0, memory = 0, have_ar = 0, have_ai = 0;
+    int check = 0, bench = 0, memory = 0, have_ar = 0, have_ai = 0, shared = 0;
     const char *bad = NULL;
     for (int a = 1; a < argc && !bad; a++) {
         const char *o = argv[a];
@@ -166,6 +312,7 @@ int main(int argc, char **argv) {
         if (!strcmp(o, "--check")) check = 1;
         else if (!strcmp(o, "--bench")) bench = 1;
         else if (!strcmp(o, "--memory")) memory = 1;
+        else if (!strcmp(o, "--shared")) shared = 1;
         else if (!strcmp(o, "--n")) dst = &n;
         else if (!strcmp(o, "--d")) dst = &d;
         else if (!strcmp(o, "--p")) dst = &p;
@@ -204,8 +351,10 @@ int main(int argc, char **argv) {
         ix_len = sgs_svgd_shard_index_len(n, (size_t)size, (size_t)rank, &cfg);
         h.x = malloc(h.c * d * sizeof *h.x + 1), h.ws = malloc(ws_len * sizeof *h.ws + 1);
         h.idx = malloc(ix_len * sizeof *h.idx + 1);
-        h.out_i = malloc(2 * most * sizeof *h.out_i + 1), h.in_i = malloc(2 * most * sizeof *h.in_i + 1);
-        h.out_r = malloc(2 * most * d * sizeof *h.out_r + 1), h.in_r = malloc(2 * most * d * sizeof *h.in_r + 1);
+        /* The record buffers of the exchanges (with --shared the window holds the records). */
+        size_t rec = shared ? 0 : most;
+        h.out_i = malloc(2 * rec * sizeof *h.out_i + 1), h.in_i = malloc(2 * rec * sizeof *h.in_i + 1);
+        h.out_r = malloc(2 * rec * d * sizeof *h.out_r + 1), h.in_r = malloc(2 * rec * d * sizeof *h.in_r + 1);
         h.counts = malloc((size_t)size * sizeof *h.counts);
         h.sc = malloc((size_t)size * sizeof(int)), h.sd = malloc((size_t)size * sizeof(int));
         h.rc = malloc((size_t)size * sizeof(int)), h.rd = malloc((size_t)size * sizeof(int));
@@ -217,6 +366,10 @@ int main(int argc, char **argv) {
         if (rank == 0)
             fprintf(stderr, "svgd_shard_mpi: N %zu, d %zu, p %zu on %d ranks: %s\n", n, d, p, size,
                     st != SGS_OK ? sgs_status_str(st) : "too large for int MPI counts, or out of memory");
+        goto out;
+    }
+    if (shared && !window_init(&h, n, p)) {
+        if (rank == 0) fprintf(stderr, "svgd_shard_mpi: --shared needs every rank on one node (and the window)\n");
         goto out;
     }
     for (size_t k = 0; k < h.c * d; k++) h.x[k] = start_value(pf * d + k);
@@ -297,8 +450,8 @@ int main(int argc, char **argv) {
     }
     if (rank == 0) {
         printf("svgd_shard_mpi: %d rank(s), N %zu, d %zu, p %zu, %zu iterations, rank 0 holds %zu particles and %zu "
-               "slots\n",
-               size, n, d, p, iters, h.c, h.m);
+               "slots%s\n",
+               size, n, d, p, iters, h.c, h.m, shared ? ", records read in place (--shared)" : "");
         if (failed_at)
             printf("svgd_shard_mpi: iteration %zu FAILED on every rank: %s\n", failed_at, sgs_status_str(failed_st));
         if (check)
@@ -315,8 +468,9 @@ int main(int argc, char **argv) {
     }
     if (memory) {
         /* This program's buffers on each rank, exactly, and the process's peak resident set. */
-        double mine[2] = {(double)(h.c * d * sizeof *h.x + ws_len * sizeof *h.ws + ix_len * sizeof *h.idx +
-                                   2 * most * (2 * sizeof *h.out_i + 2 * d * sizeof *h.out_r)),
+        size_t records = shared ? window_part(NULL, h.c, h.m, d, (size_t)size, NULL, NULL, NULL, NULL, NULL)
+                                : 2 * most * (2 * sizeof *h.out_i + 2 * d * sizeof *h.out_r);
+        double mine[2] = {(double)(h.c * d * sizeof *h.x + ws_len * sizeof *h.ws + ix_len * sizeof *h.idx + records),
                           (double)peak_kb() * 1024.0};
         double *every = rank == 0 ? malloc(2 * (size_t)size * sizeof *every) : NULL;
         MPI_Gather(mine, 2, MPI_DOUBLE, every, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -338,6 +492,11 @@ int main(int argc, char **argv) {
 done:
     free(tx), free(tws), free(tidx), free(all), free(gc), free(gd), free(times);
 out:
+    if (h.shared) {
+        MPI_Win_unlock_all(h.win);
+        MPI_Win_free(&h.win);
+    }
+    free(h.ib), free(h.if_), free(h.rb), free(h.rf), free(h.cb), free(h.ob), free(h.cf), free(h.of), free(h.pieces);
     free(h.x), free(h.ws), free(h.idx), free(h.out_i), free(h.in_i), free(h.out_r), free(h.in_r);
     free(h.counts), free(h.sc), free(h.sd), free(h.rc), free(h.rd), free(h.parts);
     MPI_Finalize();
