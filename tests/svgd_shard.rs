@@ -623,3 +623,54 @@ fn pieces_that_break_records_are_refused() {
     let part = sh[1].finish_parts(&fin).unwrap();
     assert_eq!((part.moves, part.finite), (c1 as u64, 1));
 }
+
+#[test]
+fn a_particle_past_the_block_is_refused() {
+    // c = 35 on process 0: its marks are two 32-bit words, so indices 35..63 fall inside them.
+    let (n, d, ranks) = (70, 1, 2);
+    let cfg = config(
+        4,
+        StepRule::adagrad(0.05),
+        KernelChoice::Gaussian { h: 0.7 },
+    );
+    let mut sh = shards(&cfg, &start(n, d), d, ranks);
+    let mut model = Model::default();
+    let mut sent = Vec::new();
+    for s in sh.iter_mut() {
+        let c = s.own_particles().len();
+        let (mut i, mut r, mut k) = (vec![0u32; 2 * c], vec![0.0; 2 * c * d], vec![0; ranks]);
+        s.begin(&mut model, &mut i, &mut r, &mut k).unwrap();
+        sent.push((i, r, k));
+    }
+    let mut back = Vec::new();
+    for (q, s) in sh.iter_mut().enumerate() {
+        let m = s.own_slots().len();
+        let (mut i, mut r, mut k) = (vec![0u32; m], vec![0.0; m * d], vec![0; ranks]);
+        s.forces_parts(
+            &pieces(&sent, q, 2, 2 * d, 0, false),
+            &mut i,
+            &mut r,
+            &mut k,
+        )
+        .unwrap();
+        back.push((i, r, k));
+    }
+    let fin = pieces(&back, 0, 1, d, 0, false);
+    let (fi, fr): (Vec<u32>, Vec<f64>) = (
+        fin.iter().flat_map(|p| p.idx.to_vec()).collect(),
+        fin.iter().flat_map(|p| p.rows.to_vec()).collect(),
+    );
+    let c0 = sh[0].own_particles().len();
+    assert_eq!((c0, fi.len()), (35, 35));
+    for past in [c0, 63, 64, n] {
+        let mut wrong = fi.clone();
+        wrong[3] = past as u32;
+        assert_eq!(
+            sh[0].finish(&wrong, &fr),
+            Err(Error::RangeOutOfBounds),
+            "index {past}"
+        );
+    }
+    let part = sh[0].finish(&fi, &fr).unwrap();
+    assert_eq!((part.moves, part.finite), (c0 as u64, 1));
+}
