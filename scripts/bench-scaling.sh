@@ -27,8 +27,10 @@
 # Threads are bound to cores and spin between iterations (OMP_PROC_BIND=true,
 # OMP_WAIT_POLICY=active unless set), so that a wake-up is not timed; ranks are bound to cores
 # (-bind-to core).
-# Usage: scripts/bench-scaling.sh [quick|shards]   (quick: N up to 16384, fewer iterations;
-# shards: section 6 alone)
+# Usage: scripts/bench-scaling.sh [quick|shards|repeat]   (quick: N up to 16384, fewer
+# iterations; shards: section 6 alone; repeat: section 6's two-worker runs at N = 65 536 and
+# 262 144 alone, REPEAT times (default 9) each, interleaved with the serial step: this machine's
+# timings move by up to 10 % from run to run, so one run's ratio is not the ratio)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mpicc=$(command -v mpicc.mpich || command -v mpicc)
@@ -45,6 +47,38 @@ sizes="4096 16384 65536"
 [ "${1:-}" = quick ] && sizes="4096 16384"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 mode=${1:-}
+if [ "$mode" = repeat ]; then
+  make -s -C examples-c "$PWD/examples-c/build/openmp_shard"
+  shard=examples-c/mpi/build/svgd_shard_mpi
+  med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'; }
+  for n in 65536 262144; do
+    iters=151
+    [ "$n" -gt 65536 ] && iters=61
+    rows=
+    for k in $(seq "${REPEAT:-9}"); do
+      # serial step, threads (1 and 2), then ranks with the window (1 and 2), each its median.
+      set -- $(examples-c/build/openmp_shard --bench "$n" 8 "$iters" | tail -1 |
+        sed 's/.*serial step \([0-9.]*\) s.*1 thread \([0-9.]*\) s, on 2 threads \([0-9.]*\) s.*/\1 \2 \3/')
+      r1=$("$mpiexec" -bind-to core -n 1 "$shard" --shared --n "$n" --p 8 --iters "$iters" --bench |
+        sed -n 's/.*median time per iteration \([0-9.]*\) s.*/\1/p')
+      r2=$("$mpiexec" -bind-to core -n 2 "$shard" --shared --n "$n" --p 8 --iters "$iters" --bench |
+        sed -n 's/.*median time per iteration \([0-9.]*\) s.*/\1/p')
+      row=$(awk -v s="$1" -v a="$2" -v b="$3" -v c="$r1" -v e="$r2" 'BEGIN {
+        printf "%.3f %.3f %.3f %.3f %.3f %.2f %.2f %.2f %.2f", s * 1e3, a * 1e3, b * 1e3, c * 1e3, e * 1e3,
+          s / b, a / b, s / e, c / e }')
+      echo "N $n run $k: serial $(echo "$row" | cut -d' ' -f1) ms; threads 1/2 $(echo "$row" | cut -d' ' -f2-3) ms;" \
+        "ranks (--shared) 1/2 $(echo "$row" | cut -d' ' -f4-5) ms; 2 threads vs serial $(echo "$row" | cut -d' ' -f6)," \
+        "vs 1 thread $(echo "$row" | cut -d' ' -f7); 2 ranks vs serial $(echo "$row" | cut -d' ' -f8), vs 1 rank $(echo "$row" | cut -d' ' -f9)"
+      rows="$rows$row"$'\n'
+    done
+    rows=${rows%$'\n'}
+    echo "N $n, medians over ${REPEAT:-9} runs: 2 threads vs serial $(echo "$rows" | cut -d' ' -f6 | med)," \
+      "vs 1 thread $(echo "$rows" | cut -d' ' -f7 | med); 2 ranks vs serial $(echo "$rows" | cut -d' ' -f8 | med)," \
+      "vs 1 rank $(echo "$rows" | cut -d' ' -f9 | med)"
+  done
+  echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
+fi
 if [ "$mode" != shards ]; then
 for model in mixture logistic; do
   for p in 8 64; do
