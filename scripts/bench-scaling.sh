@@ -29,8 +29,8 @@
 # (-bind-to core).
 # Usage: scripts/bench-scaling.sh [quick|shards|repeat]   (quick: N up to 16384, fewer
 # iterations; shards: section 6 alone; repeat: section 6's two-worker runs at N = 65 536 and
-# 262 144 alone, REPEAT times (default 9) each, interleaved with the serial step: this machine's
-# timings move by up to 10 % from run to run, so one run's ratio is not the ratio)
+# 262 144 (or REPEAT_N) alone, REPEAT times (default 9) each, interleaved with the serial step:
+# this machine's timings move by up to 10 % from run to run, so one run's ratio is not the ratio)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mpicc=$(command -v mpicc.mpich || command -v mpicc)
@@ -51,9 +51,11 @@ if [ "$mode" = repeat ]; then
   make -s -C examples-c "$PWD/examples-c/build/openmp_shard"
   shard=examples-c/mpi/build/svgd_shard_mpi
   med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'; }
-  for n in 65536 262144; do
+  for n in ${REPEAT_N:-65536 262144}; do
     iters=151
     [ "$n" -gt 65536 ] && iters=61
+    [ "$n" -gt 262144 ] && iters=31
+    [ "$n" -gt 1000000 ] && iters=5
     rows=
     for k in $(seq "${REPEAT:-9}"); do
       # serial step, threads (1 and 2), then ranks with the window (1 and 2), each its median.
