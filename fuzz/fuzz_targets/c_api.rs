@@ -4624,7 +4624,11 @@ fn noise_fill<T: Flt + PartialEq + core::fmt::Debug>(
 // NULL, misaligned, of the other float type, or a byte-wise copy of it; records with a slot out
 // of the rank's range or twice, a particle ≥ N or not the rank's or twice; a NaN particle at
 // begin; partials with `finite` 2 or SIZE_MAX, or 0, which cancels the iteration everywhere),
-// `iterations` with its output anywhere, `clear` on NULL, misaligned and the moved bytes. Also an
+// `iterations` with its output anywhere, `clear` on NULL, misaligned and the moved bytes; forces
+// or finish through `…_parts` with one bad piece (`shard_parts_probe`: the descriptors NULL, a
+// piece's indices NULL, its rows misaligned or over the workspace, a record missing or split
+// between two pieces). The honest forces and finish go through `…_parts` half the time (the
+// records in three pieces, one empty), under the same oracle as the one-buffer calls. Also an
 // iteration abandoned (cancel on every rank) after any step, and callbacks that abort, reject,
 // answer an unknown status or NaN or ±∞ at a fuzzed call of one rank (then every rank cancels),
 // or call into their own shard (iterations, begin, commit, cancel, clear, init).
@@ -4693,6 +4697,11 @@ trait ShardApi {
     /// One of the four steps: its arrays in the order of its C parameters (finish's partial and
     /// commit's info included) and their lengths (those two unused).
     unsafe fn call(k: Call, s: *mut u8, p: &[*mut u8], l: &[usize]) -> i32;
+    /// Forces or finish through `…_forces_parts` / `…_finish_parts`: the records as `pieces`
+    /// (indices, their number, rows, their number of values), then the outputs as for `call`.
+    unsafe fn call_parts(k: Call, s: *mut u8, pieces: &[(*const u32, usize, *const u8, usize)], p: &[*mut u8], l: &[usize]) -> i32;
+    /// The same with the descriptors given as a pointer and a count (NULL for the probe).
+    unsafe fn call_parts_raw(k: Call, s: *mut u8, descs: *const u8, n: usize, p: &[*mut u8], l: &[usize]) -> i32;
     unsafe fn cancel(s: *mut u8) -> i32;
     unsafe fn iterations(s: *const u8, out: *mut u64) -> i32;
     unsafe fn clear(s: *mut u8) -> i32;
@@ -4703,7 +4712,7 @@ trait ShardApi {
 macro_rules! shard_impl {
     ($K:ident, $T:ty, $S:ty, $W:ident, $tag:expr, $wsl:ident $il:ident $size:ident $align:ident
      $init:ident $begin:ident $forces:ident $finish:ident $commit:ident $cancel:ident $iters:ident
-     $clear:ident, other = $oiters:ident $ocancel:ident) => {
+     $clear:ident, other = $oiters:ident $ocancel:ident, parts = $R:ident $fp:ident $hp:ident) => {
         struct $K;
         impl ShardApi for $K {
             type T = $T;
@@ -4759,6 +4768,26 @@ macro_rules! shard_impl {
                     }
                 }) as i32
             }
+            unsafe fn call_parts(k: Call, s: *mut u8, pieces: &[(*const u32, usize, *const u8, usize)], p: &[*mut u8], l: &[usize]) -> i32 {
+                let s = s.cast::<$S>();
+                let rs: Vec<$R> = pieces.iter()
+                    .map(|&(i, il, r, rl)| $R { idx: i, idx_len: il, rows: r.cast::<$T>(), rows_len: rl })
+                    .collect();
+                // SAFETY: forwarded (the pieces inside the rank's delivered records, the outputs as
+                // for `call`).
+                unsafe { Self::call_parts_raw(k, s.cast(), rs.as_ptr().cast(), rs.len(), p, l) }
+            }
+            unsafe fn call_parts_raw(k: Call, s: *mut u8, descs: *const u8, n: usize, p: &[*mut u8], l: &[usize]) -> i32 {
+                let (s, rs) = (s.cast::<$S>(), descs.cast::<$R>());
+                // SAFETY: forwarded.
+                (unsafe {
+                    match k {
+                        Call::Forces => $fp(s, rs, n, p[0].cast::<u32>(), l[0], p[1].cast::<$T>(), l[1],
+                            p[2].cast::<usize>(), l[2]),
+                        _ => $hp(s, rs, n, p[0].cast::<sgs_svgd_shard_partial>()),
+                    }
+                }) as i32
+            }
             unsafe fn cancel(s: *mut u8) -> i32 {
                 unsafe { $cancel(s.cast()) as i32 }
             }
@@ -4779,13 +4808,15 @@ shard_impl!(Shard64, f64, sgs_svgd_shard, Svgd64, b"sgsSHD64", sgs_svgd_shard_wo
     sgs_svgd_shard_index_len sgs_svgd_shard_state_size sgs_svgd_shard_state_align
     sgs_svgd_shard_init sgs_svgd_shard_begin sgs_svgd_shard_forces sgs_svgd_shard_finish
     sgs_svgd_shard_commit sgs_svgd_shard_cancel sgs_svgd_shard_iterations sgs_svgd_shard_clear,
-    other = sgs_svgd_shard_iterations_f32 sgs_svgd_shard_cancel_f32);
+    other = sgs_svgd_shard_iterations_f32 sgs_svgd_shard_cancel_f32,
+    parts = sgs_svgd_shard_records sgs_svgd_shard_forces_parts sgs_svgd_shard_finish_parts);
 shard_impl!(Shard32, f32, sgs_svgd_shard_f32, Svgd32, b"sgsSHD32", sgs_svgd_shard_workspace_len_f32
     sgs_svgd_shard_index_len_f32 sgs_svgd_shard_state_size_f32 sgs_svgd_shard_state_align_f32
     sgs_svgd_shard_init_f32 sgs_svgd_shard_begin_f32 sgs_svgd_shard_forces_f32
     sgs_svgd_shard_finish_f32 sgs_svgd_shard_commit_f32 sgs_svgd_shard_cancel_f32
     sgs_svgd_shard_iterations_f32 sgs_svgd_shard_clear_f32,
-    other = sgs_svgd_shard_iterations sgs_svgd_shard_cancel);
+    other = sgs_svgd_shard_iterations sgs_svgd_shard_cancel,
+    parts = sgs_svgd_shard_records_f32 sgs_svgd_shard_forces_parts_f32 sgs_svgd_shard_finish_parts_f32);
 
 /// What one rank's callbacks do (`user_data`): the pure gradient `a·x + wobble(seed)` (that of
 /// `gradients_cb` with an empty script, which the twin uses), but at call `fuse.0` (counting every
@@ -5363,15 +5394,32 @@ fn shard_call<V: ShardApi>(cx: &mut Ctx, st: Option<usize>, k: Call, a: &[Arr]) 
 /// Rank `q`'s honest call `k`: its buffers, exact lengths (commit's info or NULL). Begin returns
 /// SGS_OK unless the rank's fuse fired in it (then the fuse's status, and only the φ block
 /// written); commit SGS_OK or NON_FINITE (the twin's); the others SGS_OK.
-fn shard_step<V: ShardApi>(cx: &mut Ctx, sys: &mut Sys, q: usize, k: Call, info: bool) -> i32 {
+fn shard_step<V: ShardApi>(cx: &mut Ctx, sys: &mut Sys, q: usize, k: Call, info: bool, split: Option<usize>) -> i32 {
     let r = sys.r[q];
     let a = honest_arrs(sys, q, k, info);
     let (fired, calls) = (sys.models[q].fired, sys.models[q].calls);
     cx.snapshot();
-    let s = shard_call::<V>(cx, Some(r.st), k, &a);
+    let s = match (k, split) {
+        (Call::Forces | Call::Finish, Some(cut)) => {
+            // The same records in three pieces: the first `cut` (modulo their number), none, the
+            // rest; the result must be the one-buffer call's.
+            let (iw, recs) = if k == Call::Forces { (2, r.m) } else { (1, r.c) };
+            let (rw, cut) = (a[1].len / recs.max(1), cut % (recs + 1));
+            let (i0, r0) = (cx.ptr::<u32>(a[0].off).cast_const(), cx.ptr::<u8>(a[1].off).cast_const());
+            let piece = |from: usize, to: usize| {
+                (i0.wrapping_add(from * iw), (to - from) * iw, r0.wrapping_add(from * rw * sys.t), (to - from) * rw)
+            };
+            let pieces = [piece(0, cut), piece(cut, cut), piece(cut, recs)];
+            let outs: Vec<*mut u8> = a[2..].iter().map(|x| cx.ptr::<u8>(x.off)).collect();
+            let l: Vec<usize> = a[2..].iter().map(|x| x.len).collect();
+            // SAFETY: the pieces inside the rank's delivered records; the outputs as for `call`.
+            unsafe { V::call_parts(k, cx.ptr::<u8>(Some(r.st)), &pieces, &outs, &l) }
+        }
+        _ => shard_call::<V>(cx, Some(r.st), k, &a),
+    };
     check_status("shard step", s);
     if trace() {
-        eprintln!("shard{} {k:?} rank {q} -> {s}", sys.t * 8);
+        eprintln!("shard{} {k:?}{} rank {q} -> {s}", sys.t * 8, if split.is_some() { " in pieces" } else { "" });
     }
     let m = &mut sys.models[q];
     assert!(m.busy.iter().all(|&s| s == 27), "calls from a callback into its own shard returned {:?}, not BUSY", m.busy);
@@ -5560,6 +5608,77 @@ fn shard_probe<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &mut Sys, q: usize
     false
 }
 
+/// Forces or finish through `…_parts`, whatever the rank's stage, the rank's delivered records as
+/// pieces with one fault: the descriptors NULL, a piece's indices NULL or its rows misaligned
+/// (checked before the state), a piece's rows over the rank's workspace (INVALID_ARGUMENT, before
+/// the stage), or, after the stage's check, a record missing or (forces) split between two
+/// pieces (LENGTH_MISMATCH). The call must return exactly that status, call no callback and write
+/// nothing.
+fn shard_parts_probe<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &mut Sys, q: usize) {
+    let (r, t) = (sys.r[q], sys.t);
+    let k = if b.u8() & 1 == 0 { Call::Forces } else { Call::Finish };
+    let a = honest_arrs(sys, q, k, true);
+    let stage_ok = sys.stage[q] == k as u8;
+    let (iw, recs) = if k == Call::Forces { (2, r.m) } else { (1, r.c) };
+    let rw = a[1].len / recs.max(1);
+    let (i0, r0) = (cx.ptr::<u32>(a[0].off).cast_const(), cx.ptr::<u8>(a[1].off).cast_const());
+    let at = |rec: usize| (i0.wrapping_add(rec * iw), r0.wrapping_add(rec * rw * t));
+    let whole = |from: usize, to: usize| (at(from).0, (to - from) * iw, at(from).1, (to - from) * rw);
+    let mut pieces = vec![whole(0, recs), whole(recs, recs)];
+    let mut descs_null = false;
+    let fault = b.u8() % 6;
+    let late = if stage_ok { 4 } else { 28 };
+    let want = match fault {
+        0 => {
+            descs_null = true;
+            1
+        }
+        1 => {
+            pieces[1].0 = core::ptr::null();
+            1
+        }
+        2 => {
+            pieces[1].2 = pieces[1].2.wrapping_add(1 + b.below(t - 1));
+            23
+        }
+        3 => {
+            pieces[1] = (pieces[1].0, 0, cx.ptr::<u8>(Some(r.ws)).cast_const(), 1);
+            23
+        }
+        4 if recs > 0 => {
+            pieces[0] = whole(0, recs - 1);
+            late
+        }
+        _ if recs > 0 && k == Call::Forces => {
+            // One index of the last record moved to the second piece, with its share of rows.
+            let (i, n, rr, rn) = whole(0, recs);
+            pieces = vec![(i, n - 1, rr, rn - rw / 2), (i.wrapping_add(n - 1), 1, rr.wrapping_add((rn - rw / 2) * t), rw / 2)];
+            late
+        }
+        _ => return,
+    };
+    let outs: Vec<*mut u8> = a[2..].iter().map(|x| cx.ptr::<u8>(x.off)).collect();
+    let l: Vec<usize> = a[2..].iter().map(|x| x.len).collect();
+    let calls = sys.models[q].calls;
+    cx.snapshot();
+    let s = if descs_null {
+        let sp = cx.ptr::<u8>(Some(r.st));
+        // SAFETY: NULL descriptors with a length: refused before anything is read.
+        unsafe { V::call_parts_raw(k, sp, core::ptr::null(), 2, &outs, &l) }
+    } else {
+        // SAFETY: every piece NULL, misaligned, or inside the arena for its length; the outputs
+        // as for `call`.
+        unsafe { V::call_parts(k, cx.ptr::<u8>(Some(r.st)), &pieces, &outs, &l) }
+    };
+    check_status("shard parts probe", s);
+    if trace() {
+        eprintln!("shard{} parts probe {k:?} rank {q} stage {} fault {fault} -> {s}", t * 8, sys.stage[q]);
+    }
+    assert_eq!(s, want, "shard {k:?} in pieces on rank {q} (stage {}) with fault {fault}", sys.stage[q]);
+    assert_eq!(sys.models[q].calls, calls, "a refused shard call called the callbacks");
+    cx.check_only("refused shard call in pieces", s, &[]);
+}
+
 /// `iterations` of rank `q` into its word, NULL, misaligned, or over the rank's own memory.
 fn shard_iters<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &Sys, q: usize, want_iters: u64) {
     let (o, want) = match b.u8() % 5 {
@@ -5591,12 +5710,13 @@ fn shard_noise<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &mut Sys, q: usize
     for _ in 0..4 {
         match b.u8() % 8 {
             0..=3 => break,
-            4 | 5 => {
+            4 => {
                 let k = CALLS[b.u8() as usize % 4];
                 if shard_probe::<V>(cx, b, sys, q, k) {
                     return true;
                 }
             }
+            5 => shard_parts_probe::<V>(cx, b, sys, q),
             6 => shard_iters::<V>(cx, b, sys, q, iters),
             _ => {
                 let (o, want) = match b.u8() % 3 {
@@ -5721,7 +5841,9 @@ fn shard_iteration<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes, sys: &mut Sys, twin
                 expect = Some((s, info));
             }
             let info = b.u8() % 4 != 0;
-            let s = shard_step::<V>(cx, sys, q, k, info);
+            // Forces and finish read their records in pieces half the time (`…_parts`).
+            let split = (b.u8() & 1 == 0).then(|| b.u8() as usize);
+            let s = shard_step::<V>(cx, sys, q, k, info, split);
             failed |= s != 0;
             if k == Call::Commit {
                 sys.committed = true;
