@@ -5584,16 +5584,18 @@ sgs_status sgs_svgd_shard_finish(struct sgs_svgd_shard *state,
  * records (`idx_len` even, `rows_len` = `idx_len`·d; empty pieces allowed), 2m indices
  * in all. The pieces may overlap one another but not the outputs or the state's
  * buffers. Saves the copy into one buffer where the records can be read in place
- * (threads of one process: `examples-c/openmp_shard.c`).
+ * (threads of one process: `examples-c/openmp_shard.c`; ranks of one node through an
+ * MPI-3 shared-memory window: `examples-c/mpi/svgd_shard_mpi.c --shared`).
  *
- * Returns what `sgs_svgd_shard_forces` returns; a piece's NULL pointer is
- * `SGS_ERR_NULL_POINTER`, a piece overlapping an output or the state's buffers
- * `SGS_ERR_INVALID_ARGUMENT`, pieces of broken records or the wrong total
- * `SGS_ERR_LENGTH_MISMATCH`. On error the iteration stays after begin.
+ * Returns what `sgs_svgd_shard_forces` returns; NULL `parts` or a piece's
+ * NULL pointer (even for an empty piece, as for every array of the API) is
+ * `SGS_ERR_NULL_POINTER`, a misaligned one or a piece overlapping an output or the
+ * state's buffers `SGS_ERR_INVALID_ARGUMENT`, pieces of broken records or the wrong
+ * total `SGS_ERR_LENGTH_MISMATCH`. On error the iteration stays after begin.
  *
  * # Safety
  * As for begin; `parts` valid for `parts_len` reads and each piece's arrays for their
- * lengths.
+ * lengths, none of them written during the call.
  */
 sgs_status sgs_svgd_shard_forces_parts(struct sgs_svgd_shard *state,
                                        const struct sgs_svgd_shard_records *parts,
@@ -5614,7 +5616,8 @@ sgs_status sgs_svgd_shard_forces_parts(struct sgs_svgd_shard *state,
  * `sgs_svgd_shard_forces_parts`. On error the iteration stays after forces.
  *
  * # Safety
- * As for begin; `parts` as for forces_parts; `partial` valid for a write.
+ * As for begin; `parts` as for forces_parts (read, none written during the call);
+ * `partial` valid for a write.
  */
 sgs_status sgs_svgd_shard_finish_parts(struct sgs_svgd_shard *state,
                                        const struct sgs_svgd_shard_records *parts,
@@ -5840,16 +5843,18 @@ sgs_status sgs_svgd_shard_finish_f32(struct sgs_svgd_shard_f32 *state,
  * records (`idx_len` even, `rows_len` = `idx_len`·d; empty pieces allowed), 2m indices
  * in all. The pieces may overlap one another but not the outputs or the state's
  * buffers. Saves the copy into one buffer where the records can be read in place
- * (threads of one process: `examples-c/openmp_shard.c`).
+ * (threads of one process: `examples-c/openmp_shard.c`; ranks of one node through an
+ * MPI-3 shared-memory window: `examples-c/mpi/svgd_shard_mpi.c --shared`).
  *
- * Returns what `sgs_svgd_shard_forces_f32` returns; a piece's NULL pointer is
- * `SGS_ERR_NULL_POINTER`, a piece overlapping an output or the state's buffers
- * `SGS_ERR_INVALID_ARGUMENT`, pieces of broken records or the wrong total
- * `SGS_ERR_LENGTH_MISMATCH`. On error the iteration stays after begin.
+ * Returns what `sgs_svgd_shard_forces_f32` returns; NULL `parts` or a piece's
+ * NULL pointer (even for an empty piece, as for every array of the API) is
+ * `SGS_ERR_NULL_POINTER`, a misaligned one or a piece overlapping an output or the
+ * state's buffers `SGS_ERR_INVALID_ARGUMENT`, pieces of broken records or the wrong
+ * total `SGS_ERR_LENGTH_MISMATCH`. On error the iteration stays after begin.
  *
  * # Safety
  * As for begin; `parts` valid for `parts_len` reads and each piece's arrays for their
- * lengths.
+ * lengths, none of them written during the call.
  */
 sgs_status sgs_svgd_shard_forces_parts_f32(struct sgs_svgd_shard_f32 *state,
                                            const struct sgs_svgd_shard_records_f32 *parts,
@@ -5870,7 +5875,8 @@ sgs_status sgs_svgd_shard_forces_parts_f32(struct sgs_svgd_shard_f32 *state,
  * `sgs_svgd_shard_forces_parts_f32`. On error the iteration stays after forces.
  *
  * # Safety
- * As for begin; `parts` as for forces_parts; `partial` valid for a write.
+ * As for begin; `parts` as for forces_parts (read, none written during the call);
+ * `partial` valid for a write.
  */
 sgs_status sgs_svgd_shard_finish_parts_f32(struct sgs_svgd_shard_f32 *state,
                                            const struct sgs_svgd_shard_records_f32 *parts,

@@ -246,7 +246,9 @@ enum Stage {
 ///
 /// Records travel as an index array (`u32`: slot and particle from `begin`, particle from
 /// `forces`) and a row array (`T`); within the records for one process they are in the
-/// sender's particle (or slot) order.
+/// sender's particle (or slot) order. A receiver may also take them as pieces, one per sender
+/// where the sender wrote them ([`forces_parts`](Self::forces_parts),
+/// [`finish_parts`](Self::finish_parts)), when it can read the senders' buffers in place.
 /// A process checks what it receives (count, every index its own and once); an error leaves
 /// the iteration where it was, so the caller can retry or [`cancel`](Self::cancel) it. Each
 /// call's result is the process's own: the processes must agree (e.g. reduce the status)
@@ -750,6 +752,40 @@ impl<T: Float, K: Kernel<T>> SvgdShard<'_, T, K> {
     /// the senders wrote them): the same result as with the pieces one after another in one
     /// buffer. Each piece holds whole records (an even number of indices, `d` values per
     /// index), `2m` indices in all; else [`Error::LengthMismatch`]. Empty pieces are allowed.
+    ///
+    /// ```
+    /// use sgsample::svgd::{Permutation, ShardRecords, SvgdShard};
+    /// use sgsample::{Gradient, KernelChoice, StepRule, Stop, SvgdConfig};
+    ///
+    /// struct Shifted;
+    /// impl Gradient<f64> for Shifted {
+    ///     fn gradient(&mut self, x: &[f64], _seed: u64, g: &mut [f64]) -> Result<(), Stop> {
+    ///         g[0] = x[0] - 1.0;
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// let (n, d) = (16, 1);
+    /// let mut cfg = SvgdConfig::new(4, KernelChoice::Gaussian { h: 0.5 }, StepRule::adagrad(0.1));
+    /// cfg.permutation = Permutation::Feistel;
+    /// let mut x: Vec<f64> = (0..n).map(|i| 0.25 * i as f64).collect();
+    /// let mut ws = vec![0.0; SvgdShard::<f64>::workspace_len(n, d, 1, 0, &cfg)];
+    /// let mut ix = vec![0; SvgdShard::<f64>::index_len(n, 1, 0, &cfg)];
+    /// // One process holding everything; its records read in two pieces where begin wrote them.
+    /// let mut s = SvgdShard::new(&cfg, n, d, 1, 0, &mut x, &mut ws, &mut ix)?;
+    /// let (mut bi, mut br, mut k) = (vec![0; 2 * n], vec![0.0; 2 * n * d], [0]);
+    /// s.begin(&mut Shifted, &mut bi, &mut br, &mut k)?;
+    /// let pieces = [
+    ///     ShardRecords { idx: &bi[..6], rows: &br[..6 * d] },
+    ///     ShardRecords { idx: &bi[6..], rows: &br[6 * d..] },
+    /// ];
+    /// let (mut fi, mut fr) = (vec![0; n], vec![0.0; n * d]);
+    /// s.forces_parts(&pieces, &mut fi, &mut fr, &mut k)?;
+    /// let part = s.finish_parts(&[ShardRecords { idx: &fi, rows: &fr }])?;
+    /// s.commit(&[part])?;
+    /// assert_eq!(s.iterations(), 1);
+    /// # Ok::<(), sgsample::Error>(())
+    /// ```
     pub fn forces_parts(
         &mut self,
         parts: &[ShardRecords<'_, T>],

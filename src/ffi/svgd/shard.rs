@@ -863,16 +863,18 @@ macro_rules! shard_api {
         /// records (`idx_len` even, `rows_len` = `idx_len`·d; empty pieces allowed), 2m indices
         /// in all. The pieces may overlap one another but not the outputs or the state's
         /// buffers. Saves the copy into one buffer where the records can be read in place
-        /// (threads of one process: `examples-c/openmp_shard.c`).
+        /// (threads of one process: `examples-c/openmp_shard.c`; ranks of one node through an
+        /// MPI-3 shared-memory window: `examples-c/mpi/svgd_shard_mpi.c --shared`).
         ///
-        #[doc = concat!(" Returns what `", stringify!($forces), "` returns; a piece's NULL pointer is")]
-        /// `SGS_ERR_NULL_POINTER`, a piece overlapping an output or the state's buffers
-        /// `SGS_ERR_INVALID_ARGUMENT`, pieces of broken records or the wrong total
-        /// `SGS_ERR_LENGTH_MISMATCH`. On error the iteration stays after begin.
+        #[doc = concat!(" Returns what `", stringify!($forces), "` returns; NULL `parts` or a piece's")]
+        /// NULL pointer (even for an empty piece, as for every array of the API) is
+        /// `SGS_ERR_NULL_POINTER`, a misaligned one or a piece overlapping an output or the
+        /// state's buffers `SGS_ERR_INVALID_ARGUMENT`, pieces of broken records or the wrong
+        /// total `SGS_ERR_LENGTH_MISMATCH`. On error the iteration stays after begin.
         ///
         /// # Safety
         /// As for begin; `parts` valid for `parts_len` reads and each piece's arrays for their
-        /// lengths.
+        /// lengths, none of them written during the call.
         #[no_mangle]
         pub unsafe extern "C" fn $forces_parts(
             state: *mut $S,
@@ -902,7 +904,8 @@ macro_rules! shard_api {
         #[doc = concat!(" `", stringify!($forces_parts), "`. On error the iteration stays after forces.")]
         ///
         /// # Safety
-        /// As for begin; `parts` as for forces_parts; `partial` valid for a write.
+        /// As for begin; `parts` as for forces_parts (read, none written during the call);
+        /// `partial` valid for a write.
         #[no_mangle]
         pub unsafe extern "C" fn $finish_parts(
             state: *mut $S,
