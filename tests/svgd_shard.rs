@@ -434,16 +434,59 @@ fn pieces(
         let (a, b) = (at, at + k[to]);
         let mid = (a + cut).min(b);
         for (x, y) in [(a, mid), (mid, mid), (mid, b)] {
-            ps.push(ShardRecords {
-                idx: &i[x * iw..y * iw],
-                rows: &r[x * w..y * w],
-            });
+            ps.push(piece(&i[x * iw..y * iw], &r[x * w..y * w]));
         }
     }
     if rev {
         ps.reverse();
     }
     ps
+}
+
+fn piece<'a>(idx: &'a [u32], rows: &'a [f64]) -> ShardRecords<'a, f64> {
+    ShardRecords { idx, rows }
+}
+
+/// The pieces' records in one buffer.
+fn joined_records(ps: &[ShardRecords<'_, f64>]) -> (Vec<u32>, Vec<f64>) {
+    (
+        ps.iter().flat_map(|p| p.idx.to_vec()).collect(),
+        ps.iter().flat_map(|p| p.rows.to_vec()).collect(),
+    )
+}
+
+/// Every process's `begin`: its output.
+fn begin_all(sh: &mut [SvgdShard<'_, f64>], d: usize, model: &mut Model) -> Vec<Out> {
+    let ranks = sh.len();
+    let mut sent = Vec::new();
+    for s in sh.iter_mut() {
+        let c = s.own_particles().len();
+        let (mut i, mut r, mut k) = (vec![0u32; 2 * c], vec![0.0; 2 * c * d], vec![0; ranks]);
+        s.begin(model, &mut i, &mut r, &mut k).unwrap();
+        sent.push((i, r, k));
+    }
+    sent
+}
+
+/// Every process's `forces_parts` of its pieces of `sent` (`cut`, `rev` as for [`pieces`]):
+/// its output.
+fn forces_all(
+    sh: &mut [SvgdShard<'_, f64>],
+    d: usize,
+    sent: &[Out],
+    cut: usize,
+    rev: bool,
+) -> Vec<Out> {
+    let ranks = sh.len();
+    let mut back = Vec::new();
+    for (q, s) in sh.iter_mut().enumerate() {
+        let m = s.own_slots().len();
+        let (mut i, mut r, mut k) = (vec![0u32; m], vec![0.0; m * d], vec![0; ranks]);
+        let ps = pieces(sent, q, 2, 2 * d, cut, rev);
+        s.forces_parts(&ps, &mut i, &mut r, &mut k).unwrap();
+        back.push((i, r, k));
+    }
+    back
 }
 
 #[test]
@@ -456,22 +499,8 @@ fn records_in_pieces_equal_one_buffer() {
         let mut model = Model::default();
         for it in 0..4 {
             let want = shard_iteration(&mut b, &mut model).unwrap();
-            let mut sent = Vec::new();
-            for s in a.iter_mut() {
-                let c = s.own_particles().len();
-                let (mut i, mut r, mut k) =
-                    (vec![0u32; 2 * c], vec![0.0; 2 * c * d], vec![0; ranks]);
-                s.begin(&mut model, &mut i, &mut r, &mut k).unwrap();
-                sent.push((i, r, k));
-            }
-            let mut back = Vec::new();
-            for (q, s) in a.iter_mut().enumerate() {
-                let m = s.own_slots().len();
-                let (mut i, mut r, mut k) = (vec![0u32; m], vec![0.0; m * d], vec![0; ranks]);
-                let ps = pieces(&sent, q, 2, 2 * d, it + 1, it % 2 == 1);
-                s.forces_parts(&ps, &mut i, &mut r, &mut k).unwrap();
-                back.push((i, r, k));
-            }
+            let sent = begin_all(&mut a, d, &mut model);
+            let back = forces_all(&mut a, d, &sent, it + 1, it % 2 == 1);
             let mut parts = Vec::new();
             for (q, s) in a.iter_mut().enumerate() {
                 let ps = pieces(&back, q, 1, d, 2 * it + 1, it % 2 == 0);
@@ -493,133 +522,75 @@ fn records_in_pieces_equal_one_buffer() {
 #[test]
 fn pieces_that_break_records_are_refused() {
     let (n, d, ranks) = (64, 2, 2);
-    let cfg = config(
-        4,
-        StepRule::adagrad(0.05),
-        KernelChoice::Gaussian { h: 0.7 },
-    );
-    let x0 = start(n, d);
-    let mut sh = shards(&cfg, &x0, d, ranks);
-    let mut model = Model::default();
-    let mut sent = Vec::new();
-    for s in sh.iter_mut() {
-        let c = s.own_particles().len();
-        let (mut i, mut r, mut k) = (vec![0u32; 2 * c], vec![0.0; 2 * c * d], vec![0; ranks]);
-        s.begin(&mut model, &mut i, &mut r, &mut k).unwrap();
-        sent.push((i, r, k));
-    }
+    let gauss = KernelChoice::Gaussian { h: 0.7 };
+    let cfg = config(4, StepRule::adagrad(0.05), gauss);
+    let mut sh = shards(&cfg, &start(n, d), d, ranks);
+    let sent = begin_all(&mut sh, d, &mut Model::default());
     let m0 = sh[0].own_slots().len();
     let (mut oi, mut or, mut oc) = (vec![0u32; m0], vec![0.0; m0 * d], vec![0; ranks]);
     let whole = pieces(&sent, 0, 2, 2 * d, 0, false);
-    let (idx, rows): (Vec<u32>, Vec<f64>) = (
-        whole.iter().flat_map(|p| p.idx.to_vec()).collect(),
-        whole.iter().flat_map(|p| p.rows.to_vec()).collect(),
-    );
-    // A record split between two pieces (the indices odd), with the rows d per index.
-    let split = [
-        ShardRecords {
-            idx: &idx[..3],
-            rows: &rows[..3 * d],
-        },
-        ShardRecords {
-            idx: &idx[3..],
-            rows: &rows[3 * d..],
-        },
+    let (idx, rows) = joined_records(&whole);
+    let (e, f) = (idx.len(), rows.len());
+    let refused = [
+        // A record split between two pieces (the indices odd), with the rows d per index.
+        (
+            vec![
+                piece(&idx[..3], &rows[..3 * d]),
+                piece(&idx[3..], &rows[3 * d..]),
+            ],
+            Error::LengthMismatch,
+        ),
+        // Rows not d per index in one piece, the total right.
+        (
+            vec![
+                piece(&idx[..4], &rows[..4 * d - 1]),
+                piece(&idx[4..], &rows[4 * d - 1..]),
+            ],
+            Error::LengthMismatch,
+        ),
+        // A record missing; none; a record twice in two pieces.
+        (
+            vec![piece(&idx[2..], &rows[2 * d..])],
+            Error::LengthMismatch,
+        ),
+        (vec![], Error::LengthMismatch),
+        (
+            vec![
+                piece(&idx[..2], &rows[..2 * d]),
+                piece(&idx[..e - 2], &rows[..f - 2 * d]),
+            ],
+            Error::RangeOverlap,
+        ),
     ];
-    assert_eq!(
-        sh[0].forces_parts(&split, &mut oi, &mut or, &mut oc),
-        Err(Error::LengthMismatch)
-    );
-    // Rows not d per index in one piece, the total right.
-    let skew = [
-        ShardRecords {
-            idx: &idx[..4],
-            rows: &rows[..4 * d - 1],
-        },
-        ShardRecords {
-            idx: &idx[4..],
-            rows: &rows[4 * d - 1..],
-        },
-    ];
-    assert_eq!(
-        sh[0].forces_parts(&skew, &mut oi, &mut or, &mut oc),
-        Err(Error::LengthMismatch)
-    );
-    // A record missing, then a record twice in two pieces.
-    let short = [ShardRecords {
-        idx: &idx[2..],
-        rows: &rows[2 * d..],
-    }];
-    assert_eq!(
-        sh[0].forces_parts(&short, &mut oi, &mut or, &mut oc),
-        Err(Error::LengthMismatch)
-    );
-    let twice = [
-        ShardRecords {
-            idx: &idx[..2],
-            rows: &rows[..2 * d],
-        },
-        ShardRecords {
-            idx: &idx[..idx.len() - 2],
-            rows: &rows[..rows.len() - 2 * d],
-        },
-    ];
-    assert_eq!(
-        sh[0].forces_parts(&twice, &mut oi, &mut or, &mut oc),
-        Err(Error::RangeOverlap)
-    );
-    assert_eq!(
-        sh[0].forces_parts(&[], &mut oi, &mut or, &mut oc),
-        Err(Error::LengthMismatch)
-    );
+    for (ps, want) in refused {
+        assert_eq!(
+            sh[0].forces_parts(&ps, &mut oi, &mut or, &mut oc),
+            Err(want)
+        );
+    }
     // Still after begin: the pieces go through, and finish checks its pieces alike.
-    sh[0]
-        .forces_parts(&whole, &mut oi, &mut or, &mut oc)
-        .unwrap();
-    let c1 = sh[1].own_particles().len();
-    let whole1 = pieces(&sent, 1, 2, 2 * d, 0, false);
-    let (mut i1, mut r1, mut k1) = (
-        vec![0u32; sh[1].own_slots().len()],
-        vec![0.0; sh[1].own_slots().len() * d],
-        vec![0; ranks],
-    );
-    sh[1]
-        .forces_parts(&whole1, &mut i1, &mut r1, &mut k1)
-        .unwrap();
-    let back = [(oi, or, oc), (i1, r1, k1)];
+    let back = forces_all(&mut sh, d, &sent, 0, false);
     let fin = pieces(&back, 1, 1, d, 0, false);
-    let (fi, fr): (Vec<u32>, Vec<f64>) = (
-        fin.iter().flat_map(|p| p.idx.to_vec()).collect(),
-        fin.iter().flat_map(|p| p.rows.to_vec()).collect(),
-    );
+    let (fi, fr) = joined_records(&fin);
+    let c1 = sh[1].own_particles().len();
     assert_eq!(fi.len(), c1);
-    let skew = [
-        ShardRecords {
-            idx: &fi[..1],
-            rows: &fr[..d + 1],
-        },
-        ShardRecords {
-            idx: &fi[1..],
-            rows: &fr[d + 1..],
-        },
+    let refused = [
+        (
+            vec![piece(&fi[..1], &fr[..d + 1]), piece(&fi[1..], &fr[d + 1..])],
+            Error::LengthMismatch,
+        ),
+        (vec![piece(&fi[1..], &fr[d..])], Error::LengthMismatch),
+        (
+            vec![
+                piece(&fi[..1], &fr[..d]),
+                piece(&fi[..c1 - 1], &fr[..(c1 - 1) * d]),
+            ],
+            Error::RangeOverlap,
+        ),
     ];
-    assert_eq!(sh[1].finish_parts(&skew), Err(Error::LengthMismatch));
-    let short = [ShardRecords {
-        idx: &fi[1..],
-        rows: &fr[d..],
-    }];
-    assert_eq!(sh[1].finish_parts(&short), Err(Error::LengthMismatch));
-    let twice = [
-        ShardRecords {
-            idx: &fi[..1],
-            rows: &fr[..d],
-        },
-        ShardRecords {
-            idx: &fi[..c1 - 1],
-            rows: &fr[..(c1 - 1) * d],
-        },
-    ];
-    assert_eq!(sh[1].finish_parts(&twice), Err(Error::RangeOverlap));
+    for (ps, want) in refused {
+        assert_eq!(sh[1].finish_parts(&ps), Err(want));
+    }
     let part = sh[1].finish_parts(&fin).unwrap();
     assert_eq!((part.moves, part.finite), (c1 as u64, 1));
 }
@@ -634,32 +605,9 @@ fn a_particle_past_the_block_is_refused() {
         KernelChoice::Gaussian { h: 0.7 },
     );
     let mut sh = shards(&cfg, &start(n, d), d, ranks);
-    let mut model = Model::default();
-    let mut sent = Vec::new();
-    for s in sh.iter_mut() {
-        let c = s.own_particles().len();
-        let (mut i, mut r, mut k) = (vec![0u32; 2 * c], vec![0.0; 2 * c * d], vec![0; ranks]);
-        s.begin(&mut model, &mut i, &mut r, &mut k).unwrap();
-        sent.push((i, r, k));
-    }
-    let mut back = Vec::new();
-    for (q, s) in sh.iter_mut().enumerate() {
-        let m = s.own_slots().len();
-        let (mut i, mut r, mut k) = (vec![0u32; m], vec![0.0; m * d], vec![0; ranks]);
-        s.forces_parts(
-            &pieces(&sent, q, 2, 2 * d, 0, false),
-            &mut i,
-            &mut r,
-            &mut k,
-        )
-        .unwrap();
-        back.push((i, r, k));
-    }
-    let fin = pieces(&back, 0, 1, d, 0, false);
-    let (fi, fr): (Vec<u32>, Vec<f64>) = (
-        fin.iter().flat_map(|p| p.idx.to_vec()).collect(),
-        fin.iter().flat_map(|p| p.rows.to_vec()).collect(),
-    );
+    let sent = begin_all(&mut sh, d, &mut Model::default());
+    let back = forces_all(&mut sh, d, &sent, 0, false);
+    let (fi, fr) = joined_records(&pieces(&back, 0, 1, d, 0, false));
     let c0 = sh[0].own_particles().len();
     assert_eq!((c0, fi.len()), (35, 35));
     for past in [c0, 63, 64, n] {

@@ -854,122 +854,49 @@ fn bad_pieces_change_nothing() {
     let mut short = recs.clone();
     short[0].idx_len -= 2;
     short[0].rows_len -= 2 * D;
+    // A read of the out rows; of the state's workspace.
     let mut over_out = recs.clone();
-    over_out[1] = sgs_svgd_shard_records {
-        idx: oi.as_ptr(),
-        idx_len: 0,
-        rows: or.as_ptr(),
-        rows_len: 0,
-    };
-    over_out[1].rows_len = 2; // a read of the out rows
+    (over_out[1].rows, over_out[1].rows_len) = (or.as_ptr(), 2);
     let mut over_ws = recs.clone();
-    over_ws[1].rows = ps[0].ws.as_ptr();
-    over_ws[1].rows_len = 2;
-    let ws_rec = over_ws.clone();
-    // The descriptors themselves inside the out rows.
-    let (or_ptr, or_len) = (or.as_mut_ptr(), m * D);
-    // SAFETY: every call gets a valid state and an iteration after begin, and one bad argument.
-    unsafe {
+    (over_ws[1].rows, over_ws[1].rows_len) = (ps[0].ws.as_ptr(), 2);
+    let (oi_ptr, or_ptr, k_ptr, or_len) = (oi.as_mut_ptr(), or.as_mut_ptr(), k.as_mut_ptr(), m * D);
+    let call = |r: *const sgs_svgd_shard_records, n: usize| {
+        // SAFETY: a valid state after begin; the outputs valid; `r` valid for `n` reads or one
+        // of the bad arguments below.
+        unsafe { sgs_svgd_shard_forces_parts(st, r, n, oi_ptr, m, or_ptr, or_len, k_ptr, 2) }
+    };
+    // The descriptors themselves inside the out rows. SAFETY: one descriptor (4 words) from
+    // the out rows' third value on fits: `or` has 8 spare values past its m·D.
+    let inside_out = unsafe {
         core::ptr::copy_nonoverlapping(recs.as_ptr(), or_ptr.add(2).cast(), 1);
-        let call = |r: *const sgs_svgd_shard_records,
-                    n: usize,
-                    oi: &mut [u32],
-                    orp: *mut f64,
-                    k: &mut [usize]| {
-            sgs_svgd_shard_forces_parts(
-                st,
-                r,
-                n,
-                oi.as_mut_ptr(),
-                m,
-                orp,
-                or_len,
-                k.as_mut_ptr(),
-                2,
-            )
-        };
-        let same = |n: usize| {
-            assert!(bytes(&*ps[0].st) == before.0, "case {n}: the state");
-            assert!(ps[0].x == before.1, "case {n}: the particles");
-            assert!(ps[0].ws == before.2, "case {n}: the workspace");
-        };
-        assert_eq!(
-            call(core::ptr::null(), 1, &mut oi, or_ptr, &mut k),
-            SGS_ERR_NULL_POINTER,
-            "case 0"
-        );
-        same(0);
-        assert_eq!(
-            call(null_idx.as_ptr(), 4, &mut oi, or_ptr, &mut k),
-            SGS_ERR_NULL_POINTER,
-            "case 1"
-        );
-        same(1);
-        assert_eq!(
-            call(
-                recs.as_ptr().cast::<u8>().add(1).cast(),
-                1,
-                &mut oi,
-                or_ptr,
-                &mut k,
-            ),
-            SGS_ERR_INVALID_ARGUMENT,
-            "case 2"
-        );
-        same(2);
-        assert_eq!(
-            call(odd.as_ptr(), 4, &mut oi, or_ptr, &mut k),
-            SGS_ERR_LENGTH_MISMATCH,
-            "case 3"
-        );
-        same(3);
-        assert_eq!(
-            call(skew.as_ptr(), 4, &mut oi, or_ptr, &mut k),
-            SGS_ERR_LENGTH_MISMATCH,
-            "case 4"
-        );
-        same(4);
-        assert_eq!(
-            call(short.as_ptr(), 4, &mut oi, or_ptr, &mut k),
-            SGS_ERR_LENGTH_MISMATCH,
-            "case 5"
-        );
-        same(5);
-        assert_eq!(
-            call(recs.as_ptr(), 2, &mut oi, or_ptr, &mut k),
-            SGS_ERR_LENGTH_MISMATCH,
-            "case 6"
-        );
-        same(6);
-        assert_eq!(
-            call(over_out.as_ptr(), 4, &mut oi, or_ptr, &mut k),
-            SGS_ERR_INVALID_ARGUMENT,
-            "case 7"
-        );
-        same(7);
-        assert_eq!(
-            call(ws_rec.as_ptr(), 4, &mut oi, or_ptr, &mut k),
-            SGS_ERR_INVALID_ARGUMENT,
-            "case 8"
-        );
-        same(8);
-        assert_eq!(
-            call(or_ptr.add(2).cast(), 1, &mut oi, or_ptr, &mut k),
-            SGS_ERR_INVALID_ARGUMENT,
-            "case 9"
-        );
-        same(9);
-        assert_eq!(
-            sgs_svgd_shard_finish_parts(
-                st,
-                recs.as_ptr(),
-                4,
-                &mut sgs_svgd_shard_partial::default(),
-            ),
-            SGS_ERR_ITERATION_NOT_BEGUN,
-            "case 10"
-        );
-        same(10);
+        or_ptr.add(2).cast::<sgs_svgd_shard_records>().cast_const()
+    };
+    let misaligned = recs.as_ptr().cast::<u8>().wrapping_add(1).cast();
+    let cases = [
+        (core::ptr::null(), 1, SGS_ERR_NULL_POINTER),
+        (null_idx.as_ptr(), 4, SGS_ERR_NULL_POINTER),
+        (misaligned, 1, SGS_ERR_INVALID_ARGUMENT),
+        (odd.as_ptr(), 4, SGS_ERR_LENGTH_MISMATCH),
+        (skew.as_ptr(), 4, SGS_ERR_LENGTH_MISMATCH),
+        (short.as_ptr(), 4, SGS_ERR_LENGTH_MISMATCH),
+        (recs.as_ptr(), 2, SGS_ERR_LENGTH_MISMATCH), // process 1's records left out
+        (over_out.as_ptr(), 4, SGS_ERR_INVALID_ARGUMENT),
+        (over_ws.as_ptr(), 4, SGS_ERR_INVALID_ARGUMENT),
+        (inside_out, 1, SGS_ERR_INVALID_ARGUMENT),
+    ];
+    for (n, (r, len, want)) in cases.into_iter().enumerate() {
+        assert_eq!(call(r, len), want, "case {n}");
+        assert!(bytes(&*ps[0].st) == before.0, "case {n}: the state");
+        assert!(ps[0].x == before.1, "case {n}: the particles");
+        assert!(ps[0].ws == before.2, "case {n}: the workspace");
+    }
+    // SAFETY: valid state and arrays; the iteration is after begin, not forces.
+    let early = unsafe {
+        sgs_svgd_shard_finish_parts(st, recs.as_ptr(), 4, &mut sgs_svgd_shard_partial::default())
+    };
+    assert_eq!(early, SGS_ERR_ITERATION_NOT_BEGUN);
+    // SAFETY: the remaining calls get valid states and arrays, or the bad ones named.
+    unsafe {
         // The pieces as they are go through, with one more, empty, inside another.
         let mut more = recs.clone();
         more.push(sgs_svgd_shard_records {
@@ -977,7 +904,7 @@ fn bad_pieces_change_nothing() {
             rows_len: 0,
             ..recs[0]
         });
-        ok(call(more.as_ptr(), 5, &mut oi, or_ptr, &mut k));
+        ok(call(more.as_ptr(), 5));
         // Process 1 likewise; then process 0's finish refuses bad pieces alike.
         let p1 = &mut ps[1];
         let (mut i1, mut r1, mut k1) = (vec![0u32; p1.m], vec![0.0; p1.m * D], vec![0; 2]);

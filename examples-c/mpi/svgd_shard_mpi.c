@@ -208,6 +208,23 @@ static int exchange(shard *h, size_t iw, size_t w, size_t expect) {
     return 0;
 }
 
+/* The end of an iteration, given the status agreed on after finish: every rank cancels if it is
+ * a failure; else every rank's partial to every rank, and commit. The status agreed on. */
+static int32_t gather_commit(shard *h, int32_t st, const sgs_svgd_shard_partial *part, sgs_svgd_info *info) {
+    if (st != SGS_OK) {
+        sgs_svgd_shard_cancel(&h->s); /* the ranks whose steps succeeded */
+        return st;
+    }
+    double w0 = MPI_Wtime();
+    MPI_Allgather(part, (int)sizeof *part, MPI_BYTE, h->parts, (int)sizeof *part, MPI_BYTE, MPI_COMM_WORLD);
+    h->wall_exchange += MPI_Wtime() - w0;
+    double t = thread_cpu();
+    /* The same partials everywhere: the same decision everywhere. */
+    st = agree(sgs_svgd_shard_commit(&h->s, h->parts, (size_t)h->size, info));
+    h->cpu_steps[3] += thread_cpu() - t;
+    return st;
+}
+
 /* One iteration through the window (--shared); the status every rank agreed on. */
 static int32_t iteration_shared(shard *h, sgs_svgd_info *info) {
     size_t c = h->c, m = h->m, d = h->d, r = (size_t)h->size, me = (size_t)h->rank;
@@ -231,17 +248,7 @@ static int32_t iteration_shared(shard *h, sgs_svgd_info *info) {
         h->cpu_steps[2] += thread_cpu() - t;
         st = agree(st);
     }
-    if (st != SGS_OK) {
-        sgs_svgd_shard_cancel(&h->s); /* the ranks whose steps succeeded */
-        return st;
-    }
-    double w0 = MPI_Wtime();
-    MPI_Allgather(&part, (int)sizeof part, MPI_BYTE, h->parts, (int)sizeof part, MPI_BYTE, MPI_COMM_WORLD);
-    h->wall_exchange += MPI_Wtime() - w0;
-    t = thread_cpu();
-    st = agree(sgs_svgd_shard_commit(&h->s, h->parts, r, info));
-    h->cpu_steps[3] += thread_cpu() - t;
-    return st;
+    return gather_commit(h, st, &part, info);
 }
 
 /* One iteration; the status every rank agreed on. */
@@ -272,18 +279,7 @@ static int32_t iteration(shard *h, sgs_svgd_info *info) {
     t = thread_cpu();
     if (st == SGS_OK) st = agree(sgs_svgd_shard_finish(&h->s, h->in_i, c, h->in_r, c * d, &part));
     h->cpu_steps[2] += thread_cpu() - t;
-    if (st != SGS_OK) {
-        sgs_svgd_shard_cancel(&h->s);
-        return st;
-    }
-    w0 = MPI_Wtime();
-    MPI_Allgather(&part, (int)sizeof part, MPI_BYTE, h->parts, (int)sizeof part, MPI_BYTE, MPI_COMM_WORLD);
-    h->wall_exchange += MPI_Wtime() - w0;
-    t = thread_cpu();
-    /* The same partials everywhere: the same decision everywhere. */
-    st = agree(sgs_svgd_shard_commit(&h->s, h->parts, r, info));
-    h->cpu_steps[3] += thread_cpu() - t;
-    return st;
+    return gather_commit(h, st, &part, info);
 }
 
 /* Peak resident memory of this process in kB (Linux VmHWM), or 0. */

@@ -415,6 +415,96 @@ unsafe fn shard_begin<T: Float, S>(
     }
 }
 
+/// Forces of the records `parts` yields (read lazily, inside the call, after every check):
+/// `ins` the spans of the call's inputs, checked with the outputs as its arrays (pairwise
+/// disjoint and clear of the state's), `reads` further read-only spans that must only stay
+/// clear of the outputs and the state's buffers (the pieces, which may overlap one another).
+///
+/// # Safety
+/// The C contract of `sgs_svgd_shard_forces`; `parts`' slices valid for reads once `ins` and
+/// `reads` are checked, and not written during the call.
+#[allow(clippy::too_many_arguments)]
+unsafe fn forces_with<'p, T: Float + 'p, S>(
+    tag: u64,
+    state: *mut S,
+    ins: [Span; 2],
+    reads: impl Iterator<Item = Span>,
+    parts: impl Iterator<Item = ShardRecords<'p, T>> + Clone,
+    out_idx: *mut u32,
+    out_idx_len: usize,
+    out_rows: *mut T,
+    out_rows_len: usize,
+    counts: *mut usize,
+    counts_len: usize,
+) -> Result<(), Error> {
+    let arrays = [
+        ins[0],
+        ins[1],
+        array(out_idx, out_idx_len)?,
+        array(out_rows, out_rows_len)?,
+        array(counts, counts_len)?,
+    ];
+    // SAFETY: forwarded contract; the arrays checked, pairwise disjoint, the reads clear of the
+    // outputs and the state's buffers.
+    unsafe {
+        with_shard::<T, S, _>(tag, state, &arrays, reads, |sc, _, ws, idx, _| {
+            sc.forces(
+                (ws, idx),
+                parts,
+                core::slice::from_raw_parts_mut(out_idx, out_idx_len),
+                core::slice::from_raw_parts_mut(out_rows, out_rows_len),
+                core::slice::from_raw_parts_mut(counts, counts_len),
+            )
+        })?
+    }
+}
+
+/// Finish of the records `parts` yields, as [`forces_with`]: `arrays` the call's inputs and
+/// its partial (checked by the caller, in its order), `reads` the pieces.
+///
+/// # Safety
+/// The C contract of `sgs_svgd_shard_finish`; `parts` as for [`forces_with`].
+unsafe fn finish_with<'p, T: Float + 'p, S>(
+    tag: u64,
+    state: *mut S,
+    arrays: [Span; 3],
+    reads: impl Iterator<Item = Span>,
+    parts: impl Iterator<Item = ShardRecords<'p, T>> + Clone,
+    partial: *mut sgs_svgd_shard_partial,
+) -> Result<(), Error> {
+    // SAFETY: forwarded contract; the arrays checked, pairwise disjoint.
+    let p = unsafe {
+        with_shard::<T, S, _>(tag, state, &arrays, reads, |sc, xs, ws, idx, _| {
+            sc.finish((xs, ws, idx), parts)
+        })??
+    };
+    // SAFETY: checked non-null, aligned, disjoint from the state and its buffers.
+    unsafe { partial.write(p.into()) };
+    Ok(())
+}
+
+/// One buffer of records as the only piece, its slices made when the core reads it.
+///
+/// # Safety
+/// `idx` and `rows` valid for their lengths once checked, not written during the call.
+unsafe fn one_piece<'p, T: 'p>(
+    idx: *const u32,
+    idx_len: usize,
+    rows: *const T,
+    rows_len: usize,
+) -> impl Iterator<Item = ShardRecords<'p, T>> + Clone {
+    core::iter::once(()).map(move |()| {
+        // SAFETY: read inside the call, after `array` checked both (non-null, aligned, sized)
+        // and the overlap checks kept them clear of everything the call writes.
+        unsafe {
+            ShardRecords {
+                idx: core::slice::from_raw_parts(idx, idx_len),
+                rows: core::slice::from_raw_parts(rows, rows_len),
+            }
+        }
+    })
+}
+
 /// # Safety
 /// The C contract of `sgs_svgd_shard_forces`.
 #[allow(clippy::too_many_arguments)]
@@ -432,34 +522,23 @@ unsafe fn shard_forces<T: Float, S>(
     counts: *mut usize,
     counts_len: usize,
 ) -> Result<(), Error> {
-    let arrays = [
-        array(in_idx, in_idx_len)?,
-        array(in_rows, in_rows_len)?,
-        array(out_idx, out_idx_len)?,
-        array(out_rows, out_rows_len)?,
-        array(counts, counts_len)?,
-    ];
-    // SAFETY: forwarded contract; the arrays checked, pairwise disjoint.
+    let ins = [array(in_idx, in_idx_len)?, array(in_rows, in_rows_len)?];
+    // SAFETY: forwarded contract; the inputs checked (with the outputs) before they are read.
     unsafe {
-        with_shard::<T, S, _>(
+        let whole = one_piece(in_idx, in_idx_len, in_rows, in_rows_len);
+        forces_with::<T, S>(
             tag,
             state,
-            &arrays,
+            ins,
             core::iter::empty(),
-            |sc, _, ws, idx, _| {
-                let whole = ShardRecords {
-                    idx: core::slice::from_raw_parts(in_idx, in_idx_len),
-                    rows: core::slice::from_raw_parts(in_rows, in_rows_len),
-                };
-                sc.forces(
-                    (ws, idx),
-                    core::iter::once(whole),
-                    core::slice::from_raw_parts_mut(out_idx, out_idx_len),
-                    core::slice::from_raw_parts_mut(out_rows, out_rows_len),
-                    core::slice::from_raw_parts_mut(counts, counts_len),
-                )
-            },
-        )?
+            whole,
+            out_idx,
+            out_idx_len,
+            out_rows,
+            out_rows_len,
+            counts,
+            counts_len,
+        )
     }
 }
 
@@ -480,25 +559,11 @@ unsafe fn shard_finish<T: Float, S>(
         array(in_rows, in_rows_len)?,
         Span::of(partial, 1),
     ];
-    // SAFETY: forwarded contract; the arrays checked, pairwise disjoint.
-    let p = unsafe {
-        with_shard::<T, S, _>(
-            tag,
-            state,
-            &arrays,
-            core::iter::empty(),
-            |sc, xs, ws, idx, _| {
-                let whole = ShardRecords {
-                    idx: core::slice::from_raw_parts(in_idx, in_idx_len),
-                    rows: core::slice::from_raw_parts(in_rows, in_rows_len),
-                };
-                sc.finish((xs, ws, idx), core::iter::once(whole))
-            },
-        )??
-    };
-    // SAFETY: checked non-null, aligned, disjoint from the state and its buffers.
-    unsafe { partial.write(p.into()) };
-    Ok(())
+    // SAFETY: forwarded contract; the inputs checked before they are read.
+    unsafe {
+        let whole = one_piece(in_idx, in_idx_len, in_rows, in_rows_len);
+        finish_with::<T, S>(tag, state, arrays, core::iter::empty(), whole, partial)
+    }
 }
 
 /// Checks the pieces' descriptors and arrays (non-null, aligned, sized) and returns the
@@ -562,26 +627,23 @@ unsafe fn shard_forces_parts<T: Float, S, P: CRecords<T>>(
 ) -> Result<(), Error> {
     // SAFETY: forwarded contract.
     let descs = unsafe { check_parts(parts, parts_len)? };
-    let arrays = [
-        descs,
-        array(out_idx, out_idx_len)?,
-        array(out_rows, out_rows_len)?,
-        array(counts, counts_len)?,
-    ];
     // SAFETY: checked by `check_parts`.
     let ps = unsafe { core::slice::from_raw_parts(parts, parts_len) };
-    // SAFETY: forwarded contract; the arrays checked, the outputs disjoint from each other,
-    // from the state's and from the pieces.
+    // SAFETY: forwarded contract; the pieces checked, read only after the overlap checks.
     unsafe {
-        with_shard::<T, S, _>(tag, state, &arrays, part_spans(ps), |sc, _, ws, idx, _| {
-            sc.forces(
-                (ws, idx),
-                part_slices(ps),
-                core::slice::from_raw_parts_mut(out_idx, out_idx_len),
-                core::slice::from_raw_parts_mut(out_rows, out_rows_len),
-                core::slice::from_raw_parts_mut(counts, counts_len),
-            )
-        })?
+        forces_with::<T, S>(
+            tag,
+            state,
+            [descs, Span::of(core::ptr::null::<u8>(), 0)],
+            part_spans(ps),
+            part_slices(ps),
+            out_idx,
+            out_idx_len,
+            out_rows,
+            out_rows_len,
+            counts,
+            counts_len,
+        )
     }
 }
 
@@ -597,18 +659,15 @@ unsafe fn shard_finish_parts<T: Float, S, P: CRecords<T>>(
     // SAFETY: forwarded contract.
     let descs = unsafe { check_parts(parts, parts_len)? };
     check_ptr(partial)?;
-    let arrays = [descs, Span::of(partial, 1)];
+    let arrays = [
+        descs,
+        Span::of(core::ptr::null::<u8>(), 0),
+        Span::of(partial, 1),
+    ];
     // SAFETY: checked by `check_parts`.
     let ps = unsafe { core::slice::from_raw_parts(parts, parts_len) };
-    // SAFETY: forwarded contract; the arrays checked, pairwise disjoint.
-    let p = unsafe {
-        with_shard::<T, S, _>(tag, state, &arrays, part_spans(ps), |sc, xs, ws, idx, _| {
-            sc.finish((xs, ws, idx), part_slices(ps))
-        })??
-    };
-    // SAFETY: checked non-null, aligned, disjoint from the state and its buffers.
-    unsafe { partial.write(p.into()) };
-    Ok(())
+    // SAFETY: forwarded contract; the pieces checked, read only after the overlap checks.
+    unsafe { finish_with::<T, S>(tag, state, arrays, part_spans(ps), part_slices(ps), partial) }
 }
 
 /// # Safety
