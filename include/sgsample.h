@@ -5431,8 +5431,8 @@ size_t sgs_svgd_shard_workspace_len(size_t n,
                                     const struct sgs_svgd_config *config);
 
 /**
- * Length of the index buffer (`uint32_t` elements) of process `rank`: c + m. 0 when
- * `config` is NULL, misaligned or has an unknown option.
+ * Length of the index buffer (`uint32_t` elements) of process `rank`: c + m, SIZE_MAX
+ * when that overflows; 0 when `config` is NULL, misaligned or has an unknown option.
  *
  * # Safety
  * `config`, when non-null, must point to a readable config.
@@ -5690,8 +5690,8 @@ size_t sgs_svgd_shard_workspace_len_f32(size_t n,
                                         const struct sgs_svgd_config *config);
 
 /**
- * Length of the index buffer (`uint32_t` elements) of process `rank`: c + m. 0 when
- * `config` is NULL, misaligned or has an unknown option.
+ * Length of the index buffer (`uint32_t` elements) of process `rank`: c + m, SIZE_MAX
+ * when that overflows; 0 when `config` is NULL, misaligned or has an unknown option.
  *
  * # Safety
  * `config`, when non-null, must point to a readable config.

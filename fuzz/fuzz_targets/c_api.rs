@@ -4603,7 +4603,7 @@ fn noise_fill<T: Flt + PartialEq + core::fmt::Debug>(
 // values (computed exactly, in 128 bits: particles ⌊r·n/R⌋..⌊(r+1)·n/R⌋, the slots of batches
 // ⌊r·B/R⌋..⌊(r+1)·B/R⌋, B = ⌊n/p⌋, the last batch to n); nothing written on an error, exactly the
 // four words on SGS_OK. `…_workspace_len` and `…_index_len`: 0 for a NULL, misaligned or unknown
-// config, else (2c + 3m)·d with AdaGrad, (c + 3m)·d otherwise (SIZE_MAX on overflow) and c + m.
+// config, else (2c + 3m)·d with AdaGrad, (c + 3m)·d otherwise and c + m (SIZE_MAX on overflow).
 //
 // `shard_init_any`: init with n, d, ranks, rank, the config (valid, one bad word, NULL,
 // misaligned), the buffers (picked as for the other samplers; lengths right, one short, zero,
@@ -5074,7 +5074,8 @@ fn shard_queries<V: ShardApi>(cx: &mut Ctx, b: &mut Bytes) {
         let [_, cn, _, m] = ranges_of(n, p, ranks, rank);
         let hist = c.step_rule == SGS_STEP_RULE_ADAGRAD;
         assert_eq!(w, shard_ws_need(cn, m, d, hist), "shard_workspace_len(n {n}, d {d}, ranks {ranks}, rank {rank}, p {p})");
-        assert_eq!(i as u128, cn as u128 + m as u128, "shard_index_len(n {n}, ranks {ranks}, rank {rank}, p {p})");
+        let want = (cn as u128 + m as u128).min(usize::MAX as u128);
+        assert_eq!(i as u128, want, "shard_index_len(n {n}, ranks {ranks}, rank {rank}, p {p}): c + m, saturating");
     }
     assert!(V::state_size() == V::STATE && V::state_align() >= 8);
 }

@@ -641,7 +641,7 @@ impl<'a, T: Float, K: Kernel<T> + Clone> SvgdShard<'a, T, K> {
         shard_workspace_len(n, d, ranks, rank, config)
     }
 
-    /// Index length (`u32` entries) of process `rank`: `c + m`.
+    /// Index length (`u32` entries) of process `rank`: `c + m`. Saturates on overflow.
     pub fn index_len(n: usize, ranks: usize, rank: usize, config: &SvgdConfig<K>) -> usize {
         shard_index_len(n, ranks, rank, config)
     }

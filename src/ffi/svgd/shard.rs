@@ -731,8 +731,8 @@ macro_rules! shard_api {
             unsafe { with_config(config, |c| shard_workspace_len(n, d, ranks, rank, c)) }
         }
 
-        /// Length of the index buffer (`uint32_t` elements) of process `rank`: c + m. 0 when
-        /// `config` is NULL, misaligned or has an unknown option.
+        /// Length of the index buffer (`uint32_t` elements) of process `rank`: c + m, SIZE_MAX
+        /// when that overflows; 0 when `config` is NULL, misaligned or has an unknown option.
         ///
         /// # Safety
         /// `config`, when non-null, must point to a readable config.
