@@ -395,35 +395,22 @@ fn particle_parts<T>(
 }
 
 /// Records from `keys` (one per item, in item order) grouped by destination: `dest(key)` the
-/// destination, `fill(item, key, record index entries, record row)` the record (`iw` index
-/// entries and `width` values); `counts` (one per destination) gets the records per
+/// destination, `rec` what a record holds; `counts` (one per destination) gets the records per
 /// destination. A counting sort: count, then place each record at its destination's next free
 /// one. With up to [`FEW_RANKS`] destinations, `ends` holds the keys where destinations 1, 2, …
 /// start (`dest` is the number of them at or below the key), the counts come from one
 /// comparison pass per end (vectorised: the scalar pass that incremented a counter per key was
-/// 3 % of `forces` on two threads, `openmp_shard --bench 65536 8`), and the next free records
-/// live in a local array; with more, in `counts`.
-#[allow(clippy::too_many_arguments)]
+/// 3 % of `forces` on two threads, `openmp_shard --bench 65536 8`), and [`place_few`] places
+/// them; with more, the next free records live in `counts`.
 #[inline(always)]
-fn group<T: Float>(
+fn group<T: Float, R: Record<T>>(
     keys: &[u32],
     ends: Option<&[u32]>,
     dest: impl Fn(u32) -> usize,
     counts: &mut [usize],
-    out_idx: &mut [u32],
-    iw: usize,
-    out_rows: &mut [T],
-    width: usize,
-    mut fill: impl FnMut(usize, u32, &mut [u32], &mut [T]),
+    (out_idx, out_rows): (&mut [u32], &mut [T]),
+    rec: &R,
 ) {
-    let mut place = |item: usize, k: u32, at: usize| {
-        if let (Some(o), Some(r)) = (
-            out_idx.get_mut(at * iw..(at + 1) * iw),
-            out_rows.get_mut(at * width..(at + 1) * width),
-        ) {
-            fill(item, k, o, r);
-        }
-    };
     if let (Some(ends), true) = (ends, counts.len() <= FEW_RANKS) {
         // Keys at or past each end; destination q has those past end q − 1 but not end q.
         let mut below = 0;
@@ -438,11 +425,12 @@ fn group<T: Float>(
             *at = start;
             start += *c;
         }
-        for (item, &k) in keys.iter().enumerate() {
-            if let Some(at) = next.get_mut(dest(k)) {
-                place(item, k, *at);
-                *at += 1;
-            }
+        // Two destinations (two threads or ranks): the destination one comparison.
+        if let [e] = *ends {
+            let two = |k| (k >= e) as usize;
+            place_few(keys, two, &mut next, out_idx, out_rows, rec);
+        } else {
+            place_few(keys, dest, &mut next, out_idx, out_rows, rec);
         }
         return;
     }
@@ -460,13 +448,138 @@ fn group<T: Float>(
         let Some(c) = counts.get_mut(dest(k)) else {
             continue;
         };
-        place(item, k, *c);
+        put(out_idx, out_rows, rec, item, k, *c);
         *c += 1;
     }
     // Each entry now holds its destination's end: back to counts.
     let mut prev = 0;
     for c in counts.iter_mut() {
         (*c, prev) = (*c - prev, *c);
+    }
+}
+
+/// [`group`]'s placing pass with up to [`FEW_RANKS`] destinations: each key's record at its
+/// destination's next free one (`next`). Out of line: inlined into `begin` or `forces`, among
+/// their other values, the loop reloaded its pointers and lengths from the stack for every
+/// record (the pass was two thirds of `begin` without the gradient and the permutation).
+#[inline(never)]
+fn place_few<T: Float, R: Record<T>>(
+    keys: &[u32],
+    dest: impl Fn(u32) -> usize,
+    next: &mut [usize; FEW_RANKS],
+    out_idx: &mut [u32],
+    out_rows: &mut [T],
+    rec: &R,
+) {
+    for (item, &k) in keys.iter().enumerate() {
+        if let Some(at) = next.get_mut(dest(k)) {
+            put(out_idx, out_rows, rec, item, k, *at);
+            *at += 1;
+        }
+    }
+}
+
+/// Record `at` of `out_idx` and `out_rows` filled by `rec` from item `item` with key `k`.
+#[inline(always)]
+fn put<T, R: Record<T>>(
+    out_idx: &mut [u32],
+    out_rows: &mut [T],
+    rec: &R,
+    item: usize,
+    k: u32,
+    at: usize,
+) {
+    let w = rec.width();
+    if let (Some(o), Some(r)) = (
+        out_idx.get_mut(at * R::IW..(at + 1) * R::IW),
+        out_rows.get_mut(at * w..(at + 1) * w),
+    ) {
+        rec.fill(item, k, o, r);
+    }
+}
+
+/// What a record of [`group`] holds. A trait rather than a closure: its methods are inlined into
+/// the out-of-line [`place_few`], and at `d = 1` (`ONE` in the implementations) the widths are
+/// constants there.
+trait Record<T> {
+    /// Index entries per record.
+    const IW: usize;
+    /// Rows of `d` values per record.
+    const ROWS: usize;
+    /// The dimension.
+    fn d(&self) -> usize;
+    /// Values per record.
+    #[inline(always)]
+    fn width(&self) -> usize {
+        Self::ROWS * self.d()
+    }
+    /// Item `item`'s record, key `k`: its index entries `o` and its row `r`.
+    fn fill(&self, item: usize, k: u32, o: &mut [u32], r: &mut [T]);
+}
+
+/// `d`, or 1 known to the compiler when `ONE`.
+#[inline(always)]
+fn dim<const ONE: bool>(d: usize) -> usize {
+    if ONE {
+        1
+    } else {
+        d
+    }
+}
+
+/// `begin`'s records: `(slot, particle)` and `(x, g)` of the process's particle `item`
+/// (`ONE`: `d = 1`).
+struct SlotRecord<'a, T, const ONE: bool> {
+    first: usize,
+    d: usize,
+    particles: &'a [T],
+    gs: &'a [T],
+}
+
+impl<T: Float, const ONE: bool> Record<T> for SlotRecord<'_, T, ONE> {
+    const IW: usize = 2;
+    const ROWS: usize = 2;
+
+    #[inline(always)]
+    fn d(&self) -> usize {
+        dim::<ONE>(self.d)
+    }
+
+    #[inline(always)]
+    fn fill(&self, k: usize, s: u32, i: &mut [u32], r: &mut [T]) {
+        let d = self.d();
+        if let [a, b] = i {
+            (*a, *b) = (s, (self.first + k) as u32);
+        }
+        // Rows of 2d: always split (checked, so that no panic path is linked).
+        if let Some((x, g)) = r.split_at_mut_checked(d) {
+            put_row(x, row(self.particles, k, d));
+            put_row(g, row(self.gs, k, d));
+        }
+    }
+}
+
+/// `forces`' records: `(particle)` and `(φ)` of the slot row `item` (`ONE`: `d = 1`).
+struct ForceRecord<'a, T, const ONE: bool> {
+    d: usize,
+    phis: &'a [T],
+}
+
+impl<T: Float, const ONE: bool> Record<T> for ForceRecord<'_, T, ONE> {
+    const IW: usize = 1;
+    const ROWS: usize = 1;
+
+    #[inline(always)]
+    fn d(&self) -> usize {
+        dim::<ONE>(self.d)
+    }
+
+    #[inline(always)]
+    fn fill(&self, j: usize, i: u32, o: &mut [u32], r: &mut [T]) {
+        if let [o] = o {
+            *o = i;
+        }
+        put_row(r, row(self.phis, j, self.d()));
     }
 }
 
@@ -989,22 +1102,24 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         feistel.invert_fill(first as u64, slots);
         let owners = self.owners;
         let gs = &*self.parts(ws).phi;
-        let fill = |k: usize, s: u32, i: &mut [u32], r: &mut [T]| {
-            if let [a, b] = i {
-                (*a, *b) = (s, (first + k) as u32);
-            }
-            // Rows of 2d: always split (checked, so that no panic path is linked).
-            if let Some((x, g)) = r.split_at_mut_checked(d) {
-                put_row(x, row(particles, k, d));
-                put_row(g, row(gs, k, d));
-            }
-        };
         let (dest, ends) = (|s| owners.of_slot(s), owners.used(&owners.slot_ends));
-        // At d = 1 with the record's width known to the compiler (group is inlined).
+        let out = (out_idx, out_rows);
         if d == 1 {
-            group(slots, ends, dest, counts, out_idx, 2, out_rows, 2, fill);
+            let rec = SlotRecord::<T, true> {
+                first,
+                d,
+                particles,
+                gs,
+            };
+            group(slots, ends, dest, counts, out, &rec);
         } else {
-            group(slots, ends, dest, counts, out_idx, 2, out_rows, 2 * d, fill);
+            let rec = SlotRecord::<T, false> {
+                first,
+                d,
+                particles,
+                gs,
+            };
+            group(slots, ends, dest, counts, out, &rec);
         }
         self.core.rng = rng;
         self.pending = Pending {
@@ -1077,20 +1192,29 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         let interactions = self.core.batch_forces(pending, a, b, ws.xs, ws.gs, ws.phis);
         // The records by the particle's process: (particle) and (φ).
         let (owners, phis) = (self.owners, &*ws.phis);
-        let fill = |j: usize, i: u32, o: &mut [u32], r: &mut [T]| {
-            if let [o] = o {
-                *o = i;
-            }
-            put_row(r, row(phis, j, d));
-        };
         let (dest, ends) = (
             |i| owners.of_particle(i),
             owners.used(&owners.particle_ends),
         );
+        let out = (out_idx, out_rows);
         if d == 1 {
-            group(held, ends, dest, counts, out_idx, 1, out_rows, 1, fill);
+            group(
+                held,
+                ends,
+                dest,
+                counts,
+                out,
+                &ForceRecord::<T, true> { d, phis },
+            );
         } else {
-            group(held, ends, dest, counts, out_idx, 1, out_rows, d, fill);
+            group(
+                held,
+                ends,
+                dest,
+                counts,
+                out,
+                &ForceRecord::<T, false> { d, phis },
+            );
         }
         self.interactions = interactions;
         self.stage = Stage::Forces;
