@@ -4272,6 +4272,33 @@ static void shard_cases(void) {
          sgs_svgd_shard_forces(&f.s[0], f.ii, 2 * f.m[0], f.irow, 2 * f.m[0] * HD, f.ii, f.m[0], f.grow,
                                f.m[0] * HD, f.fc[0], HR),
          SGS_ERR_INVALID_ARGUMENT, hsame(&f));
+    /* The same records as pieces, one per sender (shard 0's records first in every output). */
+    sgs_svgd_shard_records pc[HR];
+    for (size_t q = 0; q < HR; q++) pc[q] = (sgs_svgd_shard_records){f.oi[q], 2 * f.oc[q][0], f.orow[q], 2 * HD * f.oc[q][0]};
+#define HPARTS(pp, n) \
+    sgs_svgd_shard_forces_parts(&f.s[0], (pp), (n), f.gi, f.m[0], f.grow, f.m[0] * HD, f.fc[0], HR)
+    CASE("shard forces_parts: NULL pieces", HPARTS(NULL, HR), SGS_ERR_NULL_POINTER, hsame(&f));
+    CASE("shard forces_parts: one piece of two", HPARTS(pc, 1), SGS_ERR_LENGTH_MISMATCH, hsame(&f));
+    sgs_svgd_shard_records pbad[HR];
+    memcpy(pbad, pc, sizeof pbad);
+    pbad[0].idx_len -= 1; /* a piece that ends inside a record */
+    CASE("shard forces_parts: a record split", HPARTS(pbad, HR), SGS_ERR_LENGTH_MISMATCH, hsame(&f));
+    memcpy(pbad, pc, sizeof pbad);
+    pbad[1].rows_len -= 1;
+    CASE("shard forces_parts: rows one short", HPARTS(pbad, HR), SGS_ERR_LENGTH_MISMATCH, hsame(&f));
+    memcpy(pbad, pc, sizeof pbad);
+    pbad[1].idx = NULL;
+    CASE("shard forces_parts: a NULL piece", HPARTS(pbad, HR), SGS_ERR_NULL_POINTER, hsame(&f));
+    memcpy(pbad, pc, sizeof pbad);
+    pbad[1].rows = f.grow; /* the output */
+    CASE("shard forces_parts: a piece over an output", HPARTS(pbad, HR), SGS_ERR_INVALID_ARGUMENT, hsame(&f));
+    memcpy(pbad, pc, sizeof pbad);
+    pbad[0].idx = f.idx[0]; /* the state's index */
+    CASE("shard forces_parts: a piece over the state's index", HPARTS(pbad, HR), SGS_ERR_INVALID_ARGUMENT,
+         hsame(&f));
+#undef HPARTS
+    CASE("shard finish_parts after begin", sgs_svgd_shard_finish_parts(&f.s[0], pc, HR, &part),
+         SGS_ERR_ITERATION_NOT_BEGUN, hsame(&f));
     CASE("shard begin again", sgs_svgd_shard_begin(&f.s[0], f.oi[0], 2 * f.c[0], f.orow[0], 2 * f.c[0] * HD,
                                                     f.oc[0], HR),
          SGS_ERR_ITERATION_IN_PROGRESS, hsame(&f));
@@ -4290,6 +4317,13 @@ static void shard_cases(void) {
             memcpy(f.ii + 2 * k, f.oi[q] + 2 * at, 2 * f.oc[q][r] * sizeof(uint32_t));
             memcpy(f.irow + 2 * HD * k, f.orow[q] + 2 * HD * at, 2 * HD * f.oc[q][r] * sizeof(double));
             k += f.oc[q][r];
+        }
+        if (r == 0) { /* shard 0 reads its records where begin wrote them (first), one piece per sender */
+            for (size_t q = 0; q < HR; q++)
+                pc[q] = (sgs_svgd_shard_records){f.oi[q], 2 * f.oc[q][0], f.orow[q], 2 * HD * f.oc[q][0]};
+            ok = k == f.m[0] && sgs_svgd_shard_forces_parts(&f.s[0], pc, HR, f.fi[0], f.m[0], f.frow[0],
+                                                            f.m[0] * HD, f.fc[0], HR) == SGS_OK;
+            continue;
         }
         ok = k == f.m[r] && sgs_svgd_shard_forces(&f.s[r], f.ii, 2 * f.m[r], f.irow, 2 * f.m[r] * HD, f.fi[r], f.m[r],
                                                   f.frow[r], f.m[r] * HD, f.fc[r], HR) == SGS_OK;
@@ -4316,6 +4350,20 @@ static void shard_cases(void) {
             f.gi[0] = k0;
             CASE("shard finish: NULL partial", sgs_svgd_shard_finish(&f.s[0], f.gi, k, f.grow, k * HD, NULL),
                  SGS_ERR_NULL_POINTER, hsame(&f));
+            /* Its records as pieces where forces wrote them, one per sender. */
+            for (size_t q = 0; q < HR; q++) pc[q] = (sgs_svgd_shard_records){f.fi[q], f.fc[q][0], f.frow[q], HD * f.fc[q][0]};
+            CASE("shard finish_parts: NULL pieces", sgs_svgd_shard_finish_parts(&f.s[0], NULL, HR, &part),
+                 SGS_ERR_NULL_POINTER, hsame(&f));
+            sgs_svgd_shard_records two[2 * HR];
+            memcpy(two, pc, sizeof pc), memcpy(two + HR, pc, sizeof pc); /* every record twice */
+            CASE("shard finish_parts: every piece twice", sgs_svgd_shard_finish_parts(&f.s[0], two, 2 * HR, &part),
+                 SGS_ERR_LENGTH_MISMATCH, hsame(&f));
+            memcpy(two, pc, sizeof pc);
+            two[0].rows_len += HD; /* rows of one record more than its indices */
+            CASE("shard finish_parts: rows past the indices", sgs_svgd_shard_finish_parts(&f.s[0], two, HR, &part),
+                 SGS_ERR_LENGTH_MISMATCH, hsame(&f));
+            ok = k == f.c[0] && sgs_svgd_shard_finish_parts(&f.s[0], pc, HR, &parts[0]) == SGS_OK;
+            continue;
         }
         ok = k == f.c[r] && sgs_svgd_shard_finish(&f.s[r], f.gi, k, f.grow, k * HD, &parts[r]) == SGS_OK;
     }
