@@ -13,19 +13,20 @@ particle and iteration:
           among the ranks (nothing is done by every rank for all N);
 
 and per iteration on 2 ranks the exchanges' wall time E(2) (two all-to-alls of records, their
-counts, the status reductions and the gather of the 40-byte summaries). The check: the 2-rank
+counts, the status reductions and the gather of the 48-byte summaries with their statuses). The check: the 2-rank
 time predicted from the 1-rank constant and the measured exchange, t_w·N/2 + E(2), against the
 measured median.
 
 The prediction on R ranks of a network of bandwidth B and latency α (assumed, not measured: a
 loopback is no network):
 
-    T(R) = t_w·N/R + b·(N/R)·(R − 1)/R / B + (6·(R − 1) + 8·log2 R)·α
+    T(R) = t_w·N/R + b·(N/R)·(R − 1)/R / B + (6·(R − 1) + 5·log2 R)·α
 
 with b = 36 bytes per particle at d = 1 leaving a rank in the two exchanges ((slot, particle) and
 (position, gradient): 8 + 16d; (particle) and (φ): 4 + 8d), spread over all links (a full
 bisection network); per exchange three pairwise all-to-alls (counts, indices, rows: R − 1
-latencies each) and about four reductions and the gather (log2 R each). T(1) = t_w·N. Prints
+latencies each), and per iteration five collectives of log2 R latencies each (the status
+reductions after begin and forces, one per exchange on its sizes, and the gather). T(1) = t_w·N. Prints
 T(1)/T(R) for N = 10^6, 10^7, 10^8 and R = 8, 32, 128, 512 and the memory per rank,
 104 bytes per particle held at d = 1 (svgd_shard_mpi --memory).
 
@@ -95,7 +96,7 @@ def main():
     for n in (10**6, 10**7, 10**8):
         cells = []
         for r in rs:
-            t = tw * n / r + b * (n / r) * (r - 1) / r / B + (6 * (r - 1) + 8 * math.log2(r)) * alpha
+            t = tw * n / r + b * (n / r) * (r - 1) / r / B + (6 * (r - 1) + 5 * math.log2(r)) * alpha
             cells.append(f"{tw * n / t:.1f}× ({104 * n / r / 1e6:.1f} MB)")
         print(f"| {n:.0e} | " + " | ".join(cells) + " |")
 

@@ -5,17 +5,20 @@
  * block of the permutation slots (sgs_svgd_shard_ranges); its buffers grow with its share, not
  * with N. With the Feistel permutation every rank evaluates, for its own particles, the slots
  * they take, and for its own slots, the particles they hold, from the shared seed. An iteration
- * is two MPI_Alltoallv exchanges and one MPI_Allgather of 40 bytes per rank:
+ * is two MPI_Alltoallv exchanges and one MPI_Allgather of 48 bytes per rank:
  *
  *   begin:  the rank's gradients, and a record (slot, particle, position, gradient) per own particle,
  *           grouped by the rank that holds the slot   -> MPI_Alltoallv
  *   forces: the forces of the rank's batches, and a record (particle, force) per own slot,
  *           grouped by the particle's rank            -> MPI_Alltoallv
- *   finish: the moves checked, a 40-byte summary      -> MPI_Allgather
+ *   finish: the moves checked, a 40-byte summary and the status -> MPI_Allgather
  *   commit: the particles move if every rank's moves were finite.
  *
- * Every call's status is agreed on (MPI_Allreduce, MPI_MAX) before the next exchange, and every
+ * begin's and forces' statuses are agreed on (MPI_Allreduce, MPI_MAX) before the next exchange
+ * (the exchanges agree on their sizes themselves), finish's travels with the summaries, and every
  * rank cancels the iteration if one failed, so the particles stay as before it everywhere.
+ * commit's needs no agreement: it depends only on the summaries, the same on every rank
+ * (sgs_svgd_shard_commit).
  *
  * With --shared (every rank on one node) the records are not sent: each rank writes them into
  * its part of an MPI-3 shared-memory window (MPI_Win_allocate_shared), and after the status
@@ -24,7 +27,7 @@
  * window, so a rank's forces never overwrites what another rank may still be reading; the
  * status agreement after each step (an MPI_Allreduce, which no rank leaves before every rank
  * has entered it) orders every rank's writes before the reads, with MPI_Win_sync on both sides.
- * An iteration is then four status agreements and the MPI_Allgather, and no record is copied.
+ * An iteration is then two status agreements and the MPI_Allgather, and no record is copied.
  *
  *   mpiexec -n 2 ./svgd_shard_mpi --check              # compare with the serial run on rank 0
  *   mpiexec -n 2 ./svgd_shard_mpi --n 10000000 --iters 5 --bench --memory
@@ -69,6 +72,12 @@ static int32_t agree(int32_t st) {
     return all;
 }
 
+/* What a rank sends every rank after finish: its summary (zero when finish failed) and status. */
+typedef struct {
+    sgs_svgd_shard_partial part;
+    int64_t status;
+} summary;
+
 /* One rank's part: the state, its buffers, and the records' buffers. */
 typedef struct {
     sgs_svgd_shard s;
@@ -81,6 +90,7 @@ typedef struct {
     size_t *counts;                /* records per destination */
     int *sc, *sd, *rc, *rd;        /* MPI counts and displacements */
     sgs_svgd_shard_partial *parts; /* every rank's summary */
+    summary *sums;                 /* every rank's summary and status, as gathered */
     double cpu_steps[4], wall_exchange;
     /* --shared: the window, and where every rank's part of it holds its records (begin's, b, and
      * forces', f), their counts per destination and where each destination's start. */
@@ -208,19 +218,26 @@ static int exchange(shard *h, size_t iw, size_t w, size_t expect) {
     return 0;
 }
 
-/* The end of an iteration, given the status agreed on after finish: every rank cancels if it is
- * a failure; else every rank's partial to every rank, and commit. The status agreed on. */
+/* The end of an iteration, given this rank's status after finish (and its summary when that is
+ * SGS_OK): every rank's summary and status to every rank; every rank cancels if one failed, else
+ * commits. The status every rank has. */
 static int32_t gather_commit(shard *h, int32_t st, const sgs_svgd_shard_partial *part, sgs_svgd_info *info) {
+    summary mine = {{0}, st};
+    if (st == SGS_OK) mine.part = *part;
+    double w0 = MPI_Wtime();
+    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, h->sums, (int)sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+    h->wall_exchange += MPI_Wtime() - w0;
+    for (int q = 0; q < h->size; q++) {
+        if (h->sums[q].status > st) st = (int32_t)h->sums[q].status; /* agree()'s MPI_MAX */
+        h->parts[q] = h->sums[q].part;
+    }
     if (st != SGS_OK) {
         sgs_svgd_shard_cancel(&h->s); /* the ranks whose steps succeeded */
         return st;
     }
-    double w0 = MPI_Wtime();
-    MPI_Allgather(part, (int)sizeof *part, MPI_BYTE, h->parts, (int)sizeof *part, MPI_BYTE, MPI_COMM_WORLD);
-    h->wall_exchange += MPI_Wtime() - w0;
     double t = thread_cpu();
-    /* The same partials everywhere: the same decision everywhere. */
-    st = agree(sgs_svgd_shard_commit(&h->s, h->parts, (size_t)h->size, info));
+    /* The same summaries everywhere: the same status everywhere. */
+    st = sgs_svgd_shard_commit(&h->s, h->parts, (size_t)h->size, info);
     h->cpu_steps[3] += thread_cpu() - t;
     return st;
 }
@@ -246,7 +263,6 @@ static int32_t iteration_shared(shard *h, sgs_svgd_info *info) {
         find_pieces(h, 1, 1, d);
         st = sgs_svgd_shard_finish_parts(&h->s, h->pieces, r, &part);
         h->cpu_steps[2] += thread_cpu() - t;
-        st = agree(st);
     }
     return gather_commit(h, st, &part, info);
 }
@@ -263,7 +279,7 @@ static int32_t iteration(shard *h, sgs_svgd_info *info) {
         return st;
     }
     double w0 = MPI_Wtime();
-    st = agree(exchange(h, 2, 2 * d, m) ? SGS_ERR_LENGTH_MISMATCH : SGS_OK);
+    st = exchange(h, 2, 2 * d, m) ? SGS_ERR_LENGTH_MISMATCH : SGS_OK; /* the same on every rank */
     h->wall_exchange += MPI_Wtime() - w0;
     t = thread_cpu();
     if (st == SGS_OK)
@@ -272,12 +288,12 @@ static int32_t iteration(shard *h, sgs_svgd_info *info) {
     h->cpu_steps[1] += thread_cpu() - t;
     if (st == SGS_OK) {
         w0 = MPI_Wtime();
-        st = agree(exchange(h, 1, d, c) ? SGS_ERR_LENGTH_MISMATCH : SGS_OK);
+        st = exchange(h, 1, d, c) ? SGS_ERR_LENGTH_MISMATCH : SGS_OK;
         h->wall_exchange += MPI_Wtime() - w0;
     }
     sgs_svgd_shard_partial part;
     t = thread_cpu();
-    if (st == SGS_OK) st = agree(sgs_svgd_shard_finish(&h->s, h->in_i, c, h->in_r, c * d, &part));
+    if (st == SGS_OK) st = sgs_svgd_shard_finish(&h->s, h->in_i, c, h->in_r, c * d, &part);
     h->cpu_steps[2] += thread_cpu() - t;
     return gather_commit(h, st, &part, info);
 }
@@ -354,9 +370,9 @@ int main(int argc, char **argv) {
         h.counts = malloc((size_t)size * sizeof *h.counts);
         h.sc = malloc((size_t)size * sizeof(int)), h.sd = malloc((size_t)size * sizeof(int));
         h.rc = malloc((size_t)size * sizeof(int)), h.rd = malloc((size_t)size * sizeof(int));
-        h.parts = malloc((size_t)size * sizeof *h.parts);
+        h.parts = malloc((size_t)size * sizeof *h.parts), h.sums = malloc((size_t)size * sizeof *h.sums);
         fits = h.x && h.ws && h.idx && h.out_i && h.in_i && h.out_r && h.in_r && h.counts && h.sc && h.sd &&
-               h.rc && h.rd && h.parts;
+               h.rc && h.rd && h.parts && h.sums;
     }
     if (agree(fits ? SGS_OK : 1) != SGS_OK) {
         if (rank == 0)
@@ -494,7 +510,7 @@ out:
     }
     free(h.ib), free(h.if_), free(h.rb), free(h.rf), free(h.cb), free(h.ob), free(h.cf), free(h.of), free(h.pieces);
     free(h.x), free(h.ws), free(h.idx), free(h.out_i), free(h.in_i), free(h.out_r), free(h.in_r);
-    free(h.counts), free(h.sc), free(h.sd), free(h.rc), free(h.rd), free(h.parts);
+    free(h.counts), free(h.sc), free(h.sd), free(h.rc), free(h.rd), free(h.parts), free(h.sums);
     MPI_Finalize();
     return rc;
 }
