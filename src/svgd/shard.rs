@@ -596,9 +596,11 @@ fn at_or_past(keys: &[u32], e: u32) -> usize {
 /// (then every slot has one: there are `held.len()` records), and the particle below `n`
 /// (≤ 2³² − 1, so never the empty mark `held` was filled with). The rows are asked for
 /// [`AHEAD`] records ahead: they are random, and their misses would otherwise come one by one.
+/// Out of line, `d = 1` known to the compiler when `ONE` (as in [`place_few`]: inside `forces`
+/// the loop reloaded its pointers from the stack for every record).
 #[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn slot_records<T: Float>(
+#[inline(never)]
+fn slot_records<T: Float, const ONE: bool>(
     in_idx: &[u32],
     in_rows: &[T],
     first: usize,
@@ -608,6 +610,7 @@ fn slot_records<T: Float>(
     xs: &mut [T],
     gs: &mut [T],
 ) -> Result<(), Error> {
+    let d = dim::<ONE>(d);
     for (k, (sp, r)) in in_idx.chunks_exact(2).zip(rows(in_rows, 2 * d)).enumerate() {
         let &[s, i] = sp else {
             continue;
@@ -641,9 +644,9 @@ fn slot_records<T: Float>(
 /// `finish`'s records into the particle rows: record `i`, `φ` puts `φ` in row `i − first` of
 /// `phi`, each particle this process's (below `c`) and once (`seen`, zeroed, one bit per
 /// particle: a thirty-second of the marks' cache lines, so they stay in L1), asked for
-/// [`AHEAD`] records ahead as in [`slot_records`].
-#[inline(always)]
-fn particle_records<T: Float>(
+/// [`AHEAD`] records ahead as in [`slot_records`], and out of line as it is.
+#[inline(never)]
+fn particle_records<T: Float, const ONE: bool>(
     in_idx: &[u32],
     in_rows: &[T],
     first: usize,
@@ -652,6 +655,7 @@ fn particle_records<T: Float>(
     seen: &mut [u32],
     phi: &mut [T],
 ) -> Result<(), Error> {
+    let d = dim::<ONE>(d);
     for (n, (&i, r)) in in_idx.iter().zip(rows(in_rows, d)).enumerate() {
         if let Some(&ahead) = in_idx.get(n + AHEAD) {
             // As in `slot_records`: not checked yet, wrapping.
@@ -1179,12 +1183,12 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         // The records into the slot rows (`slot_records`: every slot marked empty first).
         held.fill(u32::MAX);
         let (first, n) = (self.slots.start, self.core.n);
-        // At d = 1 with the rows' width known to the compiler (the loop is inlined).
+        // At d = 1 with the rows' width known to the compiler.
         for p in parts {
             if d == 1 {
-                slot_records(p.idx, p.rows, first, n, 1, held, ws.xs, ws.gs)?;
+                slot_records::<T, true>(p.idx, p.rows, first, n, d, held, ws.xs, ws.gs)?;
             } else {
-                slot_records(p.idx, p.rows, first, n, d, held, ws.xs, ws.gs)?;
+                slot_records::<T, false>(p.idx, p.rows, first, n, d, held, ws.xs, ws.gs)?;
             }
         }
         let (a, b) = (self.batches.start, self.batches.end);
@@ -1241,9 +1245,9 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         let first = self.own.start;
         for p in parts {
             if d == 1 {
-                particle_records(p.idx, p.rows, first, c, 1, seen, phi)?;
+                particle_records::<T, true>(p.idx, p.rows, first, c, d, seen, phi)?;
             } else {
-                particle_records(p.idx, p.rows, first, c, d, seen, phi)?;
+                particle_records::<T, false>(p.idx, p.rows, first, c, d, seen, phi)?;
             }
         }
         let up = Update::<T>::new(&self.core.cfg.step_rule, self.pending.iteration);
