@@ -172,9 +172,16 @@ pub(crate) fn step_and_scale_in<T: Float>(
     Ok(())
 }
 
-/// `true` when every element of `xs` is finite.
+/// `true` when every element of `xs` is finite. On hosts in blocks of 64 without a branch per
+/// value, so that the tests vectorise (the steps check every position and gradient each
+/// iteration; element by element, with an exit on the first failure, the checks cost 0.4 ns per
+/// value); bare metal keeps the plain loop (flash).
 pub(crate) fn all_finite<T: Float>(xs: &[T]) -> bool {
-    xs.iter().all(|x| x.is_finite())
+    if !crate::arch::HOSTED {
+        return xs.iter().all(|x| x.is_finite());
+    }
+    xs.chunks(64)
+        .all(|b| b.iter().fold(true, |all, x| all & x.is_finite()))
 }
 
 /// `dst[i] = src[i]` over the common length. Unlike `copy_from_slice` it has no length assertion,
