@@ -2775,11 +2775,12 @@ sgs_status sgs_amagold_run_batch(struct sgs_amagold *states,
 /**
  * `sgs_amagold_run_batch` that also records every iteration's info record:
  * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
- * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
- * is written. What an interpreter that reports per-draw statistics needs instead of one
- * call per iteration. Everything else, statuses included, as for the function without
- * `infos`; after an early stop the records of the rows written (`samples_done`) are
- * there, the others untouched.
+ * NULL; it must not overlap the other buffers, and k·n records must fit the address
+ * space, checked before the other arrays' lengths: else `SGS_ERR_INVALID_ARGUMENT`), as
+ * each row is written. What an interpreter that reports per-draw statistics needs
+ * instead of one call per iteration. Everything else, statuses included, as for the
+ * function without `infos`; after an early stop the records of the rows written
+ * (`samples_done`) are there, the others untouched.
  *
  * # Safety
  * As for `sgs_amagold_run_batch`; `infos` valid for k·n records (or NULL).
@@ -2869,11 +2870,12 @@ sgs_status sgs_amagold_run_batch_f32(struct sgs_amagold_f32 *states,
 /**
  * `sgs_amagold_run_batch_f32` that also records every iteration's info record:
  * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
- * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
- * is written. What an interpreter that reports per-draw statistics needs instead of one
- * call per iteration. Everything else, statuses included, as for the function without
- * `infos`; after an early stop the records of the rows written (`samples_done`) are
- * there, the others untouched.
+ * NULL; it must not overlap the other buffers, and k·n records must fit the address
+ * space, checked before the other arrays' lengths: else `SGS_ERR_INVALID_ARGUMENT`), as
+ * each row is written. What an interpreter that reports per-draw statistics needs
+ * instead of one call per iteration. Everything else, statuses included, as for the
+ * function without `infos`; after an early stop the records of the rows written
+ * (`samples_done`) are there, the others untouched.
  *
  * # Safety
  * As for `sgs_amagold_run_batch_f32`; `infos` valid for k·n records (or NULL).
@@ -2963,11 +2965,12 @@ sgs_status sgs_sghmc_run_batch(struct sgs_sghmc *states,
 /**
  * `sgs_sghmc_run_batch` that also records every iteration's info record:
  * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
- * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
- * is written. What an interpreter that reports per-draw statistics needs instead of one
- * call per iteration. Everything else, statuses included, as for the function without
- * `infos`; after an early stop the records of the rows written (`samples_done`) are
- * there, the others untouched.
+ * NULL; it must not overlap the other buffers, and k·n records must fit the address
+ * space, checked before the other arrays' lengths: else `SGS_ERR_INVALID_ARGUMENT`), as
+ * each row is written. What an interpreter that reports per-draw statistics needs
+ * instead of one call per iteration. Everything else, statuses included, as for the
+ * function without `infos`; after an early stop the records of the rows written
+ * (`samples_done`) are there, the others untouched.
  *
  * # Safety
  * As for `sgs_sghmc_run_batch`; `infos` valid for k·n records (or NULL).
@@ -3057,11 +3060,12 @@ sgs_status sgs_sghmc_run_batch_f32(struct sgs_sghmc_f32 *states,
 /**
  * `sgs_sghmc_run_batch_f32` that also records every iteration's info record:
  * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
- * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
- * is written. What an interpreter that reports per-draw statistics needs instead of one
- * call per iteration. Everything else, statuses included, as for the function without
- * `infos`; after an early stop the records of the rows written (`samples_done`) are
- * there, the others untouched.
+ * NULL; it must not overlap the other buffers, and k·n records must fit the address
+ * space, checked before the other arrays' lengths: else `SGS_ERR_INVALID_ARGUMENT`), as
+ * each row is written. What an interpreter that reports per-draw statistics needs
+ * instead of one call per iteration. Everything else, statuses included, as for the
+ * function without `infos`; after an early stop the records of the rows written
+ * (`samples_done`) are there, the others untouched.
  *
  * # Safety
  * As for `sgs_sghmc_run_batch_f32`; `infos` valid for k·n records (or NULL).
@@ -3151,11 +3155,12 @@ sgs_status sgs_sgld_run_batch(struct sgs_sgld *states,
 /**
  * `sgs_sgld_run_batch` that also records every iteration's info record:
  * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
- * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
- * is written. What an interpreter that reports per-draw statistics needs instead of one
- * call per iteration. Everything else, statuses included, as for the function without
- * `infos`; after an early stop the records of the rows written (`samples_done`) are
- * there, the others untouched.
+ * NULL; it must not overlap the other buffers, and k·n records must fit the address
+ * space, checked before the other arrays' lengths: else `SGS_ERR_INVALID_ARGUMENT`), as
+ * each row is written. What an interpreter that reports per-draw statistics needs
+ * instead of one call per iteration. Everything else, statuses included, as for the
+ * function without `infos`; after an early stop the records of the rows written
+ * (`samples_done`) are there, the others untouched.
  *
  * # Safety
  * As for `sgs_sgld_run_batch`; `infos` valid for k·n records (or NULL).
@@ -3245,11 +3250,12 @@ sgs_status sgs_sgld_run_batch_f32(struct sgs_sgld_f32 *states,
 /**
  * `sgs_sgld_run_batch_f32` that also records every iteration's info record:
  * chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
- * NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
- * is written. What an interpreter that reports per-draw statistics needs instead of one
- * call per iteration. Everything else, statuses included, as for the function without
- * `infos`; after an early stop the records of the rows written (`samples_done`) are
- * there, the others untouched.
+ * NULL; it must not overlap the other buffers, and k·n records must fit the address
+ * space, checked before the other arrays' lengths: else `SGS_ERR_INVALID_ARGUMENT`), as
+ * each row is written. What an interpreter that reports per-draw statistics needs
+ * instead of one call per iteration. Everything else, statuses included, as for the
+ * function without `infos`; after an early stop the records of the rows written
+ * (`samples_done`) are there, the others untouched.
  *
  * # Safety
  * As for `sgs_sgld_run_batch_f32`; `infos` valid for k·n records (or NULL).

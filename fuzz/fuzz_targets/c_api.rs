@@ -4075,13 +4075,16 @@ fuzz_target!(|data: &[u8]| {
 // K chains per call (`sgs_<chain>_run_batch`, f64 and f32, for AMAGOLD, SGHMC and SGLD): fuzzed
 // configurations (every warm-up shape of `amagold_cfg`), k, d, n and cache sizes, callbacks whose
 // rows REJECT, diverge or are huge by a hash of (point, seed), and a whole-batch ABORT at a fuzzed
-// call. Oracle: the batch equals k separate `…_run`s bit for bit (rows, summaries, positions
-// after); after an ABORT each chain's rows are the separate runs' prefix, the chains within one
-// iteration of each other. Then, in a fuzzed fraction of inputs, one call with exactly one bad
+// call; half the time through `…_run_batch_infos`. Oracle: the batch equals k separate `…_run`s
+// bit for bit (rows, summaries, positions after), and its info records the records of the same
+// chains stepped one iteration at a time; after an ABORT each chain's rows are the separate runs'
+// prefix, the chains within one iteration of each other, the records of the rows written there
+// and no other record written. Then, in a fuzzed fraction of inputs, one call with exactly one bad
 // argument (NULL states, scratch, gradient, out or AMAGOLD's energy; k = 0; a misaligned states,
 // scratch, out or samples_done; k·n·d overflowing or out one short; scratch one short; out over
-// the scratch, summaries over samples_done, the scratch inside a chain's workspace; a chain not
-// initialised): exactly the header's status for it, no callback called, and not a byte of the
+// the scratch, summaries over samples_done, the scratch inside a chain's workspace, the info
+// records over the scratch; a chain not initialised; half of them through `…_run_batch_infos`):
+// exactly the header's status for it, no callback called, and not a byte of the
 // states, workspaces, scratch, out, samples_done or summaries changed. Last, every chain continues
 // as its separate twin. Own memory, outside the arena: the batch needs its states contiguous.
 
@@ -4190,6 +4193,8 @@ unsafe extern "C" fn b_grad_k<T: Flt>(
 /// an init with this section's pure row callbacks.
 trait BatchApi: ChainApi {
     type Sum: core::fmt::Debug;
+    /// An iteration's info record (`…_run_batch_infos`).
+    type Info: core::fmt::Debug + Copy;
     /// AMAGOLD: `energy` is required (the others ignore it).
     const ENERGY: bool;
     /// Configurations whose warm-up is too long to run here.
@@ -4213,13 +4218,16 @@ trait BatchApi: ChainApi {
         ol: usize,
         done: *mut usize,
         sums: *mut Self::Sum,
+        infos: *mut Self::Info,
     ) -> i32;
 }
 
 macro_rules! batch_impl {
-    ($K:ident, $T:ty, $Sum:ty, energy = $e:tt, $init:ident $batch:ident $sl:ident, too_long = $long:expr) => {
+    ($K:ident, $T:ty, $Sum:ty, $Info:ty, energy = $e:tt, $init:ident $batch:ident $batch_infos:ident $sl:ident,
+     too_long = $long:expr) => {
         impl BatchApi for $K {
             type Sum = $Sum;
+            type Info = $Info;
             const ENERGY: bool = $e;
             fn too_long(c: &Self::Cfg) -> bool {
                 let f: fn(&Self::Cfg) -> bool = $long;
@@ -4252,11 +4260,19 @@ macro_rules! batch_impl {
                 ol: usize,
                 done: *mut usize,
                 sums: *mut $Sum,
+                infos: *mut $Info,
             ) -> i32 {
                 let e = if energy { Some(b_energy_k::<$T> as _) } else { None };
                 let g = if gradient { Some(b_grad_k::<$T> as _) } else { None };
+                // NULL infos: the function without them.
+                if infos.is_null() {
+                    // SAFETY: forwarded contract.
+                    return unsafe { $batch(states.cast(), k, n, e, g, ud, scratch, sl, max_calls, out, ol, done, sums) as i32 };
+                }
                 // SAFETY: forwarded contract.
-                unsafe { $batch(states.cast(), k, n, e, g, ud, scratch, sl, max_calls, out, ol, done, sums) as i32 }
+                unsafe {
+                    $batch_infos(states.cast(), k, n, e, g, ud, scratch, sl, max_calls, out, ol, done, sums, infos) as i32
+                }
             }
         }
     };
@@ -4271,18 +4287,22 @@ macro_rules! batch_impl {
     }};
 }
 
-batch_impl!(Amg64, f64, sgs_amagold_run_summary, energy = true,
-    sgs_amagold_init sgs_amagold_run_batch sgs_amagold_batch_scratch_len, too_long = |c| c.warmup > 100_000);
-batch_impl!(Amg32, f32, sgs_amagold_run_summary, energy = true,
-    sgs_amagold_init_f32 sgs_amagold_run_batch_f32 sgs_amagold_batch_scratch_len, too_long = |c| c.warmup > 100_000);
-batch_impl!(Sgh64, f64, sgs_sghmc_run_summary, energy = false,
-    sgs_sghmc_init sgs_sghmc_run_batch sgs_sghmc_batch_scratch_len, too_long = |_| false);
-batch_impl!(Sgh32, f32, sgs_sghmc_run_summary, energy = false,
-    sgs_sghmc_init_f32 sgs_sghmc_run_batch_f32 sgs_sghmc_batch_scratch_len, too_long = |_| false);
-batch_impl!(Sgl64, f64, sgs_sgld_run_summary, energy = false,
-    sgs_sgld_init sgs_sgld_run_batch sgs_sgld_batch_scratch_len, too_long = |_| false);
-batch_impl!(Sgl32, f32, sgs_sgld_run_summary, energy = false,
-    sgs_sgld_init_f32 sgs_sgld_run_batch_f32 sgs_sgld_batch_scratch_len, too_long = |_| false);
+batch_impl!(Amg64, f64, sgs_amagold_run_summary, sgs_amagold_info, energy = true,
+    sgs_amagold_init sgs_amagold_run_batch sgs_amagold_run_batch_infos sgs_amagold_batch_scratch_len,
+    too_long = |c| c.warmup > 100_000);
+batch_impl!(Amg32, f32, sgs_amagold_run_summary, sgs_amagold_info, energy = true,
+    sgs_amagold_init_f32 sgs_amagold_run_batch_f32 sgs_amagold_run_batch_infos_f32 sgs_amagold_batch_scratch_len,
+    too_long = |c| c.warmup > 100_000);
+batch_impl!(Sgh64, f64, sgs_sghmc_run_summary, sgs_sghmc_info, energy = false,
+    sgs_sghmc_init sgs_sghmc_run_batch sgs_sghmc_run_batch_infos sgs_sghmc_batch_scratch_len, too_long = |_| false);
+batch_impl!(Sgh32, f32, sgs_sghmc_run_summary, sgs_sghmc_info, energy = false,
+    sgs_sghmc_init_f32 sgs_sghmc_run_batch_f32 sgs_sghmc_run_batch_infos_f32 sgs_sghmc_batch_scratch_len,
+    too_long = |_| false);
+batch_impl!(Sgl64, f64, sgs_sgld_run_summary, sgs_sgld_info, energy = false,
+    sgs_sgld_init sgs_sgld_run_batch sgs_sgld_run_batch_infos sgs_sgld_batch_scratch_len, too_long = |_| false);
+batch_impl!(Sgl32, f32, sgs_sgld_run_summary, sgs_sgld_info, energy = false,
+    sgs_sgld_init_f32 sgs_sgld_run_batch_f32 sgs_sgld_run_batch_infos_f32 sgs_sgld_batch_scratch_len,
+    too_long = |_| false);
 
 /// k states side by side, at the kind's alignment.
 struct Block {
@@ -4323,12 +4343,13 @@ fn batch_op<C: BatchApi>(b: &mut Bytes) {
         // SAFETY: a zeroed state, a live workspace and start of the stated lengths.
         unsafe { C::init_rows(s, &C::stream(cfg, c), th.as_ptr(), d, ws.as_mut_ptr(), wl) }
     };
-    let (mut a, mut b_) = (Block::new::<C>(k), Block::new::<C>(k));
+    // a: separate runs; b_: the batch; z: separate steps, for the info records.
+    let (mut a, mut b_, mut z) = (Block::new::<C>(k), Block::new::<C>(k), Block::new::<C>(k));
     let zero = C::T::from_f64(0.0);
-    let (mut wa, mut wb) = (vec![vec![zero; wl]; k], vec![vec![zero; wl]; k]);
+    let (mut wa, mut wb, mut wz) = (vec![vec![zero; wl]; k], vec![vec![zero; wl]; k], vec![vec![zero; wl]; k]);
     for c in 0..k {
-        let (sa, sb) = (init(a.at(c), &mut wa[c], c), init(b_.at(c), &mut wb[c], c));
-        assert_eq!(sa, sb, "batch: init of two identical chains");
+        let (sa, sb, sz) = (init(a.at(c), &mut wa[c], c), init(b_.at(c), &mut wb[c], c), init(z.at(c), &mut wz[c], c));
+        assert!(sa == sb && sa == sz, "batch: init of three identical chains");
         if sa != 0 {
             return;
         }
@@ -4345,6 +4366,27 @@ fn batch_op<C: BatchApi>(b: &mut Bytes) {
         assert_eq!((s, done), (0, n), "batch: separate run");
         sums.push(sum);
     }
+    // The same chains one step at a time: each iteration's info record, and the same position.
+    let mut steps: Vec<Vec<C::Info>> = Vec::new();
+    for c in 0..k {
+        let mut recs = Vec::new();
+        for _ in 0..n {
+            // SAFETY: a plain-data record; a live state.
+            let mut info: C::Info = unsafe { core::mem::zeroed() };
+            // SAFETY: as above.
+            let s = unsafe { C::step(z.at(c), (&mut info as *mut C::Info).cast()) };
+            assert_eq!(s, 0, "batch: separate step");
+            recs.push(info);
+        }
+        steps.push(recs);
+        let (mut p, mut q) = ([zero; 3], [zero; 3]);
+        // SAFETY: live states, outputs of d ≤ 3.
+        unsafe {
+            let _ = C::position(a.at(c), p.as_mut_ptr(), d);
+            let _ = C::position(z.at(c), q.as_mut_ptr(), d);
+        }
+        assert_eq!(raw(&p[..d]), raw(&q[..d]), "batch: chain {c} run and stepped");
+    }
     let mut calls = BatchCalls(0, abort_at);
     let sl = C::scratch_len(k, d, max_calls);
     let mut scratch = vec![0.0f64; sl];
@@ -4352,14 +4394,26 @@ fn batch_op<C: BatchApi>(b: &mut Bytes) {
     let mut done = vec![usize::MAX; k];
     // SAFETY: plain-data summaries.
     let mut bs: Vec<C::Sum> = (0..k).map(|_| unsafe { core::mem::zeroed() }).collect();
+    // Half the time `…_run_batch_infos`, its records over a fill that shows which were written.
+    let with_infos = b.u8() % 2 == 0;
+    let unwritten = || {
+        // SAFETY: plain data; any bytes are a value of the record (floats and integers).
+        let mut r: C::Info = unsafe { core::mem::zeroed() };
+        // SAFETY: the record's own bytes.
+        unsafe { core::ptr::write_bytes((&mut r as *mut C::Info).cast::<u8>(), 0xa5, size_of::<C::Info>()) };
+        r
+    };
+    let mut infos: Vec<C::Info> = vec![unwritten(); k * n];
+    let ip = if with_infos { infos.as_mut_ptr() } else { core::ptr::null_mut() };
     // SAFETY: every buffer of the documented size, disjoint; `calls` outlives the call.
     let s = unsafe {
         C::run_batch(b_.at(0), k, n, true, true, (&mut calls as *mut BatchCalls).cast(), scratch.as_mut_ptr(), sl,
-            max_calls, out.as_mut_ptr(), out.len(), done.as_mut_ptr(), bs.as_mut_ptr())
+            max_calls, out.as_mut_ptr(), out.len(), done.as_mut_ptr(), bs.as_mut_ptr(), ip)
     };
     check_status("run_batch", s);
     if trace() {
-        eprintln!("run_batch kind {} k {k} d {d} n {n} max_calls {max_calls} abort_at {abort_at} -> {s} done {done:?}", C::KIND);
+        eprintln!("run_batch kind {} k {k} d {d} n {n} max_calls {max_calls} abort_at {abort_at} infos {with_infos} -> {s} done {done:?}",
+            C::KIND);
     }
     let sum_bits = |x: &C::Sum| format!("{x:?}");
     if s == 0 {
@@ -4376,6 +4430,23 @@ fn batch_op<C: BatchApi>(b: &mut Bytes) {
         for c in 0..k {
             let m = done[c] * d;
             assert_eq!(raw(&out[c * n * d..c * n * d + m]), raw(&rows[c][..m]), "batch: chain {c}'s kept rows");
+        }
+    }
+    if with_infos {
+        // The records of the rows written are the separate steps'; the others untouched.
+        let bytes = |r: &C::Info| -> Vec<u8> {
+            // SAFETY: the record's own bytes, read as bytes.
+            unsafe { core::slice::from_raw_parts((r as *const C::Info).cast::<u8>(), size_of::<C::Info>()) }.to_vec()
+        };
+        for c in 0..k {
+            for i in 0..n {
+                let got = &infos[c * n + i];
+                if i < done[c].min(n) {
+                    assert_eq!(format!("{got:?}"), format!("{:?}", steps[c][i]), "batch: chain {c}'s record {i}");
+                } else {
+                    assert!(bytes(got) == bytes(&unwritten()), "batch: chain {c}'s record {i} written past its rows");
+                }
+            }
         }
     }
     if b.u8() % 2 == 0 {
@@ -4418,6 +4489,10 @@ fn batch_refused<C: BatchApi>(b: &mut Bytes, st: &mut Block, ws: &mut [Vec<C::T>
     // Summaries after samples_done in the same buffer.
     let mut sp_sum = dsum.as_mut_ptr().wrapping_add(k0 + 1).cast::<C::Sum>();
     let mut uninit = None;
+    // Half the calls through `…_run_batch_infos` (records room for k0·n0, checked unchanged).
+    // SAFETY: plain-data records.
+    let mut infos: Vec<C::Info> = (0..k0 * n0).map(|_| unsafe { core::mem::zeroed() }).collect();
+    let mut ip = if b.u8() & 1 == 0 { infos.as_mut_ptr() } else { core::ptr::null_mut() };
     let want = match b.u8() % 16 {
         0 => {
             states = core::ptr::null_mut();
@@ -4460,9 +4535,14 @@ fn batch_refused<C: BatchApi>(b: &mut Bytes, st: &mut Block, ws: &mut [Vec<C::T>
             SGS_ERR_INVALID_ARGUMENT
         }
         10 => {
-            // k·n·d overflows (INVALID_ARGUMENT), or does not and `out` is too small.
+            // k·n·d overflows (INVALID_ARGUMENT), or k·n records do not fit the address space
+            // (INVALID_ARGUMENT, with `infos`), or neither and `out` is too small.
             n = HUGE + (b.u64() as usize % HUGE);
-            if k.checked_mul(n).and_then(|x| x.checked_mul(d)).is_none() {
+            let records_fit = k
+                .checked_mul(n)
+                .and_then(|x| x.checked_mul(size_of::<C::Info>()))
+                .is_some_and(|bytes| bytes <= isize::MAX as usize && (ip as usize).checked_add(bytes).is_some());
+            if k.checked_mul(n).and_then(|x| x.checked_mul(d)).is_none() || (!ip.is_null() && !records_fit) {
                 SGS_ERR_INVALID_ARGUMENT
             } else {
                 SGS_ERR_OUTPUT_TOO_SMALL
@@ -4488,11 +4568,16 @@ fn batch_refused<C: BatchApi>(b: &mut Bytes, st: &mut Block, ws: &mut [Vec<C::T>
             SGS_ERR_INVALID_ARGUMENT
         }
         _ => {
-            if b.u8() & 1 == 0 {
+            let pick = b.u8() % 3;
+            if pick == 0 {
                 // A one-element scratch inside a chain's workspace: the overlap refuses it.
                 let c = b.below(k0);
                 sp = ws[c].as_mut_ptr().cast();
                 sl = 1;
+                SGS_ERR_INVALID_ARGUMENT
+            } else if pick == 1 {
+                // The records over the scratch.
+                ip = scratch.as_mut_ptr().cast();
                 SGS_ERR_INVALID_ARGUMENT
             } else {
                 // One chain's state zeroed (restored below): not initialised.
@@ -4510,14 +4595,17 @@ fn batch_refused<C: BatchApi>(b: &mut Bytes, st: &mut Block, ws: &mut [Vec<C::T>
     });
     let (before_block, before_ws) = (st.bytes(), ws.iter().map(|w| raw(w)).collect::<Vec<_>>());
     let (before_scratch, before_out, before_dsum) = (raw(&scratch), raw(&out), raw(&dsum));
+    let before_infos = format!("{infos:?}");
     let mut calls = BatchCalls(0, 0);
     // SAFETY: every pointer is NULL, misaligned, or valid for its length (the overlapping ones
     // inside a buffer large enough); a huge n is refused before anything is written.
     let s = unsafe {
-        C::run_batch(states, k, n, energy, gradient, (&mut calls as *mut BatchCalls).cast(), sp, sl, mc, op, ol, dp, sp_sum)
+        C::run_batch(states, k, n, energy, gradient, (&mut calls as *mut BatchCalls).cast(), sp, sl, mc, op, ol, dp, sp_sum,
+            ip)
     };
     if trace() {
-        eprintln!("run_batch refused kind {} k {k} n {n} sl {sl} of {sl0} ol {ol} uninit {uninit:?} -> {s} (want {})", C::KIND, want as i32);
+        eprintln!("run_batch refused kind {} k {k} n {n} sl {sl} of {sl0} ol {ol} uninit {uninit:?} infos {} -> {s} (want {})",
+            C::KIND, !ip.is_null(), want as i32);
     }
     assert_eq!(s, want as i32, "batch refused: status (k {k}, n {n}, sl {sl} of {sl0}, ol {ol}, uninit {uninit:?})");
     assert_eq!(calls.0, 0, "batch refused: a callback was called");
@@ -4527,6 +4615,7 @@ fn batch_refused<C: BatchApi>(b: &mut Bytes, st: &mut Block, ws: &mut [Vec<C::T>
     }
     assert!(raw(&scratch) == before_scratch && raw(&out) == before_out && raw(&dsum) == before_dsum,
         "batch refused: an output changed");
+    assert!(format!("{infos:?}") == before_infos, "batch refused: a record changed");
     if let Some((c, v)) = saved_state {
         // SAFETY: the state's own bytes, back at the address they were made for.
         unsafe { core::slice::from_raw_parts_mut(st.at(c), st.size) }.copy_from_slice(&v);

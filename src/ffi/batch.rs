@@ -1034,11 +1034,12 @@ macro_rules! batch_api {
 
         #[doc = concat!(" `", stringify!($run_batch), "` that also records every iteration's info record:")]
         /// chain c's record of iteration i goes to `infos[c·n + i]` (`infos`: k·n records, or
-        /// NULL; it must not overlap the other buffers: `SGS_ERR_INVALID_ARGUMENT`), as each row
-        /// is written. What an interpreter that reports per-draw statistics needs instead of one
-        /// call per iteration. Everything else, statuses included, as for the function without
-        /// `infos`; after an early stop the records of the rows written (`samples_done`) are
-        /// there, the others untouched.
+        /// NULL; it must not overlap the other buffers, and k·n records must fit the address
+        /// space, checked before the other arrays' lengths: else `SGS_ERR_INVALID_ARGUMENT`), as
+        /// each row is written. What an interpreter that reports per-draw statistics needs
+        /// instead of one call per iteration. Everything else, statuses included, as for the
+        /// function without `infos`; after an early stop the records of the rows written
+        /// (`samples_done`) are there, the others untouched.
         ///
         /// # Safety
         #[doc = concat!(" As for `", stringify!($run_batch), "`; `infos` valid for k·n records (or NULL).")]
