@@ -34,10 +34,11 @@
  *   ./openmp_shard            # N 1001 d 2 p 8 on 1..4 threads, and edge cases, each checked
  *   ./openmp_shard --quick    # the same, fewer iterations (scripts/test-examples.sh)
  *   ./openmp_shard --bench N p ITERS   # d 1: serial step vs sharded on 1 and all threads
+ *                                      # (and each thread's CPU in each of the four calls)
  *
  * (2 <= p <= N, ITERS >= 1.) The model is the 1-D Gaussian mixture of parallel_models.h on every
  * coordinate, AdaGrad, Gaussian kernel h = 2, seed 42, the Feistel permutation: svgd_shard_mpi's.
- * For timings on idle cores: OMP_PROC_BIND=true OMP_WAIT_POLICY=active (the threads meet at five
+ * For timings on idle cores: OMP_PROC_BIND=true OMP_WAIT_POLICY=active (the threads meet at four
  * barriers per iteration: sleeping threads would be woken at each). Exit status 0 when every
  * check passed, 1 when one failed or a run could not be made (the reason on stderr), 2 for bad
  * arguments.
@@ -86,7 +87,7 @@ typedef struct {
     sgs_svgd_shard_records *pieces; /* T: where the records for this thread are, by sender */
     int abort_now;             /* the gradient aborts (set by the thread itself) */
     sgs_svgd_info info;        /* the last commit's record */
-    double cpu_lib;            /* CPU seconds in the library's four calls */
+    double cpu_lib[4];         /* CPU seconds in the library's four calls: begin, forces, finish, commit */
 } worker;
 
 /* What the threads share. */
@@ -204,7 +205,7 @@ static int32_t iteration(team *tm, size_t t) {
     double t7 = thread_cpu();
     st[3 * T + t] = r;
 #pragma omp barrier /* E */
-    me->cpu_lib += (t1 - t0) + (t3 - t2) + (t5 - t4) + (t7 - t6);
+    me->cpu_lib[0] += t1 - t0, me->cpu_lib[1] += t3 - t2, me->cpu_lib[2] += t5 - t4, me->cpu_lib[3] += t7 - t6;
     if ((r = agree(st + 3 * T, T)) != SGS_OK) return cancel_all(me, r);
     return SGS_OK;
 }
@@ -317,10 +318,13 @@ static int run(const run_spec *r) {
     ok = failed == SGS_OK && same && aborted_ok;
     if (failed == SGS_OK) gather(&tm, r->all);
     if (ok && r->times)
-        for (size_t q = 0; q < T; q++)
+        for (size_t q = 0; q < T; q++) {
+            const double *c = tm.w[q]->cpu_lib, k = (double)r->iters;
             printf("openmp_shard:   %zu thread(s), thread %zu (%zu particles, %zu slots): CPU per iteration in the "
-                   "library %.6f s\n",
-                   T, q, tm.w[q]->c, tm.w[q]->m, tm.w[q]->cpu_lib / (double)r->iters);
+                   "library %.6f s (begin %.6f, forces %.6f, finish %.6f, commit %.6f)\n",
+                   T, q, tm.w[q]->c, tm.w[q]->m, (c[0] + c[1] + c[2] + c[3]) / k, c[0] / k, c[1] / k, c[2] / k,
+                   c[3] / k);
+        }
 out:
     for (size_t q = 0; tm.w && q < T; q++) worker_free(tm.w[q]);
     free(tm.w), free(tm.st), free(tm.parts);
