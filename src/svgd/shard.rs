@@ -532,7 +532,8 @@ fn dim<const ONE: bool>(d: usize) -> usize {
 struct SlotRecord<'a, T, const ONE: bool> {
     first: usize,
     d: usize,
-    particles: &'a [T],
+    /// The process's particles and their gradients, by particle.
+    xs: &'a [T],
     gs: &'a [T],
 }
 
@@ -553,7 +554,7 @@ impl<T: Float, const ONE: bool> Record<T> for SlotRecord<'_, T, ONE> {
         }
         // Rows of 2d: always split (checked, so that no panic path is linked).
         if let Some((x, g)) = r.split_at_mut_checked(d) {
-            put_row(x, row(self.particles, k, d));
+            put_row(x, row(self.xs, k, d));
             put_row(g, row(self.gs, k, d));
         }
     }
@@ -1108,21 +1109,12 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         let gs = &*self.parts(ws).phi;
         let (dest, ends) = (|s| owners.of_slot(s), owners.used(&owners.slot_ends));
         let out = (out_idx, out_rows);
+        let (xs, gs) = (particles, gs);
         if d == 1 {
-            let rec = SlotRecord::<T, true> {
-                first,
-                d,
-                particles,
-                gs,
-            };
+            let rec = SlotRecord::<T, true> { first, d, xs, gs };
             group(slots, ends, dest, counts, out, &rec);
         } else {
-            let rec = SlotRecord::<T, false> {
-                first,
-                d,
-                particles,
-                gs,
-            };
+            let rec = SlotRecord::<T, false> { first, d, xs, gs };
             group(slots, ends, dest, counts, out, &rec);
         }
         self.core.rng = rng;
@@ -1202,23 +1194,11 @@ impl<K: Kernel<T>, T: Float> ShardCore<K, T> {
         );
         let out = (out_idx, out_rows);
         if d == 1 {
-            group(
-                held,
-                ends,
-                dest,
-                counts,
-                out,
-                &ForceRecord::<T, true> { d, phis },
-            );
+            let rec = ForceRecord::<T, true> { d, phis };
+            group(held, ends, dest, counts, out, &rec);
         } else {
-            group(
-                held,
-                ends,
-                dest,
-                counts,
-                out,
-                &ForceRecord::<T, false> { d, phis },
-            );
+            let rec = ForceRecord::<T, false> { d, phis };
+            group(held, ends, dest, counts, out, &rec);
         }
         self.interactions = interactions;
         self.stage = Stage::Forces;
