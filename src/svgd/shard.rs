@@ -129,14 +129,14 @@ impl Owners {
     /// process and 7 % with two, `openmp_shard --bench 65536 8`).
     #[inline(always)]
     fn count(&self, ends: &[u32; FEW_RANKS - 1], i: u32) -> usize {
-        let used = ends
-            .get(..(self.ranks as usize).saturating_sub(1))
-            .unwrap_or(ends);
+        let used = self.used(ends).unwrap_or_default();
         used.iter().map(|&e| (i >= e) as usize).sum()
     }
 
     /// The block starts of processes 1, 2, … that [`Owners::count`] compares with, when there
-    /// are [`FEW_RANKS`] processes or fewer (`None` otherwise).
+    /// are [`FEW_RANKS`] processes or fewer (`None` otherwise; its callers have checked that
+    /// already, so the test folds away where it is inlined).
+    #[inline(always)]
     fn used<'a>(&self, ends: &'a [u32; FEW_RANKS - 1]) -> Option<&'a [u32]> {
         if self.ranks as usize > FEW_RANKS {
             return None;
